@@ -1,0 +1,158 @@
+//===- QMMAttrs.td - qmm attributes and enums --------------*- tablegen -*-===//
+
+#ifndef QMM_ATTRS
+#define QMM_ATTRS
+
+include "qmm/Dialect/QMM/IR/QMMBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def QMM_ScaleKind : I32EnumAttr<"ScaleKind", "granularity of a scale encoding", [
+    I32EnumAttrCase<"PerTensor", 0, "per_tensor">,
+    I32EnumAttrCase<"PerRow", 1, "per_row">,
+    I32EnumAttrCase<"Block", 2, "block">,
+    I32EnumAttrCase<"MX", 3, "mx">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_ScaleMajorness : I32EnumAttr<"ScaleMajorness",
+    "which dimension of the scale tensor is contiguous", [
+    I32EnumAttrCase<"KMajor", 0, "k_major">,
+    I32EnumAttrCase<"MNMajor", 1, "mn_major">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_OperandLayout : I32EnumAttr<"OperandLayout",
+    "storage order of a 2-D operand relative to its reduction dimension K", [
+    I32EnumAttrCase<"NK", 0, "nk">,
+    I32EnumAttrCase<"KN", 1, "kn">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_OperandLayoutAttr : EnumAttr<QMM_Dialect, QMM_OperandLayout, "layout"> {
+  let summary = "storage layout of a quantized operand";
+  let description = [{
+    `nk`: the operand is stored as [rows, K], K contiguous. This is the only
+    layout of A ([M, K], row-major) and the DeepGEMM "NT" / hipBLASLt "TN"
+    form of B ([N, K]).
+
+    `kn`: the operand is stored as [K, rows]; for B this is the plain [K, N]
+    row-major matrix.
+  }];
+}
+
+def QMM_ScaleRounding : I32EnumAttr<"ScaleRounding",
+    "how qmm.quantize derives a scale from a block's amax", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"Pow2Floor", 1, "pow2_floor">,
+    I32EnumAttrCase<"Pow2Ceil", 2, "pow2_ceil">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_ScaleRoundingAttr : EnumAttr<QMM_Dialect, QMM_ScaleRounding, "scale_rounding"> {
+  let summary = "scale derivation rule of qmm.quantize";
+  let description = [{
+    * `none`: s = amax' / fmax, rounded to f32 (DeepGEMM, torchao).
+    * `pow2_floor`: s = 2^(floor(log2(amax)) - emax_elem), the OCP MX v1.0
+      rule; values near amax may saturate.
+    * `pow2_ceil`: s = 2^ceil(log2(amax' / fmax)), the DeepGEMM UE8M0 rule;
+      nothing saturates.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Scale encoding
+//===----------------------------------------------------------------------===//
+
+def QMM_ScaleEncodingAttr : AttrDef<QMM_Dialect, "ScaleEncoding"> {
+  let mnemonic = "scale";
+  let summary = "how a scale tensor relates to the data of a quantized operand";
+  let description = [{
+    Describes the granularity, element type and majorness of the scales of a
+    quantized operand. Blocks are expressed along (rows, K), where rows is M
+    for A and N for B, whatever the storage layout of the data.
+
+    | form                          | block (rows x K)  | scale shape (K-major)       |
+    |-------------------------------|-------------------|-----------------------------|
+    | `#qmm.scale<per_tensor>`      | whole tensor      | [1, 1]                      |
+    | `#qmm.scale<per_row>`         | 1 x K             | [rows, 1]                   |
+    | `#qmm.scale<block RxC>`       | R x C             | [ceil(rows/R), ceil(K/C)]   |
+    | `#qmm.scale<mx>`              | 1 x 32            | [rows, K/32]                |
+
+    Scale tensors are always rank 2. With `mn_major` the scale tensor is
+    stored transposed: shape [ceil(K/C), ceil(rows/R)], so that consecutive
+    rows' scales are contiguous (DeepGEMM's "MN-major" activation scales,
+    torch's [1, N] row-wise weight scales).
+
+    The scale element type is `f32` for every kind but `mx`, whose scales are
+    `f8E8M0FNU` (powers of two, OCP MX v1.0). It is printed only when it
+    differs from the kind's default; a mismatching type is rejected.
+
+    Partial blocks: when rows or K is not a multiple of the block, the last
+    block along that dimension covers only the remaining elements and has a
+    scale of its own. MX blocks are exactly 32 elements: K must be a multiple
+    of 32 for an `mx` operand.
+
+    Syntax:
+
+    ```
+    #qmm.scale<per_tensor>
+    #qmm.scale<per_row>
+    #qmm.scale<block 1x128>
+    #qmm.scale<block 128x128>
+    #qmm.scale<block 1x128, mn_major>
+    #qmm.scale<mx>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<QMM_ScaleKind>:$kind,
+    ArrayRefParameter<"int64_t", "block shape (rows, K); empty for per_tensor and per_row">:$blockShape,
+    "Type":$scaleType,
+    EnumParameter<QMM_ScaleMajorness>:$majorness
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Convenience constructors for each kind with its default scale type.
+    static ScaleEncodingAttr getPerTensor(MLIRContext *ctx);
+    static ScaleEncodingAttr getPerRow(MLIRContext *ctx,
+        ScaleMajorness majorness = ScaleMajorness::KMajor);
+    static ScaleEncodingAttr getBlock(MLIRContext *ctx, int64_t rows,
+        int64_t k, ScaleMajorness majorness = ScaleMajorness::KMajor);
+    static ScaleEncodingAttr getMX(MLIRContext *ctx,
+        ScaleMajorness majorness = ScaleMajorness::KMajor);
+
+    /// The scale element type a kind uses unless told otherwise.
+    static Type getDefaultScaleType(MLIRContext *ctx, ScaleKind kind);
+
+    /// Number of elements of one block along (rows, K) for an operand of the
+    /// given extents. Dynamic extents give ShapedType::kDynamic where the
+    /// block depends on them.
+    std::pair<int64_t, int64_t> getBlockExtent(int64_t rows, int64_t k) const;
+
+    /// Shape of the scale tensor for an operand of the given extents, in
+    /// storage order (transposed when mn_major).
+    SmallVector<int64_t, 2> getScaleShape(int64_t rows, int64_t k) const;
+
+    /// K must be a multiple of this for the encoding to be valid (1 when any
+    /// K is accepted).
+    int64_t getRequiredKMultiple() const;
+
+    bool isMX() const { return getKind() == ScaleKind::MX; }
+    bool isMNMajor() const { return getMajorness() == ScaleMajorness::MNMajor; }
+  }];
+}
+
+#endif // QMM_ATTRS

@@ -1,0 +1,16 @@
+//===- QMMOps.h - qmm operations --------------------------------*- C++ -*-===//
+
+#ifndef QMM_DIALECT_QMM_IR_QMMOPS_H
+#define QMM_DIALECT_QMM_IR_QMMOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
+
+#define GET_OP_CLASSES
+#include "qmm/Dialect/QMM/IR/QMMOps.h.inc"
+
+#endif // QMM_DIALECT_QMM_IR_QMMOPS_H

@@ -1,0 +1,234 @@
+//===- QMMOps.td - qmm operations --------------------------*- tablegen -*-===//
+
+#ifndef QMM_OPS
+#define QMM_OPS
+
+include "qmm/Dialect/QMM/IR/QMMBase.td"
+include "qmm/Dialect/QMM/IR/QMMAttrs.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Operands are ranked tensors (value semantics, destination-passing style) or
+// memrefs (the bufferized form). Element types, ranks and shapes are checked
+// by the C++ verifiers, which can name the offending operand precisely.
+def QMM_TensorOrMemRef : AnyTypeOf<[AnyRankedTensor, AnyMemRef],
+                                   "ranked tensor or memref">;
+
+//===----------------------------------------------------------------------===//
+// qmm.matmul
+//===----------------------------------------------------------------------===//
+
+def QMM_MatmulOp : QMM_Op<"matmul", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "scaled low-precision matrix multiplication";
+  let description = [{
+    Computes
+
+    ```
+    D[m, n] = sum_k dequant(A)[m, k] * dequant(B)[k, n]      (+ C[m, n])
+    ```
+
+    where `dequant(X)[r, k] = value(X[r, k]) * scale(X)[block(r, k)]`.
+
+    Operands:
+    * `a` [M, K] and `b` ([N, K] with `layout nk`, the default; [K, N] with
+      `layout kn`) hold f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f6E2M3FN,
+      f6E3M2FN or f4E2M1FN elements. A and B may use different formats
+      (e.g. e4m3 x e5m2) but not different FP8 families: FNUZ (gfx942) and
+      OCP (gfx950, MX) are never mixed.
+    * `a_scales` / `b_scales` are rank-2 scale tensors described by the
+      `#qmm.scale` encodings that follow each operand pair; see
+      `ScaleEncodingAttr` for shapes, partial blocks and majorness.
+    * `init` [M, N] of f32, bf16 or f16 is the destination. Without
+      `accumulate` its contents are ignored; with `accumulate` the result is
+      D = C + A·B where C is the value of `init`.
+
+    Semantics, which every lowering and the runner's references follow:
+    * Each element is decoded exactly (`value`), multiplied by its block's
+      scale and rounded to f32: dequant(x) = fl32(value(x) · s).
+    * Products and the sum over K are accumulated in f32, in an unspecified
+      order; in particular an implementation may apply block scales to f32
+      partial sums of the raw products, once per K block (the DeepGEMM
+      scheme), and per-tensor / per-row scales once in the epilogue. C, when
+      accumulated, is added in f32.
+    * The f32 result is rounded once to the output type, round to nearest
+      even; bf16/f16 overflow gives ±Inf (no saturation).
+    * NaN encodings of the inputs (0x7F/0xFF in f8E4M3FN, 0x80 in the FNUZ
+      types, ...), NaN scales (f32 NaN or E8M0 0xFF) and Inf propagate
+      through the arithmetic as in IEEE-754 f32.
+
+    On tensors the op returns the new value of `init`; on memrefs (the
+    bufferized form, produced by one-shot bufferization) it has no result and
+    writes `init` in place.
+
+    Example (DeepGEMM's blockwise FP8 GEMM, 1x128 activations x 128x128
+    weights, B stored [N, K]):
+
+    ```mlir
+    %d = qmm.matmul
+           a(%a, %sa : tensor<256x512xf8E4M3FN>, tensor<256x4xf32>) #qmm.scale<block 1x128>
+           b(%b, %sb : tensor<1024x512xf8E4M3FN>, tensor<8x4xf32>) #qmm.scale<block 128x128>
+           outs(%init : tensor<256x1024xbf16>) -> tensor<256x1024xbf16>
+    ```
+  }];
+  let arguments = (ins
+    QMM_TensorOrMemRef:$a,
+    QMM_TensorOrMemRef:$a_scales,
+    QMM_TensorOrMemRef:$b,
+    QMM_TensorOrMemRef:$b_scales,
+    QMM_TensorOrMemRef:$init,
+    QMM_ScaleEncodingAttr:$a_encoding,
+    QMM_ScaleEncodingAttr:$b_encoding,
+    DefaultValuedAttr<QMM_OperandLayoutAttr, "OperandLayout::NK">:$b_layout,
+    UnitAttr:$accumulate
+  );
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `a` `(` $a `,` $a_scales `:` type($a) `,` type($a_scales) `)` qualified($a_encoding)
+    `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
+    (`layout` $b_layout^)?
+    (`accumulate` $accumulate^)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+
+    /// Static or dynamic problem extents read off the operand shapes.
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.quantize
+//===----------------------------------------------------------------------===//
+
+def QMM_QuantizeOp : QMM_Op<"quantize", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "high precision to (low-precision data, scales)";
+  let description = [{
+    Quantizes a rank-2 f32, bf16 or f16 tensor into `quantized` (any qmm
+    element type) and `scales` (shaped by `encoding`). `layout nk` (default)
+    reads the input as [rows, K]; `layout kn` as [K, rows]. The quantized
+    data has the shape of the input.
+
+    For every block of the encoding (partial blocks cover what remains),
+    with `fmax` the largest finite value of the element type and
+    `emax_elem` its largest exponent (8 e4m3, 15 e5m2, 2 e2m3, 4 e3m2,
+    2 e2m1; 7 e4m3fnuz, 15 e5m2fnuz):
+
+    1. `amax` = max |x| over the block, computed in f32 (bf16/f16 inputs
+       are widened exactly). `amax' = max(amax, min_amax)`.
+    2. The scale, by `rounding` (default `none` for f32 scales, `pow2_floor`
+       for E8M0 scales):
+       * `none`: s = fl32(amax' / fmax); the elements are
+         q = sat(rne(fl32(x · fl32(fmax / amax')))) — DeepGEMM's rule,
+         bit for bit.
+       * `pow2_floor` (OCP MX v1.0): s = 2^e with
+         e = floor(log2(amax')) - emax_elem; q = sat(rne(x / s)). Elements
+         above fmax · s saturate.
+       * `pow2_ceil` (DeepGEMM UE8M0): s = 2^e with
+         e = ceil(log2(amax' / fmax)); q = sat(rne(x / s)).
+       Power-of-two exponents are clamped to [-127, 127], the E8M0 range,
+       whichever the scale type.
+    3. `sat` clamps to ±fmax (448 e4m3fn, 240 e4m3fnuz, 57344 e5m2 and
+       e5m2fnuz, 7.5 e2m3, 28 e3m2, 6 e2m1); `rne` rounds to the nearest
+       representable value, ties to even, subnormals included. -0 stays -0
+       in formats that have it and becomes +0 in FNUZ formats.
+
+    `min_amax` defaults to 1e-4 (DeepGEMM's clamp) for `none` and
+    `pow2_ceil`, and to 0 for `pow2_floor`, whose all-zero blocks get the
+    smallest scale 2^-127. `none` requires a positive `min_amax`.
+
+    A block whose amax is NaN or Inf gets a NaN scale (f32 NaN, E8M0 0xFF);
+    its elements become the element type's NaN where it has one, 0
+    otherwise.
+
+    Example:
+
+    ```mlir
+    %q, %s = qmm.quantize %x : tensor<256x512xbf16> encoding #qmm.scale<block 1x128>
+               outs(%q0, %s0 : tensor<256x512xf8E4M3FN>, tensor<256x4xf32>)
+               -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32>
+    ```
+  }];
+  let arguments = (ins
+    QMM_TensorOrMemRef:$input,
+    QMM_TensorOrMemRef:$quantized,
+    QMM_TensorOrMemRef:$scales,
+    QMM_ScaleEncodingAttr:$encoding,
+    DefaultValuedAttr<QMM_OperandLayoutAttr, "OperandLayout::NK">:$layout,
+    OptionalAttr<QMM_ScaleRoundingAttr>:$rounding,
+    OptionalAttr<F32Attr>:$min_amax
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $input `:` type($input) `encoding` qualified($encoding)
+    (`layout` $layout^)?
+    (`rounding` $rounding^)?
+    (`min_amax` $min_amax^)?
+    `outs` `(` $quantized `,` $scales `:` type($quantized) `,` type($scales) `)`
+    attr-dict (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() {
+      return MutableOperandRange(getOperation(), /*start=*/1, /*length=*/2);
+    }
+
+    /// The rounding rule in force: the attribute, or the encoding's default.
+    ScaleRounding getEffectiveRounding();
+    /// The amax floor in force: the attribute, or the rule's default.
+    float getEffectiveMinAmax();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.dequantize
+//===----------------------------------------------------------------------===//
+
+def QMM_DequantizeOp : QMM_Op<"dequantize", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "(low-precision data, scales) to high precision";
+  let description = [{
+    Computes `output[i] = rnd(fl32(value(q[i]) · s[block(i)]))` where `rnd`
+    rounds the f32 product to the output type (f32, bf16 or f16) to nearest
+    even. `layout` and `encoding` are read as for `qmm.quantize`. NaN
+    encodings and NaN scales give NaN.
+
+    Example:
+
+    ```mlir
+    %x = qmm.dequantize %q, %s : tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
+           encoding #qmm.scale<mx>
+           outs(%x0 : tensor<64x64xf32>) -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins
+    QMM_TensorOrMemRef:$quantized,
+    QMM_TensorOrMemRef:$scales,
+    QMM_TensorOrMemRef:$init,
+    QMM_ScaleEncodingAttr:$encoding,
+    DefaultValuedAttr<QMM_OperandLayoutAttr, "OperandLayout::NK">:$layout
+  );
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $quantized `,` $scales `:` type($quantized) `,` type($scales)
+    `encoding` qualified($encoding)
+    (`layout` $layout^)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+}
+
+#endif // QMM_OPS

@@ -1,0 +1,217 @@
+//===- QMMAttrs.cpp - qmm attributes --------------------------------------===//
+
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+#include "qmm/Dialect/QMM/IR/QMMEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "qmm/Dialect/QMM/IR/QMMAttrs.cpp.inc"
+
+void QMMDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "qmm/Dialect/QMM/IR/QMMAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// ScaleEncodingAttr
+//===----------------------------------------------------------------------===//
+
+Type ScaleEncodingAttr::getDefaultScaleType(MLIRContext *ctx, ScaleKind kind) {
+  if (kind == ScaleKind::MX)
+    return Float8E8M0FNUType::get(ctx);
+  return Float32Type::get(ctx);
+}
+
+ScaleEncodingAttr ScaleEncodingAttr::getPerTensor(MLIRContext *ctx) {
+  return get(ctx, ScaleKind::PerTensor, {},
+             getDefaultScaleType(ctx, ScaleKind::PerTensor),
+             ScaleMajorness::KMajor);
+}
+
+ScaleEncodingAttr ScaleEncodingAttr::getPerRow(MLIRContext *ctx,
+                                               ScaleMajorness majorness) {
+  return get(ctx, ScaleKind::PerRow, {},
+             getDefaultScaleType(ctx, ScaleKind::PerRow), majorness);
+}
+
+ScaleEncodingAttr ScaleEncodingAttr::getBlock(MLIRContext *ctx, int64_t rows,
+                                              int64_t k,
+                                              ScaleMajorness majorness) {
+  return get(ctx, ScaleKind::Block, {rows, k},
+             getDefaultScaleType(ctx, ScaleKind::Block), majorness);
+}
+
+ScaleEncodingAttr ScaleEncodingAttr::getMX(MLIRContext *ctx,
+                                           ScaleMajorness majorness) {
+  return get(ctx, ScaleKind::MX, {1, 32},
+             getDefaultScaleType(ctx, ScaleKind::MX), majorness);
+}
+
+/// The only MX block OCP MX v1.0 defines.
+static constexpr int64_t kMXBlockK = 32;
+
+LogicalResult
+ScaleEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          ScaleKind kind, ArrayRef<int64_t> blockShape,
+                          Type scaleType, ScaleMajorness majorness) {
+  switch (kind) {
+  case ScaleKind::PerTensor:
+  case ScaleKind::PerRow:
+    if (!blockShape.empty())
+      return emitError() << "'" << stringifyScaleKind(kind)
+                         << "' scale encoding takes no block shape";
+    break;
+  case ScaleKind::Block:
+    if (blockShape.size() != 2)
+      return emitError() << "block scale encoding needs a 2-D block shape "
+                            "(rows x K), got "
+                         << blockShape.size() << " dimension(s)";
+    if (blockShape[0] <= 0 || blockShape[1] <= 0)
+      return emitError() << "block dimensions must be positive, got "
+                         << blockShape[0] << "x" << blockShape[1];
+    break;
+  case ScaleKind::MX:
+    if (blockShape.size() != 2 || blockShape[0] != 1 ||
+        blockShape[1] != kMXBlockK)
+      return emitError() << "mx scale blocks are 1x" << kMXBlockK
+                         << " (OCP MX v1.0)";
+    break;
+  }
+  if (!isScaleElementType(scaleType))
+    return emitError() << "scale element type must be f32 or f8E8M0FNU, got "
+                       << scaleType;
+  bool isE8M0 = isa<Float8E8M0FNUType>(scaleType);
+  if (isE8M0 && kind != ScaleKind::MX)
+    return emitError() << "f8E8M0FNU scales require the 'mx' encoding, got '"
+                       << stringifyScaleKind(kind) << "'";
+  if (!isE8M0 && kind == ScaleKind::MX)
+    return emitError() << "'mx' encoding requires f8E8M0FNU scales, got "
+                       << scaleType;
+  return success();
+}
+
+Attribute ScaleEncodingAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return {};
+  std::optional<ScaleKind> kind = symbolizeScaleKind(kindName);
+  if (!kind) {
+    parser.emitError(loc) << "unknown scale kind '" << kindName
+                          << "', expected per_tensor, per_row, block or mx";
+    return {};
+  }
+
+  SmallVector<int64_t, 2> blockShape;
+  if (*kind == ScaleKind::Block) {
+    SMLoc dimsLoc = parser.getCurrentLocation();
+    if (parser.parseDimensionList(blockShape, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false)) {
+      parser.emitError(dimsLoc, "expected a block shape such as 1x128");
+      return {};
+    }
+  } else if (*kind == ScaleKind::MX) {
+    blockShape = {1, kMXBlockK};
+  }
+
+  Type scaleType;
+  std::optional<ScaleMajorness> majorness;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc optLoc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (succeeded(parser.parseOptionalKeyword(&keyword,
+                                              {"k_major", "mn_major"}))) {
+      if (majorness) {
+        parser.emitError(optLoc, "majorness given twice");
+        return {};
+      }
+      majorness = *symbolizeScaleMajorness(keyword);
+      continue;
+    }
+    Type type;
+    if (parser.parseType(type))
+      return {};
+    if (scaleType) {
+      parser.emitError(optLoc, "scale element type given twice");
+      return {};
+    }
+    scaleType = type;
+  }
+  if (parser.parseGreater())
+    return {};
+
+  if (!scaleType)
+    scaleType = getDefaultScaleType(ctx, *kind);
+  return parser.getChecked<ScaleEncodingAttr>(
+      loc, ctx, *kind, blockShape, scaleType,
+      majorness.value_or(ScaleMajorness::KMajor));
+}
+
+void ScaleEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyScaleKind(getKind());
+  if (getKind() == ScaleKind::Block)
+    printer << " " << getBlockShape()[0] << "x" << getBlockShape()[1];
+  if (getScaleType() != getDefaultScaleType(getContext(), getKind()))
+    printer << ", " << getScaleType();
+  if (isMNMajor())
+    printer << ", " << stringifyScaleMajorness(getMajorness());
+  printer << ">";
+}
+
+std::pair<int64_t, int64_t>
+ScaleEncodingAttr::getBlockExtent(int64_t rows, int64_t k) const {
+  switch (getKind()) {
+  case ScaleKind::PerTensor:
+    return {rows, k};
+  case ScaleKind::PerRow:
+    return {1, k};
+  case ScaleKind::Block:
+  case ScaleKind::MX:
+    return {getBlockShape()[0], getBlockShape()[1]};
+  }
+  llvm_unreachable("unknown scale kind");
+}
+
+/// ceil(extent / block), dynamic when the extent is.
+static int64_t ceilDivOrDynamic(int64_t extent, int64_t block) {
+  if (ShapedType::isDynamic(extent))
+    return ShapedType::kDynamic;
+  return llvm::divideCeil(extent, block);
+}
+
+SmallVector<int64_t, 2> ScaleEncodingAttr::getScaleShape(int64_t rows,
+                                                         int64_t k) const {
+  SmallVector<int64_t, 2> shape;
+  switch (getKind()) {
+  case ScaleKind::PerTensor:
+    shape = {1, 1};
+    break;
+  case ScaleKind::PerRow:
+    shape = {rows, 1};
+    break;
+  case ScaleKind::Block:
+  case ScaleKind::MX:
+    shape = {ceilDivOrDynamic(rows, getBlockShape()[0]),
+             ceilDivOrDynamic(k, getBlockShape()[1])};
+    break;
+  }
+  if (isMNMajor())
+    std::swap(shape[0], shape[1]);
+  return shape;
+}
+
+int64_t ScaleEncodingAttr::getRequiredKMultiple() const {
+  return isMX() ? kMXBlockK : 1;
+}

@@ -1,0 +1,312 @@
+//===- QMMOps.cpp - qmm operations ----------------------------------------===//
+
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+//===----------------------------------------------------------------------===//
+// Shared verification of quantized operands
+//===----------------------------------------------------------------------===//
+
+/// A shape as "[a, b]", with '?' for dynamic extents.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return text;
+}
+
+static bool extentsDisagree(int64_t lhs, int64_t rhs) {
+  return !ShapedType::isDynamic(lhs) && !ShapedType::isDynamic(rhs) &&
+         lhs != rhs;
+}
+
+static LogicalResult verifyRank2(Operation *op, StringRef name, Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  if (type.getRank() != 2)
+    return op->emitOpError() << name << " must be rank 2, got rank "
+                             << type.getRank();
+  return success();
+}
+
+/// (rows, K) of a rank-2 operand stored in `layout`.
+static std::pair<int64_t, int64_t> getRowsAndK(Value data,
+                                               OperandLayout layout) {
+  ArrayRef<int64_t> shape = cast<ShapedType>(data.getType()).getShape();
+  if (layout == OperandLayout::NK)
+    return {shape[0], shape[1]};
+  return {shape[1], shape[0]};
+}
+
+/// Checks one (data, scales, encoding) triple: ranks, element types, the MX
+/// element-type and K-divisibility rules, and the scale tensor's shape.
+static LogicalResult verifyQuantizedOperand(Operation *op, StringRef name,
+                                            Value data, Value scales,
+                                            ScaleEncodingAttr encoding,
+                                            OperandLayout layout) {
+  if (failed(verifyRank2(op, name, data)) ||
+      failed(verifyRank2(op, Twine(name + " scales").str(), scales)))
+    return failure();
+
+  Type elementType = getElementTypeOrSelf(data.getType());
+  if (!isQuantizedElementType(elementType))
+    return op->emitOpError() << name << " element type must be "
+                             << getQuantizedElementTypeList() << ", got "
+                             << elementType;
+
+  Type scaleElementType = getElementTypeOrSelf(scales.getType());
+  if (scaleElementType != encoding.getScaleType())
+    return op->emitOpError()
+           << name << " scales have element type " << scaleElementType
+           << " but " << encoding << " needs " << encoding.getScaleType();
+
+  if (encoding.isMX() && !isMXElementType(elementType))
+    return op->emitOpError()
+           << "'mx' encoding of " << name
+           << " requires an OCP MX element type (f8E4M3FN, f8E5M2, "
+              "f6E2M3FN, f6E3M2FN, f4E2M1FN), got "
+           << elementType;
+
+  auto [rows, k] = getRowsAndK(data, layout);
+  int64_t kMultiple = encoding.getRequiredKMultiple();
+  if (!ShapedType::isDynamic(k) && k % kMultiple != 0)
+    return op->emitOpError() << "K (" << k << ") of " << name
+                             << " must be a multiple of " << kMultiple
+                             << " for " << encoding;
+
+  SmallVector<int64_t, 2> expected = encoding.getScaleShape(rows, k);
+  ArrayRef<int64_t> actual = cast<ShapedType>(scales.getType()).getShape();
+  for (auto [want, got] : llvm::zip_equal(expected, actual)) {
+    if (extentsDisagree(want, got)) {
+      InFlightDiagnostic diag = op->emitOpError();
+      diag << name << " scales must have shape " << formatShape(expected)
+           << " for " << encoding << " with rows = ";
+      diag << formatShape({rows}) << " and K = " << formatShape({k})
+           << ", got " << formatShape(actual);
+      return diag;
+    }
+  }
+  return success();
+}
+
+/// Tensor operands everywhere (value semantics) or memrefs everywhere
+/// (bufferized form); never a mixture.
+static LogicalResult verifyUniformSemantics(Operation *op) {
+  bool anyTensor = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>);
+  bool anyMemRef = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<MemRefType>);
+  if (anyTensor && anyMemRef)
+    return op->emitOpError(
+        "operands must be all tensors or all memrefs, not a mixture");
+  return success();
+}
+
+/// Memref operands: `reads` are read, `written` is written (and read when
+/// `writtenIsRead`). Tensor operands have no memory effects.
+template <typename ReadRange, typename WriteRange>
+static void getBufferEffects(
+    ReadRange &&reads, WriteRange &&written, bool writtenIsRead,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  auto *resource = SideEffects::DefaultResource::get();
+  for (OpOperand &operand : reads)
+    if (isa<MemRefType>(operand.get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true, resource);
+  for (OpOperand &operand : written) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (writtenIsRead)
+      effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true, resource);
+    effects.emplace_back(MemoryEffects::Write::get(), &operand, /*stage=*/1,
+                         /*effectOnFullRegion=*/true, resource);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+int64_t MatmulOp::getM() {
+  return cast<ShapedType>(getA().getType()).getDimSize(0);
+}
+
+int64_t MatmulOp::getK() {
+  return cast<ShapedType>(getA().getType()).getDimSize(1);
+}
+
+int64_t MatmulOp::getN() {
+  return getRowsAndK(getB(), getBLayout()).first;
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyUniformSemantics(*this)))
+    return failure();
+  if (failed(verifyQuantizedOperand(*this, "A", getA(), getAScales(),
+                                    getAEncoding(), OperandLayout::NK)) ||
+      failed(verifyQuantizedOperand(*this, "B", getB(), getBScales(),
+                                    getBEncoding(), getBLayout())))
+    return failure();
+
+  Type aType = getElementTypeOrSelf(getA().getType());
+  Type bType = getElementTypeOrSelf(getB().getType());
+  if (getFormatFamily(aType) != getFormatFamily(bType))
+    return emitOpError() << "A (" << aType << ") and B (" << bType
+                         << ") mix FNUZ and OCP formats; both must be FNUZ "
+                            "(gfx942) or both OCP";
+
+  int64_t kA = getK();
+  int64_t kB = getRowsAndK(getB(), getBLayout()).second;
+  if (extentsDisagree(kA, kB))
+    return emitOpError() << "K of A (" << kA << ") and K of B (" << kB
+                         << ") differ"
+                         << (getBLayout() == OperandLayout::NK
+                                 ? "; B is [N, K] (layout nk)"
+                                 : "; B is [K, N] (layout kn)");
+
+  if (failed(verifyRank2(*this, "init", getInit())))
+    return failure();
+  Type outType = getElementTypeOrSelf(getInit().getType());
+  if (!isHighPrecisionType(outType))
+    return emitOpError() << "output element type must be f32, bf16 or f16, "
+                            "got "
+                         << outType;
+  ArrayRef<int64_t> outShape = cast<ShapedType>(getInit().getType()).getShape();
+  int64_t m = getM(), n = getN();
+  if (extentsDisagree(outShape[0], m) || extentsDisagree(outShape[1], n)) {
+    InFlightDiagnostic diag = emitOpError();
+    diag << "init must have shape [M, N] = " << formatShape({m, n}) << ", got "
+         << formatShape(outShape);
+    return diag;
+  }
+  return success();
+}
+
+void MatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getBufferEffects(getOperation()->getOpOperands().take_front(4),
+                   getDpsInitsMutable(), getAccumulate(), effects);
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+ScaleRounding QuantizeOp::getEffectiveRounding() {
+  if (std::optional<ScaleRounding> rounding = getRounding())
+    return *rounding;
+  return isa<Float8E8M0FNUType>(getEncoding().getScaleType())
+             ? ScaleRounding::Pow2Floor
+             : ScaleRounding::None;
+}
+
+float QuantizeOp::getEffectiveMinAmax() {
+  if (std::optional<APFloat> minAmax = getMinAmax())
+    return minAmax->convertToFloat();
+  // DeepGEMM clamps amax at 1e-4; OCP MX has no clamp.
+  return getEffectiveRounding() == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+}
+
+LogicalResult QuantizeOp::verify() {
+  if (failed(verifyUniformSemantics(*this)) ||
+      failed(verifyRank2(*this, "input", getInput())))
+    return failure();
+  Type inType = getElementTypeOrSelf(getInput().getType());
+  if (!isHighPrecisionType(inType))
+    return emitOpError() << "input element type must be f32, bf16 or f16, "
+                            "got "
+                         << inType;
+  if (failed(verifyQuantizedOperand(*this, "quantized", getQuantized(),
+                                    getScales(), getEncoding(), getLayout())))
+    return failure();
+  ArrayRef<int64_t> inShape = cast<ShapedType>(getInput().getType()).getShape();
+  ArrayRef<int64_t> qShape =
+      cast<ShapedType>(getQuantized().getType()).getShape();
+  if (llvm::any_of(llvm::zip_equal(inShape, qShape), [](auto dims) {
+        return extentsDisagree(std::get<0>(dims), std::get<1>(dims));
+      })) {
+    InFlightDiagnostic diag = emitOpError();
+    diag << "quantized data must have the input's shape "
+         << formatShape(inShape) << ", got " << formatShape(qShape);
+    return diag;
+  }
+
+  ScaleRounding rounding = getEffectiveRounding();
+  if (isa<Float8E8M0FNUType>(getEncoding().getScaleType()) &&
+      rounding == ScaleRounding::None)
+    return emitOpError("f8E8M0FNU scales are powers of two: rounding must be "
+                       "pow2_floor or pow2_ceil");
+  if (std::optional<APFloat> minAmax = getMinAmax()) {
+    float value = minAmax->convertToFloat();
+    if (!std::isfinite(value) || value < 0.0f)
+      return emitOpError() << "min_amax must be finite and non-negative, got "
+                           << value;
+    if (value == 0.0f && rounding != ScaleRounding::Pow2Floor)
+      return emitOpError()
+             << "min_amax must be positive with rounding '"
+             << stringifyScaleRounding(rounding)
+             << "': an all-zero block would get a zero scale";
+  }
+  return success();
+}
+
+void QuantizeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getBufferEffects(MutableOperandRange(getInputMutable()), getDpsInitsMutable(),
+                   /*writtenIsRead=*/false, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  if (failed(verifyUniformSemantics(*this)) ||
+      failed(verifyQuantizedOperand(*this, "quantized", getQuantized(),
+                                    getScales(), getEncoding(), getLayout())) ||
+      failed(verifyRank2(*this, "init", getInit())))
+    return failure();
+  Type outType = getElementTypeOrSelf(getInit().getType());
+  if (!isHighPrecisionType(outType))
+    return emitOpError() << "output element type must be f32, bf16 or f16, "
+                            "got "
+                         << outType;
+  ArrayRef<int64_t> qShape =
+      cast<ShapedType>(getQuantized().getType()).getShape();
+  ArrayRef<int64_t> outShape = cast<ShapedType>(getInit().getType()).getShape();
+  if (llvm::any_of(llvm::zip_equal(qShape, outShape), [](auto dims) {
+        return extentsDisagree(std::get<0>(dims), std::get<1>(dims));
+      })) {
+    InFlightDiagnostic diag = emitOpError();
+    diag << "init must have the quantized data's shape " << formatShape(qShape)
+         << ", got " << formatShape(outShape);
+    return diag;
+  }
+  return success();
+}
+
+void DequantizeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getBufferEffects(getOperation()->getOpOperands().take_front(2),
+                   getDpsInitsMutable(), /*writtenIsRead=*/false, effects);
+}
+
+#define GET_OP_CLASSES
+#include "qmm/Dialect/QMM/IR/QMMOps.cpp.inc"

@@ -1,0 +1,27 @@
+//===- fp8-opt.cpp - the qmm optimizer driver -----------------------------===//
+//
+// An mlir-opt with the qmm dialect, its passes and pipelines, and the
+// upstream dialects, extensions and passes the lowering builds on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/InitQMM.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::qmm::registerQMMDialectAndExtensions(registry);
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "fp8-opt: the qmm quantized-matmul compiler driver\n",
+      registry));
+}
