@@ -118,7 +118,8 @@ Attribute ScaleEncodingAttr::parse(AsmParser &parser, Type) {
   if (*kind == ScaleKind::Block) {
     SMLoc dimsLoc = parser.getCurrentLocation();
     if (parser.parseDimensionList(blockShape, /*allowDynamic=*/false,
-                                  /*withTrailingX=*/false)) {
+                                  /*withTrailingX=*/false) ||
+        blockShape.empty()) {
       parser.emitError(dimsLoc, "expected a block shape such as 1x128");
       return {};
     }

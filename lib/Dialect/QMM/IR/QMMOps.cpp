@@ -12,6 +12,41 @@ using namespace mlir;
 using namespace mlir::qmm;
 
 //===----------------------------------------------------------------------===//
+// Custom assembly: enum attributes as bare keywords
+//===----------------------------------------------------------------------===//
+
+// `layout kn` and `rounding pow2_ceil` read better than the generic
+// `#qmm<layout kn>`; these directives print and parse the bare keyword.
+template <typename EnumAttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
+                             EnumAttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
+template <typename EnumAttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, EnumAttrT &attr) {
+  using EnumT = decltype(std::declval<EnumAttrT>().getValue());
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<EnumT> value = symbolizeEnum<EnumT>(keyword);
+  if (!value) {
+    // The enums are small and dense from 0: list their spellings.
+    SmallVector<StringRef> spellings;
+    for (uint32_t i = 0; i < 32; ++i)
+      if (StringRef name = stringifyEnum(static_cast<EnumT>(i)); !name.empty())
+        spellings.push_back(name);
+    InFlightDiagnostic diag = parser.emitError(loc);
+    diag << "unknown keyword '" << keyword << "', expected one of: ";
+    llvm::interleaveComma(spellings, diag);
+    return diag;
+  }
+  attr = EnumAttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Shared verification of quantized operands
 //===----------------------------------------------------------------------===//
 

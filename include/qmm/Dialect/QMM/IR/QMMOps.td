@@ -87,7 +87,7 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
   let assemblyFormat = [{
     `a` `(` $a `,` $a_scales `:` type($a) `,` type($a_scales) `)` qualified($a_encoding)
     `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
-    (`layout` $b_layout^)?
+    (`layout` custom<EnumKeyword>($b_layout)^)?
     (`accumulate` $accumulate^)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
@@ -169,8 +169,8 @@ def QMM_QuantizeOp : QMM_Op<"quantize", [
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $input `:` type($input) `encoding` qualified($encoding)
-    (`layout` $layout^)?
-    (`rounding` $rounding^)?
+    (`layout` custom<EnumKeyword>($layout)^)?
+    (`rounding` custom<EnumKeyword>($rounding)^)?
     (`min_amax` $min_amax^)?
     `outs` `(` $quantized `,` $scales `:` type($quantized) `,` type($scales) `)`
     attr-dict (`->` type($results)^)?
@@ -221,7 +221,7 @@ def QMM_DequantizeOp : QMM_Op<"dequantize", [
   let assemblyFormat = [{
     $quantized `,` $scales `:` type($quantized) `,` type($scales)
     `encoding` qualified($encoding)
-    (`layout` $layout^)?
+    (`layout` custom<EnumKeyword>($layout)^)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
   }];
