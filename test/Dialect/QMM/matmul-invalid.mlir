@@ -398,3 +398,22 @@ func.func @generic_wrong_operand_count(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<
      : (tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x128xf8E4M3FN>, tensor<64x64xf32>) -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
+
+// -----
+
+func.func @unranked_memref(%a: memref<*xf8E4M3FN>, %sa: memref<1x1xf32>, %c: memref<4x4xf32>) {
+  // expected-error @+1 {{'qmm.matmul' op operand #0 must be ranked tensor or memref, but got 'memref<*xf8E4M3FN>'}}
+  qmm.matmul a(%a, %sa : memref<*xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%a, %sa : memref<*xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+func.func @generic_bad_layout(%a: tensor<4x4xf8E4M3FN>, %sa: tensor<1x1xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{Invalid attribute `b_layout` in property conversion: 1 : i32}}
+  %d = "qmm.matmul"(%a, %sa, %a, %sa, %c) <{a_encoding = #qmm.scale<per_tensor>, b_encoding = #qmm.scale<per_tensor>, b_layout = 1 : i32}>
+     : (tensor<4x4xf8E4M3FN>, tensor<1x1xf32>, tensor<4x4xf8E4M3FN>, tensor<1x1xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %d : tensor<4x4xf32>
+}

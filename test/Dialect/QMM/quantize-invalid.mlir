@@ -133,3 +133,12 @@ func.func @bad_layout(%x: tensor<64x128xf32>, %q0: tensor<64x128xf8E4M3FN>, %s0:
              outs(%q0, %s0 : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) -> tensor<64x128xf8E4M3FN>, tensor<1x1xf32>
   return
 }
+
+// -----
+
+func.func @generic_f64_min_amax(%x: tensor<4x4xf32>, %q0: tensor<4x4xf8E4M3FN>, %s0: tensor<1x1xf32>) {
+  // expected-error @+1 {{'qmm.quantize' op attribute 'min_amax' failed to satisfy constraint: 32-bit float attribute}}
+  %q:2 = "qmm.quantize"(%x, %q0, %s0) <{encoding = #qmm.scale<per_tensor>, min_amax = 1.0 : f64}>
+     : (tensor<4x4xf32>, tensor<4x4xf8E4M3FN>, tensor<1x1xf32>) -> (tensor<4x4xf8E4M3FN>, tensor<1x1xf32>)
+  return
+}

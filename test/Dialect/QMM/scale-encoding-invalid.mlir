@@ -69,3 +69,14 @@ func.func private @f() attributes { e = #qmm.scale<per_row 1x128> }
 
 // expected-error @+1 {{expected '>'}}
 func.func private @f() attributes { e = #qmm.scale<mx 1x16> }
+
+// -----
+
+// expected-error @+2 {{expected static shape}}
+// expected-error @+1 {{expected a block shape such as 1x128}}
+func.func private @f() attributes { e = #qmm.scale<block ?x128> }
+
+// -----
+
+// expected-error @+1 {{expected a block shape such as 1x128}}
+func.func private @f() attributes { e = #qmm.scale<block -1x128> }
