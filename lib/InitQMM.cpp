@@ -1,12 +1,19 @@
 //===- InitQMM.cpp - register the qmm dialect and its extensions ----------===//
 
 #include "qmm/InitQMM.h"
+#include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/Transforms/BufferizableOpInterfaceImpl.h"
+#include "qmm/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::qmm::registerQMMDialectAndExtensions(DialectRegistry &registry) {
   registry.insert<QMMDialect>();
   registerBufferizableOpInterfaceExternalModels(registry);
+}
+
+void mlir::qmm::registerQMMPassesAndPipelines() {
+  registerQMMConversionPasses();
+  registerQMMPipelines();
 }

@@ -9,6 +9,9 @@ namespace qmm {
 /// Registers the qmm dialect and the external models (bufferization) that
 /// tools need to process qmm IR.
 void registerQMMDialectAndExtensions(DialectRegistry &registry);
+
+/// Registers the qmm passes and pass pipelines with the global registry.
+void registerQMMPassesAndPipelines();
 } // namespace qmm
 } // namespace mlir
 

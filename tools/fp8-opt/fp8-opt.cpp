@@ -15,6 +15,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::qmm::registerQMMPassesAndPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -1,0 +1,26 @@
+//===- Passes.h - qmm conversion passes -------------------------*- C++ -*-===//
+
+#ifndef QMM_CONVERSION_PASSES_H
+#define QMM_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace qmm {
+
+#define GEN_PASS_DECL
+#include "qmm/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "qmm/Conversion/Passes.h.inc"
+
+} // namespace qmm
+} // namespace mlir
+
+#endif // QMM_CONVERSION_PASSES_H

@@ -1,0 +1,412 @@
+//===- LowerToReference.cpp - qmm ops to linalg/arith ---------------------===//
+//
+// The reference lowering: each qmm op becomes linalg.generic ops whose bodies
+// read as the op's description. It is the executable definition of the
+// dialect's semantics, used by the CPU device and by the runner's checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/Utils.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLOWERTOREFERENCE
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+namespace {
+
+using BodyBuilder = function_ref<void(OpBuilder &, Location, ValueRange)>;
+
+/// Builds the linalg ops of one qmm op, on tensors or on memrefs alike.
+/// Temporaries are tensor.empty on tensors, and memref.alloc on memrefs,
+/// freed by `freeTemporaries` once the op's last generic is built.
+class ReferenceBuilder {
+public:
+  ReferenceBuilder(OpBuilder &b, Location loc, bool onTensors)
+      : b(b), loc(loc), onTensors(onTensors) {}
+
+  Value createTemporary(ArrayRef<int64_t> shape, Type elementType) {
+    if (onTensors)
+      return tensor::EmptyOp::create(b, loc, shape, elementType);
+    Value buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(shape, elementType));
+    temporaries.push_back(buffer);
+    return buffer;
+  }
+
+  Value fill(Value dest, double value) {
+    Type elementType = getElementTypeOrSelf(dest.getType());
+    Value scalar = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(elementType, value));
+    auto fillOp = linalg::FillOp::create(b, loc, ValueRange{scalar},
+                                         ValueRange{dest});
+    return onTensors ? fillOp.getResult(0) : dest;
+  }
+
+  /// A linalg.generic; returns the values holding the outputs afterwards
+  /// (the results on tensors, the output buffers on memrefs).
+  SmallVector<Value> generic(ValueRange inputs, ValueRange outputs,
+                             ArrayRef<AffineMap> maps,
+                             ArrayRef<utils::IteratorType> iterators,
+                             BodyBuilder body) {
+    TypeRange resultTypes =
+        onTensors ? TypeRange(outputs.getTypes()) : TypeRange();
+    auto op = linalg::GenericOp::create(b, loc, resultTypes, inputs, outputs,
+                                        maps, iterators, body);
+    if (onTensors)
+      return SmallVector<Value>(op.getResults());
+    return SmallVector<Value>(outputs);
+  }
+
+  void freeTemporaries() {
+    for (Value buffer : temporaries)
+      memref::DeallocOp::create(b, loc, buffer);
+    temporaries.clear();
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  bool onTensors;
+  SmallVector<Value> temporaries;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+/// Map from the iteration space to a scale tensor: the block of (row, k),
+/// transposed when the scales are MN-major.
+static AffineMap getScaleMap(ScaleEncodingAttr encoding, unsigned numDims,
+                             unsigned rowDim, unsigned kDim) {
+  MLIRContext *ctx = encoding.getContext();
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  AffineExpr row = getAffineDimExpr(rowDim, ctx);
+  AffineExpr k = getAffineDimExpr(kDim, ctx);
+  AffineExpr rowBlock, kBlock;
+  switch (encoding.getKind()) {
+  case ScaleKind::PerTensor:
+    rowBlock = zero;
+    kBlock = zero;
+    break;
+  case ScaleKind::PerRow:
+    rowBlock = row;
+    kBlock = zero;
+    break;
+  case ScaleKind::Block:
+  case ScaleKind::MX:
+    rowBlock = row.floorDiv(encoding.getBlockShape()[0]);
+    kBlock = k.floorDiv(encoding.getBlockShape()[1]);
+    break;
+  }
+  if (encoding.isMNMajor())
+    return AffineMap::get(numDims, 0, {kBlock, rowBlock}, ctx);
+  return AffineMap::get(numDims, 0, {rowBlock, kBlock}, ctx);
+}
+
+/// Map from the iteration space to a data operand stored in `layout`.
+static AffineMap getDataMap(OperandLayout layout, unsigned numDims,
+                            unsigned rowDim, unsigned kDim, MLIRContext *ctx) {
+  AffineExpr row = getAffineDimExpr(rowDim, ctx);
+  AffineExpr k = getAffineDimExpr(kDim, ctx);
+  if (layout == OperandLayout::NK)
+    return AffineMap::get(numDims, 0, {row, k}, ctx);
+  return AffineMap::get(numDims, 0, {k, row}, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar semantics
+//===----------------------------------------------------------------------===//
+
+static Value toF32(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+/// dequant(q) = fl32(value(q) * s).
+static Value dequantizeElement(OpBuilder &b, Location loc, Value q,
+                               Value scale) {
+  return arith::MulFOp::create(b, loc, toF32(b, loc, q),
+                               toF32(b, loc, scale));
+}
+
+/// Rounds an f32 to `type` (f32, bf16, f16), to nearest even.
+static Value roundF32To(OpBuilder &b, Location loc, Value value, Type type) {
+  if (type.isF32())
+    return value;
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+/// Scale and reciprocal of one block from its amax, by the quantize op's
+/// rounding rule. Non-finite amax gives NaN for both.
+static std::pair<Value, Value> computeScale(OpBuilder &b, Location loc,
+                                            Value amax, QuantizeOp op) {
+  Type elementType = getElementTypeOrSelf(op.getQuantized().getType());
+  double fmax = getFormatMax(elementType);
+  Value fmaxValue = createF32(b, loc, fmax);
+  Value clamped = arith::MaximumFOp::create(
+      b, loc, amax, createF32(b, loc, op.getEffectiveMinAmax()));
+
+  Value scale, reciprocal;
+  ScaleRounding rounding = op.getEffectiveRounding();
+  if (rounding == ScaleRounding::None) {
+    scale = arith::DivFOp::create(b, loc, clamped, fmaxValue);
+    reciprocal = arith::DivFOp::create(b, loc, fmaxValue, clamped);
+  } else {
+    Value exponent;
+    if (rounding == ScaleRounding::Pow2Floor) {
+      exponent = arith::SubIOp::create(
+          b, loc, createFloorLog2(b, loc, clamped),
+          createI32(b, loc, getFormatMaxExponent(elementType)));
+    } else {
+      Value ratio = arith::DivFOp::create(b, loc, clamped, fmaxValue);
+      exponent = createCeilLog2(b, loc, ratio);
+    }
+    // The E8M0 range, whatever the scale's storage type.
+    exponent = arith::MaxSIOp::create(b, loc, exponent, createI32(b, loc, -127));
+    exponent = arith::MinSIOp::create(b, loc, exponent, createI32(b, loc, 127));
+    scale = createExp2(b, loc, exponent);
+    reciprocal = createExp2(
+        b, loc, arith::SubIOp::create(b, loc, createI32(b, loc, 0), exponent));
+  }
+
+  Value isFinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, clamped),
+      createF32(b, loc, std::numeric_limits<double>::infinity()));
+  Value nan = createF32(b, loc, std::numeric_limits<double>::quiet_NaN());
+  scale = arith::SelectOp::create(b, loc, isFinite, scale, nan);
+  reciprocal = arith::SelectOp::create(b, loc, isFinite, reciprocal, nan);
+
+  Type scaleType = op.getEncoding().getScaleType();
+  if (!scaleType.isF32())
+    scale = arith::TruncFOp::create(b, loc, scaleType, scale);
+  return {scale, reciprocal};
+}
+
+/// q = sat(rne(x * reciprocal)); NaN stays NaN where the type has one and
+/// becomes 0 where it does not.
+static Value quantizeElement(OpBuilder &b, Location loc, Value x,
+                             Value reciprocal, Type elementType) {
+  double fmax = getFormatMax(elementType);
+  Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), reciprocal);
+  Value saturated = arith::MinimumFOp::create(
+      b, loc,
+      arith::MaximumFOp::create(b, loc, scaled, createF32(b, loc, -fmax)),
+      createF32(b, loc, fmax));
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(elementType).getFloatSemantics();
+  if (!llvm::APFloat::semanticsHasNaN(sem)) {
+    Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                        saturated, saturated);
+    saturated = arith::SelectOp::create(b, loc, isNaN, createF32(b, loc, 0.0),
+                                        saturated);
+  }
+  return arith::TruncFOp::create(b, loc, elementType, saturated);
+}
+
+//===----------------------------------------------------------------------===//
+// Op lowerings
+//===----------------------------------------------------------------------===//
+
+static LogicalResult requireStaticShapes(Operation *op) {
+  for (Type type : op->getOperandTypes())
+    if (!cast<ShapedType>(type).hasStaticShape())
+      return op->emitOpError("qmm-lower-to-reference needs static shapes, "
+                             "got ")
+             << type;
+  return success();
+}
+
+static void replaceWithResults(RewriterBase &rewriter, Operation *op,
+                               ValueRange results, bool onTensors) {
+  if (onTensors)
+    rewriter.replaceOp(op, results);
+  else
+    rewriter.eraseOp(op);
+}
+
+static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
+  if (failed(requireStaticShapes(op)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  bool onTensors = isa<TensorType>(op.getInit().getType());
+  ReferenceBuilder rb(rewriter, loc, onTensors);
+  Type f32 = rewriter.getF32Type();
+  Type outType = getElementTypeOrSelf(op.getInit().getType());
+  int64_t m = op.getM(), n = op.getN();
+
+  auto parallel = utils::IteratorType::parallel;
+  auto reduction = utils::IteratorType::reduction;
+  AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+
+  // The f32 accumulator starts at C (accumulate) or 0.
+  Value acc = rb.createTemporary({m, n}, f32);
+  if (op.getAccumulate()) {
+    acc = rb.generic({op.getInit()}, {acc}, {identity2, identity2},
+                     {parallel, parallel},
+                     [](OpBuilder &b, Location loc, ValueRange args) {
+                       linalg::YieldOp::create(b, loc, toF32(b, loc, args[0]));
+                     })[0];
+  } else {
+    acc = rb.fill(acc, 0.0);
+  }
+
+  // acc[m, n] += dequant(A)[m, k] * dequant(B)[k, n], iterating (m, n, k).
+  SmallVector<AffineMap> maps = {
+      getDataMap(OperandLayout::NK, 3, 0, 2, ctx),
+      getScaleMap(op.getAEncoding(), 3, 0, 2),
+      getDataMap(op.getBLayout(), 3, 1, 2, ctx),
+      getScaleMap(op.getBEncoding(), 3, 1, 2),
+      AffineMap::getMultiDimIdentityMap(3, ctx).getMajorSubMap(2)};
+  acc = rb.generic(
+      {op.getA(), op.getAScales(), op.getB(), op.getBScales()}, {acc}, maps,
+      {parallel, parallel, reduction},
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value a = dequantizeElement(b, loc, args[0], args[1]);
+        Value bv = dequantizeElement(b, loc, args[2], args[3]);
+        Value product = arith::MulFOp::create(b, loc, a, bv);
+        linalg::YieldOp::create(
+            b, loc, ValueRange{arith::AddFOp::create(b, loc, args[4], product)});
+      })[0];
+
+  // One rounding to the output type.
+  Value result =
+      rb.generic({acc}, {op.getInit()}, {identity2, identity2},
+                 {parallel, parallel},
+                 [&](OpBuilder &b, Location loc, ValueRange args) {
+                   linalg::YieldOp::create(
+                       b, loc, roundF32To(b, loc, args[0], outType));
+                 })[0];
+  rb.freeTemporaries();
+  replaceWithResults(rewriter, op, result, onTensors);
+  return success();
+}
+
+static LogicalResult lowerQuantize(RewriterBase &rewriter, QuantizeOp op) {
+  if (failed(requireStaticShapes(op)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  bool onTensors = isa<TensorType>(op.getInput().getType());
+  ReferenceBuilder rb(rewriter, loc, onTensors);
+  Type f32 = rewriter.getF32Type();
+  Type elementType = getElementTypeOrSelf(op.getQuantized().getType());
+  ArrayRef<int64_t> scaleShape =
+      cast<ShapedType>(op.getScales().getType()).getShape();
+
+  auto parallel = utils::IteratorType::parallel;
+  auto reduction = utils::IteratorType::reduction;
+  AffineMap dataMap = getDataMap(op.getLayout(), 2, 0, 1, ctx);
+  AffineMap scaleMap = getScaleMap(op.getEncoding(), 2, 0, 1);
+  AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+
+  // amax of each block; arith.maximumf propagates NaN.
+  Value amax = rb.fill(rb.createTemporary(scaleShape, f32), 0.0);
+  amax = rb.generic({op.getInput()}, {amax}, {dataMap, scaleMap},
+                    {reduction, reduction},
+                    [](OpBuilder &b, Location loc, ValueRange args) {
+                      Value magnitude =
+                          math::AbsFOp::create(b, loc, toF32(b, loc, args[0]));
+                      linalg::YieldOp::create(
+                          b, loc,
+                          ValueRange{arith::MaximumFOp::create(
+                              b, loc, args[1], magnitude)});
+                    })[0];
+
+  // Scales and their reciprocals.
+  Value reciprocals = rb.createTemporary(scaleShape, f32);
+  SmallVector<Value> scaleResults = rb.generic(
+      {amax}, {op.getScales(), reciprocals}, {identity2, identity2, identity2},
+      {parallel, parallel}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto [scale, reciprocal] = computeScale(b, loc, args[0], op);
+        linalg::YieldOp::create(b, loc, ValueRange{scale, reciprocal});
+      });
+
+  // The elements.
+  Value quantized = rb.generic(
+      {op.getInput(), scaleResults[1]}, {op.getQuantized()},
+      {dataMap, scaleMap, dataMap}, {parallel, parallel},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc, quantizeElement(b, loc, args[0], args[1], elementType));
+      })[0];
+  rb.freeTemporaries();
+  replaceWithResults(rewriter, op, {quantized, scaleResults[0]}, onTensors);
+  return success();
+}
+
+static LogicalResult lowerDequantize(RewriterBase &rewriter, DequantizeOp op) {
+  if (failed(requireStaticShapes(op)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  bool onTensors = isa<TensorType>(op.getInit().getType());
+  ReferenceBuilder rb(rewriter, loc, onTensors);
+  Type outType = getElementTypeOrSelf(op.getInit().getType());
+  AffineMap dataMap = getDataMap(op.getLayout(), 2, 0, 1, ctx);
+  AffineMap scaleMap = getScaleMap(op.getEncoding(), 2, 0, 1);
+  auto parallel = utils::IteratorType::parallel;
+
+  Value result = rb.generic(
+      {op.getQuantized(), op.getScales()}, {op.getInit()},
+      {dataMap, scaleMap, dataMap}, {parallel, parallel},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value value = dequantizeElement(b, loc, args[0], args[1]);
+        linalg::YieldOp::create(b, loc, roundF32To(b, loc, value, outType));
+      })[0];
+  replaceWithResults(rewriter, op, result, onTensors);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct QMMLowerToReferencePass
+    : public qmm::impl::QMMLowerToReferenceBase<QMMLowerToReferencePass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> qmmOps;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<MatmulOp, QuantizeOp, DequantizeOp>(op))
+        qmmOps.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : qmmOps) {
+      rewriter.setInsertionPoint(op);
+      LogicalResult result =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([&](MatmulOp matmul) { return lowerMatmul(rewriter, matmul); })
+              .Case([&](QuantizeOp quantize) {
+                return lowerQuantize(rewriter, quantize);
+              })
+              .Case([&](DequantizeOp dequantize) {
+                return lowerDequantize(rewriter, dequantize);
+              });
+      if (failed(result))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
