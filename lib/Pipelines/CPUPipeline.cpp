@@ -14,6 +14,7 @@ static constexpr const char *kCPUPipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,"
+    "convert-bufferization-to-memref,"
     "func.func(convert-linalg-to-loops),"
     "qmm-expand-float-conversions,"
     "arith-expand{include-bf16=true},"

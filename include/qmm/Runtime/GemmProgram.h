@@ -1,0 +1,72 @@
+//===- GemmProgram.h - the GEMM a runner executes ---------------*- C++ -*-===//
+//
+// One description of a quantized GEMM shared by the IR generator, the host
+// quantizer, the references and every device: shapes, element types, scale
+// encodings, layouts, and the argument order of the function that computes
+// it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_RUNTIME_GEMMPROGRAM_H
+#define QMM_RUNTIME_GEMMPROGRAM_H
+
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qmm {
+
+/// One quantized operand: element type, scale encoding, storage layout.
+struct OperandSpec {
+  Type elementType;
+  ScaleEncodingAttr encoding;
+  OperandLayout layout = OperandLayout::NK;
+
+  /// Storage shape of the data for `rows` x `k` logical extents.
+  std::vector<int64_t> getDataShape(int64_t rows, int64_t k) const;
+  /// Storage shape of the scales.
+  std::vector<int64_t> getScaleShape(int64_t rows, int64_t k) const;
+};
+
+struct GemmSpec {
+  int64_t m = 0, n = 0, k = 0;
+  OperandSpec a, b;
+  Type outputType;
+  bool accumulate = false;
+  std::string functionName = "qmm_gemm";
+
+  /// Element type names and shapes of the function's arguments, in order:
+  /// a, a_scales, b, b_scales, init.
+  struct Argument {
+    std::string name;
+    std::string elementType;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Argument> getArguments() const;
+
+  /// "256x512x1024 A f8E4M3FN #qmm.scale<...> ..." for reports.
+  std::string describe() const;
+};
+
+/// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales, %init) -> D`
+/// around one qmm.matmul. Verified before it is returned.
+OwningOpRef<ModuleOp> buildGemmModule(MLIRContext *ctx, const GemmSpec &spec);
+
+/// Reads the GEMM of a user module: the one func.func containing a
+/// qmm.matmul on tensors whose operands are, in order, the function's
+/// arguments (a, a_scales, b, b_scales, init) and whose result is returned.
+llvm::Expected<GemmSpec> extractGemmSpec(ModuleOp module);
+
+/// MLIR spelling of a type ("f8E4M3FN").
+std::string getTypeName(Type type);
+
+} // namespace qmm
+} // namespace mlir
+
+#endif

@@ -1,0 +1,65 @@
+//===- HostTensor.h - dense host buffers and .npy files ---------*- C++ -*-===//
+
+#ifndef QMM_RUNTIME_HOSTTENSOR_H
+#define QMM_RUNTIME_HOSTTENSOR_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qmm {
+namespace host {
+
+/// A dense row-major host buffer holding elements of an MLIR type. Formats
+/// of 8 bits or fewer take one byte per element (the bit pattern in the low
+/// bits), as the compiled kernels read them; f16/bf16 take two bytes, f32
+/// four. Packing of FP4/FP6 happens only at the .npy boundary.
+struct HostTensor {
+  std::string elementType; ///< MLIR type name: f32, bf16, f8E4M3FN, ...
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  HostTensor() = default;
+  HostTensor(llvm::StringRef elementType, llvm::ArrayRef<int64_t> shape);
+
+  int64_t getNumElements() const;
+  unsigned getElementBytes() const;
+  /// Element `i` (row-major) as its bit pattern (formats up to 32 bits).
+  uint32_t getBits(int64_t i) const;
+  void setBits(int64_t i, uint32_t bits);
+  /// Element `i` decoded exactly.
+  double getValue(int64_t i) const;
+};
+
+/// Bits of one element of `elementType` (4, 6, 8, 16 or 32).
+unsigned getElementBitWidth(llvm::StringRef elementType);
+
+/// Writes `tensor` as .npy: f32 as '<f4'; types of 8 bits as '|u1' bit
+/// patterns; FP4/FP6 packed along the last dimension into '|u1' bytes
+/// (little-endian bit stream: element j of a row occupies bits
+/// [j*w, (j+1)*w) of the row's bytes, so FP4 element 2i is the low nibble of
+/// byte i); f16/bf16 are converted exactly to '<f4'.
+llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
+
+/// Reads a .npy written as above into a tensor of `elementType` and
+/// `shape`; the file's dtype and shape must match exactly (8-bit formats
+/// also accept '|i1').
+llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
+                                   llvm::StringRef elementType,
+                                   llvm::ArrayRef<int64_t> shape);
+
+/// The shape a tensor has in its .npy file (packed last dimension for
+/// FP4/FP6).
+std::vector<int64_t> getNpyShape(llvm::StringRef elementType,
+                                 llvm::ArrayRef<int64_t> shape);
+
+} // namespace host
+} // namespace qmm
+} // namespace mlir
+
+#endif

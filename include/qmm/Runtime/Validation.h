@@ -1,0 +1,64 @@
+//===- Validation.h - references and error metrics --------------*- C++ -*-===//
+
+#ifndef QMM_RUNTIME_VALIDATION_H
+#define QMM_RUNTIME_VALIDATION_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qmm {
+namespace host {
+
+struct Reference {
+  /// D = A · B^T (+ C), in f64.
+  std::vector<double> values;
+  /// Σ_k |a·b| (+ |C|) per element: the scale of the f32 accumulation error.
+  std::vector<double> magnitudes;
+};
+
+/// The f64 GEMM of A [m][k] and B [n][k] (logical row-major), plus C.
+Reference referenceGemm(llvm::ArrayRef<double> a, llvm::ArrayRef<double> b,
+                        llvm::ArrayRef<double> c, int64_t m, int64_t n,
+                        int64_t k);
+
+struct ErrorMetrics {
+  double maxAbsError = 0;
+  /// max |d - r| / max(|r|, 1e-3 * max|r|): relative error, with a floor so
+  /// near-zero references do not dominate.
+  double maxRelError = 0;
+  /// DeepGEMM's calc_diff: 1 - 2Σxy / Σ(x² + y²).
+  double calcDiff = 0;
+  /// 20 log10(‖r‖ / ‖d - r‖); +inf when equal.
+  double sqnrDb = 0;
+  /// bf16/f16 outputs: elements further from the reference rounded to the
+  /// output type than one ulp of it plus the f32 accumulation error bound
+  /// (k + 2) · 2^-24 · Σ|a·b|. (An f32 sum that cancels can be off by more
+  /// than an output ulp without any bug; a wrong scale or layout is far
+  /// beyond the bound.)
+  int64_t ulpViolations = 0;
+  /// Elements where exactly one of d, r is NaN.
+  int64_t nanMismatches = 0;
+};
+
+/// `outputType` names the type D was produced in (f32, bf16, f16). With
+/// `checkUlps`, counts `ulpViolations` against `reference` (whose k is
+/// `reductionSize`).
+ErrorMetrics compare(llvm::ArrayRef<double> output, const Reference &reference,
+                     const std::string &outputType, bool checkUlps,
+                     int64_t reductionSize);
+
+/// Tier-2 calc_diff threshold for an A x B format pair: each operand adds
+/// its format's budget (e4m3 5e-4, e5m2 2e-3, e2m3 2e-3, e3m2 4e-3,
+/// e2m1 9.5e-3), so FP8 e4m3 x e4m3 is held to DeepGEMM's 1e-3, one FP4
+/// operand to ~1e-2 and two to ~2e-2.
+double getQuantizationThreshold(const std::string &aType,
+                                const std::string &bType);
+
+} // namespace host
+} // namespace qmm
+} // namespace mlir
+
+#endif

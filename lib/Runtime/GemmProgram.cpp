@@ -1,0 +1,128 @@
+//===- GemmProgram.cpp - the GEMM a runner executes -----------------------===//
+
+#include "qmm/Runtime/GemmProgram.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+std::string qmm::getTypeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << type;
+  return name;
+}
+
+std::vector<int64_t> OperandSpec::getDataShape(int64_t rows, int64_t k) const {
+  if (layout == OperandLayout::NK)
+    return {rows, k};
+  return {k, rows};
+}
+
+std::vector<int64_t> OperandSpec::getScaleShape(int64_t rows, int64_t k) const {
+  SmallVector<int64_t, 2> shape = encoding.getScaleShape(rows, k);
+  return {shape.begin(), shape.end()};
+}
+
+std::vector<GemmSpec::Argument> GemmSpec::getArguments() const {
+  return {
+      {"a", getTypeName(a.elementType), a.getDataShape(m, k)},
+      {"a_scales", getTypeName(a.encoding.getScaleType()),
+       a.getScaleShape(m, k)},
+      {"b", getTypeName(b.elementType), b.getDataShape(n, k)},
+      {"b_scales", getTypeName(b.encoding.getScaleType()),
+       b.getScaleShape(n, k)},
+      {"init", getTypeName(outputType), {m, n}},
+  };
+}
+
+std::string GemmSpec::describe() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << m << "x" << n << "x" << k << "  A " << a.elementType << " "
+     << a.encoding << "  B " << b.elementType << " " << b.encoding << " "
+     << stringifyOperandLayout(b.layout) << "  out " << outputType
+     << (accumulate ? " (D = C + A*B)" : "");
+  return text;
+}
+
+OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
+                                           const GemmSpec &spec) {
+  OpBuilder b(ctx);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+
+  SmallVector<Type> argTypes;
+  for (const GemmSpec::Argument &arg : spec.getArguments()) {
+    Type elementType =
+        arg.name == "a"          ? spec.a.elementType
+        : arg.name == "b"        ? spec.b.elementType
+        : arg.name == "a_scales" ? spec.a.encoding.getScaleType()
+        : arg.name == "b_scales" ? spec.b.encoding.getScaleType()
+                                 : spec.outputType;
+    argTypes.push_back(RankedTensorType::get(arg.shape, elementType));
+  }
+  Type resultType = argTypes.back();
+  auto func = func::FuncOp::create(
+      b, loc, spec.functionName, b.getFunctionType(argTypes, {resultType}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  auto matmul = MatmulOp::create(
+      b, loc, resultType, body->getArgument(0), body->getArgument(1),
+      body->getArgument(2), body->getArgument(3), body->getArgument(4),
+      spec.a.encoding, spec.b.encoding,
+      OperandLayoutAttr::get(ctx, spec.b.layout),
+      spec.accumulate ? b.getUnitAttr() : nullptr);
+  func::ReturnOp::create(b, loc, matmul.getResult());
+  return module;
+}
+
+llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
+  SmallVector<MatmulOp> matmuls;
+  module.walk([&](MatmulOp op) { matmuls.push_back(op); });
+  if (matmuls.size() != 1)
+    return llvm::createStringError(
+        "the module must contain exactly one qmm.matmul, found %zu",
+        matmuls.size());
+  MatmulOp op = matmuls.front();
+  auto func = op->getParentOfType<func::FuncOp>();
+  const char *expected = "fp8-run expects func.func @f(%a, %a_scales, %b, "
+                         "%b_scales, %init) -> D around one qmm.matmul on "
+                         "tensors";
+  if (!func || func.getNumArguments() != 5 || !op.getResult() ||
+      func.getFunctionType().getNumResults() != 1)
+    return llvm::createStringError(expected);
+  for (unsigned i = 0; i < 5; ++i)
+    if (op->getOperand(i) != func.getArgument(i))
+      return llvm::createStringError(
+          "%s (operand %u of the qmm.matmul is not argument %u)", expected, i,
+          i);
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret || ret.getNumOperands() != 1 || ret.getOperand(0) != op.getResult())
+    return llvm::createStringError("%s (the function must return the "
+                                   "qmm.matmul's result)",
+                                   expected);
+  for (Type type : func.getArgumentTypes())
+    if (!cast<ShapedType>(type).hasStaticShape())
+      return llvm::createStringError("dynamic shapes are not supported by "
+                                     "fp8-run");
+
+  GemmSpec spec;
+  spec.functionName = func.getName().str();
+  spec.m = op.getM();
+  spec.n = op.getN();
+  spec.k = op.getK();
+  spec.a = {getElementTypeOrSelf(op.getA().getType()), op.getAEncoding(),
+            OperandLayout::NK};
+  spec.b = {getElementTypeOrSelf(op.getB().getType()), op.getBEncoding(),
+            op.getBLayout()};
+  spec.outputType = getElementTypeOrSelf(op.getInit().getType());
+  spec.accumulate = op.getAccumulate();
+  return spec;
+}

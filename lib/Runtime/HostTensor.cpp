@@ -1,0 +1,303 @@
+//===- HostTensor.cpp - dense host buffers and .npy files -----------------===//
+
+#include "qmm/Runtime/HostTensor.h"
+#include "qmm/Runtime/HostFormats.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace mlir::qmm::host;
+using llvm::StringRef;
+
+unsigned mlir::qmm::host::getElementBitWidth(StringRef elementType) {
+  if (const FormatSpec *format = lookupFormat(elementType))
+    return format->bits;
+  return 0;
+}
+
+HostTensor::HostTensor(StringRef elementType, llvm::ArrayRef<int64_t> shape)
+    : elementType(elementType.str()), shape(shape.begin(), shape.end()) {
+  bytes.assign(getNumElements() * getElementBytes(), 0);
+}
+
+int64_t HostTensor::getNumElements() const {
+  return std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+unsigned HostTensor::getElementBytes() const {
+  return (getElementBitWidth(elementType) + 7) / 8;
+}
+
+uint32_t HostTensor::getBits(int64_t i) const {
+  uint32_t bits = 0;
+  std::memcpy(&bits, bytes.data() + i * getElementBytes(), getElementBytes());
+  return bits;
+}
+
+void HostTensor::setBits(int64_t i, uint32_t bits) {
+  std::memcpy(bytes.data() + i * getElementBytes(), &bits, getElementBytes());
+}
+
+double HostTensor::getValue(int64_t i) const {
+  if (elementType == "f32") {
+    float value;
+    std::memcpy(&value, bytes.data() + i * 4, 4);
+    return value;
+  }
+  return decode(*lookupFormat(elementType), getBits(i));
+}
+
+std::vector<int64_t> mlir::qmm::host::getNpyShape(StringRef elementType,
+                                                  llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> npyShape(shape.begin(), shape.end());
+  unsigned width = getElementBitWidth(elementType);
+  if (width < 8 && !npyShape.empty())
+    npyShape.back() = (npyShape.back() * width + 7) / 8;
+  return npyShape;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+static std::string formatShapeTuple(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "(";
+  for (int64_t dim : shape)
+    text += std::to_string(dim) + ", ";
+  if (shape.size() > 1)
+    text.resize(text.size() - 2);
+  else if (shape.size() == 1)
+    text.resize(text.size() - 1);
+  return text + ")";
+}
+
+/// Packs rows of `width`-bit elements into a little-endian bit stream per
+/// row.
+static std::vector<uint8_t> packRows(const HostTensor &tensor, unsigned width) {
+  int64_t cols = tensor.shape.empty() ? 1 : tensor.shape.back();
+  int64_t rows = tensor.getNumElements() / std::max<int64_t>(cols, 1);
+  int64_t rowBytes = (cols * width + 7) / 8;
+  std::vector<uint8_t> packed(rows * rowBytes, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      uint32_t bits = tensor.getBits(r * cols + c) & ((1u << width) - 1);
+      for (unsigned b = 0; b < width; ++b) {
+        int64_t bit = c * width + b;
+        if (bits & (1u << b))
+          packed[r * rowBytes + bit / 8] |= uint8_t(1u << (bit % 8));
+      }
+    }
+  return packed;
+}
+
+llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) {
+  unsigned width = getElementBitWidth(tensor.elementType);
+  std::string descr;
+  std::vector<uint8_t> payload;
+  if (tensor.elementType == "f32") {
+    descr = "<f4";
+    payload = tensor.bytes;
+  } else if (width == 16) {
+    descr = "<f4";
+    for (int64_t i = 0; i < tensor.getNumElements(); ++i) {
+      float value = float(tensor.getValue(i)); // exact: f16/bf16 fit in f32
+      uint8_t raw[4];
+      std::memcpy(raw, &value, 4);
+      payload.insert(payload.end(), raw, raw + 4);
+    }
+  } else if (width == 8) {
+    descr = "|u1";
+    payload = tensor.bytes;
+  } else {
+    descr = "|u1";
+    payload = packRows(tensor, width);
+  }
+
+  std::string header =
+      llvm::formatv("{{'descr': '{0}', 'fortran_order': False, 'shape': {1}, }",
+                    descr, formatShapeTuple(getNpyShape(tensor.elementType,
+                                                        tensor.shape)))
+          .str();
+  // Magic (6) + version (2) + length (2) + header, padded to 64 bytes.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '%s': %s",
+                                   path.str().c_str(), ec.message().c_str());
+  os << "\x93NUMPY" << char(1) << char(0);
+  os << char(header.size() & 0xFF) << char((header.size() >> 8) & 0xFF);
+  os << header;
+  os.write(reinterpret_cast<const char *>(payload.data()), payload.size());
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+/// The value of `key` in a numpy header dict, as raw text.
+static std::optional<std::string> findHeaderValue(StringRef header,
+                                                  StringRef key) {
+  std::string quoted = "'" + key.str() + "'";
+  size_t pos = header.find(quoted);
+  if (pos == StringRef::npos)
+    return std::nullopt;
+  StringRef rest = header.drop_front(pos + quoted.size()).ltrim();
+  if (!rest.consume_front(":"))
+    return std::nullopt;
+  rest = rest.ltrim();
+  if (rest.starts_with("(")) {
+    size_t end = rest.find(')');
+    if (end == StringRef::npos)
+      return std::nullopt;
+    return rest.take_front(end + 1).str();
+  }
+  size_t end = rest.find_first_of(",}");
+  return rest.take_front(end).trim().str();
+}
+
+static llvm::Expected<std::vector<int64_t>> parseShapeTuple(StringRef path,
+                                                            StringRef text) {
+  text = text.trim();
+  if (!text.consume_front("(") || !text.consume_back(")"))
+    return llvm::createStringError("'%s': malformed shape in .npy header",
+                                   path.str().c_str());
+  std::vector<int64_t> shape;
+  llvm::SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef part : parts) {
+    part = part.trim();
+    if (part.empty())
+      continue;
+    int64_t dim;
+    if (part.getAsInteger(10, dim) || dim < 0)
+      return llvm::createStringError("'%s': malformed shape in .npy header",
+                                     path.str().c_str());
+    shape.push_back(dim);
+  }
+  return shape;
+}
+
+static std::string formatShapeList(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+llvm::Expected<HostTensor>
+mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
+                         llvm::ArrayRef<int64_t> shape) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError("'" + path + "': " + message);
+  };
+  auto fileOrErr = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                               /*RequiresNullTerminator=*/false);
+  if (!fileOrErr)
+    return fail("cannot read: " + fileOrErr.getError().message());
+  StringRef content = (*fileOrErr)->getBuffer();
+  if (content.size() < 10 || !content.starts_with("\x93NUMPY"))
+    return fail("not a .npy file");
+  uint8_t major = content[6];
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = uint8_t(content[8]) | (uint8_t(content[9]) << 8);
+    headerStart = 10;
+  } else if ((major == 2 || major == 3) && content.size() >= 12) {
+    headerLength = uint8_t(content[8]) | (uint8_t(content[9]) << 8) |
+                   (uint8_t(content[10]) << 16) |
+                   (size_t(uint8_t(content[11])) << 24);
+    headerStart = 12;
+  } else {
+    return fail("unsupported .npy version " + llvm::Twine(int(major)));
+  }
+  if (content.size() < headerStart + headerLength)
+    return fail("truncated .npy header");
+  StringRef header = content.substr(headerStart, headerLength);
+  std::optional<std::string> descr = findHeaderValue(header, "descr");
+  std::optional<std::string> fortran = findHeaderValue(header, "fortran_order");
+  std::optional<std::string> shapeText = findHeaderValue(header, "shape");
+  if (!descr || !fortran || !shapeText)
+    return fail("malformed .npy header");
+  if (*fortran != "False")
+    return fail("Fortran-order arrays are not supported");
+  StringRef dtype = StringRef(*descr).trim("'\"");
+
+  unsigned width = getElementBitWidth(elementType);
+  bool wantsFloat = elementType == "f32" || width == 16;
+  if (wantsFloat && dtype != "<f4")
+    return fail("dtype " + dtype + " does not match " + elementType +
+                " (expected float32, '<f4')");
+  if (!wantsFloat && dtype != "|u1" && dtype != "<u1" &&
+      !(width == 8 && (dtype == "|i1" || dtype == "<i1")))
+    return fail("dtype " + dtype + " does not match " + elementType +
+                " (expected uint8 bit patterns, '|u1')");
+
+  auto fileShape = parseShapeTuple(path, *shapeText);
+  if (!fileShape)
+    return fileShape.takeError();
+  std::vector<int64_t> expected = getNpyShape(elementType, shape);
+  if (*fileShape != expected)
+    return fail("shape " + formatShapeList(*fileShape) + " does not match " +
+                elementType + " " + formatShapeList(shape) +
+                (expected != std::vector<int64_t>(shape.begin(), shape.end())
+                     ? " (packed: " + formatShapeList(expected) + ")"
+                     : std::string()));
+
+  StringRef payload = content.drop_front(headerStart + headerLength);
+  int64_t count = 1;
+  for (int64_t dim : expected)
+    count *= dim;
+  size_t payloadBytes = count * (wantsFloat ? 4 : 1);
+  if (payload.size() != payloadBytes)
+    return fail("holds " + llvm::Twine(payload.size()) + " data bytes, " +
+                "expected " + llvm::Twine(payloadBytes));
+
+  HostTensor tensor(elementType, shape);
+  if (elementType == "f32" || width == 8) {
+    std::memcpy(tensor.bytes.data(), payload.data(), payloadBytes);
+  } else if (width == 16) {
+    const FormatSpec &format = *lookupFormat(elementType);
+    for (int64_t i = 0; i < tensor.getNumElements(); ++i) {
+      float value;
+      std::memcpy(&value, payload.data() + 4 * i, 4);
+      double rounded = roundToFormat(format, value);
+      if (rounded != value && !std::isnan(value))
+        return fail("element " + llvm::Twine(i) + " is not a " + elementType +
+                    " value");
+      // Re-encode exactly: f16/bf16 bit patterns from the f32 value.
+      uint32_t bits;
+      std::memcpy(&bits, &value, 4);
+      if (elementType == "bf16")
+        tensor.setBits(i, bits >> 16);
+      else
+        return fail("f16 .npy input is not supported");
+    }
+  } else {
+    int64_t cols = shape.empty() ? 1 : shape.back();
+    int64_t rows = tensor.getNumElements() / std::max<int64_t>(cols, 1);
+    int64_t rowBytes = expected.back();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        uint32_t bits = 0;
+        for (unsigned b = 0; b < width; ++b) {
+          int64_t bit = c * width + b;
+          if (uint8_t(payload[r * rowBytes + bit / 8]) & (1u << (bit % 8)))
+            bits |= 1u << b;
+        }
+        tensor.setBits(r * cols + c, bits);
+      }
+  }
+  return tensor;
+}

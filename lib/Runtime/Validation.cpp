@@ -1,0 +1,93 @@
+//===- Validation.cpp - references and error metrics ----------------------===//
+
+#include "qmm/Runtime/Validation.h"
+#include "qmm/Runtime/HostFormats.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir::qmm::host;
+
+Reference mlir::qmm::host::referenceGemm(llvm::ArrayRef<double> a,
+                                         llvm::ArrayRef<double> b,
+                                         llvm::ArrayRef<double> c, int64_t m,
+                                         int64_t n, int64_t k) {
+  Reference reference;
+  reference.values.resize(m * n);
+  reference.magnitudes.resize(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const double *aRow = a.data() + i * k;
+      const double *bRow = b.data() + j * k;
+      double sum = 0, magnitude = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        double product = aRow[p] * bRow[p];
+        sum += product;
+        magnitude += std::fabs(product);
+      }
+      double accumulator = c.empty() ? 0.0 : c[i * n + j];
+      reference.values[i * n + j] = sum + accumulator;
+      reference.magnitudes[i * n + j] = magnitude + std::fabs(accumulator);
+    }
+  return reference;
+}
+
+ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
+                                      const Reference &ref,
+                                      const std::string &outputType,
+                                      bool checkUlps, int64_t reductionSize) {
+  ErrorMetrics metrics;
+  llvm::ArrayRef<double> reference = ref.values;
+  double accumulationBound = double(reductionSize + 2) * std::ldexp(1.0, -24);
+  double maxReference = 0;
+  for (double r : reference)
+    if (std::isfinite(r))
+      maxReference = std::max(maxReference, std::fabs(r));
+  double relativeFloor = std::max(1e-3 * maxReference,
+                                  std::numeric_limits<double>::min());
+  const FormatSpec *format = lookupFormat(outputType);
+  double sumXY = 0, sumSquares = 0, signal = 0, noise = 0;
+  for (size_t i = 0; i < output.size(); ++i) {
+    double d = output[i], r = reference[i];
+    if (std::isnan(d) != std::isnan(r)) {
+      ++metrics.nanMismatches;
+      continue;
+    }
+    if (std::isnan(d))
+      continue;
+    double error = std::fabs(d - r);
+    metrics.maxAbsError = std::max(metrics.maxAbsError, error);
+    metrics.maxRelError = std::max(
+        metrics.maxRelError, error / std::max(std::fabs(r), relativeFloor));
+    sumXY += d * r;
+    sumSquares += d * d + r * r;
+    signal += r * r;
+    noise += (d - r) * (d - r);
+    if (checkUlps && format && outputType != "f32") {
+      double rounded = roundToFormat(*format, r);
+      double allowed = ulpOf(*format, rounded) +
+                       accumulationBound * ref.magnitudes[i];
+      if (std::fabs(d - rounded) > allowed)
+        ++metrics.ulpViolations;
+    }
+  }
+  metrics.calcDiff = sumSquares > 0 ? 1.0 - 2.0 * sumXY / sumSquares : 0.0;
+  metrics.sqnrDb = noise > 0 ? 10.0 * std::log10(signal / noise)
+                             : std::numeric_limits<double>::infinity();
+  return metrics;
+}
+
+static double formatBudget(const std::string &type) {
+  if (type == "f8E4M3FN" || type == "f8E4M3FNUZ")
+    return 5e-4;
+  if (type == "f8E5M2" || type == "f8E5M2FNUZ" || type == "f6E2M3FN")
+    return 2e-3;
+  if (type == "f6E3M2FN")
+    return 4e-3;
+  return 9.5e-3; // f4E2M1FN
+}
+
+double mlir::qmm::host::getQuantizationThreshold(const std::string &aType,
+                                                 const std::string &bType) {
+  return formatBudget(aType) + formatBudget(bType);
+}

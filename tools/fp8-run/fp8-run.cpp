@@ -1,0 +1,672 @@
+//===- fp8-run.cpp - generate, quantize, execute, validate ----------------===//
+//
+// Runs a quantized GEMM on a device and checks it twice: against an f64
+// product of the dequantized inputs (compiler correctness) and against an
+// f64 product of the unquantized inputs (quantization quality).
+//
+// Exit codes: 0 PASS, 1 FAIL, 2 bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/InitQMM.h"
+#include "qmm/Runtime/Device.h"
+#include "qmm/Runtime/GemmProgram.h"
+#include "qmm/Runtime/HostFormats.h"
+#include "qmm/Runtime/HostQuantizer.h"
+#include "qmm/Runtime/HostTensor.h"
+#include "qmm/Runtime/Validation.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::host;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory category("fp8-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::init(""),
+                                      cl::desc("[input.mlir]"),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    gemmShape("gemm", cl::init("256x512x1024"),
+              cl::desc("GEMM extents MxNxK (default 256x512x1024)"),
+              cl::cat(category));
+static cl::opt<std::string>
+    aType("a-type", cl::init(""),
+          cl::desc("A element type (MLIR name; default: the chip's e4m3)"),
+          cl::cat(category));
+static cl::opt<std::string>
+    bType("b-type", cl::init(""),
+          cl::desc("B element type (MLIR name; default: the chip's e4m3)"),
+          cl::cat(category));
+static cl::opt<std::string> aScale(
+    "a-scale", cl::init("1x128"),
+    cl::desc("A scales: tensor, row, 1x128, 128x128, mx32 or RxC"),
+    cl::cat(category));
+static cl::opt<std::string> bScale(
+    "b-scale", cl::init("128x128"),
+    cl::desc("B scales: tensor, row, 1x128, 128x128, mx32 or RxC"),
+    cl::cat(category));
+static cl::opt<std::string>
+    aScaleMajor("a-scale-major", cl::init("k"),
+                cl::desc("A scale tensor majorness: k or mn"),
+                cl::cat(category));
+static cl::opt<std::string>
+    bScaleMajor("b-scale-major", cl::init("k"),
+                cl::desc("B scale tensor majorness: k or mn"),
+                cl::cat(category));
+static cl::opt<std::string> bLayout("b-layout", cl::init("nk"),
+                                    cl::desc("B storage: nk ([N,K]) or kn"),
+                                    cl::cat(category));
+static cl::opt<std::string> outType("out-type", cl::init("bf16"),
+                                    cl::desc("output type: f32, bf16, f16"),
+                                    cl::cat(category));
+static cl::opt<bool> accumulate("accumulate", cl::init(false),
+                                cl::desc("D = C + A*B with a generated C"),
+                                cl::cat(category));
+static cl::opt<std::string> chipName("chip", cl::init("gfx942"),
+                                     cl::desc("target chip: gfx942, gfx950"),
+                                     cl::cat(category));
+static cl::opt<std::string> deviceName(
+    "device", cl::init("auto"),
+    cl::desc("where to run: cpu, emu, hip or auto"), cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::init(0),
+                              cl::desc("random seed of the generated data"),
+                              cl::cat(category));
+static cl::opt<std::string> distribution(
+    "dist", cl::init("normal"),
+    cl::desc("data distribution: normal, uniform, outliers, near-max"),
+    cl::cat(category));
+static cl::opt<std::string> roundingName(
+    "rounding", cl::init(""),
+    cl::desc("host quantizer scale rule: none, pow2_floor, pow2_ceil "
+             "(default: none for f32 scales, pow2_floor for mx32)"),
+    cl::cat(category));
+static cl::opt<float> minAmax("min-amax", cl::init(-1.0f),
+                              cl::desc("host quantizer amax floor (default "
+                                       "1e-4, 0 for pow2_floor)"),
+                              cl::cat(category));
+static cl::opt<bool> emitIR("emit-ir", cl::init(false),
+                            cl::desc("print the GEMM's IR and stop"),
+                            cl::cat(category));
+static cl::opt<std::string> saveDir("save", cl::init(""),
+                                    cl::desc("write inputs and output as "
+                                             ".npy files into DIR"),
+                                    cl::cat(category));
+static cl::opt<std::string> loadDir("load", cl::init(""),
+                                    cl::desc("read inputs from .npy files in "
+                                             "DIR"),
+                                    cl::cat(category));
+static cl::opt<bool> jsonOutput("json", cl::init(false),
+                                cl::desc("print the report as one JSON "
+                                         "object"),
+                                cl::cat(category));
+static cl::opt<unsigned> iterations("iters", cl::init(0),
+                                    cl::desc("time N runs after a warm-up"),
+                                    cl::cat(category));
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Bad input: reported on one line, exit code 2.
+[[noreturn]] static void fail(const llvm::Twine &message) {
+  llvm::errs() << "fp8-run: error: " << message << "\n";
+  std::exit(2);
+}
+
+static void failOn(llvm::Error error) {
+  if (error)
+    fail(llvm::toString(std::move(error)));
+}
+
+template <typename T> static T orFail(llvm::Expected<T> value) {
+  if (!value)
+    fail(llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+//===----------------------------------------------------------------------===//
+// The GEMM from the flags
+//===----------------------------------------------------------------------===//
+
+static Type parseElementType(MLIRContext *ctx, llvm::StringRef flag,
+                             llvm::StringRef name) {
+  Type type = parseType(name, ctx, nullptr, /*isKnownNullTerminated=*/false);
+  if (!type)
+    fail("--" + flag + ": '" + name + "' is not an MLIR type");
+  if (!isQuantizedElementType(type))
+    fail("--" + flag + ": " + name + " is not a quantized type (expected " +
+         getQuantizedElementTypeList() + ")");
+  return type;
+}
+
+static ScaleEncodingAttr parseScaleFlag(MLIRContext *ctx, llvm::StringRef flag,
+                                        llvm::StringRef text,
+                                        llvm::StringRef majorText) {
+  ScaleMajorness majorness;
+  if (majorText == "k")
+    majorness = ScaleMajorness::KMajor;
+  else if (majorText == "mn")
+    majorness = ScaleMajorness::MNMajor;
+  else
+    fail("--" + flag + "-major: expected k or mn, got '" + majorText + "'");
+
+  if (text == "tensor")
+    return ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
+                                  Float32Type::get(ctx), majorness);
+  if (text == "row")
+    return ScaleEncodingAttr::getPerRow(ctx, majorness);
+  if (text == "mx32")
+    return ScaleEncodingAttr::getMX(ctx, majorness);
+  auto [rowsText, kText] = text.split('x');
+  int64_t rows, k;
+  if (rowsText.getAsInteger(10, rows) || kText.getAsInteger(10, k) ||
+      rows <= 0 || k <= 0)
+    fail("--" + flag + ": expected tensor, row, 1x128, 128x128, mx32 or RxC, "
+         "got '" + text + "'");
+  return ScaleEncodingAttr::getBlock(ctx, rows, k, majorness);
+}
+
+static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
+  GemmSpec spec;
+  llvm::SmallVector<llvm::StringRef> dims;
+  llvm::StringRef(gemmShape).split(dims, 'x');
+  if (dims.size() != 3 || dims[0].getAsInteger(10, spec.m) ||
+      dims[1].getAsInteger(10, spec.n) || dims[2].getAsInteger(10, spec.k) ||
+      spec.m <= 0 || spec.n <= 0 || spec.k <= 0)
+    fail("--gemm: expected MxNxK with positive extents, got '" + gemmShape +
+         "'");
+  std::string native =
+      chip.nativeFP8 == FormatFamily::FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
+  spec.a.elementType =
+      parseElementType(ctx, "a-type", aType.empty() ? native : aType);
+  spec.b.elementType =
+      parseElementType(ctx, "b-type", bType.empty() ? native : bType);
+  spec.a.encoding = parseScaleFlag(ctx, "a-scale", aScale, aScaleMajor);
+  spec.b.encoding = parseScaleFlag(ctx, "b-scale", bScale, bScaleMajor);
+  if (bLayout == "nk")
+    spec.b.layout = OperandLayout::NK;
+  else if (bLayout == "kn")
+    spec.b.layout = OperandLayout::KN;
+  else
+    fail("--b-layout: expected nk or kn, got '" + bLayout + "'");
+  if (outType == "f32")
+    spec.outputType = Float32Type::get(ctx);
+  else if (outType == "bf16")
+    spec.outputType = BFloat16Type::get(ctx);
+  else if (outType == "f16")
+    spec.outputType = Float16Type::get(ctx);
+  else
+    fail("--out-type: expected f32, bf16 or f16, got '" + outType + "'");
+  spec.accumulate = accumulate;
+  return spec;
+}
+
+/// Verifies `module`, turning the first diagnostic into a usage error.
+static void verifyOrFail(ModuleOp module, llvm::StringRef what) {
+  std::string message;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    if (message.empty())
+      message = diag.str();
+    return success();
+  });
+  if (failed(verify(module)))
+    fail(what + ": " + message);
+}
+
+//===----------------------------------------------------------------------===//
+// Data
+//===----------------------------------------------------------------------===//
+
+static std::vector<float> generate(int64_t count, unsigned streamSeed) {
+  std::mt19937_64 rng(streamSeed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float &value : values) {
+    if (distribution == "normal") {
+      value = normal(rng);
+    } else if (distribution == "uniform") {
+      value = uniform(rng);
+    } else if (distribution == "outliers") {
+      // One element in a thousand is a hundred times larger.
+      value = normal(rng);
+      if (std::uniform_int_distribution<int>(0, 999)(rng) == 0)
+        value *= 100.0f;
+    } else { // near-max: every magnitude within 10% of the block amax
+      float magnitude = 0.9f + 0.1f * (uniform(rng) + 1.0f) / 2.0f;
+      value = uniform(rng) < 0 ? -magnitude : magnitude;
+    }
+  }
+  return values;
+}
+
+static HostTensor toTensor(llvm::ArrayRef<float> values,
+                           llvm::ArrayRef<int64_t> shape) {
+  HostTensor tensor("f32", shape);
+  std::memcpy(tensor.bytes.data(), values.data(), values.size() * 4);
+  return tensor;
+}
+
+static std::vector<float> toFloats(const HostTensor &tensor) {
+  std::vector<float> values(tensor.getNumElements());
+  std::memcpy(values.data(), tensor.bytes.data(), values.size() * 4);
+  return values;
+}
+
+/// One operand's data: the unquantized values when known, and the
+/// quantized pair.
+struct OperandData {
+  std::optional<std::vector<float>> highPrecision;
+  QuantizedOperand quantized;
+};
+
+static ScaleRounding getRounding(const OperandSpec &operand) {
+  if (roundingName.empty())
+    return isa<Float8E8M0FNUType>(operand.encoding.getScaleType())
+               ? ScaleRounding::Pow2Floor
+               : ScaleRounding::None;
+  std::optional<ScaleRounding> rounding = symbolizeScaleRounding(roundingName);
+  if (!rounding)
+    fail("--rounding: expected none, pow2_floor or pow2_ceil, got '" +
+         roundingName + "'");
+  if (*rounding == ScaleRounding::None &&
+      isa<Float8E8M0FNUType>(operand.encoding.getScaleType()))
+    fail("--rounding none cannot produce E8M0 (mx32) scales");
+  return *rounding;
+}
+
+static float getMinAmax(ScaleRounding rounding) {
+  if (minAmax.getNumOccurrences()) {
+    if (!(minAmax >= 0.0f) || !std::isfinite(minAmax.getValue()))
+      fail("--min-amax must be finite and non-negative");
+    if (minAmax == 0.0f && rounding != ScaleRounding::Pow2Floor)
+      fail("--min-amax 0 needs --rounding pow2_floor");
+    return minAmax;
+  }
+  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+}
+
+static OperandData prepareOperand(llvm::StringRef name,
+                                  const OperandSpec &operand, int64_t rows,
+                                  int64_t k, unsigned streamSeed) {
+  std::vector<int64_t> dataShape = operand.getDataShape(rows, k);
+  std::vector<int64_t> scaleShape = operand.getScaleShape(rows, k);
+  std::string dataType = getTypeName(operand.elementType);
+  std::string scaleType = getTypeName(operand.encoding.getScaleType());
+  ScaleRounding rounding = getRounding(operand);
+  OperandData data;
+  if (!loadDir.empty()) {
+    llvm::SmallString<128> hpPath(loadDir), qPath(loadDir), sPath(loadDir);
+    llvm::sys::path::append(hpPath, name + "_hp.npy");
+    llvm::sys::path::append(qPath, name + ".npy");
+    llvm::sys::path::append(sPath, name + "_scale.npy");
+    bool haveQuantized = llvm::sys::fs::exists(qPath);
+    bool haveScales = llvm::sys::fs::exists(sPath);
+    if (haveQuantized != haveScales)
+      fail("--load: '" + (haveQuantized ? qPath : sPath) +
+           "' needs its companion '" + (haveQuantized ? sPath : qPath) + "'");
+    if (llvm::sys::fs::exists(hpPath))
+      data.highPrecision = toFloats(orFail(readNpy(hpPath, "f32", dataShape)));
+    if (haveQuantized) {
+      data.quantized.data = orFail(readNpy(qPath, dataType, dataShape));
+      data.quantized.scales = orFail(readNpy(sPath, scaleType, scaleShape));
+      return data;
+    }
+    if (!data.highPrecision)
+      fail("--load: '" + loadDir + "' holds neither " + name + ".npy + " +
+           name + "_scale.npy nor " + name + "_hp.npy");
+  } else {
+    data.highPrecision = generate(rows * k, streamSeed);
+  }
+  data.quantized = quantize(*data.highPrecision, operand, rows, k, rounding,
+                            getMinAmax(rounding));
+  return data;
+}
+
+/// C in the output type, generated (or loaded as c.npy).
+static HostTensor prepareAccumulator(const GemmSpec &spec) {
+  std::string type = getTypeName(spec.outputType);
+  HostTensor c(type, {spec.m, spec.n});
+  if (!spec.accumulate)
+    return c;
+  if (!loadDir.empty()) {
+    llvm::SmallString<128> path(loadDir);
+    llvm::sys::path::append(path, "c.npy");
+    if (llvm::sys::fs::exists(path))
+      return orFail(readNpy(path, type, {spec.m, spec.n}));
+  }
+  std::vector<float> values = generate(spec.m * spec.n, seed + 2);
+  const FormatSpec &format = *lookupFormat(type);
+  for (int64_t i = 0; i < c.getNumElements(); ++i) {
+    float value = float(roundToFormat(format, values[i]));
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    if (type == "f32")
+      c.setBits(i, bits);
+    else if (type == "bf16")
+      c.setBits(i, bits >> 16);
+    else { // f16: encode from the exactly representable value
+      const FormatSpec &half = format;
+      uint32_t code = 0;
+      for (uint32_t candidate = 0; candidate < 0x10000; ++candidate)
+        if (decode(half, candidate) == double(value) &&
+            std::signbit(decode(half, candidate)) == std::signbit(value)) {
+          code = candidate;
+          break;
+        }
+      c.setBits(i, code);
+    }
+  }
+  return c;
+}
+
+static void saveAll(const GemmSpec &spec, const OperandData &a,
+                    const OperandData &b, const HostTensor &c,
+                    const HostTensor &d) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(saveDir))
+    fail("--save: cannot create '" + saveDir + "': " + ec.message());
+  auto save = [&](llvm::StringRef name, const HostTensor &tensor) {
+    llvm::SmallString<128> path(saveDir);
+    llvm::sys::path::append(path, name);
+    failOn(writeNpy(path, tensor));
+  };
+  if (a.highPrecision)
+    save("a_hp.npy", toTensor(*a.highPrecision, spec.a.getDataShape(spec.m, spec.k)));
+  if (b.highPrecision)
+    save("b_hp.npy", toTensor(*b.highPrecision, spec.b.getDataShape(spec.n, spec.k)));
+  save("a.npy", a.quantized.data);
+  save("a_scale.npy", a.quantized.scales);
+  save("b.npy", b.quantized.data);
+  save("b_scale.npy", b.quantized.scales);
+  if (spec.accumulate)
+    save("c.npy", c);
+  save("d.npy", d);
+}
+
+//===----------------------------------------------------------------------===//
+// Report
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Tier {
+  std::string name;
+  ErrorMetrics metrics;
+  std::string criterion;
+  bool pass = false;
+  bool skipped = false;
+};
+} // namespace
+
+static llvm::json::Value sqnrJson(double sqnr) {
+  if (std::isinf(sqnr))
+    return nullptr; // exact agreement
+  return sqnr;
+}
+
+static llvm::json::Object tierJson(const Tier &tier) {
+  if (tier.skipped)
+    return llvm::json::Object{{"skipped", true}, {"pass", true}};
+  return llvm::json::Object{
+      {"max_abs_err", tier.metrics.maxAbsError},
+      {"max_rel_err", tier.metrics.maxRelError},
+      {"calc_diff", tier.metrics.calcDiff},
+      {"sqnr_db", sqnrJson(tier.metrics.sqnrDb)},
+      {"ulp_violations", tier.metrics.ulpViolations},
+      {"nan_mismatches", tier.metrics.nanMismatches},
+      {"criterion", tier.criterion},
+      {"pass", tier.pass}};
+}
+
+static void printTier(const Tier &tier) {
+  llvm::outs() << "  " << tier.name << ": ";
+  if (tier.skipped) {
+    llvm::outs() << "skipped (" << tier.criterion << ")\n";
+    return;
+  }
+  const ErrorMetrics &m = tier.metrics;
+  llvm::outs() << llvm::formatv("max_abs_err {0:e3}  max_rel_err {1:e3}  "
+                                "calc_diff {2:e3}  sqnr ",
+                                m.maxAbsError, m.maxRelError, m.calcDiff);
+  if (std::isinf(m.sqnrDb))
+    llvm::outs() << "inf";
+  else
+    llvm::outs() << llvm::formatv("{0:f1}", m.sqnrDb);
+  llvm::outs() << " dB";
+  if (m.ulpViolations)
+    llvm::outs() << "  ulp_violations " << m.ulpViolations;
+  if (m.nanMismatches)
+    llvm::outs() << "  nan_mismatches " << m.nanMismatches;
+  llvm::outs() << "  [" << tier.criterion << "]  "
+               << (tier.pass ? "PASS" : "FAIL") << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(category);
+  std::string parseErrors;
+  llvm::raw_string_ostream parseErrorStream(parseErrors);
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "fp8-run: generate, quantize, execute and validate a quantized "
+          "GEMM\n\nExit codes: 0 PASS, 1 FAIL, 2 bad input.\n",
+          &parseErrorStream)) {
+    llvm::StringRef first = llvm::StringRef(parseErrors).split('\n').first;
+    first.consume_front(llvm::sys::path::filename(argv[0]));
+    first.consume_front(": ");
+    fail(first.trim());
+  }
+
+  const ChipInfo *chip = lookupChip(chipName);
+  if (!chip)
+    fail("--chip: unknown chip '" + chipName + "' (expected gfx942 or gfx950)");
+  if (iterations > 100000)
+    fail("--iters: at most 100000");
+  if (distribution != "normal" && distribution != "uniform" &&
+      distribution != "outliers" && distribution != "near-max")
+    fail("--dist: expected normal, uniform, outliers or near-max, got '" +
+         distribution + "'");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerQMMDialectAndExtensions(registry);
+  registerAllPasses();
+  registerQMMPassesAndPipelines();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  OwningOpRef<ModuleOp> module;
+  GemmSpec spec;
+  if (!inputFile.empty()) {
+    cl::Option *generatorFlags[] = {&gemmShape,   &aType,   &bType,
+                                    &aScale,      &bScale,  &aScaleMajor,
+                                    &bScaleMajor, &bLayout, &outType,
+                                    &accumulate};
+    for (cl::Option *flag : generatorFlags)
+      if (flag->getNumOccurrences())
+        fail("--" + flag->ArgStr + " cannot be combined with an input file "
+             "(the file fixes the GEMM)");
+    std::string message;
+    {
+      ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+        if (message.empty())
+          message = diag.str();
+        return success();
+      });
+      llvm::SourceMgr sourceMgr;
+      std::string errorMessage;
+      auto file = openInputFile(inputFile, &errorMessage);
+      if (!file)
+        fail("cannot read '" + inputFile + "': " + errorMessage);
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+      module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    }
+    if (!module)
+      fail("'" + inputFile + "': " + message);
+    verifyOrFail(*module, inputFile);
+    spec = orFail(extractGemmSpec(*module));
+  } else {
+    spec = specFromFlags(&context, *chip);
+    module = buildGemmModule(&context, spec);
+    verifyOrFail(*module, "the GEMM described by the flags");
+  }
+
+  if (emitIR) {
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+
+  std::unique_ptr<Device> device = orFail(createDevice(deviceName, chip->name));
+
+  OperandData a = prepareOperand("a", spec.a, spec.m, spec.k, seed);
+  OperandData b = prepareOperand("b", spec.b, spec.n, spec.k, seed + 1);
+  HostTensor c = prepareAccumulator(spec);
+  HostTensor init = c; // zeros unless accumulating
+
+  llvm::SmallVector<const HostTensor *> args = {
+      &a.quantized.data, &a.quantized.scales, &b.quantized.data,
+      &b.quantized.scales, &init};
+  RunResult result = orFail(device->run(*module, spec, args, iterations));
+
+  // References.
+  std::vector<double> cValues;
+  if (spec.accumulate)
+    for (int64_t i = 0; i < c.getNumElements(); ++i)
+      cValues.push_back(c.getValue(i));
+  std::vector<double> output(result.output.getNumElements());
+  for (size_t i = 0; i < output.size(); ++i)
+    output[i] = result.output.getValue(i);
+
+  std::string outName = getTypeName(spec.outputType);
+  Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
+  {
+    Reference reference = referenceGemm(
+        dequantize(a.quantized.data, a.quantized.scales, spec.a, spec.m,
+                   spec.k),
+        dequantize(b.quantized.data, b.quantized.scales, spec.b, spec.n,
+                   spec.k),
+        cValues, spec.m, spec.n, spec.k);
+    exact.metrics = compare(output, reference, outName, /*checkUlps=*/true,
+                            spec.k);
+    if (outName == "f32") {
+      exact.criterion = "sqnr >= 80 dB";
+      exact.pass = exact.metrics.sqnrDb >= 80.0;
+    } else {
+      exact.criterion = "every element within 1 ulp of the " + outName +
+                        "-rounded reference + f32 accumulation bound";
+      exact.pass = exact.metrics.ulpViolations == 0;
+    }
+    exact.pass = exact.pass && exact.metrics.nanMismatches == 0;
+  }
+
+  Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
+  double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
+                                              getTypeName(spec.b.elementType));
+  if (a.highPrecision && b.highPrecision) {
+    auto logical = [](const std::vector<float> &values,
+                      const OperandSpec &operand, int64_t rows, int64_t k) {
+      std::vector<double> result(rows * k);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t col = 0; col < k; ++col)
+          result[r * k + col] = operand.layout == OperandLayout::NK
+                                    ? values[r * k + col]
+                                    : values[col * rows + r];
+      return result;
+    };
+    Reference reference = referenceGemm(
+        logical(*a.highPrecision, spec.a, spec.m, spec.k),
+        logical(*b.highPrecision, spec.b, spec.n, spec.k), cValues, spec.m,
+        spec.n, spec.k);
+    quality.metrics = compare(output, reference, outName, /*checkUlps=*/false,
+                              spec.k);
+    quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
+    quality.pass = quality.metrics.calcDiff < threshold &&
+                   quality.metrics.nanMismatches == 0;
+  } else {
+    quality.skipped = true;
+    quality.pass = true;
+    quality.criterion = "no unquantized inputs: a_hp.npy / b_hp.npy not given";
+  }
+
+  if (!saveDir.empty())
+    saveAll(spec, a, b, c, result.output);
+
+  bool pass = exact.pass && quality.pass;
+  double flops = 2.0 * spec.m * spec.n * spec.k;
+  double tflops = result.secondsPerIteration > 0
+                      ? flops / result.secondsPerIteration / 1e12
+                      : 0.0;
+  if (jsonOutput) {
+    llvm::json::Object report{
+        {"gemm", llvm::formatv("{0}x{1}x{2}", spec.m, spec.n, spec.k).str()},
+        {"m", spec.m},
+        {"n", spec.n},
+        {"k", spec.k},
+        {"a_type", getTypeName(spec.a.elementType)},
+        {"b_type", getTypeName(spec.b.elementType)},
+        {"b_layout", stringifyOperandLayout(spec.b.layout).str()},
+        {"out_type", outName},
+        {"accumulate", spec.accumulate},
+        {"chip", chip->name.str()},
+        {"device", device->getName().str()},
+        {"exact", tierJson(exact)},
+        {"quantization", tierJson(quality)},
+        {"iters", int64_t(result.iterations)},
+        {"result", pass ? "PASS" : "FAIL"}};
+    std::string aEncoding, bEncoding;
+    llvm::raw_string_ostream(aEncoding) << spec.a.encoding;
+    llvm::raw_string_ostream(bEncoding) << spec.b.encoding;
+    report["a_scale"] = aEncoding;
+    report["b_scale"] = bEncoding;
+    if (result.iterations) {
+      report["time_ms"] = result.secondsPerIteration * 1e3;
+      report["tflops"] = tflops;
+    }
+    llvm::outs() << llvm::formatv("{0}", llvm::json::Value(std::move(report)))
+                 << "\n";
+  } else {
+    llvm::outs() << "fp8-run: " << spec.describe() << "\n";
+    llvm::outs() << "  chip " << chip->name << " (" << chip->product
+                 << "), device " << device->getName() << ", seed " << seed
+                 << ", dist " << distribution << "\n";
+    printTier(exact);
+    printTier(quality);
+    if (result.iterations)
+      llvm::outs() << llvm::formatv(
+          "  time: {0:f3} ms/iter, {1:f4} TFLOP/s ({2} iterations)\n",
+          result.secondsPerIteration * 1e3, tflops, result.iterations);
+    llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
+  }
+  return pass ? 0 : 1;
+}
