@@ -22,5 +22,20 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.qmm_tools_dir, config.llvm_tools_dir]
-tools = ["fp8-opt"]
+tools = ["fp8-opt", "fp8-run", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Runtime libraries of mlir-runner (printing from JIT-compiled tests).
+config.substitutions.append(
+    ("%mlir_c_runner_utils",
+     os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so")))
+
+# Debian's python3 with numpy, for tests that read .npy files independently.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+try:
+    import subprocess
+    subprocess.run(["/usr/bin/python3", "-c", "import numpy"], check=True,
+                   capture_output=True)
+    config.available_features.add("numpy")
+except Exception:
+    pass

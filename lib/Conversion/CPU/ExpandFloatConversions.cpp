@@ -95,6 +95,11 @@ static memref::GlobalOp getOrCreateDecodeTable(ModuleOp module,
   SmallVector<float> values;
   for (uint64_t code = 0; code < (uint64_t(1) << width); ++code) {
     APFloat value(sem, APInt(width, code));
+    // (APFloat's conversion of E8M0's NaN is not reliable: spell NaN out.)
+    if (value.isNaN()) {
+      values.push_back(std::numeric_limits<float>::quiet_NaN());
+      continue;
+    }
     bool losesInfo = false;
     value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
                   &losesInfo);

@@ -146,8 +146,9 @@ static Value toF32(OpBuilder &b, Location loc, Value value) {
 /// dequant(q) = fl32(value(q) * s).
 static Value dequantizeElement(OpBuilder &b, Location loc, Value q,
                                Value scale) {
-  return arith::MulFOp::create(b, loc, toF32(b, loc, q),
-                               toF32(b, loc, scale));
+  Value value = toF32(b, loc, q);
+  Value scaleF32 = toF32(b, loc, scale);
+  return arith::MulFOp::create(b, loc, value, scaleF32);
 }
 
 /// Rounds an f32 to `type` (f32, bf16, f16), to nearest even.
@@ -164,8 +165,8 @@ static std::pair<Value, Value> computeScale(OpBuilder &b, Location loc,
   Type elementType = getElementTypeOrSelf(op.getQuantized().getType());
   double fmax = getFormatMax(elementType);
   Value fmaxValue = createF32(b, loc, fmax);
-  Value clamped = arith::MaximumFOp::create(
-      b, loc, amax, createF32(b, loc, op.getEffectiveMinAmax()));
+  Value minAmax = createF32(b, loc, op.getEffectiveMinAmax());
+  Value clamped = arith::MaximumFOp::create(b, loc, amax, minAmax);
 
   Value scale, reciprocal;
   ScaleRounding rounding = op.getEffectiveRounding();
@@ -175,9 +176,9 @@ static std::pair<Value, Value> computeScale(OpBuilder &b, Location loc,
   } else {
     Value exponent;
     if (rounding == ScaleRounding::Pow2Floor) {
-      exponent = arith::SubIOp::create(
-          b, loc, createFloorLog2(b, loc, clamped),
-          createI32(b, loc, getFormatMaxExponent(elementType)));
+      Value floorLog2 = createFloorLog2(b, loc, clamped);
+      Value emax = createI32(b, loc, getFormatMaxExponent(elementType));
+      exponent = arith::SubIOp::create(b, loc, floorLog2, emax);
     } else {
       Value ratio = arith::DivFOp::create(b, loc, clamped, fmaxValue);
       exponent = createCeilLog2(b, loc, ratio);
@@ -186,13 +187,15 @@ static std::pair<Value, Value> computeScale(OpBuilder &b, Location loc,
     exponent = arith::MaxSIOp::create(b, loc, exponent, createI32(b, loc, -127));
     exponent = arith::MinSIOp::create(b, loc, exponent, createI32(b, loc, 127));
     scale = createExp2(b, loc, exponent);
-    reciprocal = createExp2(
-        b, loc, arith::SubIOp::create(b, loc, createI32(b, loc, 0), exponent));
+    Value zero = createI32(b, loc, 0);
+    reciprocal =
+        createExp2(b, loc, arith::SubIOp::create(b, loc, zero, exponent));
   }
 
-  Value isFinite = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, clamped),
-      createF32(b, loc, std::numeric_limits<double>::infinity()));
+  Value magnitude = math::AbsFOp::create(b, loc, clamped);
+  Value infinity = createF32(b, loc, std::numeric_limits<double>::infinity());
+  Value isFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                         magnitude, infinity);
   Value nan = createF32(b, loc, std::numeric_limits<double>::quiet_NaN());
   scale = arith::SelectOp::create(b, loc, isFinite, scale, nan);
   reciprocal = arith::SelectOp::create(b, loc, isFinite, reciprocal, nan);
@@ -209,10 +212,10 @@ static Value quantizeElement(OpBuilder &b, Location loc, Value x,
                              Value reciprocal, Type elementType) {
   double fmax = getFormatMax(elementType);
   Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), reciprocal);
+  Value lowest = createF32(b, loc, -fmax);
+  Value highest = createF32(b, loc, fmax);
   Value saturated = arith::MinimumFOp::create(
-      b, loc,
-      arith::MaximumFOp::create(b, loc, scaled, createF32(b, loc, -fmax)),
-      createF32(b, loc, fmax));
+      b, loc, arith::MaximumFOp::create(b, loc, scaled, lowest), highest);
   const llvm::fltSemantics &sem =
       cast<FloatType>(elementType).getFloatSemantics();
   if (!llvm::APFloat::semanticsHasNaN(sem)) {
