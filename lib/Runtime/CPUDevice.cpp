@@ -40,8 +40,9 @@ class CPUDevice : public Device {
 public:
   llvm::StringRef getName() const override { return "cpu"; }
 
-  llvm::Expected<RunResult> run(ModuleOp module, const GemmSpec &spec,
+  llvm::Expected<RunResult> run(ModuleOp module, llvm::StringRef function,
                                 llvm::ArrayRef<const HostTensor *> args,
+                                llvm::ArrayRef<TensorSpec> results,
                                 int iterations) override {
     MLIRContext *ctx = module.getContext();
     DialectRegistry registry;
@@ -52,10 +53,17 @@ public:
     llvm::InitializeNativeTargetAsmPrinter();
 
     OwningOpRef<ModuleOp> lowered = module.clone();
-    auto func = lowered->lookupSymbol<func::FuncOp>(spec.functionName);
+    auto func = lowered->lookupSymbol<func::FuncOp>(function);
     if (!func)
       return llvm::createStringError("no function @%s in the module",
-                                     spec.functionName.c_str());
+                                     function.str().c_str());
+    if (func.getNumArguments() != args.size() ||
+        func.getNumResults() != results.size())
+      return llvm::createStringError(
+          "@%s takes %u arguments and returns %u results; the caller "
+          "passes %zu and expects %zu",
+          function.str().c_str(), func.getNumArguments(),
+          func.getNumResults(), args.size(), results.size());
     func->setAttr("llvm.emit_c_interface", UnitAttr::get(ctx));
 
     std::string diagnostics;
@@ -84,21 +92,26 @@ public:
       buffers.push_back(arg->bytes);
 
     RunResult result;
-    result.output = HostTensor(getTypeName(spec.outputType), {spec.m, spec.n});
-    std::string entry = "_mlir_ciface_" + spec.functionName;
+    for (const TensorSpec &spec : results)
+      result.results.emplace_back(spec.elementType, spec.shape);
+    std::string entry = "_mlir_ciface_" + function.str();
     double totalSeconds = 0;
     for (int run = 0; run <= iterations; ++run) {
-      buffers.back() = args.back()->bytes; // a fresh init every run
-      MemRefDescriptor2D descriptors[5];
-      for (size_t i = 0; i < 5; ++i)
-        descriptors[i] = describe(buffers[i], args[i]->shape);
-      MemRefDescriptor2D output{};
-      void *pointers[6] = {&output,          &descriptors[0],
-                           &descriptors[1],  &descriptors[2],
-                           &descriptors[3],  &descriptors[4]};
-      void *packed[6];
-      for (int i = 0; i < 6; ++i)
-        packed[i] = &pointers[i];
+      // Fresh inputs every call: the function may write them in place.
+      for (size_t i = 0; i < args.size(); ++i)
+        buffers[i] = args[i]->bytes;
+      std::vector<MemRefDescriptor2D> descriptors;
+      for (size_t i = 0; i < args.size(); ++i)
+        descriptors.push_back(describe(buffers[i], args[i]->shape));
+      // The C interface returns all results through one leading pointer to
+      // a struct of descriptors.
+      std::vector<MemRefDescriptor2D> outputs(results.size());
+      std::vector<void *> pointers = {outputs.data()};
+      for (MemRefDescriptor2D &descriptor : descriptors)
+        pointers.push_back(&descriptor);
+      std::vector<void *> packed;
+      for (void *&pointer : pointers)
+        packed.push_back(&pointer);
 
       auto start = std::chrono::steady_clock::now();
       if (llvm::Error error = (*engine)->invokePacked(entry, packed))
@@ -107,9 +120,11 @@ public:
       if (run > 0)
         totalSeconds += std::chrono::duration<double>(stop - start).count();
 
-      if (run == iterations)
-        copyOutput(output, result.output);
-      releaseOutput(output, buffers);
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        if (run == iterations)
+          copyOutput(outputs[i], result.results[i]);
+        releaseOutput(outputs[i], buffers);
+      }
     }
     result.iterations = iterations;
     result.secondsPerIteration = iterations ? totalSeconds / iterations : 0;

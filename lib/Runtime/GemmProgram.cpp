@@ -83,6 +83,36 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   return module;
 }
 
+void qmm::addQuantizeFunction(ModuleOp module, llvm::StringRef name,
+                              const OperandSpec &operand, int64_t rows,
+                              int64_t k, ScaleRounding rounding,
+                              float minAmax) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  Location loc = b.getUnknownLoc();
+  b.setInsertionPointToEnd(module.getBody());
+  auto inputType =
+      RankedTensorType::get(operand.getDataShape(rows, k), b.getF32Type());
+  auto dataType = RankedTensorType::get(operand.getDataShape(rows, k),
+                                        operand.elementType);
+  auto scaleType = RankedTensorType::get(operand.getScaleShape(rows, k),
+                                         operand.encoding.getScaleType());
+  auto func = func::FuncOp::create(
+      b, loc, name, b.getFunctionType({inputType}, {dataType, scaleType}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value dataInit = tensor::EmptyOp::create(b, loc, dataType.getShape(),
+                                           dataType.getElementType());
+  Value scaleInit = tensor::EmptyOp::create(b, loc, scaleType.getShape(),
+                                            scaleType.getElementType());
+  auto quantize = QuantizeOp::create(
+      b, loc, TypeRange{dataType, scaleType}, body->getArgument(0), dataInit,
+      scaleInit, operand.encoding,
+      OperandLayoutAttr::get(ctx, operand.layout),
+      ScaleRoundingAttr::get(ctx, rounding), b.getF32FloatAttr(minAmax));
+  func::ReturnOp::create(b, loc, quantize.getResults());
+}
+
 llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
   SmallVector<MatmulOp> matmuls;
   module.walk([&](MatmulOp op) { matmuls.push_back(op); });

@@ -111,6 +111,12 @@ static cl::opt<float> minAmax("min-amax", cl::init(-1.0f),
                               cl::desc("host quantizer amax floor (default "
                                        "1e-4, 0 for pow2_floor)"),
                               cl::cat(category));
+static cl::opt<std::string> quantizeOn(
+    "quantize", cl::init("host"),
+    cl::desc("where to quantize generated data: host (the runner's own "
+             "quantizer) or device (qmm.quantize compiled for the device, "
+             "checked bit for bit against the host quantizer)"),
+    cl::cat(category));
 static cl::opt<bool> emitIR("emit-ir", cl::init(false),
                             cl::desc("print the GEMM's IR and stop"),
                             cl::cat(category));
@@ -350,6 +356,47 @@ static OperandData prepareOperand(llvm::StringRef name,
   return data;
 }
 
+namespace {
+/// How the device's qmm.quantize agreed with the host quantizer.
+struct QuantizerCheck {
+  bool ran = false;
+  int64_t codeMismatches = 0, codes = 0;
+  int64_t scaleMismatches = 0, scales = 0;
+};
+} // namespace
+
+static int64_t countMismatches(const HostTensor &x, const HostTensor &y) {
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < x.getNumElements(); ++i)
+    mismatches += x.getBits(i) != y.getBits(i);
+  return mismatches;
+}
+
+/// Quantizes the operand's unquantized data with the device's qmm.quantize,
+/// compares the result with the host quantizer's and keeps the device's.
+static void quantizeOnDevice(Device &device, ModuleOp module,
+                             llvm::StringRef function, OperandData &data,
+                             const OperandSpec &operand, int64_t rows,
+                             int64_t k, QuantizerCheck &check) {
+  if (!data.highPrecision)
+    fail("--quantize device needs unquantized data (not a.npy / b.npy)");
+  HostTensor input =
+      toTensor(*data.highPrecision, operand.getDataShape(rows, k));
+  std::vector<TensorSpec> results = {
+      {data.quantized.data.elementType, data.quantized.data.shape},
+      {data.quantized.scales.elementType, data.quantized.scales.shape}};
+  RunResult run =
+      orFail(device.run(module, function, {&input}, results, /*iterations=*/0));
+  check.ran = true;
+  check.codes += data.quantized.data.getNumElements();
+  check.scales += data.quantized.scales.getNumElements();
+  check.codeMismatches += countMismatches(run.results[0], data.quantized.data);
+  check.scaleMismatches +=
+      countMismatches(run.results[1], data.quantized.scales);
+  data.quantized.data = std::move(run.results[0]);
+  data.quantized.scales = std::move(run.results[1]);
+}
+
 /// C in the output type, generated (or loaded as c.npy).
 static HostTensor prepareAccumulator(const GemmSpec &spec) {
   std::string type = getTypeName(spec.outputType);
@@ -541,6 +588,21 @@ int main(int argc, char **argv) {
     verifyOrFail(*module, "the GEMM described by the flags");
   }
 
+  if (quantizeOn != "host" && quantizeOn != "device")
+    fail("--quantize: expected host or device, got '" + quantizeOn + "'");
+  bool deviceQuantizes = quantizeOn == "device";
+  if (deviceQuantizes) {
+    if (!loadDir.empty() || !inputFile.empty())
+      fail("--quantize device works on generated data only");
+    ScaleRounding aRounding = getRounding(spec.a);
+    ScaleRounding bRounding = getRounding(spec.b);
+    addQuantizeFunction(*module, "quantize_a", spec.a, spec.m, spec.k,
+                        aRounding, getMinAmax(aRounding));
+    addQuantizeFunction(*module, "quantize_b", spec.b, spec.n, spec.k,
+                        bRounding, getMinAmax(bRounding));
+    verifyOrFail(*module, "the quantize functions");
+  }
+
   if (emitIR) {
     module->print(llvm::outs());
     llvm::outs() << "\n";
@@ -551,22 +613,33 @@ int main(int argc, char **argv) {
 
   OperandData a = prepareOperand("a", spec.a, spec.m, spec.k, seed);
   OperandData b = prepareOperand("b", spec.b, spec.n, spec.k, seed + 1);
+  QuantizerCheck quantizerCheck;
+  if (deviceQuantizes) {
+    quantizeOnDevice(*device, *module, "quantize_a", a, spec.a, spec.m, spec.k,
+                     quantizerCheck);
+    quantizeOnDevice(*device, *module, "quantize_b", b, spec.b, spec.n, spec.k,
+                     quantizerCheck);
+  }
   HostTensor c = prepareAccumulator(spec);
   HostTensor init = c; // zeros unless accumulating
 
   llvm::SmallVector<const HostTensor *> args = {
       &a.quantized.data, &a.quantized.scales, &b.quantized.data,
       &b.quantized.scales, &init};
-  RunResult result = orFail(device->run(*module, spec, args, iterations));
+  RunResult result =
+      orFail(device->run(*module, spec.functionName, args,
+                         {{getTypeName(spec.outputType), {spec.m, spec.n}}},
+                         iterations));
+  const HostTensor &d = result.results.front();
 
   // References.
   std::vector<double> cValues;
   if (spec.accumulate)
     for (int64_t i = 0; i < c.getNumElements(); ++i)
       cValues.push_back(c.getValue(i));
-  std::vector<double> output(result.output.getNumElements());
+  std::vector<double> output(d.getNumElements());
   for (size_t i = 0; i < output.size(); ++i)
-    output[i] = result.output.getValue(i);
+    output[i] = d.getValue(i);
 
   std::string outName = getTypeName(spec.outputType);
   Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
@@ -620,9 +693,11 @@ int main(int argc, char **argv) {
   }
 
   if (!saveDir.empty())
-    saveAll(spec, a, b, c, result.output);
+    saveAll(spec, a, b, c, d);
 
-  bool pass = exact.pass && quality.pass;
+  bool quantizerAgrees = quantizerCheck.codeMismatches == 0 &&
+                         quantizerCheck.scaleMismatches == 0;
+  bool pass = exact.pass && quality.pass && quantizerAgrees;
   double flops = 2.0 * spec.m * spec.n * spec.k;
   double tflops = result.secondsPerIteration > 0
                       ? flops / result.secondsPerIteration / 1e12
@@ -642,6 +717,7 @@ int main(int argc, char **argv) {
         {"device", device->getName().str()},
         {"exact", tierJson(exact)},
         {"quantization", tierJson(quality)},
+        {"quantize", quantizeOn.getValue()},
         {"iters", int64_t(result.iterations)},
         {"result", pass ? "PASS" : "FAIL"}};
     std::string aEncoding, bEncoding;
@@ -649,6 +725,13 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream(bEncoding) << spec.b.encoding;
     report["a_scale"] = aEncoding;
     report["b_scale"] = bEncoding;
+    if (quantizerCheck.ran)
+      report["quantizer_check"] = llvm::json::Object{
+          {"code_mismatches", quantizerCheck.codeMismatches},
+          {"codes", quantizerCheck.codes},
+          {"scale_mismatches", quantizerCheck.scaleMismatches},
+          {"scales", quantizerCheck.scales},
+          {"pass", quantizerAgrees}};
     if (result.iterations) {
       report["time_ms"] = result.secondsPerIteration * 1e3;
       report["tflops"] = tflops;
@@ -660,6 +743,13 @@ int main(int argc, char **argv) {
     llvm::outs() << "  chip " << chip->name << " (" << chip->product
                  << "), device " << device->getName() << ", seed " << seed
                  << ", dist " << distribution << "\n";
+    if (quantizerCheck.ran)
+      llvm::outs() << llvm::formatv(
+          "  quantizer check (device qmm.quantize vs host quantizer): "
+          "{0} of {1} codes and {2} of {3} scales differ  [bit-exact]  {4}\n",
+          quantizerCheck.codeMismatches, quantizerCheck.codes,
+          quantizerCheck.scaleMismatches, quantizerCheck.scales,
+          quantizerAgrees ? "PASS" : "FAIL");
     printTier(exact);
     printTier(quality);
     if (result.iterations)

@@ -1,8 +1,9 @@
 //===- Device.h - where fp8-run executes a GEMM -----------------*- C++ -*-===//
 //
-// A device compiles a GEMM module for itself and runs it on host buffers.
-// Which function, which arguments in which order, and the output's shape are
-// fixed by GemmSpec, which every device shares.
+// A device compiles a module for itself and calls one of its functions on
+// host buffers. Which function, which arguments in which order and which
+// results come back are fixed by the caller (GemmSpec for GEMMs), the same
+// for every device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +20,14 @@
 namespace mlir {
 namespace qmm {
 
+/// Element type and shape of one function result.
+struct TensorSpec {
+  std::string elementType;
+  std::vector<int64_t> shape;
+};
+
 struct RunResult {
-  host::HostTensor output;
+  std::vector<host::HostTensor> results;
   double secondsPerIteration = 0;
   int iterations = 0;
 };
@@ -29,12 +36,13 @@ class Device {
 public:
   virtual ~Device();
   virtual llvm::StringRef getName() const = 0;
-  /// Compiles `module` (not modified) and runs `spec`'s function on `args`
-  /// (a, a_scales, b, b_scales, init); with `iterations` > 0, times that many
-  /// runs after one warm-up run. Inputs are never modified.
+  /// Compiles `module` (not modified) and calls `function` on `args` (rank-2
+  /// tensors), returning rank-2 `results`; with `iterations` > 0, times that
+  /// many calls after one warm-up call. Inputs are never modified.
   virtual llvm::Expected<RunResult>
-  run(ModuleOp module, const GemmSpec &spec,
-      llvm::ArrayRef<const host::HostTensor *> args, int iterations) = 0;
+  run(ModuleOp module, llvm::StringRef function,
+      llvm::ArrayRef<const host::HostTensor *> args,
+      llvm::ArrayRef<TensorSpec> results, int iterations) = 0;
 };
 
 /// The reference lowering JIT-compiled for the host CPU.

@@ -58,6 +58,13 @@ struct GemmSpec {
 /// around one qmm.matmul. Verified before it is returned.
 OwningOpRef<ModuleOp> buildGemmModule(MLIRContext *ctx, const GemmSpec &spec);
 
+/// Adds `func.func @<name>(%x: tensor<f32>) -> (data, scales)` computing one
+/// operand's quantization with qmm.quantize, `x` in the operand's storage
+/// order.
+void addQuantizeFunction(ModuleOp module, llvm::StringRef name,
+                         const OperandSpec &operand, int64_t rows, int64_t k,
+                         ScaleRounding rounding, float minAmax);
+
 /// Reads the GEMM of a user module: the one func.func containing a
 /// qmm.matmul on tensors whose operands are, in order, the function's
 /// arguments (a, a_scales, b, b_scales, init) and whose result is returned.

@@ -12,7 +12,7 @@
 // CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[ACC0]] : tensor<256x1024xf32>)
 // CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[A]], #[[SA]], #[[B]], #[[SB]], #[[D]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME: outs(%[[ZERO]] : tensor<256x1024xf32>)
-// CHECK: ^bb0(%[[QA:.*]]: f8E4M3FN, %[[SCA:.*]]: f32, %[[QB:.*]]: f8E4M3FN, %[[SCB:.*]]: f32, %[[OUT:.*]]: f32):
+// CHECK: ^bb0(%[[QA:[a-z0-9_]+]]: f8E4M3FN, %[[SCA:[a-z0-9_]+]]: f32, %[[QB:[a-z0-9_]+]]: f8E4M3FN, %[[SCB:[a-z0-9_]+]]: f32, %[[OUT:[a-z0-9_]+]]: f32):
 // CHECK:   %[[VA:.*]] = arith.extf %[[QA]] : f8E4M3FN to f32
 // CHECK:   %[[DA:.*]] = arith.mulf %[[VA]], %[[SCA]] : f32
 // CHECK:   %[[VB:.*]] = arith.extf %[[QB]] : f8E4M3FN to f32
