@@ -10,7 +10,8 @@ from lit.llvm.subst import ToolSubst
 config.name = "QMM"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "Utils", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.qmm_obj_root, "test")
 
@@ -29,6 +30,12 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(
     ("%mlir_c_runner_utils",
      os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so")))
+
+# %expect-exit CODE cmd...: cmd must exit with exactly CODE.
+config.substitutions.append(
+    ("%expect-exit",
+     "/usr/bin/python3 " + os.path.join(config.test_source_root, "Utils",
+                                        "expect_exit.py")))
 
 # Debian's python3 with numpy, for tests that read .npy files independently.
 config.substitutions.append(("%python", "/usr/bin/python3"))

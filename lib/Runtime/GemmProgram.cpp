@@ -128,16 +128,17 @@ llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
   if (!func || func.getNumArguments() != 5 || !op.getResult() ||
       func.getFunctionType().getNumResults() != 1)
     return llvm::createStringError(expected);
+  if (func.isExternal())
+    return llvm::createStringError(expected);
   for (unsigned i = 0; i < 5; ++i)
     if (op->getOperand(i) != func.getArgument(i))
       return llvm::createStringError(
           "%s (operand %u of the qmm.matmul is not argument %u)", expected, i,
           i);
-  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  if (!ret || ret.getNumOperands() != 1 || ret.getOperand(0) != op.getResult())
-    return llvm::createStringError("%s (the function must return the "
-                                   "qmm.matmul's result)",
-                                   expected);
+  if (func.getFunctionType().getResult(0) != op.getInit().getType())
+    return llvm::createStringError("%s (the function must return a %s)",
+                                   expected,
+                                   getTypeName(op.getInit().getType()).c_str());
   for (Type type : func.getArgumentTypes())
     if (!cast<ShapedType>(type).hasStaticShape())
       return llvm::createStringError("dynamic shapes are not supported by "

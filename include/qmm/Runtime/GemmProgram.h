@@ -67,7 +67,9 @@ void addQuantizeFunction(ModuleOp module, llvm::StringRef name,
 
 /// Reads the GEMM of a user module: the one func.func containing a
 /// qmm.matmul on tensors whose operands are, in order, the function's
-/// arguments (a, a_scales, b, b_scales, init) and whose result is returned.
+/// arguments (a, a_scales, b, b_scales, init). The function returns one
+/// tensor of init's type, which fp8-run validates against that qmm.matmul's
+/// semantics (normally it is the qmm.matmul's result).
 llvm::Expected<GemmSpec> extractGemmSpec(ModuleOp module);
 
 /// MLIR spelling of a type ("f8E4M3FN").
