@@ -234,12 +234,23 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
   return spec;
 }
 
+/// "file:line:col: message" for diagnostics located in a file.
+static std::string formatDiagnostic(Diagnostic &diag) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn() << ": ";
+  os << diag.str();
+  return text;
+}
+
 /// Verifies `module`, turning the first diagnostic into a usage error.
 static void verifyOrFail(ModuleOp module, llvm::StringRef what) {
   std::string message;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     if (message.empty())
-      message = diag.str();
+      message = formatDiagnostic(diag);
     return success();
   });
   if (failed(verify(module)))
@@ -527,6 +538,9 @@ int main(int argc, char **argv) {
           "fp8-run: generate, quantize, execute and validate a quantized "
           "GEMM\n\nExit codes: 0 PASS, 1 FAIL, 2 bad input.\n",
           &parseErrorStream)) {
+    // Errors in option values are printed by the parser itself, on one line.
+    if (parseErrors.empty())
+      return 2;
     llvm::StringRef first = llvm::StringRef(parseErrors).split('\n').first;
     first.consume_front(llvm::sys::path::filename(argv[0]));
     first.consume_front(": ");
@@ -567,7 +581,7 @@ int main(int argc, char **argv) {
     {
       ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
         if (message.empty())
-          message = diag.str();
+          message = formatDiagnostic(diag);
         return success();
       });
       llvm::SourceMgr sourceMgr;
@@ -579,7 +593,7 @@ int main(int argc, char **argv) {
       module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     }
     if (!module)
-      fail("'" + inputFile + "': " + message);
+      fail(message);
     verifyOrFail(*module, inputFile);
     spec = orFail(extractGemmSpec(*module));
   } else {
