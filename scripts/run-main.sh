@@ -1,17 +1,12 @@
 #!/usr/bin/env bash
-# The main job: builds the project and runs fp8-opt on the blockwise-scaled
-# FP8 matmul example (1x128 activations x 128x128 weights), parsing,
-# verifying and bufferizing it.
+# The main job: builds the project, then runs fp8-run on its embedded
+# default, a blockwise-scaled FP8 GEMM in the DeepSeek-V3 / DeepGEMM recipe
+# (1x128 activation scales x 128x128 weight scales, bf16 output), quantized,
+# executed, validated and reported. Extra arguments go to fp8-run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/build.sh"
+bash "$root/scripts/build.sh" >/dev/null
 
 build_dir="${QMM_BUILD_DIR:-$root/build}"
-example="$root/examples/blockwise_fp8_matmul.mlir"
-
-echo "== qmm: $example, verified and printed by fp8-opt"
-"$build_dir/bin/fp8-opt" "$example"
-echo
-echo "== qmm: the same program after one-shot bufferization (memref form)"
-"$build_dir/bin/fp8-opt" "$example" \
-  --one-shot-bufferize="bufferize-function-boundaries"
+"$build_dir/bin/fp8-run" --gemm 256x512x1024 --a-scale 1x128 --b-scale 128x128 \
+  --quantize device --iters 3 "$@"
