@@ -70,6 +70,13 @@ static bool extentsDisagree(int64_t lhs, int64_t rhs) {
          lhs != rhs;
 }
 
+/// Two shapes of equal rank that disagree on some static extent.
+static bool shapesDisagree(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  return llvm::any_of(llvm::zip_equal(lhs, rhs), [](auto dims) {
+    return extentsDisagree(std::get<0>(dims), std::get<1>(dims));
+  });
+}
+
 static LogicalResult verifyRank2(Operation *op, StringRef name, Value value) {
   auto type = cast<ShapedType>(value.getType());
   if (type.getRank() != 2)
@@ -125,15 +132,12 @@ static LogicalResult verifyQuantizedOperand(Operation *op, StringRef name,
 
   SmallVector<int64_t, 2> expected = encoding.getScaleShape(rows, k);
   ArrayRef<int64_t> actual = cast<ShapedType>(scales.getType()).getShape();
-  for (auto [want, got] : llvm::zip_equal(expected, actual)) {
-    if (extentsDisagree(want, got)) {
-      InFlightDiagnostic diag = op->emitOpError();
-      diag << name << " scales must have shape " << formatShape(expected)
-           << " for " << encoding << " with rows = ";
-      diag << formatShape({rows}) << " and K = " << formatShape({k})
-           << ", got " << formatShape(actual);
-      return diag;
-    }
+  if (shapesDisagree(expected, actual)) {
+    InFlightDiagnostic diag = op->emitOpError();
+    diag << name << " scales must have shape " << formatShape(expected)
+         << " for " << encoding << " with rows = " << formatShape({rows})
+         << " and K = " << formatShape({k}) << ", got " << formatShape(actual);
+    return diag;
   }
   return success();
 }
@@ -272,9 +276,7 @@ LogicalResult QuantizeOp::verify() {
   ArrayRef<int64_t> inShape = cast<ShapedType>(getInput().getType()).getShape();
   ArrayRef<int64_t> qShape =
       cast<ShapedType>(getQuantized().getType()).getShape();
-  if (llvm::any_of(llvm::zip_equal(inShape, qShape), [](auto dims) {
-        return extentsDisagree(std::get<0>(dims), std::get<1>(dims));
-      })) {
+  if (shapesDisagree(inShape, qShape)) {
     InFlightDiagnostic diag = emitOpError();
     diag << "quantized data must have the input's shape "
          << formatShape(inShape) << ", got " << formatShape(qShape);
@@ -325,9 +327,7 @@ LogicalResult DequantizeOp::verify() {
   ArrayRef<int64_t> qShape =
       cast<ShapedType>(getQuantized().getType()).getShape();
   ArrayRef<int64_t> outShape = cast<ShapedType>(getInit().getType()).getShape();
-  if (llvm::any_of(llvm::zip_equal(qShape, outShape), [](auto dims) {
-        return extentsDisagree(std::get<0>(dims), std::get<1>(dims));
-      })) {
+  if (shapesDisagree(qShape, outShape)) {
     InFlightDiagnostic diag = emitOpError();
     diag << "init must have the quantized data's shape " << formatShape(qShape)
          << ", got " << formatShape(outShape);
