@@ -120,10 +120,15 @@ llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) 
     payload = packRows(tensor, width);
   }
 
+  return writeNpyArray(
+      path, {descr, getNpyShape(tensor.elementType, tensor.shape), payload});
+}
+
+llvm::Error mlir::qmm::host::writeNpyArray(StringRef path,
+                                           const NpyArray &array) {
   std::string header =
       llvm::formatv("{{'descr': '{0}', 'fortran_order': False, 'shape': {1}, }",
-                    descr, formatShapeTuple(getNpyShape(tensor.elementType,
-                                                        tensor.shape)))
+                    array.descr, formatShapeTuple(array.shape))
           .str();
   // Magic (6) + version (2) + length (2) + header, padded to 64 bytes.
   size_t total = 10 + header.size() + 1;
@@ -138,7 +143,8 @@ llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) 
   os << "\x93NUMPY" << char(1) << char(0);
   os << char(header.size() & 0xFF) << char((header.size() >> 8) & 0xFF);
   os << header;
-  os.write(reinterpret_cast<const char *>(payload.data()), payload.size());
+  os.write(reinterpret_cast<const char *>(array.bytes.data()),
+           array.bytes.size());
   return llvm::Error::success();
 }
 
@@ -196,9 +202,18 @@ static std::string formatShapeList(llvm::ArrayRef<int64_t> shape) {
   return text + "]";
 }
 
-llvm::Expected<HostTensor>
-mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
-                         llvm::ArrayRef<int64_t> shape) {
+/// Bytes per element of a numpy dtype string, or 0 when unsupported.
+static unsigned dtypeBytes(StringRef descr) {
+  if (descr.size() < 3 || !StringRef("<|=").contains(descr[0]) ||
+      !StringRef("fiub").contains(descr[1]))
+    return 0;
+  unsigned bytes;
+  if (descr.drop_front(2).getAsInteger(10, bytes))
+    return 0;
+  return bytes;
+}
+
+llvm::Expected<NpyArray> mlir::qmm::host::readNpyArray(StringRef path) {
   auto fail = [&](const llvm::Twine &message) {
     return llvm::createStringError("'" + path + "': " + message);
   };
@@ -232,8 +247,40 @@ mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
     return fail("malformed .npy header");
   if (*fortran != "False")
     return fail("Fortran-order arrays are not supported");
-  StringRef dtype = StringRef(*descr).trim("'\"");
+  NpyArray array;
+  array.descr = StringRef(*descr).trim("'\"").str();
+  unsigned bytes = dtypeBytes(array.descr);
+  if (!bytes)
+    return fail("unsupported dtype " + array.descr);
+  if (bytes > 1 && array.descr[0] == '>')
+    return fail("big-endian arrays are not supported");
+  auto shape = parseShapeTuple(path, *shapeText);
+  if (!shape)
+    return shape.takeError();
+  array.shape = *shape;
+  int64_t count = 1;
+  for (int64_t dim : array.shape)
+    count *= dim;
+  StringRef payload = content.drop_front(headerStart + headerLength);
+  if (payload.size() != size_t(count) * bytes)
+    return fail("holds " + llvm::Twine(payload.size()) + " data bytes, " +
+                "expected " + llvm::Twine(count * bytes));
+  array.bytes.assign(payload.bytes_begin(), payload.bytes_end());
+  return array;
+}
 
+llvm::Expected<HostTensor>
+mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
+                         llvm::ArrayRef<int64_t> shape) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError("'" + path + "': " + message);
+  };
+  auto arrayOrErr = readNpyArray(path);
+  if (!arrayOrErr)
+    return arrayOrErr.takeError();
+  StringRef dtype = arrayOrErr->descr;
+  StringRef payload(reinterpret_cast<const char *>(arrayOrErr->bytes.data()),
+                    arrayOrErr->bytes.size());
   unsigned width = getElementBitWidth(elementType);
   bool wantsFloat = elementType == "f32" || width == 16;
   if (wantsFloat && dtype != "<f4")
@@ -244,25 +291,16 @@ mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
     return fail("dtype " + dtype + " does not match " + elementType +
                 " (expected uint8 bit patterns, '|u1')");
 
-  auto fileShape = parseShapeTuple(path, *shapeText);
-  if (!fileShape)
-    return fileShape.takeError();
   std::vector<int64_t> expected = getNpyShape(elementType, shape);
-  if (*fileShape != expected)
-    return fail("shape " + formatShapeList(*fileShape) + " does not match " +
+  if (arrayOrErr->shape != expected)
+    return fail("shape " + formatShapeList(arrayOrErr->shape) +
+                " does not match " +
                 elementType + " " + formatShapeList(shape) +
                 (expected != std::vector<int64_t>(shape.begin(), shape.end())
                      ? " (packed: " + formatShapeList(expected) + ")"
                      : std::string()));
 
-  StringRef payload = content.drop_front(headerStart + headerLength);
-  int64_t count = 1;
-  for (int64_t dim : expected)
-    count *= dim;
-  size_t payloadBytes = count * (wantsFloat ? 4 : 1);
-  if (payload.size() != payloadBytes)
-    return fail("holds " + llvm::Twine(payload.size()) + " data bytes, " +
-                "expected " + llvm::Twine(payloadBytes));
+  size_t payloadBytes = payload.size();
 
   HostTensor tensor(elementType, shape);
   if (elementType == "f32" || width == 8) {

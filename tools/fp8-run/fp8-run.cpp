@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LaunchMode.h"
+
 #include "qmm/InitQMM.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
@@ -135,6 +137,34 @@ static cl::opt<bool> jsonOutput("json", cl::init(false),
 static cl::opt<unsigned> iterations("iters", cl::init(0),
                                     cl::desc("time N runs after a warm-up"),
                                     cl::cat(category));
+
+// Kernel launch mode.
+static cl::opt<std::string> modulePath(
+    "module", cl::init(""),
+    cl::desc("launch one kernel of this GPU-level module (launch mode)"),
+    cl::cat(category));
+static cl::opt<std::string> kernelName("kernel", cl::init(""),
+                                       cl::desc("launch mode: kernel name"),
+                                       cl::cat(category));
+static cl::opt<std::string> gridText("grid", cl::init("1,1,1"),
+                                     cl::desc("launch mode: workgroups X,Y,Z"),
+                                     cl::cat(category));
+static cl::opt<std::string> blockText(
+    "block", cl::init("64,1,1"),
+    cl::desc("launch mode: threads per workgroup X,Y,Z"), cl::cat(category));
+static cl::list<std::string> kernelArgs(
+    "arg", cl::desc("launch mode: a kernel argument, a .npy file or TYPE:VALUE"),
+    cl::cat(category));
+static cl::opt<std::string> outDir(
+    "out", cl::init(""),
+    cl::desc("launch mode: write every memref argument to DIR/arg<N>.npy"),
+    cl::cat(category));
+/// LLVM itself registers `-stats`; fp8-run gives it its own meaning and help.
+static cl::opt<bool> &getStatsOption() {
+  auto *option = static_cast<cl::opt<bool> *>(
+      cl::getRegisteredOptions().lookup("stats"));
+  return *option;
+}
 
 //===----------------------------------------------------------------------===//
 // Errors
@@ -530,6 +560,10 @@ static void printTier(const Tier &tier) {
 //===----------------------------------------------------------------------===//
 
 int main(int argc, char **argv) {
+  cl::opt<bool> &printStats = getStatsOption();
+  printStats.setDescription("print per-kernel statistics (MFMAs, memory "
+                            "traffic, LDS bank conflicts)");
+  printStats.addCategory(category);
   cl::HideUnrelatedOptions(category);
   std::string parseErrors;
   llvm::raw_string_ostream parseErrorStream(parseErrors);
@@ -557,6 +591,14 @@ int main(int argc, char **argv) {
     fail("--dist: expected normal, uniform, outliers or near-max, got '" +
          distribution + "'");
 
+  if (!modulePath.empty() && !inputFile.empty())
+    fail("--module cannot be combined with an input file");
+  if (modulePath.empty() &&
+      (kernelName.getNumOccurrences() || gridText.getNumOccurrences() ||
+       blockText.getNumOccurrences() || kernelArgs.getNumOccurrences() ||
+       outDir.getNumOccurrences()))
+    fail("--kernel, --grid, --block, --arg and --out need --module");
+
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -565,6 +607,19 @@ int main(int argc, char **argv) {
   registerQMMPassesAndPipelines();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+
+  if (!modulePath.empty()) {
+    LaunchRequest request;
+    request.modulePath = modulePath;
+    request.kernelName = kernelName;
+    request.grid = gridText;
+    request.block = blockText;
+    request.args.assign(kernelArgs.begin(), kernelArgs.end());
+    request.outDir = outDir;
+    request.device = deviceName;
+    request.stats = printStats;
+    return runLaunchMode(context, *chip, request);
+  }
 
   OwningOpRef<ModuleOp> module;
   GemmSpec spec;

@@ -53,6 +53,16 @@ llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
                                    llvm::StringRef elementType,
                                    llvm::ArrayRef<int64_t> shape);
 
+/// A .npy file as it is: numpy dtype string ('<f4', '|u1', ...), shape and
+/// the raw little-endian payload.
+struct NpyArray {
+  std::string descr;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+llvm::Expected<NpyArray> readNpyArray(llvm::StringRef path);
+llvm::Error writeNpyArray(llvm::StringRef path, const NpyArray &array);
+
 /// The shape a tensor has in its .npy file (packed last dimension for
 /// FP4/FP6).
 std::vector<int64_t> getNpyShape(llvm::StringRef elementType,

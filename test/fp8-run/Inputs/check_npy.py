@@ -9,44 +9,13 @@ all in float32) and compares with what fp8-run wrote.
 usage: check_npy.py DIR A_TYPE B_TYPE A_BLOCK B_BLOCK B_LAYOUT OUT_TYPE
   *_BLOCK is RxC (rows x K) or 'mx'; B_LAYOUT is nk or kn.
 """
+import os
 import sys
 
 import numpy as np
 
-# name: (exponent bits, mantissa bits, bias, specials)
-FORMATS = {
-    "f8E4M3FN": (4, 3, 7, "fn"),
-    "f8E5M2": (5, 2, 15, "ieee"),
-    "f8E4M3FNUZ": (4, 3, 8, "fnuz"),
-    "f8E5M2FNUZ": (5, 2, 16, "fnuz"),
-    "f6E2M3FN": (2, 3, 1, "finite"),
-    "f6E3M2FN": (3, 2, 3, "finite"),
-    "f4E2M1FN": (2, 1, 1, "finite"),
-}
-
-
-def table(name):
-    """Value of every code of a format, as float64."""
-    e_bits, m_bits, bias, specials = FORMATS[name]
-    width = 1 + e_bits + m_bits
-    values = []
-    for code in range(1 << width):
-        sign = -1.0 if code >> (width - 1) else 1.0
-        exp = (code >> m_bits) & ((1 << e_bits) - 1)
-        man = code & ((1 << m_bits) - 1)
-        if exp == 0:
-            value = man * 2.0 ** (1 - bias - m_bits)
-        else:
-            value = (1 + man / 2.0 ** m_bits) * 2.0 ** (exp - bias)
-        magnitude_bits = code & ((1 << (width - 1)) - 1)
-        if specials == "fn" and magnitude_bits == (1 << (width - 1)) - 1:
-            value = np.nan
-        if specials == "fnuz" and code == 1 << (width - 1):
-            value = np.nan
-        if specials == "ieee" and exp == (1 << e_bits) - 1:
-            value = np.inf if man == 0 else np.nan
-        values.append(sign * value)
-    return np.array(values)
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Utils"))
+from formats import FORMATS, table  # noqa: E402
 
 
 def unpack(raw, name, cols):

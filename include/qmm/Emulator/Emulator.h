@@ -1,0 +1,83 @@
+//===- Emulator.h - lane-accurate emulation of GPU-level kernels -*- C++ -*-===//
+//
+// Executes the GPU-level IR this project hands to the ROCDL conversion
+// (gpu.module / gpu.func with scf, arith, math, vector, memref, affine and
+// amdgpu ops) the way an AMD Instinct GPU would: workgroups of wave64 waves,
+// lanes in lockstep under an exec mask, LDS per workgroup, barriers across the
+// waves of a workgroup, and MFMA / scaled MFMA as wave-collective operations
+// with the register layouts of the CDNA3 / CDNA4 ISA guides.
+//
+// It also checks what hardware would not: out-of-bounds accesses, LDS over
+// the chip's limit, barriers not reached by every wave, LDS races between two
+// barriers. Each is reported as an error naming the op and its location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_EMULATOR_EMULATOR_H
+#define QMM_EMULATOR_EMULATOR_H
+
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qmm {
+namespace emu {
+
+/// Device memory for one memref kernel argument: dense bytes in the memref's
+/// row-major layout. Elements of 8 bits or fewer take one byte each.
+struct GlobalBuffer {
+  std::vector<uint8_t> bytes;
+};
+
+/// One kernel argument: a global buffer (memref arguments) or a scalar bit
+/// pattern (integer, index and float arguments).
+struct KernelArgument {
+  bool isMemRef = false;
+  GlobalBuffer *buffer = nullptr; ///< isMemRef
+  uint64_t scalarBits = 0;        ///< !isMemRef
+};
+
+/// What one launch did, per kernel.
+struct KernelStats {
+  int64_t workgroups = 0, waves = 0;
+  llvm::StringMap<int64_t> mfmaCounts; ///< by instruction name
+  int64_t globalLoads = 0, globalStores = 0;
+  int64_t globalBytesRead = 0, globalBytesWritten = 0;
+  int64_t ldsLoads = 0, ldsStores = 0;
+  int64_t ldsBytesRead = 0, ldsBytesWritten = 0;
+  /// Extra LDS cycles from bank conflicts, computed from the per-lane
+  /// addresses of each LDS instruction (see Memory.cpp for the model).
+  int64_t ldsBankConflictCycles = 0;
+  int64_t barriers = 0;
+  int64_t ldsBytesAllocated = 0;
+};
+
+struct LaunchConfig {
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {64, 1, 1};
+};
+
+/// Runs `kernel` over the grid. Errors (unsupported ops, safety checks) come
+/// back as one message naming the op and its location.
+llvm::Error launchKernel(const ChipInfo &chip, gpu::GPUFuncOp kernel,
+                         const LaunchConfig &config,
+                         llvm::ArrayRef<KernelArgument> args,
+                         KernelStats &stats);
+
+/// A human-readable block of statistics (fp8-run --stats).
+std::string formatStats(llvm::StringRef kernelName, const ChipInfo &chip,
+                        const KernelStats &stats);
+
+} // namespace emu
+} // namespace qmm
+} // namespace mlir
+
+#endif

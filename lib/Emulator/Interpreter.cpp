@@ -1,0 +1,632 @@
+//===- Interpreter.cpp - waves, control flow and kernel launch ------------===//
+
+#include "Interpreter.h"
+#include "Numerics.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::emu;
+
+//===----------------------------------------------------------------------===//
+// WaveScheduler
+//===----------------------------------------------------------------------===//
+
+WaveScheduler::WaveScheduler(int numWaves)
+    : states(numWaves, State::Running) {}
+
+bool WaveScheduler::waitTurn(int w) {
+  std::unique_lock<std::mutex> lock(mutex);
+  cv.wait(lock, [&] { return aborted || current == w; });
+  return !aborted;
+}
+
+void WaveScheduler::abort() {
+  std::lock_guard<std::mutex> lock(mutex);
+  aborted = true;
+  cv.notify_all();
+}
+
+/// Hands the turn to the next running wave; when none is left, releases the
+/// barrier (all waves there) or reports waves stuck at it (some returned).
+void WaveScheduler::passBaton(std::string &error) {
+  int n = states.size();
+  for (int step = 1; step <= n; ++step) {
+    int candidate = (current + step) % n;
+    if (states[candidate] == State::Running) {
+      current = candidate;
+      cv.notify_all();
+      return;
+    }
+  }
+  bool anyAtBarrier = false, anyDone = false;
+  for (State state : states) {
+    anyAtBarrier |= state == State::AtBarrier;
+    anyDone |= state == State::Done;
+  }
+  if (!anyAtBarrier) { // every wave returned
+    current = -1;
+    cv.notify_all();
+    return;
+  }
+  if (anyDone) {
+    if (error.empty())
+      error = "emulator: barrier not reached by every wave of the workgroup "
+              "(some waves returned while others wait at a barrier)";
+    aborted = true;
+    cv.notify_all();
+    return;
+  }
+  for (State &state : states)
+    state = State::Running;
+  ++epoch;
+  current = 0;
+  cv.notify_all();
+}
+
+bool WaveScheduler::barrier(int w, std::string &error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    states[w] = State::AtBarrier;
+    passBaton(error);
+  }
+  return waitTurn(w);
+}
+
+void WaveScheduler::finish(int w, std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  states[w] = State::Done;
+  passBaton(error);
+}
+
+//===----------------------------------------------------------------------===//
+// WaveInterpreter
+//===----------------------------------------------------------------------===//
+
+WaveInterpreter::WaveInterpreter(KernelContext &kernel,
+                                 WorkgroupContext &workgroup, int waveIndex)
+    : kernel(kernel), workgroup(workgroup), waveIndex(waveIndex) {
+  const auto &block = kernel.config.block;
+  int64_t threads = block[0] * block[1] * block[2];
+  int64_t first = int64_t(waveIndex) * kernel.chip.waveSize;
+  activeLanes = int(std::min<int64_t>(kernel.chip.waveSize, threads - first));
+  launchMask = activeLanes >= 64 ? ~ExecMask(0)
+                                 : ((ExecMask(1) << activeLanes) - 1);
+}
+
+Lanes &WaveInterpreter::get(Value value) {
+  auto it = values.find(value);
+  assert(it != values.end() && "value used before definition");
+  return it->second;
+}
+
+Lanes &WaveInterpreter::define(Value value, unsigned width) {
+  Lanes &lanes = values[value];
+  lanes.width = width;
+  if (isa<MemRefType>(value.getType())) {
+    lanes.views.resize(kMaxLanes);
+    lanes.bits.clear();
+  } else {
+    lanes.bits.assign(size_t(kMaxLanes) * width, 0);
+  }
+  return lanes;
+}
+
+LogicalResult WaveInterpreter::fail(Operation *op, const llvm::Twine &message) {
+  if (kernel.error.empty()) {
+    std::string location;
+    llvm::raw_string_ostream os(location);
+    op->getLoc().print(os);
+    kernel.error = ("emulator: " + message + " ('" +
+                    op->getName().getStringRef() + "' at " + location + ")")
+                       .str();
+  }
+  return failure();
+}
+
+int64_t WaveInterpreter::threadId(int lane, unsigned dim) const {
+  const auto &block = kernel.config.block;
+  int64_t linear = int64_t(waveIndex) * kernel.chip.waveSize + lane;
+  if (dim == 0)
+    return linear % block[0];
+  if (dim == 1)
+    return (linear / block[0]) % block[1];
+  return linear / (block[0] * block[1]);
+}
+
+/// Is the value the same on every lane of `mask`?
+static bool isUniform(const Lanes &lanes, ExecMask mask) {
+  int first = -1;
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    if (first < 0) {
+      first = lane;
+      continue;
+    }
+    for (unsigned e = 0; e < lanes.width; ++e)
+      if (lanes.at(lane, e) != lanes.at(first, e))
+        return false;
+  }
+  return true;
+}
+
+/// Copies lane `lane` of `from` into `to` (same shape).
+static void copyLane(Lanes &to, const Lanes &from, int lane) {
+  if (!from.views.empty()) {
+    to.views[lane] = from.views[lane];
+    return;
+  }
+  for (unsigned e = 0; e < from.width; ++e)
+    to.at(lane, e) = from.at(lane, e);
+}
+
+static unsigned widthOf(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements();
+  return 1;
+}
+
+LogicalResult WaveInterpreter::execBlock(Block &block, ExecMask mask,
+                                         SmallVectorImpl<Lanes> *yielded) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (yielded)
+        for (Value operand : op.getOperands())
+          yielded->push_back(get(operand));
+      return success();
+    }
+    if (failed(execOp(&op, mask)))
+      return failure();
+  }
+  return success();
+}
+
+static LogicalResult execFor(WaveInterpreter &wave, scf::ForOp op,
+                             ExecMask mask) {
+  Lanes lower = wave.get(op.getLowerBound());
+  Lanes upper = wave.get(op.getUpperBound());
+  Lanes step = wave.get(op.getStep());
+  Type ivType = op.getInductionVar().getType();
+  unsigned ivWidth = getBitWidth(ivType);
+  bool isSigned = !op.getUnsignedCmp();
+
+  // Per-lane loop state: the induction variable and the iteration values.
+  Lanes iv = lower;
+  SmallVector<Lanes> carried;
+  for (Value init : op.getInitArgs())
+    carried.push_back(wave.get(init));
+
+  Block &body = *op.getBody();
+  int64_t iterations = 0;
+  while (true) {
+    ExecMask active = 0;
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      if (!laneActive(mask, lane))
+        continue;
+      bool continues =
+          isSigned ? signExtend(iv.at(lane, 0), ivWidth) <
+                         signExtend(upper.at(lane, 0), ivWidth)
+                   : truncateBits(iv.at(lane, 0), ivWidth) <
+                         truncateBits(upper.at(lane, 0), ivWidth);
+      if (continues)
+        active |= ExecMask(1) << lane;
+    }
+    if (!active)
+      break;
+    if (++iterations > (int64_t(1) << 40))
+      return wave.fail(op, "loop does not terminate");
+    Lanes &ivValue = wave.define(op.getInductionVar(), 1);
+    ivValue.bits = iv.bits;
+    for (auto [arg, value] : llvm::zip(op.getRegionIterArgs(), carried))
+      wave.define(arg, value.width) = value;
+    SmallVector<Lanes> yielded;
+    if (failed(wave.execBlock(body, active, &yielded)))
+      return failure();
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      if (!laneActive(active, lane))
+        continue;
+      for (auto [value, next] : llvm::zip(carried, yielded))
+        copyLane(value, next, lane);
+      iv.at(lane, 0) =
+          truncateBits(iv.at(lane, 0) + step.at(lane, 0), ivWidth);
+    }
+  }
+  for (auto [result, value] : llvm::zip(op.getResults(), carried))
+    wave.define(result, value.width) = value;
+  return success();
+}
+
+static LogicalResult execIf(WaveInterpreter &wave, scf::IfOp op,
+                            ExecMask mask) {
+  Lanes condition = wave.get(op.getCondition());
+  ExecMask thenMask = 0;
+  for (int lane = 0; lane < kMaxLanes; ++lane)
+    if (laneActive(mask, lane) && (condition.at(lane, 0) & 1))
+      thenMask |= ExecMask(1) << lane;
+  ExecMask elseMask = mask & ~thenMask;
+
+  SmallVector<Lanes> thenValues, elseValues;
+  if (thenMask &&
+      failed(wave.execBlock(op.getThenRegion().front(), thenMask, &thenValues)))
+    return failure();
+  if (elseMask && !op.getElseRegion().empty() &&
+      failed(wave.execBlock(op.getElseRegion().front(), elseMask,
+                            &elseValues)))
+    return failure();
+  for (auto [index, result] : llvm::enumerate(op.getResults())) {
+    Lanes &merged = wave.define(result, widthOf(result.getType()));
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      if (laneActive(thenMask, lane))
+        copyLane(merged, thenValues[index], lane);
+      else if (laneActive(elseMask, lane))
+        copyLane(merged, elseValues[index], lane);
+    }
+  }
+  return success();
+}
+
+static LogicalResult execBarrier(WaveInterpreter &wave, Operation *op) {
+  ++wave.kernel.stats.barriers;
+  if (!wave.workgroup.scheduler)
+    return success();
+  if (!wave.workgroup.scheduler->barrier(wave.waveIndex, wave.kernel.error)) {
+    if (wave.kernel.error.empty())
+      return wave.fail(op, "launch aborted");
+    return failure();
+  }
+  return success();
+}
+
+static LogicalResult execGpuOp(WaveInterpreter &wave, Operation *op,
+                               bool &handled) {
+  handled = true;
+  auto dimIndex = [](gpu::Dimension dim) {
+    return dim == gpu::Dimension::x ? 0u : dim == gpu::Dimension::y ? 1u : 2u;
+  };
+  auto uniform = [&](Value result, int64_t value) {
+    Lanes &out = wave.define(result, 1);
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      out.at(lane, 0) = uint64_t(value);
+  };
+  const LaunchConfig &config = wave.kernel.config;
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](gpu::ThreadIdOp tid) {
+        Lanes &out = wave.define(tid.getResult(), 1);
+        for (int lane = 0; lane < kMaxLanes; ++lane)
+          out.at(lane, 0) = uint64_t(wave.threadId(lane, dimIndex(tid.getDimension())));
+        return success();
+      })
+      .Case([&](gpu::BlockIdOp bid) {
+        uniform(bid.getResult(),
+                wave.workgroup.blockId[dimIndex(bid.getDimension())]);
+        return success();
+      })
+      .Case([&](gpu::BlockDimOp dim) {
+        uniform(dim.getResult(), config.block[dimIndex(dim.getDimension())]);
+        return success();
+      })
+      .Case([&](gpu::GridDimOp dim) {
+        uniform(dim.getResult(), config.grid[dimIndex(dim.getDimension())]);
+        return success();
+      })
+      .Case([&](gpu::LaneIdOp laneId) {
+        Lanes &out = wave.define(laneId.getResult(), 1);
+        for (int lane = 0; lane < kMaxLanes; ++lane)
+          out.at(lane, 0) = uint64_t(lane);
+        return success();
+      })
+      .Case([&](gpu::SubgroupIdOp id) {
+        uniform(id.getResult(), wave.waveIndex);
+        return success();
+      })
+      .Case([&](gpu::SubgroupSizeOp size) {
+        uniform(size.getResult(), wave.kernel.chip.waveSize);
+        return success();
+      })
+      .Case([&](gpu::NumSubgroupsOp count) {
+        uniform(count.getResult(), wave.workgroup.numWaves);
+        return success();
+      })
+      .Case([&](gpu::BarrierOp) { return execBarrier(wave, op); })
+      .Case([&](amdgpu::LDSBarrierOp) { return execBarrier(wave, op); })
+      .Case([&](amdgpu::SchedBarrierOp) { return success(); })
+      .Default([&](Operation *) {
+        handled = false;
+        return failure();
+      });
+}
+
+LogicalResult WaveInterpreter::execOp(Operation *op, ExecMask mask) {
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return execFor(*this, forOp, mask);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return execIf(*this, ifOp, mask);
+  bool handled = false;
+  LogicalResult result = execGpuOp(*this, op, handled);
+  if (handled)
+    return result;
+  result = execArithOp(*this, op, mask, handled);
+  if (handled)
+    return result;
+  result = execMemoryOp(*this, op, mask, handled);
+  if (handled)
+    return result;
+  result = execVectorOp(*this, op, mask, handled);
+  if (handled)
+    return result;
+  result = execMatrixOp(*this, op, mask, handled);
+  if (handled)
+    return result;
+  return fail(op, "operation not supported by the emulator");
+}
+
+bool WaveInterpreter::run(gpu::GPUFuncOp func,
+                          ArrayRef<KernelArgument> args) {
+  Block &entry = func.getBody().front();
+  unsigned numArgs = func.getNumArguments();
+  for (unsigned i = 0; i < numArgs; ++i) {
+    BlockArgument arg = entry.getArgument(i);
+    const KernelArgument &value = args[i];
+    if (value.isMemRef) {
+      Lanes &lanes = define(arg, 1);
+      MemRefView view;
+      std::string error;
+      int buffer = -1;
+      for (auto [index, candidate] : llvm::enumerate(kernel.buffers))
+        if (candidate.data == value.buffer->bytes.data())
+          buffer = int(index);
+      if (failed(makeView(arg.getType(), buffer, view, error))) {
+        kernel.error = "emulator: argument " + std::to_string(i) + ": " + error;
+        return false;
+      }
+      for (int lane = 0; lane < kMaxLanes; ++lane)
+        lanes.views[lane] = view;
+    } else {
+      Lanes &lanes = define(arg, 1);
+      for (int lane = 0; lane < kMaxLanes; ++lane)
+        lanes.at(lane, 0) = value.scalarBits;
+    }
+  }
+  // Workgroup memory attributions live in this workgroup's LDS.
+  for (BlockArgument attribution : func.getWorkgroupAttributions()) {
+    Lanes &lanes = define(attribution, 1);
+    MemRefView view;
+    std::string error;
+    if (failed(makeView(attribution.getType(), workgroup.lds, view, error))) {
+      kernel.error = "emulator: workgroup attribution: " + error;
+      return false;
+    }
+    view.offset = kernel.ldsAttributionOffsets.lookup(attribution) /
+                  getStorageBytes(view.elementType);
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      lanes.views[lane] = view;
+  }
+  if (!func.getPrivateAttributions().empty()) {
+    kernel.error = "emulator: private memory attributions are not supported";
+    return false;
+  }
+  return succeeded(execBlock(entry, launchMask, nullptr));
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::qmm::emu::makeView(Type type, int buffer, MemRefView &view,
+                                       std::string &error) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref) {
+    error = "not a memref";
+    return failure();
+  }
+  if (!memref.hasStaticShape()) {
+    error = "dynamic memref shapes are not supported";
+    return failure();
+  }
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(memref.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic)) {
+    error = "memref layouts must be static and strided";
+    return failure();
+  }
+  view.buffer = buffer;
+  view.offset = offset;
+  view.sizes.assign(memref.getShape().begin(), memref.getShape().end());
+  view.strides.assign(strides.begin(), strides.end());
+  view.elementType = memref.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Launch
+//===----------------------------------------------------------------------===//
+
+static bool isWorkgroupSpace(Attribute memorySpace) {
+  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
+    return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;
+  if (auto integer = dyn_cast_or_null<IntegerAttr>(memorySpace))
+    return integer.getInt() == 3;
+  return false;
+}
+
+static int64_t byteSize(MemRefType type) {
+  return type.getNumElements() * getStorageBytes(type.getElementType());
+}
+
+/// Places workgroup attributions and workgroup-space globals in LDS, and
+/// materializes constant globals.
+static LogicalResult planMemory(KernelContext &kernel, gpu::GPUFuncOp func) {
+  int64_t offset = 0;
+  auto reserve = [&](MemRefType type) {
+    offset = llvm::alignTo(offset, 16);
+    int64_t start = offset;
+    offset += byteSize(type);
+    return start;
+  };
+  for (BlockArgument attribution : func.getWorkgroupAttributions())
+    kernel.ldsAttributionOffsets[attribution] =
+        reserve(cast<MemRefType>(attribution.getType()));
+  if (auto module = func->getParentOfType<gpu::GPUModuleOp>()) {
+    for (auto global : module.getOps<memref::GlobalOp>()) {
+      if (isWorkgroupSpace(global.getType().getMemorySpace())) {
+        kernel.ldsGlobalOffsets[global] = reserve(global.getType());
+        continue;
+      }
+      auto init = dyn_cast_or_null<DenseElementsAttr>(
+          global.getInitialValue().value_or(Attribute()));
+      if (!init) {
+        kernel.error = "emulator: global @" + global.getSymName().str() +
+                       " has no dense initializer";
+        return failure();
+      }
+      auto storage = std::make_unique<std::vector<uint8_t>>(
+          byteSize(global.getType()));
+      Type elementType = global.getType().getElementType();
+      unsigned bytes = getStorageBytes(elementType);
+      int64_t i = 0;
+      if (isa<FloatType>(elementType)) {
+        for (APFloat value : init.getValues<APFloat>()) {
+          uint64_t pattern = value.bitcastToAPInt().getZExtValue();
+          std::memcpy(storage->data() + i++ * bytes, &pattern, bytes);
+        }
+      } else {
+        for (APInt value : init.getValues<APInt>()) {
+          uint64_t pattern = value.getZExtValue();
+          std::memcpy(storage->data() + i++ * bytes, &pattern, bytes);
+        }
+      }
+      kernel.constantBuffers[global] = kernel.buffers.size();
+      kernel.buffers.push_back({AddressSpace::Constant, storage->data(),
+                                int64_t(storage->size()),
+                                "@" + global.getSymName().str()});
+      kernel.ownedStorage.push_back(std::move(storage));
+    }
+  }
+  kernel.ldsBytes = offset;
+  return success();
+}
+
+llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
+                                         gpu::GPUFuncOp kernelFunc,
+                                         const LaunchConfig &config,
+                                         ArrayRef<KernelArgument> args,
+                                         KernelStats &stats) {
+  if (args.size() != kernelFunc.getNumArguments())
+    return llvm::createStringError(
+        "kernel @%s takes %u arguments, %zu given",
+        kernelFunc.getName().str().c_str(), kernelFunc.getNumArguments(),
+        args.size());
+  for (int64_t extent : config.grid)
+    if (extent <= 0)
+      return llvm::createStringError("grid extents must be positive");
+  int64_t threads = config.block[0] * config.block[1] * config.block[2];
+  if (llvm::any_of(config.block, [](int64_t e) { return e <= 0; }) ||
+      threads > 1024)
+    return llvm::createStringError(
+        "block extents must be positive with at most 1024 threads");
+
+  KernelContext kernel(chip, config, stats);
+  for (const KernelArgument &arg : args)
+    if (arg.isMemRef)
+      kernel.buffers.push_back({AddressSpace::Global, arg.buffer->bytes.data(),
+                                int64_t(arg.buffer->bytes.size()), "global"});
+  if (failed(planMemory(kernel, kernelFunc)))
+    return llvm::createStringError(kernel.error);
+  if (kernel.ldsBytes > chip.ldsBytesPerWorkgroup)
+    return llvm::createStringError(
+        "emulator: LDS above the chip's limit: the kernel allocates %lld "
+        "bytes of workgroup memory, %s has %lld",
+        (long long)kernel.ldsBytes, chip.name.str().c_str(),
+        (long long)chip.ldsBytesPerWorkgroup);
+  stats.ldsBytesAllocated = kernel.ldsBytes;
+
+  std::vector<uint8_t> lds(kernel.ldsBytes);
+  int ldsBuffer = kernel.buffers.size();
+  kernel.buffers.push_back(
+      {AddressSpace::Workgroup, lds.data(), int64_t(lds.size()), "LDS"});
+
+  int numWaves = int((threads + chip.waveSize - 1) / chip.waveSize);
+  for (int64_t z = 0; z < config.grid[2]; ++z)
+    for (int64_t y = 0; y < config.grid[1]; ++y)
+      for (int64_t x = 0; x < config.grid[0]; ++x) {
+        WorkgroupContext workgroup;
+        workgroup.blockId = {x, y, z};
+        workgroup.lds = ldsBuffer;
+        workgroup.numWaves = numWaves;
+        std::fill(lds.begin(), lds.end(), 0);
+        workgroup.shadowEpoch.assign(lds.size(), 0);
+        workgroup.shadowWriter.assign(lds.size(), -1);
+        workgroup.shadowReaders.assign(lds.size(), 0);
+        ++stats.workgroups;
+        stats.waves += numWaves;
+        if (numWaves == 1) {
+          WaveInterpreter wave(kernel, workgroup, 0);
+          if (!wave.run(kernelFunc, args))
+            return llvm::createStringError(kernel.error);
+          continue;
+        }
+        WaveScheduler scheduler(numWaves);
+        workgroup.scheduler = &scheduler;
+        std::vector<std::thread> threadsOfWaves;
+        for (int w = 0; w < numWaves; ++w)
+          threadsOfWaves.emplace_back([&, w] {
+            if (!scheduler.waitTurn(w))
+              return;
+            WaveInterpreter wave(kernel, workgroup, w);
+            if (!wave.run(kernelFunc, args)) {
+              scheduler.abort();
+              return;
+            }
+            scheduler.finish(w, kernel.error);
+          });
+        for (std::thread &thread : threadsOfWaves)
+          thread.join();
+        if (!kernel.error.empty())
+          return llvm::createStringError(kernel.error);
+      }
+  return llvm::Error::success();
+}
+
+std::string mlir::qmm::emu::formatStats(StringRef kernelName,
+                                        const ChipInfo &chip,
+                                        const KernelStats &stats) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "kernel @" << kernelName << " on " << chip.name << ": "
+     << stats.workgroups << " workgroups, " << stats.waves << " waves\n";
+  int64_t mfmas = 0;
+  for (const auto &entry : stats.mfmaCounts)
+    mfmas += entry.getValue();
+  os << "  mfma: " << mfmas;
+  std::vector<std::string> names;
+  for (const auto &entry : stats.mfmaCounts)
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  for (const std::string &name : names)
+    os << "  " << name << " x" << stats.mfmaCounts.lookup(name);
+  os << "\n";
+  os << llvm::formatv("  global: {0} loads ({1} bytes), {2} stores ({3} bytes)\n",
+                      stats.globalLoads, stats.globalBytesRead,
+                      stats.globalStores, stats.globalBytesWritten);
+  os << llvm::formatv("  lds: {0} bytes allocated, {1} loads ({2} bytes), {3} "
+                      "stores ({4} bytes), {5} bank-conflict cycles ({6} "
+                      "banks)\n",
+                      stats.ldsBytesAllocated, stats.ldsLoads,
+                      stats.ldsBytesRead, stats.ldsStores,
+                      stats.ldsBytesWritten, stats.ldsBankConflictCycles,
+                      chip.ldsBanks);
+  os << "  barriers: " << stats.barriers << "\n";
+  return text;
+}

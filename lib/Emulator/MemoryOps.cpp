@@ -1,0 +1,525 @@
+//===- MemoryOps.cpp - memrefs, loads and stores, LDS checks --------------===//
+//
+// Every access is checked: out-of-bounds global or LDS accesses are errors
+// (fat raw buffers excepted, whose out-of-range reads give 0 and writes are
+// dropped, as on hardware), and LDS bytes touched by two waves between two
+// barriers with at least one write are reported as a race.
+//
+// Bank conflicts: an LDS instruction is served in phases of
+// banks * 4 / (bytes per lane) consecutive lanes (all 64 lanes at most); in a
+// phase, the distinct dwords that fall into one bank are served one per
+// cycle (lanes reading the same dword share it). The extra cycles, summed
+// over phases, are the instruction's conflicts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Interpreter.h"
+#include "Numerics.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::emu;
+
+namespace {
+/// Where one lane's access lands.
+struct LaneAccess {
+  int lane;
+  int64_t byteAddress; ///< in the buffer
+  unsigned bytes;
+  bool dropped; ///< out of a fat buffer's range: read 0, write nothing
+};
+} // namespace
+
+static std::string formatIndices(ArrayRef<int64_t> indices) {
+  std::string text = "[";
+  for (size_t i = 0; i < indices.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(indices[i]);
+  return text + "]";
+}
+
+/// Resolves element `indices` (plus `count` consecutive elements along the
+/// innermost dimension) of `view` for one lane.
+static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
+                             const MemRefView &view, ArrayRef<int64_t> indices,
+                             unsigned count, unsigned bytes, int lane,
+                             LaneAccess &access) {
+  const Buffer &buffer = wave.kernel.buffers[view.buffer];
+  unsigned elementBytes = getStorageBytes(view.elementType);
+  int64_t linear = view.offset;
+  for (size_t d = 0; d < indices.size(); ++d)
+    linear += indices[d] * view.strides[d];
+  access = {lane, 0, bytes, false};
+  if (view.fatBuffer) {
+    int64_t fromBase = linear * elementBytes;
+    if (fromBase < 0 || fromBase + int64_t(bytes) > view.validBytes) {
+      access.dropped = true;
+      return success();
+    }
+    access.byteAddress = (view.baseElements + linear) * elementBytes;
+  } else {
+    for (size_t d = 0; d < indices.size(); ++d) {
+      int64_t extent = d + 1 == indices.size() ? count : 1;
+      if (indices[d] < 0 || indices[d] + extent > view.sizes[d])
+        return wave.fail(op, "out-of-bounds " +
+                                 std::string(buffer.space ==
+                                                     AddressSpace::Workgroup
+                                                 ? "LDS"
+                                                 : "global") +
+                                 " access at index " + formatIndices(indices) +
+                                 (count > 1 ? " (+" + std::to_string(count) +
+                                                  " elements)"
+                                            : std::string()) +
+                                 " on lane " + std::to_string(lane) +
+                                 " of a memref of shape " +
+                                 formatIndices(view.sizes));
+    }
+    access.byteAddress = linear * elementBytes;
+  }
+  if (access.byteAddress < 0 ||
+      access.byteAddress + int64_t(bytes) > buffer.size)
+    return wave.fail(op, "out-of-bounds access to " + buffer.name +
+                             " at byte " + std::to_string(access.byteAddress) +
+                             " on lane " + std::to_string(lane) + " (" +
+                             std::to_string(buffer.size) + " bytes)");
+  return success();
+}
+
+/// LDS race check, statistics and bank conflicts for one instruction.
+static LogicalResult account(WaveInterpreter &wave, Operation *op,
+                             const Buffer &buffer,
+                             ArrayRef<LaneAccess> accesses, bool isWrite) {
+  KernelStats &stats = wave.kernel.stats;
+  int64_t bytes = 0;
+  for (const LaneAccess &access : accesses)
+    if (!access.dropped)
+      bytes += access.bytes;
+  if (buffer.space != AddressSpace::Workgroup) {
+    (isWrite ? stats.globalStores : stats.globalLoads) += 1;
+    (isWrite ? stats.globalBytesWritten : stats.globalBytesRead) += bytes;
+    return success();
+  }
+  (isWrite ? stats.ldsStores : stats.ldsLoads) += 1;
+  (isWrite ? stats.ldsBytesWritten : stats.ldsBytesRead) += bytes;
+
+  // Races: another wave touched the byte since the last barrier.
+  WorkgroupContext &wg = wave.workgroup;
+  uint32_t epoch = wg.scheduler ? wg.scheduler->getEpoch() : 1;
+  int16_t me = int16_t(wave.waveIndex);
+  for (const LaneAccess &access : accesses) {
+    for (unsigned b = 0; b < access.bytes; ++b) {
+      int64_t at = access.byteAddress + b;
+      if (wg.shadowEpoch[at] != epoch) {
+        wg.shadowEpoch[at] = epoch;
+        wg.shadowWriter[at] = -1;
+        wg.shadowReaders[at] = 0;
+      }
+      int16_t writer = wg.shadowWriter[at];
+      uint32_t otherReaders = wg.shadowReaders[at] & ~(1u << me);
+      if ((writer >= 0 && writer != me) || (isWrite && otherReaders)) {
+        int other = writer >= 0 && writer != me
+                        ? writer
+                        : __builtin_ctz(otherReaders);
+        return wave.fail(op, "LDS race: byte " + std::to_string(at) +
+                                 " is " + (isWrite ? "written" : "read") +
+                                 " by wave " + std::to_string(me) +
+                                 " and " +
+                                 (writer >= 0 && writer != me ? "written"
+                                                              : "read") +
+                                 " by wave " + std::to_string(other) +
+                                 " with no barrier between");
+      }
+      if (isWrite)
+        wg.shadowWriter[at] = me;
+      else
+        wg.shadowReaders[at] |= 1u << me;
+    }
+  }
+
+  // Bank conflicts.
+  const ChipInfo &chip = wave.kernel.chip;
+  unsigned bytesPerLane = 0;
+  for (const LaneAccess &access : accesses)
+    bytesPerLane = std::max(bytesPerLane, access.bytes);
+  if (!bytesPerLane)
+    return success();
+  int lanesPerPhase = std::max<int>(
+      1, std::min<int>(kMaxLanes, chip.ldsBanks * chip.ldsBankBytes /
+                                      int(std::max(bytesPerLane, 4u))));
+  for (int phase = 0; phase < kMaxLanes; phase += lanesPerPhase) {
+    std::vector<std::set<int64_t>> dwordsPerBank(chip.ldsBanks);
+    for (const LaneAccess &access : accesses) {
+      if (access.lane < phase || access.lane >= phase + lanesPerPhase)
+        continue;
+      int64_t first = access.byteAddress / chip.ldsBankBytes;
+      int64_t last = (access.byteAddress + access.bytes - 1) / chip.ldsBankBytes;
+      for (int64_t dword = first; dword <= last; ++dword)
+        dwordsPerBank[dword % chip.ldsBanks].insert(dword);
+    }
+    size_t worst = 0;
+    for (const auto &dwords : dwordsPerBank)
+      worst = std::max(worst, dwords.size());
+    if (worst > 1)
+      stats.ldsBankConflictCycles += worst - 1;
+  }
+  return success();
+}
+
+static uint64_t readBits(const uint8_t *memory, unsigned bytes) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, memory, bytes);
+  return bits;
+}
+
+/// Loads `count` elements of `elementType` per active lane starting at
+/// `indices[lane]` of `views[lane]`, into `out` (width `count`).
+static LogicalResult load(WaveInterpreter &wave, Operation *op,
+                          const Lanes &memref,
+                          const std::vector<SmallVector<int64_t, 4>> &indices,
+                          unsigned count, ExecMask mask, Lanes &out) {
+  SmallVector<LaneAccess> accesses;
+  const Buffer *buffer = nullptr;
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    const MemRefView &view = memref.views[lane];
+    Type elementType = view.elementType;
+    unsigned bits = getBitWidth(elementType);
+    unsigned bytes = bits < 8 ? (count * bits + 7) / 8
+                              : count * getStorageBytes(elementType);
+    LaneAccess access;
+    if (failed(resolve(wave, op, view, indices[lane], count, bytes, lane,
+                       access)))
+      return failure();
+    accesses.push_back(access);
+    buffer = &wave.kernel.buffers[view.buffer];
+    if (access.dropped) {
+      for (unsigned e = 0; e < count; ++e)
+        out.at(lane, e) = 0;
+      continue;
+    }
+    const uint8_t *base = buffer->data + access.byteAddress;
+    if (bits < 8) { // sub-byte vectors are packed, little-endian
+      for (unsigned e = 0; e < count; ++e) {
+        uint64_t value = 0;
+        for (unsigned b = 0; b < bits; ++b) {
+          unsigned bit = e * bits + b;
+          value |= uint64_t((base[bit / 8] >> (bit % 8)) & 1) << b;
+        }
+        out.at(lane, e) = value;
+      }
+    } else {
+      unsigned elementBytes = getStorageBytes(elementType);
+      for (unsigned e = 0; e < count; ++e)
+        out.at(lane, e) = readBits(base + e * elementBytes, elementBytes);
+    }
+  }
+  if (!buffer)
+    return success();
+  return account(wave, op, *buffer, accesses, /*isWrite=*/false);
+}
+
+static LogicalResult store(WaveInterpreter &wave, Operation *op,
+                           const Lanes &value, const Lanes &memref,
+                           const std::vector<SmallVector<int64_t, 4>> &indices,
+                           unsigned count, ExecMask mask) {
+  SmallVector<LaneAccess> accesses;
+  const Buffer *buffer = nullptr;
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    const MemRefView &view = memref.views[lane];
+    buffer = &wave.kernel.buffers[view.buffer];
+    if (buffer->space == AddressSpace::Constant)
+      return wave.fail(op, "store to the constant global " + buffer->name);
+    Type elementType = view.elementType;
+    unsigned bits = getBitWidth(elementType);
+    unsigned bytes = bits < 8 ? (count * bits + 7) / 8
+                              : count * getStorageBytes(elementType);
+    LaneAccess access;
+    if (failed(resolve(wave, op, view, indices[lane], count, bytes, lane,
+                       access)))
+      return failure();
+    accesses.push_back(access);
+    if (access.dropped)
+      continue;
+    uint8_t *base = buffer->data + access.byteAddress;
+    if (bits < 8) {
+      for (unsigned e = 0; e < count; ++e)
+        for (unsigned b = 0; b < bits; ++b) {
+          unsigned bit = e * bits + b;
+          uint8_t mask8 = uint8_t(1u << (bit % 8));
+          if ((value.at(lane, e) >> b) & 1)
+            base[bit / 8] |= mask8;
+          else
+            base[bit / 8] &= uint8_t(~mask8);
+        }
+    } else {
+      unsigned elementBytes = getStorageBytes(elementType);
+      for (unsigned e = 0; e < count; ++e) {
+        uint64_t bitsValue = value.at(lane, e);
+        std::memcpy(base + e * elementBytes, &bitsValue, elementBytes);
+      }
+    }
+  }
+  if (!buffer)
+    return success();
+  return account(wave, op, *buffer, accesses, /*isWrite=*/true);
+}
+
+/// Per-lane index vectors from index operands.
+static std::vector<SmallVector<int64_t, 4>>
+gatherIndices(WaveInterpreter &wave, ValueRange indices) {
+  std::vector<SmallVector<int64_t, 4>> result(kMaxLanes);
+  for (Value index : indices) {
+    const Lanes &lanes = wave.get(index);
+    unsigned width = getBitWidth(index.getType());
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      result[lane].push_back(signExtend(lanes.at(lane, 0), width));
+  }
+  return result;
+}
+
+static unsigned widthOf(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return vector.getNumElements();
+  return 1;
+}
+
+/// Mixed static/dynamic values of one lane (subview offsets, sizes...).
+static SmallVector<int64_t> mixedValues(WaveInterpreter &wave,
+                                        ArrayRef<int64_t> statics,
+                                        ValueRange dynamics, int lane) {
+  SmallVector<int64_t> values;
+  unsigned next = 0;
+  for (int64_t value : statics) {
+    if (ShapedType::isDynamic(value))
+      values.push_back(int64_t(wave.get(dynamics[next++]).at(lane, 0)));
+    else
+      values.push_back(value);
+  }
+  return values;
+}
+
+static LogicalResult execSubview(WaveInterpreter &wave,
+                                 memref::SubViewOp op) {
+  Lanes source = wave.get(op.getSource());
+  Lanes &out = wave.define(op.getResult(), 1);
+  llvm::SmallBitVector dropped = op.getDroppedDims();
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    const MemRefView &from = source.views[lane];
+    MemRefView view = from;
+    SmallVector<int64_t> offsets =
+        mixedValues(wave, op.getStaticOffsets(), op.getOffsets(), lane);
+    SmallVector<int64_t> sizes =
+        mixedValues(wave, op.getStaticSizes(), op.getSizes(), lane);
+    SmallVector<int64_t> strides =
+        mixedValues(wave, op.getStaticStrides(), op.getStrides(), lane);
+    view.sizes.clear();
+    view.strides.clear();
+    for (size_t d = 0; d < offsets.size(); ++d) {
+      view.offset += offsets[d] * from.strides[d];
+      if (dropped.test(d))
+        continue;
+      view.sizes.push_back(sizes[d]);
+      view.strides.push_back(from.strides[d] * strides[d]);
+    }
+    out.views[lane] = view;
+  }
+  return success();
+}
+
+LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
+                                           Operation *op, ExecMask mask,
+                                           bool &handled) {
+  handled = true;
+  auto passThrough = [&](Value result, Value source) {
+    Lanes copy = wave.get(source);
+    wave.define(result, 1) = copy;
+    return success();
+  };
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](memref::LoadOp load_) {
+        Lanes &out = wave.define(load_.getResult(), 1);
+        Lanes memref = wave.get(load_.getMemRef());
+        return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
+                    1, mask, out);
+      })
+      .Case([&](memref::StoreOp store_) {
+        return store(wave, op, wave.get(store_.getValueToStore()),
+                     wave.get(store_.getMemRef()),
+                     gatherIndices(wave, store_.getIndices()), 1, mask);
+      })
+      .Case([&](vector::LoadOp load_) {
+        unsigned count = widthOf(load_.getType());
+        Lanes &out = wave.define(load_.getResult(), count);
+        Lanes memref = wave.get(load_.getBase());
+        return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
+                    count, mask, out);
+      })
+      .Case([&](vector::StoreOp store_) {
+        unsigned count = widthOf(store_.getValueToStore().getType());
+        return store(wave, op, wave.get(store_.getValueToStore()),
+                     wave.get(store_.getBase()),
+                     gatherIndices(wave, store_.getIndices()), count, mask);
+      })
+      .Case([&](amdgpu::RawBufferLoadOp load_) {
+        if (load_.getSgprOffset() || load_.getIndexOffset())
+          return wave.fail(op, "raw_buffer_load offsets are not supported");
+        unsigned count = widthOf(load_.getType());
+        Lanes &out = wave.define(load_.getResult(), count);
+        Lanes memref = wave.get(load_.getMemref());
+        for (MemRefView &view : memref.views)
+          if (!view.fatBuffer && view.buffer >= 0) {
+            view.fatBuffer = true;
+            view.validBytes = 0;
+            for (size_t d = 0; d < view.sizes.size(); ++d)
+              view.validBytes = std::max(view.validBytes,
+                                         view.sizes[d] * view.strides[d]);
+            view.validBytes *= getStorageBytes(view.elementType);
+          }
+        return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
+                    count, mask, out);
+      })
+      .Case([&](amdgpu::RawBufferStoreOp store_) {
+        if (store_.getSgprOffset() || store_.getIndexOffset())
+          return wave.fail(op, "raw_buffer_store offsets are not supported");
+        unsigned count = widthOf(store_.getValue().getType());
+        Lanes memref = wave.get(store_.getMemref());
+        for (MemRefView &view : memref.views)
+          if (!view.fatBuffer && view.buffer >= 0) {
+            view.fatBuffer = true;
+            view.validBytes = 0;
+            for (size_t d = 0; d < view.sizes.size(); ++d)
+              view.validBytes = std::max(view.validBytes,
+                                         view.sizes[d] * view.strides[d]);
+            view.validBytes *= getStorageBytes(view.elementType);
+          }
+        return store(wave, op, wave.get(store_.getValue()), memref,
+                     gatherIndices(wave, store_.getIndices()), count, mask);
+      })
+      .Case([&](amdgpu::FatRawBufferCastOp cast) {
+        Lanes source = wave.get(cast.getSource());
+        Lanes &out = wave.define(cast.getResult(), 1);
+        for (int lane = 0; lane < kMaxLanes; ++lane) {
+          MemRefView view = source.views[lane];
+          unsigned elementBytes = getStorageBytes(view.elementType);
+          if (cast.getResetOffset()) {
+            view.baseElements += view.offset;
+            view.offset = 0;
+          }
+          int64_t extent = 0;
+          for (size_t d = 0; d < view.sizes.size(); ++d)
+            extent = std::max(extent, view.sizes[d] * view.strides[d]);
+          view.validBytes = extent * elementBytes;
+          if (cast.getValidBytes())
+            view.validBytes = int64_t(wave.get(cast.getValidBytes()).at(lane, 0));
+          view.fatBuffer = true;
+          out.views[lane] = view;
+        }
+        return success();
+      })
+      .Case([&](amdgpu::GatherToLDSOp gather) {
+        Type transfer = gather.getTransferType();
+        unsigned count = widthOf(transfer);
+        Type element = getElementTypeOrSelf(transfer);
+        unsigned bytes = count * getStorageBytes(element);
+        unsigned slot = std::max(4u, bytes == 12 ? 16u : bytes);
+        Lanes loaded;
+        loaded.width = count;
+        loaded.bits.assign(size_t(kMaxLanes) * count, 0);
+        Lanes source = wave.get(gather.getSrc());
+        if (failed(load(wave, op, source,
+                        gatherIndices(wave, gather.getSrcIndices()), count,
+                        mask, loaded)))
+          return failure();
+        // Lane 0's destination indices give the base; lanes follow in order.
+        Lanes dest = wave.get(gather.getDst());
+        std::vector<SmallVector<int64_t, 4>> dstIndices =
+            gatherIndices(wave, gather.getDstIndices());
+        const MemRefView &view = dest.views[0];
+        LaneAccess baseAccess;
+        if (failed(resolve(wave, op, view, dstIndices[0], 1,
+                           getStorageBytes(view.elementType), 0, baseAccess)))
+          return failure();
+        const Buffer &lds = wave.kernel.buffers[view.buffer];
+        SmallVector<LaneAccess> accesses;
+        for (int lane = 0; lane < kMaxLanes; ++lane) {
+          if (!laneActive(mask, lane))
+            continue;
+          int64_t at = baseAccess.byteAddress + int64_t(lane) * slot;
+          if (at + slot > lds.size)
+            return wave.fail(op, "out-of-bounds LDS write by lane " +
+                                     std::to_string(lane));
+          std::memset(lds.data + at, 0, slot);
+          unsigned elementBytes = getStorageBytes(element);
+          for (unsigned e = 0; e < count; ++e) {
+            uint64_t bitsValue = loaded.at(lane, e);
+            std::memcpy(lds.data + at + e * elementBytes, &bitsValue,
+                        elementBytes);
+          }
+          accesses.push_back({lane, at, slot, false});
+        }
+        return account(wave, op, lds, accesses, /*isWrite=*/true);
+      })
+      .Case([&](memref::SubViewOp subview) { return execSubview(wave, subview); })
+      .Case([&](memref::CastOp cast) {
+        return passThrough(cast.getResult(), cast.getSource());
+      })
+      .Case([&](memref::MemorySpaceCastOp cast) {
+        return passThrough(cast.getResult(), cast.getSource());
+      })
+      .Case([&](memref::AssumeAlignmentOp assume) {
+        return passThrough(assume.getResult(), assume.getMemref());
+      })
+      .Case([&](memref::DimOp dim) {
+        Lanes memref = wave.get(dim.getSource());
+        const Lanes &index = wave.get(dim.getIndex());
+        Lanes &out = wave.define(dim.getResult(), 1);
+        for (int lane = 0; lane < kMaxLanes; ++lane) {
+          int64_t d = int64_t(index.at(lane, 0));
+          const MemRefView &view = memref.views[lane];
+          out.at(lane, 0) =
+              d >= 0 && d < int64_t(view.sizes.size()) ? view.sizes[d] : 0;
+        }
+        return success();
+      })
+      .Case([&](memref::GetGlobalOp get) {
+        auto module = op->getParentOfType<gpu::GPUModuleOp>();
+        Operation *global =
+            module ? SymbolTable::lookupSymbolIn(module, get.getNameAttr())
+                   : nullptr;
+        if (!global)
+          return wave.fail(op, "unknown global @" + get.getName().str());
+        MemRefView view;
+        std::string error;
+        int buffer;
+        int64_t byteOffset = 0;
+        auto it = wave.kernel.ldsGlobalOffsets.find(global);
+        if (it != wave.kernel.ldsGlobalOffsets.end()) {
+          buffer = wave.workgroup.lds;
+          byteOffset = it->second;
+        } else {
+          buffer = wave.kernel.constantBuffers.lookup(global);
+        }
+        if (failed(makeView(get.getType(), buffer, view, error)))
+          return wave.fail(op, error);
+        view.offset += byteOffset / getStorageBytes(view.elementType);
+        Lanes &out = wave.define(get.getResult(), 1);
+        for (int lane = 0; lane < kMaxLanes; ++lane)
+          out.views[lane] = view;
+        return success();
+      })
+      .Default([&](Operation *) {
+        handled = false;
+        return failure();
+      });
+}

@@ -1,0 +1,264 @@
+//===- LaunchMode.cpp - fp8-run --module: launch one kernel ---------------===//
+//
+// fp8-run --device emu --chip gfx942 --module K.mlir --kernel NAME
+//         --grid X,Y,Z --block X,Y,Z --arg a.npy --arg i32:5 ... --out DIR
+//
+// Each --arg is a .npy file matching a memref argument (8-bit types as
+// uint8/int8 bit patterns, bf16 as uint16) or a scalar TYPE:VALUE. After the
+// launch every memref argument is written to DIR/arg<N>.npy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LaunchMode.h"
+
+#include "qmm/Emulator/Emulator.h"
+#include "qmm/Runtime/HostTensor.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+namespace {
+/// One error line, exit code 2 (bad input) or 1 (the kernel failed).
+struct Failure {
+  int code;
+  std::string message;
+};
+} // namespace
+
+static Failure badInput(const llvm::Twine &message) {
+  return {2, message.str()};
+}
+
+static bool parseExtents(llvm::StringRef text, std::array<int64_t, 3> &out) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',');
+  if (parts.empty() || parts.size() > 3)
+    return false;
+  out = {1, 1, 1};
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].trim().getAsInteger(10, out[i]) || out[i] <= 0)
+      return false;
+  return true;
+}
+
+/// numpy dtypes accepted for a memref element type.
+static bool dtypeMatches(Type type, llvm::StringRef descr) {
+  llvm::StringRef kind = descr.drop_front(1);
+  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  if (type.isF32())
+    return kind == "f4";
+  if (type.isF64())
+    return kind == "f8";
+  if (type.isF16())
+    return kind == "f2" || kind == "u2" || kind == "i2";
+  if (bits <= 8) // 8-bit and smaller floats and integers: one byte each
+    return kind == "u1" || kind == "i1" || kind == "b1";
+  std::string bytes = std::to_string(bits / 8);
+  return kind == "u" + bytes || kind == "i" + bytes;
+}
+
+static std::string dtypeFor(Type type) {
+  if (type.isF32())
+    return "<f4";
+  if (type.isF64())
+    return "<f8";
+  if (type.isF16())
+    return "<f2";
+  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  if (bits <= 8)
+    return "|u1";
+  if (isa<FloatType>(type)) // bf16: bit patterns
+    return "<u2";
+  return "<i" + std::to_string(bits / 8);
+}
+
+static std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+static std::optional<Failure>
+parseScalar(llvm::StringRef text, Type type, unsigned index, uint64_t &bits) {
+  auto [typeName, valueText] = text.split(':');
+  std::string expected;
+  llvm::raw_string_ostream(expected) << type;
+  if (typeName != expected && !(type.isIndex() && typeName == "i64"))
+    return badInput("--arg " + llvm::Twine(index) + ": '" + text +
+                    "' does not match argument type " + expected);
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    double value;
+    if (valueText.getAsDouble(value))
+      return badInput("--arg " + llvm::Twine(index) + ": '" + valueText +
+                      "' is not a number");
+    if (!floatType.isF32() && !floatType.isF64())
+      return badInput("--arg " + llvm::Twine(index) +
+                      ": scalar floats must be f32 or f64");
+    if (floatType.isF32()) {
+      float f = float(value);
+      uint32_t word;
+      std::memcpy(&word, &f, 4);
+      bits = word;
+    } else {
+      std::memcpy(&bits, &value, 8);
+    }
+    return std::nullopt;
+  }
+  int64_t value;
+  if (valueText.getAsInteger(0, value))
+    return badInput("--arg " + llvm::Twine(index) + ": '" + valueText +
+                    "' is not an integer");
+  bits = uint64_t(value);
+  return std::nullopt;
+}
+
+static std::optional<Failure> launch(MLIRContext &context,
+                                     const ChipInfo &chip,
+                                     const LaunchRequest &request) {
+  if (request.device != "emu" && request.device != "auto")
+    return badInput("--module runs on --device emu" +
+                    llvm::Twine(request.device == "hip"
+                                    ? " (the hip device launches code "
+                                      "objects built by the AMD pipeline, "
+                                      "which is not available yet)"
+                                    : ""));
+  if (request.kernelName.empty())
+    return badInput("--module needs --kernel NAME");
+  emu::LaunchConfig config;
+  if (!parseExtents(request.grid, config.grid))
+    return badInput("--grid: expected X[,Y[,Z]] with positive extents, got '" +
+                    request.grid + "'");
+  if (!parseExtents(request.block, config.block))
+    return badInput("--block: expected X[,Y[,Z]] with positive extents, got '" +
+                    request.block + "'");
+
+  std::string message;
+  OwningOpRef<ModuleOp> module;
+  {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      if (message.empty()) {
+        llvm::raw_string_ostream os(message);
+        if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+          os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+             << loc.getColumn() << ": ";
+        os << diag.str();
+      }
+      return success();
+    });
+    std::string error;
+    auto file = openInputFile(request.modulePath, &error);
+    if (!file)
+      return badInput("cannot read '" + request.modulePath + "': " + error);
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+  if (!module)
+    return badInput(message);
+
+  gpu::GPUFuncOp kernel;
+  module->walk([&](gpu::GPUFuncOp func) {
+    if (func.getName() == request.kernelName && func.isKernel())
+      kernel = func;
+  });
+  if (!kernel)
+    return badInput("no gpu.func kernel @" + request.kernelName + " in '" +
+                    request.modulePath + "'");
+  unsigned numArgs = kernel.getNumArguments();
+  if (request.args.size() != numArgs)
+    return badInput("kernel @" + request.kernelName + " takes " +
+                    llvm::Twine(numArgs) + " arguments, " +
+                    llvm::Twine(request.args.size()) + " --arg given");
+
+  std::vector<emu::GlobalBuffer> buffers(numArgs);
+  std::vector<emu::KernelArgument> args(numArgs);
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Type type = kernel.getArgumentTypes()[i];
+    llvm::StringRef text = request.args[i];
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (!memref.hasStaticShape())
+        return badInput("argument " + llvm::Twine(i) +
+                        ": dynamic memref shapes are not supported");
+      auto array = host::readNpyArray(text);
+      if (!array)
+        return badInput(llvm::toString(array.takeError()));
+      std::string typeText;
+      llvm::raw_string_ostream(typeText) << type;
+      std::vector<int64_t> shape(memref.getShape().begin(),
+                                 memref.getShape().end());
+      if (array->shape != shape)
+        return badInput("--arg " + llvm::Twine(i) + " '" + text +
+                        "': shape " + shapeText(array->shape) +
+                        " does not match " + typeText);
+      if (!dtypeMatches(memref.getElementType(), array->descr))
+        return badInput("--arg " + llvm::Twine(i) + " '" + text +
+                        "': dtype " + array->descr + " does not match " +
+                        typeText);
+      // The buffer spans the memref's layout (strided layouts included).
+      int64_t offset;
+      llvm::SmallVector<int64_t> strides;
+      if (failed(memref.getStridesAndOffset(strides, offset)) ||
+          !memref.getLayout().isIdentity())
+        return badInput("argument " + llvm::Twine(i) +
+                        ": kernel memref arguments must have the identity "
+                        "layout");
+      buffers[i].bytes = std::move(array->bytes);
+      args[i].isMemRef = true;
+      args[i].buffer = &buffers[i];
+      continue;
+    }
+    if (!type.isIntOrIndexOrFloat())
+      return badInput("argument " + llvm::Twine(i) + " has unsupported type");
+    if (std::optional<Failure> failure =
+            parseScalar(text, type, i, args[i].scalarBits))
+      return failure;
+  }
+
+  emu::KernelStats stats;
+  if (llvm::Error error =
+          emu::launchKernel(chip, kernel, config, args, stats))
+    return Failure{1, llvm::toString(std::move(error))};
+
+  if (!request.outDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(request.outDir))
+      return badInput("--out: cannot create '" + request.outDir +
+                      "': " + ec.message());
+    for (unsigned i = 0; i < numArgs; ++i) {
+      auto memref = dyn_cast<MemRefType>(kernel.getArgumentTypes()[i]);
+      if (!memref)
+        continue;
+      llvm::SmallString<128> path(request.outDir);
+      llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
+      host::NpyArray array{dtypeFor(memref.getElementType()),
+                           {memref.getShape().begin(), memref.getShape().end()},
+                           buffers[i].bytes};
+      if (llvm::Error error = host::writeNpyArray(path, array))
+        return badInput(llvm::toString(std::move(error)));
+    }
+  }
+  if (request.stats)
+    llvm::outs() << emu::formatStats(request.kernelName, chip, stats);
+  return std::nullopt;
+}
+
+int mlir::qmm::runLaunchMode(MLIRContext &context, const ChipInfo &chip,
+                             const LaunchRequest &request) {
+  std::optional<Failure> failure = launch(context, chip, request);
+  if (!failure)
+    return 0;
+  llvm::errs() << "fp8-run: error: " << failure->message << "\n";
+  return failure->code;
+}
