@@ -17,6 +17,17 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::emu;
 
+std::string mlir::qmm::emu::formatLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto fileLoc = dyn_cast<FileLineColLoc>(loc))
+    os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine() << ":"
+       << fileLoc.getColumn();
+  else
+    loc.print(os);
+  return text;
+}
+
 //===----------------------------------------------------------------------===//
 // WaveScheduler
 //===----------------------------------------------------------------------===//
@@ -59,9 +70,14 @@ void WaveScheduler::passBaton(std::string &error) {
     return;
   }
   if (anyDone) {
-    if (error.empty())
-      error = "emulator: barrier not reached by every wave of the workgroup "
-              "(some waves returned while others wait at a barrier)";
+    if (error.empty()) {
+      std::string where;
+      if (waitingAt)
+        where = " ('" + waitingAt->getName().getStringRef().str() + "' at " +
+                formatLocation(waitingAt->getLoc()) + ")";
+      error = "emulator: barrier not reached by every wave of the workgroup: "
+              "some waves returned while others wait" + where;
+    }
     aborted = true;
     cv.notify_all();
     return;
@@ -73,10 +89,11 @@ void WaveScheduler::passBaton(std::string &error) {
   cv.notify_all();
 }
 
-bool WaveScheduler::barrier(int w, std::string &error) {
+bool WaveScheduler::barrier(int w, Operation *op, std::string &error) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     states[w] = State::AtBarrier;
+    waitingAt = op;
     passBaton(error);
   }
   return waitTurn(w);
@@ -123,9 +140,7 @@ Lanes &WaveInterpreter::define(Value value, unsigned width) {
 
 LogicalResult WaveInterpreter::fail(Operation *op, const llvm::Twine &message) {
   if (kernel.error.empty()) {
-    std::string location;
-    llvm::raw_string_ostream os(location);
-    op->getLoc().print(os);
+    std::string location = formatLocation(op->getLoc());
     kernel.error = ("emulator: " + message + " ('" +
                     op->getName().getStringRef() + "' at " + location + ")")
                        .str();
@@ -279,7 +294,8 @@ static LogicalResult execBarrier(WaveInterpreter &wave, Operation *op) {
   ++wave.kernel.stats.barriers;
   if (!wave.workgroup.scheduler)
     return success();
-  if (!wave.workgroup.scheduler->barrier(wave.waveIndex, wave.kernel.error)) {
+  if (!wave.workgroup.scheduler->barrier(wave.waveIndex, op,
+                                         wave.kernel.error)) {
     if (wave.kernel.error.empty())
       return wave.fail(op, "launch aborted");
     return failure();

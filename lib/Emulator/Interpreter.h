@@ -87,7 +87,7 @@ public:
   /// Blocks until wave `w` may run; false when the launch was aborted.
   bool waitTurn(int w);
   /// Wave `w` reached a barrier; returns when it may go on (false: abort).
-  bool barrier(int w, std::string &error);
+  bool barrier(int w, Operation *op, std::string &error);
   /// Wave `w` returned from the kernel.
   void finish(int w, std::string &error);
   void abort();
@@ -104,6 +104,7 @@ private:
   int current = 0;
   bool aborted = false;
   uint32_t epoch = 1;
+  Operation *waitingAt = nullptr;
 };
 
 struct WorkgroupContext {
@@ -164,6 +165,9 @@ LogicalResult execMatrixOp(WaveInterpreter &wave, Operation *op,
 /// The view a memref type describes over `buffer` (static layouts only).
 LogicalResult makeView(Type memrefType, int buffer, MemRefView &view,
                        std::string &error);
+
+/// "file:line:col" for file locations.
+std::string formatLocation(Location loc);
 
 inline bool laneActive(ExecMask mask, int lane) { return (mask >> lane) & 1; }
 

@@ -144,6 +144,10 @@ static std::optional<Failure> launch(MLIRContext &context,
   if (!parseExtents(request.block, config.block))
     return badInput("--block: expected X[,Y[,Z]] with positive extents, got '" +
                     request.block + "'");
+  int64_t threads = config.block[0] * config.block[1] * config.block[2];
+  if (threads > 1024)
+    return badInput("--block: at most 1024 threads per workgroup, got " +
+                    llvm::Twine(threads));
 
   std::string message;
   OwningOpRef<ModuleOp> module;
