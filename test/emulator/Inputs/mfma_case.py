@@ -1,4 +1,4 @@
-"""Inputs and expected results for the MFMA kernels of mfma_kernels.mlir.
+"""Inputs and expected results for the MFMA kernels of mfma_kernels_gfx942.mlir and mfma_kernels_gfx950.mlir.
 
 usage: mfma_case.py gen CASE DIR       writes DIR/in*.npy (kernel arguments)
        mfma_case.py check CASE DIR     compares DIR/out/arg<N>.npy with the
