@@ -3,7 +3,11 @@
 #ifndef QMM_PIPELINES_PIPELINES_H
 #define QMM_PIPELINES_PIPELINES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
 
 namespace mlir {
 namespace qmm {
@@ -13,8 +17,29 @@ namespace qmm {
 /// become plain dense memrefs (identity layouts).
 LogicalResult buildCPUPipeline(OpPassManager &pm);
 
+/// GPU-level IR (gpu.module with gpu/amdgpu/scf/arith/vector/memref ops) to
+/// a gpu.binary for `chip`: ROCDL target attached, lowered with bare-pointer
+/// memref arguments, serialized as assembly (`isa`) or a code object
+/// (`bin`, linked with ld.lld from `toolkit`).
+LogicalResult buildGPUToBinaryPipeline(OpPassManager &pm, llvm::StringRef chip,
+                                       llvm::StringRef format,
+                                       llvm::StringRef toolkit);
+
+/// The toolkit directory holding llvm/bin/ld.lld: $QMM_ROCM_TOOLKIT, else
+/// the one the build set up.
+std::string getToolkitPath();
+
+/// Compiles the gpu.module of `module` that holds kernel `kernelName` for
+/// `chip`, returning the object's bytes (format `bin`: an ELF code object;
+/// `isa`: assembly). `module` is not modified.
+llvm::Expected<std::string> compileKernelModule(ModuleOp module,
+                                                llvm::StringRef kernelName,
+                                                llvm::StringRef chip,
+                                                llvm::StringRef format);
+
 /// Registers the pipelines with the pass registry (for fp8-opt).
 void registerQMMPipelines();
+void registerGPUToBinaryPipeline();
 
 } // namespace qmm
 } // namespace mlir

@@ -1,0 +1,92 @@
+//===- GPUToBinary.cpp - GPU-level IR to AMDGPU code objects --------------===//
+
+#include "qmm/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+std::string qmm::getToolkitPath() {
+  if (const char *path = std::getenv("QMM_ROCM_TOOLKIT"))
+    return path;
+  return QMM_DEFAULT_TOOLKIT;
+}
+
+LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
+                                            StringRef chip, StringRef format,
+                                            StringRef toolkit) {
+  std::string text = llvm::formatv(
+      "rocdl-attach-target{{chip={0}},"
+      "gpu.module(convert-scf-to-cf,"
+      "convert-gpu-to-rocdl{{chipset={0} use-bare-ptr-memref-call-conv=true},"
+      "reconcile-unrealized-casts),"
+      "gpu-module-to-binary{{format={1} toolkit={2}}",
+      chip, format, toolkit);
+  return parsePassPipeline(text, pm);
+}
+
+llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
+                                                     StringRef kernelName,
+                                                     StringRef chip,
+                                                     StringRef format) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  gpu::GPUModuleOp kept;
+  for (auto gpuModule :
+       llvm::make_early_inc_range(clone->getOps<gpu::GPUModuleOp>())) {
+    if (!kept && gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName))
+      kept = gpuModule;
+    else
+      gpuModule.erase();
+  }
+  if (!kept)
+    return llvm::createStringError("no gpu.module holds kernel @%s",
+                                   kernelName.str().c_str());
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(clone->getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        os << d << "\n";
+      return success();
+    });
+    PassManager pm(clone->getContext());
+    if (failed(buildGPUToBinaryPipeline(pm, chip, format, getToolkitPath())) ||
+        failed(pm.run(*clone)))
+      return llvm::createStringError("compiling for %s failed: %s",
+                                     chip.str().c_str(), diagnostics.c_str());
+  }
+  for (auto binary : clone->getOps<gpu::BinaryOp>())
+    for (Attribute object : binary.getObjects())
+      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  return llvm::createStringError("no gpu.binary was produced");
+}
+
+namespace {
+struct GPUToBinaryOptions : public PassPipelineOptions<GPUToBinaryOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("target chip: gfx942 or gfx950"),
+                           llvm::cl::init("gfx942")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("isa (assembly) or bin (code object)"),
+      llvm::cl::init("bin")};
+};
+} // namespace
+
+void qmm::registerGPUToBinaryPipeline() {
+  PassPipelineRegistration<GPUToBinaryOptions>(
+      "qmm-gpu-to-binary",
+      "Lower GPU-level IR (gpu.module kernels with amdgpu ops) to a "
+      "gpu.binary for an AMD GPU: ROCDL with bare-pointer memref "
+      "arguments, then assembly or a code object linked with Debian's ld.lld",
+      [](OpPassManager &pm, const GPUToBinaryOptions &options) {
+        if (failed(buildGPUToBinaryPipeline(pm, options.chip, options.format,
+                                            getToolkitPath())))
+          llvm::report_fatal_error("qmm-gpu-to-binary: invalid pipeline");
+      });
+}
