@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ ccache python3 python3-numpy
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 llvm-22-tools
+  libamdhip64-5
 )
 
 missing=()

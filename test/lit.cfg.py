@@ -37,6 +37,16 @@ config.substitutions.append(
      "/usr/bin/python3 " + os.path.join(config.test_source_root, "Utils",
                                         "expect_exit.py")))
 
+# Debian's HIP runtime (libamdhip64-5): present, it answers "no device" here.
+import ctypes
+for library in ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"):
+    try:
+        ctypes.CDLL(library)
+        config.available_features.add("hip-runtime")
+        break
+    except OSError:
+        pass
+
 # Debian's python3 with numpy, for tests that read .npy files independently.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 try:

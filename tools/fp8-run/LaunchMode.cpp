@@ -12,6 +12,8 @@
 #include "LaunchMode.h"
 
 #include "qmm/Emulator/Emulator.h"
+#include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Runtime/HIPRuntime.h"
 #include "qmm/Runtime/HostTensor.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -128,13 +130,28 @@ parseScalar(llvm::StringRef text, Type type, unsigned index, uint64_t &bits) {
 static std::optional<Failure> launch(MLIRContext &context,
                                      const ChipInfo &chip,
                                      const LaunchRequest &request) {
-  if (request.device != "emu" && request.device != "auto")
-    return badInput("--module runs on --device emu" +
-                    llvm::Twine(request.device == "hip"
-                                    ? " (the hip device launches code "
-                                      "objects built by the AMD pipeline, "
-                                      "which is not available yet)"
-                                    : ""));
+  if (request.device != "emu" && request.device != "hip" &&
+      request.device != "auto")
+    return badInput("unknown device '" + request.device +
+                    "' (expected emu, hip or auto)");
+  // hip: the runtime and a GPU of the chip must be there. auto: hip when
+  // they are, else the emulator.
+  std::unique_ptr<HIPRuntime> hip;
+  int hipDevice = -1;
+  if (request.device != "emu") {
+    auto runtime = HIPRuntime::load();
+    llvm::Expected<int> device =
+        runtime ? (*runtime)->findDevice(chip.name)
+                : llvm::Expected<int>(runtime.takeError());
+    if (device) {
+      hip = std::move(*runtime);
+      hipDevice = *device;
+    } else if (request.device == "hip") {
+      return badInput("--device hip: " + llvm::toString(device.takeError()));
+    } else {
+      llvm::consumeError(device.takeError());
+    }
+  }
   if (request.kernelName.empty())
     return badInput("--module needs --kernel NAME");
   emu::LaunchConfig config;
@@ -232,9 +249,30 @@ static std::optional<Failure> launch(MLIRContext &context,
   }
 
   emu::KernelStats stats;
-  if (llvm::Error error =
-          emu::launchKernel(chip, kernel, config, args, stats))
+  if (hip) {
+    auto codeObject =
+        compileKernelModule(*module, request.kernelName, chip.name, "bin");
+    if (!codeObject)
+      return Failure{1, llvm::toString(codeObject.takeError())};
+    std::vector<HIPRuntime::Argument> hipArgs(numArgs);
+    for (unsigned i = 0; i < numArgs; ++i) {
+      if (args[i].isMemRef) {
+        hipArgs[i].buffer = &buffers[i].bytes;
+        continue;
+      }
+      Type type = kernel.getArgumentTypes()[i];
+      hipArgs[i].scalar = args[i].scalarBits;
+      hipArgs[i].bytes = type.isIndex() ? 8 : (type.getIntOrFloatBitWidth() + 7) / 8;
+    }
+    auto ms = hip->launch(hipDevice, *codeObject, request.kernelName,
+                          config.grid, config.block, hipArgs,
+                          /*iterations=*/0);
+    if (!ms)
+      return Failure{1, llvm::toString(ms.takeError())};
+  } else if (llvm::Error error =
+                 emu::launchKernel(chip, kernel, config, args, stats)) {
     return Failure{1, llvm::toString(std::move(error))};
+  }
 
   if (!request.outDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(request.outDir))
@@ -253,8 +291,14 @@ static std::optional<Failure> launch(MLIRContext &context,
         return badInput(llvm::toString(std::move(error)));
     }
   }
-  if (request.stats)
-    llvm::outs() << emu::formatStats(request.kernelName, chip, stats);
+  if (request.stats) {
+    if (hip)
+      llvm::outs() << "kernel @" << request.kernelName << " ran on a "
+                   << chip.name << " GPU (hip): statistics come from the "
+                   << "emulator, use --device emu\n";
+    else
+      llvm::outs() << emu::formatStats(request.kernelName, chip, stats);
+  }
   return std::nullopt;
 }
 
