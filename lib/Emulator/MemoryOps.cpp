@@ -275,6 +275,70 @@ static LogicalResult store(WaveInterpreter &wave, Operation *op,
   return account(wave, op, *buffer, accesses, /*isWrite=*/true);
 }
 
+static std::vector<SmallVector<int64_t, 4>>
+gatherIndices(WaveInterpreter &wave, ValueRange indices);
+
+/// vector.transfer_read / transfer_write with a minor-identity map: element
+/// by element, reading `padding` (writing nothing) outside the memref where
+/// the dimension is not declared in bounds.
+static LogicalResult transfer(WaveInterpreter &wave, Operation *op,
+                              VectorType vectorType, AffineMap map,
+                              ArrayRef<bool> inBounds, const Lanes &memref,
+                              const std::vector<SmallVector<int64_t, 4>> &base,
+                              ExecMask mask, Lanes *readInto,
+                              const Lanes *padding, const Lanes *toWrite) {
+  if (!map.isMinorIdentity())
+    return wave.fail(op, "only minor-identity transfer maps are supported");
+  ArrayRef<int64_t> shape = vectorType.getShape();
+  int64_t count = vectorType.getNumElements();
+  SmallVector<LaneAccess> accesses;
+  const Buffer *buffer = nullptr;
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    const MemRefView &view = memref.views[lane];
+    buffer = &wave.kernel.buffers[view.buffer];
+    unsigned bytes = getStorageBytes(view.elementType);
+    size_t lead = view.sizes.size() - shape.size();
+    for (int64_t e = 0; e < count; ++e) {
+      SmallVector<int64_t, 4> indices = base[lane];
+      int64_t rest = e;
+      bool outside = false;
+      for (int d = int(shape.size()) - 1; d >= 0; --d) {
+        int64_t position = rest % shape[d];
+        rest /= shape[d];
+        indices[lead + d] += position;
+        if (indices[lead + d] >= view.sizes[lead + d] || indices[lead + d] < 0) {
+          if (inBounds[d])
+            return wave.fail(op, "out-of-bounds access in a transfer "
+                                 "declared in bounds on lane " +
+                                     std::to_string(lane));
+          outside = true;
+        }
+      }
+      if (outside) {
+        if (readInto)
+          readInto->at(lane, e) = padding->at(lane, 0);
+        continue;
+      }
+      LaneAccess access;
+      if (failed(resolve(wave, op, view, indices, 1, bytes, lane, access)))
+        return failure();
+      accesses.push_back(access);
+      uint8_t *at = buffer->data + access.byteAddress;
+      if (readInto)
+        readInto->at(lane, e) = access.dropped ? 0 : readBits(at, bytes);
+      else if (!access.dropped) {
+        uint64_t value = toWrite->at(lane, e);
+        std::memcpy(at, &value, bytes);
+      }
+    }
+  }
+  if (!buffer)
+    return success();
+  return account(wave, op, *buffer, accesses, /*isWrite=*/readInto == nullptr);
+}
+
 /// Per-lane index vectors from index operands.
 static std::vector<SmallVector<int64_t, 4>>
 gatherIndices(WaveInterpreter &wave, ValueRange indices) {
@@ -370,6 +434,31 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
         return store(wave, op, wave.get(store_.getValueToStore()),
                      wave.get(store_.getBase()),
                      gatherIndices(wave, store_.getIndices()), count, mask);
+      })
+      .Case([&](vector::TransferReadOp read) {
+        if (read.getMask())
+          return wave.fail(op, "masked transfers are not supported");
+        VectorType type = read.getVectorType();
+        Lanes &out = wave.define(read.getResult(), type.getNumElements());
+        Lanes memref = wave.get(read.getBase());
+        Lanes padding = wave.get(read.getPadding());
+        SmallVector<bool> inBounds = read.getInBoundsValues();
+        return transfer(wave, op, type, read.getPermutationMap(), inBounds,
+                        memref, gatherIndices(wave, read.getIndices()), mask,
+                        &out, &padding, nullptr);
+      })
+      .Case([&](vector::TransferWriteOp write) {
+        if (write.getMask())
+          return wave.fail(op, "masked transfers are not supported");
+        if (!isa<MemRefType>(write.getBase().getType()))
+          return wave.fail(op, "transfers to tensors are not supported");
+        Lanes value = wave.get(write.getValueToStore());
+        Lanes memref = wave.get(write.getBase());
+        SmallVector<bool> inBounds = write.getInBoundsValues();
+        return transfer(wave, op, write.getVectorType(),
+                        write.getPermutationMap(), inBounds, memref,
+                        gatherIndices(wave, write.getIndices()), mask, nullptr,
+                        nullptr, &value);
       })
       .Case([&](amdgpu::RawBufferLoadOp load_) {
         if (load_.getSgprOffset() || load_.getIndexOffset())

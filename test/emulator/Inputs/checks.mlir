@@ -168,5 +168,17 @@ gpu.func @unsupported(%out: memref<64xf32>) kernel {
   memref.store %y, %out[%lane] : memref<64xf32>
   gpu.return
 }
+
+// vector.transfer_read past the end of a row, padded with -1; then
+// transfer_write of the lane's 4 values into out[4l .. 4l+3].
+gpu.func @transfer(%a: memref<64xf32>, %out: memref<256xf32>) kernel {
+  %lane = gpu.lane_id
+  %pad = arith.constant -1.0 : f32
+  %v = vector.transfer_read %a[%lane], %pad {in_bounds = [false]} : memref<64xf32>, vector<4xf32>
+  %c4 = arith.constant 4 : index
+  %at = arith.muli %lane, %c4 : index
+  vector.transfer_write %v, %out[%at] {in_bounds = [true]} : vector<4xf32>, memref<256xf32>
+  gpu.return
+}
 }
 }

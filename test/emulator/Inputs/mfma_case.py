@@ -19,11 +19,13 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Utils"))
 from formats import encode_exact, pack_rows, table, width  # noqa: E402
 
-# name: (M, N, K, A format, B format, scaled?, D argument index)
+# name: (M, N, K, A format, B format, scaled?)
 CASES = {
     "mfma_16x16x32_fp8": (16, 16, 32, "f8E4M3FNUZ", "f8E4M3FNUZ", False),
     "mfma_16x16x32_bf8_fp8": (16, 16, 32, "f8E5M2FNUZ", "f8E4M3FNUZ", False),
     "mfma_32x32x16_fp8": (32, 32, 16, "f8E4M3FNUZ", "f8E4M3FNUZ", False),
+    "mfma_32x32x16_bf8_bf8": (32, 32, 16, "f8E5M2FNUZ", "f8E5M2FNUZ", False),
+    "mfma_32x32x64_fp6_fp8": (32, 32, 64, "f6E2M3FN", "f8E4M3FN", False),
     "scaled_16x16x128_fp8": (16, 16, 128, "f8E4M3FN", "f8E4M3FN", True),
     "scaled_16x16x128_fp8_consecutive": (16, 16, 128, "f8E4M3FN", "f8E4M3FN", True),
     "mfma_16x16x128_fp4_fp8": (16, 16, 128, "f4E2M1FN", "f8E4M3FN", False),
@@ -35,7 +37,8 @@ CASES = {
 def operands(case):
     m, n, k, fa, fb, scaled = CASES[case]
     rng = np.random.default_rng(sum(map(ord, case)))
-    # Small integers every format holds exactly (FP4: 0, +-1..4, 6).
+    # Small integers every format holds exactly (FP4: 0, +-1..4, 6; FP6
+    # e2m3: up to 7.5).
     choices = [-4, -3, -2, -1, 0, 1, 2, 3, 4]
     a = rng.choice(choices, size=(m, k)).astype(np.float64)
     bt = rng.choice(choices, size=(n, k)).astype(np.float64)

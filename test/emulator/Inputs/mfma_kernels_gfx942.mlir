@@ -90,5 +90,36 @@ gpu.func @mfma_32x32x16_fp8(%a: memref<32x16xf8E4M3FNUZ>, %bt: memref<32x16xf8E4
   }
   gpu.return
 }
+
+// bf8 x bf8 (e5m2fnuz), 32x32x16.
+gpu.func @mfma_32x32x16_bf8_bf8(%a: memref<32x16xf8E5M2FNUZ>, %bt: memref<32x16xf8E5M2FNUZ>,
+                            %d: memref<32x32xf32>) kernel {
+  %lane = gpu.lane_id
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %row = arith.remui %lane, %c32 : index
+  %group = arith.divui %lane, %c32 : index
+  %k = arith.muli %group, %c8 : index
+  %va = vector.load %a[%row, %k] : memref<32x16xf8E5M2FNUZ>, vector<8xf8E5M2FNUZ>
+  %vb = vector.load %bt[%row, %k] : memref<32x16xf8E5M2FNUZ>, vector<8xf8E5M2FNUZ>
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %acc = amdgpu.mfma 32x32x16 %va * %vb + %zero blgp = none
+    : vector<8xf8E5M2FNUZ>, vector<8xf8E5M2FNUZ>, vector<16xf32>
+  %base = arith.muli %group, %c4 : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %lo = arith.remui %i, %c4 : index
+    %hi = arith.divui %i, %c4 : index
+    %hi8 = arith.muli %hi, %c8 : index
+    %r0 = arith.addi %lo, %hi8 : index
+    %r = arith.addi %r0, %base : index
+    %v = vector.extract %acc[%i] : f32 from vector<16xf32>
+    memref.store %v, %d[%r, %row] : memref<32x32xf32>
+  }
+  gpu.return
+}
 }
 }

@@ -177,5 +177,43 @@ gpu.func @scaled_16x16x128_fp8_consecutive(%a: memref<16x128xf8E4M3FN>, %bt: mem
   }
   gpu.return
 }
+
+// Unscaled 32x32x64 with an FP6 (e2m3) A, packed densely (24 bytes hold a
+// lane's 32 consecutive k) and an FP8 B.
+gpu.func @mfma_32x32x64_fp6_fp8(%a: memref<32x48xi8>, %bt: memref<32x64xf8E4M3FN>,
+                                %d: memref<32x32xf32>) kernel {
+  %lane = gpu.lane_id
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c24 = arith.constant 24 : index
+  %c32 = arith.constant 32 : index
+  %row = arith.remui %lane, %c32 : index
+  %group = arith.divui %lane, %c32 : index
+  %abyte = arith.muli %group, %c24 : index
+  %abytes = vector.load %a[%row, %abyte] : memref<32x48xi8>, vector<24xi8>
+  %va = vector.bitcast %abytes : vector<24xi8> to vector<32xf6E2M3FN>
+  %k0 = arith.muli %group, %c16 : index
+  %k1 = arith.addi %k0, %c32 : index
+  %b0 = vector.load %bt[%row, %k0] : memref<32x64xf8E4M3FN>, vector<16xf8E4M3FN>
+  %b1 = vector.load %bt[%row, %k1] : memref<32x64xf8E4M3FN>, vector<16xf8E4M3FN>
+  %vb = vector.shuffle %b0, %b1 [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xf8E4M3FN>, vector<16xf8E4M3FN>
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %acc = amdgpu.mfma 32x32x64 %va * %vb + %zero blgp = none
+    : vector<32xf6E2M3FN>, vector<32xf8E4M3FN>, vector<16xf32>
+  %base = arith.muli %group, %c4 : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %lo = arith.remui %i, %c4 : index
+    %hi = arith.divui %i, %c4 : index
+    %hi8 = arith.muli %hi, %c8 : index
+    %r0 = arith.addi %lo, %hi8 : index
+    %r = arith.addi %r0, %base : index
+    %v = vector.extract %acc[%i] : f32 from vector<16xf32>
+    memref.store %v, %d[%r, %row] : memref<32x32xf32>
+  }
+  gpu.return
+}
 }
 }
