@@ -17,12 +17,6 @@ using namespace mlir::qmm::emu;
 
 static Type elementTypeOf(Type type) { return getElementTypeOrSelf(type); }
 
-static unsigned widthOf(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements();
-  return 1;
-}
-
 /// out[i] = fn(in[i]) over every lane and element.
 template <typename Fn>
 static void mapUnary(WaveInterpreter &wave, Value result, Value input, Fn fn) {
@@ -433,13 +427,8 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
         out.width = a.width;
         out.bits.resize(a.bits.size());
         for (size_t i = 0; i < a.bits.size(); ++i)
-          out.bits[i] = type.isF32()
-                            ? f32Bits(std::fma(f32Value(a.bits[i]),
-                                               f32Value(b.bits[i]),
-                                               f32Value(c.bits[i])))
-                            : floatBits(type, std::fma(floatValue(type, a.bits[i]),
-                                                       floatValue(type, b.bits[i]),
-                                                       floatValue(type, c.bits[i])));
+          out.bits[i] =
+              fusedMultiplyAdd(type, a.bits[i], b.bits[i], c.bits[i]);
         wave.define(fma.getResult(), a.width) = std::move(out);
         return success();
       })

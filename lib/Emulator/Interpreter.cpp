@@ -158,23 +158,6 @@ int64_t WaveInterpreter::threadId(int lane, unsigned dim) const {
   return linear / (block[0] * block[1]);
 }
 
-/// Is the value the same on every lane of `mask`?
-static bool isUniform(const Lanes &lanes, ExecMask mask) {
-  int first = -1;
-  for (int lane = 0; lane < kMaxLanes; ++lane) {
-    if (!laneActive(mask, lane))
-      continue;
-    if (first < 0) {
-      first = lane;
-      continue;
-    }
-    for (unsigned e = 0; e < lanes.width; ++e)
-      if (lanes.at(lane, e) != lanes.at(first, e))
-        return false;
-  }
-  return true;
-}
-
 /// Copies lane `lane` of `from` into `to` (same shape).
 static void copyLane(Lanes &to, const Lanes &from, int lane) {
   if (!from.views.empty()) {

@@ -173,6 +173,18 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
   return success();
 }
 
+/// Resolves lane `lane`'s access to `count` consecutive elements: sub-byte
+/// elements are packed, the others take whole bytes each.
+static LogicalResult resolveLane(WaveInterpreter &wave, Operation *op,
+                                 const MemRefView &view,
+                                 ArrayRef<int64_t> indices, unsigned count,
+                                 int lane, LaneAccess &access) {
+  unsigned bits = getBitWidth(view.elementType);
+  unsigned bytes = bits < 8 ? (count * bits + 7) / 8
+                            : count * getStorageBytes(view.elementType);
+  return resolve(wave, op, view, indices, count, bytes, lane, access);
+}
+
 static uint64_t readBits(const uint8_t *memory, unsigned bytes) {
   uint64_t bits = 0;
   std::memcpy(&bits, memory, bytes);
@@ -193,11 +205,8 @@ static LogicalResult load(WaveInterpreter &wave, Operation *op,
     const MemRefView &view = memref.views[lane];
     Type elementType = view.elementType;
     unsigned bits = getBitWidth(elementType);
-    unsigned bytes = bits < 8 ? (count * bits + 7) / 8
-                              : count * getStorageBytes(elementType);
     LaneAccess access;
-    if (failed(resolve(wave, op, view, indices[lane], count, bytes, lane,
-                       access)))
+    if (failed(resolveLane(wave, op, view, indices[lane], count, lane, access)))
       return failure();
     accesses.push_back(access);
     buffer = &wave.kernel.buffers[view.buffer];
@@ -242,11 +251,8 @@ static LogicalResult store(WaveInterpreter &wave, Operation *op,
       return wave.fail(op, "store to the constant global " + buffer->name);
     Type elementType = view.elementType;
     unsigned bits = getBitWidth(elementType);
-    unsigned bytes = bits < 8 ? (count * bits + 7) / 8
-                              : count * getStorageBytes(elementType);
     LaneAccess access;
-    if (failed(resolve(wave, op, view, indices[lane], count, bytes, lane,
-                       access)))
+    if (failed(resolveLane(wave, op, view, indices[lane], count, lane, access)))
       return failure();
     accesses.push_back(access);
     if (access.dropped)

@@ -70,6 +70,14 @@ uint64_t mlir::qmm::emu::floatBits(FloatType type, double value) {
   return converted.bitcastToAPInt().getZExtValue();
 }
 
+uint64_t mlir::qmm::emu::fusedMultiplyAdd(FloatType type, uint64_t a,
+                                          uint64_t b, uint64_t c) {
+  if (type.isF32())
+    return f32Bits(std::fma(f32Value(a), f32Value(b), f32Value(c)));
+  return floatBits(type, std::fma(floatValue(type, a), floatValue(type, b),
+                                  floatValue(type, c)));
+}
+
 const float *mlir::qmm::emu::getDecodeTable(FloatType type) {
   static std::mutex mutex;
   static llvm::DenseMap<Type, std::unique_ptr<std::vector<float>>> tables;

@@ -52,6 +52,9 @@ inline uint64_t truncateBits(uint64_t bits, unsigned width) {
   return width >= 64 ? bits : bits & ((uint64_t(1) << width) - 1);
 }
 
+/// fma(a, b, c) with one rounding to `type`.
+uint64_t fusedMultiplyAdd(FloatType type, uint64_t a, uint64_t b, uint64_t c);
+
 /// A 2^w-entry table of f32 values for a float type of at most 8 bits.
 const float *getDecodeTable(FloatType type);
 

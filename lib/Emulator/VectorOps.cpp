@@ -272,13 +272,8 @@ LogicalResult mlir::qmm::emu::execVectorOp(WaveInterpreter &wave,
               c = wave.get(fma.getAcc());
         Lanes &out = wave.define(fma.getResult(), a.width);
         for (size_t i = 0; i < a.bits.size(); ++i)
-          out.bits[i] = type.isF32()
-                            ? f32Bits(std::fma(f32Value(a.bits[i]),
-                                               f32Value(b.bits[i]),
-                                               f32Value(c.bits[i])))
-                            : floatBits(type, std::fma(floatValue(type, a.bits[i]),
-                                                       floatValue(type, b.bits[i]),
-                                                       floatValue(type, c.bits[i])));
+          out.bits[i] =
+              fusedMultiplyAdd(type, a.bits[i], b.bits[i], c.bits[i]);
         return success();
       })
       .Case([&](vector::ReductionOp reduction) {
