@@ -418,6 +418,34 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
         floatUnary(wave, op, [](double a) { return std::erf(a); });
         return success();
       })
+      .Case([&](math::Exp2Op) {
+        floatUnary(wave, op, [](double a) { return std::exp2(a); });
+        return success();
+      })
+      .Case([&](math::LogOp) {
+        floatUnary(wave, op, [](double a) { return std::log(a); });
+        return success();
+      })
+      .Case([&](math::Log2Op) {
+        floatUnary(wave, op, [](double a) { return std::log2(a); });
+        return success();
+      })
+      .Case([&](math::RsqrtOp) {
+        floatUnary(wave, op, [](double a) { return 1.0 / std::sqrt(a); });
+        return success();
+      })
+      .Case([&](math::FloorOp) {
+        floatUnary(wave, op, [](double a) { return std::floor(a); });
+        return success();
+      })
+      .Case([&](math::CeilOp) {
+        floatUnary(wave, op, [](double a) { return std::ceil(a); });
+        return success();
+      })
+      .Case([&](math::RoundEvenOp) {
+        floatUnary(wave, op, [](double a) { return std::nearbyint(a); });
+        return success();
+      })
       .Case([&](math::FmaOp fma) {
         auto type = cast<FloatType>(elementTypeOf(fma.getType()));
         const Lanes &a = wave.get(fma.getA());

@@ -266,12 +266,18 @@ static std::optional<Failure> launch(MLIRContext &context,
     }
     auto ms = hip->launch(hipDevice, *codeObject, request.kernelName,
                           config.grid, config.block, hipArgs,
-                          /*iterations=*/0);
+                          request.iterations);
     if (!ms)
       return Failure{1, llvm::toString(ms.takeError())};
+    if (request.iterations)
+      llvm::outs() << "time: " << *ms << " ms/iter (" << request.iterations
+                   << " iterations, HIP events)\n";
   } else if (llvm::Error error =
                  emu::launchKernel(chip, kernel, config, args, stats)) {
     return Failure{1, llvm::toString(std::move(error))};
+  } else if (request.iterations) {
+    llvm::outs() << "note: --iters times hip launches; the emulator ran the "
+                    "kernel once\n";
   }
 
   if (!request.outDir.empty()) {

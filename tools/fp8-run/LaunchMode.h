@@ -22,6 +22,7 @@ struct LaunchRequest {
   std::string outDir;
   std::string device;
   bool stats = false;
+  int iterations = 0;
 };
 
 /// Runs one kernel of a GPU-level module on `device` (emu; hip later).

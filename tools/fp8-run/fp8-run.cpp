@@ -618,6 +618,7 @@ int main(int argc, char **argv) {
     request.outDir = outDir;
     request.device = deviceName;
     request.stats = printStats;
+    request.iterations = int(iterations);
     return runLaunchMode(context, *chip, request);
   }
 
