@@ -29,6 +29,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/Statistic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -159,11 +160,15 @@ static cl::opt<std::string> outDir(
     "out", cl::init(""),
     cl::desc("launch mode: write every memref argument to DIR/arg<N>.npy"),
     cl::cat(category));
-/// LLVM itself registers `-stats`; fp8-run gives it its own meaning and help.
-static cl::opt<bool> &getStatsOption() {
-  auto *option = static_cast<cl::opt<bool> *>(
-      cl::getRegisteredOptions().lookup("stats"));
-  return *option;
+/// LLVM itself registers `-stats` (read with llvm::AreStatisticsEnabled);
+/// fp8-run gives it its own help text and meaning.
+static void describeStatsOption() {
+  if (cl::Option *option = cl::getRegisteredOptions().lookup("stats")) {
+    option->setDescription("print per-kernel statistics (MFMAs, memory "
+                           "traffic, LDS bank conflicts)");
+    option->addCategory(category);
+    option->setHiddenFlag(cl::NotHidden);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -560,10 +565,7 @@ static void printTier(const Tier &tier) {
 //===----------------------------------------------------------------------===//
 
 int main(int argc, char **argv) {
-  cl::opt<bool> &printStats = getStatsOption();
-  printStats.setDescription("print per-kernel statistics (MFMAs, memory "
-                            "traffic, LDS bank conflicts)");
-  printStats.addCategory(category);
+  describeStatsOption();
   cl::HideUnrelatedOptions(category);
   std::string parseErrors;
   llvm::raw_string_ostream parseErrorStream(parseErrors);
@@ -617,7 +619,7 @@ int main(int argc, char **argv) {
     request.args.assign(kernelArgs.begin(), kernelArgs.end());
     request.outDir = outDir;
     request.device = deviceName;
-    request.stats = printStats;
+    request.stats = llvm::AreStatisticsEnabled();
     request.iterations = int(iterations);
     return runLaunchMode(context, *chip, request);
   }
