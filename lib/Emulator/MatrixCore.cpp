@@ -229,16 +229,23 @@ LogicalResult mlir::qmm::emu::execMatrixOp(WaveInterpreter &wave,
     MatrixShape shape{int(mfma.getM()), int(mfma.getN()), int(mfma.getK()),
                       int(mfma.getBlocks()), false};
     std::string name;
+    auto dims = [&] {
+      return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+             std::to_string(shape.k);
+    };
     if ((shape.k == 128 && shape.m == 16) || (shape.k == 64 && shape.m == 32 &&
                                               getBitWidth(aType) <= 8)) {
-      if (!chip.hasScaledMFMA)
-        return wave.fail(op, "the f8f6f4 MFMA instructions need gfx950, not " +
-                                 chip.name.str());
+      if (!chip.findMFMA(MFMAKind::F8F6F4, shape.m, shape.n, shape.k))
+        return wave.fail(op, "the f8f6f4 MFMA " + dims() +
+                                 " does not exist on " + chip.name.str());
       shape.f8f6f4 = true;
       name = "v_mfma_f32_" + std::to_string(shape.m) + "x" +
              std::to_string(shape.n) + "x" + std::to_string(shape.k) +
              "_f8f6f4";
     } else if (isFp8(aType) || isFp8(bType)) {
+      if (!chip.findMFMA(MFMAKind::FP8, shape.m, shape.n, shape.k))
+        return wave.fail(op, "the FP8 MFMA " + dims() + " does not exist on " +
+                                 chip.name.str());
       bool fnuz = isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(aType);
       if (fnuz != (chip.nativeFP8 == FormatFamily::FNUZ))
         return wave.fail(op, "FP8 MFMA on " + chip.name.str() + " takes " +
@@ -264,10 +271,13 @@ LogicalResult mlir::qmm::emu::execMatrixOp(WaveInterpreter &wave,
                       name);
   }
   if (auto scaled = dyn_cast<amdgpu::ScaledMFMAOp>(op)) {
-    if (!chip.hasScaledMFMA)
-      return wave.fail(op, "scaled MFMA needs gfx950, not " + chip.name.str());
     MatrixShape shape{int(scaled.getM()), int(scaled.getN()),
                       int(scaled.getK()), 1, true};
+    if (!chip.findMFMA(MFMAKind::ScaledF8F6F4, shape.m, shape.n, shape.k))
+      return wave.fail(op, "scaled MFMA " + std::to_string(shape.m) + "x" +
+                               std::to_string(shape.n) + "x" +
+                               std::to_string(shape.k) + " does not exist on " +
+                               chip.name.str());
     std::string dims = std::to_string(shape.m) + "x" +
                        std::to_string(shape.n) + "x" + std::to_string(shape.k);
     if (isConstantZero(scaled.getScalesA()) &&

@@ -9,14 +9,35 @@
 
 using namespace mlir::qmm;
 
+static const MFMAShape kGfx942MFMA[] = {
+    {MFMAKind::FP8, 16, 16, 32, 16},
+    {MFMAKind::FP8, 32, 32, 16, 32},
+};
+
+static const MFMAShape kGfx950MFMA[] = {
+    {MFMAKind::FP8, 16, 16, 32, 16},
+    {MFMAKind::FP8, 32, 32, 16, 32},
+    {MFMAKind::F8F6F4, 16, 16, 128, 32},
+    {MFMAKind::F8F6F4, 32, 32, 64, 64},
+    {MFMAKind::ScaledF8F6F4, 16, 16, 128, 32},
+    {MFMAKind::ScaledF8F6F4, 32, 32, 64, 64},
+};
+
 static const ChipInfo kChips[] = {
     {"gfx942", "MI300X (CDNA3)", FormatFamily::FNUZ, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/64 * 1024, /*ldsBanks=*/32, /*ldsBankBytes=*/4,
-     /*hasScaledMFMA=*/false},
+     /*hasScaledMFMA=*/false, kGfx942MFMA},
     {"gfx950", "MI355X (CDNA4)", FormatFamily::OCP, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/160 * 1024, /*ldsBanks=*/64, /*ldsBankBytes=*/4,
-     /*hasScaledMFMA=*/true},
+     /*hasScaledMFMA=*/true, kGfx950MFMA},
 };
+
+const MFMAShape *ChipInfo::findMFMA(MFMAKind kind, int m, int n, int k) const {
+  for (const MFMAShape &shape : mfmaShapes)
+    if (shape.kind == kind && shape.m == m && shape.n == n && shape.k == k)
+      return &shape;
+  return nullptr;
+}
 
 const ChipInfo *mlir::qmm::lookupChip(llvm::StringRef name) {
   for (const ChipInfo &chip : kChips)

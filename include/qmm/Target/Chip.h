@@ -18,6 +18,21 @@
 namespace mlir {
 namespace qmm {
 
+/// The matrix-core instruction families the compiler targets.
+enum class MFMAKind {
+  FP8,          ///< v_mfma_f32_*_{fp8,bf8}_{fp8,bf8}: 8 FP8 values per lane
+  F8F6F4,       ///< v_mfma_f32_*_f8f6f4: 32 FP8/FP6/FP4 values per lane
+  ScaledF8F6F4, ///< v_mfma_scale_f32_*_f8f6f4: the same with E8M0 scales
+};
+
+struct MFMAShape {
+  MFMAKind kind;
+  int m, n, k;
+  /// Issue cycles (CDNA3/CDNA4 ISA guides; the f8f6f4 forms take the
+  /// larger value when an operand is FP8).
+  int cycles;
+};
+
 struct ChipInfo {
   llvm::StringRef name;    ///< LLVM's gfx name: "gfx942"
   llvm::StringRef product; ///< "MI300X (CDNA3)"
@@ -29,6 +44,10 @@ struct ChipInfo {
   int ldsBankBytes;
   /// v_mfma_scale_f32_*_f8f6f4 (MX with E8M0 scales) and FP4/FP6 inputs.
   bool hasScaledMFMA;
+  /// The MFMA shapes the chip executes.
+  llvm::ArrayRef<MFMAShape> mfmaShapes;
+
+  const MFMAShape *findMFMA(MFMAKind kind, int m, int n, int k) const;
 };
 
 /// gfx942 or gfx950; null for anything else.
