@@ -21,6 +21,7 @@ static constexpr const char *kCPUPipeline =
     "lower-affine,"
     "convert-scf-to-cf,"
     "expand-strided-metadata,"
+    "convert-vector-to-llvm,"
     "finalize-memref-to-llvm,"
     "convert-math-to-llvm,"
     "convert-arith-to-llvm,"

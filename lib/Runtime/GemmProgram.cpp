@@ -78,7 +78,7 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
       body->getArgument(2), body->getArgument(3), body->getArgument(4),
       spec.a.encoding, spec.b.encoding,
       OperandLayoutAttr::get(ctx, spec.b.layout),
-      spec.accumulate ? b.getUnitAttr() : nullptr);
+      spec.accumulate ? b.getUnitAttr() : nullptr, /*config=*/nullptr);
   func::ReturnOp::create(b, loc, matmul.getResult());
   return module;
 }

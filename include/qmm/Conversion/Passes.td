@@ -47,6 +47,43 @@ def QMMLowerToReference : Pass<"qmm-lower-to-reference", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// AMD pipeline
+//===----------------------------------------------------------------------===//
+
+def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
+  let summary = "Rewrite qmm.matmul operands into forms the chip's matrix "
+                "cores read, exactly";
+  let description = [{
+    Runs on the tensor form, before bufferization:
+
+    * gfx942 reads FNUZ FP8 only. OCP operands (f8E4M3FN, f8E5M2) become
+      f8E4M3FNUZ / f8E5M2FNUZ by reinterpreting their bits: the same bits
+      are worth exactly half in the FNUZ type (bias one larger, subnormals
+      included), so the operand's f32 scales are doubled. Codes whose
+      meaning differs are remapped: OCP -0 (0x80, NaN in FNUZ) becomes +0,
+      and OCP NaN (and e5m2's Inf, which FNUZ lacks) becomes FNUZ NaN (0x80).
+      The product dequant(A) * dequant(B) is unchanged bit for bit.
+    * B given as [K, N] (`layout kn`) is transposed to [N, K], the layout
+      whose rows the MFMA operands read contiguously; its scales keep their
+      (N, K) view and do not move.
+
+    FNUZ data on gfx950 is left as it is: no single factor maps every
+    e4m3fnuz code onto e4m3fn (240 would need 480), so the configuration
+    selects an exact in-register conversion to bf16 instead. MX encodings
+    are left to the MX lowering.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // CPU
 //===----------------------------------------------------------------------===//
 

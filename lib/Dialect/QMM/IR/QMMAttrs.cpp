@@ -216,3 +216,43 @@ SmallVector<int64_t, 2> ScaleEncodingAttr::getScaleShape(int64_t rows,
 int64_t ScaleEncodingAttr::getRequiredKMultiple() const {
   return isMX() ? kMXBlockK : 1;
 }
+
+//===----------------------------------------------------------------------===//
+// ConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   ArrayRef<int64_t> tile, ArrayRef<int64_t> waves,
+                   MFMAKindAttrValue mfmaKind, ArrayRef<int64_t> mfmaShape,
+                   int64_t stages) {
+  if (tile.size() != 3 || waves.size() != 2 || mfmaShape.size() != 3)
+    return emitError() << "config needs tile = [M, N, K], waves = [M, N] and "
+                          "an MFMA shape [m, n, k]";
+  if (llvm::any_of(tile, [](int64_t v) { return v <= 0; }) ||
+      llvm::any_of(waves, [](int64_t v) { return v <= 0; }) ||
+      llvm::any_of(mfmaShape, [](int64_t v) { return v <= 0; }))
+    return emitError() << "config extents must be positive";
+  if (stages < 1 || stages > 4)
+    return emitError() << "config stages must be 1 to 4, got " << stages;
+  for (int d = 0; d < 2; ++d)
+    if (tile[d] % (waves[d] * mfmaShape[d]) != 0)
+      return emitError() << "tile " << (d ? "N" : "M") << " (" << tile[d]
+                         << ") must be a multiple of waves x MFMA "
+                         << (d ? "n" : "m") << " (" << waves[d] << " x "
+                         << mfmaShape[d] << ")";
+  if (tile[2] % mfmaShape[2] != 0)
+    return emitError() << "tile K (" << tile[2]
+                       << ") must be a multiple of MFMA k (" << mfmaShape[2]
+                       << ")";
+  if (waves[0] * waves[1] > 16)
+    return emitError() << "at most 16 waves (1024 threads) per workgroup, got "
+                       << waves[0] * waves[1];
+  return success();
+}
+
+int64_t ConfigAttr::getLdsBytes(unsigned aBits, unsigned bBits) const {
+  int64_t perStage = (getTileM() * getTileK() * aBits + 7) / 8 +
+                     (getTileN() * getTileK() * bBits + 7) / 8;
+  return perStage * getStages();
+}

@@ -155,4 +155,65 @@ def QMM_ScaleEncodingAttr : AttrDef<QMM_Dialect, "ScaleEncoding"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel configuration
+//===----------------------------------------------------------------------===//
+
+def QMM_MFMAKind : I32EnumAttr<"MFMAKindAttrValue",
+    "matrix-core instruction family of a kernel configuration", [
+    I32EnumAttrCase<"FP8", 0, "fp8">,
+    I32EnumAttrCase<"F8F6F4", 1, "f8f6f4">,
+    I32EnumAttrCase<"ScaledF8F6F4", 2, "scaled_f8f6f4">,
+    I32EnumAttrCase<"BF16", 3, "bf16">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
+  let mnemonic = "config";
+  let summary = "how a qmm.matmul is mapped onto an AMD GPU";
+  let description = [{
+    The kernel configuration the AMD pipeline follows for one qmm.matmul:
+
+    * `tile`: the workgroup tile [M, N, K] (K is consumed per main-loop
+      iteration);
+    * `waves`: waves per workgroup along [M, N]; each wave computes a
+      (tile M / waves M) x (tile N / waves N) sub-tile;
+    * `mfma`: the instruction family (`fp8`: v_mfma_f32_*_fp8 forms,
+      `f8f6f4` / `scaled_f8f6f4`: gfx950's 16x16x128 and 32x32x64 forms,
+      `bf16`: FP8 data converted exactly to bf16 in registers, for FNUZ data
+      on gfx950) and its shape [m, n, k];
+    * `stages`: LDS buffers per operand (2 = double buffering).
+
+    Chosen by `qmm-select-config`, or written by the user on the op (the
+    pass then only checks it).
+
+    ```mlir
+    #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 2>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "workgroup tile [M, N, K]">:$tile,
+    ArrayRefParameter<"int64_t", "waves along [M, N]">:$waves,
+    EnumParameter<QMM_MFMAKind>:$mfmaKind,
+    ArrayRefParameter<"int64_t", "MFMA shape [m, n, k]">:$mfmaShape,
+    "int64_t":$stages
+  );
+  let assemblyFormat = [{
+    `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
+    `mfma` `=` $mfmaKind ` ` `[` $mfmaShape `]` `,` `stages` `=` $stages `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getTileM() const { return getTile()[0]; }
+    int64_t getTileN() const { return getTile()[1]; }
+    int64_t getTileK() const { return getTile()[2]; }
+    int64_t getNumWaves() const { return getWaves()[0] * getWaves()[1]; }
+    /// Bytes of LDS the A and B tiles take over all stages, for the given
+    /// element sizes in bits.
+    int64_t getLdsBytes(unsigned aBits, unsigned bBits) const;
+  }];
+}
+
 #endif // QMM_ATTRS

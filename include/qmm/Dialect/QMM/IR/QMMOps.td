@@ -58,6 +58,9 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
       types, ...), NaN scales (f32 NaN or E8M0 0xFF) and Inf propagate
       through the arithmetic as in IEEE-754 f32.
 
+    An optional `config` (`#qmm.config<...>`) fixes how the AMD pipeline maps
+    the op onto the GPU; `qmm-select-config` fills it in otherwise.
+
     On tensors the op returns the new value of `init`; on memrefs (the
     bufferized form, produced by one-shot bufferization) it has no result and
     writes `init` in place.
@@ -81,7 +84,8 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
     DefaultValuedAttr<QMM_OperandLayoutAttr, "OperandLayout::NK">:$b_layout,
-    UnitAttr:$accumulate
+    UnitAttr:$accumulate,
+    OptionalAttr<QMM_ConfigAttr>:$config
   );
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
@@ -89,6 +93,7 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
     `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
     (`layout` custom<EnumKeyword>($b_layout)^)?
     (`accumulate` $accumulate^)?
+    (`config` qualified($config)^)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
   }];

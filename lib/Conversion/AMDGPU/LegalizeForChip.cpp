@@ -1,0 +1,153 @@
+//===- LegalizeForChip.cpp - operands the matrix cores can read -----------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/Utils.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLEGALIZEFORCHIP
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+/// The FNUZ type holding the same bits as an OCP FP8 type at half the value.
+static Type getFNUZCounterpart(Type type) {
+  MLIRContext *ctx = type.getContext();
+  if (isa<Float8E4M3FNType>(type))
+    return Float8E4M3FNUZType::get(ctx);
+  if (isa<Float8E5M2Type>(type))
+    return Float8E5M2FNUZType::get(ctx);
+  return {};
+}
+
+static Value createI8(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(value));
+}
+
+/// One OCP FP8 element as the FNUZ element holding half its value.
+static Value reinterpretAsFNUZ(OpBuilder &b, Location loc, Value x,
+                               Type fnuzType) {
+  bool isE4M3 = isa<Float8E4M3FNType>(x.getType());
+  Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), x);
+  Value magnitude =
+      arith::AndIOp::create(b, loc, bits, createI8(b, loc, 0x7F));
+  // e4m3fn NaN: magnitude 0x7F. e5m2 NaN and Inf: magnitude >= 0x7C.
+  Value special =
+      isE4M3 ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     magnitude, createI8(b, loc, 0x7F))
+             : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                     magnitude, createI8(b, loc, 0x7C));
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       magnitude, createI8(b, loc, 0));
+  Value remapped = arith::SelectOp::create(
+      b, loc, isZero, createI8(b, loc, 0), bits); // -0 -> +0
+  remapped = arith::SelectOp::create(b, loc, special,
+                                     createI8(b, loc, 0x80), remapped);
+  return arith::BitcastOp::create(b, loc, fnuzType, remapped);
+}
+
+static Value elementwise(OpBuilder &b, Location loc, Value input,
+                         Type resultElementType,
+                         function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       resultElementType);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                fn(nested, nestedLoc, args[0]));
+      });
+  return generic.getResult(0);
+}
+
+/// OCP data + f32 scales -> FNUZ data + doubled scales.
+static std::pair<Value, Value> toFNUZ(OpBuilder &b, Location loc, Value data,
+                                      Value scales) {
+  Type fnuzType = getFNUZCounterpart(getElementTypeOrSelf(data.getType()));
+  Value converted = elementwise(b, loc, data, fnuzType,
+                                [&](OpBuilder &b, Location loc, Value x) {
+                                  return reinterpretAsFNUZ(b, loc, x, fnuzType);
+                                });
+  Value doubled = elementwise(
+      b, loc, scales, b.getF32Type(), [&](OpBuilder &b, Location loc, Value s) {
+        return arith::MulFOp::create(b, loc, s, createF32(b, loc, 2.0));
+      });
+  return {converted, doubled};
+}
+
+static Value transposeToNK(OpBuilder &b, Location loc, Value data) {
+  auto type = cast<RankedTensorType>(data.getType());
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{type.getDimSize(1), type.getDimSize(0)},
+      type.getElementType());
+  return linalg::TransposeOp::create(b, loc, data, init,
+                                     ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+namespace {
+struct QMMLegalizeForChipPass
+    : public qmm::impl::QMMLegalizeForChipBase<QMMLegalizeForChipPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ChipInfo *target = lookupChip(chip);
+    if (!target) {
+      getOperation()->emitError("qmm-legalize-for-chip: unknown chip '")
+          << chip << "' (expected gfx942 or gfx950)";
+      return signalPassFailure();
+    }
+    SmallVector<MatmulOp> matmuls;
+    getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
+    for (MatmulOp op : matmuls)
+      if (failed(legalize(op, *target)))
+        return signalPassFailure();
+  }
+
+  LogicalResult legalize(MatmulOp op, const ChipInfo &target) {
+    if (!isa<TensorType>(op.getInit().getType()))
+      return op.emitOpError("qmm-legalize-for-chip runs on the tensor form "
+                            "(before bufferization)");
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value a = op.getA(), aScales = op.getAScales();
+    Value bData = op.getB(), bScales = op.getBScales();
+    auto ocpNonMX = [](Value data, ScaleEncodingAttr encoding) {
+      return getFNUZCounterpart(getElementTypeOrSelf(data.getType())) &&
+             !encoding.isMX();
+    };
+    if (target.nativeFP8 == FormatFamily::FNUZ) {
+      if (ocpNonMX(a, op.getAEncoding()))
+        std::tie(a, aScales) = toFNUZ(b, loc, a, aScales);
+      if (ocpNonMX(bData, op.getBEncoding()))
+        std::tie(bData, bScales) = toFNUZ(b, loc, bData, bScales);
+    }
+    if (op.getBLayout() == OperandLayout::KN) {
+      bData = transposeToNK(b, loc, bData);
+      op.setBLayout(OperandLayout::NK);
+    }
+    op.getAMutable().assign(a);
+    op.getAScalesMutable().assign(aScales);
+    op.getBMutable().assign(bData);
+    op.getBScalesMutable().assign(bScales);
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,86 @@
+// RUN: fp8-opt %s -split-input-file --qmm-legalize-for-chip=chip=gfx942 | FileCheck %s --check-prefix=GFX942
+// RUN: fp8-opt %s -split-input-file --qmm-legalize-for-chip=chip=gfx950 | FileCheck %s --check-prefix=GFX950
+
+// OCP e4m3fn on gfx942: the data is reinterpreted as e4m3fnuz (same bits,
+// half the value), so the scales double; -0 (magnitude 0) becomes +0 and
+// NaN (magnitude 0x7F) becomes FNUZ NaN 0x80.
+// GFX942-LABEL: func.func @ocp_e4m3_on_gfx942
+// GFX942:       %[[A:.*]] = linalg.generic
+// GFX942:         arith.bitcast %{{.*}} : f8E4M3FN to i8
+// GFX942:         arith.andi %{{.*}}, %c127_i8
+// GFX942:         arith.cmpi eq, %{{.*}}, %c127_i8
+// GFX942:         arith.cmpi eq, %{{.*}}, %c0_i8
+// GFX942:         arith.select %{{.*}}, %c0_i8
+// GFX942:         arith.select %{{.*}}, %c-128_i8
+// GFX942:         arith.bitcast %{{.*}} : i8 to f8E4M3FNUZ
+// GFX942:       } -> tensor<32x64xf8E4M3FNUZ>
+// GFX942:       %[[AS:.*]] = linalg.generic
+// GFX942:         arith.mulf %{{.*}}, %cst
+// GFX942:       } -> tensor<32x1xf32>
+// GFX942:       %[[B:.*]] = linalg.generic
+// GFX942:       } -> tensor<16x64xf8E4M3FNUZ>
+// GFX942:       %[[BS:.*]] = linalg.generic
+// GFX942:       qmm.matmul a(%[[A]], %[[AS]] : tensor<32x64xf8E4M3FNUZ>, tensor<32x1xf32>) #qmm.scale<per_row> b(%[[B]], %[[BS]] : tensor<16x64xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs
+// On gfx950 OCP is native and nothing changes.
+// GFX950-LABEL: func.func @ocp_e4m3_on_gfx942
+// GFX950-NOT:   linalg.generic
+// GFX950:       qmm.matmul a(%arg0, %arg1 : tensor<32x64xf8E4M3FN>
+func.func @ocp_e4m3_on_gfx942(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x1xf32>,
+                              %b: tensor<16x64xf8E4M3FN>, %bs: tensor<1x1xf32>,
+                              %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row>
+                  b(%b, %bs : tensor<16x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
+
+// -----
+
+// e5m2: NaN and Inf (magnitude >= 0x7C) both become FNUZ NaN.
+// GFX942-LABEL: func.func @ocp_e5m2_on_gfx942
+// GFX942:         arith.cmpi uge, %{{.*}}, %c124_i8
+// GFX942:         arith.bitcast %{{.*}} : i8 to f8E5M2FNUZ
+// GFX942:       qmm.matmul a(%{{.*}}, %{{.*}} : tensor<32x64xf8E5M2FNUZ>
+func.func @ocp_e5m2_on_gfx942(%a: tensor<32x64xf8E5M2>, %as: tensor<1x1xf32>,
+                              %b: tensor<16x64xf8E5M2>, %bs: tensor<1x1xf32>,
+                              %d: tensor<32x16xbf16>) -> tensor<32x16xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<32x64xf8E5M2>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<16x64xf8E5M2>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<32x16xbf16>) -> tensor<32x16xbf16>
+  return %0 : tensor<32x16xbf16>
+}
+
+// -----
+
+// B given as [K, N] is transposed to [N, K]; its (N, K) scales stay as they
+// are. FNUZ data on gfx942 is native: no conversion.
+// GFX942-LABEL: func.func @kn_layout
+// GFX942-NOT:   linalg.generic
+// GFX942:       %[[T:.*]] = linalg.transpose ins(%arg2 : tensor<256x128xf8E4M3FNUZ>) outs(%{{.*}} : tensor<128x256xf8E4M3FNUZ>) permutation = [1, 0]
+// GFX942:       qmm.matmul a(%arg0, %arg1 : {{.*}}) #qmm.scale<block 1x128> b(%[[T]], %arg3 : tensor<128x256xf8E4M3FNUZ>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs
+// GFX942-NOT:   layout kn
+// GFX950-LABEL: func.func @kn_layout
+// GFX950:       linalg.transpose
+func.func @kn_layout(%a: tensor<64x256xf8E4M3FNUZ>, %as: tensor<64x2xf32>,
+                     %b: tensor<256x128xf8E4M3FNUZ>, %bs: tensor<1x2xf32>,
+                     %d: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<64x256xf8E4M3FNUZ>, tensor<64x2xf32>) #qmm.scale<block 1x128>
+                  b(%b, %bs : tensor<256x128xf8E4M3FNUZ>, tensor<1x2xf32>) #qmm.scale<block 128x128> layout kn
+                  outs(%d : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %0 : tensor<64x128xf32>
+}
+
+// -----
+
+// MX operands are the MX lowering's business: untouched on both chips.
+// GFX942-LABEL: func.func @mx_untouched
+// GFX942-NOT:   linalg
+// GFX942:       qmm.matmul
+func.func @mx_untouched(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
+                        %b: tensor<16x64xf8E4M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
+                        %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx>
+                  outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
