@@ -35,6 +35,7 @@ LogicalResult qmm::buildCPUPipeline(OpPassManager &pm) {
 
 void qmm::registerQMMPipelines() {
   registerGPUToBinaryPipeline();
+  registerAMDGPUPipeline();
   PassPipelineRegistration<>(
       "qmm-cpu-pipeline",
       "Lower qmm programs to the LLVM dialect for the host CPU (the cpu "

@@ -24,9 +24,13 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
       "rocdl-attach-target{{chip={0}},"
       "gpu.module(convert-scf-to-cf,"
       "convert-gpu-to-rocdl{{chipset={0} use-bare-ptr-memref-call-conv=true},"
-      "reconcile-unrealized-casts),"
-      "gpu-module-to-binary{{format={1} toolkit={2}}",
-      chip, format, toolkit);
+      "reconcile-unrealized-casts)",
+      chip);
+  // `llvm` stops after the ROCDL conversion.
+  if (format != "llvm")
+    text += llvm::formatv(",gpu-module-to-binary{{format={0} toolkit={1}}",
+                          format, toolkit)
+                .str();
   return parsePassPipeline(text, pm);
 }
 

@@ -10,15 +10,15 @@ Device::~Device() = default;
 
 llvm::Expected<std::unique_ptr<Device>>
 qmm::createDevice(llvm::StringRef name, llvm::StringRef chip) {
-  // qmm programs reach the emulator and GPUs through the AMD pipeline, which
-  // is not built yet: until then `auto` means the CPU, and emu and hip run
-  // GPU-level kernels in launch mode (--module).
+  const ChipInfo *target = lookupChip(chip);
+  if (!target)
+    return llvm::createStringError("unknown chip '%s'", chip.str().c_str());
+  // `auto` stays on the CPU until the AMD pipeline covers every type and
+  // scale kind the runner generates (MX and FNUZ-on-gfx950 do not yet).
   if (name == "cpu" || name == "auto")
     return createCPUDevice();
   if (name == "emu")
-    return llvm::createStringError(
-        "device 'emu' runs qmm programs once the AMD pipeline lands; it "
-        "runs GPU-level kernels now (--module); use --device cpu");
+    return createEmulatorDevice(*target);
   if (name == "hip") {
     auto runtime = HIPRuntime::load();
     if (!runtime)

@@ -83,6 +83,98 @@ def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
   ];
 }
 
+def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
+  let summary = "Choose the #qmm.config of every qmm.matmul for a chip";
+  let description = [{
+    Gives each qmm.matmul without a `config` one chosen from its shape,
+    operand types and scales; a `config` already on the op (the user's) is
+    kept and checked against the chip. The `override` option forces one
+    configuration on every matmul.
+
+    The heuristic:
+
+    * instruction: gfx942 reads FNUZ FP8 with v_mfma_f32_*_fp8; gfx950 OCP
+      FP8 with the f8f6f4 forms (16x16x128, 32x32x64);
+    * MFMA shape: 32x32 when M and N are both at least 128 (half the LDS
+      traffic per flop of 16x16), 16x16 otherwise;
+    * tile M and N: the next power of two of the extent, from the MFMA size
+      up to 128, so small problems do not pay for empty rows;
+    * tile K: 128 (one K tile per 128-wide scale block, and one LDS row per
+      phase of 16-byte writes), the extent rounded up to the MFMA's K when K
+      is smaller, halved until it divides the scale block along K;
+    * waves: up to 2 x 2, each wave holding at least one MFMA tile;
+    * stages: 1.
+
+    Checks (user configurations included): the chip has the MFMA and it
+    reads the operand types, tile K is a multiple of 16 and the padded A
+    and B tiles fit in the chip's LDS.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">,
+    Option<"override", "override", "std::string", /*default=*/"\"\"",
+           "a #qmm.config<...> forced on every qmm.matmul">
+  ];
+}
+
+def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
+  let summary = "Lower configured, bufferized qmm.matmul ops to MFMA "
+                "workgroup kernels (gpu.launch)";
+  let description = [{
+    Replaces each qmm.matmul (memref form, B as [N, K], operand types native
+    to the chip, a `config`) with a gpu.launch computing it:
+
+    * Tiling: a grid of ceil(N / tile N) x ceil(M / tile M) workgroups of
+      64 x waves threads; wave (i, j) owns a (tile M / waves M) x
+      (tile N / waves N) sub-tile made of MFMA tiles. Rows and columns past
+      M and N are clamped on load and masked on store; a K tail (K a
+      multiple of 16) loads zeros.
+    * LDS promotion: per K tile, the A and B tiles are copied into
+      workgroup memory with 16-byte vector loads and stores, each row padded
+      by one fragment piece so that fragment reads and tile writes are free
+      of bank conflicts; barriers around the copy.
+    * MFMA: each lane reads its fragments from LDS where the ISA guide puts
+      its K items (8 consecutive values for the fp8 forms; two runs of 16,
+      half the instruction's K apart, for gfx950's f8f6f4 forms) and issues
+      amdgpu.mfma into f32 accumulators.
+    * Scales: the K loop runs per scale block along K (128 for blockwise
+      scales, all of K for per-tensor and per-row): a block's f32 partial
+      sums are multiplied by scale_a(row) * scale_b(col), each loaded once
+      per block, and added to the accumulator (DeepGEMM's scheme).
+    * Epilogue: optional accumulation into the output, conversion to f32,
+      bf16 or f16, masked stores.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = [
+    "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMParallelLoopsToGPU : Pass<"qmm-parallel-loops-to-gpu", "ModuleOp"> {
+  let summary = "Run the element-wise scf.parallel loops of host functions "
+                "as GPU kernels";
+  let description = [{
+    The legalization's element-wise conversions and transposes reach the
+    host function as scf.parallel loops (convert-linalg-to-parallel-loops).
+    Each top-level loop nest with constant bounds becomes a gpu.launch of
+    256-thread workgroups, one thread per iteration over the flattened
+    iteration space, guarded against the tail.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // CPU
 //===----------------------------------------------------------------------===//

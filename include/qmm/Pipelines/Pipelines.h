@@ -37,9 +37,26 @@ llvm::Expected<std::string> compileKernelModule(ModuleOp module,
                                                 llvm::StringRef chip,
                                                 llvm::StringRef format);
 
+struct AMDGPUPipelineOptions {
+  std::string chip = "gfx942";
+  /// gpu, llvm, isa or bin.
+  std::string format = "bin";
+  /// A #qmm.config<...> forced on every qmm.matmul; empty to let
+  /// qmm-select-config choose.
+  std::string config;
+};
+
+/// The AMD pipeline: qmm on tensors to GPU-level kernels (format `gpu`, the
+/// IR the emulator runs), then to ROCDL (`llvm`) and a gpu.binary holding
+/// assembly (`isa`) or a code object (`bin`). Fails on an unknown chip or
+/// format.
+LogicalResult buildAMDGPUPipeline(OpPassManager &pm,
+                                  const AMDGPUPipelineOptions &options);
+
 /// Registers the pipelines with the pass registry (for fp8-opt).
 void registerQMMPipelines();
 void registerGPUToBinaryPipeline();
+void registerAMDGPUPipeline();
 
 } // namespace qmm
 } // namespace mlir

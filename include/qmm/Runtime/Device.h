@@ -12,6 +12,7 @@
 
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Target/Chip.h"
 
 #include "llvm/Support/Error.h"
 
@@ -47,6 +48,9 @@ public:
 
 /// The reference lowering JIT-compiled for the host CPU.
 std::unique_ptr<Device> createCPUDevice();
+
+/// The AMD pipeline's kernels run on the lane-accurate emulator.
+std::unique_ptr<Device> createEmulatorDevice(const ChipInfo &chip);
 
 /// `cpu`, `emu`, `hip` or `auto`; an error names what is not available.
 llvm::Expected<std::unique_ptr<Device>> createDevice(llvm::StringRef name,

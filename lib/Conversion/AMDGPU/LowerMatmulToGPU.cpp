@@ -1,0 +1,461 @@
+//===- LowerMatmulToGPU.cpp - qmm.matmul to an MFMA workgroup kernel ------===//
+//
+// Replaces a bufferized, configured qmm.matmul with a gpu.launch whose body
+// is the GPU-level kernel: a grid of workgroup tiles, A and B tiles staged
+// through LDS, amdgpu.mfma on LDS fragments, per-K-block scaling of f32
+// partial sums and a masked epilogue. gpu-kernel-outlining turns the launch
+// into a gpu.func afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLOWERMATMULTOGPU
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+namespace {
+
+/// Index arithmetic on `index` values, folded where both sides are known.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : arith::MulIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  Value min(Value x, int64_t y) {
+    return arith::MinUIOp::create(b, loc, x, cst(y));
+  }
+  Value lt(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(y));
+  }
+};
+
+/// What the kernel builder needs to know about one qmm.matmul.
+struct MatmulProblem {
+  int64_t m, n, k;
+  Type aType, bType, outType;
+  ScaleEncodingAttr aEncoding, bEncoding;
+  /// Extent along K over which one product of scales holds; the partial sum
+  /// of one such block is scaled once.
+  int64_t scaleBlockK;
+  bool accumulate;
+};
+
+class MatmulKernelBuilder {
+public:
+  MatmulKernelBuilder(OpBuilder &b, Location loc, const ChipInfo &chip,
+                      ConfigAttr config, const MatmulProblem &problem,
+                      MatmulOp op)
+      : b(b), loc(loc), im{b, loc}, chip(chip), config(config), p(problem),
+        op(op), mfma(getMFMAOperandLayout(config)) {}
+
+  void build();
+
+private:
+  int64_t threads() const { return chip.waveSize * config.getNumWaves(); }
+  int64_t waveTileM() const { return config.getTileM() / config.getWaves()[0]; }
+  int64_t waveTileN() const { return config.getTileN() / config.getWaves()[1]; }
+  int64_t repeatsM() const { return waveTileM() / mfma.m; }
+  int64_t repeatsN() const { return waveTileN() / mfma.n; }
+  VectorType accType() const {
+    return VectorType::get({mfma.accElements}, b.getF32Type());
+  }
+
+  void stageTile(Value global, Value lds, int64_t rows, int64_t tileRows,
+                 Value rowBase, Value kBase);
+  Value readFragment(Value lds, Value row, int64_t kBase);
+  SmallVector<Value> computeBlockPartials(Value kBegin, Value kEnd);
+  SmallVector<Value> scaleAndAccumulate(Value kBlock, ValueRange partials,
+                                        ValueRange acc);
+  void storeResults(ValueRange acc);
+
+  /// Row (within the MFMA output tile) of accumulator item `i` of this lane.
+  Value outputRow(int64_t i) {
+    int64_t groups = chip.waveSize / mfma.n;
+    return im.add(im.mul(im.div(lane, mfma.n), 4),
+                  (i % 4) + 4 * groups * (i / 4));
+  }
+  Value outputCol() { return im.rem(lane, mfma.n); }
+  Value waveRowBase(int64_t rm) {
+    return im.add(im.add(tileRow, im.mul(waveM, waveTileM())), rm * mfma.m);
+  }
+  Value waveColBase(int64_t rn) {
+    return im.add(im.add(tileCol, im.mul(waveN, waveTileN())), rn * mfma.n);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  IndexMath im;
+  const ChipInfo &chip;
+  ConfigAttr config;
+  MatmulProblem p;
+  MatmulOp op;
+  MFMAOperandLayout mfma;
+
+  Value ldsA, ldsB;
+  Value tid, lane, waveM, waveN, tileRow, tileCol;
+};
+
+} // namespace
+
+void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
+                                    int64_t tileRows, Value rowBase,
+                                    Value kBase) {
+  // 16-byte chunks, consecutive threads on consecutive chunks of a row so a
+  // wave reads whole rows of global memory.
+  constexpr int64_t kChunk = 16;
+  int64_t tileK = config.getTileK();
+  int64_t chunksPerRow = tileK / kChunk;
+  int64_t chunks = tileRows * chunksPerRow;
+  Type elementType = cast<MemRefType>(global.getType()).getElementType();
+  auto chunkType = VectorType::get({kChunk}, elementType);
+  for (int64_t first = 0; first < chunks; first += threads()) {
+    Value chunk = im.add(tid, first);
+    auto copyChunk = [&](OpBuilder &nested) {
+      IndexMath nim{nested, loc};
+      Value row = nim.div(chunk, chunksPerRow);
+      Value col = nim.mul(nim.rem(chunk, chunksPerRow), kChunk);
+      // Rows past the matrix read the last row: their products land in
+      // output rows the epilogue does not store.
+      Value globalRow = nim.min(nim.add(rowBase, row), rows - 1);
+      Value globalK = nim.add(kBase, col);
+      Value data;
+      if (p.k % tileK == 0) {
+        data = vector::LoadOp::create(nested, loc, chunkType, global,
+                                      ValueRange{globalRow, globalK});
+      } else {
+        // K tail: chunks past K are zeros (K is a multiple of 16).
+        auto inBounds = scf::IfOp::create(
+            nested, loc, TypeRange{chunkType}, nim.lt(globalK, p.k),
+            /*withElseRegion=*/true);
+        OpBuilder thenB = inBounds.getThenBodyBuilder();
+        scf::YieldOp::create(
+            thenB, loc,
+            vector::LoadOp::create(thenB, loc, chunkType, global,
+                                   ValueRange{globalRow, globalK})
+                .getResult());
+        OpBuilder elseB = inBounds.getElseBodyBuilder();
+        scf::YieldOp::create(
+            elseB, loc,
+            arith::ConstantOp::create(
+                elseB, loc, DenseElementsAttr::get(
+                                chunkType, elseB.getZeroAttr(elementType)))
+                .getResult());
+        data = inBounds.getResult(0);
+      }
+      vector::StoreOp::create(nested, loc, data, lds, ValueRange{row, col});
+    };
+    if (first + threads() <= chunks) {
+      copyChunk(b);
+      continue;
+    }
+    auto guard = scf::IfOp::create(b, loc, im.lt(chunk, chunks),
+                                   /*withElseRegion=*/false);
+    OpBuilder thenB = guard.getThenBodyBuilder();
+    copyChunk(thenB);
+  }
+}
+
+Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase) {
+  Type elementType = cast<MemRefType>(lds.getType()).getElementType();
+  Value group = im.div(lane, mfma.m);
+  auto pieceType = VectorType::get({mfma.itemsPerPiece}, elementType);
+  SmallVector<Value> pieces;
+  for (int64_t piece = 0; piece < mfma.pieces; ++piece) {
+    Value k = im.add(im.mul(group, mfma.itemsPerPiece),
+                     kBase + piece * mfma.pieceStrideK);
+    pieces.push_back(
+        vector::LoadOp::create(b, loc, pieceType, lds, ValueRange{row, k}));
+  }
+  if (pieces.size() == 1)
+    return pieces.front();
+  SmallVector<int64_t> concat(2 * mfma.itemsPerPiece);
+  for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
+    concat[i] = i;
+  return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
+}
+
+SmallVector<Value> MatmulKernelBuilder::computeBlockPartials(Value kBegin,
+                                                            Value kEnd) {
+  int64_t count = repeatsM() * repeatsN();
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType(), b.getF32FloatAttr(0.0f)));
+  SmallVector<Value> init(count, zero);
+  auto loop = scf::ForOp::create(b, loc, kBegin, kEnd,
+                                 im.cst(config.getTileK()), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k0 = loop.getInductionVar();
+  // Every wave is done reading the previous tiles before they are replaced.
+  gpu::BarrierOp::create(b, loc);
+  stageTile(op.getA(), ldsA, p.m, config.getTileM(), tileRow, k0);
+  stageTile(op.getB(), ldsB, p.n, config.getTileN(), tileCol, k0);
+  gpu::BarrierOp::create(b, loc);
+
+  SmallVector<Value> partials(loop.getRegionIterArgs());
+  Value fragRow = im.rem(lane, mfma.m);
+  Value fragCol = im.rem(lane, mfma.n);
+  for (int64_t kStep = 0; kStep < config.getTileK(); kStep += mfma.k) {
+    SmallVector<Value> aFrags, bFrags;
+    for (int64_t rm = 0; rm < repeatsM(); ++rm) {
+      Value row = im.add(im.add(im.mul(waveM, waveTileM()), rm * mfma.m),
+                         fragRow);
+      aFrags.push_back(readFragment(ldsA, row, kStep));
+    }
+    for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+      Value row = im.add(im.add(im.mul(waveN, waveTileN()), rn * mfma.n),
+                         fragCol);
+      bFrags.push_back(readFragment(ldsB, row, kStep));
+    }
+    for (int64_t rm = 0; rm < repeatsM(); ++rm)
+      for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+        Value &acc = partials[rm * repeatsN() + rn];
+        acc = amdgpu::MFMAOp::create(b, loc, accType(), mfma.m, mfma.n,
+                                     mfma.k, /*blocks=*/1, aFrags[rm],
+                                     bFrags[rn], acc);
+      }
+  }
+  scf::YieldOp::create(b, loc, partials);
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// Loads the scale of `row` (clamped into the matrix) in K block `kBlock`.
+static Value loadScale(IndexMath &im, Value scales, ScaleEncodingAttr encoding,
+                       int64_t rows, int64_t k, Value row, Value kBlockStart) {
+  auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
+  Value r = im.div(im.min(row, rows - 1), blockRows);
+  Value c = im.div(kBlockStart, blockK);
+  if (encoding.isMNMajor())
+    std::swap(r, c);
+  return memref::LoadOp::create(im.b, im.loc, scales, ValueRange{r, c});
+}
+
+SmallVector<Value> MatmulKernelBuilder::scaleAndAccumulate(Value kBlockStart,
+                                                           ValueRange partials,
+                                                           ValueRange acc) {
+  // acc += partial * (scale_a(row) * scale_b(col)): one rounding of the
+  // block's f32 partial sum per K block, every scale loaded once per block.
+  SmallVector<Value> bScales;
+  for (int64_t rn = 0; rn < repeatsN(); ++rn)
+    bScales.push_back(loadScale(im, op.getBScales(), p.bEncoding, p.n, p.k,
+                                im.add(waveColBase(rn), outputCol()),
+                                kBlockStart));
+  SmallVector<Value> result;
+  for (int64_t rm = 0; rm < repeatsM(); ++rm) {
+    SmallVector<Value> aScales;
+    for (int64_t i = 0; i < mfma.accElements; ++i)
+      aScales.push_back(loadScale(im, op.getAScales(), p.aEncoding, p.m, p.k,
+                                  im.add(waveRowBase(rm), outputRow(i)),
+                                  kBlockStart));
+    for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+      SmallVector<Value> products;
+      for (Value aScale : aScales)
+        products.push_back(
+            arith::MulFOp::create(b, loc, aScale, bScales[rn]));
+      Value scale = vector::FromElementsOp::create(b, loc, accType(), products);
+      int64_t index = rm * repeatsN() + rn;
+      result.push_back(vector::FMAOp::create(b, loc, partials[index], scale,
+                                             acc[index]));
+    }
+  }
+  return result;
+}
+
+void MatmulKernelBuilder::storeResults(ValueRange acc) {
+  Value out = op.getInit();
+  Value col = outputCol();
+  for (int64_t rm = 0; rm < repeatsM(); ++rm)
+    for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+      Value globalCol = im.add(waveColBase(rn), col);
+      for (int64_t i = 0; i < mfma.accElements; ++i) {
+        Value globalRow = im.add(waveRowBase(rm), outputRow(i));
+        Value inside = arith::AndIOp::create(b, loc, im.lt(globalRow, p.m),
+                                             im.lt(globalCol, p.n));
+        auto ifOp = scf::IfOp::create(b, loc, inside, false);
+        OpBuilder thenB = ifOp.getThenBodyBuilder();
+        Value v = vector::ExtractOp::create(thenB, loc,
+                                            acc[rm * repeatsN() + rn], i);
+        if (p.accumulate) {
+          Value c = memref::LoadOp::create(thenB, loc, out,
+                                           ValueRange{globalRow, globalCol});
+          if (c.getType() != v.getType())
+            c = arith::ExtFOp::create(thenB, loc, v.getType(), c);
+          v = arith::AddFOp::create(thenB, loc, v, c);
+        }
+        if (p.outType != v.getType())
+          v = arith::TruncFOp::create(thenB, loc, p.outType, v);
+        memref::StoreOp::create(thenB, loc, v, out,
+                                ValueRange{globalRow, globalCol});
+      }
+    }
+}
+
+void MatmulKernelBuilder::build() {
+  int64_t gridX = llvm::divideCeil(p.n, config.getTileN());
+  int64_t gridY = llvm::divideCeil(p.m, config.getTileM());
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  int64_t rowBytes = config.getTileK() + getLdsRowPadding(chip, config);
+  auto ldsType = [&](int64_t rows, Type element) {
+    return MemRefType::get({rows, rowBytes}, element, MemRefLayoutAttrInterface(),
+                           workgroup);
+  };
+  Type ldsTypes[] = {ldsType(config.getTileM(), p.aType),
+                     ldsType(config.getTileN(), p.bType)};
+  auto launch = gpu::LaunchOp::create(
+      b, loc, im.cst(gridX), im.cst(gridY), im.cst(1), im.cst(threads()),
+      im.cst(1), im.cst(1), /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, ldsTypes);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  ldsA = launch.getWorkgroupAttributions()[0];
+  ldsB = launch.getWorkgroupAttributions()[1];
+
+  tid = launch.getThreadIds().x;
+  lane = im.rem(tid, chip.waveSize);
+  Value wave = im.div(tid, chip.waveSize);
+  waveM = im.div(wave, config.getWaves()[1]);
+  waveN = im.rem(wave, config.getWaves()[1]);
+  tileRow = im.mul(launch.getBlockIds().y, config.getTileM());
+  tileCol = im.mul(launch.getBlockIds().x, config.getTileN());
+
+  // One iteration per K block of the scales; per-tensor and per-row scales
+  // have a single block spanning K.
+  int64_t numBlocks = llvm::divideCeil(p.k, p.scaleBlockK);
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType(), b.getF32FloatAttr(0.0f)));
+  SmallVector<Value> init(repeatsM() * repeatsN(), zero);
+  auto blocks = scf::ForOp::create(b, loc, im.cst(0), im.cst(numBlocks),
+                                   im.cst(1), init);
+  {
+    OpBuilder::InsertionGuard blockGuard(b);
+    b.setInsertionPointToStart(blocks.getBody());
+    Value kBegin = im.mul(blocks.getInductionVar(), p.scaleBlockK);
+    Value kEnd = im.min(im.add(kBegin, p.scaleBlockK), p.k);
+    SmallVector<Value> partials = computeBlockPartials(kBegin, kEnd);
+    scf::YieldOp::create(
+        b, loc, scaleAndAccumulate(kBegin, partials, blocks.getRegionIterArgs()));
+  }
+  storeResults(blocks.getResults());
+  gpu::TerminatorOp::create(b, loc);
+}
+
+/// Checks everything the kernel builder assumes; the diagnostic names the
+/// first thing that does not hold.
+static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
+                                              const ChipInfo &chip) {
+  auto fail = [&](const Twine &message) {
+    return op.emitOpError("qmm-lower-matmul-to-gpu: ") << message;
+  };
+  auto outType = dyn_cast<MemRefType>(op.getInit().getType());
+  if (!outType)
+    return fail("runs on the memref form (after bufferization)");
+  ConfigAttr config = op.getConfigAttr();
+  if (!config)
+    return fail("has no #qmm.config; run qmm-select-config first");
+  if (op.getBLayout() != OperandLayout::NK)
+    return fail("B must be [N, K]; run qmm-legalize-for-chip first");
+  MatmulProblem p;
+  p.m = outType.getDimSize(0);
+  p.n = outType.getDimSize(1);
+  auto aType = cast<MemRefType>(op.getA().getType());
+  p.k = aType.getDimSize(1);
+  if (ShapedType::isDynamic(p.m) || ShapedType::isDynamic(p.n) ||
+      ShapedType::isDynamic(p.k))
+    return fail("needs static shapes");
+  p.aType = aType.getElementType();
+  p.bType = cast<MemRefType>(op.getB().getType()).getElementType();
+  p.outType = outType.getElementType();
+  p.aEncoding = op.getAEncoding();
+  p.bEncoding = op.getBEncoding();
+  p.accumulate = op.getAccumulate();
+  if (p.aEncoding.isMX() || p.bEncoding.isMX())
+    return fail("MX scales are lowered by the scaled-MFMA path, which this "
+                "pass does not implement yet");
+  for (Type t : {p.aType, p.bType}) {
+    if (t.getIntOrFloatBitWidth() != 8)
+      return fail("operand type ") << t << " is not an 8-bit format";
+    if (getFormatFamily(t) != chip.nativeFP8)
+      return fail("operand type ")
+             << t << " is not native to " << chip.name
+             << "; run qmm-legalize-for-chip first";
+  }
+  if (failed(verifyConfigForChip(config, chip, p.aType, p.bType,
+                                 [&]() { return op.emitOpError(); })))
+    return failure();
+  if (config.getStages() != 1)
+    return fail("stages = ") << config.getStages()
+                             << " (LDS multi-buffering) is not implemented "
+                                "yet; use stages = 1";
+  if (p.k % 16 != 0)
+    return fail("K = ") << p.k << " must be a multiple of 16 (the width of "
+                                   "the vectorized global loads)";
+  int64_t aBlockK = p.aEncoding.getBlockExtent(p.m, p.k).second;
+  int64_t bBlockK = p.bEncoding.getBlockExtent(p.n, p.k).second;
+  p.scaleBlockK = std::min(aBlockK, bBlockK);
+  if (std::max(aBlockK, bBlockK) % p.scaleBlockK != 0)
+    return fail("scale blocks along K (") << aBlockK << " and " << bBlockK
+                                          << ") must nest";
+  if (p.scaleBlockK < p.k && p.scaleBlockK % config.getTileK() != 0)
+    return fail("tile K = ") << config.getTileK()
+                             << " must divide the scale block along K ("
+                             << p.scaleBlockK << ")";
+  return p;
+}
+
+namespace {
+struct QMMLowerMatmulToGPUPass
+    : public qmm::impl::QMMLowerMatmulToGPUBase<QMMLowerMatmulToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ChipInfo *target = lookupChip(chip);
+    if (!target) {
+      getOperation()->emitError("qmm-lower-matmul-to-gpu: unknown chip '")
+          << chip << "' (expected gfx942 or gfx950)";
+      return signalPassFailure();
+    }
+    SmallVector<MatmulOp> matmuls;
+    getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
+    for (MatmulOp op : matmuls) {
+      FailureOr<MatmulProblem> problem = analyzeMatmul(op, *target);
+      if (failed(problem))
+        return signalPassFailure();
+      OpBuilder b(op);
+      MatmulKernelBuilder(b, op.getLoc(), *target, op.getConfigAttr(),
+                          *problem, op)
+          .build();
+      op.erase();
+    }
+    getOperation()->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                            UnitAttr::get(&getContext()));
+  }
+};
+} // namespace

@@ -1,0 +1,73 @@
+//===- AMDGPUPipeline.cpp - qmm to MFMA kernels for gfx942 / gfx950 -------===//
+
+#include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
+                                       const AMDGPUPipelineOptions &options) {
+  if (!lookupChip(options.chip))
+    return failure();
+  std::string override;
+  if (!options.config.empty())
+    override = llvm::formatv(" override={0}", options.config).str();
+  // Legalize and configure on tensors, bufferize, run the legalization's
+  // element-wise loops as kernels, build the matmul kernels, outline.
+  std::string text = llvm::formatv(
+      "qmm-legalize-for-chip{{chip={0}},"
+      "qmm-select-config{{chip={0}{1}},"
+      "one-shot-bufferize{{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "func.func(convert-linalg-to-parallel-loops),"
+      "qmm-parallel-loops-to-gpu,"
+      "qmm-lower-matmul-to-gpu{{chip={0}},"
+      "gpu-kernel-outlining,"
+      "canonicalize,cse",
+      options.chip, override);
+  if (failed(parsePassPipeline(text, pm)))
+    return failure();
+  if (options.format == "gpu")
+    return success();
+  if (options.format != "llvm" && options.format != "isa" &&
+      options.format != "bin")
+    return failure();
+  return buildGPUToBinaryPipeline(pm, options.chip, options.format,
+                                  getToolkitPath());
+}
+
+namespace {
+struct AMDGPUPipelineCLOptions
+    : public PassPipelineOptions<AMDGPUPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("target chip: gfx942 or gfx950"),
+                           llvm::cl::init("gfx942")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu (GPU-level IR, what the emulator runs), llvm "
+                     "(after the ROCDL conversion), isa (assembly) or bin "
+                     "(code object)"),
+      llvm::cl::init("bin")};
+  Option<std::string> config{
+      *this, "config",
+      llvm::cl::desc("a #qmm.config<...> forced on every qmm.matmul")};
+};
+} // namespace
+
+void qmm::registerAMDGPUPipeline() {
+  PassPipelineRegistration<AMDGPUPipelineCLOptions>(
+      "qmm-to-amdgpu-pipeline",
+      "Compile qmm programs for gfx942 / gfx950: legalization, "
+      "configuration, bufferization, MFMA kernels with LDS staging, then "
+      "(format llvm, isa, bin) ROCDL and a code object",
+      [](OpPassManager &pm, const AMDGPUPipelineCLOptions &cl) {
+        qmm::AMDGPUPipelineOptions options{cl.chip, cl.format, cl.config};
+        if (failed(buildAMDGPUPipeline(pm, options)))
+          llvm::report_fatal_error(
+              "qmm-to-amdgpu-pipeline: chip must be gfx942 or gfx950 and "
+              "format gpu, llvm, isa or bin");
+      });
+}

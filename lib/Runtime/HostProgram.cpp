@@ -1,0 +1,117 @@
+//===- HostProgram.cpp - the host side of a compiled qmm function ---------===//
+
+#include "qmm/Runtime/HostProgram.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+KernelLauncher::~KernelLauncher() = default;
+
+int64_t qmm::getBufferBytes(MemRefType type) {
+  int64_t bits = type.getNumElements() *
+                 (type.getElementType().isIndex()
+                      ? 64
+                      : type.getElementType().getIntOrFloatBitWidth());
+  return (bits + 7) / 8;
+}
+
+static llvm::Error hostError(Operation *op, const llvm::Twine &message) {
+  std::string location;
+  llvm::raw_string_ostream os(location);
+  op->getLoc().print(os);
+  return llvm::createStringError("host program: '" +
+                                 op->getName().getStringRef() + "' at " +
+                                 location + ": " + message);
+}
+
+llvm::Expected<std::vector<size_t>>
+qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
+                    llvm::function_ref<size_t(MemRefType)> allocate) {
+  llvm::DenseMap<Value, size_t> buffers;
+  llvm::DenseMap<Value, uint64_t> scalars;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+    buffers[arg] = i;
+  if (!func.getBody().hasOneBlock())
+    return hostError(func, "the host function must be one block");
+  for (Operation &op : func.getBody().front()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto value = dyn_cast<IntegerAttr>(constant.getValue())) {
+        scalars[constant] = value.getValue().getZExtValue();
+        continue;
+      }
+      if (auto value = dyn_cast<FloatAttr>(constant.getValue())) {
+        scalars[constant] =
+            value.getValue().bitcastToAPInt().getZExtValue();
+        continue;
+      }
+      return hostError(&op, "only scalar constants are supported");
+    }
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (!alloc.getType().hasStaticShape() ||
+          !alloc.getType().getLayout().isIdentity())
+        return hostError(&op, "needs a static, dense buffer type");
+      buffers[alloc] = allocate(alloc.getType());
+      continue;
+    }
+    if (isa<memref::DeallocOp>(op))
+      continue;
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (!kernel)
+        return hostError(&op, "kernel not found");
+      auto extent = [&](Value v) -> std::optional<int64_t> {
+        auto it = scalars.find(v);
+        if (it == scalars.end())
+          return std::nullopt;
+        return int64_t(it->second);
+      };
+      std::array<int64_t, 3> grid, block;
+      gpu::KernelDim3 g = launch.getGridSizeOperandValues(),
+                      b = launch.getBlockSizeOperandValues();
+      Value dims[] = {g.x, g.y, g.z, b.x, b.y, b.z};
+      for (int i = 0; i < 6; ++i) {
+        std::optional<int64_t> e = extent(dims[i]);
+        if (!e)
+          return hostError(&op, "grid and block sizes must be constants");
+        (i < 3 ? grid[i] : block[i - 3]) = *e;
+      }
+      std::vector<HostKernelArgument> args;
+      for (Value operand : launch.getKernelOperands()) {
+        HostKernelArgument arg;
+        if (auto it = buffers.find(operand); it != buffers.end()) {
+          arg.isBuffer = true;
+          arg.buffer = it->second;
+        } else if (auto it = scalars.find(operand); it != scalars.end()) {
+          arg.scalarBits = it->second;
+        } else {
+          return hostError(&op, "a kernel operand is neither a buffer nor a "
+                                "constant");
+        }
+        args.push_back(arg);
+      }
+      if (llvm::Error error = launcher.launch(kernel, grid, block, args))
+        return std::move(error);
+      continue;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      std::vector<size_t> results;
+      for (Value v : ret.getOperands()) {
+        auto it = buffers.find(v);
+        if (it == buffers.end())
+          return hostError(&op, "returns a value that is not a buffer");
+        results.push_back(it->second);
+      }
+      return results;
+    }
+    return hostError(&op, "not supported in host code (expected "
+                          "constants, memref.alloc/dealloc, "
+                          "gpu.launch_func, return)");
+  }
+  return hostError(func, "no return");
+}
