@@ -14,7 +14,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
     return failure();
   std::string override;
   if (!options.config.empty())
-    override = llvm::formatv(" override={0}", options.config).str();
+    override = llvm::formatv(" override=\"{0}\"", options.config).str();
   // Legalize and configure on tensors, bufferize, run the legalization's
   // element-wise loops as kernels, build the matmul kernels, outline.
   std::string text = llvm::formatv(

@@ -9,7 +9,8 @@ using namespace mlir::qmm;
 Device::~Device() = default;
 
 llvm::Expected<std::unique_ptr<Device>>
-qmm::createDevice(llvm::StringRef name, llvm::StringRef chip) {
+qmm::createDevice(llvm::StringRef name, llvm::StringRef chip,
+                  llvm::StringRef config) {
   const ChipInfo *target = lookupChip(chip);
   if (!target)
     return llvm::createStringError("unknown chip '%s'", chip.str().c_str());
@@ -18,7 +19,7 @@ qmm::createDevice(llvm::StringRef name, llvm::StringRef chip) {
   if (name == "cpu" || name == "auto")
     return createCPUDevice();
   if (name == "emu")
-    return createEmulatorDevice(*target);
+    return createEmulatorDevice(*target, config);
   if (name == "hip") {
     auto runtime = HIPRuntime::load();
     if (!runtime)

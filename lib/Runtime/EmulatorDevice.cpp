@@ -59,7 +59,8 @@ public:
 
 class EmulatorDevice : public Device {
 public:
-  explicit EmulatorDevice(const ChipInfo &chip) : chip(chip) {}
+  EmulatorDevice(const ChipInfo &chip, llvm::StringRef config)
+      : chip(chip), config(config.str()) {}
   llvm::StringRef getName() const override { return "emu"; }
 
   llvm::Expected<RunResult> run(ModuleOp module, llvm::StringRef function,
@@ -78,6 +79,7 @@ public:
       AMDGPUPipelineOptions options;
       options.chip = chip.name.str();
       options.format = "gpu";
+      options.config = config;
       if (failed(buildAMDGPUPipeline(pm, options)) ||
           failed(pm.run(*lowered)))
         return llvm::createStringError("emu device: the AMD pipeline failed "
@@ -140,9 +142,11 @@ public:
 
 private:
   const ChipInfo &chip;
+  std::string config;
 };
 } // namespace
 
-std::unique_ptr<Device> qmm::createEmulatorDevice(const ChipInfo &chip) {
-  return std::make_unique<EmulatorDevice>(chip);
+std::unique_ptr<Device> qmm::createEmulatorDevice(const ChipInfo &chip,
+                                                  llvm::StringRef config) {
+  return std::make_unique<EmulatorDevice>(chip, config);
 }

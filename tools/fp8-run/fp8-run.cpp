@@ -98,6 +98,11 @@ static cl::opt<std::string> chipName("chip", cl::init("gfx942"),
 static cl::opt<std::string> deviceName(
     "device", cl::init("auto"),
     cl::desc("where to run: cpu, emu, hip or auto"), cl::cat(category));
+static cl::opt<std::string> kernelConfig(
+    "config", cl::init(""),
+    cl::desc("#qmm.config<...> the AMD pipeline uses for every matmul "
+             "(devices emu and hip; default: qmm-select-config's choice)"),
+    cl::cat(category));
 static cl::opt<unsigned> seed("seed", cl::init(0),
                               cl::desc("random seed of the generated data"),
                               cl::cat(category));
@@ -681,7 +686,7 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  std::unique_ptr<Device> device = orFail(createDevice(deviceName, chip->name));
+  std::unique_ptr<Device> device = orFail(createDevice(deviceName, chip->name, kernelConfig));
 
   OperandData a = prepareOperand("a", spec.a, spec.m, spec.k, seed);
   OperandData b = prepareOperand("b", spec.b, spec.n, spec.k, seed + 1);

@@ -50,11 +50,14 @@ public:
 std::unique_ptr<Device> createCPUDevice();
 
 /// The AMD pipeline's kernels run on the lane-accurate emulator.
-std::unique_ptr<Device> createEmulatorDevice(const ChipInfo &chip);
+/// `config`, when not empty, is the #qmm.config<...> forced on every matmul.
+std::unique_ptr<Device> createEmulatorDevice(const ChipInfo &chip,
+                                             llvm::StringRef config = "");
 
 /// `cpu`, `emu`, `hip` or `auto`; an error names what is not available.
-llvm::Expected<std::unique_ptr<Device>> createDevice(llvm::StringRef name,
-                                                     llvm::StringRef chip);
+llvm::Expected<std::unique_ptr<Device>>
+createDevice(llvm::StringRef name, llvm::StringRef chip,
+             llvm::StringRef config = "");
 
 } // namespace qmm
 } // namespace mlir

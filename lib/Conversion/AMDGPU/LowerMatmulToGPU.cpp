@@ -140,8 +140,21 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
     Value chunk = im.add(tid, first);
     auto copyChunk = [&](OpBuilder &nested) {
       IndexMath nim{nested, loc};
-      Value row = nim.div(chunk, chunksPerRow);
-      Value col = nim.mul(nim.rem(chunk, chunksPerRow), kChunk);
+      Value row, col;
+      if (chunksPerRow == 8 && tileRows % 16 == 0) {
+        // 128-byte rows: each group of 16 chunks writes rows r and r + 8,
+        // which the one-piece row padding puts on complementary halves of
+        // gfx950's 64 banks (and which are separate phases on gfx942's 32).
+        Value group = nim.div(chunk, 128);
+        Value inGroup = nim.rem(chunk, 128);
+        Value half = nim.div(nim.rem(inGroup, 16), 8);
+        row = nim.add(nim.add(nim.mul(group, 16), nim.div(inGroup, 16)),
+                      nim.mul(half, 8));
+        col = nim.mul(nim.rem(inGroup, 8), kChunk);
+      } else {
+        row = nim.div(chunk, chunksPerRow);
+        col = nim.mul(nim.rem(chunk, chunksPerRow), kChunk);
+      }
       // Rows past the matrix read the last row: their products land in
       // output rows the epilogue does not store.
       Value globalRow = nim.min(nim.add(rowBase, row), rows - 1);

@@ -1,0 +1,66 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-gpu=chip=gfx942 --cse | FileCheck %s --check-prefix=GFX942
+
+// gfx942, 1x128 x 128x128 blockwise, M and N not multiples of the tile:
+// grid ceil(48/32) x ceil(40/32) = 2 x 2 workgroups of 2 x 2 waves; A and B
+// tiles of 32 rows x (128 + 8) bytes in LDS; one scale block per K block.
+// GFX942-LABEL: func.func @blockwise_gfx942
+// GFX942-DAG:   %[[C2:.*]] = arith.constant 2 : index
+// GFX942-DAG:   %[[C256:.*]] = arith.constant 256 : index
+// GFX942:       gpu.launch blocks({{.*}}) in ({{.*}} = %[[C2]], {{.*}} = %[[C2]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]],
+// GFX942-SAME:    workgroup(%[[LDSA:.*]] : memref<32x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<32x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
+// The K-block loop (256 / 128 = 2 blocks) around the K-tile loop.
+// GFX942:         scf.for %{{.*}} = %{{.*}} to %[[C2]] step
+// GFX942:           scf.for
+// GFX942:             gpu.barrier
+// Rows past M are clamped to row 39.
+// GFX942:             arith.minui %{{.*}}, %c39
+// GFX942:             vector.load %arg0[{{.*}}] : memref<40x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// GFX942:             vector.store %{{.*}}, %[[LDSA]]
+// GFX942:             arith.minui %{{.*}}, %c47
+// GFX942:             vector.store %{{.*}}, %[[LDSB]]
+// GFX942:             gpu.barrier
+// GFX942:             vector.load %[[LDSA]]{{.*}} vector<8xf8E4M3FNUZ>
+// GFX942:             vector.load %[[LDSB]]{{.*}} vector<8xf8E4M3FNUZ>
+// GFX942:             amdgpu.mfma 16x16x32
+// The block's partial sums are scaled once, scales loaded per block.
+// GFX942:           memref.load %arg3
+// GFX942:           memref.load %arg1
+// GFX942:           arith.mulf
+// GFX942:           vector.fma
+// Epilogue: masked stores of bf16.
+// GFX942-DAG:     %[[COLOK:.*]] = arith.cmpi ult, %{{.*}}, %c48
+// GFX942-DAG:     %[[ROWOK:.*]] = arith.cmpi ult, %{{.*}}, %c40
+// GFX942:         %[[OK:.*]] = arith.andi %[[ROWOK]], %[[COLOK]]
+// GFX942:         scf.if %[[OK]]
+// GFX942:           arith.truncf %{{.*}} : f32 to bf16
+// GFX942:           memref.store %{{.*}}, %arg4
+// GFX942-NOT:   qmm.matmul
+func.func @blockwise_gfx942(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf32>,
+                            %b: memref<48x256xf8E4M3FNUZ>, %bs: memref<1x2xf32>,
+                            %d: memref<40x48xbf16>) {
+  qmm.matmul a(%a, %as : memref<40x256xf8E4M3FNUZ>, memref<40x2xf32>) #qmm.scale<block 1x128>
+             b(%b, %bs : memref<48x256xf8E4M3FNUZ>, memref<1x2xf32>) #qmm.scale<block 128x128>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<40x48xbf16>)
+  return
+}
+
+// -----
+
+// A K tail (K = 80 with tile K 64): chunks past K load zeros.
+// GFX942-LABEL: func.func @k_tail
+// GFX942:       %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c80
+// GFX942:       scf.if %[[IN]] -> (vector<16xf8E4M3FNUZ>)
+// GFX942:         vector.load %arg0
+// GFX942:       } else {
+// GFX942:         arith.constant dense<0.000000e+00> : vector<16xf8E4M3FNUZ>
+// GFX942:       amdgpu.mfma 32x32x16
+func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                  %b: memref<17x80xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                  %d: memref<33x17xf16>) {
+  qmm.matmul a(%a, %as : memref<33x80xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<17x80xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [64, 32, 64], waves = [2, 1], mfma = fp8 [32, 32, 16], stages = 1>
+             outs(%d : memref<33x17xf16>)
+  return
+}

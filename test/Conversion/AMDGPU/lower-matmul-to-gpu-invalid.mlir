@@ -1,0 +1,102 @@
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-lower-matmul-to-gpu=chip=gfx942
+
+func.func @tensor_form(%a: tensor<32x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                       %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                       %d: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{qmm-lower-matmul-to-gpu: runs on the memref form (after bufferization)}}
+  %0 = qmm.matmul a(%a, %as : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %0 : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @no_config(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                     %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                     %d: memref<32x32xf32>) {
+  // expected-error @+1 {{has no #qmm.config; run qmm-select-config first}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @kn_layout(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                     %b: memref<128x32xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                     %d: memref<32x32xf32>) {
+  // expected-error @+1 {{B must be [N, K]; run qmm-legalize-for-chip first}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<128x32xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor> layout kn
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @ocp_on_gfx942(%a: memref<32x128xf8E4M3FN>, %as: memref<1x1xf32>,
+                         %b: memref<32x128xf8E4M3FN>, %bs: memref<1x1xf32>,
+                         %d: memref<32x32xf32>) {
+  // expected-error @+1 {{operand type 'f8E4M3FN' is not native to gfx942; run qmm-legalize-for-chip first}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @multi_stage(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                       %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                       %d: memref<32x32xf32>) {
+  // expected-error @+1 {{stages = 2 (LDS multi-buffering) is not implemented yet; use stages = 1}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 2>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @k_not_16(%a: memref<32x40xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                    %b: memref<32x40xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                    %d: memref<32x32xf32>) {
+  // expected-error @+1 {{K = 40 must be a multiple of 16 (the width of the vectorized global loads)}}
+  qmm.matmul a(%a, %as : memref<32x40xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x40xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+// Tile K 256 spans two 128-wide scale blocks.
+func.func @tile_k_across_blocks(%a: memref<32x512xf8E4M3FNUZ>, %as: memref<32x4xf32>,
+                                %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x4xf32>,
+                                %d: memref<32x32xf32>) {
+  // expected-error @+1 {{tile K = 256 must divide the scale block along K (128)}}
+  qmm.matmul a(%a, %as : memref<32x512xf8E4M3FNUZ>, memref<32x4xf32>) #qmm.scale<block 1x128>
+             b(%b, %bs : memref<32x512xf8E4M3FNUZ>, memref<1x4xf32>) #qmm.scale<block 128x128>
+             config #qmm.config<tile = [32, 32, 256], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @mx(%a: memref<32x128xf8E4M3FN>, %as: memref<32x4xf8E8M0FNU>,
+              %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
+              %d: memref<32x32xf32>) {
+  // expected-error @+1 {{MX scales are lowered by the scaled-MFMA path, which this pass does not implement yet}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
+             b(%b, %bs : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}

@@ -1,0 +1,26 @@
+// RUN: fp8-opt %s -split-input-file --qmm-select-config=chip=gfx950 | FileCheck %s --check-prefix=GFX950
+
+// Expected configurations follow the heuristic documented in Passes.td.
+
+// OCP data on gfx950: the f8f6f4 forms; M = 1 takes one 16-row MFMA tile.
+// GFX950-LABEL: func.func @decode_ocp
+// GFX950: config #qmm.config<tile = [16, 128, 128], waves = [1, 2], mfma = f8f6f4 [16, 16, 128], stages = 1>
+// GFX950-LABEL: func.func @decode_ocp_large
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = f8f6f4 [32, 32, 64], stages = 1>
+func.func @decode_ocp(%a: tensor<1x4096xf8E4M3FN>, %as: tensor<1x32xf32>,
+                      %b: tensor<4096x4096xf8E4M3FN>, %bs: tensor<32x32xf32>,
+                      %d: tensor<1x4096xbf16>) -> tensor<1x4096xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<1x4096xf8E4M3FN>, tensor<1x32xf32>) #qmm.scale<block 1x128>
+                  b(%b, %bs : tensor<4096x4096xf8E4M3FN>, tensor<32x32xf32>) #qmm.scale<block 128x128>
+                  outs(%d : tensor<1x4096xbf16>) -> tensor<1x4096xbf16>
+  return %0 : tensor<1x4096xbf16>
+}
+func.func @decode_ocp_large(%a: tensor<512x256xf8E5M2>, %as: tensor<512x1xf32>,
+                            %b: tensor<384x256xf8E4M3FN>, %bs: tensor<1x1xf32>,
+                            %d: tensor<512x384xf32>) -> tensor<512x384xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<512x256xf8E5M2>, tensor<512x1xf32>) #qmm.scale<per_row>
+                  b(%b, %bs : tensor<384x256xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<512x384xf32>) -> tensor<512x384xf32>
+  return %0 : tensor<512x384xf32>
+}
+

@@ -1,0 +1,53 @@
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-select-config=chip=gfx942
+
+// gfx942 has no f8f6f4 instructions.
+func.func @no_such_mfma(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                        %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                        %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{config: gfx942 has no f8f6f4 MFMA 16x16x128}}
+  %0 = qmm.matmul a(%a, %as : tensor<64x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  config #qmm.config<tile = [64, 32, 128], waves = [2, 1], mfma = f8f6f4 [16, 16, 128], stages = 1>
+                  outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+// (256 + 256) rows x (256 + 8) bytes = 135168 bytes > 64 KiB.
+func.func @lds_overflow(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                        %b: tensor<256x512xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                        %d: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{config: the tiles take 135168 bytes of LDS; gfx942 has 65536}}
+  %0 = qmm.matmul a(%a, %as : tensor<256x512xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<256x512xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  config #qmm.config<tile = [256, 256, 256], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+                  outs(%d : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// OCP data reaches gfx942's matrix cores only after qmm-legalize-for-chip.
+func.func @not_legalized(%a: tensor<64x128xf8E4M3FN>, %as: tensor<1x1xf32>,
+                         %b: tensor<32x128xf8E4M3FN>, %bs: tensor<1x1xf32>,
+                         %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{qmm-select-config: no configuration on gfx942 reads 'f8E4M3FN' x 'f8E4M3FN'}}
+  %0 = qmm.matmul a(%a, %as : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @not_implemented_kind(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                                %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                                %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{config: mfma = bf16 is not implemented by the AMD pipeline yet}}
+  %0 = qmm.matmul a(%a, %as : tensor<64x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  config #qmm.config<tile = [64, 32, 32], waves = [2, 1], mfma = bf16 [16, 16, 32], stages = 1>
+                  outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
