@@ -58,16 +58,29 @@ struct AMDGPUPipelineCLOptions
 } // namespace
 
 void qmm::registerAMDGPUPipeline() {
-  PassPipelineRegistration<AMDGPUPipelineCLOptions>(
+  // Registered with an error handler so that a bad chip or format is a
+  // diagnostic, not an abort.
+  registerPassPipeline(
       "qmm-to-amdgpu-pipeline",
       "Compile qmm programs for gfx942 / gfx950: legalization, "
       "configuration, bufferization, MFMA kernels with LDS staging, then "
       "(format llvm, isa, bin) ROCDL and a code object",
-      [](OpPassManager &pm, const AMDGPUPipelineCLOptions &cl) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        AMDGPUPipelineCLOptions cl;
+        if (failed(cl.parseFromString(text)))
+          return failure();
+        if (!lookupChip(cl.chip))
+          return errorHandler("qmm-to-amdgpu-pipeline: unknown chip '" +
+                              cl.chip + "' (expected gfx942 or gfx950)");
+        if (cl.format != "gpu" && cl.format != "llvm" && cl.format != "isa" &&
+            cl.format != "bin")
+          return errorHandler("qmm-to-amdgpu-pipeline: unknown format '" +
+                              cl.format + "' (expected gpu, llvm, isa or bin)");
         qmm::AMDGPUPipelineOptions options{cl.chip, cl.format, cl.config};
-        if (failed(buildAMDGPUPipeline(pm, options)))
-          llvm::report_fatal_error(
-              "qmm-to-amdgpu-pipeline: chip must be gfx942 or gfx950 and "
-              "format gpu, llvm, isa or bin");
+        return buildAMDGPUPipeline(pm, options);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(AMDGPUPipelineCLOptions());
       });
 }
