@@ -37,12 +37,14 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
 llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
                                                      StringRef kernelName,
                                                      StringRef chip,
-                                                     StringRef format) {
+                                                     StringRef format,
+                                                     StringRef gpuModuleName) {
   OwningOpRef<ModuleOp> clone = module.clone();
   gpu::GPUModuleOp kept;
   for (auto gpuModule :
        llvm::make_early_inc_range(clone->getOps<gpu::GPUModuleOp>())) {
-    if (!kept && gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName))
+    if (!kept && gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName) &&
+        (gpuModuleName.empty() || gpuModule.getName() == gpuModuleName))
       kept = gpuModule;
     else
       gpuModule.erase();

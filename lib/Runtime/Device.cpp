@@ -20,19 +20,8 @@ qmm::createDevice(llvm::StringRef name, llvm::StringRef chip,
     return createCPUDevice();
   if (name == "emu")
     return createEmulatorDevice(*target, config);
-  if (name == "hip") {
-    auto runtime = HIPRuntime::load();
-    if (!runtime)
-      return llvm::createStringError("--device hip: " +
-                                     llvm::toString(runtime.takeError()));
-    llvm::Expected<int> device = (*runtime)->findDevice(chip);
-    if (!device)
-      return llvm::createStringError("--device hip: " +
-                                     llvm::toString(device.takeError()));
-    return llvm::createStringError(
-        "device 'hip' runs qmm programs once the AMD pipeline lands; it "
-        "runs GPU-level kernels now (--module)");
-  }
+  if (name == "hip")
+    return createHIPDevice(*target, config);
   return llvm::createStringError(
       "unknown device '%s' (expected cpu, emu, hip or auto)",
       name.str().c_str());

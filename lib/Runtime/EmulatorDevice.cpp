@@ -9,6 +9,7 @@
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/HostProgram.h"
+#include "qmm/Runtime/KernelResources.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -48,7 +49,9 @@ public:
     if (llvm::Error error =
             emu::launchKernel(chip, kernel, config, kernelArgs, kernelStats))
       return error;
-    stats.emplace_back(kernel.getName().str(), kernelStats);
+    auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
+    stats.emplace_back((module.getName() + "::" + kernel.getName()).str(),
+                       kernelStats);
     return llvm::Error::success();
   }
 
@@ -132,9 +135,19 @@ public:
         lastStats = std::move(launcher.stats);
       }
     }
-    if (llvm::AreStatisticsEnabled())
-      for (auto &[name, stats] : lastStats)
+    if (llvm::AreStatisticsEnabled()) {
+      // What the code object of each kernel uses, next to what the emulator
+      // saw it do.
+      auto resources = getKernelResources(*lowered, chip);
+      if (!resources)
+        return resources.takeError();
+      for (auto &[name, stats] : lastStats) {
         llvm::outs() << emu::formatStats(name, chip, stats);
+        auto it = resources->find(name);
+        if (it != resources->end())
+          llvm::outs() << it->second.format();
+      }
+    }
     result.iterations = iterations;
     result.secondsPerIteration = iterations ? totalSeconds / iterations : 0;
     return result;

@@ -7,6 +7,8 @@
 
 #include "qmm/Target/Chip.h"
 
+#include <algorithm>
+
 using namespace mlir::qmm;
 
 static const MFMAShape kGfx942MFMA[] = {
@@ -26,10 +28,14 @@ static const MFMAShape kGfx950MFMA[] = {
 static const ChipInfo kChips[] = {
     {"gfx942", "MI300X (CDNA3)", FormatFamily::FNUZ, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/64 * 1024, /*ldsBanks=*/32, /*ldsBankBytes=*/4,
-     /*hasScaledMFMA=*/false, kGfx942MFMA},
+     /*hasScaledMFMA=*/false, kGfx942MFMA, /*simdsPerCU=*/4,
+     /*registersPerSimdLane=*/512, /*registerGranule=*/8,
+     /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/64 * 1024},
     {"gfx950", "MI355X (CDNA4)", FormatFamily::OCP, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/160 * 1024, /*ldsBanks=*/64, /*ldsBankBytes=*/4,
-     /*hasScaledMFMA=*/true, kGfx950MFMA},
+     /*hasScaledMFMA=*/true, kGfx950MFMA, /*simdsPerCU=*/4,
+     /*registersPerSimdLane=*/512, /*registerGranule=*/8,
+     /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/160 * 1024},
 };
 
 const MFMAShape *ChipInfo::findMFMA(MFMAKind kind, int m, int n, int k) const {
@@ -37,6 +43,24 @@ const MFMAShape *ChipInfo::findMFMA(MFMAKind kind, int m, int n, int k) const {
     if (shape.kind == kind && shape.m == m && shape.n == n && shape.k == k)
       return &shape;
   return nullptr;
+}
+
+int ChipInfo::getOccupancy(int vgprs, int agprs, int64_t ldsBytesPerWorkgroup,
+                           int wavesPerWorkgroup) const {
+  // AGPRs are allocated after the VGPRs (aligned to 4), the sum rounded up
+  // to the allocation granule.
+  auto alignTo = [](int v, int a) { return (v + a - 1) / a * a; };
+  int registers =
+      alignTo(alignTo(std::max(vgprs, 1), 4) + agprs, registerGranule);
+  int byRegisters = std::min(maxWavesPerSimd, registersPerSimdLane / registers);
+  int byLds = maxWavesPerSimd;
+  if (ldsBytesPerWorkgroup > 0) {
+    int64_t workgroups = ldsBytesPerCU / ldsBytesPerWorkgroup;
+    byLds = int(std::min<int64_t>(
+        maxWavesPerSimd,
+        (workgroups * wavesPerWorkgroup + simdsPerCU - 1) / simdsPerCU));
+  }
+  return std::min(byRegisters, byLds);
 }
 
 const ChipInfo *mlir::qmm::lookupChip(llvm::StringRef name) {

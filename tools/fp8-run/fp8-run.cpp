@@ -11,6 +11,8 @@
 #include "LaunchMode.h"
 
 #include "qmm/InitQMM.h"
+
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostFormats.h"
@@ -610,6 +612,8 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerQMMDialectAndExtensions(registry);
+  // Kernels are translated to LLVM IR for code objects and --stats.
+  registerAllToLLVMIRTranslations(registry);
   registerAllPasses();
   registerQMMPassesAndPipelines();
   MLIRContext context(registry);
@@ -668,6 +672,10 @@ int main(int argc, char **argv) {
   if (quantizeOn != "host" && quantizeOn != "device")
     fail("--quantize: expected host or device, got '" + quantizeOn + "'");
   bool deviceQuantizes = quantizeOn == "device";
+  if (deviceQuantizes && deviceName != "cpu" && deviceName != "auto")
+    fail("--quantize device: the AMD pipeline compiles matmuls only (no "
+         "quantize kernels yet); use --quantize host with --device " +
+         deviceName);
   if (deviceQuantizes) {
     if (!loadDir.empty() || !inputFile.empty())
       fail("--quantize device works on generated data only");

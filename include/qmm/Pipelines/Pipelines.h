@@ -31,11 +31,12 @@ std::string getToolkitPath();
 
 /// Compiles the gpu.module of `module` that holds kernel `kernelName` for
 /// `chip`, returning the object's bytes (format `bin`: an ELF code object;
-/// `isa`: assembly). `module` is not modified.
-llvm::Expected<std::string> compileKernelModule(ModuleOp module,
-                                                llvm::StringRef kernelName,
-                                                llvm::StringRef chip,
-                                                llvm::StringRef format);
+/// `isa`: assembly). With `gpuModuleName`, only that gpu.module qualifies.
+/// `module` is not modified.
+llvm::Expected<std::string>
+compileKernelModule(ModuleOp module, llvm::StringRef kernelName,
+                    llvm::StringRef chip, llvm::StringRef format,
+                    llvm::StringRef gpuModuleName = "");
 
 struct AMDGPUPipelineOptions {
   std::string chip = "gfx942";

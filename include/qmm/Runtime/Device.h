@@ -54,6 +54,11 @@ std::unique_ptr<Device> createCPUDevice();
 std::unique_ptr<Device> createEmulatorDevice(const ChipInfo &chip,
                                              llvm::StringRef config = "");
 
+/// The AMD pipeline's kernels as code objects on the first GPU of `chip`
+/// (through the HIP runtime, opened at run time).
+llvm::Expected<std::unique_ptr<Device>>
+createHIPDevice(const ChipInfo &chip, llvm::StringRef config = "");
+
 /// `cpu`, `emu`, `hip` or `auto`; an error names what is not available.
 llvm::Expected<std::unique_ptr<Device>>
 createDevice(llvm::StringRef name, llvm::StringRef chip,

@@ -46,8 +46,21 @@ struct ChipInfo {
   bool hasScaledMFMA;
   /// The MFMA shapes the chip executes.
   llvm::ArrayRef<MFMAShape> mfmaShapes;
+  /// Occupancy limits (CDNA3/CDNA4 ISA guides): SIMDs per CU, the unified
+  /// VGPR+AGPR file per SIMD lane, its allocation granule, waves per SIMD,
+  /// and the LDS one CU shares among its workgroups.
+  int simdsPerCU;
+  int registersPerSimdLane;
+  int registerGranule;
+  int maxWavesPerSimd;
+  int64_t ldsBytesPerCU;
 
   const MFMAShape *findMFMA(MFMAKind kind, int m, int n, int k) const;
+
+  /// Waves per SIMD a kernel reaches, limited by its registers (`vgprs` +
+  /// `agprs` per lane) and by the LDS of its workgroups.
+  int getOccupancy(int vgprs, int agprs, int64_t ldsBytesPerWorkgroup,
+                   int wavesPerWorkgroup) const;
 };
 
 /// gfx942 or gfx950; null for anything else.

@@ -1,0 +1,161 @@
+//===- HIPDevice.cpp - qmm programs on an MI300 / MI350 GPU ---------------===//
+//
+// The same AMD pipeline and host-program walk as the emu device; each
+// kernel's gpu.module becomes a code object that HIP loads and launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Runtime/Device.h"
+#include "qmm/Runtime/HIPRuntime.h"
+#include "qmm/Runtime/HostProgram.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <deque>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using host::HostTensor;
+
+namespace {
+
+class HIPLauncher : public KernelLauncher {
+public:
+  HIPLauncher(HIPRuntime &runtime, int device, const ChipInfo &chip,
+              ModuleOp module, std::deque<std::vector<uint8_t>> &buffers,
+              llvm::StringMap<std::string> &codeObjects)
+      : runtime(runtime), device(device), chip(chip), module(module),
+        buffers(buffers), codeObjects(codeObjects) {}
+
+  llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
+                     std::array<int64_t, 3> block,
+                     llvm::ArrayRef<HostKernelArgument> args) override {
+    auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
+    std::string key = (gpuModule.getName() + "::" + kernel.getName()).str();
+    auto cached = codeObjects.find(key);
+    if (cached == codeObjects.end()) {
+      llvm::Expected<std::string> object = compileKernelModule(
+          module, kernel.getName(), chip.name, "bin", gpuModule.getName());
+      if (!object)
+        return object.takeError();
+      cached = codeObjects.insert({key, std::move(*object)}).first;
+    }
+    std::vector<HIPRuntime::Argument> hipArgs;
+    for (auto [arg, type] : llvm::zip(args, kernel.getArgumentTypes())) {
+      HIPRuntime::Argument a;
+      if (arg.isBuffer) {
+        a.buffer = &buffers[arg.buffer];
+      } else {
+        a.scalar = arg.scalarBits;
+        a.bytes = type.isIndex() ? 8 : (type.getIntOrFloatBitWidth() + 7) / 8;
+      }
+      hipArgs.push_back(a);
+    }
+    llvm::Expected<double> ms =
+        runtime.launch(device, cached->second, kernel.getName(), grid, block,
+                       hipArgs, /*iterations=*/1);
+    if (!ms)
+      return ms.takeError();
+    milliseconds += *ms;
+    return llvm::Error::success();
+  }
+
+  double milliseconds = 0;
+
+private:
+  HIPRuntime &runtime;
+  int device;
+  const ChipInfo &chip;
+  ModuleOp module;
+  std::deque<std::vector<uint8_t>> &buffers;
+  llvm::StringMap<std::string> &codeObjects;
+};
+
+class HIPDevice : public Device {
+public:
+  HIPDevice(std::unique_ptr<HIPRuntime> runtime, int device,
+            const ChipInfo &chip, llvm::StringRef config)
+      : runtime(std::move(runtime)), device(device), chip(chip),
+        config(config.str()) {}
+  llvm::StringRef getName() const override { return "hip"; }
+
+  llvm::Expected<RunResult> run(ModuleOp module, llvm::StringRef function,
+                                llvm::ArrayRef<const HostTensor *> args,
+                                llvm::ArrayRef<TensorSpec> results,
+                                int iterations) override {
+    OwningOpRef<ModuleOp> lowered = module.clone();
+    std::string diagnostics;
+    {
+      llvm::raw_string_ostream os(diagnostics);
+      ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+        os << d << "\n";
+        return success();
+      });
+      PassManager pm(module.getContext());
+      AMDGPUPipelineOptions options{chip.name.str(), "gpu", config};
+      if (failed(buildAMDGPUPipeline(pm, options)) ||
+          failed(pm.run(*lowered)))
+        return llvm::createStringError(
+            "hip device: the AMD pipeline failed for %s: %s",
+            chip.name.str().c_str(), diagnostics.c_str());
+    }
+    auto func = lowered->lookupSymbol<func::FuncOp>(function);
+    if (!func || func.getNumArguments() != args.size() ||
+        func.getNumResults() != results.size())
+      return llvm::createStringError(
+          "no function @%s with the caller's signature",
+          function.str().c_str());
+    RunResult result;
+    llvm::StringMap<std::string> codeObjects;
+    double totalMs = 0;
+    for (int run = 0; run <= iterations; ++run) {
+      std::deque<std::vector<uint8_t>> buffers;
+      for (const HostTensor *arg : args)
+        buffers.push_back(arg->bytes);
+      HIPLauncher launcher(*runtime, device, chip, *lowered, buffers,
+                           codeObjects);
+      llvm::Expected<std::vector<size_t>> returned =
+          runHostProgram(func, launcher, [&](MemRefType type) {
+            buffers.emplace_back(getBufferBytes(type), 0);
+            return buffers.size() - 1;
+          });
+      if (!returned)
+        return returned.takeError();
+      if (run > 0)
+        totalMs += launcher.milliseconds;
+      if (run == iterations)
+        for (size_t i = 0; i < results.size(); ++i) {
+          HostTensor out(results[i].elementType, results[i].shape);
+          out.bytes = buffers[(*returned)[i]];
+          result.results.push_back(std::move(out));
+        }
+    }
+    result.iterations = iterations;
+    result.secondsPerIteration = iterations ? totalMs / iterations / 1e3 : 0;
+    return result;
+  }
+
+private:
+  std::unique_ptr<HIPRuntime> runtime;
+  int device;
+  const ChipInfo &chip;
+  std::string config;
+};
+} // namespace
+
+llvm::Expected<std::unique_ptr<Device>>
+qmm::createHIPDevice(const ChipInfo &chip, llvm::StringRef config) {
+  auto runtime = HIPRuntime::load();
+  if (!runtime)
+    return llvm::createStringError("--device hip: " +
+                                   llvm::toString(runtime.takeError()));
+  llvm::Expected<int> device = (*runtime)->findDevice(chip.name);
+  if (!device)
+    return llvm::createStringError("--device hip: " +
+                                   llvm::toString(device.takeError()));
+  return std::make_unique<HIPDevice>(std::move(*runtime), *device, chip,
+                                     config);
+}
