@@ -1,6 +1,7 @@
 //===- GPUToBinary.cpp - GPU-level IR to AMDGPU code objects --------------===//
 
 #include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -85,14 +86,27 @@ struct GPUToBinaryOptions : public PassPipelineOptions<GPUToBinaryOptions> {
 } // namespace
 
 void qmm::registerGPUToBinaryPipeline() {
-  PassPipelineRegistration<GPUToBinaryOptions>(
+  registerPassPipeline(
       "qmm-gpu-to-binary",
       "Lower GPU-level IR (gpu.module kernels with amdgpu ops) to a "
       "gpu.binary for an AMD GPU: ROCDL with bare-pointer memref "
       "arguments, then assembly or a code object linked with Debian's ld.lld",
-      [](OpPassManager &pm, const GPUToBinaryOptions &options) {
-        if (failed(buildGPUToBinaryPipeline(pm, options.chip, options.format,
-                                            getToolkitPath())))
-          llvm::report_fatal_error("qmm-gpu-to-binary: invalid pipeline");
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GPUToBinaryOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (!lookupChip(options.chip))
+          return errorHandler("qmm-gpu-to-binary: unknown chip '" +
+                              options.chip + "' (expected gfx942 or gfx950)");
+        if (options.format != "isa" && options.format != "bin" &&
+            options.format != "llvm")
+          return errorHandler("qmm-gpu-to-binary: unknown format '" +
+                              options.format + "' (expected isa or bin)");
+        return buildGPUToBinaryPipeline(pm, options.chip, options.format,
+                                        getToolkitPath());
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(GPUToBinaryOptions());
       });
 }
