@@ -9,7 +9,7 @@
 // GPU:   %[[T:.*]] = memref.alloc() {{.*}} : memref<384x256xf8E4M3FN>
 // GPU:   gpu.launch_func @gemm_kernel::@gemm_kernel blocks in (%c384, %c1, %c1) threads in (%c256, %c1, %c1) args(%arg2 : memref<256x384xf8E4M3FN>, %[[T]] : memref<384x256xf8E4M3FN>)
 // GPU:   gpu.launch_func @gemm_kernel_0::@gemm_kernel blocks in (%c3, %c4, %c1) threads in (%c256, %c1, %c1) args({{.*}}%[[T]] : memref<384x256xf8E4M3FN>
-// GPU:   amdgpu.mfma 32x32x64 {{.*}} : vector<32xf8E5M2>, vector<32xf8E4M3FN>, vector<16xf32>
+// GPU:   amdgpu.mfma 32x32x64 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E5M2>, vector<16xf32>
 
 // The transpose kernel, then the GEMM: 2 x 2 x 2 MFMAs per K tile (LLVM
 // may unroll the K loop), only the f8f6f4 form, no scratch, no spills,

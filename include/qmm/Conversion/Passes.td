@@ -136,13 +136,16 @@ def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
     * MFMA: each lane reads its fragments from LDS where the ISA guide puts
       its K items (8 consecutive values for the fp8 forms; two runs of 16,
       half the instruction's K apart, for gfx950's f8f6f4 forms) and issues
-      amdgpu.mfma into f32 accumulators.
+      amdgpu.mfma into f32 accumulators. The B fragment is the instruction's
+      first operand, so the instruction computes the transposed tile and a
+      lane's accumulator items are runs of 4 consecutive output columns.
     * Scales: the K loop runs per scale block along K (128 for blockwise
       scales, all of K for per-tensor and per-row): a block's f32 partial
       sums are multiplied by scale_a(row) * scale_b(col), each loaded once
       per block, and added to the accumulator (DeepGEMM's scheme).
     * Epilogue: optional accumulation into the output, conversion to f32,
-      bf16 or f16, masked stores.
+      bf16 or f16, 4-element vector stores along a row (element stores at
+      the right edge, nothing past the last row).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",

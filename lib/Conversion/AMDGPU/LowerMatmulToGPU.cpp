@@ -96,13 +96,18 @@ private:
                                         ValueRange acc);
   void storeResults(ValueRange acc);
 
-  /// Row (within the MFMA output tile) of accumulator item `i` of this lane.
-  Value outputRow(int64_t i) {
+  // The MFMAs compute the transposed tile, B fragments as the instruction's
+  // A operand: accumulator item i of a lane then holds output row
+  // lane % m and a column that runs over 4 consecutive values per group of
+  // 4 items, so the epilogue stores 4 consecutive elements of a row.
+  /// Column (within the MFMA output tile) of accumulator item `i`.
+  Value itemCol(int64_t i) {
     int64_t groups = chip.waveSize / mfma.n;
     return im.add(im.mul(im.div(lane, mfma.n), 4),
                   (i % 4) + 4 * groups * (i / 4));
   }
-  Value outputCol() { return im.rem(lane, mfma.n); }
+  /// Row (within the MFMA output tile) of every accumulator item.
+  Value itemRow() { return im.rem(lane, mfma.m); }
   Value waveRowBase(int64_t rm) {
     return im.add(im.add(tileRow, im.mul(waveM, waveTileM())), rm * mfma.m);
   }
@@ -250,9 +255,9 @@ SmallVector<Value> MatmulKernelBuilder::computeBlockPartials(Value kBegin,
     for (int64_t rm = 0; rm < repeatsM(); ++rm)
       for (int64_t rn = 0; rn < repeatsN(); ++rn) {
         Value &acc = partials[rm * repeatsN() + rn];
-        acc = amdgpu::MFMAOp::create(b, loc, accType(), mfma.m, mfma.n,
-                                     mfma.k, /*blocks=*/1, aFrags[rm],
-                                     bFrags[rn], acc);
+        acc = amdgpu::MFMAOp::create(b, loc, accType(), mfma.n, mfma.m,
+                                     mfma.k, /*blocks=*/1, bFrags[rn],
+                                     aFrags[rm], acc);
       }
   }
   scf::YieldOp::create(b, loc, partials);
@@ -275,59 +280,108 @@ SmallVector<Value> MatmulKernelBuilder::scaleAndAccumulate(Value kBlockStart,
                                                            ValueRange acc) {
   // acc += partial * (scale_a(row) * scale_b(col)): one rounding of the
   // block's f32 partial sum per K block, every scale loaded once per block.
-  SmallVector<Value> bScales;
-  for (int64_t rn = 0; rn < repeatsN(); ++rn)
-    bScales.push_back(loadScale(im, op.getBScales(), p.bEncoding, p.n, p.k,
-                                im.add(waveColBase(rn), outputCol()),
+  SmallVector<Value> aScales;
+  for (int64_t rm = 0; rm < repeatsM(); ++rm)
+    aScales.push_back(loadScale(im, op.getAScales(), p.aEncoding, p.m, p.k,
+                                im.add(waveRowBase(rm), itemRow()),
                                 kBlockStart));
   SmallVector<Value> result;
-  for (int64_t rm = 0; rm < repeatsM(); ++rm) {
-    SmallVector<Value> aScales;
+  for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+    SmallVector<Value> bScales;
     for (int64_t i = 0; i < mfma.accElements; ++i)
-      aScales.push_back(loadScale(im, op.getAScales(), p.aEncoding, p.m, p.k,
-                                  im.add(waveRowBase(rm), outputRow(i)),
+      bScales.push_back(loadScale(im, op.getBScales(), p.bEncoding, p.n, p.k,
+                                  im.add(waveColBase(rn), itemCol(i)),
                                   kBlockStart));
-    for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+    for (int64_t rm = 0; rm < repeatsM(); ++rm) {
       SmallVector<Value> products;
-      for (Value aScale : aScales)
-        products.push_back(
-            arith::MulFOp::create(b, loc, aScale, bScales[rn]));
+      for (Value bScale : bScales)
+        products.push_back(arith::MulFOp::create(b, loc, aScales[rm], bScale));
       Value scale = vector::FromElementsOp::create(b, loc, accType(), products);
       int64_t index = rm * repeatsN() + rn;
       result.push_back(vector::FMAOp::create(b, loc, partials[index], scale,
                                              acc[index]));
     }
   }
-  return result;
+  // Results in (rm, rn) order, as the accumulators.
+  SmallVector<Value> ordered(result.size());
+  for (int64_t rn = 0, at = 0; rn < repeatsN(); ++rn)
+    for (int64_t rm = 0; rm < repeatsM(); ++rm, ++at)
+      ordered[rm * repeatsN() + rn] = result[at];
+  return ordered;
+}
+
+/// `value` (f32 elements) plus, when accumulating, what `out` holds at
+/// [row, col...], converted to the output element type.
+static Value finishOutput(OpBuilder &b, Location loc, Value value, Value out,
+                          Value row, Value col, bool accumulate,
+                          Type outType) {
+  Type f32 = b.getF32Type();
+  auto vecType = dyn_cast<VectorType>(value.getType());
+  if (accumulate) {
+    Value c;
+    if (vecType) {
+      c = vector::LoadOp::create(b, loc, vecType.clone(outType), out,
+                                 ValueRange{row, col});
+      if (outType != f32)
+        c = arith::ExtFOp::create(b, loc, vecType, c);
+    } else {
+      c = memref::LoadOp::create(b, loc, out, ValueRange{row, col});
+      if (outType != f32)
+        c = arith::ExtFOp::create(b, loc, f32, c);
+    }
+    value = arith::AddFOp::create(b, loc, value, c);
+  }
+  if (outType != f32)
+    value = arith::TruncFOp::create(
+        b, loc, vecType ? Type(vecType.clone(outType)) : outType, value);
+  return value;
 }
 
 void MatmulKernelBuilder::storeResults(ValueRange acc) {
+  // Each group of 4 accumulator items is 4 consecutive columns of one row:
+  // one vector store when they are all inside the matrix, element stores
+  // at the right edge, nothing below the last row.
   Value out = op.getInit();
-  Value col = outputCol();
-  for (int64_t rm = 0; rm < repeatsM(); ++rm)
+  for (int64_t rm = 0; rm < repeatsM(); ++rm) {
+    Value row = im.add(waveRowBase(rm), itemRow());
     for (int64_t rn = 0; rn < repeatsN(); ++rn) {
-      Value globalCol = im.add(waveColBase(rn), col);
-      for (int64_t i = 0; i < mfma.accElements; ++i) {
-        Value globalRow = im.add(waveRowBase(rm), outputRow(i));
-        Value inside = arith::AndIOp::create(b, loc, im.lt(globalRow, p.m),
-                                             im.lt(globalCol, p.n));
-        auto ifOp = scf::IfOp::create(b, loc, inside, false);
-        OpBuilder thenB = ifOp.getThenBodyBuilder();
-        Value v = vector::ExtractOp::create(thenB, loc,
-                                            acc[rm * repeatsN() + rn], i);
-        if (p.accumulate) {
-          Value c = memref::LoadOp::create(thenB, loc, out,
-                                           ValueRange{globalRow, globalCol});
-          if (c.getType() != v.getType())
-            c = arith::ExtFOp::create(thenB, loc, v.getType(), c);
-          v = arith::AddFOp::create(thenB, loc, v, c);
+      Value tile = acc[rm * repeatsN() + rn];
+      for (int64_t group = 0; group < mfma.accElements / 4; ++group) {
+        Value col = im.add(waveColBase(rn), itemCol(4 * group));
+        // A shuffle, not extract_strided_slice: it lowers directly to LLVM.
+        int64_t first = 4 * group;
+        Value quad = vector::ShuffleOp::create(
+            b, loc, tile, tile,
+            ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
+        auto rowInside = scf::IfOp::create(b, loc, im.lt(row, p.m), false);
+        OpBuilder rowB = rowInside.getThenBodyBuilder();
+        IndexMath rim{rowB, loc};
+        Value fits = p.n >= 4 ? rim.lt(col, p.n - 3)
+                              : arith::ConstantOp::create(
+                                    rowB, loc, rowB.getBoolAttr(false))
+                                    .getResult();
+        auto whole = scf::IfOp::create(rowB, loc, fits,
+                                       /*withElseRegion=*/true);
+        OpBuilder vecB = whole.getThenBodyBuilder();
+        vector::StoreOp::create(vecB, loc,
+                                finishOutput(vecB, loc, quad, out, row, col,
+                                             p.accumulate, p.outType),
+                                out, ValueRange{row, col});
+        OpBuilder edgeB = whole.getElseBodyBuilder();
+        IndexMath eim{edgeB, loc};
+        for (int64_t j = 0; j < 4; ++j) {
+          Value c = eim.add(col, j);
+          auto inside = scf::IfOp::create(edgeB, loc, eim.lt(c, p.n), false);
+          OpBuilder elemB = inside.getThenBodyBuilder();
+          Value v = vector::ExtractOp::create(elemB, loc, quad, j);
+          memref::StoreOp::create(elemB, loc,
+                                  finishOutput(elemB, loc, v, out, row, c,
+                                               p.accumulate, p.outType),
+                                  out, ValueRange{row, c});
         }
-        if (p.outType != v.getType())
-          v = arith::TruncFOp::create(thenB, loc, p.outType, v);
-        memref::StoreOp::create(thenB, loc, v, out,
-                                ValueRange{globalRow, globalCol});
       }
     }
+  }
 }
 
 void MatmulKernelBuilder::build() {

@@ -19,21 +19,28 @@
 // GFX942:             arith.minui %{{.*}}, %c47
 // GFX942:             vector.store %{{.*}}, %[[LDSB]]
 // GFX942:             gpu.barrier
-// GFX942:             vector.load %[[LDSA]]{{.*}} vector<8xf8E4M3FNUZ>
-// GFX942:             vector.load %[[LDSB]]{{.*}} vector<8xf8E4M3FNUZ>
-// GFX942:             amdgpu.mfma 16x16x32
+// The MFMA computes the transposed tile (B fragment first) so that each
+// lane ends up with 4 consecutive output columns of one row.
+// GFX942:             %[[AF:.*]] = vector.load %[[LDSA]]{{.*}} vector<8xf8E4M3FNUZ>
+// GFX942:             %[[BF:.*]] = vector.load %[[LDSB]]{{.*}} vector<8xf8E4M3FNUZ>
+// GFX942:             amdgpu.mfma 16x16x32 %[[BF]] * %[[AF]]
 // The block's partial sums are scaled once, scales loaded per block.
-// GFX942:           memref.load %arg3
 // GFX942:           memref.load %arg1
+// GFX942:           memref.load %arg3
 // GFX942:           arith.mulf
 // GFX942:           vector.fma
-// Epilogue: masked stores of bf16.
-// GFX942-DAG:     %[[COLOK:.*]] = arith.cmpi ult, %{{.*}}, %c48
-// GFX942-DAG:     %[[ROWOK:.*]] = arith.cmpi ult, %{{.*}}, %c40
-// GFX942:         %[[OK:.*]] = arith.andi %[[ROWOK]], %[[COLOK]]
-// GFX942:         scf.if %[[OK]]
-// GFX942:           arith.truncf %{{.*}} : f32 to bf16
-// GFX942:           memref.store %{{.*}}, %arg4
+// Epilogue: rows past M skipped; 4 columns stored at once when all are
+// inside (col < 48 - 3), else one by one.
+// GFX942:         %[[ROWOK:.*]] = arith.cmpi ult, %{{.*}}, %c40
+// GFX942:         scf.if %[[ROWOK]] {
+// GFX942:           %[[FITS:.*]] = arith.cmpi ult, %{{.*}}, %c45
+// GFX942:           scf.if %[[FITS]] {
+// GFX942:             arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// GFX942:             vector.store %{{.*}}, %arg4[{{.*}}] : memref<40x48xbf16>, vector<4xbf16>
+// GFX942:           } else {
+// GFX942:             arith.cmpi ult, %{{.*}}, %c48
+// GFX942:             arith.truncf %{{.*}} : f32 to bf16
+// GFX942:             memref.store %{{.*}}, %arg4
 // GFX942-NOT:   qmm.matmul
 func.func @blockwise_gfx942(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf32>,
                             %b: memref<48x256xf8E4M3FNUZ>, %bs: memref<1x2xf32>,

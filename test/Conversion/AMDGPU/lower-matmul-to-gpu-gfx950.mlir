@@ -9,13 +9,14 @@
 // GFX950:         %[[K2:.*]] = arith.addi %{{.*}}, %c64
 // GFX950:         %[[HI:.*]] = vector.load %[[LDSA]][%{{.*}}, %[[K2]]] : {{.*}}, vector<16xf8E4M3FN>
 // GFX950:         vector.shuffle %[[LO]], %[[HI]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
-// GFX950:         amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E5M2>, vector<4xf32>
+// B's fragment is the instruction's first operand (transposed tile).
+// GFX950:         amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E5M2>, vector<32xf8E4M3FN>, vector<4xf32>
 // Per-row scales of one K block: the whole K, so one iteration.
 // GFX950:       memref.load %arg1
 // With `accumulate`, the output is read and added before the conversion.
-// GFX950:       memref.load %arg4
-// GFX950:       arith.addf
-// GFX950:       memref.store %{{.*}}, %arg4{{.*}} : memref<32x32xf32>
+// GFX950:       vector.load %arg4[{{.*}}] : memref<32x32xf32>, vector<4xf32>
+// GFX950:       arith.addf %{{.*}} : vector<4xf32>
+// GFX950:       vector.store %{{.*}}, %arg4[{{.*}}] : memref<32x32xf32>, vector<4xf32>
 func.func @per_row_gfx950(%a: memref<32x128xf8E4M3FN>, %as: memref<32x1xf32>,
                           %b: memref<32x128xf8E5M2>, %bs: memref<32x1xf32>,
                           %d: memref<32x32xf32>) {
