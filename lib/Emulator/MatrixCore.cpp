@@ -257,6 +257,11 @@ LogicalResult mlir::qmm::emu::execMatrixOp(WaveInterpreter &wave,
              std::to_string(shape.n) + "x" + std::to_string(shape.k) + "_" +
              fp8Name(aType) + "_" + fp8Name(bType);
     } else if (isa<FloatType>(aType)) {
+      if (aType.isBF16() &&
+          !chip.findMFMA(MFMAKind::BF16, shape.m, shape.n, shape.k))
+        return wave.fail(op, "the bf16 MFMA " + dims() +
+                                 " is not in the target description of " +
+                                 chip.name.str());
       std::string typeName;
       llvm::raw_string_ostream os(typeName);
       os << aType;

@@ -15,7 +15,7 @@ qmm::createDevice(llvm::StringRef name, llvm::StringRef chip,
   if (!target)
     return llvm::createStringError("unknown chip '%s'", chip.str().c_str());
   // `auto` stays on the CPU until the AMD pipeline covers every type and
-  // scale kind the runner generates (MX and FNUZ-on-gfx950 do not yet).
+  // scale kind the runner generates (MX and FP4/FP6 do not yet).
   if (name == "cpu" || name == "auto")
     return createCPUDevice();
   if (name == "emu")

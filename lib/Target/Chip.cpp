@@ -23,6 +23,9 @@ static const MFMAShape kGfx950MFMA[] = {
     {MFMAKind::F8F6F4, 32, 32, 64, 64},
     {MFMAKind::ScaledF8F6F4, 16, 16, 128, 32},
     {MFMAKind::ScaledF8F6F4, 32, 32, 64, 64},
+    // gfx950's 8-value bf16 forms; cycles from bf16's half-of-FP8 peak rate.
+    {MFMAKind::BF16, 16, 16, 32, 16},
+    {MFMAKind::BF16, 32, 32, 16, 32},
 };
 
 static const ChipInfo kChips[] = {

@@ -130,10 +130,14 @@ def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
       M and N are clamped on load and masked on store; a K tail (K a
       multiple of 16) loads zeros.
     * LDS promotion: per K tile, the A and B tiles are copied into
-      workgroup memory with 16-byte vector loads and stores, each row padded
-      by one fragment piece so that fragment reads and tile writes are free
-      of bank conflicts; barriers around the copy.
-    * MFMA: each lane reads its fragments from LDS where the ISA guide puts
+      workgroup memory with 16-byte vector loads and stores. Rows are padded
+      by the smallest whole number of fragment pieces whose fragment reads
+      are free of bank conflicts (evaluated against the chip's banks), and
+      each LDS phase of tile writes covers two rows that fill the banks
+      together; barriers around the copy.
+    * MFMA (`fp8`, `f8f6f4`, or `bf16` for FNUZ data on gfx950, whose
+      fragments are converted exactly to bf16 in registers): each lane
+      reads its fragments from LDS where the ISA guide puts
       its K items (8 consecutive values for the fp8 forms; two runs of 16,
       half the instruction's K apart, for gfx950's f8f6f4 forms) and issues
       amdgpu.mfma into f32 accumulators. The B fragment is the instruction's

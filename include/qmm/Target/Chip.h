@@ -23,6 +23,7 @@ enum class MFMAKind {
   FP8,          ///< v_mfma_f32_*_{fp8,bf8}_{fp8,bf8}: 8 FP8 values per lane
   F8F6F4,       ///< v_mfma_f32_*_f8f6f4: 32 FP8/FP6/FP4 values per lane
   ScaledF8F6F4, ///< v_mfma_scale_f32_*_f8f6f4: the same with E8M0 scales
+  BF16,         ///< v_mfma_f32_*_bf16: 8 bf16 values per lane
 };
 
 struct MFMAShape {

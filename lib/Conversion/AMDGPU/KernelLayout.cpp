@@ -5,6 +5,9 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <set>
+#include <vector>
+
 using namespace mlir;
 using namespace mlir::qmm;
 
@@ -15,8 +18,9 @@ static MFMAKind toTargetKind(MFMAKindAttrValue kind) {
   case MFMAKindAttrValue::F8F6F4:
     return MFMAKind::F8F6F4;
   case MFMAKindAttrValue::ScaledF8F6F4:
+    return MFMAKind::ScaledF8F6F4;
   case MFMAKindAttrValue::BF16:
-    break;
+    return MFMAKind::BF16;
   }
   return MFMAKind::ScaledF8F6F4;
 }
@@ -28,8 +32,10 @@ MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config) {
   layout.n = shape[1];
   layout.k = shape[2];
   layout.accElements = layout.m * layout.n / 64;
-  if (config.getMfmaKind() == MFMAKindAttrValue::FP8) {
-    // v_mfma_f32_{16x16x32,32x32x16}_fp8: 8 consecutive K values per lane.
+  if (config.getMfmaKind() == MFMAKindAttrValue::FP8 ||
+      config.getMfmaKind() == MFMAKindAttrValue::BF16) {
+    // v_mfma_f32_{16x16x32,32x32x16}_{fp8,bf16}: 8 consecutive K values per
+    // lane (bf16: FP8 fragments converted in registers).
     layout.pieces = 1;
     layout.itemsPerPiece = 8;
     layout.pieceStrideK = 0;
@@ -43,12 +49,53 @@ MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config) {
   return layout;
 }
 
+/// Extra bank cycles one wave's fragment reads take with rows of
+/// `rowBytes`, following the hardware's phases: as many lanes as the banks
+/// serve with one access each, each bank serving one dword per cycle.
+static int64_t fragmentReadConflicts(const ChipInfo &chip,
+                                     const MFMAOperandLayout &layout,
+                                     int64_t rowBytes) {
+  int64_t pieceBytes = layout.itemsPerPiece; // one byte per FP8 element
+  int64_t lanesPerPhase = std::max<int64_t>(
+      1, chip.ldsBanks * chip.ldsBankBytes /
+             std::max<int64_t>(pieceBytes, chip.ldsBankBytes));
+  int64_t conflicts = 0;
+  for (int64_t phase = 0; phase < chip.waveSize; phase += lanesPerPhase) {
+    std::vector<std::set<int64_t>> dwordsPerBank(chip.ldsBanks);
+    for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
+      int64_t address = (lane % layout.m) * rowBytes +
+                        (lane / layout.m) * layout.itemsPerPiece;
+      for (int64_t byte = 0; byte < pieceBytes; byte += chip.ldsBankBytes) {
+        int64_t dword = (address + byte) / chip.ldsBankBytes;
+        dwordsPerBank[dword % chip.ldsBanks].insert(dword);
+      }
+    }
+    size_t worst = 1;
+    for (const std::set<int64_t> &dwords : dwordsPerBank)
+      worst = std::max(worst, dwords.size());
+    conflicts += int64_t(worst) - 1;
+  }
+  return conflicts;
+}
+
 int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config) {
-  // One fragment piece per row: with 128-byte K tiles, the rows the lanes of
-  // one LDS phase read then start on successive groups of banks, and a row
-  // written by one phase still covers each bank once.
-  (void)chip;
-  return getMFMAOperandLayout(config).itemsPerPiece;
+  // The smallest padding, in whole fragment pieces (so fragment reads stay
+  // aligned), whose fragment reads are free of bank conflicts; the tile
+  // writes pair their rows to match (see qmm-lower-matmul-to-gpu).
+  MFMAOperandLayout layout = getMFMAOperandLayout(config);
+  int64_t best = layout.itemsPerPiece, bestConflicts = -1;
+  for (int64_t pieces = 1; pieces <= 4; ++pieces) {
+    int64_t padding = pieces * layout.itemsPerPiece;
+    int64_t conflicts =
+        fragmentReadConflicts(chip, layout, config.getTileK() + padding);
+    if (bestConflicts < 0 || conflicts < bestConflicts) {
+      best = padding;
+      bestConflicts = conflicts;
+    }
+    if (conflicts == 0)
+      break;
+  }
+  return best;
 }
 
 int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
@@ -63,10 +110,19 @@ int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
 std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip, Type aType,
                                             Type bType) {
   for (Type t : {aType, bType})
-    if (t.getIntOrFloatBitWidth() != 8 ||
-        getFormatFamily(t) != chip.nativeFP8)
+    if (!isQuantizedElementType(t) || t.getIntOrFloatBitWidth() != 8)
       return std::nullopt;
-  return chip.hasScaledMFMA ? MFMAKind::F8F6F4 : MFMAKind::FP8;
+  if (getFormatFamily(aType) == chip.nativeFP8 &&
+      getFormatFamily(bType) == chip.nativeFP8)
+    return chip.hasScaledMFMA ? MFMAKind::F8F6F4 : MFMAKind::FP8;
+  // FNUZ data on gfx950: every e4m3fnuz / e5m2fnuz value is exact in bf16
+  // (no FP8 scaling maps all of them onto OCP), so the fragments are
+  // converted in registers and run on the bf16 forms.
+  for (const MFMAShape &shape : chip.mfmaShapes)
+    if (shape.kind == MFMAKind::BF16 && isFNUZType(aType) &&
+        isFNUZType(bType))
+      return MFMAKind::BF16;
+  return std::nullopt;
 }
 
 LogicalResult
@@ -75,15 +131,19 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip, Type aType,
                          function_ref<InFlightDiagnostic()> emitError) {
   ArrayRef<int64_t> s = config.getMfmaShape();
   MFMAKindAttrValue kind = config.getMfmaKind();
-  if (kind == MFMAKindAttrValue::ScaledF8F6F4 ||
-      kind == MFMAKindAttrValue::BF16)
+  if (kind == MFMAKindAttrValue::ScaledF8F6F4)
     return emitError() << "config: mfma = " << stringifyEnum(kind)
                        << " is not implemented by the AMD pipeline yet";
   if (!chip.findMFMA(toTargetKind(kind), s[0], s[1], s[2]))
     return emitError() << "config: " << chip.name << " has no "
                        << stringifyEnum(kind) << " MFMA " << s[0] << "x"
                        << s[1] << "x" << s[2];
-  if (!getMFMAKindFor(chip, aType, bType))
+  std::optional<MFMAKind> readable = getMFMAKindFor(chip, aType, bType);
+  // Native FP8 runs on the fp8 and f8f6f4 forms; converted FNUZ on bf16.
+  bool matches = readable && (*readable == MFMAKind::BF16
+                                  ? kind == MFMAKindAttrValue::BF16
+                                  : kind != MFMAKindAttrValue::BF16);
+  if (!matches)
     return emitError() << "config: mfma = " << stringifyEnum(kind)
                        << " does not read " << aType << " x " << bType
                        << " on " << chip.name;
@@ -132,6 +192,8 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   int64_t wavesN = std::min<int64_t>(2, tileN / mn);
   MFMAKindAttrValue attrKind = *kind == MFMAKind::FP8
                                    ? MFMAKindAttrValue::FP8
+                               : *kind == MFMAKind::BF16
+                                   ? MFMAKindAttrValue::BF16
                                    : MFMAKindAttrValue::F8F6F4;
   return ConfigAttr::get(ctx, {tileM, tileN, tileK}, {wavesM, wavesN},
                          attrKind, {shape->m, shape->n, shape->k},

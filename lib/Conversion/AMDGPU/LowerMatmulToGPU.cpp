@@ -20,6 +20,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <cmath>
+
 namespace mlir {
 namespace qmm {
 #define GEN_PASS_DEF_QMMLOWERMATMULTOGPU
@@ -139,6 +141,17 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
   int64_t tileK = config.getTileK();
   int64_t chunksPerRow = tileK / kChunk;
   int64_t chunks = tileRows * chunksPerRow;
+  // The row distance D with D * rowWords = half the banks (mod the banks).
+  int64_t pairDistance = 0;
+  int64_t rowWords =
+      (tileK + getLdsRowPadding(chip, config)) / chip.ldsBankBytes;
+  if (chunksPerRow == 8)
+    for (int64_t d = 1; 2 * d <= tileRows; ++d)
+      if ((d * rowWords) % chip.ldsBanks == chip.ldsBanks / 2 &&
+          tileRows % (2 * d) == 0) {
+        pairDistance = d;
+        break;
+      }
   Type elementType = cast<MemRefType>(global.getType()).getElementType();
   auto chunkType = VectorType::get({kChunk}, elementType);
   for (int64_t first = 0; first < chunks; first += threads()) {
@@ -146,15 +159,16 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
     auto copyChunk = [&](OpBuilder &nested) {
       IndexMath nim{nested, loc};
       Value row, col;
-      if (chunksPerRow == 8 && tileRows % 16 == 0) {
-        // 128-byte rows: each group of 16 chunks writes rows r and r + 8,
-        // which the one-piece row padding puts on complementary halves of
-        // gfx950's 64 banks (and which are separate phases on gfx942's 32).
-        Value group = nim.div(chunk, 128);
-        Value inGroup = nim.rem(chunk, 128);
+      if (pairDistance > 0) {
+        // 128-byte rows: the 16 chunks of one LDS phase (gfx950: 64 banks)
+        // write rows r and r + D, which the row padding puts on
+        // complementary halves of the banks (on gfx942 a phase is one row).
+        int64_t groupRows = 2 * pairDistance;
+        Value group = nim.div(chunk, groupRows * 8);
+        Value inGroup = nim.rem(chunk, groupRows * 8);
         Value half = nim.div(nim.rem(inGroup, 16), 8);
-        row = nim.add(nim.add(nim.mul(group, 16), nim.div(inGroup, 16)),
-                      nim.mul(half, 8));
+        row = nim.add(nim.add(nim.mul(group, groupRows), nim.div(inGroup, 16)),
+                      nim.mul(half, pairDistance));
         col = nim.mul(nim.rem(inGroup, 8), kChunk);
       } else {
         row = nim.div(chunk, chunksPerRow);
@@ -201,6 +215,60 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
   }
 }
 
+/// FNUZ FP8 elements to bf16, exactly, with integer and f32 arithmetic the
+/// backend lowers on any chip: normal codes move their exponent and
+/// mantissa fields, subnormals go through m * 2^(1 - bias - mantissa bits)
+/// in f32 (exact; truncating its bits to bf16 is too), 0x80 is NaN.
+static Value convertFNUZToBF16(OpBuilder &b, Location loc, Value fragment) {
+  auto type = cast<VectorType>(fragment.getType());
+  auto floatType = cast<FloatType>(type.getElementType());
+  int mantissaBits = floatType.getFPMantissaWidth() - 1;
+  int bias = isa<Float8E4M3FNUZType>(floatType) ? 8 : 16;
+  int64_t width = type.getNumElements();
+  auto i8s = VectorType::get({width}, b.getI8Type());
+  auto i16s = VectorType::get({width}, b.getI16Type());
+  auto i32s = VectorType::get({width}, b.getI32Type());
+  auto f32s = VectorType::get({width}, b.getF32Type());
+  auto splat = [&](VectorType t, Attribute value) -> Value {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(t, value));
+  };
+  auto i16 = [&](int64_t v) { return splat(i16s, b.getI16IntegerAttr(v)); };
+  Value bytes = arith::BitcastOp::create(b, loc, i8s, fragment);
+  Value x = arith::ExtUIOp::create(b, loc, i16s, bytes);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, x, i16(0x80)), i16(8));
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, x, i16(mantissaBits)),
+      i16((0x7F >> mantissaBits)));
+  Value mantissa = arith::AndIOp::create(b, loc, x, i16((1 << mantissaBits) - 1));
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, exponent,
+                                                  i16(127 - bias)),
+                            i16(7)),
+      arith::ShLIOp::create(b, loc, mantissa, i16(7 - mantissaBits)));
+  Value subnormalValue = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, f32s, mantissa),
+      splat(f32s, b.getF32FloatAttr(std::ldexp(1.0f, 1 - bias - mantissaBits))));
+  Value subnormal = arith::TruncIOp::create(
+      b, loc, i16s,
+      arith::ShRUIOp::create(
+          b, loc, arith::BitcastOp::create(b, loc, i32s, subnormalValue),
+          splat(i32s, b.getI32IntegerAttr(16))));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            exponent, i16(0));
+  Value magnitude =
+      arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  Value bits = arith::OrIOp::create(b, loc, sign, magnitude);
+  Value isNaN =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, i16(0x80));
+  bits = arith::SelectOp::create(b, loc, isNaN, i16(0x7FC0), bits);
+  return arith::BitcastOp::create(
+      b, loc, VectorType::get({width}, b.getBF16Type()), bits);
+}
+
 Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase) {
   Type elementType = cast<MemRefType>(lds.getType()).getElementType();
   Value group = im.div(lane, mfma.m);
@@ -213,7 +281,9 @@ Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase) {
         vector::LoadOp::create(b, loc, pieceType, lds, ValueRange{row, k}));
   }
   if (pieces.size() == 1)
-    return pieces.front();
+    return config.getMfmaKind() == MFMAKindAttrValue::BF16
+               ? convertFNUZToBF16(b, loc, pieces.front())
+               : pieces.front();
   SmallVector<int64_t> concat(2 * mfma.itemsPerPiece);
   for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
     concat[i] = i;
@@ -466,10 +536,11 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
   if (p.aEncoding.isMX() || p.bEncoding.isMX())
     return fail("MX scales are lowered by the scaled-MFMA path, which this "
                 "pass does not implement yet");
+  bool convertsToBF16 = config.getMfmaKind() == MFMAKindAttrValue::BF16;
   for (Type t : {p.aType, p.bType}) {
     if (t.getIntOrFloatBitWidth() != 8)
       return fail("operand type ") << t << " is not an 8-bit format";
-    if (getFormatFamily(t) != chip.nativeFP8)
+    if (getFormatFamily(t) != chip.nativeFP8 && !convertsToBF16)
       return fail("operand type ")
              << t << " is not native to " << chip.name
              << "; run qmm-legalize-for-chip first";

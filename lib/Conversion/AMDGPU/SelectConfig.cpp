@@ -68,8 +68,8 @@ struct QMMSelectConfigPass
       if (!chosen)
         return op.emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << aElement << " x " << bElement
-               << " (run qmm-legalize-for-chip first; MX and FNUZ-on-gfx950 "
-                  "kernels are not implemented yet)";
+               << " (run qmm-legalize-for-chip first; FP4/FP6 data and MX "
+                  "scales are not implemented yet)";
       op.setConfigAttr(chosen);
     }
     return verifyConfigForChip(op.getConfigAttr(), target, aElement, bElement,

@@ -24,3 +24,28 @@ func.func @decode_ocp_large(%a: tensor<512x256xf8E5M2>, %as: tensor<512x1xf32>,
   return %0 : tensor<512x384xf32>
 }
 
+
+// -----
+
+// FNUZ data on gfx950: no FP8 form reads it, so the fragments are converted
+// to bf16 in registers and run on the bf16 MFMAs (16x16x32 / 32x32x16).
+// GFX950-LABEL: func.func @fnuz_on_gfx950
+// GFX950: config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = bf16 [16, 16, 32], stages = 1>
+// GFX950-LABEL: func.func @fnuz_on_gfx950_large
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = bf16 [32, 32, 16], stages = 1>
+func.func @fnuz_on_gfx950(%a: tensor<64x256xf8E4M3FNUZ>, %as: tensor<64x2xf32>,
+                          %b: tensor<64x256xf8E5M2FNUZ>, %bs: tensor<1x2xf32>,
+                          %d: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<64x256xf8E4M3FNUZ>, tensor<64x2xf32>) #qmm.scale<block 1x128>
+                  b(%b, %bs : tensor<64x256xf8E5M2FNUZ>, tensor<1x2xf32>) #qmm.scale<block 128x128>
+                  outs(%d : tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  return %0 : tensor<64x64xbf16>
+}
+func.func @fnuz_on_gfx950_large(%a: tensor<256x256xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                                %b: tensor<256x256xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                                %d: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<256x256xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<256x256xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}

@@ -41,13 +41,27 @@ func.func @not_legalized(%a: tensor<64x128xf8E4M3FN>, %as: tensor<1x1xf32>,
 
 // -----
 
-func.func @not_implemented_kind(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+// The bf16 forms (for FNUZ data on gfx950) are not gfx942's.
+func.func @bf16_on_gfx942(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                                 %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
                                 %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
-  // expected-error @+1 {{config: mfma = bf16 is not implemented by the AMD pipeline yet}}
+  // expected-error @+1 {{config: gfx942 has no bf16 MFMA 16x16x32}}
   %0 = qmm.matmul a(%a, %as : tensor<64x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   config #qmm.config<tile = [64, 32, 32], waves = [2, 1], mfma = bf16 [16, 16, 32], stages = 1>
+                  outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @scaled_not_implemented(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                                  %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                                  %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{config: mfma = scaled_f8f6f4 is not implemented by the AMD pipeline yet}}
+  %0 = qmm.matmul a(%a, %as : tensor<64x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  config #qmm.config<tile = [64, 32, 128], waves = [2, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
                   outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0 : tensor<64x32xf32>
 }
