@@ -479,7 +479,8 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
         return success();
       })
       .Case([&](arith::SelectOp select) {
-        const Lanes &condition = wave.get(select.getCondition());
+        // A copy: define() below may grow the value map.
+        Lanes condition = wave.get(select.getCondition());
         if (isa<MemRefType>(select.getType())) {
           Lanes t = wave.get(select.getTrueValue());
           Lanes f = wave.get(select.getFalseValue());

@@ -577,7 +577,7 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
       })
       .Case([&](memref::DimOp dim) {
         Lanes memref = wave.get(dim.getSource());
-        const Lanes &index = wave.get(dim.getIndex());
+        Lanes index = wave.get(dim.getIndex()); // define() may rehash
         Lanes &out = wave.define(dim.getResult(), 1);
         for (int lane = 0; lane < kMaxLanes; ++lane) {
           int64_t d = int64_t(index.at(lane, 0));

@@ -127,8 +127,9 @@ def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
     * Tiling: a grid of ceil(N / tile N) x ceil(M / tile M) workgroups of
       64 x waves threads; wave (i, j) owns a (tile M / waves M) x
       (tile N / waves N) sub-tile made of MFMA tiles. Rows and columns past
-      M and N are clamped on load and masked on store; a K tail (K a
-      multiple of 16) loads zeros.
+      M and N are clamped on load and masked on store; past K, zeros are
+      loaded (the one chunk that crosses K, when K is not a multiple of 16,
+      byte by byte).
     * LDS promotion: per K tile, the A and B tiles are copied into
       workgroup memory with 16-byte vector loads and stores. Rows are padded
       by the smallest whole number of fragment pieces whose fragment reads

@@ -183,10 +183,16 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
         data = vector::LoadOp::create(nested, loc, chunkType, global,
                                       ValueRange{globalRow, globalK});
       } else {
-        // K tail: chunks past K are zeros (K is a multiple of 16).
-        auto inBounds = scf::IfOp::create(
-            nested, loc, TypeRange{chunkType}, nim.lt(globalK, p.k),
-            /*withElseRegion=*/true);
+        // K tail: a chunk wholly inside K is one vector load; one that
+        // crosses K (K not a multiple of 16) loads its bytes one by one,
+        // zeros past K; one past K is zeros.
+        Value whole = p.k >= kChunk
+                          ? nim.lt(globalK, p.k - kChunk + 1)
+                          : arith::ConstantOp::create(
+                                nested, loc, nested.getBoolAttr(false))
+                                .getResult();
+        auto inBounds = scf::IfOp::create(nested, loc, TypeRange{chunkType},
+                                          whole, /*withElseRegion=*/true);
         OpBuilder thenB = inBounds.getThenBodyBuilder();
         scf::YieldOp::create(
             thenB, loc,
@@ -194,12 +200,26 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
                                    ValueRange{globalRow, globalK})
                 .getResult());
         OpBuilder elseB = inBounds.getElseBodyBuilder();
-        scf::YieldOp::create(
-            elseB, loc,
-            arith::ConstantOp::create(
-                elseB, loc, DenseElementsAttr::get(
-                                chunkType, elseB.getZeroAttr(elementType)))
-                .getResult());
+        Value zero = arith::ConstantOp::create(
+            elseB, loc, cast<TypedAttr>(elseB.getZeroAttr(elementType)));
+        Value tail;
+        if (p.k % kChunk == 0) {
+          tail = arith::ConstantOp::create(
+              elseB, loc,
+              DenseElementsAttr::get(chunkType, elseB.getZeroAttr(elementType)));
+        } else {
+          IndexMath eim{elseB, loc};
+          SmallVector<Value> bytes;
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value k = eim.add(globalK, j);
+            Value loaded = memref::LoadOp::create(
+                elseB, loc, global, ValueRange{globalRow, eim.min(k, p.k - 1)});
+            bytes.push_back(arith::SelectOp::create(elseB, loc, eim.lt(k, p.k),
+                                                    loaded, zero));
+          }
+          tail = vector::FromElementsOp::create(elseB, loc, chunkType, bytes);
+        }
+        scf::YieldOp::create(elseB, loc, tail);
         data = inBounds.getResult(0);
       }
       vector::StoreOp::create(nested, loc, data, lds, ValueRange{row, col});
@@ -552,9 +572,6 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
     return fail("stages = ") << config.getStages()
                              << " (LDS multi-buffering) is not implemented "
                                 "yet; use stages = 1";
-  if (p.k % 16 != 0)
-    return fail("K = ") << p.k << " must be a multiple of 16 (the width of "
-                                   "the vectorized global loads)";
   int64_t aBlockK = p.aEncoding.getBlockExtent(p.m, p.k).second;
   int64_t bBlockK = p.bEncoding.getBlockExtent(p.n, p.k).second;
   p.scaleBlockK = std::min(aBlockK, bBlockK);

@@ -54,9 +54,10 @@ func.func @blockwise_gfx942(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf32>
 
 // -----
 
-// A K tail (K = 80 with tile K 64): chunks past K load zeros.
+// A K tail (K = 80 with tile K 64): chunks wholly inside K (start < 80 -
+// 16 + 1) are loaded, the others are zeros.
 // GFX942-LABEL: func.func @k_tail
-// GFX942:       %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c80
+// GFX942:       %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c65
 // GFX942:       scf.if %[[IN]] -> (vector<16xf8E4M3FNUZ>)
 // GFX942:         vector.load %arg0
 // GFX942:       } else {
@@ -69,5 +70,28 @@ func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %as: memref<1x1xf32>,
              b(%b, %bs : memref<17x80xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              config #qmm.config<tile = [64, 32, 64], waves = [2, 1], mfma = fp8 [32, 32, 16], stages = 1>
              outs(%d : memref<33x17xf16>)
+  return
+}
+
+// -----
+
+// K = 40, not a multiple of 16: the chunk that crosses K loads byte by byte
+// (indices clamped to K - 1, zeros selected past K).
+// GFX942-LABEL: func.func @k_not_multiple_of_16
+// GFX942:       %[[WHOLE:.*]] = arith.cmpi ult, %{{.*}}, %c25
+// GFX942:       scf.if %[[WHOLE]] -> (vector<16xf8E4M3FNUZ>)
+// GFX942:         vector.load %arg0
+// GFX942:       } else {
+// GFX942:         %[[K:.*]] = arith.minui %{{.*}}, %c39
+// GFX942:         memref.load %arg0[%{{.*}}, %[[K]]]
+// GFX942:         arith.select
+// GFX942:         vector.from_elements {{.*}} : vector<16xf8E4M3FNUZ>
+func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                                %b: memref<32x40xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                                %d: memref<32x32xf32>) {
+  qmm.matmul a(%a, %as : memref<32x40xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x40xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>)
   return
 }

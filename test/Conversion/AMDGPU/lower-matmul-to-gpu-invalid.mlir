@@ -63,19 +63,6 @@ func.func @multi_stage(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
 
 // -----
 
-func.func @k_not_16(%a: memref<32x40xf8E4M3FNUZ>, %as: memref<1x1xf32>,
-                    %b: memref<32x40xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
-                    %d: memref<32x32xf32>) {
-  // expected-error @+1 {{K = 40 must be a multiple of 16 (the width of the vectorized global loads)}}
-  qmm.matmul a(%a, %as : memref<32x40xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
-             b(%b, %bs : memref<32x40xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
-             config #qmm.config<tile = [32, 32, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
-             outs(%d : memref<32x32xf32>)
-  return
-}
-
-// -----
-
 // Tile K 256 spans two 128-wide scale blocks.
 func.func @tile_k_across_blocks(%a: memref<32x512xf8E4M3FNUZ>, %as: memref<32x4xf32>,
                                 %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x4xf32>,
