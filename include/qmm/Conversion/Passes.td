@@ -103,7 +103,10 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       phase of 16-byte writes), the extent rounded up to the MFMA's K when K
       is smaller, halved until it divides the scale block along K;
     * waves: up to 2 x 2, each wave holding at least one MFMA tile;
-    * stages: 1.
+    * stages: 1. Double buffering (`stages = 2`, by config) halves the
+      barriers but doubles the LDS footprint and so lowers occupancy; its
+      latency hiding cannot be measured on the emulator, so it is not
+      picked by default.
 
     Checks (user configurations included): the chip has the MFMA and it
     reads the operand types, tile K is a multiple of 16 and the padded A
@@ -135,7 +138,10 @@ def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
       by the smallest whole number of fragment pieces whose fragment reads
       are free of bank conflicts (evaluated against the chip's banks), and
       each LDS phase of tile writes covers two rows that fill the banks
-      together; barriers around the copy.
+      together. With `stages = 1`, barriers before and after each copy;
+      with `stages = 2`, two buffers per operand: tile t + 1 is copied
+      into one while tile t is multiplied out of the other, one barrier per
+      tile.
     * MFMA (`fp8`, `f8f6f4`, or `bf16` for FNUZ data on gfx950, whose
       fragments are converted exactly to bf16 in registers): each lane
       reads its fragments from LDS where the ISA guide puts

@@ -91,9 +91,20 @@ private:
   }
 
   void stageTile(Value global, Value lds, int64_t rows, int64_t tileRows,
-                 Value rowBase, Value kBase);
-  Value readFragment(Value lds, Value row, int64_t kBase);
+                 Value rowBase, Value kBase, Value stage);
+  Value readFragment(Value lds, Value row, int64_t kBase, Value stage);
+  SmallVector<Value> multiplyTile(Value stage, SmallVector<Value> partials);
   SmallVector<Value> computeBlockPartials(Value kBegin, Value kEnd);
+  ValueRange buildBlockLoop(ValueRange init);
+  ValueRange buildPipelinedLoop(ValueRange init);
+  /// LDS indices [stage,] row, col: `stage` is null with one LDS buffer.
+  static SmallVector<Value, 3> ldsIndices(Value stage, Value row, Value col) {
+    SmallVector<Value, 3> indices;
+    if (stage)
+      indices.push_back(stage);
+    indices.append({row, col});
+    return indices;
+  }
   SmallVector<Value> scaleAndAccumulate(Value kBlock, ValueRange partials,
                                         ValueRange acc);
   void storeResults(ValueRange acc);
@@ -134,7 +145,7 @@ private:
 
 void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
                                     int64_t tileRows, Value rowBase,
-                                    Value kBase) {
+                                    Value kBase, Value stage) {
   // 16-byte chunks, consecutive threads on consecutive chunks of a row so a
   // wave reads whole rows of global memory.
   constexpr int64_t kChunk = 16;
@@ -222,7 +233,8 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
         scf::YieldOp::create(elseB, loc, tail);
         data = inBounds.getResult(0);
       }
-      vector::StoreOp::create(nested, loc, data, lds, ValueRange{row, col});
+      vector::StoreOp::create(nested, loc, data, lds,
+                              ldsIndices(stage, row, col));
     };
     if (first + threads() <= chunks) {
       copyChunk(b);
@@ -289,7 +301,8 @@ static Value convertFNUZToBF16(OpBuilder &b, Location loc, Value fragment) {
       b, loc, VectorType::get({width}, b.getBF16Type()), bits);
 }
 
-Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase) {
+Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase,
+                                        Value stage) {
   Type elementType = cast<MemRefType>(lds.getType()).getElementType();
   Value group = im.div(lane, mfma.m);
   auto pieceType = VectorType::get({mfma.itemsPerPiece}, elementType);
@@ -298,7 +311,8 @@ Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase) {
     Value k = im.add(im.mul(group, mfma.itemsPerPiece),
                      kBase + piece * mfma.pieceStrideK);
     pieces.push_back(
-        vector::LoadOp::create(b, loc, pieceType, lds, ValueRange{row, k}));
+        vector::LoadOp::create(b, loc, pieceType, lds,
+                               ldsIndices(stage, row, k)));
   }
   if (pieces.size() == 1)
     return config.getMfmaKind() == MFMAKindAttrValue::BF16
@@ -308,6 +322,33 @@ Value MatmulKernelBuilder::readFragment(Value lds, Value row, int64_t kBase) {
   for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
     concat[i] = i;
   return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
+}
+
+SmallVector<Value>
+MatmulKernelBuilder::multiplyTile(Value stage, SmallVector<Value> partials) {
+  Value fragRow = im.rem(lane, mfma.m);
+  Value fragCol = im.rem(lane, mfma.n);
+  for (int64_t kStep = 0; kStep < config.getTileK(); kStep += mfma.k) {
+    SmallVector<Value> aFrags, bFrags;
+    for (int64_t rm = 0; rm < repeatsM(); ++rm) {
+      Value row = im.add(im.add(im.mul(waveM, waveTileM()), rm * mfma.m),
+                         fragRow);
+      aFrags.push_back(readFragment(ldsA, row, kStep, stage));
+    }
+    for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+      Value row = im.add(im.add(im.mul(waveN, waveTileN()), rn * mfma.n),
+                         fragCol);
+      bFrags.push_back(readFragment(ldsB, row, kStep, stage));
+    }
+    for (int64_t rm = 0; rm < repeatsM(); ++rm)
+      for (int64_t rn = 0; rn < repeatsN(); ++rn) {
+        Value &acc = partials[rm * repeatsN() + rn];
+        acc = amdgpu::MFMAOp::create(b, loc, accType(), mfma.n, mfma.m,
+                                     mfma.k, /*blocks=*/1, bFrags[rn],
+                                     aFrags[rm], acc);
+      }
+  }
+  return partials;
 }
 
 SmallVector<Value> MatmulKernelBuilder::computeBlockPartials(Value kBegin,
@@ -323,35 +364,96 @@ SmallVector<Value> MatmulKernelBuilder::computeBlockPartials(Value kBegin,
   Value k0 = loop.getInductionVar();
   // Every wave is done reading the previous tiles before they are replaced.
   gpu::BarrierOp::create(b, loc);
-  stageTile(op.getA(), ldsA, p.m, config.getTileM(), tileRow, k0);
-  stageTile(op.getB(), ldsB, p.n, config.getTileN(), tileCol, k0);
+  stageTile(op.getA(), ldsA, p.m, config.getTileM(), tileRow, k0, nullptr);
+  stageTile(op.getB(), ldsB, p.n, config.getTileN(), tileCol, k0, nullptr);
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(
+      b, loc,
+      multiplyTile(nullptr, SmallVector<Value>(loop.getRegionIterArgs())));
+  return SmallVector<Value>(loop.getResults());
+}
+
+ValueRange MatmulKernelBuilder::buildBlockLoop(ValueRange init) {
+  // One iteration per K block of the scales; per-tensor and per-row scales
+  // have a single block spanning K. Two barriers per K tile.
+  int64_t numBlocks = llvm::divideCeil(p.k, p.scaleBlockK);
+  auto blocks = scf::ForOp::create(b, loc, im.cst(0), im.cst(numBlocks),
+                                   im.cst(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(blocks.getBody());
+  Value kBegin = im.mul(blocks.getInductionVar(), p.scaleBlockK);
+  Value kEnd = im.min(im.add(kBegin, p.scaleBlockK), p.k);
+  SmallVector<Value> partials = computeBlockPartials(kBegin, kEnd);
+  scf::YieldOp::create(
+      b, loc, scaleAndAccumulate(kBegin, partials, blocks.getRegionIterArgs()));
+  return blocks.getResults();
+}
+
+ValueRange MatmulKernelBuilder::buildPipelinedLoop(ValueRange init) {
+  // Two LDS buffers: while the waves multiply K tile t out of buffer t % 2,
+  // they copy tile t + 1 into the other one; one barrier per tile both
+  // publishes tile t + 1 and frees buffer t % 2 for tile t + 2. A block's
+  // partial sums are scaled after its last tile.
+  int64_t tileK = config.getTileK();
+  int64_t numTiles = llvm::divideCeil(p.k, tileK);
+  int64_t tilesPerBlock =
+      p.scaleBlockK >= p.k ? numTiles : p.scaleBlockK / tileK;
+  stageTile(op.getA(), ldsA, p.m, config.getTileM(), tileRow, im.cst(0),
+            im.cst(0));
+  stageTile(op.getB(), ldsB, p.n, config.getTileN(), tileCol, im.cst(0),
+            im.cst(0));
   gpu::BarrierOp::create(b, loc);
 
-  SmallVector<Value> partials(loop.getRegionIterArgs());
-  Value fragRow = im.rem(lane, mfma.m);
-  Value fragCol = im.rem(lane, mfma.n);
-  for (int64_t kStep = 0; kStep < config.getTileK(); kStep += mfma.k) {
-    SmallVector<Value> aFrags, bFrags;
-    for (int64_t rm = 0; rm < repeatsM(); ++rm) {
-      Value row = im.add(im.add(im.mul(waveM, waveTileM()), rm * mfma.m),
-                         fragRow);
-      aFrags.push_back(readFragment(ldsA, row, kStep));
-    }
-    for (int64_t rn = 0; rn < repeatsN(); ++rn) {
-      Value row = im.add(im.add(im.mul(waveN, waveTileN()), rn * mfma.n),
-                         fragCol);
-      bFrags.push_back(readFragment(ldsB, row, kStep));
-    }
-    for (int64_t rm = 0; rm < repeatsM(); ++rm)
-      for (int64_t rn = 0; rn < repeatsN(); ++rn) {
-        Value &acc = partials[rm * repeatsN() + rn];
-        acc = amdgpu::MFMAOp::create(b, loc, accType(), mfma.n, mfma.m,
-                                     mfma.k, /*blocks=*/1, bFrags[rn],
-                                     aFrags[rm], acc);
-      }
+  size_t count = init.size();
+  SmallVector<Value> carried(init);
+  carried.append(SmallVector<Value>(count, init.front()));
+  auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
+                                  im.cst(1), carried);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value t = tiles.getInductionVar();
+  ValueRange acc = tiles.getRegionIterArgs().take_front(count);
+  SmallVector<Value> partials(tiles.getRegionIterArgs().drop_front(count));
+
+  Value next = im.add(t, 1);
+  auto prefetch = scf::IfOp::create(b, loc, im.lt(next, numTiles), false);
+  {
+    OpBuilder::InsertionGuard prefetchGuard(b);
+    b.setInsertionPoint(prefetch.thenBlock()->getTerminator());
+    Value stage = im.rem(next, 2);
+    Value k = im.mul(next, tileK);
+    stageTile(op.getA(), ldsA, p.m, config.getTileM(), tileRow, k, stage);
+    stageTile(op.getB(), ldsB, p.n, config.getTileN(), tileCol, k, stage);
   }
-  scf::YieldOp::create(b, loc, partials);
-  return SmallVector<Value>(loop.getResults());
+  partials = multiplyTile(im.rem(t, 2), partials);
+
+  Value blockEnds = arith::OrIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            im.rem(next, tilesPerBlock), im.cst(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
+                            im.cst(numTiles)));
+  SmallVector<Type> types(2 * count, accType());
+  auto scale = scf::IfOp::create(b, loc, types, blockEnds,
+                                 /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard scaleGuard(b);
+    b.setInsertionPointToStart(scale.thenBlock());
+    Value kBlockStart = im.mul(im.div(t, tilesPerBlock), p.scaleBlockK);
+    SmallVector<Value> results =
+        scaleAndAccumulate(kBlockStart, partials, acc);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(accType(), b.getF32FloatAttr(0.0f)));
+    results.append(SmallVector<Value>(count, zero));
+    scf::YieldOp::create(b, loc, results);
+    b.setInsertionPointToStart(scale.elseBlock());
+    SmallVector<Value> unchanged(acc);
+    unchanged.append(partials);
+    scf::YieldOp::create(b, loc, unchanged);
+  }
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, scale.getResults());
+  return tiles.getResults().take_front(count);
 }
 
 /// Loads the scale of `row` (clamped into the matrix) in K block `kBlock`.
@@ -481,7 +583,11 @@ void MatmulKernelBuilder::build() {
                                               gpu::AddressSpace::Workgroup);
   int64_t rowBytes = config.getTileK() + getLdsRowPadding(chip, config);
   auto ldsType = [&](int64_t rows, Type element) {
-    return MemRefType::get({rows, rowBytes}, element, MemRefLayoutAttrInterface(),
+    SmallVector<int64_t, 3> shape;
+    if (config.getStages() > 1)
+      shape.push_back(config.getStages());
+    shape.append({rows, rowBytes});
+    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
                            workgroup);
   };
   Type ldsTypes[] = {ldsType(config.getTileM(), p.aType),
@@ -503,24 +609,12 @@ void MatmulKernelBuilder::build() {
   tileRow = im.mul(launch.getBlockIds().y, config.getTileM());
   tileCol = im.mul(launch.getBlockIds().x, config.getTileN());
 
-  // One iteration per K block of the scales; per-tensor and per-row scales
-  // have a single block spanning K.
-  int64_t numBlocks = llvm::divideCeil(p.k, p.scaleBlockK);
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType(), b.getF32FloatAttr(0.0f)));
   SmallVector<Value> init(repeatsM() * repeatsN(), zero);
-  auto blocks = scf::ForOp::create(b, loc, im.cst(0), im.cst(numBlocks),
-                                   im.cst(1), init);
-  {
-    OpBuilder::InsertionGuard blockGuard(b);
-    b.setInsertionPointToStart(blocks.getBody());
-    Value kBegin = im.mul(blocks.getInductionVar(), p.scaleBlockK);
-    Value kEnd = im.min(im.add(kBegin, p.scaleBlockK), p.k);
-    SmallVector<Value> partials = computeBlockPartials(kBegin, kEnd);
-    scf::YieldOp::create(
-        b, loc, scaleAndAccumulate(kBegin, partials, blocks.getRegionIterArgs()));
-  }
-  storeResults(blocks.getResults());
+  ValueRange acc = config.getStages() == 2 ? buildPipelinedLoop(init)
+                                           : buildBlockLoop(init);
+  storeResults(acc);
   gpu::TerminatorOp::create(b, loc);
 }
 
@@ -568,10 +662,10 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
   if (failed(verifyConfigForChip(config, chip, p.aType, p.bType,
                                  [&]() { return op.emitOpError(); })))
     return failure();
-  if (config.getStages() != 1)
+  if (config.getStages() > 2)
     return fail("stages = ") << config.getStages()
-                             << " (LDS multi-buffering) is not implemented "
-                                "yet; use stages = 1";
+                             << " is not implemented; use 1 (one LDS "
+                                "buffer) or 2 (double buffering)";
   int64_t aBlockK = p.aEncoding.getBlockExtent(p.m, p.k).second;
   int64_t bBlockK = p.bEncoding.getBlockExtent(p.n, p.k).second;
   p.scaleBlockK = std::min(aBlockK, bBlockK);

@@ -95,3 +95,38 @@ func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %as: memref<1x1xf3
              outs(%d : memref<32x32xf32>)
   return
 }
+
+// -----
+
+// stages = 2: two LDS buffers per operand; tile 0 is staged before the loop,
+// each iteration stages tile t + 1 into buffer (t + 1) % 2 while multiplying
+// out of buffer t % 2, scales a block's partials after its last tile
+// (128 / 64 = 2 tiles per block), and ends with the one barrier.
+// GFX942-LABEL: func.func @double_buffered
+// GFX942:       workgroup(%[[LDSA:.*]] : memref<2x32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
+// GFX942:         vector.store %{{.*}}, %[[LDSA]][%c0, %{{.*}}, %{{.*}}]
+// GFX942:         gpu.barrier
+// GFX942:         scf.for %[[T:.*]] = %c0 to %c4 step %c1 iter_args(
+// GFX942:           %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// GFX942:           %[[MORE:.*]] = arith.cmpi ult, %[[NEXT]], %c4
+// GFX942:           scf.if %[[MORE]] {
+// GFX942:             %[[NSTAGE:.*]] = arith.remui %[[NEXT]], %c2
+// GFX942:             vector.store %{{.*}}, %[[LDSA]][%[[NSTAGE]], %{{.*}}, %{{.*}}]
+// GFX942:           }
+// GFX942:           %[[STAGE:.*]] = arith.remui %[[T]], %c2
+// GFX942:           vector.load %[[LDSA]][%[[STAGE]], %{{.*}}, %{{.*}}] {{.*}} vector<8xf8E4M3FNUZ>
+// GFX942:           amdgpu.mfma 16x16x32
+// GFX942:           %[[ENDS:.*]] = arith.ori
+// GFX942:           scf.if %[[ENDS]] -> (vector<4xf32>, vector<4xf32>)
+// GFX942:             vector.fma
+// GFX942:           gpu.barrier
+// GFX942-NEXT:      scf.yield
+func.func @double_buffered(%a: memref<32x256xf8E4M3FNUZ>, %as: memref<32x2xf32>,
+                           %b: memref<16x256xf8E4M3FNUZ>, %bs: memref<1x2xf32>,
+                           %d: memref<32x16xf32>) {
+  qmm.matmul a(%a, %as : memref<32x256xf8E4M3FNUZ>, memref<32x2xf32>) #qmm.scale<block 1x128>
+             b(%b, %bs : memref<16x256xf8E4M3FNUZ>, memref<1x2xf32>) #qmm.scale<block 128x128>
+             config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
+             outs(%d : memref<32x16xf32>)
+  return
+}

@@ -53,10 +53,10 @@ func.func @ocp_on_gfx942(%a: memref<32x128xf8E4M3FN>, %as: memref<1x1xf32>,
 func.func @multi_stage(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                        %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
                        %d: memref<32x32xf32>) {
-  // expected-error @+1 {{stages = 2 (LDS multi-buffering) is not implemented yet; use stages = 1}}
+  // expected-error @+1 {{stages = 3 is not implemented; use 1 (one LDS buffer) or 2 (double buffering)}}
   qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %bs : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
-             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 2>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 3>
              outs(%d : memref<32x32xf32>)
   return
 }
