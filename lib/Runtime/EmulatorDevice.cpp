@@ -75,7 +75,7 @@ public:
     {
       llvm::raw_string_ostream os(diagnostics);
       ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-        os << d << "\n";
+        os << d.getLocation() << ": " << d << "\n";
         return success();
       });
       PassManager pm(module.getContext());

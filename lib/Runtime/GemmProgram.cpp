@@ -54,7 +54,12 @@ std::string GemmSpec::describe() const {
 OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
                                            const GemmSpec &spec) {
   OpBuilder b(ctx);
-  Location loc = b.getUnknownLoc();
+  // Named, so that diagnostics about the generated program (and the
+  // emulator's reports on its kernels) say where they come from.
+  Location loc = NameLoc::get(b.getStringAttr("fp8-run --gemm " +
+                                              std::to_string(spec.m) + "x" +
+                                              std::to_string(spec.n) + "x" +
+                                              std::to_string(spec.k)));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
 
@@ -89,7 +94,7 @@ void qmm::addQuantizeFunction(ModuleOp module, llvm::StringRef name,
                               float minAmax) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
-  Location loc = b.getUnknownLoc();
+  Location loc = NameLoc::get(b.getStringAttr(name));
   b.setInsertionPointToEnd(module.getBody());
   auto inputType =
       RankedTensorType::get(operand.getDataShape(rows, k), b.getF32Type());
