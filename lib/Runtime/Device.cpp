@@ -8,16 +8,66 @@ using namespace mlir::qmm;
 
 Device::~Device() = default;
 
+namespace {
+/// A GPU of the chip through HIP when there is one, else the emulator; a
+/// program the AMD pipeline does not compile yet (MX scales, FP4/FP6, ...)
+/// runs on the CPU, with a note saying why.
+class AutoDevice : public Device {
+public:
+  AutoDevice(std::unique_ptr<Device> gpu, std::unique_ptr<Device> cpu)
+      : gpu(std::move(gpu)), cpu(std::move(cpu)) {}
+  llvm::StringRef getName() const override {
+    return last ? last->getName() : llvm::StringRef("auto");
+  }
+  llvm::Expected<RunResult> run(ModuleOp module, llvm::StringRef function,
+                                llvm::ArrayRef<const host::HostTensor *> args,
+                                llvm::ArrayRef<TensorSpec> results,
+                                int iterations) override {
+    llvm::Expected<RunResult> result =
+        gpu->run(module, function, args, results, iterations);
+    if (result) {
+      last = gpu.get();
+      return result;
+    }
+    std::string message = llvm::toString(result.takeError());
+    if (message.find("the AMD pipeline failed") == std::string::npos &&
+        message.find("the AMD pipeline does not compile") == std::string::npos)
+      return llvm::createStringError(message);
+    llvm::StringRef reason = llvm::StringRef(message).split('\n').first;
+    llvm::errs() << "fp8-run: note: device auto: " << reason
+                 << "; running @" << function << " on the cpu device\n";
+    last = cpu.get();
+    return cpu->run(module, function, args, results, iterations);
+  }
+
+private:
+  std::unique_ptr<Device> gpu, cpu;
+  Device *last = nullptr;
+};
+} // namespace
+
+llvm::Expected<std::unique_ptr<Device>>
+qmm::createAutoDevice(const ChipInfo &chip, llvm::StringRef config) {
+  std::unique_ptr<Device> gpu;
+  if (auto hip = createHIPDevice(chip, config))
+    gpu = std::move(*hip);
+  else {
+    llvm::consumeError(hip.takeError());
+    gpu = createEmulatorDevice(chip, config);
+  }
+  return std::make_unique<AutoDevice>(std::move(gpu), createCPUDevice());
+}
+
 llvm::Expected<std::unique_ptr<Device>>
 qmm::createDevice(llvm::StringRef name, llvm::StringRef chip,
                   llvm::StringRef config) {
   const ChipInfo *target = lookupChip(chip);
   if (!target)
     return llvm::createStringError("unknown chip '%s'", chip.str().c_str());
-  // `auto` stays on the CPU until the AMD pipeline covers every type and
-  // scale kind the runner generates (MX and FP4/FP6 do not yet).
-  if (name == "cpu" || name == "auto")
+  if (name == "cpu")
     return createCPUDevice();
+  if (name == "auto")
+    return createAutoDevice(*target, config);
   if (name == "emu")
     return createEmulatorDevice(*target, config);
   if (name == "hip")

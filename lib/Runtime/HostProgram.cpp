@@ -109,6 +109,9 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
       }
       return results;
     }
+    if (op.getDialect() && op.getDialect()->getNamespace() == "qmm")
+      return hostError(&op, "the AMD pipeline does not compile this op for "
+                            "GPUs yet");
     return hostError(&op, "not supported in host code (expected "
                           "constants, memref.alloc/dealloc, "
                           "gpu.launch_func, return)");

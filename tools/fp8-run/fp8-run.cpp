@@ -99,7 +99,10 @@ static cl::opt<std::string> chipName("chip", cl::init("gfx942"),
                                      cl::cat(category));
 static cl::opt<std::string> deviceName(
     "device", cl::init("auto"),
-    cl::desc("where to run: cpu, emu, hip or auto"), cl::cat(category));
+    cl::desc("where to run: cpu, emu, hip or auto (hip when a GPU of the "
+             "chip is present, else emu; programs the AMD pipeline does not "
+             "compile yet run on cpu)"),
+    cl::cat(category));
 static cl::opt<std::string> kernelConfig(
     "config", cl::init(""),
     cl::desc("#qmm.config<...> the AMD pipeline uses for every matmul "

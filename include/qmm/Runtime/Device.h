@@ -59,6 +59,11 @@ std::unique_ptr<Device> createEmulatorDevice(const ChipInfo &chip,
 llvm::Expected<std::unique_ptr<Device>>
 createHIPDevice(const ChipInfo &chip, llvm::StringRef config = "");
 
+/// `auto`: hip when a GPU of the chip is present, else emu; programs the AMD
+/// pipeline does not compile yet run on the cpu device (with a note).
+llvm::Expected<std::unique_ptr<Device>>
+createAutoDevice(const ChipInfo &chip, llvm::StringRef config = "");
+
 /// `cpu`, `emu`, `hip` or `auto`; an error names what is not available.
 llvm::Expected<std::unique_ptr<Device>>
 createDevice(llvm::StringRef name, llvm::StringRef chip,
