@@ -1,0 +1,68 @@
+"""Runs fp8-run on the emulator over seeded random problems: chip, operand
+types (OCP, FNUZ, mixed), shape (K not always a multiple of 16), scale kinds,
+B layout, output type, and half the time a random user configuration (every
+MFMA form of the chip, 1-2 waves per dimension, tiles of 1-2 MFMA repeats,
+tile K from the MFMA's K to 128, 1 or 2 LDS stages). Prints each failing
+command and the number of failures.
+
+  random_configs.py FP8_RUN SEED COUNT
+"""
+import random
+import subprocess
+import sys
+
+
+def problem(rng):
+    chip = rng.choice(["gfx942", "gfx950"])
+    if chip == "gfx942":
+        types = ["f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3FN", "f8E5M2"]
+        forms = [("fp8", 16, 32), ("fp8", 32, 16)]
+    else:
+        types = ["f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ"]
+        forms = [("f8f6f4", 16, 128), ("f8f6f4", 32, 64), ("fp8", 16, 32)]
+    a = rng.choice(types)
+    fnuz = a.endswith("FNUZ")
+    b = rng.choice([t for t in types if t.endswith("FNUZ") == fnuz])
+    m, n = rng.randint(1, 150), rng.randint(1, 150)
+    k = 16 * rng.randint(1, 20) + (rng.randint(1, 15) if rng.random() < 0.3 else 0)
+    a_scale, b_scale = rng.choice(
+        [("tensor", "tensor"), ("row", "row"), ("1x128", "128x128"),
+         ("row", "tensor"), ("tensor", "row")])
+    args = ["--device", "emu", "--chip", chip, "--a-type", a, "--b-type", b,
+            "--gemm", f"{m}x{n}x{k}", "--a-scale", a_scale, "--b-scale", b_scale,
+            "--out-type", rng.choice(["f32", "bf16", "f16"]),
+            "--b-layout", rng.choice(["nk", "kn"]),
+            "--seed", str(rng.randint(0, 1000))]
+    if rng.random() < 0.5:
+        if chip == "gfx950" and fnuz:
+            kind, size, mk = rng.choice([("bf16", 16, 32), ("bf16", 32, 16)])
+        else:
+            kind, size, mk = rng.choice(forms)
+        wm, wn = rng.choice([1, 2]), rng.choice([1, 2])
+        tm = size * wm * rng.choice([1, 2])
+        tn = size * wn * rng.choice([1, 2])
+        tk = mk * rng.choice([1, 2, 4]) if mk < 64 else mk
+        tk = min(tk, 128)
+        stages = rng.choice([1, 2])
+        args += ["--config",
+                 f"#qmm.config<tile = [{tm}, {tn}, {tk}], waves = [{wm}, {wn}], "
+                 f"mfma = {kind} [{size}, {size}, {mk}], stages = {stages}>"]
+    return args
+
+
+def main():
+    fp8_run, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    rng = random.Random(seed)
+    failures = 0
+    for _ in range(count):
+        args = problem(rng)
+        run = subprocess.run([fp8_run] + args, capture_output=True, text=True)
+        if run.returncode != 0 or "RESULT: PASS" not in run.stdout:
+            failures += 1
+            print("FAILED:", " ".join(args))
+            print((run.stdout + run.stderr)[-600:])
+    print(f"random configurations: {count} run, {failures} failed")
+
+
+if __name__ == "__main__":
+    main()
