@@ -115,6 +115,9 @@ public:
             buffers.push_back(emu::GlobalBuffer{
                 std::vector<uint8_t>(getBufferBytes(type), 0)});
             return buffers.size() - 1;
+          },
+          [&](size_t from, size_t to) {
+            buffers[to].bytes = buffers[from].bytes;
           });
       if (!returned)
         return returned.takeError();

@@ -121,7 +121,8 @@ public:
           runHostProgram(func, launcher, [&](MemRefType type) {
             buffers.emplace_back(getBufferBytes(type), 0);
             return buffers.size() - 1;
-          });
+          },
+          [&](size_t from, size_t to) { buffers[to] = buffers[from]; });
       if (!returned)
         return returned.takeError();
       if (run > 0)

@@ -31,7 +31,8 @@ static llvm::Error hostError(Operation *op, const llvm::Twine &message) {
 
 llvm::Expected<std::vector<size_t>>
 qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
-                    llvm::function_ref<size_t(MemRefType)> allocate) {
+                    llvm::function_ref<size_t(MemRefType)> allocate,
+                    llvm::function_ref<void(size_t, size_t)> copy) {
   llvm::DenseMap<Value, size_t> buffers;
   llvm::DenseMap<Value, uint64_t> scalars;
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
@@ -60,6 +61,19 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
     }
     if (isa<memref::DeallocOp>(op))
       continue;
+    if (auto copyOp = dyn_cast<memref::CopyOp>(op)) {
+      auto from = buffers.find(copyOp.getSource());
+      auto to = buffers.find(copyOp.getTarget());
+      auto fromType = dyn_cast<MemRefType>(copyOp.getSource().getType());
+      auto toType = dyn_cast<MemRefType>(copyOp.getTarget().getType());
+      if (from == buffers.end() || to == buffers.end() || !fromType ||
+          !toType || !fromType.getLayout().isIdentity() ||
+          !toType.getLayout().isIdentity() ||
+          getBufferBytes(fromType) != getBufferBytes(toType))
+        return hostError(&op, "copies whole dense buffers only");
+      copy(from->second, to->second);
+      continue;
+    }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
           launch, launch.getKernel());
@@ -113,7 +127,7 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
       return hostError(&op, "the AMD pipeline does not compile this op for "
                             "GPUs yet");
     return hostError(&op, "not supported in host code (expected "
-                          "constants, memref.alloc/dealloc, "
+                          "constants, memref.alloc/dealloc/copy, "
                           "gpu.launch_func, return)");
   }
   return hostError(func, "no return");

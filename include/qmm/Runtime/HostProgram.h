@@ -41,11 +41,13 @@ public:
 
 /// Runs host function `func`: buffers [0, numArguments) are its arguments;
 /// memref.alloc appends a zero-filled buffer of `getBufferBytes` bytes
-/// (through `allocate`). Returns, per function result, the index of the
-/// buffer it is.
+/// (through `allocate`); memref.copy copies one buffer into another
+/// (through `copy(from, to)`). Returns, per function result, the index of
+/// the buffer it is.
 llvm::Expected<std::vector<size_t>>
 runHostProgram(func::FuncOp func, KernelLauncher &launcher,
-               llvm::function_ref<size_t(MemRefType)> allocate);
+               llvm::function_ref<size_t(MemRefType)> allocate,
+               llvm::function_ref<void(size_t, size_t)> copy);
 
 /// Bytes of a dense buffer of `type` (static shape).
 int64_t getBufferBytes(MemRefType type);
