@@ -250,9 +250,3 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << waves[0] * waves[1];
   return success();
 }
-
-int64_t ConfigAttr::getLdsBytes(unsigned aBits, unsigned bBits) const {
-  int64_t perStage = (getTileM() * getTileK() * aBits + 7) / 8 +
-                     (getTileN() * getTileK() * bBits + 7) / 8;
-  return perStage * getStages();
-}

@@ -187,7 +187,8 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     * `stages`: LDS buffers per operand (2 = double buffering).
 
     Chosen by `qmm-select-config`, or written by the user on the op (the
-    pass then only checks it).
+    pass then only checks it against the chip; the LDS footprint, padding
+    included, is computed in lib/Conversion/AMDGPU/KernelLayout.cpp).
 
     ```mlir
     #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 2>
@@ -210,9 +211,6 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     int64_t getTileN() const { return getTile()[1]; }
     int64_t getTileK() const { return getTile()[2]; }
     int64_t getNumWaves() const { return getWaves()[0] * getWaves()[1]; }
-    /// Bytes of LDS the A and B tiles take over all stages, for the given
-    /// element sizes in bits.
-    int64_t getLdsBytes(unsigned aBits, unsigned bBits) const;
   }];
 }
 
