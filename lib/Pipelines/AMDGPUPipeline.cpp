@@ -72,7 +72,7 @@ void qmm::registerAMDGPUPipeline() {
           return failure();
         if (!lookupChip(cl.chip))
           return errorHandler("qmm-to-amdgpu-pipeline: unknown chip '" +
-                              cl.chip + "' (expected gfx942 or gfx950)");
+                              cl.chip + "' (expected " + getSupportedChipNames() + ")");
         if (cl.format != "gpu" && cl.format != "llvm" && cl.format != "isa" &&
             cl.format != "bin")
           return errorHandler("qmm-to-amdgpu-pipeline: unknown format '" +

@@ -98,7 +98,7 @@ void qmm::registerGPUToBinaryPipeline() {
           return failure();
         if (!lookupChip(options.chip))
           return errorHandler("qmm-gpu-to-binary: unknown chip '" +
-                              options.chip + "' (expected gfx942 or gfx950)");
+                              options.chip + "' (expected " + getSupportedChipNames() + ")");
         if (options.format != "isa" && options.format != "bin" &&
             options.format != "llvm")
           return errorHandler("qmm-gpu-to-binary: unknown format '" +

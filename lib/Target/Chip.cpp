@@ -74,3 +74,14 @@ const ChipInfo *mlir::qmm::lookupChip(llvm::StringRef name) {
 }
 
 llvm::ArrayRef<ChipInfo> mlir::qmm::getSupportedChips() { return kChips; }
+
+std::string mlir::qmm::getSupportedChipNames() {
+  std::string names;
+  llvm::ArrayRef<ChipInfo> chips = getSupportedChips();
+  for (size_t i = 0; i < chips.size(); ++i) {
+    if (i)
+      names += i + 1 == chips.size() ? " or " : ", ";
+    names += chips[i].name.str();
+  }
+  return names;
+}

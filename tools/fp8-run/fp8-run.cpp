@@ -595,7 +595,8 @@ int main(int argc, char **argv) {
 
   const ChipInfo *chip = lookupChip(chipName);
   if (!chip)
-    fail("--chip: unknown chip '" + chipName + "' (expected gfx942 or gfx950)");
+    fail("--chip: unknown chip '" + chipName + "' (expected " +
+         getSupportedChipNames() + ")");
   if (iterations > 100000)
     fail("--iters: at most 100000");
   if (distribution != "normal" && distribution != "uniform" &&

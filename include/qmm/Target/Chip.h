@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <string>
 
 namespace mlir {
 namespace qmm {
@@ -69,6 +70,9 @@ const ChipInfo *lookupChip(llvm::StringRef name);
 
 /// Every supported chip, for diagnostics and --help.
 llvm::ArrayRef<ChipInfo> getSupportedChips();
+
+/// "gfx942 or gfx950", for diagnostics.
+std::string getSupportedChipNames();
 
 } // namespace qmm
 } // namespace mlir

@@ -111,7 +111,7 @@ struct QMMLegalizeForChipPass
     const ChipInfo *target = lookupChip(chip);
     if (!target) {
       getOperation()->emitError("qmm-legalize-for-chip: unknown chip '")
-          << chip << "' (expected gfx942 or gfx950)";
+          << chip << "' (expected " << getSupportedChipNames() << ")";
       return signalPassFailure();
     }
     SmallVector<MatmulOp> matmuls;

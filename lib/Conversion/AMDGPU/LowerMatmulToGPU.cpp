@@ -688,7 +688,7 @@ struct QMMLowerMatmulToGPUPass
     const ChipInfo *target = lookupChip(chip);
     if (!target) {
       getOperation()->emitError("qmm-lower-matmul-to-gpu: unknown chip '")
-          << chip << "' (expected gfx942 or gfx950)";
+          << chip << "' (expected " << getSupportedChipNames() << ")";
       return signalPassFailure();
     }
     SmallVector<MatmulOp> matmuls;

@@ -25,7 +25,7 @@ struct QMMSelectConfigPass
     const ChipInfo *target = lookupChip(chip);
     if (!target) {
       getOperation()->emitError("qmm-select-config: unknown chip '")
-          << chip << "' (expected gfx942 or gfx950)";
+          << chip << "' (expected " << getSupportedChipNames() << ")";
       return signalPassFailure();
     }
     ConfigAttr forced;
