@@ -94,7 +94,9 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     The heuristic:
 
     * instruction: gfx942 reads FNUZ FP8 with v_mfma_f32_*_fp8; gfx950 OCP
-      FP8 with the f8f6f4 forms (16x16x128, 32x32x64);
+      FP8 with the f8f6f4 forms (16x16x128, 32x32x64), and FNUZ FP8 with
+      the bf16 forms (16x16x32, 32x32x16) after an exact conversion in
+      registers (no FP8 scaling maps every FNUZ value onto OCP);
     * MFMA shape: 32x32 when M and N are both at least 128 (half the LDS
       traffic per flop of 16x16), 16x16 otherwise;
     * tile M and N: the next power of two of the extent, from the MFMA size
