@@ -98,11 +98,9 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config) {
   return best;
 }
 
-int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
-                             Type aType, Type bType) {
+int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config) {
+  // One byte per element: the tiles hold 8-bit formats only.
   int64_t rowBytes = config.getTileK() + getLdsRowPadding(chip, config);
-  (void)aType;
-  (void)bType; // 8-bit formats only: one byte per element
   return config.getStages() * rowBytes *
          (config.getTileM() + config.getTileN());
 }
@@ -150,7 +148,7 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip, Type aType,
   if (config.getTileK() % 16 != 0)
     return emitError() << "config: tile K (" << config.getTileK()
                        << ") must be a multiple of 16";
-  int64_t lds = getLdsFootprint(chip, config, aType, bType);
+  int64_t lds = getLdsFootprint(chip, config);
   if (lds > chip.ldsBytesPerWorkgroup)
     return emitError() << "config: the tiles take " << lds
                        << " bytes of LDS; " << chip.name << " has "

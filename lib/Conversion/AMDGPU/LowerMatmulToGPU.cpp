@@ -211,8 +211,6 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
                                    ValueRange{globalRow, globalK})
                 .getResult());
         OpBuilder elseB = inBounds.getElseBodyBuilder();
-        Value zero = arith::ConstantOp::create(
-            elseB, loc, cast<TypedAttr>(elseB.getZeroAttr(elementType)));
         Value tail;
         if (p.k % kChunk == 0) {
           tail = arith::ConstantOp::create(
@@ -220,6 +218,8 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
               DenseElementsAttr::get(chunkType, elseB.getZeroAttr(elementType)));
         } else {
           IndexMath eim{elseB, loc};
+          Value zero = arith::ConstantOp::create(
+              elseB, loc, cast<TypedAttr>(elseB.getZeroAttr(elementType)));
           SmallVector<Value> bytes;
           for (int64_t j = 0; j < kChunk; ++j) {
             Value k = eim.add(globalK, j);

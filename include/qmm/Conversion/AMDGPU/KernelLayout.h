@@ -34,9 +34,8 @@ MFMAOperandLayout getMFMAOperandLayout(ConfigAttr config);
 /// reads of a wave spread over all banks.
 int64_t getLdsRowPadding(const ChipInfo &chip, ConfigAttr config);
 
-/// LDS bytes of the A and B tiles (all stages, padded rows).
-int64_t getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
-                        Type aType, Type bType);
+/// LDS bytes of the A and B tiles (all stages, padded rows; 8-bit data).
+int64_t getLdsFootprint(const ChipInfo &chip, ConfigAttr config);
 
 /// The instruction family that reads `aType` x `bType` on `chip`.
 std::optional<MFMAKind> getMFMAKindFor(const ChipInfo &chip, Type aType,
