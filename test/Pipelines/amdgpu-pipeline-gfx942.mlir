@@ -1,5 +1,5 @@
 // The AMD pipeline end to end for gfx942 on a 1x128 x 128x128 blockwise
-// FP8 GEMM (256 x 256 x 512, bf16 out): qmm-select-config picks 128x128x128
+// FP8 GEMM (256 x 256 x 512, bf16 out): qmm-select-config picks 128x128x64
 // tiles of 2 x 2 waves on v_mfma_f32_32x32x16_fp8_fp8.
 //
 // RUN: fp8-opt %s --qmm-to-amdgpu-pipeline="chip=gfx942 format=gpu" | FileCheck %s --check-prefix=GPU
@@ -11,18 +11,19 @@
 // GPU: func.func @gemm(%{{.*}}: memref<256x512xf8E4M3FNUZ>, %{{.*}}: memref<256x4xf32>, %{{.*}}: memref<256x512xf8E4M3FNUZ>, %{{.*}}: memref<2x4xf32>, %{{.*}}: memref<256x256xbf16>) -> memref<256x256xbf16>
 // GPU:   gpu.launch_func @gemm_kernel::@gemm_kernel blocks in (%c2, %c2, %c1) threads in (%c256, %c1, %c1)
 // GPU: gpu.module @gemm_kernel
-// GPU:   gpu.func @gemm_kernel({{.*}}) workgroup(%{{.*}} : memref<128x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %{{.*}} : memref<128x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>) kernel
+// GPU:   gpu.func @gemm_kernel({{.*}}) workgroup(%{{.*}} : memref<128x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %{{.*}} : memref<128x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>) kernel
 // GPU:     amdgpu.mfma 32x32x16
 
 // LLVM: gpu.module @gemm_kernel [#rocdl.target<chip = "gfx942">]
 // LLVM:   llvm.func @gemm_kernel
 // LLVM:     rocdl.mfma.f32.32x32x16.fp8.fp8
 
-// 128 x 128 x 128 tile: 4 x 2 x 2 MFMAs per K tile, no scratch, no spills,
-// 2 x 128 x (128 + 8) bytes of LDS.
-// ISA-COUNT-32: v_mfma_f32_32x32x16_fp8_fp8
-// ISA-NOT: v_mfma
-// ISA: .group_segment_fixed_size: 34816
+// 128 x 128 x 64 tile: 4 x 2 x 2 MFMAs per K tile (LLVM may unroll the two
+// K tiles of a scale block), only that form, no scratch, no spills,
+// 2 x 128 x (64 + 8) bytes of LDS.
+// ISA-COUNT-16: v_mfma_f32_32x32x16_fp8_fp8
+// ISA-NOT: v_mfma_f32_{{[0-9x]+}}_{{bf8|f8f6f4|bf16}}
+// ISA: .group_segment_fixed_size: 18432
 // ISA: .private_segment_fixed_size: 0
 // ISA: .sgpr_spill_count: 0
 // ISA: .vgpr_spill_count: 0

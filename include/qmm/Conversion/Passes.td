@@ -101,9 +101,12 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       traffic per flop of 16x16), 16x16 otherwise;
     * tile M and N: the next power of two of the extent, from the MFMA size
       up to 128, so small problems do not pay for empty rows;
-    * tile K: 128 (one K tile per 128-wide scale block, and one LDS row per
-      phase of 16-byte writes), the extent rounded up to the MFMA's K when K
-      is smaller, halved until it divides the scale block along K;
+    * tile K: 128 (one K tile per 128-wide scale block), the extent
+      rounded up to the MFMA's K when K is smaller, halved until it divides
+      the scale block along K, then halved (down to the MFMA's K) until two
+      workgroups' tiles fit in one CU's LDS, so that one workgroup's copies
+      can overlap another's MFMAs (gfx942 128x128 tiles: tile K 64,
+      occupancy 2 instead of 1);
     * waves: up to 2 x 2, each wave holding at least one MFMA tile;
     * stages: 1. Double buffering (`stages = 2`, by config) halves the
       barriers but doubles the LDS footprint and so lowers occupancy; its

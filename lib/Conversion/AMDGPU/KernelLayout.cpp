@@ -193,7 +193,19 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
                                : *kind == MFMAKind::BF16
                                    ? MFMAKindAttrValue::BF16
                                    : MFMAKindAttrValue::F8F6F4;
-  return ConfigAttr::get(ctx, {tileM, tileN, tileK}, {wavesM, wavesN},
-                         attrKind, {shape->m, shape->n, shape->k},
-                         /*stages=*/1);
+  auto make = [&](int64_t tk) {
+    return ConfigAttr::get(ctx, {tileM, tileN, tk}, {wavesM, wavesN},
+                           attrKind, {shape->m, shape->n, shape->k},
+                           /*stages=*/1);
+  };
+  // Two workgroups' tiles within one CU's LDS, so that one workgroup's
+  // copies overlap the other's MFMAs: halve tile K (down to the MFMA's K)
+  // until they fit.
+  ConfigAttr config = make(tileK);
+  while (2 * getLdsFootprint(chip, config) > chip.ldsBytesPerCU &&
+         tileK > shape->k) {
+    tileK /= 2;
+    config = make(tileK);
+  }
+  return config;
 }

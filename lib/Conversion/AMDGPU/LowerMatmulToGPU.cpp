@@ -152,11 +152,14 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
   int64_t tileK = config.getTileK();
   int64_t chunksPerRow = tileK / kChunk;
   int64_t chunks = tileRows * chunksPerRow;
-  // The row distance D with D * rowWords = half the banks (mod the banks).
+  // When one LDS phase of 16-byte writes covers two rows, it writes rows r
+  // and r + D, with D * rowWords = half the banks (mod the banks), so that
+  // the two rows fill the banks exactly once.
   int64_t pairDistance = 0;
   int64_t rowWords =
       (tileK + getLdsRowPadding(chip, config)) / chip.ldsBankBytes;
-  if (chunksPerRow == 8)
+  int64_t phaseChunks = chip.ldsBanks * chip.ldsBankBytes / kChunk;
+  if (phaseChunks == 2 * chunksPerRow)
     for (int64_t d = 1; 2 * d <= tileRows; ++d)
       if ((d * rowWords) % chip.ldsBanks == chip.ldsBanks / 2 &&
           tileRows % (2 * d) == 0) {
@@ -171,16 +174,14 @@ void MatmulKernelBuilder::stageTile(Value global, Value lds, int64_t rows,
       IndexMath nim{nested, loc};
       Value row, col;
       if (pairDistance > 0) {
-        // 128-byte rows: the 16 chunks of one LDS phase (gfx950: 64 banks)
-        // write rows r and r + D, which the row padding puts on
-        // complementary halves of the banks (on gfx942 a phase is one row).
         int64_t groupRows = 2 * pairDistance;
-        Value group = nim.div(chunk, groupRows * 8);
-        Value inGroup = nim.rem(chunk, groupRows * 8);
-        Value half = nim.div(nim.rem(inGroup, 16), 8);
-        row = nim.add(nim.add(nim.mul(group, groupRows), nim.div(inGroup, 16)),
-                      nim.mul(half, pairDistance));
-        col = nim.mul(nim.rem(inGroup, 8), kChunk);
+        Value group = nim.div(chunk, groupRows * chunksPerRow);
+        Value inGroup = nim.rem(chunk, groupRows * chunksPerRow);
+        Value inPhase = nim.rem(inGroup, phaseChunks);
+        row = nim.add(
+            nim.add(nim.mul(group, groupRows), nim.div(inGroup, phaseChunks)),
+            nim.mul(nim.div(inPhase, chunksPerRow), pairDistance));
+        col = nim.mul(nim.rem(inPhase, chunksPerRow), kChunk);
       } else {
         row = nim.div(chunk, chunksPerRow);
         col = nim.mul(nim.rem(chunk, chunksPerRow), kChunk);

@@ -3,9 +3,11 @@
 
 // Expected configurations follow the heuristic documented in Passes.td.
 
-// M, N >= 128: 32x32 MFMA, 128x128 tiles, 2x2 waves, tile K 128.
+// M, N >= 128: 32x32 MFMA, 128x128 tiles, 2x2 waves. Tile K 128 would take
+// 2 x 128 x (128 + 8) = 34816 bytes of LDS, more than half of gfx942's
+// 64 KiB, so tile K is halved: 2 x 128 x (64 + 8) = 18432.
 // GFX942-LABEL: func.func @large_blockwise
-// GFX942: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
 // FORCED-LABEL: func.func @large_blockwise
 // FORCED: config #qmm.config<tile = [32, 32, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
 func.func @large_blockwise(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x4xf32>,
