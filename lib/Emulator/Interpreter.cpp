@@ -382,7 +382,7 @@ bool WaveInterpreter::run(gpu::GPUFuncOp func,
       std::string error;
       int buffer = -1;
       for (auto [index, candidate] : llvm::enumerate(kernel.buffers))
-        if (candidate.data == value.buffer->bytes.data())
+        if (candidate.data == value.buffer->data())
           buffer = int(index);
       if (failed(makeView(arg.getType(), buffer, view, error))) {
         kernel.error = "emulator: argument " + std::to_string(i) + ": " + error;
@@ -539,8 +539,8 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
   KernelContext kernel(chip, config, stats);
   for (const KernelArgument &arg : args)
     if (arg.isMemRef)
-      kernel.buffers.push_back({AddressSpace::Global, arg.buffer->bytes.data(),
-                                int64_t(arg.buffer->bytes.size()), "global"});
+      kernel.buffers.push_back({AddressSpace::Global, arg.buffer->data(),
+                                int64_t(arg.buffer->size()), "global"});
   if (failed(planMemory(kernel, kernelFunc)))
     return llvm::createStringError(kernel.error);
   if (kernel.ldsBytes > chip.ldsBytesPerWorkgroup)

@@ -35,6 +35,23 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
   return parsePassPipeline(text, pm);
 }
 
+llvm::Error qmm::runGPUToBinary(ModuleOp module, StringRef chip,
+                                StringRef format) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      os << d << "\n";
+    return success();
+  });
+  PassManager pm(module.getContext());
+  if (failed(buildGPUToBinaryPipeline(pm, chip, format, getToolkitPath())) ||
+      failed(pm.run(module)))
+    return llvm::createStringError("compiling for %s failed: %s",
+                                   chip.str().c_str(), diagnostics.c_str());
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
                                                      StringRef kernelName,
                                                      StringRef chip,
@@ -53,20 +70,8 @@ llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
   if (!kept)
     return llvm::createStringError("no gpu.module holds kernel @%s",
                                    kernelName.str().c_str());
-  std::string diagnostics;
-  {
-    llvm::raw_string_ostream os(diagnostics);
-    ScopedDiagnosticHandler handler(clone->getContext(), [&](Diagnostic &d) {
-      if (d.getSeverity() == DiagnosticSeverity::Error)
-        os << d << "\n";
-      return success();
-    });
-    PassManager pm(clone->getContext());
-    if (failed(buildGPUToBinaryPipeline(pm, chip, format, getToolkitPath())) ||
-        failed(pm.run(*clone)))
-      return llvm::createStringError("compiling for %s failed: %s",
-                                     chip.str().c_str(), diagnostics.c_str());
-  }
+  if (llvm::Error error = runGPUToBinary(*clone, chip, format))
+    return std::move(error);
   for (auto binary : clone->getOps<gpu::BinaryOp>())
     for (Attribute object : binary.getObjects())
       return cast<gpu::ObjectAttr>(object).getObject().getValue().str();

@@ -8,6 +8,8 @@ using namespace mlir::qmm;
 
 Device::~Device() = default;
 
+char NotCompiledForGPUError::ID = 0;
+
 namespace {
 /// A GPU of the chip through HIP when there is one, else the emulator; a
 /// program the AMD pipeline does not compile yet (MX scales, FP4/FP6, ...)
@@ -29,10 +31,12 @@ public:
       last = gpu.get();
       return result;
     }
-    std::string message = llvm::toString(result.takeError());
-    if (message.find("the AMD pipeline failed") == std::string::npos &&
-        message.find("the AMD pipeline does not compile") == std::string::npos)
-      return llvm::createStringError(message);
+    std::string message;
+    if (llvm::Error other = llvm::handleErrors(
+            result.takeError(), [&](const NotCompiledForGPUError &error) {
+              message = error.getMessage();
+            }))
+      return std::move(other);
     llvm::StringRef reason = llvm::StringRef(message).split('\n').first;
     llvm::errs() << "fp8-run: note: device auto: " << reason
                  << "; running @" << function << " on the cpu device\n";

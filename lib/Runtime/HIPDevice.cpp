@@ -10,11 +10,7 @@
 #include "qmm/Runtime/HIPRuntime.h"
 #include "qmm/Runtime/HostProgram.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
-
-#include <deque>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -25,7 +21,7 @@ namespace {
 class HIPLauncher : public KernelLauncher {
 public:
   HIPLauncher(HIPRuntime &runtime, int device, const ChipInfo &chip,
-              ModuleOp module, std::deque<std::vector<uint8_t>> &buffers,
+              ModuleOp module, HostBuffers &buffers,
               llvm::StringMap<std::string> &codeObjects)
       : runtime(runtime), device(device), chip(chip), module(module),
         buffers(buffers), codeObjects(codeObjects) {}
@@ -70,7 +66,7 @@ private:
   int device;
   const ChipInfo &chip;
   ModuleOp module;
-  std::deque<std::vector<uint8_t>> &buffers;
+  HostBuffers &buffers;
   llvm::StringMap<std::string> &codeObjects;
 };
 
@@ -86,53 +82,33 @@ public:
                                 llvm::ArrayRef<const HostTensor *> args,
                                 llvm::ArrayRef<TensorSpec> results,
                                 int iterations) override {
-    OwningOpRef<ModuleOp> lowered = module.clone();
-    std::string diagnostics;
-    {
-      llvm::raw_string_ostream os(diagnostics);
-      ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-        os << d.getLocation() << ": " << d << "\n";
-        return success();
-      });
-      PassManager pm(module.getContext());
-      AMDGPUPipelineOptions options{chip.name.str(), "gpu", config};
-      if (failed(buildAMDGPUPipeline(pm, options)) ||
-          failed(pm.run(*lowered)))
-        return llvm::createStringError(
-            "hip device: the AMD pipeline failed for %s: %s",
-            chip.name.str().c_str(), diagnostics.c_str());
-    }
-    auto func = lowered->lookupSymbol<func::FuncOp>(function);
-    if (!func || func.getNumArguments() != args.size() ||
-        func.getNumResults() != results.size())
-      return llvm::createStringError(
-          "no function @%s with the caller's signature",
-          function.str().c_str());
+    llvm::Expected<OwningOpRef<ModuleOp>> lowered =
+        compileForGPUDevice(module, getName(), chip, config, function,
+                            args.size(), results.size());
+    if (!lowered)
+      return lowered.takeError();
+    auto func = (*lowered)->lookupSymbol<func::FuncOp>(function);
     RunResult result;
     llvm::StringMap<std::string> codeObjects;
     double totalMs = 0;
     for (int run = 0; run <= iterations; ++run) {
-      std::deque<std::vector<uint8_t>> buffers;
+      HostBuffers buffers;
       for (const HostTensor *arg : args)
         buffers.push_back(arg->bytes);
-      HIPLauncher launcher(*runtime, device, chip, *lowered, buffers,
+      HIPLauncher launcher(*runtime, device, chip, **lowered, buffers,
                            codeObjects);
       llvm::Expected<std::vector<size_t>> returned =
-          runHostProgram(func, launcher, [&](MemRefType type) {
-            buffers.emplace_back(getBufferBytes(type), 0);
-            return buffers.size() - 1;
-          },
-          [&](size_t from, size_t to) { buffers[to] = buffers[from]; });
+          runHostProgram(func, launcher, buffers);
       if (!returned)
         return returned.takeError();
       if (run > 0)
         totalMs += launcher.milliseconds;
-      if (run == iterations)
-        for (size_t i = 0; i < results.size(); ++i) {
-          HostTensor out(results[i].elementType, results[i].shape);
-          out.bytes = buffers[(*returned)[i]];
-          result.results.push_back(std::move(out));
-        }
+      if (run == iterations) {
+        auto tensors = collectResults(buffers, *returned, results);
+        if (!tensors)
+          return tensors.takeError();
+        result.results = std::move(*tensors);
+      }
     }
     result.iterations = iterations;
     result.secondsPerIteration = iterations ? totalMs / iterations / 1e3 : 0;

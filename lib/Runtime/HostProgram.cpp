@@ -2,9 +2,13 @@
 
 #include "qmm/Runtime/HostProgram.h"
 
+#include "qmm/Pipelines/Pipelines.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
@@ -20,19 +24,22 @@ int64_t qmm::getBufferBytes(MemRefType type) {
   return (bits + 7) / 8;
 }
 
-static llvm::Error hostError(Operation *op, const llvm::Twine &message) {
+static std::string describeHostOp(Operation *op) {
   std::string location;
   llvm::raw_string_ostream os(location);
   op->getLoc().print(os);
-  return llvm::createStringError("host program: '" +
-                                 op->getName().getStringRef() + "' at " +
-                                 location + ": " + message);
+  return ("host program: '" + op->getName().getStringRef() + "' at " +
+          location)
+      .str();
+}
+
+static llvm::Error hostError(Operation *op, const llvm::Twine &message) {
+  return llvm::createStringError(describeHostOp(op) + ": " + message);
 }
 
 llvm::Expected<std::vector<size_t>>
 qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
-                    llvm::function_ref<size_t(MemRefType)> allocate,
-                    llvm::function_ref<void(size_t, size_t)> copy) {
+                    HostBuffers &storage) {
   llvm::DenseMap<Value, size_t> buffers;
   llvm::DenseMap<Value, uint64_t> scalars;
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
@@ -56,7 +63,8 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
       if (!alloc.getType().hasStaticShape() ||
           !alloc.getType().getLayout().isIdentity())
         return hostError(&op, "needs a static, dense buffer type");
-      buffers[alloc] = allocate(alloc.getType());
+      storage.emplace_back(getBufferBytes(alloc.getType()), 0);
+      buffers[alloc] = storage.size() - 1;
       continue;
     }
     if (isa<memref::DeallocOp>(op))
@@ -71,7 +79,7 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
           !toType.getLayout().isIdentity() ||
           getBufferBytes(fromType) != getBufferBytes(toType))
         return hostError(&op, "copies whole dense buffers only");
-      copy(from->second, to->second);
+      storage[to->second] = storage[from->second];
       continue;
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
@@ -124,11 +132,58 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
       return results;
     }
     if (op.getDialect() && op.getDialect()->getNamespace() == "qmm")
-      return hostError(&op, "the AMD pipeline does not compile this op for "
-                            "GPUs yet");
+      return llvm::make_error<NotCompiledForGPUError>(
+          describeHostOp(&op) +
+          ": the AMD pipeline does not compile this op for GPUs yet");
     return hostError(&op, "not supported in host code (expected "
                           "constants, memref.alloc/dealloc/copy, "
                           "gpu.launch_func, return)");
   }
   return hostError(func, "no return");
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+qmm::compileForGPUDevice(ModuleOp module, llvm::StringRef deviceName,
+                         const ChipInfo &chip, llvm::StringRef config,
+                         llvm::StringRef function, size_t numArguments,
+                         size_t numResults) {
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+      os << d.getLocation() << ": " << d << "\n";
+      return success();
+    });
+    PassManager pm(module.getContext());
+    AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
+    if (failed(buildAMDGPUPipeline(pm, options)) || failed(pm.run(*lowered)))
+      return llvm::make_error<NotCompiledForGPUError>(
+          (deviceName + " device: the AMD pipeline failed for " + chip.name +
+           ": " + diagnostics)
+              .str());
+  }
+  auto func = lowered->lookupSymbol<func::FuncOp>(function);
+  if (!func || func.getNumArguments() != numArguments ||
+      func.getNumResults() != numResults)
+    return llvm::createStringError(
+        "no function @%s taking %zu buffers and returning %zu",
+        function.str().c_str(), numArguments, numResults);
+  return lowered;
+}
+
+llvm::Expected<std::vector<host::HostTensor>>
+qmm::collectResults(const HostBuffers &buffers,
+                    llvm::ArrayRef<size_t> returned,
+                    llvm::ArrayRef<TensorSpec> results) {
+  std::vector<host::HostTensor> tensors;
+  for (auto [index, spec] : llvm::zip(returned, results)) {
+    host::HostTensor out(spec.elementType, spec.shape);
+    if (buffers[index].size() != out.bytes.size())
+      return llvm::createStringError("a result has %zu bytes, expected %zu",
+                                     buffers[index].size(), out.bytes.size());
+    out.bytes = buffers[index];
+    tensors.push_back(std::move(out));
+  }
+  return tensors;
 }

@@ -4,8 +4,6 @@
 #include "qmm/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -36,22 +34,8 @@ static int64_t readMetadata(llvm::StringRef isa, llvm::StringRef key) {
 llvm::Expected<std::map<std::string, KernelResources>>
 qmm::getKernelResources(ModuleOp module, const ChipInfo &chip) {
   OwningOpRef<ModuleOp> clone = module.clone();
-  std::string diagnostics;
-  {
-    llvm::raw_string_ostream os(diagnostics);
-    ScopedDiagnosticHandler handler(clone->getContext(), [&](Diagnostic &d) {
-      if (d.getSeverity() == DiagnosticSeverity::Error)
-        os << d << "\n";
-      return success();
-    });
-    PassManager pm(clone->getContext());
-    if (failed(buildGPUToBinaryPipeline(pm, chip.name, "isa",
-                                        getToolkitPath())) ||
-        failed(pm.run(*clone)))
-      return llvm::createStringError("compiling the kernels for %s failed: %s",
-                                     chip.name.str().c_str(),
-                                     diagnostics.c_str());
-  }
+  if (llvm::Error error = runGPUToBinary(*clone, chip.name, "isa"))
+    return std::move(error);
   std::map<std::string, KernelResources> result;
   for (auto binary : clone->getOps<gpu::BinaryOp>()) {
     llvm::StringRef isa;

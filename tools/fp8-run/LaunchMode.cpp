@@ -204,7 +204,7 @@ static std::optional<Failure> launch(MLIRContext &context,
                     llvm::Twine(numArgs) + " arguments, " +
                     llvm::Twine(request.args.size()) + " --arg given");
 
-  std::vector<emu::GlobalBuffer> buffers(numArgs);
+  std::vector<std::vector<uint8_t>> buffers(numArgs);
   std::vector<emu::KernelArgument> args(numArgs);
   for (unsigned i = 0; i < numArgs; ++i) {
     Type type = kernel.getArgumentTypes()[i];
@@ -236,7 +236,7 @@ static std::optional<Failure> launch(MLIRContext &context,
         return badInput("argument " + llvm::Twine(i) +
                         ": kernel memref arguments must have the identity "
                         "layout");
-      buffers[i].bytes = std::move(array->bytes);
+      buffers[i] = std::move(array->bytes);
       args[i].isMemRef = true;
       args[i].buffer = &buffers[i];
       continue;
@@ -257,7 +257,7 @@ static std::optional<Failure> launch(MLIRContext &context,
     std::vector<HIPRuntime::Argument> hipArgs(numArgs);
     for (unsigned i = 0; i < numArgs; ++i) {
       if (args[i].isMemRef) {
-        hipArgs[i].buffer = &buffers[i].bytes;
+        hipArgs[i].buffer = &buffers[i];
         continue;
       }
       Type type = kernel.getArgumentTypes()[i];
@@ -292,7 +292,7 @@ static std::optional<Failure> launch(MLIRContext &context,
       llvm::sys::path::append(path, "arg" + std::to_string(i) + ".npy");
       host::NpyArray array{dtypeFor(memref.getElementType()),
                            {memref.getShape().begin(), memref.getShape().end()},
-                           buffers[i].bytes};
+                           buffers[i]};
       if (llvm::Error error = host::writeNpyArray(path, array))
         return badInput(llvm::toString(std::move(error)));
     }

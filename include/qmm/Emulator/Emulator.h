@@ -31,17 +31,12 @@ namespace mlir {
 namespace qmm {
 namespace emu {
 
-/// Device memory for one memref kernel argument: dense bytes in the memref's
-/// row-major layout. Elements of 8 bits or fewer take one byte each.
-struct GlobalBuffer {
-  std::vector<uint8_t> bytes;
-};
-
-/// One kernel argument: a global buffer (memref arguments) or a scalar bit
-/// pattern (integer, index and float arguments).
+/// One kernel argument: a global buffer (memref arguments: dense bytes in
+/// the memref's row-major layout, elements of 8 bits or fewer one byte
+/// each) or a scalar bit pattern (integer, index and float arguments).
 struct KernelArgument {
   bool isMemRef = false;
-  GlobalBuffer *buffer = nullptr; ///< isMemRef
+  std::vector<uint8_t> *buffer = nullptr; ///< isMemRef
   uint64_t scalarBits = 0;        ///< !isMemRef
 };
 

@@ -29,6 +29,11 @@ LogicalResult buildGPUToBinaryPipeline(OpPassManager &pm, llvm::StringRef chip,
 /// the one the build set up.
 std::string getToolkitPath();
 
+/// Runs the pipeline above on `module` in place, its error diagnostics
+/// collected into the returned error.
+llvm::Error runGPUToBinary(ModuleOp module, llvm::StringRef chip,
+                           llvm::StringRef format);
+
 /// Compiles the gpu.module of `module` that holds kernel `kernelName` for
 /// `chip`, returning the object's bytes (format `bin`: an ELF code object;
 /// `isa`: assembly). With `gpuModuleName`, only that gpu.module qualifies.

@@ -49,6 +49,23 @@ public:
 /// The reference lowering JIT-compiled for the host CPU.
 std::unique_ptr<Device> createCPUDevice();
 
+/// A program a GPU device cannot run because the AMD pipeline does not
+/// compile it (yet): the `auto` device then runs it on the CPU.
+class NotCompiledForGPUError : public llvm::ErrorInfo<NotCompiledForGPUError> {
+public:
+  static char ID;
+  explicit NotCompiledForGPUError(std::string message)
+      : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  const std::string &getMessage() const { return message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
+};
+
 /// The AMD pipeline's kernels run on the lane-accurate emulator.
 /// `config`, when not empty, is the #qmm.config<...> forced on every matmul.
 std::unique_ptr<Device> createEmulatorDevice(const ChipInfo &chip,

@@ -11,11 +11,15 @@
 #ifndef QMM_RUNTIME_HOSTPROGRAM_H
 #define QMM_RUNTIME_HOSTPROGRAM_H
 
+#include "qmm/Runtime/Device.h"
+#include "qmm/Target/Chip.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <vector>
 
@@ -39,15 +43,31 @@ public:
                              llvm::ArrayRef<HostKernelArgument> args) = 0;
 };
 
-/// Runs host function `func`: buffers [0, numArguments) are its arguments;
-/// memref.alloc appends a zero-filled buffer of `getBufferBytes` bytes
-/// (through `allocate`); memref.copy copies one buffer into another
-/// (through `copy(from, to)`). Returns, per function result, the index of
-/// the buffer it is.
-llvm::Expected<std::vector<size_t>>
-runHostProgram(func::FuncOp func, KernelLauncher &launcher,
-               llvm::function_ref<size_t(MemRefType)> allocate,
-               llvm::function_ref<void(size_t, size_t)> copy);
+/// The buffers of one run of a host program, on the host: a deque, so that
+/// appending keeps the earlier buffers where kernels point at them.
+using HostBuffers = std::deque<std::vector<uint8_t>>;
+
+/// Runs host function `func`: `buffers` holds its arguments on entry;
+/// memref.alloc appends a zero-filled buffer, memref.copy copies one buffer
+/// into another. Returns, per function result, the index of the buffer it
+/// is.
+llvm::Expected<std::vector<size_t>> runHostProgram(func::FuncOp func,
+                                                   KernelLauncher &launcher,
+                                                   HostBuffers &buffers);
+
+/// The AMD pipeline (format gpu) on a copy of `module` for `chip` (with
+/// `config` forced when not empty), for GPU device `deviceName`; checks that
+/// `function` takes `numArguments` and returns `numResults` buffers.
+llvm::Expected<OwningOpRef<ModuleOp>>
+compileForGPUDevice(ModuleOp module, llvm::StringRef deviceName,
+                    const ChipInfo &chip, llvm::StringRef config,
+                    llvm::StringRef function, size_t numArguments,
+                    size_t numResults);
+
+/// The buffers `returned` by a run, as tensors of the `results` specs.
+llvm::Expected<std::vector<host::HostTensor>>
+collectResults(const HostBuffers &buffers, llvm::ArrayRef<size_t> returned,
+               llvm::ArrayRef<TensorSpec> results);
 
 /// Bytes of a dense buffer of `type` (static shape).
 int64_t getBufferBytes(MemRefType type);
