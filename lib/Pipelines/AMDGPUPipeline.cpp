@@ -16,7 +16,8 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   if (!options.config.empty())
     override = llvm::formatv(" override=\"{0}\"", options.config).str();
   // Legalize and configure on tensors, bufferize, run the legalization's
-  // element-wise loops as kernels, build the matmul kernels, outline.
+  // element-wise loops as kernels; then the matmul kernels stage by stage
+  // (tiling, LDS promotion, MFMA, scales, epilogue); outline.
   std::string text = llvm::formatv(
       "qmm-legalize-for-chip{{chip={0}},"
       "qmm-select-config{{chip={0}{1}},"
@@ -24,7 +25,11 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
       "function-boundary-type-conversion=identity-layout-map},"
       "func.func(convert-linalg-to-parallel-loops),"
       "qmm-parallel-loops-to-gpu,"
-      "qmm-lower-matmul-to-gpu{{chip={0}},"
+      "qmm-tile-matmul{{chip={0}},"
+      "qmm-promote-operands-to-lds{{chip={0}},"
+      "qmm-lower-wave-mma-to-mfma{{chip={0}},"
+      "qmm-lower-wave-scales{{chip={0}},"
+      "qmm-lower-wave-store{{chip={0}},"
       "gpu-kernel-outlining,"
       "canonicalize,cse",
       options.chip, override);

@@ -125,43 +125,102 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
   ];
 }
 
-def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
-  let summary = "Lower configured, bufferized qmm.matmul ops to MFMA "
-                "workgroup kernels (gpu.launch)";
+def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
+  let summary = "Tile configured, bufferized qmm.matmul ops into grids of "
+                "workgroups and waves (pipeline stage 3)";
   let description = [{
     Replaces each qmm.matmul (memref form, B as [N, K], operand types native
-    to the chip, a `config`) with a gpu.launch computing it:
+    to the chip or converted by `mfma = bf16`, a `config`) with a gpu.launch
+    of ceil(N / tile N) x ceil(M / tile M) workgroups of 64 x waves threads
+    (along x). Wave w works on the sub-tile (w / waves N, w % waves N) of
+    (tile M / waves M) x (tile N / waves N) outputs.
 
-    * Tiling: a grid of ceil(N / tile N) x ceil(M / tile M) workgroups of
-      64 x waves threads; wave (i, j) owns a (tile M / waves M) x
-      (tile N / waves N) sub-tile made of MFMA tiles. Rows and columns past
-      M and N are clamped on load and masked on store; past K, zeros are
-      loaded (the one chunk that crosses K, when K is not a multiple of 16,
-      byte by byte).
-    * LDS promotion: per K tile, the A and B tiles are copied into
-      workgroup memory with 16-byte vector loads and stores. Rows are padded
-      by the smallest whole number of fragment pieces whose fragment reads
-      are free of bank conflicts (evaluated against the chip's banks), and
-      each LDS phase of tile writes covers two rows that fill the banks
-      together. With `stages = 1`, barriers before and after each copy;
-      with `stages = 2`, two buffers per operand: tile t + 1 is copied
-      into one while tile t is multiplied out of the other, one barrier per
-      tile.
-    * MFMA (`fp8`, `f8f6f4`, or `bf16` for FNUZ data on gfx950, whose
-      fragments are converted exactly to bf16 in registers): each lane
-      reads its fragments from LDS where the ISA guide puts
-      its K items (8 consecutive values for the fp8 forms; two runs of 16,
-      half the instruction's K apart, for gfx950's f8f6f4 forms) and issues
-      amdgpu.mfma into f32 accumulators. The B fragment is the instruction's
-      first operand, so the instruction computes the transposed tile and a
-      lane's accumulator items are runs of 4 consecutive output columns.
-    * Scales: the K loop runs per scale block along K (128 for blockwise
-      scales, all of K for per-tensor and per-row): a block's f32 partial
-      sums are multiplied by scale_a(row) * scale_b(col), each loaded once
-      per block, and added to the accumulator (DeepGEMM's scheme).
-    * Epilogue: optional accumulation into the output, conversion to f32,
-      bf16 or f16, 4-element vector stores along a row (element stores at
-      the right edge, nothing past the last row).
+    The body is one loop over the K tiles of tile K: qmm.wave_mma
+    multiplies the workgroup's A and B tiles (read from global memory; rows
+    past M and N clamped, columns past K zeros) into f32 partial sums; at
+    the end of each block of scales along K (128 for blockwise scales, all
+    of K for per-tensor and per-row scales) qmm.wave_scale_accumulate
+    scales the partial sums into the accumulators and restarts them from
+    zero. qmm.wave_store writes the accumulators after the loop (masked past
+    M and N).
+
+    Checks: static shapes, a configuration the chip runs, scale blocks
+    along K that nest, and a tile K that divides the scale block (a K tail
+    is allowed, as the last block is then shorter). MX scales are left to
+    the scaled-MFMA lowering, which is not implemented yet.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "ModuleOp"> {
+  let summary = "Stage the operand tiles of qmm.wave_mma through LDS "
+                "(pipeline stage 4)";
+  let description = [{
+    Gives the enclosing gpu.launch one workgroup buffer per operand,
+    [stages,] tile rows x (tile K + padding) bytes, copies the workgroup's
+    A and B tiles into them and points qmm.wave_mma at the copies.
+
+    * Copies: 16-byte vector loads (consecutive threads on consecutive
+      chunks of a row, so a wave reads whole rows of global memory) and
+      16-byte LDS stores. Rows past the operand's last row read the last
+      row. Past K the copy stores zeros; a chunk that crosses K (K not a
+      multiple of 16) is loaded byte by byte.
+    * Layout: rows are padded by the smallest whole number of MFMA fragment
+      pieces for which one wave's fragment reads are free of bank conflicts
+      (evaluated against the chip's banks). When one LDS phase of 16-byte
+      writes covers two rows, the threads of a phase write rows r and
+      r + D, D chosen so that the two rows fill the banks exactly once.
+    * `stages = 1`: copy, barrier, multiply, barrier, for every K tile.
+    * `stages = 2` (the qmm.wave_mma must be in the body of an scf.for
+      whose induction variable its indices depend on): the first tile is
+      copied before the loop; iteration i copies tile i + 1 into the other
+      buffer, multiplies tile i out of buffer i % 2 and ends with one
+      barrier, which both publishes tile i + 1 and frees buffer i % 2. The
+      index computations of the next iteration are cloned from the loop
+      body.
+
+    Operands already in workgroup memory are left alone.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
+  let summary = "Lower qmm.wave_mma on LDS tiles to amdgpu.mfma "
+                "(pipeline stage 5)";
+  let description = [{
+    For each MFMA step along the tile's K, each lane reads its A and B
+    fragments from LDS where the ISA guides put its K items (8 consecutive
+    values for gfx942's fp8 forms 16x16x32 and 32x32x16; two runs of 16,
+    half the instruction's K apart, for gfx950's f8f6f4 forms 16x16x128 and
+    32x32x64) and issues one amdgpu.mfma per MFMA tile of the wave. The B
+    fragment is the instruction's first operand, so the instruction
+    computes the transposed tile: a lane's accumulator items are runs of 4
+    consecutive output columns (the layout documented on qmm.wave_mma).
+
+    With `mfma = bf16` (FNUZ FP8 data on gfx950), the FP8 fragments are
+    converted exactly to bf16 in registers (integer field moves for normal
+    numbers, an exact f32 product for subnormals, 0x80 to NaN) and fed to
+    the bf16 forms 16x16x32 and 32x32x16.
+
+    The operands must be in workgroup memory (qmm-promote-operands-to-lds).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -169,6 +228,53 @@ def QMMLowerMatmulToGPU : Pass<"qmm-lower-matmul-to-gpu", "ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "ModuleOp"> {
+  let summary = "Lower qmm.wave_scale_accumulate to scale loads and FMAs "
+                "(pipeline stage 6)";
+  let description = [{
+    Applies one K block's scales to a wave's f32 partial sums, DeepGEMM's
+    scheme: acc = fma(partial, scale_a(row) * scale_b(col), acc), one
+    rounding of each partial sum per block. Each lane loads the A scale of
+    its row once per MFMA tile row and the B scale of each of its columns
+    once per MFMA tile column, so every scale a lane needs is loaded once
+    per block; per-tensor and per-row scales, whose block spans K, are
+    applied once, in the epilogue. Rows and columns past M and N read the
+    last row's or column's scale. MX (E8M0) scales are not lowered here.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
+  let summary = "Lower qmm.wave_store to masked vector stores "
+                "(pipeline stage 7, the epilogue)";
+  let description = [{
+    Each group of 4 accumulator items of a lane is 4 consecutive columns of
+    one output row: with `accumulate` the output's values there are loaded
+    and added in f32, the sums are converted to the output type (f32, bf16
+    or f16, round to nearest even) and stored with one 4-element vector
+    store when all 4 columns are inside the matrix, element by element at
+    the right edge, not at all below the last row.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",

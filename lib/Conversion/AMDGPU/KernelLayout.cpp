@@ -81,7 +81,7 @@ static int64_t fragmentReadConflicts(const ChipInfo &chip,
 int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config) {
   // The smallest padding, in whole fragment pieces (so fragment reads stay
   // aligned), whose fragment reads are free of bank conflicts; the tile
-  // writes pair their rows to match (see qmm-lower-matmul-to-gpu).
+  // writes pair their rows to match (see qmm-promote-operands-to-lds).
   MFMAOperandLayout layout = getMFMAOperandLayout(config);
   int64_t best = layout.itemsPerPiece, bestConflicts = -1;
   for (int64_t pieces = 1; pieces <= 4; ++pieces) {

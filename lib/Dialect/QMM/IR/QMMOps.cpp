@@ -343,5 +343,18 @@ void DequantizeOp::getEffects(
                    getDpsInitsMutable(), /*writtenIsRead=*/false, effects);
 }
 
+//===----------------------------------------------------------------------===//
+// Custom assembly: one type list for two operand groups
+//===----------------------------------------------------------------------===//
+
+// Partial sums and accumulators of qmm.wave_scale_accumulate have the same
+// types; the assembly lists them once.
+static ParseResult parseSameTypes(OpAsmParser &, SmallVectorImpl<Type> &types,
+                                  ArrayRef<Type> reference) {
+  types.assign(reference.begin(), reference.end());
+  return success();
+}
+static void printSameTypes(OpAsmPrinter &, Operation *, TypeRange, TypeRange) {}
+
 #define GET_OP_CLASSES
 #include "qmm/Dialect/QMM/IR/QMMOps.cpp.inc"

@@ -211,6 +211,16 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     int64_t getTileN() const { return getTile()[1]; }
     int64_t getTileK() const { return getTile()[2]; }
     int64_t getNumWaves() const { return getWaves()[0] * getWaves()[1]; }
+    /// The sub-tile one wave computes.
+    int64_t getWaveTileM() const { return getTileM() / getWaves()[0]; }
+    int64_t getWaveTileN() const { return getTileN() / getWaves()[1]; }
+    /// MFMA output tiles per wave along M and N, and in all: the number of
+    /// accumulator vectors each lane carries.
+    int64_t getMfmaRepeatsM() const { return getWaveTileM() / getMfmaShape()[0]; }
+    int64_t getMfmaRepeatsN() const { return getWaveTileN() / getMfmaShape()[1]; }
+    int64_t getNumAccumulators() const {
+      return getMfmaRepeatsM() * getMfmaRepeatsN();
+    }
   }];
 }
 

@@ -236,4 +236,6 @@ def QMM_DequantizeOp : QMM_Op<"dequantize", [
   }];
 }
 
+include "qmm/Dialect/QMM/IR/QMMWaveOps.td"
+
 #endif // QMM_OPS

@@ -1,9 +1,9 @@
-// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-lower-matmul-to-gpu=chip=gfx942
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-tile-matmul=chip=gfx942
 
 func.func @tensor_form(%a: tensor<32x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                        %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
                        %d: tensor<32x32xf32>) -> tensor<32x32xf32> {
-  // expected-error @+1 {{qmm-lower-matmul-to-gpu: runs on the memref form (after bufferization)}}
+  // expected-error @+1 {{qmm-tile-matmul: runs on the memref form (after bufferization)}}
   %0 = qmm.matmul a(%a, %as : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   outs(%d : tensor<32x32xf32>) -> tensor<32x32xf32>
@@ -80,7 +80,7 @@ func.func @tile_k_across_blocks(%a: memref<32x512xf8E4M3FNUZ>, %as: memref<32x4x
 func.func @mx(%a: memref<32x128xf8E4M3FN>, %as: memref<32x4xf8E8M0FNU>,
               %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
               %d: memref<32x32xf32>) {
-  // expected-error @+1 {{MX scales are lowered by the scaled-MFMA path, which this pass does not implement yet}}
+  // expected-error @+1 {{MX scales are lowered by the scaled-MFMA path, which this pipeline does not implement yet}}
   qmm.matmul a(%a, %as : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
              b(%b, %bs : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
              config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>

@@ -1,0 +1,80 @@
+//===- KernelIndexing.h - index arithmetic of the wave-level lowerings -*- C++ -*-===//
+//
+// Index computations the wave-level lowerings share: folded index
+// arithmetic, and where a lane's accumulator items sit in its wave's
+// sub-tile (the layout documented on qmm.wave_mma).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_CONVERSION_AMDGPU_KERNELINDEXING_H
+#define QMM_CONVERSION_AMDGPU_KERNELINDEXING_H
+
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir {
+namespace qmm {
+
+/// Index arithmetic on `index` values; multiplying or dividing by one and
+/// adding zero build nothing.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : arith::MulIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  Value min(Value x, int64_t y) {
+    return arith::MinUIOp::create(b, loc, x, cst(y));
+  }
+  Value lt(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(y));
+  }
+  Value boolean(bool value) {
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(value));
+  }
+  /// This thread's lane within its wave (threads are numbered along x).
+  Value lane(int64_t waveSize) {
+    return rem(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), waveSize);
+  }
+};
+
+/// Positions of a lane's accumulator items in its wave's sub-tile.
+struct AccumulatorLayout {
+  ConfigAttr config;
+  int64_t waveSize;
+
+  int64_t m() const { return config.getMfmaShape()[0]; }
+  int64_t n() const { return config.getMfmaShape()[1]; }
+  int64_t items() const { return m() * n() / waveSize; }
+
+  /// Row in the sub-tile of every item of accumulator (rm, rn).
+  Value row(IndexMath &im, Value lane, int64_t rm) const {
+    return im.add(im.rem(lane, m()), rm * m());
+  }
+  /// Column in the sub-tile of item `i` of accumulator (rm, rn).
+  Value col(IndexMath &im, Value lane, int64_t rn, int64_t i) const {
+    return im.add(im.mul(im.div(lane, n()), 4),
+                  rn * n() + (i % 4) + 4 * (waveSize / n()) * (i / 4));
+  }
+  /// Index of accumulator (rm, rn) in the op's operand list.
+  int64_t index(int64_t rm, int64_t rn) const {
+    return rm * config.getMfmaRepeatsN() + rn;
+  }
+};
+
+} // namespace qmm
+} // namespace mlir
+
+#endif

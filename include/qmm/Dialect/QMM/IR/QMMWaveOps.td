@@ -1,0 +1,172 @@
+//===- QMMWaveOps.td - wave-level ops of the AMD pipeline --*- tablegen -*-===//
+//
+// The contract between the stages of the AMD pipeline. qmm-tile-matmul
+// replaces a qmm.matmul by a grid of workgroups whose waves use these ops;
+// qmm-promote-operands-to-lds moves the operand tiles of qmm.wave_mma into
+// LDS; the MFMA, scale and epilogue lowerings each replace one op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_WAVE_OPS
+#define QMM_WAVE_OPS
+
+include "qmm/Dialect/QMM/IR/QMMBase.td"
+include "qmm/Dialect/QMM/IR/QMMAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def QMM_AccumulatorVector : VectorOfRankAndType<[1], [F32]>;
+
+//===----------------------------------------------------------------------===//
+// qmm.wave_mma
+//===----------------------------------------------------------------------===//
+
+def QMM_WaveMmaOp : QMM_Op<"wave_mma", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a wave's share of one workgroup tile product, in registers";
+  let description = [{
+    Executed by every thread of a workgroup of `config.waves` waves (thread
+    ids along x). The operands are the workgroup's A tile (tile M rows) and
+    B tile (tile N rows), each `tile K` wide along K, read from `a` and `b`
+    ([rows, K] memrefs, or [stage, rows, K] buffers after LDS promotion) at
+    the given indices. The wave whose sub-tile starts `wave_offset` = [row
+    of A tile, row of B tile] into the tiles adds the product of its
+    (tile M / waves M) x tile K slice of A and (tile N / waves N) x tile K
+    slice of B, transposed (`sum_k A[i, k] * B[j, k]`), to its accumulators
+    `acc`, in f32.
+
+    Reads of a global operand past its last row return unspecified values
+    (the products land in output rows or columns that are never stored);
+    reads past its last K column return zeros, so a K tail adds nothing.
+
+    **Accumulator layout** (shared by qmm.wave_mma, qmm.wave_scale_accumulate
+    and qmm.wave_store): a wave's sub-tile is a grid of repeats M x repeats N
+    MFMA output tiles of m x n (`config.mfma` shape); accumulator
+    `rm * repeats N + rn` holds tile (rm, rn) as a vector of m * n / 64 f32
+    items per lane. Item i of lane l is at row l % m of the tile and column
+    4 * (l / n) + i % 4 + 4 * (64 / n) * (i / 4): the MFMA computes the
+    transposed product, so every 4 consecutive items are 4 consecutive
+    columns of one row.
+
+    ```mlir
+    %p:4 = qmm.wave_mma %a[%row0, %k], %b[%col0, %k] wave_offset [%wr, %wc]
+             config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+             acc(%p0, %p1, %p2, %p3)
+             : memref<1000x1024xf8E4M3FNUZ>, memref<1000x1024xf8E4M3FNUZ>,
+               vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "A operand", [MemRead]>:$a,
+    Variadic<Index>:$a_indices,
+    Arg<AnyMemRef, "B operand", [MemRead]>:$b,
+    Variadic<Index>:$b_indices,
+    Index:$wave_row,
+    Index:$wave_col,
+    Variadic<QMM_AccumulatorVector>:$acc,
+    QMM_ConfigAttr:$config
+  );
+  let results = (outs Variadic<QMM_AccumulatorVector>:$result);
+  let assemblyFormat = [{
+    $a `[` $a_indices `]` `,` $b `[` $b_indices `]`
+    `wave_offset` `[` $wave_row `,` $wave_col `]`
+    `config` qualified($config) `acc` `(` $acc `)` attr-dict
+    `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.wave_scale_accumulate
+//===----------------------------------------------------------------------===//
+
+def QMM_WaveScaleAccumulateOp : QMM_Op<"wave_scale_accumulate", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "acc += partial * scale_a(row) * scale_b(col) for one K block";
+  let description = [{
+    Applies the scales of one block along K to a wave's f32 partial sums
+    (of the same types as the accumulators, which the syntax lists once) and
+    adds them to its accumulators (both in the layout described on
+    qmm.wave_mma): for each item at output row r and column c,
+
+    ```
+    acc' = fma(partial, scale_a(r, k) * scale_b(c, k), acc)
+    ```
+
+    where the wave's sub-tile starts at output row `row` and column `col`,
+    and scale_x(i, k) is the scale of row i in the block holding column `k`
+    of the `#qmm.scale` encodings (`problem_size` = [M, N, K] gives the
+    extents the encodings are read against). Rows and columns past M and N
+    read the last row's or column's scale; their items are never stored.
+
+    ```mlir
+    %acc:4 = qmm.wave_scale_accumulate %p#0, %p#1, %p#2, %p#3
+               into %a0, %a1, %a2, %a3 at [%row, %col, %k]
+               problem_size [1000, 1000, 1024] config #qmm.config<...>
+               a_scales(%sa : memref<1000x8xf32>, #qmm.scale<block 1x128>)
+               b_scales(%sb : memref<8x8xf32>, #qmm.scale<block 128x128>)
+               : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<QMM_AccumulatorVector>:$partials,
+    Variadic<QMM_AccumulatorVector>:$acc,
+    Index:$row,
+    Index:$col,
+    Index:$k,
+    Arg<AnyMemRef, "scales of A", [MemRead]>:$a_scales,
+    Arg<AnyMemRef, "scales of B", [MemRead]>:$b_scales,
+    QMM_ScaleEncodingAttr:$a_encoding,
+    QMM_ScaleEncodingAttr:$b_encoding,
+    DenseI64ArrayAttr:$problem_size,
+    QMM_ConfigAttr:$config
+  );
+  let results = (outs Variadic<QMM_AccumulatorVector>:$result);
+  let assemblyFormat = [{
+    $partials `into` $acc `at` `[` $row `,` $col `,` $k `]`
+    `problem_size` $problem_size `config` qualified($config)
+    `a_scales` `(` $a_scales `:` type($a_scales) `,` qualified($a_encoding) `)`
+    `b_scales` `(` $b_scales `:` type($b_scales) `,` qualified($b_encoding) `)`
+    attr-dict
+    `:` type($acc) custom<SameTypes>(type($partials), ref(type($acc)))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.wave_store
+//===----------------------------------------------------------------------===//
+
+def QMM_WaveStoreOp : QMM_Op<"wave_store", []> {
+  let summary = "store a wave's f32 accumulators into the output";
+  let description = [{
+    Writes a wave's accumulators (layout described on qmm.wave_mma) into
+    the [M, N] output `out` at the wave's sub-tile, which starts at row
+    `row` and column `col`: each value is converted to the output element
+    type (f32, bf16 or f16; round to nearest even). With `accumulate`, the
+    value `out` holds there is added in f32 first. Items past row M or
+    column N are not written.
+
+    ```mlir
+    qmm.wave_store %acc#0, %acc#1 into %d[%row, %col]
+      config(#qmm.config<...>) : memref<1000x1000xbf16>, vector<16xf32>, vector<16xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<QMM_AccumulatorVector>:$acc,
+    Arg<AnyMemRef, "output", [MemRead, MemWrite]>:$out,
+    Index:$row,
+    Index:$col,
+    UnitAttr:$accumulate,
+    QMM_ConfigAttr:$config
+  );
+  let assemblyFormat = [{
+    $acc `into` $out `[` $row `,` $col `]` (`accumulate` $accumulate^)?
+    `config` `(` qualified($config) `)` attr-dict `:` type($out) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // QMM_WAVE_OPS

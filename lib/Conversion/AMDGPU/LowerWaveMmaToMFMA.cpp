@@ -1,0 +1,211 @@
+//===- LowerWaveMmaToMFMA.cpp - qmm.wave_mma to amdgpu.mfma ---------------===//
+//
+// Stage 5 of the AMD pipeline: each lane reads its MFMA fragments from the
+// LDS tiles where the ISA guides place its K items and the wave issues one
+// amdgpu.mfma per MFMA tile and K step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/AMDGPU/KernelIndexing.h"
+#include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <cmath>
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLOWERWAVEMMATOMFMA
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+/// FNUZ FP8 elements to bf16, exactly, with integer and f32 arithmetic the
+/// backend lowers on any chip: normal codes move their exponent and
+/// mantissa fields, subnormals go through m * 2^(1 - bias - mantissa bits)
+/// in f32 (exact; truncating its bits to bf16 is too), 0x80 is NaN.
+static Value convertFNUZToBF16(OpBuilder &b, Location loc, Value fragment) {
+  auto type = cast<VectorType>(fragment.getType());
+  auto floatType = cast<FloatType>(type.getElementType());
+  int mantissaBits = floatType.getFPMantissaWidth() - 1;
+  int bias = isa<Float8E4M3FNUZType>(floatType) ? 8 : 16;
+  int64_t width = type.getNumElements();
+  auto i8s = VectorType::get({width}, b.getI8Type());
+  auto i16s = VectorType::get({width}, b.getI16Type());
+  auto i32s = VectorType::get({width}, b.getI32Type());
+  auto f32s = VectorType::get({width}, b.getF32Type());
+  auto splat = [&](VectorType t, Attribute value) -> Value {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(t, value));
+  };
+  auto i16 = [&](int64_t v) { return splat(i16s, b.getI16IntegerAttr(v)); };
+  Value bytes = arith::BitcastOp::create(b, loc, i8s, fragment);
+  Value x = arith::ExtUIOp::create(b, loc, i16s, bytes);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, x, i16(0x80)), i16(8));
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, x, i16(mantissaBits)),
+      i16((0x7F >> mantissaBits)));
+  Value mantissa =
+      arith::AndIOp::create(b, loc, x, i16((1 << mantissaBits) - 1));
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, exponent,
+                                                  i16(127 - bias)),
+                            i16(7)),
+      arith::ShLIOp::create(b, loc, mantissa, i16(7 - mantissaBits)));
+  Value subnormalValue = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, f32s, mantissa),
+      splat(f32s,
+            b.getF32FloatAttr(std::ldexp(1.0f, 1 - bias - mantissaBits))));
+  Value subnormal = arith::TruncIOp::create(
+      b, loc, i16s,
+      arith::ShRUIOp::create(
+          b, loc, arith::BitcastOp::create(b, loc, i32s, subnormalValue),
+          splat(i32s, b.getI32IntegerAttr(16))));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            exponent, i16(0));
+  Value magnitude =
+      arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  Value bits = arith::OrIOp::create(b, loc, sign, magnitude);
+  Value isNaN =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, i16(0x80));
+  bits = arith::SelectOp::create(b, loc, isNaN, i16(0x7FC0), bits);
+  return arith::BitcastOp::create(
+      b, loc, VectorType::get({width}, b.getBF16Type()), bits);
+}
+
+namespace {
+/// Builds the MFMA loop of one qmm.wave_mma.
+struct WaveMmaLowering {
+  OpBuilder &b;
+  Location loc;
+  ConfigAttr config;
+  MFMAOperandLayout mfma;
+  Value lane;
+
+  /// The fragment of `lane` for the MFMA step at `kStep` of tile row `row`
+  /// of an LDS tile addressed by `indices` ([stage,] row origin, k origin).
+  Value readFragment(Value lds, ValueRange indices, Value row,
+                     int64_t kStep) {
+    IndexMath im{b, loc};
+    Type elementType = cast<MemRefType>(lds.getType()).getElementType();
+    Value group = im.div(lane, mfma.m);
+    auto pieceType = VectorType::get({mfma.itemsPerPiece}, elementType);
+    SmallVector<Value, 3> at(indices.drop_back(2));
+    Value ldsRow = im.add(indices[indices.size() - 2], row);
+    Value kOrigin = indices.back();
+    SmallVector<Value> pieces;
+    for (int64_t piece = 0; piece < mfma.pieces; ++piece) {
+      Value k = im.add(kOrigin,
+                       im.add(im.mul(group, mfma.itemsPerPiece),
+                              kStep + piece * mfma.pieceStrideK));
+      SmallVector<Value, 3> pieceAt(at);
+      pieceAt.append({ldsRow, k});
+      pieces.push_back(
+          vector::LoadOp::create(b, loc, pieceType, lds, pieceAt));
+    }
+    if (pieces.size() == 1)
+      return config.getMfmaKind() == MFMAKindAttrValue::BF16
+                 ? convertFNUZToBF16(b, loc, pieces.front())
+                 : pieces.front();
+    // A shuffle, not a strided insert: it lowers directly to LLVM.
+    SmallVector<int64_t> concat(2 * mfma.itemsPerPiece);
+    for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
+      concat[i] = i;
+    return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
+  }
+
+  SmallVector<Value> lower(WaveMmaOp op) {
+    IndexMath im{b, loc};
+    int64_t repeatsM = config.getMfmaRepeatsM();
+    int64_t repeatsN = config.getMfmaRepeatsN();
+    Value fragRow = im.rem(lane, mfma.m);
+    Value fragCol = im.rem(lane, mfma.n);
+    auto accType = cast<VectorType>(op.getAcc().front().getType());
+    SmallVector<Value> acc(op.getAcc());
+    for (int64_t kStep = 0; kStep < config.getTileK(); kStep += mfma.k) {
+      SmallVector<Value> aFrags, bFrags;
+      for (int64_t rm = 0; rm < repeatsM; ++rm)
+        aFrags.push_back(readFragment(
+            op.getA(), op.getAIndices(),
+            im.add(im.add(op.getWaveRow(), rm * mfma.m), fragRow), kStep));
+      for (int64_t rn = 0; rn < repeatsN; ++rn)
+        bFrags.push_back(readFragment(
+            op.getB(), op.getBIndices(),
+            im.add(im.add(op.getWaveCol(), rn * mfma.n), fragCol), kStep));
+      // B first: the instruction computes the transposed tile, whose
+      // accumulator items are runs of 4 columns of one output row.
+      for (int64_t rm = 0; rm < repeatsM; ++rm)
+        for (int64_t rn = 0; rn < repeatsN; ++rn) {
+          Value &tile = acc[rm * repeatsN + rn];
+          tile = amdgpu::MFMAOp::create(b, loc, accType, mfma.n, mfma.m,
+                                        mfma.k, /*blocks=*/1, bFrags[rn],
+                                        aFrags[rm], tile);
+        }
+    }
+    return acc;
+  }
+};
+
+struct QMMLowerWaveMmaToMFMAPass
+    : public qmm::impl::QMMLowerWaveMmaToMFMABase<QMMLowerWaveMmaToMFMAPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ChipInfo *target = lookupChip(chip);
+    if (!target) {
+      getOperation()->emitError("qmm-lower-wave-mma-to-mfma: unknown chip '")
+          << chip << "' (expected " << getSupportedChipNames() << ")";
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation()->walk([&](WaveMmaOp op) {
+      if (failed(lowerOp(op, *target)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult lowerOp(WaveMmaOp op, const ChipInfo &chip) {
+    auto fail = [&](const Twine &message) {
+      return op.emitOpError("qmm-lower-wave-mma-to-mfma: ") << message;
+    };
+    for (Value operand : {op.getA(), op.getB()}) {
+      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+          cast<MemRefType>(operand.getType()).getMemorySpace());
+      if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+        return fail("reads its operands from LDS; run "
+                    "qmm-promote-operands-to-lds first");
+    }
+    ConfigAttr config = op.getConfig();
+    if (failed(verifyConfigForChip(
+            config, chip, op.getA().getType().getElementType(),
+            op.getB().getType().getElementType(),
+            [&]() { return op.emitOpError(); })))
+      return failure();
+    MFMAOperandLayout mfma = getMFMAOperandLayout(config);
+    if (cast<VectorType>(op.getAcc().front().getType()).getNumElements() !=
+        mfma.m * mfma.n / chip.waveSize)
+      return fail("accumulators do not match the MFMA's items per lane");
+    OpBuilder b(op);
+    IndexMath im{b, op.getLoc()};
+    WaveMmaLowering lowering{b, op.getLoc(), config, mfma,
+                             im.lane(chip.waveSize)};
+    SmallVector<Value> results = lowering.lower(op);
+    op.replaceAllUsesWith(results);
+    op.erase();
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,108 @@
+//===- LowerWaveScales.cpp - qmm.wave_scale_accumulate to loads and FMAs --===//
+//
+// Stage 6 of the AMD pipeline: one K block's scales applied to a wave's f32
+// partial sums, acc = fma(partial, scale_a(row) * scale_b(col), acc), with
+// every scale a lane needs loaded once per block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/AMDGPU/KernelIndexing.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLOWERWAVESCALES
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+/// Loads the scale of `row` (clamped into the matrix) for the K block that
+/// starts at `kBlockStart`.
+static Value loadScale(IndexMath &im, Value scales, ScaleEncodingAttr encoding,
+                       int64_t rows, int64_t k, Value row, Value kBlockStart) {
+  auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
+  Value r = im.div(im.min(row, rows - 1), blockRows);
+  Value c = im.div(kBlockStart, blockK);
+  if (encoding.isMNMajor())
+    std::swap(r, c);
+  return memref::LoadOp::create(im.b, im.loc, scales, ValueRange{r, c});
+}
+
+static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
+                                               WaveScaleAccumulateOp op,
+                                               const ChipInfo &chip) {
+  Location loc = op.getLoc();
+  IndexMath im{b, loc};
+  ConfigAttr config = op.getConfig();
+  AccumulatorLayout layout{config, chip.waveSize};
+  ArrayRef<int64_t> size = op.getProblemSize();
+  int64_t m = size[0], n = size[1], k = size[2];
+  Value lane = im.lane(chip.waveSize);
+  int64_t repeatsM = config.getMfmaRepeatsM();
+  int64_t repeatsN = config.getMfmaRepeatsN();
+  auto accType = cast<VectorType>(op.getAcc().front().getType());
+
+  // A lane's items of one MFMA tile row share the row's A scale.
+  SmallVector<Value> aScales;
+  for (int64_t rm = 0; rm < repeatsM; ++rm)
+    aScales.push_back(loadScale(im, op.getAScales(), op.getAEncoding(), m, k,
+                                im.add(op.getRow(), layout.row(im, lane, rm)),
+                                op.getK()));
+  SmallVector<Value> result(op.getAcc().size());
+  for (int64_t rn = 0; rn < repeatsN; ++rn) {
+    SmallVector<Value> bScales;
+    for (int64_t i = 0; i < layout.items(); ++i)
+      bScales.push_back(
+          loadScale(im, op.getBScales(), op.getBEncoding(), n, k,
+                    im.add(op.getCol(), layout.col(im, lane, rn, i)),
+                    op.getK()));
+    for (int64_t rm = 0; rm < repeatsM; ++rm) {
+      SmallVector<Value> products;
+      for (Value bScale : bScales)
+        products.push_back(arith::MulFOp::create(b, loc, aScales[rm], bScale));
+      Value scale = vector::FromElementsOp::create(b, loc, accType, products);
+      int64_t index = layout.index(rm, rn);
+      result[index] = vector::FMAOp::create(b, loc, op.getPartials()[index],
+                                            scale, op.getAcc()[index]);
+    }
+  }
+  return result;
+}
+
+namespace {
+struct QMMLowerWaveScalesPass
+    : public qmm::impl::QMMLowerWaveScalesBase<QMMLowerWaveScalesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ChipInfo *target = lookupChip(chip);
+    if (!target) {
+      getOperation()->emitError("qmm-lower-wave-scales: unknown chip '")
+          << chip << "' (expected " << getSupportedChipNames() << ")";
+      return signalPassFailure();
+    }
+    WalkResult result = getOperation()->walk([&](WaveScaleAccumulateOp op) {
+      if (op.getAEncoding().isMX() || op.getBEncoding().isMX()) {
+        op.emitOpError("qmm-lower-wave-scales: MX (E8M0) scales are applied "
+                       "by the scaled MFMA, which is not implemented yet");
+        return WalkResult::interrupt();
+      }
+      OpBuilder b(op);
+      op.replaceAllUsesWith(lowerScaleAccumulate(b, op, *target));
+      op.erase();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

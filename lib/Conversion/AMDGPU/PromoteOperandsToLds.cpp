@@ -1,0 +1,355 @@
+//===- PromoteOperandsToLds.cpp - stage wave_mma operand tiles in LDS -----===//
+//
+// Stage 4 of the AMD pipeline: the workgroup's A and B tiles of each
+// qmm.wave_mma are copied from global memory into workgroup buffers (LDS)
+// with 16-byte accesses, in a padded layout free of bank conflicts, single
+// or double buffered, and the qmm.wave_mma reads the copies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/AMDGPU/KernelIndexing.h"
+#include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMPROMOTEOPERANDSTOLDS
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+static bool isWorkgroupMemory(Value memref) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+      cast<MemRefType>(memref.getType()).getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+namespace {
+
+/// One operand tile to stage: the global [rows, K] source, the rows of the
+/// workgroup tile and the LDS buffer that receives it.
+struct OperandTile {
+  Value global;
+  int64_t tileRows;
+  Value lds;
+};
+
+/// Copies workgroup tiles from global memory into LDS.
+struct TileCopier {
+  const ChipInfo &chip;
+  ConfigAttr config;
+  Location loc;
+
+  int64_t threads() const { return chip.waveSize * config.getNumWaves(); }
+
+  /// Copies the tile whose first row is `rowBase` and first column `kBase`
+  /// into `tile.lds` (at [stage] when double buffered).
+  void copy(OpBuilder &b, const OperandTile &tile, Value rowBase, Value kBase,
+            Value stage) const;
+
+private:
+  Value loadChunk(OpBuilder &b, Value global, Value row, Value k) const;
+};
+
+} // namespace
+
+/// LDS indices [stage,] row, col: `stage` is null with one LDS buffer.
+static SmallVector<Value, 3> ldsIndices(Value stage, Value row, Value col) {
+  SmallVector<Value, 3> indices;
+  if (stage)
+    indices.push_back(stage);
+  indices.append({row, col});
+  return indices;
+}
+
+constexpr int64_t kChunkBytes = 16;
+
+Value TileCopier::loadChunk(OpBuilder &b, Value global, Value row,
+                            Value k) const {
+  auto type = cast<MemRefType>(global.getType());
+  int64_t extentK = type.getDimSize(1);
+  Type elementType = type.getElementType();
+  auto chunkType = VectorType::get({kChunkBytes}, elementType);
+  if (extentK % config.getTileK() == 0)
+    return vector::LoadOp::create(b, loc, chunkType, global,
+                                  ValueRange{row, k});
+  // K tail: a chunk wholly inside K is one vector load; one that crosses K
+  // (K not a multiple of 16) loads its bytes one by one, zeros past K; one
+  // past K is zeros.
+  IndexMath im{b, loc};
+  Value whole = extentK >= kChunkBytes ? im.lt(k, extentK - kChunkBytes + 1)
+                                       : im.boolean(false);
+  auto inBounds = scf::IfOp::create(b, loc, TypeRange{chunkType}, whole,
+                                    /*withElseRegion=*/true);
+  OpBuilder thenB = inBounds.getThenBodyBuilder();
+  scf::YieldOp::create(thenB, loc,
+                       vector::LoadOp::create(thenB, loc, chunkType, global,
+                                              ValueRange{row, k})
+                           .getResult());
+  OpBuilder elseB = inBounds.getElseBodyBuilder();
+  Value tail;
+  if (extentK % kChunkBytes == 0) {
+    tail = arith::ConstantOp::create(
+        elseB, loc,
+        DenseElementsAttr::get(chunkType, elseB.getZeroAttr(elementType)));
+  } else {
+    IndexMath eim{elseB, loc};
+    Value zero = arith::ConstantOp::create(
+        elseB, loc, cast<TypedAttr>(elseB.getZeroAttr(elementType)));
+    SmallVector<Value> bytes;
+    for (int64_t j = 0; j < kChunkBytes; ++j) {
+      Value kj = eim.add(k, j);
+      Value loaded = memref::LoadOp::create(
+          elseB, loc, global, ValueRange{row, eim.min(kj, extentK - 1)});
+      bytes.push_back(arith::SelectOp::create(elseB, loc,
+                                              eim.lt(kj, extentK), loaded,
+                                              zero));
+    }
+    tail = vector::FromElementsOp::create(elseB, loc, chunkType, bytes);
+  }
+  scf::YieldOp::create(elseB, loc, tail);
+  return inBounds.getResult(0);
+}
+
+void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
+                      Value kBase, Value stage) const {
+  // Consecutive threads on consecutive 16-byte chunks of a row, so a wave
+  // reads whole rows of global memory.
+  IndexMath im{b, loc};
+  int64_t tileK = config.getTileK();
+  int64_t chunksPerRow = tileK / kChunkBytes;
+  int64_t chunks = tile.tileRows * chunksPerRow;
+  // When one LDS phase of 16-byte writes covers two rows, it writes rows r
+  // and r + D, with D * rowWords = half the banks (mod the banks), so that
+  // the two rows fill the banks exactly once.
+  int64_t pairDistance = 0;
+  int64_t rowWords =
+      (tileK + getLdsRowPadding(chip, config)) / chip.ldsBankBytes;
+  int64_t phaseChunks = chip.ldsBanks * chip.ldsBankBytes / kChunkBytes;
+  if (phaseChunks == 2 * chunksPerRow)
+    for (int64_t d = 1; 2 * d <= tile.tileRows; ++d)
+      if ((d * rowWords) % chip.ldsBanks == chip.ldsBanks / 2 &&
+          tile.tileRows % (2 * d) == 0) {
+        pairDistance = d;
+        break;
+      }
+  int64_t lastRow = cast<MemRefType>(tile.global.getType()).getDimSize(0) - 1;
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  for (int64_t first = 0; first < chunks; first += threads()) {
+    Value chunk = im.add(tid, first);
+    auto copyChunk = [&](OpBuilder &nested) {
+      IndexMath nim{nested, loc};
+      Value row, col;
+      if (pairDistance > 0) {
+        int64_t groupRows = 2 * pairDistance;
+        Value group = nim.div(chunk, groupRows * chunksPerRow);
+        Value inGroup = nim.rem(chunk, groupRows * chunksPerRow);
+        Value inPhase = nim.rem(inGroup, phaseChunks);
+        row = nim.add(
+            nim.add(nim.mul(group, groupRows), nim.div(inGroup, phaseChunks)),
+            nim.mul(nim.div(inPhase, chunksPerRow), pairDistance));
+        col = nim.mul(nim.rem(inPhase, chunksPerRow), kChunkBytes);
+      } else {
+        row = nim.div(chunk, chunksPerRow);
+        col = nim.mul(nim.rem(chunk, chunksPerRow), kChunkBytes);
+      }
+      // Rows past the matrix read the last row: their products land in
+      // output rows the epilogue does not store.
+      Value globalRow = nim.min(nim.add(rowBase, row), lastRow);
+      Value data =
+          loadChunk(nested, tile.global, globalRow, nim.add(kBase, col));
+      vector::StoreOp::create(nested, loc, data, tile.lds,
+                              ldsIndices(stage, row, col));
+    };
+    if (first + threads() <= chunks) {
+      copyChunk(b);
+      continue;
+    }
+    auto guard = scf::IfOp::create(b, loc, im.lt(chunk, chunks),
+                                   /*withElseRegion=*/false);
+    OpBuilder thenB = guard.getThenBodyBuilder();
+    copyChunk(thenB);
+  }
+}
+
+/// Recomputes `value`, defined in the body of `loop` from its induction
+/// variable and values from above, for the induction variable value that
+/// `mapping` maps it to (at the builder's insertion point). Fails on
+/// anything else.
+static FailureOr<Value> recomputeForIteration(OpBuilder &b, scf::ForOp loop,
+                                              Value value,
+                                              IRMapping &mapping) {
+  if (Value mapped = mapping.lookupOrNull(value))
+    return mapped;
+  if (!loop.getRegion().isAncestor(value.getParentRegion()))
+    return value; // Defined above the loop: the same in every iteration.
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return failure();
+  for (Value operand : def->getOperands())
+    if (failed(recomputeForIteration(b, loop, operand, mapping)))
+      return failure();
+  Operation *clone = b.clone(*def, mapping);
+  return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+namespace {
+struct QMMPromoteOperandsToLdsPass
+    : public qmm::impl::QMMPromoteOperandsToLdsBase<
+          QMMPromoteOperandsToLdsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ChipInfo *target = lookupChip(chip);
+    if (!target) {
+      getOperation()->emitError("qmm-promote-operands-to-lds: unknown chip '")
+          << chip << "' (expected " << getSupportedChipNames() << ")";
+      return signalPassFailure();
+    }
+    SmallVector<WaveMmaOp> ops;
+    getOperation()->walk([&](WaveMmaOp op) {
+      if (!isWorkgroupMemory(op.getA()) || !isWorkgroupMemory(op.getB()))
+        ops.push_back(op);
+    });
+    for (WaveMmaOp op : ops)
+      if (failed(promote(op, *target)))
+        return signalPassFailure();
+  }
+
+  LogicalResult promote(WaveMmaOp op, const ChipInfo &chip);
+};
+} // namespace
+
+LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
+                                                   const ChipInfo &chip) {
+  auto fail = [&](const Twine &message) {
+    return op.emitOpError("qmm-promote-operands-to-lds: ") << message;
+  };
+  if (isWorkgroupMemory(op.getA()) != isWorkgroupMemory(op.getB()))
+    return fail("promotes A and B together; one of them is already in LDS");
+  for (Value operand : {op.getA(), op.getB()}) {
+    auto type = cast<MemRefType>(operand.getType());
+    if (type.getRank() != 2 || !type.hasStaticShape())
+      return fail("needs [rows, K] global operands of static shape, got ")
+             << type;
+  }
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  if (!launch)
+    return fail("must be inside a gpu.launch");
+  ConfigAttr config = op.getConfig();
+  int64_t stages = config.getStages();
+  if (stages > 2)
+    return fail("stages = ") << stages << " is not implemented";
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  if (stages == 2 && !loop)
+    return fail("with stages = 2 must be in the body of an scf.for");
+  if (cast<MemRefType>(op.getA().getType()).getDimSize(1) !=
+      cast<MemRefType>(op.getB().getType()).getDimSize(1))
+    return fail("A and B must have the same K extent");
+
+  // The LDS buffers: [stages,] rows x padded tile K.
+  Location loc = op.getLoc();
+  auto workgroup = gpu::AddressSpaceAttr::get(&getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  int64_t rowBytes = config.getTileK() + getLdsRowPadding(chip, config);
+  auto addBuffer = [&](Value global, int64_t rows) -> OperandTile {
+    SmallVector<int64_t, 3> shape;
+    if (stages > 1)
+      shape.push_back(stages);
+    shape.append({rows, rowBytes});
+    auto type = MemRefType::get(
+        shape, cast<MemRefType>(global.getType()).getElementType(),
+        MemRefLayoutAttrInterface(), workgroup);
+    return {global, rows, launch.addWorkgroupAttribution(type, loc)};
+  };
+  OperandTile tiles[] = {addBuffer(op.getA(), config.getTileM()),
+                         addBuffer(op.getB(), config.getTileN())};
+  ValueRange indices[] = {op.getAIndices(), op.getBIndices()};
+  TileCopier copier{chip, config, loc};
+
+  OpBuilder b(op);
+  IndexMath im{b, loc};
+  Value stage;
+  if (stages == 1) {
+    // Every wave is done with the previous tiles before they are replaced,
+    // and the new ones are complete before any wave reads them.
+    gpu::BarrierOp::create(b, loc);
+    for (int i = 0; i < 2; ++i)
+      copier.copy(b, tiles[i], indices[i][0], indices[i][1], nullptr);
+    gpu::BarrierOp::create(b, loc);
+  } else {
+    // Iteration i multiplies out of buffer i % 2 while tile i + 1 goes into
+    // the other; the first tile is copied before the loop.
+    auto bufferOf = [&](OpBuilder &at, Value iv) {
+      IndexMath aim{at, loc};
+      Value iteration = iv;
+      if (getConstantIntValue(loop.getLowerBound()) != 0)
+        iteration =
+            arith::SubIOp::create(at, loc, iteration, loop.getLowerBound());
+      if (std::optional<int64_t> step = getConstantIntValue(loop.getStep()))
+        iteration = aim.div(iteration, *step);
+      else
+        iteration = arith::DivUIOp::create(at, loc, iteration, loop.getStep());
+      return aim.rem(iteration, 2);
+    };
+    auto copyIteration = [&](OpBuilder &at, Value iv) -> LogicalResult {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), iv);
+      SmallVector<Value, 2> origins[2];
+      for (int i = 0; i < 2; ++i)
+        for (Value index : indices[i]) {
+          FailureOr<Value> recomputed =
+              recomputeForIteration(at, loop, index, mapping);
+          if (failed(recomputed))
+            return fail("with stages = 2, the tile indices must be computed "
+                        "in the loop without side effects");
+          origins[i].push_back(*recomputed);
+        }
+      Value buffer = bufferOf(at, iv);
+      for (int i = 0; i < 2; ++i)
+        copier.copy(at, tiles[i], origins[i][0], origins[i][1], buffer);
+      return success();
+    };
+    OpBuilder before(loop);
+    if (failed(copyIteration(before, loop.getLowerBound())))
+      return failure();
+    gpu::BarrierOp::create(before, loc);
+
+    Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                       loop.getStep());
+    auto prefetch = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next,
+                              loop.getUpperBound()),
+        /*withElseRegion=*/false);
+    OpBuilder prefetchB = prefetch.getThenBodyBuilder();
+    if (failed(copyIteration(prefetchB, next)))
+      return failure();
+    stage = bufferOf(b, loop.getInductionVar());
+    // One barrier per iteration publishes tile i + 1 and frees buffer
+    // i % 2 for tile i + 2.
+    OpBuilder end = OpBuilder::atBlockTerminator(loop.getBody());
+    gpu::BarrierOp::create(end, loc);
+  }
+  Value zero = im.cst(0);
+  auto promoted = WaveMmaOp::create(
+      b, loc, tiles[0].lds, ldsIndices(stage, zero, zero), tiles[1].lds,
+      ldsIndices(stage, zero, zero), op.getWaveRow(), op.getWaveCol(),
+      op.getAcc(), config);
+  op.replaceAllUsesWith(promoted.getResults());
+  op.erase();
+  return success();
+}

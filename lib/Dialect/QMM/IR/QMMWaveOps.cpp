@@ -1,0 +1,117 @@
+//===- QMMWaveOps.cpp - wave-level ops of the AMD pipeline ----------------===//
+
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+
+/// Accumulators of one wave: as many vectors as the configuration has MFMA
+/// tiles per wave, all of one length, m * n / 64 (64 lanes per wave).
+static LogicalResult verifyAccumulators(Operation *op, ConfigAttr config,
+                                        TypeRange types, StringRef what) {
+  int64_t expected = config.getNumAccumulators();
+  if ((int64_t)types.size() != expected)
+    return op->emitOpError() << "expects " << expected << " " << what
+                             << " (repeats " << config.getMfmaRepeatsM()
+                             << " x " << config.getMfmaRepeatsN()
+                             << " of the configuration), got " << types.size();
+  ArrayRef<int64_t> shape = config.getMfmaShape();
+  int64_t items = shape[0] * shape[1] / 64;
+  for (Type t : types)
+    if (cast<VectorType>(t).getNumElements() != items)
+      return op->emitOpError()
+             << what << " must be vector<" << items << "xf32> for a " << shape[0]
+             << "x" << shape[1] << " MFMA, got " << t;
+  return success();
+}
+
+/// A rank-2 [rows, K] operand tile source, or a rank-3 [stage, rows, K]
+/// buffer, indexed by as many indices as it has dimensions.
+static LogicalResult verifyOperandTile(Operation *op, StringRef name,
+                                       MemRefType type, size_t numIndices) {
+  if (type.getRank() != 2 && type.getRank() != 3)
+    return op->emitOpError()
+           << name << " must be [rows, K] or [stage, rows, K], got " << type;
+  if ((int64_t)numIndices != type.getRank())
+    return op->emitOpError() << name << " takes " << type.getRank()
+                             << " indices, got " << numIndices;
+  if (!isa<FloatType>(type.getElementType()) ||
+      type.getElementTypeBitWidth() != 8)
+    return op->emitOpError()
+           << name << " must hold 8-bit float elements, got "
+           << type.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.wave_mma
+//===----------------------------------------------------------------------===//
+
+LogicalResult WaveMmaOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties properties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  WaveMmaOp::Adaptor adaptor(operands, {}, properties);
+  llvm::append_range(inferred, adaptor.getAcc().getTypes());
+  return success();
+}
+
+LogicalResult WaveMmaOp::verify() {
+  if (failed(verifyOperandTile(*this, "A", getA().getType(),
+                               getAIndices().size())) ||
+      failed(verifyOperandTile(*this, "B", getB().getType(),
+                               getBIndices().size())))
+    return failure();
+  return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),
+                            "accumulators");
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.wave_scale_accumulate
+//===----------------------------------------------------------------------===//
+
+LogicalResult WaveScaleAccumulateOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties properties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  WaveScaleAccumulateOp::Adaptor adaptor(operands, {}, properties);
+  llvm::append_range(inferred, adaptor.getAcc().getTypes());
+  return success();
+}
+
+LogicalResult WaveScaleAccumulateOp::verify() {
+  if (getPartials().getTypes() != getAcc().getTypes())
+    return emitOpError("partial sums and accumulators must have the same "
+                       "types");
+  if (getProblemSize().size() != 3 ||
+      llvm::any_of(getProblemSize(), [](int64_t v) { return v <= 0; }))
+    return emitOpError("problem_size must be three positive extents [M, N, K]");
+  for (auto [name, scales] :
+       {std::pair{"A", getAScales()}, std::pair{"B", getBScales()}}) {
+    auto type = cast<MemRefType>(scales.getType());
+    if (type.getRank() != 2 || !type.getElementType().isF32())
+      return emitOpError() << "scales of " << name
+                           << " must be a rank-2 f32 memref, got " << type;
+  }
+  return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),
+                            "accumulators");
+}
+
+//===----------------------------------------------------------------------===//
+// qmm.wave_store
+//===----------------------------------------------------------------------===//
+
+LogicalResult WaveStoreOp::verify() {
+  MemRefType type = getOut().getType();
+  Type element = type.getElementType();
+  if (type.getRank() != 2 ||
+      !(element.isF32() || element.isBF16() || element.isF16()))
+    return emitOpError("output must be a rank-2 memref of f32, bf16 or f16, "
+                       "got ")
+           << type;
+  return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),
+                            "accumulators");
+}

@@ -1,0 +1,101 @@
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-promote-operands-to-lds=chip=gfx942
+
+func.func @outside_launch(%a: memref<32x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3FNUZ>,
+                          %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  // expected-error @+1 {{qmm-promote-operands-to-lds: must be inside a gpu.launch}}
+  %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
+         config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         acc(%zero) : memref<32x128xf8E4M3FNUZ>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
+  vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_shape(%a: memref<?x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3FNUZ>,
+                         %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{needs [rows, K] global operands of static shape, got 'memref<?x128xf8E4M3FNUZ>'}}
+    %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+           acc(%zero) : memref<?x128xf8E4M3FNUZ>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @one_operand_in_lds(%a: memref<32x128xf8E4M3FNUZ>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%lb : memref<16x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>) {
+    // expected-error @+1 {{promotes A and B together; one of them is already in LDS}}
+    %p = qmm.wave_mma %a[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+           acc(%zero) : memref<32x128xf8E4M3FNUZ>, memref<16x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @double_buffer_without_loop(%a: memref<32x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3FNUZ>,
+                                      %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    // expected-error @+1 {{with stages = 2 must be in the body of an scf.for}}
+    %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 2>
+           acc(%zero) : memref<32x128xf8E4M3FNUZ>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The next tile's K comes from a loop-carried value: it cannot be
+// recomputed for the next iteration ahead of time.
+func.func @double_buffer_carried_index(%a: memref<32x512xf8E4M3FNUZ>, %b: memref<32x512xf8E4M3FNUZ>,
+                                       %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %r:2 = scf.for %t = %c0 to %c4 step %c1 iter_args(%acc = %zero, %k = %c0) -> (vector<4xf32>, index) {
+      // expected-error @+1 {{with stages = 2, the tile indices must be computed in the loop without side effects}}
+      %p = qmm.wave_mma %a[%c0, %k], %b[%c0, %k] wave_offset [%c0, %c0]
+             config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 2>
+             acc(%acc) : memref<32x512xf8E4M3FNUZ>, memref<32x512xf8E4M3FNUZ>, vector<4xf32>
+      %next = arith.addi %k, %c128 : index
+      scf.yield %p, %next : vector<4xf32>, index
+    }
+    vector.store %r#0, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
