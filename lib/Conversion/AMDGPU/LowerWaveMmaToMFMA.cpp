@@ -195,9 +195,6 @@ struct QMMLowerWaveMmaToMFMAPass
             [&]() { return op.emitOpError(); })))
       return failure();
     MFMAOperandLayout mfma = getMFMAOperandLayout(config);
-    if (cast<VectorType>(op.getAcc().front().getType()).getNumElements() !=
-        mfma.m * mfma.n / chip.waveSize)
-      return fail("accumulators do not match the MFMA's items per lane");
     OpBuilder b(op);
     IndexMath im{b, op.getLoc()};
     WaveMmaLowering lowering{b, op.getLoc(), config, mfma,

@@ -1,0 +1,97 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-wave-mma-to-mfma=chip=gfx950 --cse | FileCheck %s
+
+// f8f6f4 16x16x128 with FP8 operands (CDNA4 ISA guide): lane l holds K
+// values 16 * (l / 16) .. +15 and, half the instruction's K (64) further,
+// 64 + 16 * (l / 16) .. +15; the two 16-byte loads are joined into the
+// vector<32> the instruction reads.
+// CHECK-LABEL: func.func @f8f6f4_16x16x128
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c64
+// CHECK:         %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
+// CHECK:         %[[K:.*]] = arith.muli %[[GROUP]], %c16
+// CHECK:         %[[KLO:.*]] = arith.addi %c0, %[[K]]
+// CHECK:         %[[LO:.*]] = vector.load %[[LA:.*]][%{{.*}}, %[[KLO]]] : {{.*}}, vector<16xf8E4M3FN>
+// CHECK:         %[[K2:.*]] = arith.addi %[[K]], %c64
+// CHECK:         %[[KHI:.*]] = arith.addi %c0, %[[K2]]
+// CHECK:         %[[HI:.*]] = vector.load %[[LA]][%{{.*}}, %[[KHI]]] : {{.*}}, vector<16xf8E4M3FN>
+// CHECK:         %[[AF:.*]] = vector.shuffle %[[LO]], %[[HI]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK:         %[[BF:.*]] = vector.shuffle {{.*}} : vector<16xf8E5M2>, vector<16xf8E5M2>
+// CHECK:         amdgpu.mfma 16x16x128 %[[BF]] * %[[AF]] + %{{.*}} blgp = none : vector<32xf8E5M2>, vector<32xf8E4M3FN>, vector<4xf32>
+func.func @f8f6f4_16x16x128(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%la : memref<16x144xf8E4M3FN, #gpu.address_space<workgroup>>,
+                       %lb : memref<16x144xf8E5M2, #gpu.address_space<workgroup>>) {
+    %p = qmm.wave_mma %la[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = f8f6f4 [16, 16, 128], stages = 1>
+           acc(%zero) : memref<16x144xf8E4M3FN, #gpu.address_space<workgroup>>, memref<16x144xf8E5M2, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// 32x32x64: the second run starts 32 further; lanes 32-63 read 16 further.
+// CHECK-LABEL: func.func @f8f6f4_32x32x64
+// CHECK:         %[[GROUP:.*]] = arith.divui %{{.*}}, %c32
+// CHECK:         %[[K:.*]] = arith.muli %[[GROUP]], %c16
+// CHECK:         vector.load {{.*}} vector<16xf8E4M3FN>
+// CHECK:         arith.addi %[[K]], %c32
+// CHECK:         vector.load {{.*}} vector<16xf8E4M3FN>
+// CHECK:         amdgpu.mfma 32x32x64 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<16xf32>
+func.func @f8f6f4_32x32x64(%out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%la : memref<32x80xf8E4M3FN, #gpu.address_space<workgroup>>,
+                       %lb : memref<32x80xf8E4M3FN, #gpu.address_space<workgroup>>) {
+    %p = qmm.wave_mma %la[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [32, 32, 64], waves = [1, 1], mfma = f8f6f4 [32, 32, 64], stages = 1>
+           acc(%zero) : memref<32x80xf8E4M3FN, #gpu.address_space<workgroup>>, memref<32x80xf8E4M3FN, #gpu.address_space<workgroup>>, vector<16xf32>
+    vector.store %p, %out[%c0] : memref<16xf32>, vector<16xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// FNUZ data on gfx950 with mfma = bf16: each 8-byte fragment is converted
+// exactly to bf16 (exponent rebias 127 - 8 = 119 for e4m3fnuz, subnormals
+// as m * 2^-10 through f32, 0x80 -> NaN 0x7FC0) before the bf16 MFMA.
+// CHECK-LABEL: func.func @fnuz_as_bf16
+// CHECK:       %[[FRAG:.*]] = vector.load %{{.*}} : memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<8xf8E4M3FNUZ>
+// CHECK:       %[[BYTES:.*]] = arith.bitcast %[[FRAG]] : vector<8xf8E4M3FNUZ> to vector<8xi8>
+// CHECK:       arith.extui %[[BYTES]] : vector<8xi8> to vector<8xi16>
+// CHECK:       arith.constant dense<119> : vector<8xi16>
+// CHECK:       %[[SUBSCALE:.*]] = arith.constant dense<9.765625E-4> : vector<8xf32>
+// CHECK:       %[[M:.*]] = arith.uitofp %{{.*}} : vector<8xi16> to vector<8xf32>
+// CHECK:       arith.mulf %[[M]], %[[SUBSCALE]] : vector<8xf32>
+// CHECK:       arith.constant dense<32704> : vector<8xi16>
+// CHECK:       arith.bitcast %{{.*}} : vector<8xi16> to vector<8xbf16>
+// CHECK:       amdgpu.mfma 16x16x32 {{.*}} : vector<8xbf16>, vector<8xbf16>, vector<4xf32>
+func.func @fnuz_as_bf16(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%la : memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>,
+                       %lb : memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>) {
+    %p = qmm.wave_mma %la[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [16, 16, 32], waves = [1, 1], mfma = bf16 [16, 16, 32], stages = 1>
+           acc(%zero) : memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -1,0 +1,101 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-wave-store=chip=gfx942 --cse | FileCheck %s
+
+// bf16 output of 40 x 48, 16x16 MFMA: lane l's 4 items are row
+// `row` + l % 16, columns `col` + 4 * (l / 16) .. +3. Nothing is stored at
+// rows >= 40; one 4-wide store when the last column is inside
+// (col < 48 - 3), else one store per column < 48. Each value is rounded
+// to bf16 once.
+// CHECK-LABEL: func.func @bf16_edges
+// CHECK-SAME:    (%[[D:.*]]: memref<40x48xbf16>, %[[ROW:.*]]: index, %[[COL:.*]]: index, %[[ACC:.*]]: vector<4xf32>)
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c64
+// CHECK:         %[[LROW:.*]] = arith.remui %[[LANE]], %c16
+// CHECK:         %[[R:.*]] = arith.addi %[[ROW]], %[[LROW]]
+// CHECK:         %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
+// CHECK:         %[[LCOL:.*]] = arith.muli %[[GROUP]], %c4
+// CHECK:         %[[C:.*]] = arith.addi %[[COL]], %[[LCOL]]
+// CHECK:         %[[QUAD:.*]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3]
+// CHECK:         %[[ROWOK:.*]] = arith.cmpi ult, %[[R]], %c40
+// CHECK:         scf.if %[[ROWOK]] {
+// CHECK:           %[[FITS:.*]] = arith.cmpi ult, %[[C]], %c45
+// CHECK:           scf.if %[[FITS]] {
+// CHECK:             %[[V:.*]] = arith.truncf %[[QUAD]] : vector<4xf32> to vector<4xbf16>
+// CHECK:             vector.store %[[V]], %[[D]][%[[R]], %[[C]]] : memref<40x48xbf16>, vector<4xbf16>
+// CHECK:           } else {
+// CHECK:             %[[IN0:.*]] = arith.cmpi ult, %[[C]], %c48
+// CHECK:             scf.if %[[IN0]] {
+// CHECK:               %[[E0:.*]] = vector.extract %[[QUAD]][0]
+// CHECK:               %[[T0:.*]] = arith.truncf %[[E0]] : f32 to bf16
+// CHECK:               memref.store %[[T0]], %[[D]][%[[R]], %[[C]]]
+// CHECK:             %[[C3:.*]] = arith.addi %[[C]], %c3
+// CHECK:             arith.cmpi ult, %[[C3]], %c48
+// CHECK:               vector.extract %[[QUAD]][3]
+// CHECK-NOT:   qmm.wave_store
+func.func @bf16_edges(%d: memref<40x48xbf16>, %row: index, %col: index, %acc: vector<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc into %d[%row, %col]
+      config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+      : memref<40x48xbf16>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// `accumulate` into f16: the output's values are read, widened and added
+// in f32 before the one rounding to f16.
+// CHECK-LABEL: func.func @accumulate_f16
+// CHECK:           %[[OLD:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] : memref<32x32xf16>, vector<4xf16>
+// CHECK:           %[[WIDE:.*]] = arith.extf %[[OLD]] : vector<4xf16> to vector<4xf32>
+// CHECK:           %[[SUM:.*]] = arith.addf %{{.*}}, %[[WIDE]] : vector<4xf32>
+// CHECK:           %[[NARROW:.*]] = arith.truncf %[[SUM]] : vector<4xf32> to vector<4xf16>
+// CHECK:           vector.store %[[NARROW]], %arg0
+// CHECK:         } else {
+// CHECK:             %[[OLD1:.*]] = memref.load %arg0
+// CHECK:             arith.extf %[[OLD1]] : f16 to f32
+func.func @accumulate_f16(%d: memref<32x32xf16>, %row: index, %col: index, %acc: vector<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc into %d[%row, %col] accumulate
+      config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+      : memref<32x32xf16>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// 32x32 MFMA tiles, f32 output (no conversion): 16 items per lane in 4
+// runs of 4 columns, 8 apart (items 4 * g .. 4 * g + 3 at column
+// 4 * (l / 32) + 8 * g); two MFMA tiles along N, the second 32 columns on.
+// CHECK-LABEL: func.func @f32_32x32
+// CHECK-NOT:     arith.truncf
+// CHECK:         %[[LCOL:.*]] = arith.muli %{{.*}}, %c4
+// CHECK:         vector.shuffle %[[A0:.*]], %[[A0]] [0, 1, 2, 3]
+// CHECK:         vector.store {{.*}} : memref<64x64xf32>, vector<4xf32>
+// CHECK:         arith.addi %[[LCOL]], %c8
+// CHECK:         vector.shuffle %[[A0]], %[[A0]] [4, 5, 6, 7]
+// CHECK:         arith.addi %[[LCOL]], %c16
+// CHECK:         vector.shuffle %[[A0]], %[[A0]] [8, 9, 10, 11]
+// CHECK:         arith.addi %[[LCOL]], %c24
+// CHECK:         vector.shuffle %[[A0]], %[[A0]] [12, 13, 14, 15]
+// CHECK:         arith.addi %[[LCOL]], %c32
+// CHECK:         vector.shuffle %[[A1:.*]], %[[A1]] [0, 1, 2, 3]
+func.func @f32_32x32(%d: memref<64x64xf32>, %row: index, %col: index, %acc0: vector<16xf32>, %acc1: vector<16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc0, %acc1 into %d[%row, %col]
+      config(#qmm.config<tile = [32, 64, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1>)
+      : memref<64x64xf32>, vector<16xf32>, vector<16xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -1,0 +1,91 @@
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics
+
+func.func @accumulator_count(%a: memref<64x128xf8E4M3FNUZ>, %i: index, %acc: vector<16xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op expects 2 accumulators (repeats 2 x 1 of the configuration), got 1}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i, %i] wave_offset [%i, %i]
+         config #qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1>
+         acc(%acc) : memref<64x128xf8E4M3FNUZ>, memref<64x128xf8E4M3FNUZ>, vector<16xf32>
+  return
+}
+
+// -----
+
+func.func @accumulator_length(%a: memref<64x128xf8E4M3FNUZ>, %i: index, %acc: vector<16xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op accumulators must be vector<4xf32> for a 16x16 MFMA, got 'vector<16xf32>'}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i, %i] wave_offset [%i, %i]
+         config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         acc(%acc) : memref<64x128xf8E4M3FNUZ>, memref<64x128xf8E4M3FNUZ>, vector<16xf32>
+  return
+}
+
+// -----
+
+func.func @index_count(%a: memref<64x128xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op B takes 2 indices, got 1}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i] wave_offset [%i, %i]
+         config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         acc(%acc) : memref<64x128xf8E4M3FNUZ>, memref<64x128xf8E4M3FNUZ>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @operand_rank(%a: memref<128xf8E4M3FNUZ>, %b: memref<64x128xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op A must be [rows, K] or [stage, rows, K], got 'memref<128xf8E4M3FNUZ>'}}
+  %p = qmm.wave_mma %a[%i], %b[%i, %i] wave_offset [%i, %i]
+         config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         acc(%acc) : memref<128xf8E4M3FNUZ>, memref<64x128xf8E4M3FNUZ>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @operand_type(%a: memref<64x128xbf16>, %b: memref<64x128xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op A must hold 8-bit float elements, got 'bf16'}}
+  %p = qmm.wave_mma %a[%i, %i], %b[%i, %i] wave_offset [%i, %i]
+         config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         acc(%acc) : memref<64x128xbf16>, memref<64x128xf8E4M3FNUZ>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @problem_size(%s: memref<1x1xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_scale_accumulate' op problem_size must be three positive extents [M, N, K]}}
+  %r = qmm.wave_scale_accumulate %acc into %acc at [%i, %i, %i] problem_size [16, 16]
+         config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         a_scales(%s : memref<1x1xf32>, #qmm.scale<per_tensor>)
+         b_scales(%s : memref<1x1xf32>, #qmm.scale<per_tensor>) : vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_type(%s: memref<1x1xf32>, %t: memref<1xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_scale_accumulate' op scales of B must be a rank-2 f32 memref, got 'memref<1xf32>'}}
+  %r = qmm.wave_scale_accumulate %acc into %acc at [%i, %i, %i] problem_size [16, 16, 64]
+         config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+         a_scales(%s : memref<1x1xf32>, #qmm.scale<per_tensor>)
+         b_scales(%t : memref<1xf32>, #qmm.scale<per_tensor>) : vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @output_type(%d: memref<16x16xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op output must be a rank-2 memref of f32, bf16 or f16, got 'memref<16x16xf8E4M3FNUZ>'}}
+  qmm.wave_store %acc into %d[%i, %i]
+    config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<16x16xf8E4M3FNUZ>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_accumulator_count(%d: memref<32x32xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op expects 4 accumulators (repeats 2 x 2 of the configuration), got 1}}
+  qmm.wave_store %acc into %d[%i, %i]
+    config(#qmm.config<tile = [32, 32, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<32x32xf32>, vector<4xf32>
+  return
+}
