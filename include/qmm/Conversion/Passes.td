@@ -67,10 +67,19 @@ def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
       whose rows the MFMA operands read contiguously; its scales keep their
       (N, K) view and do not move.
 
+    * MXFP8 on gfx942 (OCP FP8 with E8M0 scales, which gfx942's MFMAs
+      cannot apply): the data as above, and each E8M0 scale 2^(e - 127)
+      becomes the f32 2^(e - 126) of a `block 1x32` encoding (the same
+      blocks), so the kernel scales each 32-wide K block's f32 partial sums.
+      The one inexact case: a scale of 2^127 (E8M0 0xFE), whose double
+      does not fit in f32, turns its block into Inf/NaN. Quantizing f32
+      data never produces it (the largest is 2^119).
+
     FNUZ data on gfx950 is left as it is: no single factor maps every
     e4m3fnuz code onto e4m3fn (240 would need 480), so the configuration
-    selects an exact in-register conversion to bf16 instead. MX encodings
-    are left to the MX lowering.
+    selects an exact in-register conversion to bf16 instead. MX operands on
+    gfx950, which the scaled MFMA reads, and MX FP4/FP6 are left as they
+    are.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -102,8 +111,10 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     * tile M and N: the next power of two of the extent, from the MFMA size
       up to 128, so small problems do not pay for empty rows;
     * tile K: 128 (one K tile per 128-wide scale block), the extent
-      rounded up to the MFMA's K when K is smaller, halved until it divides
-      the scale block along K, then halved (down to the MFMA's K) until two
+      rounded up to the MFMA's K when K is smaller; when the scale blocks
+      along K are shorter than K, its greatest common divisor with the
+      block (so no K tile straddles two blocks: 32 for block-32 scales), then
+      halved (while it stays a multiple of the MFMA's K) until two
       workgroups' tiles fit in one CU's LDS, so that one workgroup's copies
       can overlap another's MFMAs (gfx942 128x128 tiles: tile K 64,
       occupancy 2 instead of 1);
@@ -230,6 +241,7 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
     "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect",
   ];
 }

@@ -5,6 +5,7 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -105,8 +106,16 @@ int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config) {
          (config.getTileM() + config.getTileN());
 }
 
-std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip, Type aType,
-                                            Type bType) {
+std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip,
+                                            OperandTypes operands) {
+  Type aType = operands.a, bType = operands.b;
+  if (operands.mxScales) {
+    // gfx950's scaled MFMA reads every MX element format and applies the
+    // E8M0 scales itself.
+    if (chip.hasScaledMFMA && isMXElementType(aType) && isMXElementType(bType))
+      return MFMAKind::ScaledF8F6F4;
+    return std::nullopt;
+  }
   for (Type t : {aType, bType})
     if (!isQuantizedElementType(t) || t.getIntOrFloatBitWidth() != 8)
       return std::nullopt;
@@ -124,26 +133,36 @@ std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip, Type aType,
 }
 
 LogicalResult
-qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip, Type aType,
-                         Type bType,
+qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
+                         OperandTypes operands,
                          function_ref<InFlightDiagnostic()> emitError) {
   ArrayRef<int64_t> s = config.getMfmaShape();
   MFMAKindAttrValue kind = config.getMfmaKind();
-  if (kind == MFMAKindAttrValue::ScaledF8F6F4)
-    return emitError() << "config: mfma = " << stringifyEnum(kind)
-                       << " is not implemented by the AMD pipeline yet";
   if (!chip.findMFMA(toTargetKind(kind), s[0], s[1], s[2]))
     return emitError() << "config: " << chip.name << " has no "
                        << stringifyEnum(kind) << " MFMA " << s[0] << "x"
                        << s[1] << "x" << s[2];
-  std::optional<MFMAKind> readable = getMFMAKindFor(chip, aType, bType);
-  // Native FP8 runs on the fp8 and f8f6f4 forms; converted FNUZ on bf16.
-  bool matches = readable && (*readable == MFMAKind::BF16
-                                  ? kind == MFMAKindAttrValue::BF16
-                                  : kind != MFMAKindAttrValue::BF16);
+  std::optional<MFMAKind> readable = getMFMAKindFor(chip, operands);
+  // Native FP8 runs on the fp8 and f8f6f4 forms, converted FNUZ on bf16,
+  // MX operands on the scaled forms.
+  bool matches = false;
+  if (readable) {
+    switch (*readable) {
+    case MFMAKind::BF16:
+      matches = kind == MFMAKindAttrValue::BF16;
+      break;
+    case MFMAKind::ScaledF8F6F4:
+      matches = kind == MFMAKindAttrValue::ScaledF8F6F4;
+      break;
+    default:
+      matches = kind == MFMAKindAttrValue::FP8 ||
+                kind == MFMAKindAttrValue::F8F6F4;
+    }
+  }
   if (!matches)
     return emitError() << "config: mfma = " << stringifyEnum(kind)
-                       << " does not read " << aType << " x " << bType
+                       << " does not read " << operands.a << " x "
+                       << operands.b << (operands.mxScales ? " with MX scales" : "")
                        << " on " << chip.name;
   if (config.getTileK() % 16 != 0)
     return emitError() << "config: tile K (" << config.getTileK()
@@ -162,11 +181,15 @@ static int64_t powerOfTwoTile(int64_t v, int64_t lo, int64_t hi) {
 }
 
 ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
-                             int64_t m, int64_t n, int64_t k, Type aType,
-                             Type bType, int64_t scaleBlockK) {
-  std::optional<MFMAKind> kind = getMFMAKindFor(chip, aType, bType);
+                             int64_t m, int64_t n, int64_t k,
+                             OperandTypes operands, int64_t scaleBlockK) {
+  std::optional<MFMAKind> kind = getMFMAKindFor(chip, operands);
   if (!kind)
     return {};
+  // The scaled MFMA applies the block scales itself: they do not bound the
+  // K tile.
+  if (*kind == MFMAKind::ScaledF8F6F4)
+    scaleBlockK = k;
   // 32x32 instructions read half the LDS bytes per flop of the 16x16 ones;
   // they pay off once both tile extents can hold two of them per wave.
   bool large = m >= 128 && n >= 128;
@@ -184,15 +207,21 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   int64_t tileK = std::max<int64_t>(shape->k, 128);
   if (k < tileK)
     tileK = llvm::alignTo(k, shape->k);
-  while (scaleBlockK < k && scaleBlockK % tileK != 0 && tileK > shape->k)
-    tileK /= 2;
+  // A K tile must not straddle two scale blocks: the largest divisor of
+  // the scale block that does not exceed the tile.
+  if (scaleBlockK < k)
+    tileK = std::gcd(tileK, scaleBlockK);
+  if (tileK % shape->k != 0 || tileK % 16 != 0)
+    return {}; // e.g. 48-wide scale blocks with a 32-deep MFMA
   int64_t wavesM = std::min<int64_t>(2, tileM / mn);
   int64_t wavesN = std::min<int64_t>(2, tileN / mn);
-  MFMAKindAttrValue attrKind = *kind == MFMAKind::FP8
-                                   ? MFMAKindAttrValue::FP8
-                               : *kind == MFMAKind::BF16
-                                   ? MFMAKindAttrValue::BF16
-                                   : MFMAKindAttrValue::F8F6F4;
+  MFMAKindAttrValue attrKind = MFMAKindAttrValue::F8F6F4;
+  if (*kind == MFMAKind::FP8)
+    attrKind = MFMAKindAttrValue::FP8;
+  else if (*kind == MFMAKind::BF16)
+    attrKind = MFMAKindAttrValue::BF16;
+  else if (*kind == MFMAKind::ScaledF8F6F4)
+    attrKind = MFMAKindAttrValue::ScaledF8F6F4;
   auto make = [&](int64_t tk) {
     return ConfigAttr::get(ctx, {tileM, tileN, tk}, {wavesM, wavesN},
                            attrKind, {shape->m, shape->n, shape->k},
@@ -203,7 +232,7 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   // until they fit.
   ConfigAttr config = make(tileK);
   while (2 * getLdsFootprint(chip, config) > chip.ldsBytesPerCU &&
-         tileK > shape->k) {
+         (tileK / 2) % shape->k == 0 && (tileK / 2) % 16 == 0) {
     tileK /= 2;
     config = make(tileK);
   }

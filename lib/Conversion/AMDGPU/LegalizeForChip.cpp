@@ -21,6 +21,9 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 
+/// K extent of one OCP MX scale block.
+constexpr int64_t kMXBlockK = 32;
+
 /// The FNUZ type holding the same bits as an OCP FP8 type at half the value.
 static Type getFNUZCounterpart(Type type) {
   MLIRContext *ctx = type.getContext();
@@ -77,7 +80,29 @@ static Value elementwise(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
-/// OCP data + f32 scales -> FNUZ data + doubled scales.
+/// An E8M0 scale 2^(e - 127) as the f32 2^(e - 126), twice its value, by
+/// integer arithmetic: the f32 exponent field is e + 1 (e = 0 gives the
+/// normal 2^-126), 0xFF (NaN) stays NaN. 2^127 (e = 254) doubles to +Inf:
+/// the one scale whose double f32 cannot hold.
+static Value doubleE8M0AsF32(OpBuilder &b, Location loc, Value scale) {
+  Type i32 = b.getI32Type();
+  auto i32Constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value bits = arith::ExtUIOp::create(
+      b, loc, i32, arith::BitcastOp::create(b, loc, b.getI8Type(), scale));
+  Value doubled = arith::ShLIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, bits, i32Constant(1)),
+      i32Constant(23));
+  Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                      i32Constant(0xFF));
+  Value result = arith::SelectOp::create(b, loc, isNaN,
+                                         i32Constant(0x7FC00000), doubled);
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), result);
+}
+
+/// OCP FP8 data -> FNUZ data (half the value) and f32 scales of twice the
+/// value: f32 scales doubled, E8M0 (MX) scales converted to doubled f32.
 static std::pair<Value, Value> toFNUZ(OpBuilder &b, Location loc, Value data,
                                       Value scales) {
   Type fnuzType = getFNUZCounterpart(getElementTypeOrSelf(data.getType()));
@@ -85,9 +110,13 @@ static std::pair<Value, Value> toFNUZ(OpBuilder &b, Location loc, Value data,
                                 [&](OpBuilder &b, Location loc, Value x) {
                                   return reinterpretAsFNUZ(b, loc, x, fnuzType);
                                 });
+  bool e8m0 = isa<Float8E8M0FNUType>(getElementTypeOrSelf(scales.getType()));
   Value doubled = elementwise(
       b, loc, scales, b.getF32Type(), [&](OpBuilder &b, Location loc, Value s) {
-        return arith::MulFOp::create(b, loc, s, createF32(b, loc, 2.0));
+        if (e8m0)
+          return doubleE8M0AsF32(b, loc, s);
+        return arith::MulFOp::create(b, loc, s, createF32(b, loc, 2.0))
+            .getResult();
       });
   return {converted, doubled};
 }
@@ -129,15 +158,26 @@ struct QMMLegalizeForChipPass
     Location loc = op.getLoc();
     Value a = op.getA(), aScales = op.getAScales();
     Value bData = op.getB(), bScales = op.getBScales();
-    auto ocpNonMX = [](Value data, ScaleEncodingAttr encoding) {
-      return getFNUZCounterpart(getElementTypeOrSelf(data.getType())) &&
-             !encoding.isMX();
-    };
     if (target.nativeFP8 == FormatFamily::FNUZ) {
-      if (ocpNonMX(a, op.getAEncoding()))
-        std::tie(a, aScales) = toFNUZ(b, loc, a, aScales);
-      if (ocpNonMX(bData, op.getBEncoding()))
-        std::tie(bData, bScales) = toFNUZ(b, loc, bData, bScales);
+      // OCP FP8 with f32 or E8M0 (MX) scales. An MX pair is converted only
+      // when both operands are FP8: MX FP4/FP6 are left to the kernel, and
+      // their partner with them.
+      auto isOCPFP8 = [](Value data) {
+        return bool(getFNUZCounterpart(getElementTypeOrSelf(data.getType())));
+      };
+      bool mxPairIsFP8 = isOCPFP8(a) && isOCPFP8(bData);
+      auto legalizeOperand = [&](Value &data, Value &scales,
+                                 ScaleEncodingAttr encoding) {
+        if (!isOCPFP8(data) || (encoding.isMX() && !mxPairIsFP8))
+          return encoding;
+        std::tie(data, scales) = toFNUZ(b, loc, data, scales);
+        if (!encoding.isMX())
+          return encoding;
+        return ScaleEncodingAttr::getBlock(b.getContext(), 1, kMXBlockK,
+                                           encoding.getMajorness());
+      };
+      op.setAEncodingAttr(legalizeOperand(a, aScales, op.getAEncoding()));
+      op.setBEncodingAttr(legalizeOperand(bData, bScales, op.getBEncoding()));
     }
     if (op.getBLayout() == OperandLayout::KN) {
       bData = transposeToNK(b, loc, bData);

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
@@ -84,6 +85,9 @@ static Value convertFNUZToBF16(OpBuilder &b, Location loc, Value fragment) {
       b, loc, VectorType::get({width}, b.getBF16Type()), bits);
 }
 
+/// K extent of one OCP MX scale block.
+constexpr int64_t kMXBlockK = 32;
+
 namespace {
 /// Builds the MFMA loop of one qmm.wave_mma.
 struct WaveMmaLowering {
@@ -125,6 +129,22 @@ struct WaveMmaLowering {
     return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
   }
 
+  /// The E8M0 scale the instruction takes from `lane` for an operand whose
+  /// fragment row is `row` of the tile: lane l supplies the scale of its
+  /// fragment row and of the (l / m)-th 32-wide K block of the MFMA step at
+  /// `kStep` (CDNA4 ISA guide). Rows past the scale tensor read its last
+  /// row, K blocks past it its last block: their data are never stored or
+  /// are zeros.
+  Value loadScale(Value scales, ValueRange origin, Value row, int64_t kStep) {
+    IndexMath im{b, loc};
+    auto type = cast<MemRefType>(scales.getType());
+    Value r = im.min(im.add(origin[0], row), type.getDimSize(0) - 1);
+    Value block = im.add(origin[1], im.add(im.div(lane, mfma.m),
+                                           kStep / kMXBlockK));
+    Value c = im.min(block, type.getDimSize(1) - 1);
+    return memref::LoadOp::create(b, loc, scales, ValueRange{r, c});
+  }
+
   SmallVector<Value> lower(WaveMmaOp op) {
     IndexMath im{b, loc};
     int64_t repeatsM = config.getMfmaRepeatsM();
@@ -143,14 +163,31 @@ struct WaveMmaLowering {
         bFrags.push_back(readFragment(
             op.getB(), op.getBIndices(),
             im.add(im.add(op.getWaveCol(), rn * mfma.n), fragCol), kStep));
+      SmallVector<Value> aScales, bScales;
+      if (op.getAScales()) {
+        for (int64_t rm = 0; rm < repeatsM; ++rm)
+          aScales.push_back(loadScale(
+              op.getAScales(), op.getAScaleIndices(),
+              im.add(im.add(op.getWaveRow(), rm * mfma.m), fragRow), kStep));
+        for (int64_t rn = 0; rn < repeatsN; ++rn)
+          bScales.push_back(loadScale(
+              op.getBScales(), op.getBScaleIndices(),
+              im.add(im.add(op.getWaveCol(), rn * mfma.n), fragCol), kStep));
+      }
       // B first: the instruction computes the transposed tile, whose
       // accumulator items are runs of 4 columns of one output row.
       for (int64_t rm = 0; rm < repeatsM; ++rm)
         for (int64_t rn = 0; rn < repeatsN; ++rn) {
           Value &tile = acc[rm * repeatsN + rn];
-          tile = amdgpu::MFMAOp::create(b, loc, accType, mfma.n, mfma.m,
-                                        mfma.k, /*blocks=*/1, bFrags[rn],
-                                        aFrags[rm], tile);
+          if (op.getAScales())
+            tile = amdgpu::ScaledMFMAOp::create(
+                b, loc, accType, mfma.n, mfma.m, mfma.k, bFrags[rn],
+                aFrags[rm], tile, bScales[rn], aScales[rm],
+                /*scalesIdxA=*/0, /*scalesIdxB=*/0);
+          else
+            tile = amdgpu::MFMAOp::create(b, loc, accType, mfma.n, mfma.m,
+                                          mfma.k, /*blocks=*/1, bFrags[rn],
+                                          aFrags[rm], tile);
         }
     }
     return acc;
@@ -190,8 +227,9 @@ struct QMMLowerWaveMmaToMFMAPass
     }
     ConfigAttr config = op.getConfig();
     if (failed(verifyConfigForChip(
-            config, chip, op.getA().getType().getElementType(),
-            op.getB().getType().getElementType(),
+            config, chip,
+            {op.getA().getType().getElementType(),
+             op.getB().getType().getElementType(), bool(op.getAScales())},
             [&]() { return op.emitOpError(); })))
       return failure();
     MFMAOperandLayout mfma = getMFMAOperandLayout(config);

@@ -348,7 +348,8 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
   auto promoted = WaveMmaOp::create(
       b, loc, tiles[0].lds, ldsIndices(stage, zero, zero), tiles[1].lds,
       ldsIndices(stage, zero, zero), op.getWaveRow(), op.getWaveCol(),
-      op.getAcc(), config);
+      op.getAcc(), op.getAScales(), op.getAScaleIndices(), op.getBScales(),
+      op.getBScaleIndices(), config);
   op.replaceAllUsesWith(promoted.getResults());
   op.erase();
   return success();

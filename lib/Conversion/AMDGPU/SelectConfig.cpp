@@ -57,6 +57,8 @@ struct QMMSelectConfigPass
     if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
         ShapedType::isDynamic(k))
       return op.emitOpError("qmm-select-config: needs static shapes");
+    OperandTypes operands{aElement, bElement,
+                          op.getAEncoding().isMX() && op.getBEncoding().isMX()};
     if (forced)
       op.setConfigAttr(forced);
     if (!op.getConfigAttr()) {
@@ -64,15 +66,16 @@ struct QMMSelectConfigPass
           std::min(op.getAEncoding().getBlockExtent(m, k).second,
                    op.getBEncoding().getBlockExtent(n, k).second);
       ConfigAttr chosen = selectConfig(&getContext(), target, m, n, k,
-                                       aElement, bElement, scaleBlockK);
+                                       operands, scaleBlockK);
       if (!chosen)
         return op.emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << aElement << " x " << bElement
-               << " (run qmm-legalize-for-chip first; FP4/FP6 data and MX "
-                  "scales are not implemented yet)";
+               << (operands.mxScales ? " with MX scales" : "")
+               << " (run qmm-legalize-for-chip first; FP4/FP6 operands are "
+                  "not implemented yet)";
       op.setConfigAttr(chosen);
     }
-    return verifyConfigForChip(op.getConfigAttr(), target, aElement, bElement,
+    return verifyConfigForChip(op.getConfigAttr(), target, operands,
                                [&]() { return op.emitOpError(); });
   }
 };

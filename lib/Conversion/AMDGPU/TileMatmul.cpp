@@ -59,20 +59,25 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
       ShapedType::isDynamic(p.k))
     return fail("needs static shapes");
   ScaleEncodingAttr aEncoding = op.getAEncoding(), bEncoding = op.getBEncoding();
-  if (aEncoding.isMX() || bEncoding.isMX())
-    return fail("MX scales are lowered by the scaled-MFMA path, which this "
-                "pipeline does not implement yet");
+  if (aEncoding.isMX() != bEncoding.isMX())
+    return fail("MX scales on one operand only are not implemented");
+  bool mx = aEncoding.isMX();
+  if (mx && (aEncoding.isMNMajor() || bEncoding.isMNMajor()))
+    return fail("MX scales must be K-major ([rows, K / 32])");
   bool convertsToBF16 = config.getMfmaKind() == MFMAKindAttrValue::BF16;
   for (Type t : {aType.getElementType(), bElement}) {
     if (t.getIntOrFloatBitWidth() != 8)
-      return fail("operand type ") << t << " is not an 8-bit format";
+      return fail("operand type ")
+             << t << " is not an 8-bit format (FP4/FP6 operands are not "
+                "implemented yet)";
     if (getFormatFamily(t) != chip.nativeFP8 && !convertsToBF16)
       return fail("operand type ")
              << t << " is not native to " << chip.name
              << "; run qmm-legalize-for-chip first";
   }
-  if (failed(verifyConfigForChip(config, chip, aType.getElementType(),
-                                 bElement, [&]() { return op.emitOpError(); })))
+  if (failed(verifyConfigForChip(config, chip,
+                                 {aType.getElementType(), bElement, mx},
+                                 [&]() { return op.emitOpError(); })))
     return failure();
   if (config.getStages() > 2)
     return fail("stages = ") << config.getStages()
@@ -84,12 +89,18 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
   if (std::max(aBlockK, bBlockK) % p.scaleBlockK != 0)
     return fail("scale blocks along K (") << aBlockK << " and " << bBlockK
                                           << ") must nest";
+  // The scaled MFMA applies MX scales itself, whatever the tile K.
+  if (config.getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4)
+    p.scaleBlockK = p.k;
   if (p.scaleBlockK < p.k && p.scaleBlockK % config.getTileK() != 0)
     return fail("tile K = ") << config.getTileK()
                              << " must divide the scale block along K ("
                              << p.scaleBlockK << ")";
   return p;
 }
+
+/// K extent of one OCP MX scale block.
+constexpr int64_t kMXBlock = 32;
 
 /// Builds the tiled kernel of `op` in front of it.
 static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
@@ -122,6 +133,28 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
   int64_t count = config.getNumAccumulators();
   int64_t numTiles = llvm::divideCeil(p.k, tileK);
+  if (config.getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4) {
+    // The instruction applies the E8M0 scales: the accumulators go straight
+    // through the MFMAs, with the scales of the tile's first K block.
+    auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
+                                    im.cst(1), SmallVector<Value>(count, zero));
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(tiles.getBody());
+      Value k = im.mul(tiles.getInductionVar(), tileK);
+      Value kBlock = im.div(k, kMXBlock);
+      auto mma = WaveMmaOp::create(
+          b, loc, op.getA(), ValueRange{tileRow, k}, op.getB(),
+          ValueRange{tileCol, k}, waveRow, waveCol, tiles.getRegionIterArgs(),
+          op.getAScales(), ValueRange{tileRow, kBlock}, op.getBScales(),
+          ValueRange{tileCol, kBlock}, config);
+      scf::YieldOp::create(b, loc, mma.getResults());
+    }
+    WaveStoreOp::create(b, loc, tiles.getResults(), op.getInit(), subTileRow,
+                        subTileCol, op.getAccumulate(), config);
+    gpu::TerminatorOp::create(b, loc);
+    return;
+  }
   int64_t tilesPerBlock =
       p.scaleBlockK >= p.k ? numTiles : p.scaleBlockK / tileK;
   // Loop-carried: the accumulators, then (when a block spans several tiles)

@@ -72,5 +72,34 @@ func.func @main() {
   // FNUZ-NEXT: {{-?[0-9]+}}
   // FNUZ-NEXT: 1
   call @printRow(%d5, %c2) : (tensor<3x1xf32>, index) -> ()
+
+  // MXFP8 (legalized for gfx942: FNUZ data, f32 block-32 scales doubled).
+  // K = 32, one block; B all 1.0 (e4m3fn 0x38) with scale 2^0 (E8M0 0x7F).
+  // A rows: 448 (0x7E) with scale 2^-127 (0x00): 448 * 2^-127 = 7 * 2^-121;
+  //         1 (0x38) with scale 2^127 (0xFE): 2^127;
+  //         1 (0x38) with scale NaN (0xFF).
+  %a6 = arith.constant dense<"0x7E0000000000000000000000000000000000000000000000000000000000000038000000000000000000000000000000000000000000000000000000000000003800000000000000000000000000000000000000000000000000000000000000"> : tensor<3x32xf8E4M3FN>
+  %b6 = arith.constant dense<"0x3838383838383838383838383838383838383838383838383838383838383838"> : tensor<1x32xf8E4M3FN>
+  %as6 = arith.constant dense<"0x00FEFF"> : tensor<3x1xf8E8M0FNU>
+  %bs6 = arith.constant dense<"0x7F"> : tensor<1x1xf8E8M0FNU>
+  %d6init = tensor.empty() : tensor<3x1xf32>
+  %d6 = qmm.matmul a(%a6, %as6 : tensor<3x32xf8E4M3FN>, tensor<3x1xf8E8M0FNU>) #qmm.scale<mx>
+                   b(%b6, %bs6 : tensor<1x32xf8E4M3FN>, tensor<1x1xf8E8M0FNU>) #qmm.scale<mx>
+                   outs(%d6init : tensor<3x1xf32>) -> tensor<3x1xf32>
+  // 7 * 2^-121: exponent field 127 - 121 + 2 = 8, mantissa 0.75: 0x04600000
+  // CHECK-NEXT: 73400320
+  // CHECK-NEXT: 0
+  call @printRow(%d6, %c0) : (tensor<3x1xf32>, index) -> ()
+  // 2^127 = 0x7F000000 as written. Legalized, the doubled scale 2^128 is
+  // +Inf in f32 (the one E8M0 scale whose double f32 cannot hold), and the
+  // block's zeros times Inf are NaN: the documented limit of this mapping.
+  // OCP-NEXT: 2130706432
+  // OCP-NEXT: 0
+  // FNUZ-NEXT: {{-?[0-9]+}}
+  // FNUZ-NEXT: 1
+  call @printRow(%d6, %c1) : (tensor<3x1xf32>, index) -> ()
+  // CHECK-NEXT: {{-?[0-9]+}}
+  // CHECK-NEXT: 1
+  call @printRow(%d6, %c2) : (tensor<3x1xf32>, index) -> ()
   return
 }

@@ -72,15 +72,50 @@ func.func @kn_layout(%a: tensor<64x256xf8E4M3FNUZ>, %as: tensor<64x2xf32>,
 
 // -----
 
-// MX operands are the MX lowering's business: untouched on both chips.
-// GFX942-LABEL: func.func @mx_untouched
-// GFX942-NOT:   linalg
-// GFX942:       qmm.matmul
-func.func @mx_untouched(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
-                        %b: tensor<16x64xf8E4M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
-                        %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+// MXFP8 on gfx942 (no scaled MFMA): the data is reinterpreted as FNUZ as
+// above and each E8M0 scale 2^(e - 127) becomes the f32 2^(e - 126) (f32
+// exponent field e + 1, NaN 0xFF kept as NaN), the same blocks of 32 along
+// K as a `block 1x32` encoding, majorness kept. On gfx950 the scaled MFMA
+// reads MX operands as they are.
+// GFX942-LABEL: func.func @mxfp8
+// GFX942:       %[[A:.*]] = linalg.generic
+// GFX942:       } -> tensor<32x64xf8E4M3FNUZ>
+// GFX942:       %[[AS:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32x2xf8E8M0FNU>)
+// GFX942:         %[[E:.*]] = arith.extui %{{.*}} : i8 to i32
+// GFX942:         %[[E1:.*]] = arith.addi %[[E]], %c1_i32
+// GFX942:         %[[BITS:.*]] = arith.shli %[[E1]], %c23_i32
+// GFX942:         %[[NAN:.*]] = arith.cmpi eq, %[[E]], %c255_i32
+// GFX942:         %[[SEL:.*]] = arith.select %[[NAN]], %c2143289344_i32, %[[BITS]]
+// GFX942:         arith.bitcast %[[SEL]] : i32 to f32
+// GFX942:       } -> tensor<32x2xf32>
+// GFX942:       %[[B:.*]] = linalg.generic
+// GFX942:       } -> tensor<16x64xf8E5M2FNUZ>
+// GFX942:       %[[BS:.*]] = linalg.generic
+// GFX942:       } -> tensor<2x16xf32>
+// GFX942:       qmm.matmul a(%[[A]], %[[AS]] : tensor<32x64xf8E4M3FNUZ>, tensor<32x2xf32>) #qmm.scale<block 1x32> b(%[[B]], %[[BS]] : tensor<16x64xf8E5M2FNUZ>, tensor<2x16xf32>) #qmm.scale<block 1x32, mn_major>
+// GFX950-LABEL: func.func @mxfp8
+// GFX950-NOT:   linalg
+// GFX950:       qmm.matmul a(%arg0, %arg1 : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+func.func @mxfp8(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
+                 %b: tensor<16x64xf8E5M2>, %bs: tensor<2x16xf8E8M0FNU>,
+                 %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
   %0 = qmm.matmul a(%a, %as : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
-                  b(%b, %bs : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<16x64xf8E5M2>, tensor<2x16xf8E8M0FNU>) #qmm.scale<mx, mn_major>
+                  outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
+
+// -----
+
+// MX FP4/FP6 operands are left to the kernel (converted in registers).
+// GFX942-LABEL: func.func @mxfp4_untouched
+// GFX942-NOT:   linalg
+// GFX942:       qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+func.func @mxfp4_untouched(%a: tensor<32x64xf4E2M1FN>, %as: tensor<32x2xf8E8M0FNU>,
+                           %b: tensor<16x64xf6E2M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
+                           %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<16x64xf6E2M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx>
                   outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %0 : tensor<32x16xf32>
 }

@@ -95,3 +95,46 @@ func.func @fnuz_as_bf16(%out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Scaled MFMA (MX): each lane loads one E8M0 scale per operand and MFMA
+// tile: the one of its fragment row (clamped to the last row, 39 for B)
+// and of the (l / 16)-th 32-wide block of the 128-wide step, from the
+// [rows, K / 32] scale tensors (clamped to the last block, 7). As for the
+// data, B's scale goes with the instruction's first operand.
+// CHECK-LABEL: func.func @scaled_16x16x128
+// CHECK-SAME:    (%[[SA:.*]]: memref<64x8xf8E8M0FNU>, %[[SB:.*]]: memref<40x8xf8E8M0FNU>, %[[SR:.*]]: index, %[[SC:.*]]: index, %[[SK:.*]]: index,
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c64
+// CHECK:         %[[FROW:.*]] = arith.remui %[[LANE]], %c16
+// CHECK:         %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
+// CHECK:         %[[AF:.*]] = vector.shuffle {{.*}} : vector<16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         %[[BF:.*]] = vector.shuffle {{.*}} : vector<16xf8E5M2>, vector<16xf8E5M2>
+// CHECK:         %[[AR:.*]] = arith.addi %[[SR]], %{{.*}}
+// CHECK:         %[[ARC:.*]] = arith.minui %[[AR]], %c63
+// CHECK:         %[[KB:.*]] = arith.addi %[[SK]], %[[GROUP]]
+// CHECK:         %[[KBC:.*]] = arith.minui %[[KB]], %c7
+// CHECK:         %[[AS:.*]] = memref.load %[[SA]][%[[ARC]], %[[KBC]]] : memref<64x8xf8E8M0FNU>
+// CHECK:         %[[BR:.*]] = arith.addi %[[SC]], %{{.*}}
+// CHECK:         %[[BRC:.*]] = arith.minui %[[BR]], %c39
+// CHECK:         %[[BS:.*]] = memref.load %[[SB]][%[[BRC]], %[[KBC]]] : memref<40x8xf8E8M0FNU>
+// CHECK:         amdgpu.scaled_mfma 16x16x128 (%[[BS]][0] * %[[BF]]) * (%[[AS]][0] * %[[AF]]) + %{{.*}} : f8E8M0FNU, vector<32xf8E5M2>, f8E8M0FNU, vector<32xf8E4M3FN>, vector<4xf32>
+func.func @scaled_16x16x128(%sa: memref<64x8xf8E8M0FNU>, %sb: memref<40x8xf8E8M0FNU>,
+                            %srow: index, %scol: index, %skb: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%la : memref<16x144xf8E4M3FN, #gpu.address_space<workgroup>>,
+                       %lb : memref<16x144xf8E5M2, #gpu.address_space<workgroup>>) {
+    %p = qmm.wave_mma %la[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           scales(%sa[%srow, %skb], %sb[%scol, %skb] : memref<64x8xf8E8M0FNU>, memref<40x8xf8E8M0FNU>)
+           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+           acc(%zero) : memref<16x144xf8E4M3FN, #gpu.address_space<workgroup>>, memref<16x144xf8E5M2, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -196,3 +196,28 @@ func.func @already_in_lds(%out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// MX scales stay where they are (read by the MFMA lowering in their
+// [rows, K / 32] shape); only the data tiles move into LDS.
+// CHECK-LABEL: func.func @scales_stay
+// CHECK:       qmm.wave_mma %{{.*}}[%c0, %c0], %{{.*}}[%c0, %c0] wave_offset[%c0, %c0] scales(%arg2[%arg4, %arg5], %arg3[%arg4, %arg5] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>)
+func.func @scales_stay(%a: memref<16x128xf8E4M3FN>, %b: memref<16x128xf8E4M3FN>,
+                       %sa: memref<16x4xf8E8M0FNU>, %sb: memref<16x4xf8E8M0FNU>,
+                       %row: index, %kb: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
+           scales(%sa[%row, %kb], %sb[%row, %kb] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>)
+           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+           acc(%zero) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

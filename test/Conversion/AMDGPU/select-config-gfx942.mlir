@@ -61,3 +61,18 @@ func.func @user_config(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                   outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0 : tensor<64x32xf32>
 }
+
+// -----
+
+// MXFP8 legalized for gfx942 (FNUZ data, f32 scales of 32-wide K blocks):
+// tile K halves from 128 to the scale block, 32.
+// GFX942-LABEL: func.func @legalized_mxfp8
+// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+func.func @legalized_mxfp8(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x16xf32>,
+                           %b: tensor<256x512xf8E5M2FNUZ>, %bs: tensor<256x16xf32>,
+                           %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<256x512xf8E4M3FNUZ>, tensor<256x16xf32>) #qmm.scale<block 1x32>
+                  b(%b, %bs : tensor<256x512xf8E5M2FNUZ>, tensor<256x16xf32>) #qmm.scale<block 1x32>
+                  outs(%d : tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  return %0 : tensor<256x256xbf16>
+}

@@ -49,3 +49,28 @@ func.func @fnuz_on_gfx950_large(%a: tensor<256x256xf8E4M3FNUZ>, %as: tensor<1x1x
                   outs(%d : tensor<256x256xf32>) -> tensor<256x256xf32>
   return %0 : tensor<256x256xf32>
 }
+
+// -----
+
+// MX operands on gfx950: the scaled forms, which apply the E8M0 scales
+// themselves, so the 32-wide scale blocks do not bound tile K (128).
+// GFX950-LABEL: func.func @mx_scaled
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 1>
+// GFX950-LABEL: func.func @mx_scaled_small
+// GFX950: config #qmm.config<tile = [64, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+func.func @mx_scaled(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
+                     %b: tensor<256x512xf8E5M2>, %bs: tensor<256x16xf8E8M0FNU>,
+                     %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<256x512xf8E5M2>, tensor<256x16xf8E8M0FNU>) #qmm.scale<mx>
+                  outs(%d : tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  return %0 : tensor<256x256xbf16>
+}
+func.func @mx_scaled_small(%a: tensor<40x256xf8E4M3FN>, %as: tensor<40x8xf8E8M0FNU>,
+                           %b: tensor<20x256xf8E4M3FN>, %bs: tensor<20x8xf8E8M0FNU>,
+                           %d: tensor<40x20xf32>) -> tensor<40x20xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<40x256xf8E4M3FN>, tensor<40x8xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<20x256xf8E4M3FN>, tensor<20x8xf8E8M0FNU>) #qmm.scale<mx>
+                  outs(%d : tensor<40x20xf32>) -> tensor<40x20xf32>
+  return %0 : tensor<40x20xf32>
+}

@@ -55,10 +55,11 @@ func.func @bf16_on_gfx942(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
 
 // -----
 
-func.func @scaled_not_implemented(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+// gfx942 has no scaled MFMA.
+func.func @scaled_on_gfx942(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                                   %b: tensor<32x128xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
                                   %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
-  // expected-error @+1 {{config: mfma = scaled_f8f6f4 is not implemented by the AMD pipeline yet}}
+  // expected-error @+1 {{config: gfx942 has no scaled_f8f6f4 MFMA 16x16x128}}
   %0 = qmm.matmul a(%a, %as : tensor<64x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   b(%b, %bs : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   config #qmm.config<tile = [64, 32, 128], waves = [2, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>

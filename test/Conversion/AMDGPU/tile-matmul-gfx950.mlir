@@ -1,4 +1,4 @@
-// RUN: fp8-opt %s --qmm-tile-matmul=chip=gfx950 --cse | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-tile-matmul=chip=gfx950 --cse | FileCheck %s
 
 // gfx950, OCP FP8 on the f8f6f4 16x16x128 form, tile K = scale block = 128:
 // every K tile ends a block, so partial sums are not carried across
@@ -20,5 +20,29 @@ func.func @one_tile_per_block(%a: memref<64x384xf8E4M3FN>, %as: memref<64x3xf32>
              b(%b, %bs : memref<64x384xf8E4M3FN>, memref<1x3xf32>) #qmm.scale<block 128x128>
              config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = f8f6f4 [16, 16, 128], stages = 1>
              outs(%d : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// MX operands on the scaled MFMA: the instruction applies the E8M0 scales,
+// so the accumulators go straight through qmm.wave_mma (no partial sums,
+// no qmm.wave_scale_accumulate); the scales are indexed in their natural
+// [rows, K / 32] shape at the tile's first row and K block k / 32.
+// CHECK-LABEL: func.func @mx_scaled
+// CHECK:       scf.for %[[T:.*]] = %c0 to %c2 step %c1 iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}, %[[A3:.*]] = %{{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK:         %[[K:.*]] = arith.muli %[[T]], %c128
+// CHECK:         %[[KB:.*]] = arith.divui %[[K]], %c32
+// CHECK:         %[[P:.*]]:4 = qmm.wave_mma %arg0[%[[ROW:.*]], %[[K]]], %arg2[%[[COL:.*]], %[[K]]] wave_offset[%{{.*}}, %{{.*}}] scales(%arg1[%[[ROW]], %[[KB]]], %arg3[%[[COL]], %[[KB]]] : memref<64x8xf8E8M0FNU>, memref<40x8xf8E8M0FNU>) config {{.*}} acc(%[[A0]], %[[A1]], %[[A2]], %[[A3]])
+// CHECK-NOT:     qmm.wave_scale_accumulate
+// CHECK:         scf.yield %[[P]]#0, %[[P]]#1, %[[P]]#2, %[[P]]#3
+// CHECK:       qmm.wave_store
+func.func @mx_scaled(%a: memref<64x256xf8E4M3FN>, %as: memref<64x8xf8E8M0FNU>,
+                     %b: memref<40x256xf8E5M2>, %bs: memref<40x8xf8E8M0FNU>,
+                     %d: memref<64x40xf32>) {
+  qmm.matmul a(%a, %as : memref<64x256xf8E4M3FN>, memref<64x8xf8E8M0FNU>) #qmm.scale<mx>
+             b(%b, %bs : memref<40x256xf8E5M2>, memref<40x8xf8E8M0FNU>) #qmm.scale<mx>
+             config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+             outs(%d : memref<64x40xf32>)
   return
 }

@@ -77,11 +77,37 @@ func.func @tile_k_across_blocks(%a: memref<32x512xf8E4M3FNUZ>, %as: memref<32x4x
 
 // -----
 
-func.func @mx(%a: memref<32x128xf8E4M3FN>, %as: memref<32x4xf8E8M0FNU>,
-              %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
-              %d: memref<32x32xf32>) {
-  // expected-error @+1 {{MX scales are lowered by the scaled-MFMA path, which this pipeline does not implement yet}}
-  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
+func.func @mx_on_one_operand(%a: memref<32x128xf8E4M3FN>, %as: memref<32x1xf32>,
+                             %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
+                             %d: memref<32x32xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: MX scales on one operand only are not implemented}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FN>, memref<32x1xf32>) #qmm.scale<per_row>
+             b(%b, %bs : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @mx_mn_major(%a: memref<32x128xf8E4M3FN>, %as: memref<4x32xf8E8M0FNU>,
+                       %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
+                       %d: memref<32x32xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: MX scales must be K-major ([rows, K / 32])}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FN>, memref<4x32xf8E8M0FNU>) #qmm.scale<mx, mn_major>
+             b(%b, %bs : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @mx_fp4(%a: memref<32x128xf4E2M1FN>, %as: memref<32x4xf8E8M0FNU>,
+                  %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
+                  %d: memref<32x32xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: operand type 'f4E2M1FN' is not an 8-bit format (FP4/FP6 operands are not implemented yet)}}
+  qmm.matmul a(%a, %as : memref<32x128xf4E2M1FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
              b(%b, %bs : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
              config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
              outs(%d : memref<32x32xf32>)

@@ -89,3 +89,46 @@ func.func @store_accumulator_count(%d: memref<32x32xf32>, %i: index, %acc: vecto
     : memref<32x32xf32>, vector<4xf32>
   return
 }
+
+// -----
+
+func.func @scaled_kind_without_scales(%a: memref<16x128xf8E4M3FN>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op mfma = scaled_f8f6f4 needs scales}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i, %i] wave_offset [%i, %i]
+         config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+         acc(%acc) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @scales_without_scaled_kind(%a: memref<16x128xf8E4M3FN>, %s: memref<16x4xf8E8M0FNU>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op scales need a scaled MFMA (mfma = scaled_f8f6f4)}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i, %i] wave_offset [%i, %i]
+         scales(%s[%i, %i], %s[%i, %i] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>)
+         config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = f8f6f4 [16, 16, 128], stages = 1>
+         acc(%acc) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_element_type(%a: memref<16x128xf8E4M3FN>, %s: memref<16x4xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op scales of A must be a rank-2 f8E8M0FNU memref, got 'memref<16x4xf32>'}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i, %i] wave_offset [%i, %i]
+         scales(%s[%i, %i], %s[%i, %i] : memref<16x4xf32>, memref<16x4xf32>)
+         config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+         acc(%acc) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_index_count(%a: memref<16x128xf8E4M3FN>, %s: memref<16x4xf8E8M0FNU>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_mma' op scales of B take 2 indices, got 1}}
+  %p = qmm.wave_mma %a[%i, %i], %a[%i, %i] wave_offset [%i, %i]
+         scales(%s[%i, %i], %s[%i] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>)
+         config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+         acc(%acc) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
+  return
+}

@@ -38,3 +38,16 @@ func.func @staged_operand(%la: memref<2x16x72xf8E4M3FNUZ, #gpu.address_space<wor
          acc(%acc) : memref<2x16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, memref<2x16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<4xf32>
   return %p : vector<4xf32>
 }
+
+// MX operands carry their E8M0 scale tensors and the scaled MFMA kind.
+// CHECK-LABEL: func.func @scaled_operands
+// CHECK:       qmm.wave_mma %arg0[%arg4, %arg4], %arg1[%arg4, %arg4] wave_offset[%arg4, %arg4] scales(%arg2[%arg4, %arg4], %arg3[%arg4, %arg4] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>) config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1> acc(%arg5)
+func.func @scaled_operands(%a: memref<16x128xf8E4M3FN>, %b: memref<16x128xf8E5M2>,
+                           %sa: memref<16x4xf8E8M0FNU>, %sb: memref<16x4xf8E8M0FNU>,
+                           %i: index, %acc: vector<4xf32>) -> vector<4xf32> {
+  %p = qmm.wave_mma %a[%i, %i], %b[%i, %i] wave_offset [%i, %i]
+         scales(%sa[%i, %i], %sb[%i, %i] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>)
+         config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+         acc(%acc) : memref<16x128xf8E4M3FN>, memref<16x128xf8E5M2>, vector<4xf32>
+  return %p : vector<4xf32>
+}

@@ -37,19 +37,26 @@ int64_t getLdsRowPadding(const ChipInfo &chip, ConfigAttr config);
 /// LDS bytes of the A and B tiles (all stages, padded rows; 8-bit data).
 int64_t getLdsFootprint(const ChipInfo &chip, ConfigAttr config);
 
-/// The instruction family that reads `aType` x `bType` on `chip`.
-std::optional<MFMAKind> getMFMAKindFor(const ChipInfo &chip, Type aType,
-                                       Type bType);
+/// What the choice of instruction depends on: the operand element types and
+/// whether they carry MX (E8M0, block-32) scales.
+struct OperandTypes {
+  Type a, b;
+  bool mxScales = false;
+};
 
-/// Checks that `config` runs on `chip` for the operand types: the MFMA
-/// exists on the chip and reads these types, and the tiles fit in LDS.
+/// The instruction family that reads the operands on `chip`.
+std::optional<MFMAKind> getMFMAKindFor(const ChipInfo &chip,
+                                       OperandTypes operands);
+
+/// Checks that `config` runs on `chip` for the operands: the MFMA exists on
+/// the chip and reads these types, and the tiles fit in LDS.
 LogicalResult verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
-                                  Type aType, Type bType,
+                                  OperandTypes operands,
                                   function_ref<InFlightDiagnostic()> emitError);
 
 /// The documented heuristic of qmm-select-config (see Passes.td).
 ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip, int64_t m,
-                        int64_t n, int64_t k, Type aType, Type bType,
+                        int64_t n, int64_t k, OperandTypes operands,
                         int64_t scaleBlockK);
 
 } // namespace qmm

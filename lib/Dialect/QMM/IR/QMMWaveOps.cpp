@@ -65,6 +65,24 @@ LogicalResult WaveMmaOp::verify() {
       failed(verifyOperandTile(*this, "B", getB().getType(),
                                getBIndices().size())))
     return failure();
+  if (getAScales()) {
+    for (auto [name, scales, indices] :
+         {std::tuple{"A", getAScales(), getAScaleIndices()},
+          std::tuple{"B", getBScales(), getBScaleIndices()}}) {
+      auto type = cast<MemRefType>(scales.getType());
+      if (type.getRank() != 2 || !isa<Float8E8M0FNUType>(type.getElementType()))
+        return emitOpError() << "scales of " << name
+                             << " must be a rank-2 f8E8M0FNU memref, got "
+                             << type;
+      if (indices.size() != 2)
+        return emitOpError() << "scales of " << name << " take 2 indices, got "
+                             << indices.size();
+    }
+    if (getConfig().getMfmaKind() != MFMAKindAttrValue::ScaledF8F6F4)
+      return emitOpError("scales need a scaled MFMA (mfma = scaled_f8f6f4)");
+  } else if (getConfig().getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4) {
+    return emitOpError("mfma = scaled_f8f6f4 needs scales");
+  }
   return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),
                             "accumulators");
 }

@@ -36,6 +36,12 @@ def QMM_WaveMmaOp : QMM_Op<"wave_mma", [
     slice of B, transposed (`sum_k A[i, k] * B[j, k]`), to its accumulators
     `acc`, in f32.
 
+    With `scales` (MX operands, `mfma = scaled_f8f6f4`), every value of A
+    and B is multiplied by its E8M0 scale: `a_scales` and `b_scales` are
+    the [rows, K / 32] scale tensors, indexed from the given indices (the
+    scales of the workgroup tile's first row and first 32-wide K block), and
+    the instruction applies them.
+
     Reads of a global operand past its last row return unspecified values
     (the products land in output rows or columns that are never stored);
     reads past its last K column return zeros, so a K tail adds nothing.
@@ -65,15 +71,33 @@ def QMM_WaveMmaOp : QMM_Op<"wave_mma", [
     Index:$wave_row,
     Index:$wave_col,
     Variadic<QMM_AccumulatorVector>:$acc,
+    Arg<Optional<AnyMemRef>, "E8M0 scales of A", [MemRead]>:$a_scales,
+    Variadic<Index>:$a_scale_indices,
+    Arg<Optional<AnyMemRef>, "E8M0 scales of B", [MemRead]>:$b_scales,
+    Variadic<Index>:$b_scale_indices,
     QMM_ConfigAttr:$config
   );
   let results = (outs Variadic<QMM_AccumulatorVector>:$result);
   let assemblyFormat = [{
     $a `[` $a_indices `]` `,` $b `[` $b_indices `]`
     `wave_offset` `[` $wave_row `,` $wave_col `]`
+    (`scales` `(` $a_scales^ `[` $a_scale_indices `]` `,`
+                  $b_scales `[` $b_scale_indices `]` `:`
+                  type($a_scales) `,` type($b_scales) `)`)?
     `config` qualified($config) `acc` `(` $acc `)` attr-dict
     `:` type($a) `,` type($b) `,` type($acc)
   }];
+  let builders = [
+    // Without scales.
+    OpBuilder<(ins "Value":$a, "ValueRange":$aIndices, "Value":$b,
+                   "ValueRange":$bIndices, "Value":$waveRow,
+                   "Value":$waveCol, "ValueRange":$acc,
+                   "ConfigAttr":$config), [{
+      build($_builder, $_state, a, aIndices, b, bIndices, waveRow, waveCol,
+            acc, /*aScales=*/Value(), ValueRange(), /*bScales=*/Value(),
+            ValueRange(), config);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
