@@ -66,8 +66,11 @@ static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
     }
     access.byteAddress = (view.baseElements + linear) * elementBytes;
   } else {
+    // A packed sub-byte vector spans its bytes' element slots (slot = byte,
+    // as LLVM lays out i4/i6 in memory).
+    int64_t slots = getBitWidth(view.elementType) < 8 ? bytes : count;
     for (size_t d = 0; d < indices.size(); ++d) {
-      int64_t extent = d + 1 == indices.size() ? count : 1;
+      int64_t extent = d + 1 == indices.size() ? slots : 1;
       if (indices[d] < 0 || indices[d] + extent > view.sizes[d])
         return wave.fail(op, "out-of-bounds " +
                                  std::string(buffer.space ==
@@ -407,6 +410,24 @@ static LogicalResult execSubview(WaveInterpreter &wave,
   return success();
 }
 
+/// A new view of the source's buffer with the given offset (from the
+/// buffer's start), sizes and strides.
+static LogicalResult execReinterpretCast(WaveInterpreter &wave,
+                                         memref::ReinterpretCastOp op) {
+  Lanes source = wave.get(op.getSource());
+  Lanes &out = wave.define(op.getResult(), 1);
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    MemRefView view = source.views[lane];
+    view.offset =
+        mixedValues(wave, op.getStaticOffsets(), op.getOffsets(), lane)[0];
+    view.sizes = mixedValues(wave, op.getStaticSizes(), op.getSizes(), lane);
+    view.strides =
+        mixedValues(wave, op.getStaticStrides(), op.getStrides(), lane);
+    out.views[lane] = view;
+  }
+  return success();
+}
+
 LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
                                            Operation *op, ExecMask mask,
                                            bool &handled) {
@@ -566,6 +587,9 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
         return account(wave, op, lds, accesses, /*isWrite=*/true);
       })
       .Case([&](memref::SubViewOp subview) { return execSubview(wave, subview); })
+      .Case([&](memref::ReinterpretCastOp cast) {
+        return execReinterpretCast(wave, cast);
+      })
       .Case([&](memref::CastOp cast) {
         return passThrough(cast.getResult(), cast.getSource());
       })

@@ -79,7 +79,7 @@ public:
       // Fresh inputs every call: the function writes `init` in place.
       HostBuffers buffers;
       for (const HostTensor *arg : args)
-        buffers.push_back(arg->bytes);
+        buffers.push_back(host::getDeviceBytes(*arg));
       EmulatorLauncher launcher(chip, buffers);
       auto start = std::chrono::steady_clock::now();
       llvm::Expected<std::vector<size_t>> returned =

@@ -94,7 +94,7 @@ public:
     for (int run = 0; run <= iterations; ++run) {
       HostBuffers buffers;
       for (const HostTensor *arg : args)
-        buffers.push_back(arg->bytes);
+        buffers.push_back(host::getDeviceBytes(*arg));
       HIPLauncher launcher(*runtime, device, chip, **lowered, buffers,
                            codeObjects);
       llvm::Expected<std::vector<size_t>> returned =

@@ -97,6 +97,11 @@ static std::vector<uint8_t> packRows(const HostTensor &tensor, unsigned width) {
   return packed;
 }
 
+std::vector<uint8_t> mlir::qmm::host::getDeviceBytes(const HostTensor &tensor) {
+  unsigned width = getElementBitWidth(tensor.elementType);
+  return width < 8 ? packRows(tensor, width) : tensor.bytes;
+}
+
 llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) {
   unsigned width = getElementBitWidth(tensor.elementType);
   std::string descr;

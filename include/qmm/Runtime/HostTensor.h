@@ -36,6 +36,11 @@ struct HostTensor {
   double getValue(int64_t i) const;
 };
 
+/// `tensor` as the AMD pipeline's programs hold it in device memory: FP4 and
+/// FP6 rows packed along the last dimension exactly as in .npy files (the
+/// storage the qmm dialect documents), other types as stored here.
+std::vector<uint8_t> getDeviceBytes(const HostTensor &tensor);
+
 /// Bits of one element of `elementType` (4, 6, 8, 16 or 32).
 unsigned getElementBitWidth(llvm::StringRef elementType);
 

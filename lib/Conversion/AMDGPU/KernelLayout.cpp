@@ -26,28 +26,39 @@ static MFMAKind toTargetKind(MFMAKindAttrValue kind) {
   return MFMAKind::ScaledF8F6F4;
 }
 
-MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config) {
+MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config,
+                                            Type elementType) {
   ArrayRef<int64_t> shape = config.getMfmaShape();
   MFMAOperandLayout layout;
   layout.m = shape[0];
   layout.n = shape[1];
   layout.k = shape[2];
   layout.accElements = layout.m * layout.n / 64;
+  layout.elementBits = elementType.getIntOrFloatBitWidth();
   if (config.getMfmaKind() == MFMAKindAttrValue::FP8 ||
       config.getMfmaKind() == MFMAKindAttrValue::BF16) {
     // v_mfma_f32_{16x16x32,32x32x16}_{fp8,bf16}: 8 consecutive K values per
-    // lane (bf16: FP8 fragments converted in registers).
+    // lane (FP4/FP6 and, for bf16, FNUZ data converted in registers).
     layout.pieces = 1;
     layout.itemsPerPiece = 8;
     layout.pieceStrideK = 0;
-  } else {
+  } else if (layout.elementBits == 8) {
     // gfx950 f8f6f4 with FP8 operands (CDNA4 ISA guide): items 0-15 at
     // k = 16 * (l / m), items 16-31 half the instruction's K further.
     layout.pieces = 2;
     layout.itemsPerPiece = 16;
     layout.pieceStrideK = layout.k / 2;
+  } else {
+    // FP4/FP6 operands: 32 consecutive K values at k = 32 * (l / m).
+    layout.pieces = 1;
+    layout.itemsPerPiece = 32;
+    layout.pieceStrideK = 0;
   }
   return layout;
+}
+
+int64_t qmm::getTileRowBytes(ConfigAttr config, Type elementType) {
+  return config.getTileK() * elementType.getIntOrFloatBitWidth() / 8;
 }
 
 /// Extra bank cycles one wave's fragment reads take with rows of
@@ -56,16 +67,18 @@ MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config) {
 static int64_t fragmentReadConflicts(const ChipInfo &chip,
                                      const MFMAOperandLayout &layout,
                                      int64_t rowBytes) {
-  int64_t pieceBytes = layout.itemsPerPiece; // one byte per FP8 element
+  int64_t pieceBytes = layout.pieceBytes();
   int64_t lanesPerPhase = std::max<int64_t>(
       1, chip.ldsBanks * chip.ldsBankBytes /
              std::max<int64_t>(pieceBytes, chip.ldsBankBytes));
   int64_t conflicts = 0;
   for (int64_t phase = 0; phase < chip.waveSize; phase += lanesPerPhase) {
     std::vector<std::set<int64_t>> dwordsPerBank(chip.ldsBanks);
-    for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
-      int64_t address = (lane % layout.m) * rowBytes +
-                        (lane / layout.m) * layout.itemsPerPiece;
+    for (int64_t lane = phase;
+         lane < std::min<int64_t>(phase + lanesPerPhase, chip.waveSize);
+         ++lane) {
+      int64_t address =
+          (lane % layout.m) * rowBytes + (lane / layout.m) * pieceBytes;
       for (int64_t byte = 0; byte < pieceBytes; byte += chip.ldsBankBytes) {
         int64_t dword = (address + byte) / chip.ldsBankBytes;
         dwordsPerBank[dword % chip.ldsBanks].insert(dword);
@@ -79,16 +92,19 @@ static int64_t fragmentReadConflicts(const ChipInfo &chip,
   return conflicts;
 }
 
-int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config) {
-  // The smallest padding, in whole fragment pieces (so fragment reads stay
-  // aligned), whose fragment reads are free of bank conflicts; the tile
-  // writes pair their rows to match (see qmm-promote-operands-to-lds).
-  MFMAOperandLayout layout = getMFMAOperandLayout(config);
-  int64_t best = layout.itemsPerPiece, bestConflicts = -1;
-  for (int64_t pieces = 1; pieces <= 4; ++pieces) {
-    int64_t padding = pieces * layout.itemsPerPiece;
-    int64_t conflicts =
-        fragmentReadConflicts(chip, layout, config.getTileK() + padding);
+int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
+                              Type elementType) {
+  // The smallest padding, in whole fragment runs of at least 8 bytes (so
+  // fragment reads and 8-byte copies stay aligned), whose fragment reads
+  // are free of bank conflicts; the tile writes pair their rows to match
+  // (see qmm-promote-operands-to-lds).
+  MFMAOperandLayout layout = getMFMAOperandLayout(config, elementType);
+  int64_t unit = std::lcm<int64_t>(layout.pieceBytes(), 8);
+  int64_t rowBytes = getTileRowBytes(config, elementType);
+  int64_t best = unit, bestConflicts = -1;
+  for (int64_t units = 1; units <= 4; ++units) {
+    int64_t padding = units * unit;
+    int64_t conflicts = fragmentReadConflicts(chip, layout, rowBytes + padding);
     if (bestConflicts < 0 || conflicts < bestConflicts) {
       best = padding;
       bestConflicts = conflicts;
@@ -99,11 +115,11 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config) {
   return best;
 }
 
-int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config) {
-  // One byte per element: the tiles hold 8-bit formats only.
-  int64_t rowBytes = config.getTileK() + getLdsRowPadding(chip, config);
-  return config.getStages() * rowBytes *
-         (config.getTileM() + config.getTileN());
+int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
+                             OperandTypes operands) {
+  return config.getStages() *
+         (getLdsRowBytes(chip, config, operands.a) * config.getTileM() +
+          getLdsRowBytes(chip, config, operands.b) * config.getTileN());
 }
 
 std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip,
@@ -117,10 +133,16 @@ std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip,
     return std::nullopt;
   }
   for (Type t : {aType, bType})
-    if (!isQuantizedElementType(t) || t.getIntOrFloatBitWidth() != 8)
+    if (!isQuantizedElementType(t))
       return std::nullopt;
-  if (getFormatFamily(aType) == chip.nativeFP8 &&
-      getFormatFamily(bType) == chip.nativeFP8)
+  // Native FP8, and FP4/FP6: gfx950's f8f6f4 forms read them as they are,
+  // gfx942's fp8 forms after an exact conversion to FNUZ FP8 in registers
+  // (every FP4/FP6 value is an e4m3fnuz value).
+  auto native = [&](Type t) {
+    return t.getIntOrFloatBitWidth() < 8 ||
+           getFormatFamily(t) == chip.nativeFP8;
+  };
+  if (native(aType) && native(bType))
     return chip.hasScaledMFMA ? MFMAKind::F8F6F4 : MFMAKind::FP8;
   // FNUZ data on gfx950: every e4m3fnuz / e5m2fnuz value is exact in bf16
   // (no FP8 scaling maps all of them onto OCP), so the fragments are
@@ -167,7 +189,7 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
   if (config.getTileK() % 16 != 0)
     return emitError() << "config: tile K (" << config.getTileK()
                        << ") must be a multiple of 16";
-  int64_t lds = getLdsFootprint(chip, config);
+  int64_t lds = getLdsFootprint(chip, config, operands);
   if (lds > chip.ldsBytesPerWorkgroup)
     return emitError() << "config: the tiles take " << lds
                        << " bytes of LDS; " << chip.name << " has "
@@ -231,7 +253,7 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   // copies overlap the other's MFMAs: halve tile K (down to the MFMA's K)
   // until they fit.
   ConfigAttr config = make(tileK);
-  while (2 * getLdsFootprint(chip, config) > chip.ldsBytesPerCU &&
+  while (2 * getLdsFootprint(chip, config, operands) > chip.ldsBytesPerCU &&
          (tileK / 2) % shape->k == 0 && (tileK / 2) % 16 == 0) {
     tileK /= 2;
     config = make(tileK);

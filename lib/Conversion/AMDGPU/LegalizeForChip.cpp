@@ -80,25 +80,44 @@ static Value elementwise(OpBuilder &b, Location loc, Value input,
   return generic.getResult(0);
 }
 
-/// An E8M0 scale 2^(e - 127) as the f32 2^(e - 126), twice its value, by
-/// integer arithmetic: the f32 exponent field is e + 1 (e = 0 gives the
-/// normal 2^-126), 0xFF (NaN) stays NaN. 2^127 (e = 254) doubles to +Inf:
-/// the one scale whose double f32 cannot hold.
-static Value doubleE8M0AsF32(OpBuilder &b, Location loc, Value scale) {
+/// An E8M0 scale 2^(e - 127) as the f32 2^(e - 127 + shift), by integer
+/// arithmetic: the f32 exponent field is e + shift; a field of 0 (e = 0,
+/// shift 0) is the subnormal 2^-127; 0xFF (NaN) stays NaN. With shift 1,
+/// 2^127 (e = 254) becomes +Inf: the one scale whose double f32 cannot
+/// hold.
+static Value convertE8M0ToF32(OpBuilder &b, Location loc, Value scale,
+                              int64_t shift) {
   Type i32 = b.getI32Type();
   auto i32Constant = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   };
   Value bits = arith::ExtUIOp::create(
       b, loc, i32, arith::BitcastOp::create(b, loc, b.getI8Type(), scale));
-  Value doubled = arith::ShLIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, bits, i32Constant(1)),
-      i32Constant(23));
+  Value field =
+      shift == 0 ? bits
+                 : arith::AddIOp::create(b, loc, bits, i32Constant(shift))
+                       .getResult();
+  Value result = arith::ShLIOp::create(b, loc, field, i32Constant(23));
+  if (shift == 0) {
+    Value isZeroField = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, field, i32Constant(0));
+    result = arith::SelectOp::create(b, loc, isZeroField,
+                                     i32Constant(0x00400000), result);
+  }
   Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
                                       i32Constant(0xFF));
-  Value result = arith::SelectOp::create(b, loc, isNaN,
-                                         i32Constant(0x7FC00000), doubled);
+  result = arith::SelectOp::create(b, loc, isNaN, i32Constant(0x7FC00000),
+                                   result);
   return arith::BitcastOp::create(b, loc, b.getF32Type(), result);
+}
+
+/// E8M0 scales as f32 scales of the same value (FP4/FP6 data, which
+/// gfx942's kernels convert exactly).
+static Value e8m0ScalesToF32(OpBuilder &b, Location loc, Value scales) {
+  return elementwise(b, loc, scales, b.getF32Type(),
+                     [&](OpBuilder &b, Location loc, Value s) {
+                       return convertE8M0ToF32(b, loc, s, /*shift=*/0);
+                     });
 }
 
 /// OCP FP8 data -> FNUZ data (half the value) and f32 scales of twice the
@@ -114,7 +133,7 @@ static std::pair<Value, Value> toFNUZ(OpBuilder &b, Location loc, Value data,
   Value doubled = elementwise(
       b, loc, scales, b.getF32Type(), [&](OpBuilder &b, Location loc, Value s) {
         if (e8m0)
-          return doubleE8M0AsF32(b, loc, s);
+          return convertE8M0ToF32(b, loc, s, /*shift=*/1);
         return arith::MulFOp::create(b, loc, s, createF32(b, loc, 2.0))
             .getResult();
       });
@@ -159,20 +178,22 @@ struct QMMLegalizeForChipPass
     Value a = op.getA(), aScales = op.getAScales();
     Value bData = op.getB(), bScales = op.getBScales();
     if (target.nativeFP8 == FormatFamily::FNUZ) {
-      // OCP FP8 with f32 or E8M0 (MX) scales. An MX pair is converted only
-      // when both operands are FP8: MX FP4/FP6 are left to the kernel, and
-      // their partner with them.
+      // OCP FP8 data becomes FNUZ. gfx942 has no scaled MFMA: MX scales
+      // become f32 scales of the same 32-wide blocks (doubled for the
+      // reinterpreted FP8 data), applied to each block's partial sums;
+      // FP4/FP6 data stays and is converted in the kernel.
       auto isOCPFP8 = [](Value data) {
         return bool(getFNUZCounterpart(getElementTypeOrSelf(data.getType())));
       };
-      bool mxPairIsFP8 = isOCPFP8(a) && isOCPFP8(bData);
       auto legalizeOperand = [&](Value &data, Value &scales,
                                  ScaleEncodingAttr encoding) {
-        if (!isOCPFP8(data) || (encoding.isMX() && !mxPairIsFP8))
-          return encoding;
-        std::tie(data, scales) = toFNUZ(b, loc, data, scales);
+        bool fp8 = isOCPFP8(data);
+        if (fp8)
+          std::tie(data, scales) = toFNUZ(b, loc, data, scales);
         if (!encoding.isMX())
           return encoding;
+        if (!fp8)
+          scales = e8m0ScalesToF32(b, loc, scales);
         return ScaleEncodingAttr::getBlock(b.getContext(), 1, kMXBlockK,
                                            encoding.getMajorness());
       };
@@ -180,6 +201,13 @@ struct QMMLegalizeForChipPass
       op.setBEncodingAttr(legalizeOperand(bData, bScales, op.getBEncoding()));
     }
     if (op.getBLayout() == OperandLayout::KN) {
+      // The transpose kernels move whole bytes; packed FP4/FP6 rows would
+      // need a repacking transpose.
+      Type bElement = getElementTypeOrSelf(bData.getType());
+      if (bElement.getIntOrFloatBitWidth() < 8)
+        return op.emitOpError("qmm-legalize-for-chip: B of ")
+               << bElement
+               << " with layout kn is not supported; store B as [N, K]";
       bData = transposeToNK(b, loc, bData);
       op.setBLayout(OperandLayout::NK);
     }

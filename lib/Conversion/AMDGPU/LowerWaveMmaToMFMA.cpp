@@ -85,6 +85,99 @@ static Value convertFNUZToBF16(OpBuilder &b, Location loc, Value fragment) {
       b, loc, VectorType::get({width}, b.getBF16Type()), bits);
 }
 
+/// FP4/FP6 elements to e4m3fnuz, exactly (every FP4/FP6 value is an
+/// e4m3fnuz value, and always a normal one), with integer arithmetic: a
+/// normal code keeps its sign and mantissa and rebiases its exponent; a
+/// subnormal one m * 2^(1 - bias - mantissa bits) takes the exponent and
+/// leading mantissa bits of the f32 m (exact); zeros of either sign become
+/// +0 (FNUZ's 0x80 is NaN).
+static Value convertSubByteToFNUZ(OpBuilder &b, Location loc, Value fragment) {
+  auto type = cast<VectorType>(fragment.getType());
+  auto floatType = cast<FloatType>(type.getElementType());
+  int width = floatType.getWidth();
+  int mantissaBits = floatType.getFPMantissaWidth() - 1;
+  int exponentBits = width - 1 - mantissaBits;
+  int bias = (1 << (exponentBits - 1)) - 1;
+  constexpr int kFNUZBias = 8, kFNUZMantissaBits = 3;
+  int64_t count = type.getNumElements();
+  auto i32s = VectorType::get({count}, b.getI32Type());
+  auto f32s = VectorType::get({count}, b.getF32Type());
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(i32s, b.getI32IntegerAttr(v)));
+  };
+  // The fragment's codes as one integer (8 codes: 32 or 48 bits), spread
+  // over i32 lanes by shifts: vectors of i4/i6 would go through scratch.
+  int64_t totalBits = count * width;
+  Type wordType = b.getIntegerType(totalBits);
+  Value word = vector::ExtractOp::create(
+      b, loc,
+      vector::BitCastOp::create(b, loc, VectorType::get({1}, wordType),
+                                fragment),
+      ArrayRef<int64_t>{0});
+  auto i64s = VectorType::get({count}, b.getI64Type());
+  Value wide = vector::BroadcastOp::create(
+      b, loc, i64s, arith::ExtUIOp::create(b, loc, b.getI64Type(), word));
+  SmallVector<int64_t> shifts;
+  for (int64_t j = 0; j < count; ++j)
+    shifts.push_back(j * width);
+  Value codes = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, wide,
+          arith::ConstantOp::create(b, loc,
+                                    DenseElementsAttr::get(
+                                        i64s, ArrayRef<int64_t>(shifts)))),
+      arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(i64s, b.getI64IntegerAttr((1 << width) - 1))));
+  Value x = arith::TruncIOp::create(b, loc, i32s, codes);
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, x, i32(width - 1)), i32(7));
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, x, i32(mantissaBits)),
+      i32((1 << exponentBits) - 1));
+  Value mantissa = arith::AndIOp::create(b, loc, x, i32((1 << mantissaBits) - 1));
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, exponent, i32(kFNUZBias - bias)),
+          i32(kFNUZMantissaBits)),
+      arith::ShLIOp::create(b, loc, mantissa,
+                            i32(kFNUZMantissaBits - mantissaBits)));
+  // Subnormal: m as f32 is 2^p * 1.f; the value's exponent is
+  // p + 1 - bias - mantissa bits.
+  Value asFloat = arith::BitcastOp::create(
+      b, loc, i32s, arith::UIToFPOp::create(b, loc, f32s, mantissa));
+  Value floatExponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, asFloat, i32(23)), i32(0xFF));
+  Value subnormal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, floatExponent,
+              i32(-127 + 1 - bias - mantissaBits + kFNUZBias)),
+          i32(kFNUZMantissaBits)),
+      arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, asFloat, i32(20)), i32(7)));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            exponent, i32(0));
+  Value magnitude =
+      arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+  Value isZero = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::OrIOp::create(b, loc, exponent, mantissa), i32(0));
+  Value code = arith::SelectOp::create(
+      b, loc, isZero, i32(0), arith::OrIOp::create(b, loc, sign, magnitude));
+  Value bytes = arith::TruncIOp::create(
+      b, loc, VectorType::get({count}, b.getI8Type()), code);
+  return arith::BitcastOp::create(
+      b, loc, VectorType::get({count}, b.getType<Float8E4M3FNUZType>()),
+      bytes);
+}
+
 /// K extent of one OCP MX scale block.
 constexpr int64_t kMXBlockK = 32;
 
@@ -94,39 +187,50 @@ struct WaveMmaLowering {
   OpBuilder &b;
   Location loc;
   ConfigAttr config;
-  MFMAOperandLayout mfma;
+  /// Placement of A's and B's values (they differ for FP8 x FP4 on gfx950);
+  /// the instruction shape is the same in both.
+  MFMAOperandLayout aLayout, bLayout;
   Value lane;
 
   /// The fragment of `lane` for the MFMA step at `kStep` of tile row `row`
-  /// of an LDS tile addressed by `indices` ([stage,] row origin, k origin).
-  Value readFragment(Value lds, ValueRange indices, Value row,
-                     int64_t kStep) {
+  /// of an LDS tile addressed by `indices` ([stage,] row origin, column
+  /// origin; columns are bytes), converted to what the instruction reads.
+  Value readFragment(const MFMAOperandLayout &layout, Value lds,
+                     ValueRange indices, Value row, int64_t kStep) {
     IndexMath im{b, loc};
     Type elementType = cast<MemRefType>(lds.getType()).getElementType();
-    Value group = im.div(lane, mfma.m);
-    auto pieceType = VectorType::get({mfma.itemsPerPiece}, elementType);
+    Value group = im.div(lane, layout.m);
+    auto pieceType = VectorType::get({layout.itemsPerPiece}, elementType);
     SmallVector<Value, 3> at(indices.drop_back(2));
     Value ldsRow = im.add(indices[indices.size() - 2], row);
-    Value kOrigin = indices.back();
+    Value columnOrigin = indices.back();
     SmallVector<Value> pieces;
-    for (int64_t piece = 0; piece < mfma.pieces; ++piece) {
-      Value k = im.add(kOrigin,
-                       im.add(im.mul(group, mfma.itemsPerPiece),
-                              kStep + piece * mfma.pieceStrideK));
+    for (int64_t piece = 0; piece < layout.pieces; ++piece) {
+      Value k = im.add(im.mul(group, layout.itemsPerPiece),
+                       kStep + piece * layout.pieceStrideK);
+      // Packed FP4/FP6: the value's byte.
+      Value column = im.add(
+          columnOrigin, layout.elementBits == 8
+                            ? k
+                            : im.div(im.mul(k, layout.elementBits), 8));
       SmallVector<Value, 3> pieceAt(at);
-      pieceAt.append({ldsRow, k});
+      pieceAt.append({ldsRow, column});
       pieces.push_back(
           vector::LoadOp::create(b, loc, pieceType, lds, pieceAt));
     }
-    if (pieces.size() == 1)
-      return config.getMfmaKind() == MFMAKindAttrValue::BF16
-                 ? convertFNUZToBF16(b, loc, pieces.front())
-                 : pieces.front();
-    // A shuffle, not a strided insert: it lowers directly to LLVM.
-    SmallVector<int64_t> concat(2 * mfma.itemsPerPiece);
-    for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
-      concat[i] = i;
-    return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
+    if (pieces.size() == 2) {
+      // A shuffle, not a strided insert: it lowers directly to LLVM.
+      SmallVector<int64_t> concat(2 * layout.itemsPerPiece);
+      for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
+        concat[i] = i;
+      return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
+    }
+    if (config.getMfmaKind() == MFMAKindAttrValue::BF16)
+      return convertFNUZToBF16(b, loc, pieces.front());
+    if (config.getMfmaKind() == MFMAKindAttrValue::FP8 &&
+        layout.elementBits < 8)
+      return convertSubByteToFNUZ(b, loc, pieces.front());
+    return pieces.front();
   }
 
   /// The E8M0 scale the instruction takes from `lane` for an operand whose
@@ -139,7 +243,7 @@ struct WaveMmaLowering {
     IndexMath im{b, loc};
     auto type = cast<MemRefType>(scales.getType());
     Value r = im.min(im.add(origin[0], row), type.getDimSize(0) - 1);
-    Value block = im.add(origin[1], im.add(im.div(lane, mfma.m),
+    Value block = im.add(origin[1], im.add(im.div(lane, aLayout.m),
                                            kStep / kMXBlockK));
     Value c = im.min(block, type.getDimSize(1) - 1);
     return memref::LoadOp::create(b, loc, scales, ValueRange{r, c});
@@ -147,6 +251,7 @@ struct WaveMmaLowering {
 
   SmallVector<Value> lower(WaveMmaOp op) {
     IndexMath im{b, loc};
+    const MFMAOperandLayout &mfma = aLayout;
     int64_t repeatsM = config.getMfmaRepeatsM();
     int64_t repeatsN = config.getMfmaRepeatsN();
     Value fragRow = im.rem(lane, mfma.m);
@@ -157,11 +262,11 @@ struct WaveMmaLowering {
       SmallVector<Value> aFrags, bFrags;
       for (int64_t rm = 0; rm < repeatsM; ++rm)
         aFrags.push_back(readFragment(
-            op.getA(), op.getAIndices(),
+            aLayout, op.getA(), op.getAIndices(),
             im.add(im.add(op.getWaveRow(), rm * mfma.m), fragRow), kStep));
       for (int64_t rn = 0; rn < repeatsN; ++rn)
         bFrags.push_back(readFragment(
-            op.getB(), op.getBIndices(),
+            bLayout, op.getB(), op.getBIndices(),
             im.add(im.add(op.getWaveCol(), rn * mfma.n), fragCol), kStep));
       SmallVector<Value> aScales, bScales;
       if (op.getAScales()) {
@@ -232,11 +337,15 @@ struct QMMLowerWaveMmaToMFMAPass
              op.getB().getType().getElementType(), bool(op.getAScales())},
             [&]() { return op.emitOpError(); })))
       return failure();
-    MFMAOperandLayout mfma = getMFMAOperandLayout(config);
     OpBuilder b(op);
     IndexMath im{b, op.getLoc()};
-    WaveMmaLowering lowering{b, op.getLoc(), config, mfma,
-                             im.lane(chip.waveSize)};
+    WaveMmaLowering lowering{
+        b,
+        op.getLoc(),
+        config,
+        getMFMAOperandLayout(config, op.getA().getType().getElementType()),
+        getMFMAOperandLayout(config, op.getB().getType().getElementType()),
+        im.lane(chip.waveSize)};
     SmallVector<Value> results = lowering.lower(op);
     op.replaceAllUsesWith(results);
     op.erase();

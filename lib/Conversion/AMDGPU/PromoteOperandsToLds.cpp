@@ -45,6 +45,14 @@ struct OperandTile {
   Value global;
   int64_t tileRows;
   Value lds;
+
+  MemRefType globalType() const { return cast<MemRefType>(global.getType()); }
+  Type elementType() const { return globalType().getElementType(); }
+  int64_t elementBits() const { return elementType().getIntOrFloatBitWidth(); }
+  /// Bytes a copy moves at once: 16, or 24 (32 values) for FP6, whose
+  /// 16-byte runs do not end on a value.
+  int64_t chunkBytes() const { return elementBits() == 6 ? 24 : 16; }
+  int64_t chunkElements() const { return chunkBytes() * 8 / elementBits(); }
 };
 
 /// Copies workgroup tiles from global memory into LDS.
@@ -61,7 +69,8 @@ struct TileCopier {
             Value stage) const;
 
 private:
-  Value loadChunk(OpBuilder &b, Value global, Value row, Value k) const;
+  Value loadChunk(OpBuilder &b, const OperandTile &tile, Value row,
+                  Value k) const;
 };
 
 } // namespace
@@ -75,33 +84,47 @@ static SmallVector<Value, 3> ldsIndices(Value stage, Value row, Value col) {
   return indices;
 }
 
-constexpr int64_t kChunkBytes = 16;
-
-Value TileCopier::loadChunk(OpBuilder &b, Value global, Value row,
+/// The chunk of `tile.chunkElements()` values of row `row` from column `k`.
+Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile, Value row,
                             Value k) const {
-  auto type = cast<MemRefType>(global.getType());
+  MemRefType type = tile.globalType();
   int64_t extentK = type.getDimSize(1);
-  Type elementType = type.getElementType();
-  auto chunkType = VectorType::get({kChunkBytes}, elementType);
-  if (extentK % config.getTileK() == 0)
-    return vector::LoadOp::create(b, loc, chunkType, global,
-                                  ValueRange{row, k});
-  // K tail: a chunk wholly inside K is one vector load; one that crosses K
-  // (K not a multiple of 16) loads its bytes one by one, zeros past K; one
-  // past K is zeros.
+  Type elementType = tile.elementType();
+  int64_t chunkElements = tile.chunkElements();
+  auto chunkType = VectorType::get({chunkElements}, elementType);
   IndexMath im{b, loc};
-  Value whole = extentK >= kChunkBytes ? im.lt(k, extentK - kChunkBytes + 1)
-                                       : im.boolean(false);
+  auto load = [&](OpBuilder &at) -> Value {
+    if (tile.elementBits() == 8)
+      return vector::LoadOp::create(at, loc, chunkType, tile.global,
+                                    ValueRange{row, k});
+    // Packed FP4/FP6 rows of K * w / 8 bytes, addressed by byte through a
+    // flat view (see the dialect's storage rules).
+    IndexMath aim{at, loc};
+    int64_t rowBytes = extentK * tile.elementBits() / 8;
+    auto flatType = MemRefType::get({type.getNumElements()}, elementType);
+    Value flat = memref::ReinterpretCastOp::create(
+        at, loc, flatType, tile.global, /*offset=*/0,
+        /*sizes=*/ArrayRef<int64_t>{type.getNumElements()},
+        /*strides=*/ArrayRef<int64_t>{1});
+    Value byte = aim.add(aim.mul(row, rowBytes),
+                         aim.div(aim.mul(k, tile.elementBits()), 8));
+    return vector::LoadOp::create(at, loc, chunkType, flat, ValueRange{byte});
+  };
+  if (extentK % config.getTileK() == 0)
+    return load(b);
+  // K tail: a chunk wholly inside K is one vector load; one that crosses K
+  // (8-bit data with K not a multiple of 16) loads its bytes one by one,
+  // zeros past K; one past K is zeros.
+  Value whole = extentK >= chunkElements
+                    ? im.lt(k, extentK - chunkElements + 1)
+                    : im.boolean(false);
   auto inBounds = scf::IfOp::create(b, loc, TypeRange{chunkType}, whole,
                                     /*withElseRegion=*/true);
   OpBuilder thenB = inBounds.getThenBodyBuilder();
-  scf::YieldOp::create(thenB, loc,
-                       vector::LoadOp::create(thenB, loc, chunkType, global,
-                                              ValueRange{row, k})
-                           .getResult());
+  scf::YieldOp::create(thenB, loc, load(thenB));
   OpBuilder elseB = inBounds.getElseBodyBuilder();
   Value tail;
-  if (extentK % kChunkBytes == 0) {
+  if (extentK % chunkElements == 0) {
     tail = arith::ConstantOp::create(
         elseB, loc,
         DenseElementsAttr::get(chunkType, elseB.getZeroAttr(elementType)));
@@ -110,10 +133,10 @@ Value TileCopier::loadChunk(OpBuilder &b, Value global, Value row,
     Value zero = arith::ConstantOp::create(
         elseB, loc, cast<TypedAttr>(elseB.getZeroAttr(elementType)));
     SmallVector<Value> bytes;
-    for (int64_t j = 0; j < kChunkBytes; ++j) {
+    for (int64_t j = 0; j < chunkElements; ++j) {
       Value kj = eim.add(k, j);
       Value loaded = memref::LoadOp::create(
-          elseB, loc, global, ValueRange{row, eim.min(kj, extentK - 1)});
+          elseB, loc, tile.global, ValueRange{row, eim.min(kj, extentK - 1)});
       bytes.push_back(arith::SelectOp::create(elseB, loc,
                                               eim.lt(kj, extentK), loaded,
                                               zero));
@@ -126,27 +149,30 @@ Value TileCopier::loadChunk(OpBuilder &b, Value global, Value row,
 
 void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
                       Value kBase, Value stage) const {
-  // Consecutive threads on consecutive 16-byte chunks of a row, so a wave
-  // reads whole rows of global memory.
+  // Consecutive threads on consecutive chunks of a row, so a wave reads
+  // whole rows of global memory. LDS columns are bytes (packed FP4/FP6).
   IndexMath im{b, loc};
-  int64_t tileK = config.getTileK();
-  int64_t chunksPerRow = tileK / kChunkBytes;
+  int64_t chunkBytes = tile.chunkBytes();
+  int64_t chunksPerRow =
+      getTileRowBytes(config, tile.elementType()) / chunkBytes;
   int64_t chunks = tile.tileRows * chunksPerRow;
   // When one LDS phase of 16-byte writes covers two rows, it writes rows r
   // and r + D, with D * rowWords = half the banks (mod the banks), so that
   // the two rows fill the banks exactly once.
   int64_t pairDistance = 0;
-  int64_t rowWords =
-      (tileK + getLdsRowPadding(chip, config)) / chip.ldsBankBytes;
-  int64_t phaseChunks = chip.ldsBanks * chip.ldsBankBytes / kChunkBytes;
-  if (phaseChunks == 2 * chunksPerRow)
+  int64_t rowWords = getLdsRowBytes(chip, config, tile.elementType()) /
+                     chip.ldsBankBytes;
+  int64_t phaseBytes = chip.ldsBanks * chip.ldsBankBytes;
+  int64_t phaseChunks = phaseBytes / chunkBytes;
+  if (phaseBytes % chunkBytes == 0 && phaseChunks == 2 * chunksPerRow)
     for (int64_t d = 1; 2 * d <= tile.tileRows; ++d)
       if ((d * rowWords) % chip.ldsBanks == chip.ldsBanks / 2 &&
           tile.tileRows % (2 * d) == 0) {
         pairDistance = d;
         break;
       }
-  int64_t lastRow = cast<MemRefType>(tile.global.getType()).getDimSize(0) - 1;
+  int64_t lastRow = tile.globalType().getDimSize(0) - 1;
+  int64_t bits = tile.elementBits();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   for (int64_t first = 0; first < chunks; first += threads()) {
     Value chunk = im.add(tid, first);
@@ -161,16 +187,17 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
         row = nim.add(
             nim.add(nim.mul(group, groupRows), nim.div(inGroup, phaseChunks)),
             nim.mul(nim.div(inPhase, chunksPerRow), pairDistance));
-        col = nim.mul(nim.rem(inPhase, chunksPerRow), kChunkBytes);
+        col = nim.mul(nim.rem(inPhase, chunksPerRow), chunkBytes);
       } else {
         row = nim.div(chunk, chunksPerRow);
-        col = nim.mul(nim.rem(chunk, chunksPerRow), kChunkBytes);
+        col = nim.mul(nim.rem(chunk, chunksPerRow), chunkBytes);
       }
       // Rows past the matrix read the last row: their products land in
       // output rows the epilogue does not store.
       Value globalRow = nim.min(nim.add(rowBase, row), lastRow);
-      Value data =
-          loadChunk(nested, tile.global, globalRow, nim.add(kBase, col));
+      Value k =
+          nim.add(kBase, bits == 8 ? col : nim.div(nim.mul(col, 8), bits));
+      Value data = loadChunk(nested, tile, globalRow, k);
       vector::StoreOp::create(nested, loc, data, tile.lds,
                               ldsIndices(stage, row, col));
     };
@@ -256,20 +283,31 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
   auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
   if (stages == 2 && !loop)
     return fail("with stages = 2 must be in the body of an scf.for");
-  if (cast<MemRefType>(op.getA().getType()).getDimSize(1) !=
-      cast<MemRefType>(op.getB().getType()).getDimSize(1))
+  int64_t extentK = cast<MemRefType>(op.getA().getType()).getDimSize(1);
+  if (cast<MemRefType>(op.getB().getType()).getDimSize(1) != extentK)
     return fail("A and B must have the same K extent");
+  for (Value operand : {op.getA(), op.getB()}) {
+    Type element = cast<MemRefType>(operand.getType()).getElementType();
+    if (element.getIntOrFloatBitWidth() < 8 &&
+        (extentK % 32 != 0 || config.getTileK() % 32 != 0))
+      return fail("packed ") << element
+                             << " operands need K and tile K to be multiples "
+                                "of 32";
+  }
 
   // The LDS buffers: [stages,] rows x padded tile K.
   Location loc = op.getLoc();
   auto workgroup = gpu::AddressSpaceAttr::get(&getContext(),
                                               gpu::AddressSpace::Workgroup);
-  int64_t rowBytes = config.getTileK() + getLdsRowPadding(chip, config);
   auto addBuffer = [&](Value global, int64_t rows) -> OperandTile {
+    // Rows of bytes: packed FP4/FP6 data is addressed by byte.
     SmallVector<int64_t, 3> shape;
     if (stages > 1)
       shape.push_back(stages);
-    shape.append({rows, rowBytes});
+    shape.append(
+        {rows, getLdsRowBytes(chip, config,
+                              cast<MemRefType>(global.getType())
+                                  .getElementType())});
     auto type = MemRefType::get(
         shape, cast<MemRefType>(global.getType()).getElementType(),
         MemRefLayoutAttrInterface(), workgroup);

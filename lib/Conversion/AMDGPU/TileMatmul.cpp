@@ -26,6 +26,9 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 
+/// K extent of one OCP MX scale block.
+constexpr int64_t kMXBlock = 32;
+
 namespace {
 /// The extents and the scale block of one qmm.matmul.
 struct MatmulProblem {
@@ -66,10 +69,14 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
     return fail("MX scales must be K-major ([rows, K / 32])");
   bool convertsToBF16 = config.getMfmaKind() == MFMAKindAttrValue::BF16;
   for (Type t : {aType.getElementType(), bElement}) {
-    if (t.getIntOrFloatBitWidth() != 8)
-      return fail("operand type ")
-             << t << " is not an 8-bit format (FP4/FP6 operands are not "
-                "implemented yet)";
+    // FP4/FP6 (packed, see the dialect) are read by gfx950's f8f6f4 forms
+    // and converted in registers on gfx942.
+    if (t.getIntOrFloatBitWidth() < 8) {
+      if (p.k % kMXBlock != 0)
+        return fail("packed ")
+               << t << " operands need K to be a multiple of " << kMXBlock;
+      continue;
+    }
     if (getFormatFamily(t) != chip.nativeFP8 && !convertsToBF16)
       return fail("operand type ")
              << t << " is not native to " << chip.name
@@ -98,9 +105,6 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
                              << p.scaleBlockK << ")";
   return p;
 }
-
-/// K extent of one OCP MX scale block.
-constexpr int64_t kMXBlock = 32;
 
 /// Builds the tiled kernel of `op` in front of it.
 static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,

@@ -107,15 +107,46 @@ func.func @mxfp8(%a: tensor<32x64xf8E4M3FN>, %as: tensor<32x2xf8E8M0FNU>,
 
 // -----
 
-// MX FP4/FP6 operands are left to the kernel (converted in registers).
-// GFX942-LABEL: func.func @mxfp4_untouched
-// GFX942-NOT:   linalg
-// GFX942:       qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
-func.func @mxfp4_untouched(%a: tensor<32x64xf4E2M1FN>, %as: tensor<32x2xf8E8M0FNU>,
-                           %b: tensor<16x64xf6E2M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
-                           %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+// MXFP4 x MXFP6 on gfx942: the data stays (the kernel converts FP4/FP6 to
+// e4m3fnuz in registers, exactly); each E8M0 scale 2^(e - 127) becomes the
+// f32 of the same value (exponent field e; e = 0 is the subnormal 2^-127,
+// 0x00400000; 0xFF is NaN) of a `block 1x32` encoding. On gfx950 the scaled
+// MFMA reads them as they are.
+// GFX942-LABEL: func.func @mxfp4_mxfp6
+// GFX942:       %[[AS:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32x2xf8E8M0FNU>)
+// GFX942:         %[[E:.*]] = arith.extui %{{.*}} : i8 to i32
+// GFX942:         %[[BITS:.*]] = arith.shli %[[E]], %c23_i32
+// GFX942:         %[[ZERO:.*]] = arith.cmpi eq, %[[E]], %c0_i32
+// GFX942:         %[[SUB:.*]] = arith.select %[[ZERO]], %c4194304_i32, %[[BITS]]
+// GFX942:         %[[NAN:.*]] = arith.cmpi eq, %[[E]], %c255_i32
+// GFX942:         arith.select %[[NAN]], %c2143289344_i32, %[[SUB]]
+// GFX942:       } -> tensor<32x2xf32>
+// GFX942:       %[[BS:.*]] = linalg.generic {{.*}} ins(%arg3 : tensor<16x2xf8E8M0FNU>)
+// GFX942:       qmm.matmul a(%arg0, %[[AS]] : tensor<32x64xf4E2M1FN>, tensor<32x2xf32>) #qmm.scale<block 1x32> b(%arg2, %[[BS]] : tensor<16x64xf6E2M3FN>, tensor<16x2xf32>) #qmm.scale<block 1x32>
+// GFX950-LABEL: func.func @mxfp4_mxfp6
+// GFX950-NOT:   linalg
+// GFX950:       qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+func.func @mxfp4_mxfp6(%a: tensor<32x64xf4E2M1FN>, %as: tensor<32x2xf8E8M0FNU>,
+                       %b: tensor<16x64xf6E2M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
+                       %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
   %0 = qmm.matmul a(%a, %as : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
                   b(%b, %bs : tensor<16x64xf6E2M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx>
+                  outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
+
+// -----
+
+// MXFP4 x MXFP8 on gfx942: the FP8 partner becomes FNUZ with doubled
+// scales, the FP4 side keeps its data with same-valued f32 scales: FP4 and
+// FNUZ FP8 may meet (FP4 values mean the same in both families).
+// GFX942-LABEL: func.func @mxfp4_mxfp8
+// GFX942:       qmm.matmul a(%arg0, %{{.*}} : tensor<32x64xf4E2M1FN>, tensor<32x2xf32>) #qmm.scale<block 1x32> b(%{{.*}}, %{{.*}} : tensor<16x64xf8E4M3FNUZ>, tensor<16x2xf32>) #qmm.scale<block 1x32>
+func.func @mxfp4_mxfp8(%a: tensor<32x64xf4E2M1FN>, %as: tensor<32x2xf8E8M0FNU>,
+                       %b: tensor<16x64xf8E4M3FN>, %bs: tensor<16x2xf8E8M0FNU>,
+                       %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx>
                   outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %0 : tensor<32x16xf32>
 }

@@ -103,13 +103,14 @@ func.func @mx_mn_major(%a: memref<32x128xf8E4M3FN>, %as: memref<4x32xf8E8M0FNU>,
 
 // -----
 
-func.func @mx_fp4(%a: memref<32x128xf4E2M1FN>, %as: memref<32x4xf8E8M0FNU>,
-                  %b: memref<32x128xf8E4M3FN>, %bs: memref<32x4xf8E8M0FNU>,
-                  %d: memref<32x32xf32>) {
-  // expected-error @+1 {{qmm-tile-matmul: operand type 'f4E2M1FN' is not an 8-bit format (FP4/FP6 operands are not implemented yet)}}
-  qmm.matmul a(%a, %as : memref<32x128xf4E2M1FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
-             b(%b, %bs : memref<32x128xf8E4M3FN>, memref<32x4xf8E8M0FNU>) #qmm.scale<mx>
-             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+// Packed FP4 rows are copied 32 values at a time.
+func.func @fp4_k_not_multiple_of_32(%a: memref<32x48xf4E2M1FN>, %as: memref<1x1xf32>,
+                                    %b: memref<32x48xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                                    %d: memref<32x32xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: packed 'f4E2M1FN' operands need K to be a multiple of 32}}
+  qmm.matmul a(%a, %as : memref<32x48xf4E2M1FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x48xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 32], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
              outs(%d : memref<32x32xf32>)
   return
 }

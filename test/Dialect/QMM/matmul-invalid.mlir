@@ -58,17 +58,6 @@ func.func @fnuz_mixed_with_ocp(%a: tensor<64x128xf8E4M3FNUZ>, %sa: tensor<1x1xf3
   return %d : tensor<64x64xf32>
 }
 
-// -----
-
-func.func @fp4_mixed_with_fnuz(%a: tensor<64x128xf4E2M1FN>, %sa: tensor<1x1xf32>,
-                               %b: tensor<64x128xf8E5M2FNUZ>, %sb: tensor<1x1xf32>,
-                               %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{mix FNUZ and OCP formats}}
-  %d = qmm.matmul a(%a, %sa : tensor<64x128xf4E2M1FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
-                  b(%b, %sb : tensor<64x128xf8E5M2FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
-                  outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %d : tensor<64x64xf32>
-}
 
 // -----
 

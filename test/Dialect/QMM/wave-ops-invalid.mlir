@@ -41,7 +41,7 @@ func.func @operand_rank(%a: memref<128xf8E4M3FNUZ>, %b: memref<64x128xf8E4M3FNUZ
 // -----
 
 func.func @operand_type(%a: memref<64x128xbf16>, %b: memref<64x128xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
-  // expected-error @+1 {{'qmm.wave_mma' op A must hold 8-bit float elements, got 'bf16'}}
+  // expected-error @+1 {{'qmm.wave_mma' op A must hold FP8, FP6 or FP4 elements, got 'bf16'}}
   %p = qmm.wave_mma %a[%i, %i], %b[%i, %i] wave_offset [%i, %i]
          config #qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
          acc(%acc) : memref<64x128xbf16>, memref<64x128xf8E4M3FNUZ>, vector<4xf32>

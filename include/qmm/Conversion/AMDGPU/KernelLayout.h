@@ -17,25 +17,43 @@
 namespace mlir {
 namespace qmm {
 
-/// Operand and result placement of one MFMA instruction (AMD CDNA3/CDNA4
-/// ISA guides). Lane l holds row l % m of A (column l % n of B); its K items
-/// come in `pieces` runs of `itemsPerPiece` consecutive values, run p
-/// starting at k = (l / m) * itemsPerPiece + p * pieceStrideK.
+/// Operand and result placement of one MFMA instruction for one operand
+/// (AMD CDNA3/CDNA4 ISA guides). Lane l holds row l % m of A (column l % n
+/// of B); its K items come in `pieces` runs of `itemsPerPiece` consecutive
+/// values, run p starting at k = (l / m) * itemsPerPiece + p * pieceStrideK.
 struct MFMAOperandLayout {
   int64_t m, n, k;
   int64_t pieces, itemsPerPiece, pieceStrideK;
   /// f32 result items per lane (m * n / 64).
   int64_t accElements;
+  /// Bits of one element as stored (8, or 4 and 6 for packed FP4/FP6).
+  int64_t elementBits;
+
+  /// Bytes of one run in packed storage.
+  int64_t pieceBytes() const { return itemsPerPiece * elementBits / 8; }
 };
 
-MFMAOperandLayout getMFMAOperandLayout(ConfigAttr config);
+/// The placement for operands of `elementType` under `config`: FP8 on the
+/// f8f6f4 forms comes in two runs of 16, FP4/FP6 in one run of 32; the fp8
+/// and bf16 forms read 8 consecutive values (FP4/FP6 and FNUZ data are
+/// converted in registers).
+MFMAOperandLayout getMFMAOperandLayout(ConfigAttr config, Type elementType);
 
-/// Bytes added to every LDS row of the A and B tiles so that the fragment
-/// reads of a wave spread over all banks.
-int64_t getLdsRowPadding(const ChipInfo &chip, ConfigAttr config);
+/// Bytes of one K tile row of `elementType` data in packed storage.
+int64_t getTileRowBytes(ConfigAttr config, Type elementType);
 
-/// LDS bytes of the A and B tiles (all stages, padded rows; 8-bit data).
-int64_t getLdsFootprint(const ChipInfo &chip, ConfigAttr config);
+/// Bytes added to every LDS row of a tile of `elementType` so that the
+/// fragment reads of a wave spread over all banks (a multiple of 8 bytes
+/// and of the fragment run, so LDS accesses stay aligned).
+int64_t getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
+                         Type elementType);
+
+/// LDS bytes of a padded tile row of `elementType`.
+inline int64_t getLdsRowBytes(const ChipInfo &chip, ConfigAttr config,
+                              Type elementType) {
+  return getTileRowBytes(config, elementType) +
+         getLdsRowPadding(chip, config, elementType);
+}
 
 /// What the choice of instruction depends on: the operand element types and
 /// whether they carry MX (E8M0, block-32) scales.
@@ -47,6 +65,10 @@ struct OperandTypes {
 /// The instruction family that reads the operands on `chip`.
 std::optional<MFMAKind> getMFMAKindFor(const ChipInfo &chip,
                                        OperandTypes operands);
+
+/// LDS bytes of the A and B tiles (all stages, padded rows).
+int64_t getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
+                        OperandTypes operands);
 
 /// Checks that `config` runs on `chip` for the operands: the MFMA exists on
 /// the chip and reads these types, and the tiles fit in LDS.

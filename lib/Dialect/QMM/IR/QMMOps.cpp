@@ -203,7 +203,10 @@ LogicalResult MatmulOp::verify() {
 
   Type aType = getElementTypeOrSelf(getA().getType());
   Type bType = getElementTypeOrSelf(getB().getType());
-  if (getFormatFamily(aType) != getFormatFamily(bType))
+  // The FP8 families assign different values to the same bits; FP4/FP6
+  // (OCP MX elements) have one meaning and may meet either.
+  if (aType.getIntOrFloatBitWidth() == 8 && bType.getIntOrFloatBitWidth() == 8 &&
+      getFormatFamily(aType) != getFormatFamily(bType))
     return emitOpError() << "A (" << aType << ") and B (" << bType
                          << ") mix FNUZ and OCP formats; both must be FNUZ "
                             "(gfx942) or both OCP";

@@ -38,10 +38,12 @@ static LogicalResult verifyOperandTile(Operation *op, StringRef name,
   if ((int64_t)numIndices != type.getRank())
     return op->emitOpError() << name << " takes " << type.getRank()
                              << " indices, got " << numIndices;
-  if (!isa<FloatType>(type.getElementType()) ||
-      type.getElementTypeBitWidth() != 8)
+  unsigned bits = isa<FloatType>(type.getElementType())
+                      ? type.getElementTypeBitWidth()
+                      : 0;
+  if (bits != 8 && bits != 6 && bits != 4)
     return op->emitOpError()
-           << name << " must hold 8-bit float elements, got "
+           << name << " must hold FP8, FP6 or FP4 elements, got "
            << type.getElementType();
   return success();
 }

@@ -39,7 +39,21 @@ def QMM_Dialect : Dialect {
     expressed along (rows, K) whatever the storage layout of the data.
 
     OCP and FNUZ FP8 encodings are never mixed within one operation: the two
-    families assign different values to the same bits.
+    families assign different values to the same bits. FP4 and FP6 values
+    mean the same everywhere and may meet either FP8 family.
+
+    Storage of FP4 and FP6 data: rows (the last dimension) are packed into a
+    little-endian bit stream, element j of a row in bits [j*w, (j+1)*w) of
+    the row's bytes (w = 4 or 6): FP4 element 2i is the low nibble of byte
+    i, four FP6 elements fill three bytes, a row of K elements takes
+    ceil(K*w/8) bytes. This is how the AMD pipeline's programs hold them in
+    device memory, how fp8-run's host quantizer hands them to a device and
+    how .npy files store them. Inside the AMD pipeline's kernels a memref of
+    FP4/FP6 elements addresses that storage by byte, as LLVM lays out i4/i6
+    in memory: element slot i is byte i, and a vector of N FP4/FP6 elements
+    loaded or stored at slot i moves the N*w/8 packed bytes from byte i.
+    (The CPU reference pipeline, which runs qmm programs on the host, keeps
+    one element per byte; the runtime converts.)
   }];
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{

@@ -35,8 +35,9 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
     * `a` [M, K] and `b` ([N, K] with `layout nk`, the default; [K, N] with
       `layout kn`) hold f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f6E2M3FN,
       f6E3M2FN or f4E2M1FN elements. A and B may use different formats
-      (e.g. e4m3 x e5m2) but not different FP8 families: FNUZ (gfx942) and
-      OCP (gfx950, MX) are never mixed.
+      (e.g. e4m3 x e5m2, e2m1 x e4m3) but not different FP8 families: FNUZ
+      (gfx942) and OCP (gfx950, MX) FP8 are never mixed. FP4 and FP6 values
+      mean the same in both worlds and may meet either family.
     * `a_scales` / `b_scales` are rank-2 scale tensors described by the
       `#qmm.scale` encodings that follow each operand pair; see
       `ScaleEncodingAttr` for shapes, partial blocks and majorness.
