@@ -67,19 +67,22 @@ def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
       whose rows the MFMA operands read contiguously; its scales keep their
       (N, K) view and do not move.
 
-    * MXFP8 on gfx942 (OCP FP8 with E8M0 scales, which gfx942's MFMAs
-      cannot apply): the data as above, and each E8M0 scale 2^(e - 127)
-      becomes the f32 2^(e - 126) of a `block 1x32` encoding (the same
-      blocks), so the kernel scales each 32-wide K block's f32 partial sums.
-      The one inexact case: a scale of 2^127 (E8M0 0xFE), whose double
-      does not fit in f32, turns its block into Inf/NaN. Quantizing f32
-      data never produces it (the largest is 2^119).
+    * MX operands on gfx942 (E8M0 scales, which gfx942's MFMAs cannot
+      apply): each E8M0 scale becomes an f32 scale of a `block 1x32`
+      encoding (the same blocks), so the kernel scales each 32-wide K
+      block's f32 partial sums: 2^(e - 126) for OCP FP8 data, reinterpreted
+      as above, and 2^(e - 127) for FP4/FP6 data, which stays (the kernel
+      converts it exactly to e4m3fnuz in registers). The one inexact case:
+      an FP8 operand's scale of 2^127 (E8M0 0xFE), whose double does not
+      fit in f32, turns its block into Inf/NaN. Quantizing f32 data never
+      produces it (the largest is 2^119).
+    * FP4/FP6 B given as [K, N] is rejected: the transpose kernels move
+      whole bytes, not packed values.
 
     FNUZ data on gfx950 is left as it is: no single factor maps every
     e4m3fnuz code onto e4m3fn (240 would need 480), so the configuration
     selects an exact in-register conversion to bf16 instead. MX operands on
-    gfx950, which the scaled MFMA reads, and MX FP4/FP6 are left as they
-    are.
+    gfx950, which the scaled MFMA reads, are left as they are.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -155,10 +158,16 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     zero. qmm.wave_store writes the accumulators after the loop (masked past
     M and N).
 
+    With `mfma = scaled_f8f6f4` (MX operands on gfx950) the instruction
+    applies the E8M0 scales: qmm.wave_mma takes the scale tensors, indexed
+    at the tile's first row and 32-wide K block, and accumulates straight
+    into the accumulators; there is no qmm.wave_scale_accumulate.
+
     Checks: static shapes, a configuration the chip runs, scale blocks
     along K that nest, and a tile K that divides the scale block (a K tail
-    is allowed, as the last block is then shorter). MX scales are left to
-    the scaled-MFMA lowering, which is not implemented yet.
+    is allowed, as the last block is then shorter); MX scales on both
+    operands or neither, K-major; packed FP4/FP6 operands with K a
+    multiple of 32.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -184,6 +193,10 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "ModuleOp"> {
       16-byte LDS stores. Rows past the operand's last row read the last
       row. Past K the copy stores zeros; a chunk that crosses K (K not a
       multiple of 16) is loaded byte by byte.
+    * Packed FP4/FP6 operands (see the dialect's storage rules): rows of
+      K * w / 8 bytes, read through a flat view at byte row * (K * w / 8) +
+      k * w / 8 in chunks of 32 values (16 bytes of FP4, 24 of FP6); the
+      LDS tile's columns are bytes. K and tile K must be multiples of 32.
     * Layout: rows are padded by the smallest whole number of MFMA fragment
       pieces for which one wave's fragment reads are free of bank conflicts
       (evaluated against the chip's banks). When one LDS phase of 16-byte
@@ -219,9 +232,14 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
   let description = [{
     For each MFMA step along the tile's K, each lane reads its A and B
     fragments from LDS where the ISA guides put its K items (8 consecutive
-    values for gfx942's fp8 forms 16x16x32 and 32x32x16; two runs of 16,
-    half the instruction's K apart, for gfx950's f8f6f4 forms 16x16x128 and
-    32x32x64) and issues one amdgpu.mfma per MFMA tile of the wave. The B
+    values for gfx942's fp8 forms 16x16x32 and 32x32x16; for gfx950's
+    f8f6f4 forms 16x16x128 and 32x32x64, two runs of 16 half the
+    instruction's K apart for FP8, one run of 32 for FP4/FP6) and issues
+    one amdgpu.mfma per MFMA tile of the wave, or amdgpu.scaled_mfma with
+    MX scales: each lane then loads the E8M0 scale of its fragment row and
+    of the (l / m)-th 32-wide K block of the step from the [rows, K / 32]
+    scale tensors, the lanes and bytes the instruction reads them from
+    (CDNA4 ISA guide), clamped to the last row and block. The B
     fragment is the instruction's first operand, so the instruction
     computes the transposed tile: a lane's accumulator items are runs of 4
     consecutive output columns (the layout documented on qmm.wave_mma).
@@ -230,6 +248,11 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
     converted exactly to bf16 in registers (integer field moves for normal
     numbers, an exact f32 product for subnormals, 0x80 to NaN) and fed to
     the bf16 forms 16x16x32 and 32x32x16.
+
+    FP4/FP6 data on gfx942 (`mfma = fp8`, which reads neither) is
+    converted exactly to e4m3fnuz in registers: every FP4/FP6 value is a
+    normal e4m3fnuz value; normal codes rebias their exponent, subnormal
+    ones take the exponent of their mantissa as an f32, zeros become +0.
 
     The operands must be in workgroup memory (qmm-promote-operands-to-lds).
   }];
@@ -257,7 +280,9 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "ModuleOp"> {
     once per MFMA tile column, so every scale a lane needs is loaded once
     per block; per-tensor and per-row scales, whose block spans K, are
     applied once, in the epilogue. Rows and columns past M and N read the
-    last row's or column's scale. MX (E8M0) scales are not lowered here.
+    last row's or column's scale. MX (E8M0) scales are applied by the
+    scaled MFMA (gfx950) or turned into f32 scales by qmm-legalize-for-chip
+    (gfx942), and are not lowered here.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",

@@ -78,3 +78,45 @@ func.func @bf8_32x32_double_buffered(%stage: index, %out: memref<32xf32>, %acc0:
   }
   return
 }
+
+// -----
+
+// FP4 on gfx942 (no FP4 MFMA): lane l reads its 8 consecutive values at
+// k = 8 * (l / 16), i.e. 4 packed bytes at byte column 4 * (l / 16), and
+// converts them exactly to e4m3fnuz: codes taken from the 32-bit word by
+// shifts of 4 * j; normal e2m1 codes rebias their exponent by 8 - 1 = 7 and
+// move the mantissa bit up 2; the one subnormal (0.5) goes through its f32
+// exponent (-127 + 1 - 1 - 1 + 8 = -120); zeros become +0.
+// CHECK-LABEL: func.func @fp4_converted
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c64
+// CHECK:         %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
+// CHECK:         %[[K:.*]] = arith.muli %[[GROUP]], %c8
+// CHECK:         %[[BITS:.*]] = arith.muli %[[K]], %c4
+// CHECK:         %[[BYTE:.*]] = arith.divui %[[BITS]], %c8
+// CHECK:         %[[COL:.*]] = arith.addi %c0, %[[BYTE]]
+// CHECK:         %[[FRAG:.*]] = vector.load %{{.*}}[%{{.*}}, %[[COL]]] : memref<16x24xf4E2M1FN, #gpu.address_space<workgroup>>, vector<8xf4E2M1FN>
+// CHECK:         %[[WORDV:.*]] = vector.bitcast %[[FRAG]] : vector<8xf4E2M1FN> to vector<1xi32>
+// CHECK:         vector.extract %[[WORDV]][0] : i32 from vector<1xi32>
+// CHECK:         arith.constant dense<[0, 4, 8, 12, 16, 20, 24, 28]> : vector<8xi64>
+// CHECK:         arith.constant dense<-120> : vector<8xi32>
+// CHECK:         %[[CODES:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
+// CHECK:         %[[A:.*]] = arith.bitcast %[[CODES]] : vector<8xi8> to vector<8xf8E4M3FNUZ>
+// CHECK:         %[[B:.*]] = vector.load {{.*}} vector<8xf8E4M3FNUZ>
+// CHECK:         amdgpu.mfma 16x16x32 %[[B]] * %[[A]] + %{{.*}} blgp = none : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+func.func @fp4_converted(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%la : memref<16x24xf4E2M1FN, #gpu.address_space<workgroup>>,
+                       %lb : memref<16x40xf8E4M3FNUZ, #gpu.address_space<workgroup>>) {
+    %p = qmm.wave_mma %la[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [16, 16, 32], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+           acc(%zero) : memref<16x24xf4E2M1FN, #gpu.address_space<workgroup>>, memref<16x40xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

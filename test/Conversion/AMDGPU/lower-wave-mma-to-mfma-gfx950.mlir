@@ -138,3 +138,38 @@ func.func @scaled_16x16x128(%sa: memref<64x8xf8E8M0FNU>, %sb: memref<40x8xf8E8M0
   }
   return
 }
+
+// -----
+
+// FP4 x FP6 on the scaled 32x32x64 form: each lane reads 32 consecutive
+// values at k = 32 * (l / 32): 16 bytes of FP4 from byte 16 * (l / 32), 24
+// bytes of FP6 from byte 24 * (l / 32), as the instruction takes them.
+// CHECK-LABEL: func.func @fp4_x_fp6_scaled
+// CHECK:         %[[GROUP:.*]] = arith.divui %{{.*}}, %c32
+// CHECK:         %[[K:.*]] = arith.muli %[[GROUP]], %c32
+// CHECK:         %[[K4:.*]] = arith.muli %[[K]], %c4
+// CHECK:         %[[BYTE4:.*]] = arith.divui %[[K4]], %c8
+// CHECK:         %[[AF:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, vector<32xf4E2M1FN>
+// CHECK:         %[[K6:.*]] = arith.muli %[[K]], %c6
+// CHECK:         %[[BYTE6:.*]] = arith.divui %[[K6]], %c8
+// CHECK:         %[[BF:.*]] = vector.load %{{.*}} : memref<32x72xf6E2M3FN, #gpu.address_space<workgroup>>, vector<32xf6E2M3FN>
+// CHECK:         amdgpu.scaled_mfma 32x32x64 (%{{.*}}[0] * %[[BF]]) * (%{{.*}}[0] * %[[AF]]) + %{{.*}} : f8E8M0FNU, vector<32xf6E2M3FN>, f8E8M0FNU, vector<32xf4E2M1FN>, vector<16xf32>
+func.func @fp4_x_fp6_scaled(%sa: memref<32x2xf8E8M0FNU>, %sb: memref<32x2xf8E8M0FNU>,
+                            %i: index, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             workgroup(%la : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>,
+                       %lb : memref<32x72xf6E2M3FN, #gpu.address_space<workgroup>>) {
+    %p = qmm.wave_mma %la[%c0, %c0], %lb[%c0, %c0] wave_offset [%c0, %c0]
+           scales(%sa[%i, %i], %sb[%i, %i] : memref<32x2xf8E8M0FNU>, memref<32x2xf8E8M0FNU>)
+           config #qmm.config<tile = [32, 32, 64], waves = [1, 1], mfma = scaled_f8f6f4 [32, 32, 64], stages = 1>
+           acc(%zero) : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, memref<32x72xf6E2M3FN, #gpu.address_space<workgroup>>, vector<16xf32>
+    vector.store %p, %out[%c0] : memref<16xf32>, vector<16xf32>
+    gpu.terminator
+  }
+  return
+}

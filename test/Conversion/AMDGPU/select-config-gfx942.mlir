@@ -76,3 +76,18 @@ func.func @legalized_mxfp8(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x16xf3
                   outs(%d : tensor<256x256xbf16>) -> tensor<256x256xbf16>
   return %0 : tensor<256x256xbf16>
 }
+
+// -----
+
+// MXFP4 legalized for gfx942 (FP4 data kept, f32 scales of 32-wide
+// blocks): the fp8 forms after an in-register conversion, tile K 32.
+// GFX942-LABEL: func.func @legalized_mxfp4
+// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+func.func @legalized_mxfp4(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf32>,
+                           %b: tensor<256x512xf8E4M3FNUZ>, %bs: tensor<256x16xf32>,
+                           %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<256x512xf4E2M1FN>, tensor<256x16xf32>) #qmm.scale<block 1x32>
+                  b(%b, %bs : tensor<256x512xf8E4M3FNUZ>, tensor<256x16xf32>) #qmm.scale<block 1x32>
+                  outs(%d : tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  return %0 : tensor<256x256xbf16>
+}

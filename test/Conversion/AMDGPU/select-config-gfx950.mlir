@@ -74,3 +74,17 @@ func.func @mx_scaled_small(%a: tensor<40x256xf8E4M3FN>, %as: tensor<40x8xf8E8M0F
                   outs(%d : tensor<40x20xf32>) -> tensor<40x20xf32>
   return %0 : tensor<40x20xf32>
 }
+
+// -----
+
+// MXFP4 x MXFP6 on gfx950: the scaled forms read FP4/FP6 as they are.
+// GFX950-LABEL: func.func @mxfp4_mxfp6
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 1>
+func.func @mxfp4_mxfp6(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf8E8M0FNU>,
+                       %b: tensor<256x512xf6E3M2FN>, %bs: tensor<256x16xf8E8M0FNU>,
+                       %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
+  %0 = qmm.matmul a(%a, %as : tensor<256x512xf4E2M1FN>, tensor<256x16xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<256x512xf6E3M2FN>, tensor<256x16xf8E8M0FNU>) #qmm.scale<mx>
+                  outs(%d : tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  return %0 : tensor<256x256xbf16>
+}

@@ -1,0 +1,48 @@
+// RUN: fp8-opt %s -split-input-file --qmm-promote-operands-to-lds=chip=gfx950 --cse | FileCheck %s
+
+// Packed FP4 and FP6 tiles (the dialect's storage: rows of K * w / 8 bytes,
+// addressed by byte). Tile K 128: an FP4 tile row is 64 bytes, copied as 4
+// chunks of 16 bytes (32 values); an FP6 row is 96 bytes, 4 chunks of 24
+// bytes (32 values; 16 bytes would end inside a value). Global reads go
+// through a flat view of the operand at byte row * (K * w / 8) + k * w / 8
+// (K = 256: rows of 128 and 192 bytes); LDS columns are bytes, rows padded
+// to conflict-free fragment reads (64 + 16 and 96 + 48 bytes).
+// CHECK-LABEL: func.func @packed_tiles
+// CHECK:       workgroup(%[[LA:.*]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>)
+// CHECK:         scf.if
+// CHECK:           %[[ROW:.*]] = arith.divui %{{.*}}, %c4
+// CHECK:           %[[CHUNK:.*]] = arith.remui %{{.*}}, %c4
+// CHECK:           %[[COL:.*]] = arith.muli %[[CHUNK]], %c16
+// CHECK:           %[[GROW:.*]] = arith.minui %{{.*}}, %c39
+// CHECK:           %[[KBITS:.*]] = arith.muli %[[COL]], %c8
+// CHECK:           %[[KOFF:.*]] = arith.divui %[[KBITS]], %c4
+// CHECK:           %[[K:.*]] = arith.addi %arg2, %[[KOFF]]
+// CHECK:           %[[FLAT:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [10240], strides: [1] : memref<40x256xf4E2M1FN> to memref<10240xf4E2M1FN>
+// CHECK:           %[[KB:.*]] = arith.muli %[[K]], %c4
+// CHECK:           %[[KBYTE:.*]] = arith.divui %[[KB]], %c8
+// CHECK:           %[[ROWBYTE:.*]] = arith.muli %[[GROW]], %c128
+// CHECK:           %[[AT:.*]] = arith.addi %[[ROWBYTE]], %[[KBYTE]]
+// CHECK:           %[[DATA:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<10240xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK:           vector.store %[[DATA]], %[[LA]][%[[ROW]], %[[COL]]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, vector<32xf4E2M1FN>
+// CHECK:         scf.if
+// CHECK:           %[[COL6:.*]] = arith.muli %{{.*}}, %c24
+// CHECK:           memref.reinterpret_cast %arg1 to offset: [0], sizes: [12288], strides: [1]
+// CHECK:           arith.muli %{{.*}}, %c192
+// CHECK:           %[[DATA6:.*]] = vector.load %{{.*}} : memref<12288xf6E2M3FN>, vector<32xf6E2M3FN>
+// CHECK:           vector.store %[[DATA6]], %[[LB]][%{{.*}}, %[[COL6]]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>, vector<32xf6E2M3FN>
+func.func @packed_tiles(%a: memref<40x256xf4E2M1FN>, %b: memref<48x256xf6E2M3FN>,
+                        %k: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %p = qmm.wave_mma %a[%c0, %k], %b[%c0, %k] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = f8f6f4 [16, 16, 128], stages = 1>
+           acc(%zero) : memref<40x256xf4E2M1FN>, memref<48x256xf6E2M3FN>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
