@@ -61,25 +61,27 @@ int64_t qmm::getTileRowBytes(ConfigAttr config, Type elementType) {
   return config.getTileK() * elementType.getIntOrFloatBitWidth() / 8;
 }
 
-/// Extra bank cycles one wave's fragment reads take with rows of
-/// `rowBytes`, following the hardware's phases: as many lanes as the banks
-/// serve with one access each, each bank serving one dword per cycle.
-static int64_t fragmentReadConflicts(const ChipInfo &chip,
-                                     const MFMAOperandLayout &layout,
-                                     int64_t rowBytes) {
-  int64_t pieceBytes = layout.pieceBytes();
-  int64_t lanesPerPhase = std::max<int64_t>(
-      1, chip.ldsBanks * chip.ldsBankBytes /
-             std::max<int64_t>(pieceBytes, chip.ldsBankBytes));
+/// Lanes whose LDS accesses of `bytes` each the banks serve in one cycle
+/// (the emulator's model of the hardware's phases).
+static int64_t getLanesPerPhase(const ChipInfo &chip, int64_t bytes) {
+  return std::max<int64_t>(1, chip.ldsBanks * chip.ldsBankBytes /
+                                  std::max<int64_t>(bytes, chip.ldsBankBytes));
+}
+
+/// Extra bank cycles of `count` LDS accesses of `bytes` each, the i-th at
+/// `addressOf(i)`, following the hardware's phases (the emulator's model):
+/// as many lanes as the banks serve with one access each go together, and
+/// each bank serves one dword per cycle.
+static int64_t countBankConflicts(const ChipInfo &chip, int64_t count,
+                                  int64_t bytes,
+                                  function_ref<int64_t(int64_t)> addressOf) {
+  int64_t lanesPerPhase = getLanesPerPhase(chip, bytes);
   int64_t conflicts = 0;
-  for (int64_t phase = 0; phase < chip.waveSize; phase += lanesPerPhase) {
+  for (int64_t first = 0; first < count; first += lanesPerPhase) {
     std::vector<std::set<int64_t>> dwordsPerBank(chip.ldsBanks);
-    for (int64_t lane = phase;
-         lane < std::min<int64_t>(phase + lanesPerPhase, chip.waveSize);
-         ++lane) {
-      int64_t address =
-          (lane % layout.m) * rowBytes + (lane / layout.m) * pieceBytes;
-      for (int64_t byte = 0; byte < pieceBytes; byte += chip.ldsBankBytes) {
+    for (int64_t i = first; i < std::min(first + lanesPerPhase, count); ++i) {
+      int64_t address = addressOf(i);
+      for (int64_t byte = 0; byte < bytes; byte += chip.ldsBankBytes) {
         int64_t dword = (address + byte) / chip.ldsBankBytes;
         dwordsPerBank[dword % chip.ldsBanks].insert(dword);
       }
@@ -92,17 +94,28 @@ static int64_t fragmentReadConflicts(const ChipInfo &chip,
   return conflicts;
 }
 
+/// Extra bank cycles one wave's fragment reads take with rows of
+/// `rowBytes`.
+static int64_t fragmentReadConflicts(const ChipInfo &chip,
+                                     const MFMAOperandLayout &layout,
+                                     int64_t rowBytes) {
+  int64_t pieceBytes = layout.pieceBytes();
+  return countBankConflicts(chip, chip.waveSize, pieceBytes, [&](int64_t lane) {
+    return (lane % layout.m) * rowBytes + (lane / layout.m) * pieceBytes;
+  });
+}
+
 int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
                               Type elementType) {
-  // The smallest padding, in whole fragment runs of at least 8 bytes (so
-  // fragment reads and 8-byte copies stay aligned), whose fragment reads
-  // are free of bank conflicts; the tile writes pair their rows to match
-  // (see qmm-promote-operands-to-lds).
+  // The smallest padding, in whole fragment runs (whole dwords, so
+  // fragment reads stay aligned), whose fragment reads are free of bank
+  // conflicts; the tile copies choose their row order to match (see
+  // getLdsCopyMapping).
   MFMAOperandLayout layout = getMFMAOperandLayout(config, elementType);
-  int64_t unit = std::lcm<int64_t>(layout.pieceBytes(), 8);
+  int64_t unit = std::lcm<int64_t>(layout.pieceBytes(), chip.ldsBankBytes);
   int64_t rowBytes = getTileRowBytes(config, elementType);
   int64_t best = unit, bestConflicts = -1;
-  for (int64_t units = 1; units <= 4; ++units) {
+  for (int64_t units = 1; units <= 8; ++units) {
     int64_t padding = units * unit;
     int64_t conflicts = fragmentReadConflicts(chip, layout, rowBytes + padding);
     if (bestConflicts < 0 || conflicts < bestConflicts) {
@@ -113,6 +126,50 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
       break;
   }
   return best;
+}
+
+/// Extra bank cycles of the writes of a whole tile copied with `mapping`
+/// into rows of `rowBytes`: each wave's lanes write consecutive chunks.
+static int64_t copyWriteConflicts(const ChipInfo &chip,
+                                  const LdsCopyMapping &mapping,
+                                  int64_t tileRows, int64_t rowBytes) {
+  return countBankConflicts(
+      chip, tileRows * mapping.chunksPerRow, mapping.chunkBytes,
+      [&](int64_t chunk) {
+        auto [row, col] = mapping.place(chunk);
+        return row * rowBytes + col;
+      });
+}
+
+LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
+                                      Type elementType, int64_t tileRows) {
+  LdsCopyMapping mapping;
+  mapping.chunkBytes = getCopyChunkBytes(elementType);
+  mapping.chunksPerRow =
+      getTileRowBytes(config, elementType) / mapping.chunkBytes;
+  int64_t rowBytes = getLdsRowBytes(chip, config, elementType);
+  int64_t lanesPerPhase = getLanesPerPhase(chip, mapping.chunkBytes);
+  int64_t best = copyWriteConflicts(chip, mapping, tileRows, rowBytes);
+  int64_t rowsPerPhase = lanesPerPhase / mapping.chunksPerRow;
+  if (best == 0 || rowsPerPhase < 2 ||
+      lanesPerPhase % mapping.chunksPerRow != 0)
+    return mapping;
+  LdsCopyMapping candidate = mapping;
+  candidate.rowsPerPhase = rowsPerPhase;
+  for (int64_t stride = 1; rowsPerPhase * stride <= tileRows; ++stride) {
+    if (tileRows % (rowsPerPhase * stride) != 0)
+      continue;
+    candidate.rowStride = stride;
+    int64_t conflicts =
+        copyWriteConflicts(chip, candidate, tileRows, rowBytes);
+    if (conflicts < best) {
+      best = conflicts;
+      mapping = candidate;
+    }
+    if (best == 0)
+      break;
+  }
+  return mapping;
 }
 
 int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,

@@ -49,10 +49,9 @@ struct OperandTile {
   MemRefType globalType() const { return cast<MemRefType>(global.getType()); }
   Type elementType() const { return globalType().getElementType(); }
   int64_t elementBits() const { return elementType().getIntOrFloatBitWidth(); }
-  /// Bytes a copy moves at once: 16, or 24 (32 values) for FP6, whose
-  /// 16-byte runs do not end on a value.
-  int64_t chunkBytes() const { return elementBits() == 6 ? 24 : 16; }
-  int64_t chunkElements() const { return chunkBytes() * 8 / elementBits(); }
+  int64_t chunkElements() const {
+    return getCopyChunkBytes(elementType()) * 8 / elementBits();
+  }
 };
 
 /// Copies workgroup tiles from global memory into LDS.
@@ -152,45 +151,33 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
   // Consecutive threads on consecutive chunks of a row, so a wave reads
   // whole rows of global memory. LDS columns are bytes (packed FP4/FP6).
   IndexMath im{b, loc};
-  int64_t chunkBytes = tile.chunkBytes();
-  int64_t chunksPerRow =
-      getTileRowBytes(config, tile.elementType()) / chunkBytes;
+  LdsCopyMapping mapping =
+      getLdsCopyMapping(chip, config, tile.elementType(), tile.tileRows);
+  int64_t chunksPerRow = mapping.chunksPerRow;
   int64_t chunks = tile.tileRows * chunksPerRow;
-  // When one LDS phase of 16-byte writes covers two rows, it writes rows r
-  // and r + D, with D * rowWords = half the banks (mod the banks), so that
-  // the two rows fill the banks exactly once.
-  int64_t pairDistance = 0;
-  int64_t rowWords = getLdsRowBytes(chip, config, tile.elementType()) /
-                     chip.ldsBankBytes;
-  int64_t phaseBytes = chip.ldsBanks * chip.ldsBankBytes;
-  int64_t phaseChunks = phaseBytes / chunkBytes;
-  if (phaseBytes % chunkBytes == 0 && phaseChunks == 2 * chunksPerRow)
-    for (int64_t d = 1; 2 * d <= tile.tileRows; ++d)
-      if ((d * rowWords) % chip.ldsBanks == chip.ldsBanks / 2 &&
-          tile.tileRows % (2 * d) == 0) {
-        pairDistance = d;
-        break;
-      }
   int64_t lastRow = tile.globalType().getDimSize(0) - 1;
   int64_t bits = tile.elementBits();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   for (int64_t first = 0; first < chunks; first += threads()) {
     Value chunk = im.add(tid, first);
     auto copyChunk = [&](OpBuilder &nested) {
+      // LdsCopyMapping::place, as index arithmetic.
       IndexMath nim{nested, loc};
       Value row, col;
-      if (pairDistance > 0) {
-        int64_t groupRows = 2 * pairDistance;
-        Value group = nim.div(chunk, groupRows * chunksPerRow);
-        Value inGroup = nim.rem(chunk, groupRows * chunksPerRow);
-        Value inPhase = nim.rem(inGroup, phaseChunks);
+      if (mapping.rowStride > 0) {
+        int64_t perPhase = mapping.rowsPerPhase * chunksPerRow;
+        int64_t perGroup = perPhase * mapping.rowStride;
+        Value group = nim.div(chunk, perGroup);
+        Value inGroup = nim.rem(chunk, perGroup);
+        Value inPhase = nim.rem(inGroup, perPhase);
         row = nim.add(
-            nim.add(nim.mul(group, groupRows), nim.div(inGroup, phaseChunks)),
-            nim.mul(nim.div(inPhase, chunksPerRow), pairDistance));
-        col = nim.mul(nim.rem(inPhase, chunksPerRow), chunkBytes);
+            nim.add(nim.mul(group, perGroup / chunksPerRow),
+                    nim.div(inGroup, perPhase)),
+            nim.mul(nim.div(inPhase, chunksPerRow), mapping.rowStride));
+        col = nim.mul(nim.rem(inPhase, chunksPerRow), mapping.chunkBytes);
       } else {
         row = nim.div(chunk, chunksPerRow);
-        col = nim.mul(nim.rem(chunk, chunksPerRow), chunkBytes);
+        col = nim.mul(nim.rem(chunk, chunksPerRow), mapping.chunkBytes);
       }
       // Rows past the matrix read the last row: their products land in
       // output rows the epilogue does not store.

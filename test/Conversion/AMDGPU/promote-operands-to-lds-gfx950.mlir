@@ -9,9 +9,22 @@
 // to conflict-free fragment reads (64 + 16 and 96 + 48 bytes).
 // CHECK-LABEL: func.func @packed_tiles
 // CHECK:       workgroup(%[[LA:.*]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>)
+// gfx950 writes 16 chunks (64 banks) per LDS phase: 4 FP4 rows of 80
+// bytes, which collide row after row; rows 4 apart fill the banks, so
+// chunk c goes to row 16 * (c / 64) + (c % 64) / 16 + 4 * ((c % 16) / 4),
+// byte 16 * (c % 4).
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK:         scf.if
-// CHECK:           %[[ROW:.*]] = arith.divui %{{.*}}, %c4
-// CHECK:           %[[CHUNK:.*]] = arith.remui %{{.*}}, %c4
+// CHECK:           %[[GROUP:.*]] = arith.divui %[[TID]], %c64
+// CHECK:           %[[IN_GROUP:.*]] = arith.remui %[[TID]], %c64
+// CHECK:           %[[IN_PHASE:.*]] = arith.remui %[[IN_GROUP]], %c16
+// CHECK:           %[[K4:.*]] = arith.divui %[[IN_PHASE]], %c4
+// CHECK:           %[[STRIDED:.*]] = arith.muli %[[K4]], %c4
+// CHECK:           %[[PHASE:.*]] = arith.divui %[[IN_GROUP]], %c16
+// CHECK:           %[[GROUP_ROW:.*]] = arith.muli %[[GROUP]], %c16
+// CHECK:           %[[R0:.*]] = arith.addi %[[GROUP_ROW]], %[[PHASE]]
+// CHECK:           %[[ROW:.*]] = arith.addi %[[R0]], %[[STRIDED]]
+// CHECK:           %[[CHUNK:.*]] = arith.remui %[[IN_PHASE]], %c4
 // CHECK:           %[[COL:.*]] = arith.muli %[[CHUNK]], %c16
 // CHECK:           %[[GROW:.*]] = arith.minui %{{.*}}, %c39
 // CHECK:           %[[KBITS:.*]] = arith.muli %[[COL]], %c8

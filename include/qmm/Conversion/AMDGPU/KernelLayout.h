@@ -55,6 +55,43 @@ inline int64_t getLdsRowBytes(const ChipInfo &chip, ConfigAttr config,
          getLdsRowPadding(chip, config, elementType);
 }
 
+/// Bytes one thread copies from global memory to LDS at once: 16, or 24
+/// (32 values) for FP6, whose 16-byte runs do not end on a value.
+inline int64_t getCopyChunkBytes(Type elementType) {
+  return elementType.getIntOrFloatBitWidth() == 6 ? 24 : 16;
+}
+
+/// Which LDS row and byte column each copy chunk of a tile goes to. The
+/// chunks of one LDS phase (the lanes the banks serve at once) cover
+/// `rowsPerPhase` rows; with a `rowStride`, phase p of a group of
+/// rowsPerPhase * rowStride rows writes rows p, p + rowStride, ..., chosen
+/// so that those rows fill the banks without conflicts. rowStride 0: row
+/// after row.
+struct LdsCopyMapping {
+  int64_t chunksPerRow, chunkBytes;
+  int64_t rowsPerPhase = 1, rowStride = 0;
+
+  /// Row and byte column of chunk `chunk` (thread `chunk` of the copy).
+  std::pair<int64_t, int64_t> place(int64_t chunk) const {
+    if (rowStride == 0)
+      return {chunk / chunksPerRow, (chunk % chunksPerRow) * chunkBytes};
+    int64_t perPhase = rowsPerPhase * chunksPerRow;
+    int64_t perGroup = perPhase * rowStride;
+    int64_t group = chunk / perGroup, inGroup = chunk % perGroup;
+    int64_t phase = inGroup / perPhase, inPhase = inGroup % perPhase;
+    return {group * rowsPerPhase * rowStride + phase +
+                (inPhase / chunksPerRow) * rowStride,
+            (inPhase % chunksPerRow) * chunkBytes};
+  }
+};
+
+/// The copy mapping of a tile of `tileRows` rows of `elementType`: the
+/// row stride with the fewest bank conflicts for the tile's writes
+/// (evaluated against the chip's banks), row after row when that is free
+/// of them.
+LdsCopyMapping getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
+                                 Type elementType, int64_t tileRows);
+
 /// What the choice of instruction depends on: the operand element types and
 /// whether they carry MX (E8M0, block-32) scales.
 struct OperandTypes {
