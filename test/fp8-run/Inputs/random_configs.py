@@ -5,7 +5,15 @@ MFMA form of the chip, 1-2 waves per dimension, tiles of 1-2 MFMA repeats,
 tile K from the MFMA's K to 128, 1 or 2 LDS stages). Prints each failing
 command and the number of failures.
 
-  random_configs.py FP8_RUN SEED COUNT
+With `mx`: MX problems instead: any pair of MX element formats (FP8, FP6,
+FP4), K a multiple of 32, E8M0 scales, and half the time a user
+configuration (gfx950: the scaled forms; gfx942: the fp8 forms with a K
+tile inside the 32-wide scale block). These are judged on the exact tier
+(the kernel against the f64 product of its dequantized inputs): the
+quantization tier measures FP4/FP6 rounding noise, whose budget holds for
+large matrices, not for a 1 x 28 output.
+
+  random_configs.py FP8_RUN SEED COUNT [mx]
 """
 import random
 import subprocess
@@ -50,14 +58,52 @@ def problem(rng):
     return args
 
 
+def mx_problem(rng):
+    chip = rng.choice(["gfx942", "gfx950"])
+    formats = ["f8E4M3FN", "f8E5M2", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN"]
+    a, b = rng.choice(formats), rng.choice(formats)
+    m, n = rng.randint(1, 150), rng.randint(1, 150)
+    k = 32 * rng.randint(1, 12)
+    packed_b = not b.startswith("f8")
+    args = ["--device", "emu", "--chip", chip, "--a-type", a, "--b-type", b,
+            "--gemm", f"{m}x{n}x{k}", "--a-scale", "mx32", "--b-scale", "mx32",
+            "--rounding", rng.choice(["pow2_floor", "pow2_ceil"]),
+            "--out-type", rng.choice(["f32", "bf16", "f16"]),
+            "--b-layout", "nk" if packed_b else rng.choice(["nk", "kn"]),
+            "--seed", str(rng.randint(0, 1000))]
+    if rng.random() < 0.5:
+        if chip == "gfx950":
+            kind, size, mk = rng.choice([("scaled_f8f6f4", 16, 128),
+                                         ("scaled_f8f6f4", 32, 64)])
+            tk = mk * rng.choice([1, 2])
+        else:
+            kind, size, mk = rng.choice([("fp8", 16, 32), ("fp8", 32, 16)])
+            tk = 32
+        wm, wn = rng.choice([1, 2]), rng.choice([1, 2])
+        tm = size * wm * rng.choice([1, 2])
+        tn = size * wn * rng.choice([1, 2])
+        stages = rng.choice([1, 2])
+        args += ["--config",
+                 f"#qmm.config<tile = [{tm}, {tn}, {tk}], waves = [{wm}, {wn}], "
+                 f"mfma = {kind} [{size}, {size}, {mk}], stages = {stages}>"]
+    return args
+
+
 def main():
     fp8_run, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    make = mx_problem if len(sys.argv) > 4 and sys.argv[4] == "mx" else problem
     rng = random.Random(seed)
     failures = 0
     for _ in range(count):
-        args = problem(rng)
+        args = make(rng)
         run = subprocess.run([fp8_run] + args, capture_output=True, text=True)
-        if run.returncode != 0 or "RESULT: PASS" not in run.stdout:
+        exact = [line for line in run.stdout.splitlines()
+                 if line.strip().startswith("exact tier")]
+        if make is mx_problem:
+            passed = len(exact) == 1 and exact[0].rstrip().endswith("PASS")
+        else:
+            passed = run.returncode == 0 and "RESULT: PASS" in run.stdout
+        if not passed:
             failures += 1
             print("FAILED:", " ".join(args))
             print((run.stdout + run.stderr)[-600:])
