@@ -79,12 +79,14 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
   auto matmul = MatmulOp::create(
-      b, loc, resultType, body->getArgument(0), body->getArgument(1),
-      body->getArgument(2), body->getArgument(3), body->getArgument(4),
+      b, loc, TypeRange{resultType}, body->getArgument(0),
+      body->getArgument(1), body->getArgument(2), body->getArgument(3),
+      /*bias=*/Value(), body->getArgument(4), /*aux=*/Value(),
       spec.a.encoding, spec.b.encoding,
       OperandLayoutAttr::get(ctx, spec.b.layout),
-      spec.accumulate ? b.getUnitAttr() : nullptr, /*config=*/nullptr);
-  func::ReturnOp::create(b, loc, matmul.getResult());
+      spec.accumulate ? b.getUnitAttr() : nullptr,
+      ActivationAttr::get(ctx, Activation::None), /*config=*/nullptr);
+  func::ReturnOp::create(b, loc, matmul.getResults());
   return module;
 }
 
@@ -130,7 +132,7 @@ llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
   const char *expected = "fp8-run expects func.func @f(%a, %a_scales, %b, "
                          "%b_scales, %init) -> D around one qmm.matmul on "
                          "tensors";
-  if (!func || func.getNumArguments() != 5 || !op.getResult() ||
+  if (!func || func.getNumArguments() != 5 || op.getResults().size() != 1 ||
       func.getFunctionType().getNumResults() != 1)
     return llvm::createStringError(expected);
   if (func.isExternal())

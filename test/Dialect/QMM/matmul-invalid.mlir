@@ -373,7 +373,7 @@ func.func @generic_missing_attr(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32
                                 %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>,
                                 %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{'qmm.matmul' op requires attribute 'b_encoding'}}
-  %d = "qmm.matmul"(%a, %sa, %b, %sb, %c) <{a_encoding = #qmm.scale<per_tensor>}>
+  %d = "qmm.matmul"(%a, %sa, %b, %sb, %c) <{a_encoding = #qmm.scale<per_tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>}>
      : (tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
@@ -382,8 +382,8 @@ func.func @generic_missing_attr(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32
 
 func.func @generic_wrong_operand_count(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
                                        %b: tensor<64x128xf8E4M3FN>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{'qmm.matmul' op expected 5 operands, but found 4}}
-  %d = "qmm.matmul"(%a, %sa, %b, %c) <{a_encoding = #qmm.scale<per_tensor>, b_encoding = #qmm.scale<per_tensor>}>
+  // expected-error @+1 {{'qmm.matmul' op expected 5 or more operands, but found 4}}
+  %d = "qmm.matmul"(%a, %sa, %b, %c) <{a_encoding = #qmm.scale<per_tensor>, b_encoding = #qmm.scale<per_tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>}>
      : (tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x128xf8E4M3FN>, tensor<64x64xf32>) -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }

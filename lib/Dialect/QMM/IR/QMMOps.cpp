@@ -235,14 +235,52 @@ LogicalResult MatmulOp::verify() {
          << formatShape(outShape);
     return diag;
   }
+  return verifyEpilogue(m, n);
+}
+
+LogicalResult MatmulOp::verifyEpilogue(int64_t m, int64_t n) {
+  if (Value bias = getBias()) {
+    auto type = cast<ShapedType>(bias.getType());
+    if (type.getRank() != 1 || extentsDisagree(type.getDimSize(0), n))
+      return emitOpError() << "bias must have shape [N] = "
+                           << formatShape({n}) << ", got "
+                           << formatShape(type.getShape());
+    if (!type.getElementType().isF32() && !type.getElementType().isBF16())
+      return emitOpError() << "bias element type must be f32 or bf16, got "
+                           << type.getElementType();
+  }
+  if (Value aux = getAux()) {
+    if (getActivation() == Activation::None)
+      return emitOpError("aux (the pre-activation output) needs an "
+                         "activation");
+    if (failed(verifyRank2(*this, "aux", aux)))
+      return failure();
+    auto type = cast<ShapedType>(aux.getType());
+    if (!isHighPrecisionType(type.getElementType()))
+      return emitOpError() << "aux element type must be f32, bf16 or f16, "
+                              "got "
+                           << type.getElementType();
+    if (extentsDisagree(type.getDimSize(0), m) ||
+        extentsDisagree(type.getDimSize(1), n))
+      return emitOpError() << "aux must have shape [M, N] = "
+                           << formatShape({m, n}) << ", got "
+                           << formatShape(type.getShape());
+  }
   return success();
 }
 
 void MatmulOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  getBufferEffects(getOperation()->getOpOperands().take_front(4),
-                   getDpsInitsMutable(), getAccumulate(), effects);
+  MutableArrayRef<OpOperand> operands = getOperation()->getOpOperands();
+  unsigned inits = getAux() ? 2 : 1;
+  getBufferEffects(operands.drop_back(inits),
+                   operands.slice(operands.size() - inits, 1),
+                   getAccumulate(), effects);
+  // The pre-activation destination is only written.
+  getBufferEffects(MutableArrayRef<OpOperand>(),
+                   operands.drop_front(operands.size() - inits + 1),
+                   /*writtenIsRead=*/false, effects);
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,9 +28,10 @@ struct QMMOpBufferizationModel
     if (!dpsOp.isDpsInit(&opOperand))
       return true;
     // Destinations are write-only, except the accumulator of
-    // `qmm.matmul ... accumulate`.
+    // `qmm.matmul ... accumulate` (not its `aux`).
     if (auto matmul = dyn_cast<MatmulOp>(op))
-      return matmul.getAccumulate();
+      return matmul.getAccumulate() && opOperand.get() == matmul.getInit() &&
+             &opOperand == &matmul.getInitMutable();
     return false;
   }
 

@@ -39,6 +39,25 @@ def QMM_OperandLayout : I32EnumAttr<"OperandLayout",
   let genSpecializedAttr = 0;
 }
 
+def QMM_Activation : I32EnumAttr<"Activation",
+    "elementwise function a matmul epilogue applies", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"GeluTanh", 1, "gelu_tanh">,
+    I32EnumAttrCase<"GeluErf", 2, "gelu_erf">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_ActivationAttr : EnumAttr<QMM_Dialect, QMM_Activation, "activation"> {
+  let summary = "activation of a qmm.matmul epilogue";
+  let description = [{
+    `gelu_tanh`: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), the
+    tanh approximation; `gelu_erf`: 0.5 x (1 + erf(x / sqrt(2))), the exact
+    form. Computed in f32.
+  }];
+}
+
 def QMM_OperandLayoutAttr : EnumAttr<QMM_Dialect, QMM_OperandLayout, "layout"> {
   let summary = "storage layout of a quantized operand";
   let description = [{

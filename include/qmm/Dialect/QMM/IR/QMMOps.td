@@ -19,6 +19,7 @@ def QMM_TensorOrMemRef : AnyTypeOf<[AnyRankedTensor, AnyMemRef],
 //===----------------------------------------------------------------------===//
 
 def QMM_MatmulOp : QMM_Op<"matmul", [
+    AttrSizedOperandSegments,
     DestinationStyleOpInterface,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "scaled low-precision matrix multiplication";
@@ -59,6 +60,14 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
       types, ...), NaN scales (f32 NaN or E8M0 0xFF) and Inf propagate
       through the arithmetic as in IEEE-754 f32.
 
+    Epilogue, applied to the f32 result before its one rounding:
+    * `bias(%b : [N] f32 or bf16)`: `bias[n]` is added (in f32) after C;
+    * `activation gelu_tanh | gelu_erf` (see `#qmm.activation`) is applied
+      to that sum, the pre-activation;
+    * `aux(%aux : [M, N] f32, bf16 or f16)`, only with an activation: a
+      second destination that receives the pre-activation, rounded to its
+      type (what a backward pass needs).
+
     An optional `config` (`#qmm.config<...>`) fixes how the AMD pipeline maps
     the op onto the GPU; `qmm-select-config` fills it in otherwise.
 
@@ -81,26 +90,41 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
     QMM_TensorOrMemRef:$a_scales,
     QMM_TensorOrMemRef:$b,
     QMM_TensorOrMemRef:$b_scales,
+    Optional<QMM_TensorOrMemRef>:$bias,
     QMM_TensorOrMemRef:$init,
+    Optional<QMM_TensorOrMemRef>:$aux,
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
     DefaultValuedAttr<QMM_OperandLayoutAttr, "OperandLayout::NK">:$b_layout,
     UnitAttr:$accumulate,
+    DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
     OptionalAttr<QMM_ConfigAttr>:$config
   );
-  let results = (outs Optional<AnyRankedTensor>:$result);
+  // On tensors: the new values of `init` and, when given, `aux`.
+  let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     `a` `(` $a `,` $a_scales `:` type($a) `,` type($a_scales) `)` qualified($a_encoding)
     `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
     (`layout` custom<EnumKeyword>($b_layout)^)?
     (`accumulate` $accumulate^)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`activation` custom<EnumKeyword>($activation)^)?
     (`config` qualified($config)^)?
-    `outs` `(` $init `:` type($init) `)`
-    attr-dict (`->` type($result)^)?
+    `outs` `(` $init `:` type($init) (`,` `aux` $aux^ `:` type($aux))? `)`
+    attr-dict (`->` type($results)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    MutableOperandRange getDpsInitsMutable() {
+      // `init` and `aux` are the last operands.
+      unsigned count = getAux() ? 2 : 1;
+      return MutableOperandRange(getOperation(),
+                                 getOperation()->getNumOperands() - count,
+                                 count);
+    }
+
+    /// Checks bias, activation and aux against the [M, N] output.
+    LogicalResult verifyEpilogue(int64_t m, int64_t n);
 
     /// Static or dynamic problem extents read off the operand shapes.
     int64_t getM();
