@@ -23,6 +23,7 @@ static constexpr const char *kCPUPipeline =
     "expand-strided-metadata,"
     "convert-vector-to-llvm,"
     "finalize-memref-to-llvm,"
+    "convert-math-to-libm,"
     "convert-math-to-llvm,"
     "convert-arith-to-llvm,"
     "convert-func-to-llvm,"

@@ -3,6 +3,8 @@
 #ifndef QMM_CONVERSION_UTILS_H
 #define QMM_CONVERSION_UTILS_H
 
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
+
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
@@ -22,6 +24,12 @@ Value createExp2(OpBuilder &b, Location loc, Value e);
 /// An f32 / i32 constant.
 Value createF32(OpBuilder &b, Location loc, double value);
 Value createI32(OpBuilder &b, Location loc, int64_t value);
+
+/// `activation` (see #qmm.activation) of `x`, an f32 or a vector of f32,
+/// in f32 with math.tanh / math.erf (targets without a math library
+/// expand them into polynomials).
+Value createActivation(OpBuilder &b, Location loc, Value x,
+                       Activation activation);
 
 } // namespace qmm
 } // namespace mlir

@@ -293,16 +293,34 @@ static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
             b, loc, ValueRange{arith::AddFOp::create(b, loc, args[4], product)});
       })[0];
 
-  // One rounding to the output type.
-  Value result =
-      rb.generic({acc}, {op.getInit()}, {identity2, identity2},
-                 {parallel, parallel},
-                 [&](OpBuilder &b, Location loc, ValueRange args) {
-                   linalg::YieldOp::create(
-                       b, loc, roundF32To(b, loc, args[0], outType));
-                 })[0];
+  // Epilogue: pre = acc + bias[n], D = activation(pre), aux = pre, each
+  // rounded once to its type.
+  SmallVector<Value> inputs = {acc};
+  SmallVector<AffineMap> epilogueMaps = {identity2};
+  if (Value bias = op.getBias()) {
+    inputs.push_back(bias);
+    epilogueMaps.push_back(AffineMap::get(2, 0, getAffineDimExpr(1, ctx)));
+  }
+  SmallVector<Value> outputs = {op.getInit()};
+  if (Value aux = op.getAux())
+    outputs.push_back(aux);
+  epilogueMaps.append(outputs.size(), identity2);
+  Activation activation = op.getActivation();
+  SmallVector<Value> results = rb.generic(
+      inputs, outputs, epilogueMaps, {parallel, parallel},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value pre = args[0];
+        if (op.getBias())
+          pre = arith::AddFOp::create(b, loc, pre, toF32(b, loc, args[1]));
+        SmallVector<Value> yielded = {roundF32To(
+            b, loc, createActivation(b, loc, pre, activation), outType)};
+        if (Value aux = op.getAux())
+          yielded.push_back(
+              roundF32To(b, loc, pre, getElementTypeOrSelf(aux.getType())));
+        linalg::YieldOp::create(b, loc, yielded);
+      });
   rb.freeTemporaries();
-  replaceWithResults(rewriter, op, result, onTensors);
+  replaceWithResults(rewriter, op, results, onTensors);
   return success();
 }
 

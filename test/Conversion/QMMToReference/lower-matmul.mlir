@@ -120,3 +120,27 @@ func.func @memref_form(%a: memref<16x64xf8E4M3FN>, %sa: memref<1x1xf32>,
              outs(%c : memref<16x8xf16>)
   return
 }
+
+// -----
+
+// The epilogue: one generic over (m, n) reads the f32 sums and bias[n],
+// writes activation(sum + bias) to D and the pre-activation to aux, each
+// rounded once.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[BIAS:.*]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %arg4 : tensor<16x8xf32>, tensor<8xbf16>) outs(%arg5, %arg6 : tensor<16x8xbf16>, tensor<16x8xf32>)
+// CHECK:   %[[B:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK:   %[[PRE:.*]] = arith.addf %{{.*}}, %[[B]] : f32
+// CHECK:   math.tanh
+// CHECK:   arith.truncf %{{.*}} : f32 to bf16
+// CHECK:   linalg.yield %{{.*}}, %[[PRE]] : bf16, f32
+func.func @epilogue(%a: tensor<16x32xf8E4M3FN>, %sa: tensor<1x1xf32>,
+                    %b: tensor<8x32xf8E4M3FN>, %sb: tensor<1x1xf32>,
+                    %bias: tensor<8xbf16>, %c: tensor<16x8xbf16>,
+                    %aux: tensor<16x8xf32>) -> (tensor<16x8xbf16>, tensor<16x8xf32>) {
+  %d:2 = qmm.matmul a(%a, %sa : tensor<16x32xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                    b(%b, %sb : tensor<8x32xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                    bias(%bias : tensor<8xbf16>) activation gelu_tanh
+                    outs(%c : tensor<16x8xbf16>, aux %aux : tensor<16x8xf32>)
+                    -> tensor<16x8xbf16>, tensor<16x8xf32>
+  return %d#0, %d#1 : tensor<16x8xbf16>, tensor<16x8xf32>
+}
