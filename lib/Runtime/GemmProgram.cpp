@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -30,15 +31,19 @@ std::vector<int64_t> OperandSpec::getScaleShape(int64_t rows, int64_t k) const {
 }
 
 std::vector<GemmSpec::Argument> GemmSpec::getArguments() const {
-  return {
+  std::vector<Argument> arguments = {
       {"a", getTypeName(a.elementType), a.getDataShape(m, k)},
       {"a_scales", getTypeName(a.encoding.getScaleType()),
        a.getScaleShape(m, k)},
       {"b", getTypeName(b.elementType), b.getDataShape(n, k)},
       {"b_scales", getTypeName(b.encoding.getScaleType()),
-       b.getScaleShape(n, k)},
-      {"init", getTypeName(outputType), {m, n}},
-  };
+       b.getScaleShape(n, k)}};
+  if (biasType)
+    arguments.push_back({"bias", getTypeName(biasType), {n}});
+  arguments.push_back({"init", getTypeName(outputType), {m, n}});
+  if (auxType)
+    arguments.push_back({"aux", getTypeName(auxType), {m, n}});
+  return arguments;
 }
 
 std::string GemmSpec::describe() const {
@@ -48,6 +53,12 @@ std::string GemmSpec::describe() const {
      << a.encoding << "  B " << b.elementType << " " << b.encoding << " "
      << stringifyOperandLayout(b.layout) << "  out " << outputType
      << (accumulate ? " (D = C + A*B)" : "");
+  if (biasType)
+    os << "  bias " << biasType;
+  if (activation != Activation::None)
+    os << "  " << stringifyActivation(activation);
+  if (auxType)
+    os << "  aux " << auxType;
   return text;
 }
 
@@ -64,28 +75,37 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   b.setInsertionPointToEnd(module->getBody());
 
   SmallVector<Type> argTypes;
+  llvm::StringMap<unsigned> position;
   for (const GemmSpec::Argument &arg : spec.getArguments()) {
     Type elementType =
         arg.name == "a"          ? spec.a.elementType
         : arg.name == "b"        ? spec.b.elementType
         : arg.name == "a_scales" ? spec.a.encoding.getScaleType()
         : arg.name == "b_scales" ? spec.b.encoding.getScaleType()
+        : arg.name == "bias"     ? spec.biasType
+        : arg.name == "aux"      ? spec.auxType
                                  : spec.outputType;
+    position[arg.name] = argTypes.size();
     argTypes.push_back(RankedTensorType::get(arg.shape, elementType));
   }
-  Type resultType = argTypes.back();
+  SmallVector<Type> resultTypes = {argTypes[position["init"]]};
+  if (spec.auxType)
+    resultTypes.push_back(argTypes[position["aux"]]);
   auto func = func::FuncOp::create(
-      b, loc, spec.functionName, b.getFunctionType(argTypes, {resultType}));
+      b, loc, spec.functionName, b.getFunctionType(argTypes, resultTypes));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
+  auto argument = [&](StringRef name) -> Value {
+    auto it = position.find(name);
+    return it == position.end() ? Value() : body->getArgument(it->second);
+  };
   auto matmul = MatmulOp::create(
-      b, loc, TypeRange{resultType}, body->getArgument(0),
-      body->getArgument(1), body->getArgument(2), body->getArgument(3),
-      /*bias=*/Value(), body->getArgument(4), /*aux=*/Value(),
-      spec.a.encoding, spec.b.encoding,
+      b, loc, resultTypes, argument("a"), argument("a_scales"), argument("b"),
+      argument("b_scales"), argument("bias"), argument("init"),
+      argument("aux"), spec.a.encoding, spec.b.encoding,
       OperandLayoutAttr::get(ctx, spec.b.layout),
       spec.accumulate ? b.getUnitAttr() : nullptr,
-      ActivationAttr::get(ctx, Activation::None), /*config=*/nullptr);
+      ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr);
   func::ReturnOp::create(b, loc, matmul.getResults());
   return module;
 }
@@ -130,22 +150,24 @@ llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
   MatmulOp op = matmuls.front();
   auto func = op->getParentOfType<func::FuncOp>();
   const char *expected = "fp8-run expects func.func @f(%a, %a_scales, %b, "
-                         "%b_scales, %init) -> D around one qmm.matmul on "
-                         "tensors";
-  if (!func || func.getNumArguments() != 5 || op.getResults().size() != 1 ||
-      func.getFunctionType().getNumResults() != 1)
+                         "%b_scales[, %bias], %init[, %aux]) -> D[, aux] "
+                         "around one qmm.matmul on tensors";
+  unsigned numResults = op.getAux() ? 2 : 1;
+  if (!func || func.isExternal() ||
+      func.getNumArguments() != op->getNumOperands() ||
+      op.getResults().size() != numResults ||
+      func.getFunctionType().getNumResults() != numResults)
     return llvm::createStringError(expected);
-  if (func.isExternal())
-    return llvm::createStringError(expected);
-  for (unsigned i = 0; i < 5; ++i)
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
     if (op->getOperand(i) != func.getArgument(i))
       return llvm::createStringError(
           "%s (operand %u of the qmm.matmul is not argument %u)", expected, i,
           i);
-  if (func.getFunctionType().getResult(0) != op.getInit().getType())
-    return llvm::createStringError("%s (the function must return a %s)",
-                                   expected,
-                                   getTypeName(op.getInit().getType()).c_str());
+  for (unsigned i = 0; i < numResults; ++i)
+    if (func.getFunctionType().getResult(i) != op.getResults()[i].getType())
+      return llvm::createStringError(
+          "%s (the function must return %s)", expected,
+          getTypeName(op.getResults()[i].getType()).c_str());
   for (Type type : func.getArgumentTypes())
     if (!cast<ShapedType>(type).hasStaticShape())
       return llvm::createStringError("dynamic shapes are not supported by "
@@ -162,5 +184,10 @@ llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
             op.getBLayout()};
   spec.outputType = getElementTypeOrSelf(op.getInit().getType());
   spec.accumulate = op.getAccumulate();
+  if (Value bias = op.getBias())
+    spec.biasType = getElementTypeOrSelf(bias.getType());
+  if (Value aux = op.getAux())
+    spec.auxType = getElementTypeOrSelf(aux.getType());
+  spec.activation = op.getActivation();
   return spec;
 }

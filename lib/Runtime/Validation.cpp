@@ -32,6 +32,34 @@ Reference mlir::qmm::host::referenceGemm(llvm::ArrayRef<double> a,
   return reference;
 }
 
+Reference mlir::qmm::host::addBias(const Reference &ref,
+                                   llvm::ArrayRef<double> bias, int64_t n) {
+  Reference result = ref;
+  for (size_t i = 0; i < result.values.size(); ++i) {
+    result.values[i] += bias[i % n];
+    result.magnitudes[i] += std::fabs(bias[i % n]);
+  }
+  return result;
+}
+
+Reference mlir::qmm::host::applyActivation(const Reference &ref,
+                                           const std::string &activation,
+                                           int64_t reductionSize) {
+  Reference result = ref;
+  double unit = double(reductionSize + 2) * std::ldexp(1.0, -24);
+  for (size_t i = 0; i < result.values.size(); ++i) {
+    double x = ref.values[i];
+    double inner = activation == "gelu_tanh"
+                       ? std::tanh(std::sqrt(2.0 / M_PI) *
+                                   (x + 0.044715 * x * x * x))
+                       : std::erf(x / std::sqrt(2.0));
+    result.values[i] = 0.5 * x * (1.0 + inner);
+    result.magnitudes[i] =
+        1.13 * ref.magnitudes[i] + std::ldexp(std::fabs(x), -20) / unit;
+  }
+  return result;
+}
+
 ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
                                       const Reference &ref,
                                       const std::string &outputType,

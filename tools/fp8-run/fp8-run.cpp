@@ -94,6 +94,18 @@ static cl::opt<std::string> outType("out-type", cl::init("bf16"),
 static cl::opt<bool> accumulate("accumulate", cl::init(false),
                                 cl::desc("D = C + A*B with a generated C"),
                                 cl::cat(category));
+static cl::opt<std::string> biasType(
+    "bias", cl::desc("epilogue: add a generated bias per output column, in "
+                     "f32 or bf16"),
+    cl::cat(category));
+static cl::opt<std::string> geluKind(
+    "gelu", cl::desc("epilogue: GELU of the result, tanh (approximation) or "
+                     "erf"),
+    cl::cat(category));
+static cl::opt<std::string> auxType(
+    "aux", cl::desc("epilogue (with --gelu): also output the "
+                    "pre-activation, in f32, bf16 or f16"),
+    cl::cat(category));
 static cl::opt<std::string> chipName("chip", cl::init("gfx942"),
                                      cl::desc("target chip: gfx942, gfx950"),
                                      cl::cat(category));
@@ -276,6 +288,32 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
   else
     fail("--out-type: expected f32, bf16 or f16, got '" + outType + "'");
   spec.accumulate = accumulate;
+  auto floatType = [&](const std::string &flag, const std::string &name,
+                       bool allowF16) -> Type {
+    if (name == "f32")
+      return Float32Type::get(ctx);
+    if (name == "bf16")
+      return BFloat16Type::get(ctx);
+    if (name == "f16" && allowF16)
+      return Float16Type::get(ctx);
+    fail("--" + flag + ": expected f32, bf16" + (allowF16 ? ", f16" : "") +
+         ", got '" + name + "'");
+  };
+  if (biasType.getNumOccurrences())
+    spec.biasType = floatType("bias", biasType, /*allowF16=*/false);
+  if (geluKind.getNumOccurrences()) {
+    if (geluKind == "tanh")
+      spec.activation = Activation::GeluTanh;
+    else if (geluKind == "erf")
+      spec.activation = Activation::GeluErf;
+    else
+      fail("--gelu: expected tanh or erf, got '" + geluKind + "'");
+  }
+  if (auxType.getNumOccurrences()) {
+    if (spec.activation == Activation::None)
+      fail("--aux (the pre-activation output) needs --gelu");
+    spec.auxType = floatType("aux", auxType, /*allowF16=*/true);
+  }
   return spec;
 }
 
@@ -490,6 +528,21 @@ static HostTensor prepareAccumulator(const GemmSpec &spec) {
   return c;
 }
 
+/// A bias per output column: the generator's values rounded to the bias
+/// type.
+static HostTensor generateBias(const GemmSpec &spec) {
+  std::string type = getTypeName(spec.biasType);
+  HostTensor bias(type, {spec.n});
+  std::vector<float> values = generate(spec.n, seed + 3);
+  for (int64_t i = 0; i < spec.n; ++i) {
+    float value = float(roundToFormat(*lookupFormat(type), values[i]));
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    bias.setBits(i, type == "f32" ? bits : bits >> 16);
+  }
+  return bias;
+}
+
 static void saveAll(const GemmSpec &spec, const OperandData &a,
                     const OperandData &b, const HostTensor &c,
                     const HostTensor &d) {
@@ -640,10 +693,10 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module;
   GemmSpec spec;
   if (!inputFile.empty()) {
-    cl::Option *generatorFlags[] = {&gemmShape,   &aType,   &bType,
-                                    &aScale,      &bScale,  &aScaleMajor,
-                                    &bScaleMajor, &bLayout, &outType,
-                                    &accumulate};
+    cl::Option *generatorFlags[] = {
+        &gemmShape,   &aType,   &bType,   &aScale,     &bScale,
+        &aScaleMajor, &bScaleMajor, &bLayout, &outType, &accumulate,
+        &biasType,    &geluKind, &auxType};
     for (cl::Option *flag : generatorFlags)
       if (flag->getNumOccurrences())
         fail("--" + flag->ArgStr + " cannot be combined with an input file "
@@ -711,14 +764,27 @@ int main(int argc, char **argv) {
   }
   HostTensor c = prepareAccumulator(spec);
   HostTensor init = c; // zeros unless accumulating
+  std::optional<HostTensor> bias;
+  if (spec.biasType)
+    bias = generateBias(spec);
+  std::optional<HostTensor> auxInit;
+  if (spec.auxType)
+    auxInit = HostTensor(getTypeName(spec.auxType), {spec.m, spec.n});
 
   llvm::SmallVector<const HostTensor *> args = {
       &a.quantized.data, &a.quantized.scales, &b.quantized.data,
-      &b.quantized.scales, &init};
-  RunResult result =
-      orFail(device->run(*module, spec.functionName, args,
-                         {{getTypeName(spec.outputType), {spec.m, spec.n}}},
-                         iterations));
+      &b.quantized.scales};
+  if (bias)
+    args.push_back(&*bias);
+  args.push_back(&init);
+  if (auxInit)
+    args.push_back(&*auxInit);
+  std::vector<TensorSpec> resultSpecs = {
+      {getTypeName(spec.outputType), {spec.m, spec.n}}};
+  if (spec.auxType)
+    resultSpecs.push_back({getTypeName(spec.auxType), {spec.m, spec.n}});
+  RunResult result = orFail(device->run(*module, spec.functionName, args,
+                                        resultSpecs, iterations));
   const HostTensor &d = result.results.front();
 
   // References.
@@ -731,25 +797,55 @@ int main(int argc, char **argv) {
     output[i] = d.getValue(i);
 
   std::string outName = getTypeName(spec.outputType);
+  std::vector<double> biasValues;
+  if (bias)
+    for (int64_t i = 0; i < bias->getNumElements(); ++i)
+      biasValues.push_back(bias->getValue(i));
+  // The epilogue on an f64 GEMM: the pre-activation, then D.
+  auto epilogue = [&](const Reference &product) {
+    Reference pre = bias ? addBias(product, biasValues, spec.n) : product;
+    Reference post = spec.activation == Activation::None
+                         ? pre
+                         : applyActivation(
+                               pre, stringifyActivation(spec.activation).str(),
+                               spec.k);
+    return std::make_pair(pre, post);
+  };
   Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
+  Tier auxExact{"aux (pre-activation) exact tier"};
+  auxExact.skipped = !spec.auxType;
+  auxExact.pass = true;
+  auto judgeExact = [&](Tier &tier, const std::string &typeName) {
+    if (typeName == "f32") {
+      tier.criterion = "sqnr >= 80 dB";
+      tier.pass = tier.metrics.sqnrDb >= 80.0;
+    } else {
+      tier.criterion = "every element within 1 ulp of the " + typeName +
+                       "-rounded reference + f32 accumulation bound";
+      tier.pass = tier.metrics.ulpViolations == 0;
+    }
+    tier.pass = tier.pass && tier.metrics.nanMismatches == 0;
+  };
   {
-    Reference reference = referenceGemm(
+    auto [pre, reference] = epilogue(referenceGemm(
         dequantize(a.quantized.data, a.quantized.scales, spec.a, spec.m,
                    spec.k),
         dequantize(b.quantized.data, b.quantized.scales, spec.b, spec.n,
                    spec.k),
-        cValues, spec.m, spec.n, spec.k);
+        cValues, spec.m, spec.n, spec.k));
+    if (spec.auxType) {
+      const HostTensor &aux = result.results[1];
+      std::vector<double> auxValues(aux.getNumElements());
+      for (size_t i = 0; i < auxValues.size(); ++i)
+        auxValues[i] = aux.getValue(i);
+      std::string auxName = getTypeName(spec.auxType);
+      auxExact.metrics = compare(auxValues, pre, auxName, /*checkUlps=*/true,
+                                 spec.k);
+      judgeExact(auxExact, auxName);
+    }
     exact.metrics = compare(output, reference, outName, /*checkUlps=*/true,
                             spec.k);
-    if (outName == "f32") {
-      exact.criterion = "sqnr >= 80 dB";
-      exact.pass = exact.metrics.sqnrDb >= 80.0;
-    } else {
-      exact.criterion = "every element within 1 ulp of the " + outName +
-                        "-rounded reference + f32 accumulation bound";
-      exact.pass = exact.metrics.ulpViolations == 0;
-    }
-    exact.pass = exact.pass && exact.metrics.nanMismatches == 0;
+    judgeExact(exact, outName);
   }
 
   Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
@@ -766,10 +862,13 @@ int main(int argc, char **argv) {
                                     : values[col * rows + r];
       return result;
     };
-    Reference reference = referenceGemm(
-        logical(*a.highPrecision, spec.a, spec.m, spec.k),
-        logical(*b.highPrecision, spec.b, spec.n, spec.k), cValues, spec.m,
-        spec.n, spec.k);
+    Reference reference =
+        epilogue(referenceGemm(logical(*a.highPrecision, spec.a, spec.m,
+                                       spec.k),
+                               logical(*b.highPrecision, spec.b, spec.n,
+                                       spec.k),
+                               cValues, spec.m, spec.n, spec.k))
+            .second;
     quality.metrics = compare(output, reference, outName, /*checkUlps=*/false,
                               spec.k);
     quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
@@ -781,12 +880,22 @@ int main(int argc, char **argv) {
     quality.criterion = "no unquantized inputs: a_hp.npy / b_hp.npy not given";
   }
 
-  if (!saveDir.empty())
+  if (!saveDir.empty()) {
     saveAll(spec, a, b, c, d);
+    auto save = [&](llvm::StringRef name, const HostTensor &tensor) {
+      llvm::SmallString<128> path(saveDir);
+      llvm::sys::path::append(path, name);
+      failOn(writeNpy(path, tensor));
+    };
+    if (bias)
+      save("bias.npy", *bias);
+    if (spec.auxType)
+      save("aux.npy", result.results[1]);
+  }
 
   bool quantizerAgrees = quantizerCheck.codeMismatches == 0 &&
                          quantizerCheck.scaleMismatches == 0;
-  bool pass = exact.pass && quality.pass && quantizerAgrees;
+  bool pass = exact.pass && auxExact.pass && quality.pass && quantizerAgrees;
   double flops = 2.0 * spec.m * spec.n * spec.k;
   double tflops = result.secondsPerIteration > 0
                       ? flops / result.secondsPerIteration / 1e12
@@ -813,6 +922,14 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream(aEncoding) << spec.a.encoding;
     llvm::raw_string_ostream(bEncoding) << spec.b.encoding;
     report["a_scale"] = aEncoding;
+    if (spec.biasType)
+      report["bias"] = getTypeName(spec.biasType);
+    if (spec.activation != Activation::None)
+      report["activation"] = stringifyActivation(spec.activation).str();
+    if (spec.auxType) {
+      report["aux_type"] = getTypeName(spec.auxType);
+      report["aux_exact"] = tierJson(auxExact);
+    }
     report["b_scale"] = bEncoding;
     if (quantizerCheck.ran)
       report["quantizer_check"] = llvm::json::Object{
@@ -840,6 +957,8 @@ int main(int argc, char **argv) {
           quantizerCheck.scaleMismatches, quantizerCheck.scales,
           quantizerAgrees ? "PASS" : "FAIL");
     printTier(exact);
+    if (spec.auxType)
+      printTier(auxExact);
     printTier(quality);
     if (result.iterations)
       llvm::outs() << llvm::formatv(

@@ -302,10 +302,16 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
   let description = [{
     Each group of 4 accumulator items of a lane is 4 consecutive columns of
     one output row: with `accumulate` the output's values there are loaded
-    and added in f32, the sums are converted to the output type (f32, bf16
-    or f16, round to nearest even) and stored with one 4-element vector
-    store when all 4 columns are inside the matrix, element by element at
-    the right edge, not at all below the last row.
+    and added in f32, then the bias of those columns; the pre-activation
+    goes to `aux` when there is one, the activation (GELU) is applied, and
+    the results are converted to the output type (f32, bf16 or f16, round
+    to nearest even) and stored with one 4-element vector store when all 4
+    columns are inside the matrix, element by element at the right edge,
+    not at all below the last row.
+
+    GELU's tanh and erf are expanded into f32 polynomials (MLIR's math
+    approximations): the kernels need no device math library, and the
+    emulator runs the same arithmetic as the chip.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -314,6 +320,7 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",

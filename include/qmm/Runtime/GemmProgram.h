@@ -39,10 +39,14 @@ struct GemmSpec {
   OperandSpec a, b;
   Type outputType;
   bool accumulate = false;
+  /// The epilogue: a bias of this type (null: none), the activation, and a
+  /// pre-activation output of this type (null: none).
+  Type biasType, auxType;
+  Activation activation = Activation::None;
   std::string functionName = "qmm_gemm";
 
   /// Element type names and shapes of the function's arguments, in order:
-  /// a, a_scales, b, b_scales, init.
+  /// a, a_scales, b, b_scales, [bias,] init[, aux].
   struct Argument {
     std::string name;
     std::string elementType;
@@ -54,8 +58,9 @@ struct GemmSpec {
   std::string describe() const;
 };
 
-/// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales, %init) -> D`
-/// around one qmm.matmul. Verified before it is returned.
+/// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales[, %bias], %init
+/// [, %aux]) -> D[, aux]` around one qmm.matmul. Verified before it is
+/// returned.
 OwningOpRef<ModuleOp> buildGemmModule(MLIRContext *ctx, const GemmSpec &spec);
 
 /// Adds `func.func @<name>(%x: tensor<f32>) -> (data, scales)` computing one
@@ -67,9 +72,9 @@ void addQuantizeFunction(ModuleOp module, llvm::StringRef name,
 
 /// Reads the GEMM of a user module: the one func.func containing a
 /// qmm.matmul on tensors whose operands are, in order, the function's
-/// arguments (a, a_scales, b, b_scales, init). The function returns one
-/// tensor of init's type, which fp8-run validates against that qmm.matmul's
-/// semantics (normally it is the qmm.matmul's result).
+/// arguments (a, a_scales, b, b_scales[, bias], init[, aux]). The function
+/// returns tensors of init's (and aux's) type, which fp8-run validates
+/// against that qmm.matmul's semantics (normally its results).
 llvm::Expected<GemmSpec> extractGemmSpec(ModuleOp module);
 
 /// MLIR spelling of a type ("f8E4M3FN").

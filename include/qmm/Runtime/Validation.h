@@ -24,6 +24,17 @@ Reference referenceGemm(llvm::ArrayRef<double> a, llvm::ArrayRef<double> b,
                         llvm::ArrayRef<double> c, int64_t m, int64_t n,
                         int64_t k);
 
+/// `ref` plus `bias[n]` on every row (`n` columns).
+Reference addBias(const Reference &ref, llvm::ArrayRef<double> bias,
+                  int64_t n);
+
+/// `activation` ("gelu_tanh" or "gelu_erf", from their definitions in f64)
+/// of every value. The error scale follows the largest slope of GELU
+/// (1.13) plus its evaluation in f32 (2^-20 of the pre-activation), in the
+/// units compare() uses for a reduction of `reductionSize`.
+Reference applyActivation(const Reference &ref, const std::string &activation,
+                          int64_t reductionSize);
+
 struct ErrorMetrics {
   double maxAbsError = 0;
   /// max |d - r| / max(|r|, 1e-3 * max|r|): relative error, with a floor so

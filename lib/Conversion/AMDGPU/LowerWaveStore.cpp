@@ -7,11 +7,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/Utils.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -26,32 +31,56 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 
-/// `value` (f32 elements) plus, when accumulating, what `out` holds at
-/// [row, col...], converted to the output element type.
-static Value finishOutput(OpBuilder &b, Location loc, Value value, Value out,
-                          Value row, Value col, bool accumulate) {
-  Type f32 = b.getF32Type();
-  Type outType = cast<MemRefType>(out.getType()).getElementType();
-  auto vecType = dyn_cast<VectorType>(value.getType());
-  if (accumulate) {
-    Value c;
-    if (vecType) {
-      c = vector::LoadOp::create(b, loc, vecType.clone(outType), out,
-                                 ValueRange{row, col});
-      if (outType != f32)
-        c = arith::ExtFOp::create(b, loc, vecType, c);
-    } else {
-      c = memref::LoadOp::create(b, loc, out, ValueRange{row, col});
-      if (outType != f32)
-        c = arith::ExtFOp::create(b, loc, f32, c);
-    }
-    value = arith::AddFOp::create(b, loc, value, c);
+namespace {
+/// The epilogue of one qmm.wave_store at one position: f32 values (one, or
+/// 4 consecutive columns of a row) become the output and, with `aux`, the
+/// pre-activation.
+struct Epilogue {
+  WaveStoreOp op;
+  Location loc;
+
+  /// `value` at [row, col...] of the output: plus C (accumulate) and
+  /// bias[col...], written to aux, then the activation, converted and
+  /// stored.
+  void store(OpBuilder &b, Value value, Value row, Value col) {
+    Type f32 = b.getF32Type();
+    auto vecType = dyn_cast<VectorType>(value.getType());
+    // Loads `count` values of `memref` at `indices` as f32.
+    auto loadF32 = [&](Value memref, ValueRange indices) -> Value {
+      Type element = cast<MemRefType>(memref.getType()).getElementType();
+      Value loaded;
+      if (vecType)
+        loaded = vector::LoadOp::create(b, loc, vecType.clone(element), memref,
+                                        indices);
+      else
+        loaded = memref::LoadOp::create(b, loc, memref, indices);
+      if (element == f32)
+        return loaded;
+      return arith::ExtFOp::create(b, loc, vecType ? Type(vecType) : f32,
+                                   loaded);
+    };
+    // Converts f32 `v` to `memref`'s element type and stores it.
+    auto storeAs = [&](Value v, Value memref) {
+      Type element = cast<MemRefType>(memref.getType()).getElementType();
+      if (element != f32)
+        v = arith::TruncFOp::create(
+            b, loc, vecType ? Type(vecType.clone(element)) : element, v);
+      if (vecType)
+        vector::StoreOp::create(b, loc, v, memref, ValueRange{row, col});
+      else
+        memref::StoreOp::create(b, loc, v, memref, ValueRange{row, col});
+    };
+    if (op.getAccumulate())
+      value = arith::AddFOp::create(b, loc, value,
+                                    loadF32(op.getOut(), ValueRange{row, col}));
+    if (Value bias = op.getBias())
+      value = arith::AddFOp::create(b, loc, value, loadF32(bias, col));
+    if (Value aux = op.getAux())
+      storeAs(value, aux);
+    storeAs(createActivation(b, loc, value, op.getActivation()), op.getOut());
   }
-  if (outType != f32)
-    value = arith::TruncFOp::create(
-        b, loc, vecType ? Type(vecType.clone(outType)) : outType, value);
-  return value;
-}
+};
+} // namespace
 
 static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   // Each group of 4 accumulator items is 4 consecutive columns of one row:
@@ -60,10 +89,9 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   Location loc = op.getLoc();
   IndexMath im{b, loc};
   AccumulatorLayout layout{op.getConfig(), chip.waveSize};
-  Value out = op.getOut();
+  Epilogue epilogue{op, loc};
   int64_t m = op.getOut().getType().getDimSize(0);
   int64_t n = op.getOut().getType().getDimSize(1);
-  bool accumulate = op.getAccumulate();
   Value lane = im.lane(chip.waveSize);
   for (int64_t rm = 0; rm < op.getConfig().getMfmaRepeatsM(); ++rm) {
     Value row = im.add(op.getRow(), layout.row(im, lane, rm));
@@ -82,19 +110,15 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
         auto whole = scf::IfOp::create(rowB, loc, fits,
                                        /*withElseRegion=*/true);
         OpBuilder vecB = whole.getThenBodyBuilder();
-        vector::StoreOp::create(
-            vecB, loc, finishOutput(vecB, loc, quad, out, row, col, accumulate),
-            out, ValueRange{row, col});
+        epilogue.store(vecB, quad, row, col);
         OpBuilder edgeB = whole.getElseBodyBuilder();
         IndexMath eim{edgeB, loc};
         for (int64_t j = 0; j < 4; ++j) {
           Value c = eim.add(col, j);
           auto inside = scf::IfOp::create(edgeB, loc, eim.lt(c, n), false);
           OpBuilder elemB = inside.getThenBodyBuilder();
-          Value v = vector::ExtractOp::create(elemB, loc, quad, j);
-          memref::StoreOp::create(
-              elemB, loc, finishOutput(elemB, loc, v, out, row, c, accumulate),
-              out, ValueRange{row, c});
+          epilogue.store(elemB, vector::ExtractOp::create(elemB, loc, quad, j),
+                         row, c);
         }
       }
     }
@@ -125,6 +149,21 @@ struct QMMLowerWaveStorePass
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
+      return signalPassFailure();
+    // The activations' tanh and erf become polynomials in f32: the kernels
+    // call no device math library, and the emulator runs what the chip
+    // runs.
+    SmallVector<Operation *> special;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::TanhOp, math::ErfOp>(op))
+        special.push_back(op);
+    });
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateTanhPattern(patterns);
+    populatePolynomialApproximateErfPattern(patterns);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(special, std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -155,7 +155,8 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
       scf::YieldOp::create(b, loc, mma.getResults());
     }
     WaveStoreOp::create(b, loc, tiles.getResults(), op.getInit(), subTileRow,
-                        subTileCol, op.getAccumulate(), config);
+                        subTileCol, op.getBias(), op.getAux(),
+                        op.getAccumulate(), op.getActivation(), config);
     gpu::TerminatorOp::create(b, loc);
     return;
   }
@@ -227,8 +228,9 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
     }
   }
   WaveStoreOp::create(b, loc, tiles.getResults().take_front(count),
-                      op.getInit(), subTileRow, subTileCol,
-                      op.getAccumulate(), config);
+                      op.getInit(), subTileRow, subTileCol, op.getBias(),
+                      op.getAux(), op.getAccumulate(), op.getActivation(),
+                      config);
   gpu::TerminatorOp::create(b, loc);
 }
 

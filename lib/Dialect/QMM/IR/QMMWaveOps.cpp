@@ -132,6 +132,22 @@ LogicalResult WaveStoreOp::verify() {
     return emitOpError("output must be a rank-2 memref of f32, bf16 or f16, "
                        "got ")
            << type;
+  if (Value bias = getBias()) {
+    auto biasType = cast<MemRefType>(bias.getType());
+    if (biasType.getRank() != 1 || !(biasType.getElementType().isF32() ||
+                                     biasType.getElementType().isBF16()))
+      return emitOpError("bias must be a rank-1 memref of f32 or bf16, got ")
+             << biasType;
+  }
+  if (Value aux = getAux()) {
+    auto auxType = cast<MemRefType>(aux.getType());
+    Type auxElement = auxType.getElementType();
+    if (auxType.getRank() != 2 ||
+        !(auxElement.isF32() || auxElement.isBF16() || auxElement.isF16()))
+      return emitOpError("aux must be a rank-2 memref of f32, bf16 or f16, "
+                         "got ")
+             << auxType;
+  }
   return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),
                             "accumulators");
 }

@@ -163,7 +163,7 @@ def QMM_WaveScaleAccumulateOp : QMM_Op<"wave_scale_accumulate", [
 // qmm.wave_store
 //===----------------------------------------------------------------------===//
 
-def QMM_WaveStoreOp : QMM_Op<"wave_store", []> {
+def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
   let summary = "store a wave's f32 accumulators into the output";
   let description = [{
     Writes a wave's accumulators (layout described on qmm.wave_mma) into
@@ -172,6 +172,11 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", []> {
     type (f32, bf16 or f16; round to nearest even). With `accumulate`, the
     value `out` holds there is added in f32 first. Items past row M or
     column N are not written.
+
+    The qmm.matmul epilogue: `bias` ([N]) is added in f32 after that, the
+    `activation` is applied to the sum (the pre-activation) before the
+    conversion, and `aux` ([M, N]) receives the pre-activation, converted
+    to its own type.
 
     ```mlir
     qmm.wave_store %acc#0, %acc#1 into %d[%row, %col]
@@ -183,11 +188,17 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", []> {
     Arg<AnyMemRef, "output", [MemRead, MemWrite]>:$out,
     Index:$row,
     Index:$col,
+    Arg<Optional<AnyMemRef>, "bias", [MemRead]>:$bias,
+    Arg<Optional<AnyMemRef>, "pre-activation output", [MemWrite]>:$aux,
     UnitAttr:$accumulate,
+    DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
     QMM_ConfigAttr:$config
   );
   let assemblyFormat = [{
     $acc `into` $out `[` $row `,` $col `]` (`accumulate` $accumulate^)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`activation` custom<EnumKeyword>($activation)^)?
+    (`aux` `(` $aux^ `:` type($aux) `)`)?
     `config` `(` qualified($config) `)` attr-dict `:` type($out) `,` type($acc)
   }];
   let hasVerifier = 1;
