@@ -99,3 +99,60 @@ func.func @f32_32x32(%d: memref<64x64xf32>, %row: index, %col: index, %acc0: vec
   }
   return
 }
+
+// -----
+
+// The epilogue: bias of the 4 columns (bf16, widened) added to the f32
+// values, the pre-activation stored to aux, GELU (erf form: 0.5 x (1 +
+// erf(x / sqrt 2))) with erf expanded into an f32 polynomial (no math.erf
+// left: no device library), then the rounding to bf16. The edge path does
+// the same per element.
+// CHECK-LABEL: func.func @bias_gelu_aux
+// CHECK-SAME:    (%[[D:.*]]: memref<40x48xbf16>, %[[BIAS:.*]]: memref<48xbf16>, %[[AUX:.*]]: memref<40x48xf32>,
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           %[[B:.*]] = vector.load %[[BIAS]][%[[COL:.*]]] : memref<48xbf16>, vector<4xbf16>
+// CHECK:           %[[BF:.*]] = arith.extf %[[B]] : vector<4xbf16> to vector<4xf32>
+// CHECK:           %[[PRE:.*]] = arith.addf %{{.*}}, %[[BF]] : vector<4xf32>
+// CHECK:           vector.store %[[PRE]], %[[AUX]][%{{.*}}, %[[COL]]] : memref<40x48xf32>, vector<4xf32>
+// CHECK:           arith.constant dense<0.707106769> : vector<4xf32>
+// CHECK:           math.fma
+// CHECK:           %[[OUT:.*]] = arith.truncf %{{.*}} : vector<4xf32> to vector<4xbf16>
+// CHECK:           vector.store %[[OUT]], %[[D]]
+// CHECK:         } else {
+// CHECK:             memref.load %[[BIAS]]
+// CHECK:             memref.store %{{.*}}, %[[AUX]]
+// CHECK:             memref.store %{{.*}}, %[[D]]
+// CHECK-NOT:     math.erf
+func.func @bias_gelu_aux(%d: memref<40x48xbf16>, %bias: memref<48xbf16>, %aux: memref<40x48xf32>,
+                         %row: index, %col: index, %acc: vector<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc into %d[%row, %col] bias(%bias : memref<48xbf16>) activation gelu_erf aux(%aux : memref<40x48xf32>)
+      config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+      : memref<40x48xbf16>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The tanh form: sqrt(2 / pi) (x + 0.044715 x^3), tanh as a polynomial.
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK:         arith.constant dense<4.471500e-02> : vector<4xf32>
+// CHECK:         arith.constant dense<0.797884583> : vector<4xf32>
+// CHECK-NOT:     math.tanh
+func.func @gelu_tanh(%d: memref<32x32xf32>, %row: index, %col: index, %acc: vector<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc into %d[%row, %col] activation gelu_tanh
+      config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+      : memref<32x32xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

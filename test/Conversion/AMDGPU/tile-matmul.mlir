@@ -97,3 +97,19 @@ func.func @blockwise_k_tail(%a: memref<32x320xf8E4M3FNUZ>, %as: memref<32x3xf32>
              outs(%d : memref<32x32xf32>)
   return
 }
+
+// -----
+
+// The epilogue goes to qmm.wave_store: bias, activation and aux.
+// CHECK-LABEL: func.func @epilogue
+// CHECK:       qmm.wave_store %{{.*}} into %arg5[%{{.*}}, %{{.*}}] bias(%arg4 : memref<32xf32>) activation gelu_tanh aux(%arg6 : memref<32x32xbf16>) config(
+func.func @epilogue(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                    %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                    %bias: memref<32xf32>, %d: memref<32x32xf32>, %aux: memref<32x32xbf16>) {
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             bias(%bias : memref<32xf32>) activation gelu_tanh
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf32>, aux %aux : memref<32x32xbf16>)
+  return
+}

@@ -132,3 +132,23 @@ func.func @scale_index_count(%a: memref<16x128xf8E4M3FN>, %s: memref<16x4xf8E8M0
          acc(%acc) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
   return
 }
+
+// -----
+
+func.func @store_bias_rank(%d: memref<16x16xf32>, %bias: memref<1x16xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op bias must be a rank-1 memref of f32 or bf16, got 'memref<1x16xf32>'}}
+  qmm.wave_store %acc into %d[%i, %i] bias(%bias : memref<1x16xf32>)
+    config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<16x16xf32>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_aux_type(%d: memref<16x16xf32>, %aux: memref<16x16xi8>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op aux must be a rank-2 memref of f32, bf16 or f16, got 'memref<16x16xi8>'}}
+  qmm.wave_store %acc into %d[%i, %i] activation gelu_erf aux(%aux : memref<16x16xi8>)
+    config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<16x16xf32>, vector<4xf32>
+  return
+}
