@@ -94,6 +94,13 @@ static cl::opt<std::string> outType("out-type", cl::init("bf16"),
 static cl::opt<bool> accumulate("accumulate", cl::init(false),
                                 cl::desc("D = C + A*B with a generated C"),
                                 cl::cat(category));
+static cl::opt<bool> wgrad(
+    "wgrad",
+    cl::desc("the weight-gradient GEMM (DeepGEMM's wgrad_gemm_fp8_fp8_fp32_nt): "
+             "D (f32) += A B^T with A = grad_out^T [M, K] and B = act^T [N, K], "
+             "K the tokens, both with 1x128 scales; sets --a-scale 1x128 "
+             "--b-scale 1x128 --out-type f32 --accumulate"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> biasType(
     "bias", cl::desc("epilogue: add a generated bias per output column, in "
                      "f32 or bf16"),
@@ -271,6 +278,17 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
       parseElementType(ctx, "a-type", aType.empty() ? native : aType);
   spec.b.elementType =
       parseElementType(ctx, "b-type", bType.empty() ? native : bType);
+  if (wgrad) {
+    for (cl::Option *flag : std::initializer_list<cl::Option *>{
+             &aScale, &bScale, &outType, &accumulate})
+      if (flag->getNumOccurrences())
+        fail("--wgrad fixes --" + flag->ArgStr.str() +
+             " (1x128 scales on both operands, f32 output, accumulate)");
+    aScale = "1x128";
+    bScale = "1x128";
+    outType = "f32";
+    accumulate = true;
+  }
   spec.a.encoding = parseScaleFlag(ctx, "a-scale", aScale, aScaleMajor);
   spec.b.encoding = parseScaleFlag(ctx, "b-scale", bScale, bScaleMajor);
   if (bLayout == "nk")
@@ -696,7 +714,7 @@ int main(int argc, char **argv) {
     cl::Option *generatorFlags[] = {
         &gemmShape,   &aType,   &bType,   &aScale,     &bScale,
         &aScaleMajor, &bScaleMajor, &bLayout, &outType, &accumulate,
-        &biasType,    &geluKind, &auxType};
+        &biasType,    &geluKind, &auxType, &wgrad};
     for (cl::Option *flag : generatorFlags)
       if (flag->getNumOccurrences())
         fail("--" + flag->ArgStr + " cannot be combined with an input file "
