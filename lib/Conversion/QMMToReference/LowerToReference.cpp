@@ -248,6 +248,24 @@ static void replaceWithResults(RewriterBase &rewriter, Operation *op,
     rewriter.eraseOp(op);
 }
 
+/// The f32 accumulator of a matmul writing `init`: C (accumulate) or 0.
+static Value createAccumulator(ReferenceBuilder &rb, Value init,
+                               bool accumulate) {
+  auto type = cast<ShapedType>(init.getType());
+  MLIRContext *ctx = type.getContext();
+  Value acc = rb.createTemporary(type.getShape(), Float32Type::get(ctx));
+  if (!accumulate)
+    return rb.fill(acc, 0.0);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  return rb.generic({init}, {acc}, {identity, identity},
+                    SmallVector<utils::IteratorType>(
+                        type.getRank(), utils::IteratorType::parallel),
+                    [](OpBuilder &b, Location loc, ValueRange args) {
+                      linalg::YieldOp::create(b, loc, toF32(b, loc, args[0]));
+                    })[0];
+}
+
 static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
   if (failed(requireStaticShapes(op)))
     return failure();
@@ -255,25 +273,13 @@ static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
   MLIRContext *ctx = op.getContext();
   bool onTensors = isa<TensorType>(op.getInit().getType());
   ReferenceBuilder rb(rewriter, loc, onTensors);
-  Type f32 = rewriter.getF32Type();
   Type outType = getElementTypeOrSelf(op.getInit().getType());
-  int64_t m = op.getM(), n = op.getN();
 
   auto parallel = utils::IteratorType::parallel;
   auto reduction = utils::IteratorType::reduction;
   AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, ctx);
 
-  // The f32 accumulator starts at C (accumulate) or 0.
-  Value acc = rb.createTemporary({m, n}, f32);
-  if (op.getAccumulate()) {
-    acc = rb.generic({op.getInit()}, {acc}, {identity2, identity2},
-                     {parallel, parallel},
-                     [](OpBuilder &b, Location loc, ValueRange args) {
-                       linalg::YieldOp::create(b, loc, toF32(b, loc, args[0]));
-                     })[0];
-  } else {
-    acc = rb.fill(acc, 0.0);
-  }
+  Value acc = createAccumulator(rb, op.getInit(), op.getAccumulate());
 
   // acc[m, n] += dequant(A)[m, k] * dequant(B)[k, n], iterating (m, n, k).
   SmallVector<AffineMap> maps = {
@@ -400,6 +406,108 @@ static LogicalResult lowerDequantize(RewriterBase &rewriter, DequantizeOp op) {
   return success();
 }
 
+/// `map` with the iteration dimension `dim` prepended to its results (the
+/// group index of a per-group operand).
+static AffineMap prependDim(AffineMap map, unsigned dim) {
+  SmallVector<AffineExpr> results = {getAffineDimExpr(dim, map.getContext())};
+  llvm::append_range(results, map.getResults());
+  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+}
+
+static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
+                                        GroupedMatmulOp op) {
+  if (failed(requireStaticShapes(op)))
+    return failure();
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  bool onTensors = isa<TensorType>(op.getInit().getType());
+  ReferenceBuilder rb(rewriter, loc, onTensors);
+  auto initType = cast<ShapedType>(op.getInit().getType());
+  Type outType = initType.getElementType();
+  bool masked = op.getLayout() == GroupedLayout::Masked;
+  auto parallel = utils::IteratorType::parallel;
+  auto reduction = utils::IteratorType::reduction;
+  auto dim = [&](unsigned d) { return getAffineDimExpr(d, ctx); };
+
+  // Iteration space (g, m, n, k); the output is [m, n] (contiguous) or
+  // [g, m, n] (masked). Contiguous: every group is tried for every row and
+  // only the row's own group adds (a reference, not a kernel).
+  unsigned rank = initType.getRank();
+  AffineMap outMap = AffineMap::get(
+      4, 0,
+      masked ? ArrayRef<AffineExpr>{dim(0), dim(1), dim(2)}
+             : ArrayRef<AffineExpr>{dim(1), dim(2)},
+      ctx);
+  AffineMap identityOut = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap aMap = getDataMap(OperandLayout::NK, 4, 1, 3, ctx);
+  AffineMap aScaleMap = getScaleMap(op.getAEncoding(), 4, 1, 3);
+  if (masked) {
+    aMap = prependDim(aMap, 0);
+    aScaleMap = prependDim(aScaleMap, 0);
+  }
+  AffineMap bMap = prependDim(getDataMap(OperandLayout::NK, 4, 2, 3, ctx), 0);
+  AffineMap bScaleMap = prependDim(getScaleMap(op.getBEncoding(), 4, 2, 3), 0);
+  AffineMap groupsMap = AffineMap::get(4, 0, {masked ? dim(0) : dim(1)}, ctx);
+
+  // Whether row m belongs to group g: its group index is g (contiguous), or
+  // m is below group g's count (masked).
+  auto rowIsInGroup = [&](OpBuilder &b, Location loc, Value info, Value g,
+                          Value m) -> Value {
+    Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), info);
+    if (masked)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m, index);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, g);
+  };
+
+  Value acc = createAccumulator(rb, op.getInit(), op.getAccumulate());
+  acc = rb.generic(
+      {op.getA(), op.getAScales(), op.getB(), op.getBScales(), op.getGroups()},
+      {acc}, {aMap, aScaleMap, bMap, bScaleMap, groupsMap, outMap},
+      {masked ? parallel : reduction, parallel, parallel, reduction},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value g = linalg::IndexOp::create(b, loc, 0);
+        Value m = linalg::IndexOp::create(b, loc, 1);
+        Value a = dequantizeElement(b, loc, args[0], args[1]);
+        Value bv = dequantizeElement(b, loc, args[2], args[3]);
+        Value sum = arith::AddFOp::create(
+            b, loc, args[5], arith::MulFOp::create(b, loc, a, bv));
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(
+                b, loc, rowIsInGroup(b, loc, args[4], g, m), sum, args[5])});
+      })[0];
+
+  // Rows of a group round their sum once; the others keep init.
+  unsigned rowDim = masked ? 1 : 0;
+  AffineMap groupsOfOut = AffineMap::get(
+      rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  Value result = rb.generic(
+      {acc, op.getGroups()}, {op.getInit()},
+      {identityOut, groupsOfOut, identityOut},
+      SmallVector<utils::IteratorType>(rank, parallel),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                 args[1]);
+        Value valid;
+        if (masked)
+          valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        linalg::IndexOp::create(b, loc, rowDim),
+                                        index);
+        else
+          valid = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sge, index,
+              arith::ConstantIndexOp::create(b, loc, 0));
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(
+                b, loc, valid, roundF32To(b, loc, args[0], outType),
+                args[2])});
+      })[0];
+  rb.freeTemporaries();
+  replaceWithResults(rewriter, op, result, onTensors);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Pass
 //===----------------------------------------------------------------------===//
@@ -410,7 +518,7 @@ struct QMMLowerToReferencePass
   void runOnOperation() override {
     SmallVector<Operation *> qmmOps;
     getOperation()->walk([&](Operation *op) {
-      if (isa<MatmulOp, QuantizeOp, DequantizeOp>(op))
+      if (isa<MatmulOp, GroupedMatmulOp, QuantizeOp, DequantizeOp>(op))
         qmmOps.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -419,6 +527,9 @@ struct QMMLowerToReferencePass
       LogicalResult result =
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case([&](MatmulOp matmul) { return lowerMatmul(rewriter, matmul); })
+              .Case([&](GroupedMatmulOp grouped) {
+                return lowerGroupedMatmul(rewriter, grouped);
+              })
               .Case([&](QuantizeOp quantize) {
                 return lowerQuantize(rewriter, quantize);
               })

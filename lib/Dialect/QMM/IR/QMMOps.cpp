@@ -284,6 +284,123 @@ void MatmulOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// GroupedMatmulOp
+//===----------------------------------------------------------------------===//
+
+int64_t qmm::getGroupedMatmulMAlignment() { return 128; }
+
+int64_t GroupedMatmulOp::getNumGroups() {
+  return cast<ShapedType>(getB().getType()).getDimSize(0);
+}
+
+/// Checks one grouped operand: `data` is [lead..., rows, K] (`lead` the
+/// expected leading extents), its element type a quantized format, its
+/// scales of the encoding's type and of shape [lead..., encoding's shape].
+static LogicalResult verifyGroupedOperand(Operation *op, StringRef name,
+                                          Value data, Value scales,
+                                          ScaleEncodingAttr encoding,
+                                          ArrayRef<int64_t> lead) {
+  auto type = cast<ShapedType>(data.getType());
+  int64_t rank = lead.size() + 2;
+  if (type.getRank() != rank)
+    return op->emitOpError() << name << " must be rank " << rank
+                             << ", got rank " << type.getRank();
+  if (shapesDisagree(type.getShape().take_front(lead.size()), lead))
+    return op->emitOpError() << name << " must have leading extents "
+                             << formatShape(lead) << ", got "
+                             << formatShape(type.getShape());
+  Type element = type.getElementType();
+  if (!isQuantizedElementType(element))
+    return op->emitOpError() << name << " element type must be "
+                             << getQuantizedElementTypeList() << ", got "
+                             << element;
+  if (getElementTypeOrSelf(scales.getType()) != encoding.getScaleType())
+    return op->emitOpError() << name << " scales have element type "
+                             << getElementTypeOrSelf(scales.getType())
+                             << " but " << encoding << " needs "
+                             << encoding.getScaleType();
+  if (encoding.isMX() && !isMXElementType(element))
+    return op->emitOpError() << "'mx' encoding of " << name
+                             << " requires an OCP MX element type, got "
+                             << element;
+  int64_t rows = type.getDimSize(rank - 2), k = type.getDimSize(rank - 1);
+  if (!ShapedType::isDynamic(k) && k % encoding.getRequiredKMultiple() != 0)
+    return op->emitOpError() << "K (" << k << ") of " << name
+                             << " must be a multiple of "
+                             << encoding.getRequiredKMultiple() << " for "
+                             << encoding;
+  SmallVector<int64_t> expected(lead.begin(), lead.end());
+  llvm::append_range(expected, encoding.getScaleShape(rows, k));
+  ArrayRef<int64_t> actual = cast<ShapedType>(scales.getType()).getShape();
+  if (shapesDisagree(expected, actual))
+    return op->emitOpError() << name << " scales must have shape "
+                             << formatShape(expected) << " for " << encoding
+                             << ", got " << formatShape(actual);
+  return success();
+}
+
+LogicalResult GroupedMatmulOp::verify() {
+  if (failed(verifyUniformSemantics(*this)))
+    return failure();
+  bool masked = getLayout() == GroupedLayout::Masked;
+  auto bType = cast<ShapedType>(getB().getType());
+  if (bType.getRank() != 3)
+    return emitOpError() << "B must be [G, N, K], got rank "
+                         << bType.getRank();
+  int64_t g = bType.getDimSize(0), n = bType.getDimSize(1),
+          k = bType.getDimSize(2);
+  SmallVector<int64_t, 1> lead;
+  if (masked)
+    lead.push_back(g);
+  if (failed(verifyGroupedOperand(*this, "A", getA(), getAScales(),
+                                  getAEncoding(), lead)) ||
+      failed(verifyGroupedOperand(*this, "B", getB(), getBScales(),
+                                  getBEncoding(), {g})))
+    return failure();
+  auto aType = cast<ShapedType>(getA().getType());
+  int64_t m = aType.getDimSize(aType.getRank() - 2);
+  if (extentsDisagree(aType.getDimSize(aType.getRank() - 1), k))
+    return emitOpError() << "K of A (" << aType.getDimSize(aType.getRank() - 1)
+                         << ") and K of B (" << k << ") differ";
+  Type aElement = aType.getElementType(), bElement = bType.getElementType();
+  if (aElement.getIntOrFloatBitWidth() == 8 &&
+      bElement.getIntOrFloatBitWidth() == 8 &&
+      getFormatFamily(aElement) != getFormatFamily(bElement))
+    return emitOpError() << "A (" << aElement << ") and B (" << bElement
+                         << ") mix FNUZ and OCP formats";
+
+  auto groupsType = cast<ShapedType>(getGroups().getType());
+  int64_t expectedGroups = masked ? g : m;
+  if (groupsType.getRank() != 1 || !groupsType.getElementType().isInteger(32) ||
+      extentsDisagree(groupsType.getDimSize(0), expectedGroups))
+    return emitOpError() << "groups must be an i32 vector of "
+                         << (masked ? "G = " : "M = ")
+                         << formatShape({expectedGroups})
+                         << (masked ? " valid-row counts" : " group indices")
+                         << ", got " << groupsType;
+
+  auto initType = cast<ShapedType>(getInit().getType());
+  if (!isHighPrecisionType(initType.getElementType()))
+    return emitOpError() << "output element type must be f32, bf16 or f16, "
+                            "got "
+                         << initType.getElementType();
+  SmallVector<int64_t> expectedOut(lead.begin(), lead.end());
+  expectedOut.append({m, n});
+  if (initType.getRank() != (int64_t)expectedOut.size() ||
+      shapesDisagree(initType.getShape(), expectedOut))
+    return emitOpError() << "init must have shape " << formatShape(expectedOut)
+                         << ", got " << formatShape(initType.getShape());
+  return success();
+}
+
+void GroupedMatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getBufferEffects(getOperation()->getOpOperands().take_front(5),
+                   getDpsInitsMutable(), /*writtenIsRead=*/true, effects);
+}
+
+//===----------------------------------------------------------------------===//
 // QuantizeOp
 //===----------------------------------------------------------------------===//
 

@@ -32,6 +32,10 @@ struct QMMOpBufferizationModel
     if (auto matmul = dyn_cast<MatmulOp>(op))
       return matmul.getAccumulate() && opOperand.get() == matmul.getInit() &&
              &opOperand == &matmul.getInitMutable();
+    // Rows a grouped matmul does not compute keep what the destination
+    // holds.
+    if (isa<GroupedMatmulOp>(op))
+      return true;
     return false;
   }
 
@@ -66,6 +70,8 @@ void qmm::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, QMMDialect *) {
     MatmulOp::attachInterface<QMMOpBufferizationModel<MatmulOp>>(*ctx);
+    GroupedMatmulOp::attachInterface<QMMOpBufferizationModel<GroupedMatmulOp>>(
+        *ctx);
     QuantizeOp::attachInterface<QMMOpBufferizationModel<QuantizeOp>>(*ctx);
     DequantizeOp::attachInterface<QMMOpBufferizationModel<DequantizeOp>>(*ctx);
   });

@@ -39,6 +39,19 @@ def QMM_OperandLayout : I32EnumAttr<"OperandLayout",
   let genSpecializedAttr = 0;
 }
 
+def QMM_GroupedLayout : I32EnumAttr<"GroupedLayout",
+    "how the rows of a grouped (MoE) matmul's A belong to groups", [
+    I32EnumAttrCase<"Contiguous", 0, "contiguous">,
+    I32EnumAttrCase<"Masked", 1, "masked">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_GroupedLayoutAttr : EnumAttr<QMM_Dialect, QMM_GroupedLayout, "grouped_layout"> {
+  let summary = "row grouping of a qmm.grouped_matmul";
+}
+
 def QMM_Activation : I32EnumAttr<"Activation",
     "elementwise function a matmul epilogue applies", [
     I32EnumAttrCase<"None", 0, "none">,

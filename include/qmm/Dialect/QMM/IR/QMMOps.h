@@ -14,4 +14,12 @@
 #define GET_OP_CLASSES
 #include "qmm/Dialect/QMM/IR/QMMOps.h.inc"
 
+namespace mlir {
+namespace qmm {
+/// Rows of a group segment of a contiguous qmm.grouped_matmul start at
+/// multiples of this (padding rows fill the gaps).
+int64_t getGroupedMatmulMAlignment();
+} // namespace qmm
+} // namespace mlir
+
 #endif // QMM_DIALECT_QMM_IR_QMMOPS_H

@@ -134,6 +134,73 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
 }
 
 //===----------------------------------------------------------------------===//
+// qmm.grouped_matmul
+//===----------------------------------------------------------------------===//
+
+def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "grouped (MoE) scaled low-precision matrix multiplication";
+  let description = [{
+    G independent products with one weight matrix per group (the experts of
+    a mixture-of-experts layer), each with the semantics of qmm.matmul (B
+    stored [N, K]; scales, rounding, NaN and `accumulate` as there):
+
+    * `layout contiguous` (prefill): `a` is [M, K] with the rows of each
+      group together; `groups` ([M], i32) holds each row's group, or -1
+      for a padding row; `init` is [M, N]. Row m gets A[m] · B[groups[m]]^T.
+      Padding rows are not written: they keep what `init` holds. Group
+      segments start at multiples of the M alignment, 128
+      (`qmm::getGroupedMatmulMAlignment()`), padded with -1 rows, so that a
+      128-row tile of A belongs to one group; group indices are below G.
+    * `layout masked` (decode): `a` is [G, Mmax, K]; `groups` ([G], i32)
+      holds the number of valid rows of each group; `init` is [G, Mmax, N].
+      Rows at or past the count are not computed and not written.
+
+    `b` is [G, N, K]. Scales follow each operand's `#qmm.scale` encoding
+    per group matrix: A's scales have the shape the encoding gives for
+    [M, K] (contiguous) or a leading G for [Mmax, K] (masked); B's have a
+    leading G for [N, K].
+
+    ```mlir
+    %d = qmm.grouped_matmul contiguous
+           a(%a, %sa : tensor<512x256xf8E4M3FN>, tensor<512x2xf32>) #qmm.scale<block 1x128>
+           b(%b, %sb : tensor<4x384x256xf8E4M3FN>, tensor<4x3x2xf32>) #qmm.scale<block 128x128>
+           groups(%g : tensor<512xi32>)
+           outs(%init : tensor<512x384xbf16>) -> tensor<512x384xbf16>
+    ```
+  }];
+  let arguments = (ins
+    QMM_TensorOrMemRef:$a,
+    QMM_TensorOrMemRef:$a_scales,
+    QMM_TensorOrMemRef:$b,
+    QMM_TensorOrMemRef:$b_scales,
+    QMM_TensorOrMemRef:$groups,
+    QMM_TensorOrMemRef:$init,
+    QMM_GroupedLayoutAttr:$layout,
+    QMM_ScaleEncodingAttr:$a_encoding,
+    QMM_ScaleEncodingAttr:$b_encoding,
+    UnitAttr:$accumulate
+  );
+  let results = (outs Optional<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    custom<EnumKeyword>($layout)
+    `a` `(` $a `,` $a_scales `:` type($a) `,` type($a_scales) `)` qualified($a_encoding)
+    `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
+    `groups` `(` $groups `:` type($groups) `)`
+    (`accumulate` $accumulate^)?
+    `outs` `(` $init `:` type($init) `)`
+    attr-dict (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// Number of groups (B's leading extent).
+    int64_t getNumGroups();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // qmm.quantize
 //===----------------------------------------------------------------------===//
 

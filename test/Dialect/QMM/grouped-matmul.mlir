@@ -1,0 +1,35 @@
+// RUN: fp8-opt %s | FileCheck %s
+// RUN: fp8-opt %s | fp8-opt | FileCheck %s
+// RUN: fp8-opt %s --mlir-print-op-generic | fp8-opt | FileCheck %s
+// RUN: fp8-opt %s --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=BUF
+
+// Contiguous (MoE prefill) with DeepGEMM's scales: A 1x128 per row, B
+// 128x128 per group.
+// CHECK-LABEL: func.func @contiguous
+// CHECK: qmm.grouped_matmul contiguous a(%arg0, %arg1 : tensor<512x256xf8E4M3FN>, tensor<512x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<4x384x256xf8E4M3FN>, tensor<4x3x2xf32>) #qmm.scale<block 128x128> groups(%arg4 : tensor<512xi32>) outs(%arg5 : tensor<512x384xbf16>) -> tensor<512x384xbf16>
+// BUF-LABEL: func.func @contiguous
+// BUF: qmm.grouped_matmul contiguous {{.*}} groups(%arg4 : memref<512xi32{{.*}}>) outs(%arg5 : memref<512x384xbf16{{.*}}>){{$}}
+func.func @contiguous(%a: tensor<512x256xf8E4M3FN>, %sa: tensor<512x2xf32>,
+                      %b: tensor<4x384x256xf8E4M3FN>, %sb: tensor<4x3x2xf32>,
+                      %g: tensor<512xi32>, %d: tensor<512x384xbf16>) -> tensor<512x384xbf16> {
+  %0 = qmm.grouped_matmul contiguous
+         a(%a, %sa : tensor<512x256xf8E4M3FN>, tensor<512x2xf32>) #qmm.scale<block 1x128>
+         b(%b, %sb : tensor<4x384x256xf8E4M3FN>, tensor<4x3x2xf32>) #qmm.scale<block 128x128>
+         groups(%g : tensor<512xi32>)
+         outs(%d : tensor<512x384xbf16>) -> tensor<512x384xbf16>
+  return %0 : tensor<512x384xbf16>
+}
+
+// Masked (MoE decode), accumulating, with MX scales per group.
+// CHECK-LABEL: func.func @masked
+// CHECK: qmm.grouped_matmul masked a(%arg0, %arg1 : tensor<8x64x128xf4E2M1FN>, tensor<8x64x4xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<8x256x128xf4E2M1FN>, tensor<8x256x4xf8E8M0FNU>) #qmm.scale<mx> groups(%arg4 : tensor<8xi32>) accumulate outs(%arg5 : tensor<8x64x256xf32>) -> tensor<8x64x256xf32>
+func.func @masked(%a: tensor<8x64x128xf4E2M1FN>, %sa: tensor<8x64x4xf8E8M0FNU>,
+                  %b: tensor<8x256x128xf4E2M1FN>, %sb: tensor<8x256x4xf8E8M0FNU>,
+                  %counts: tensor<8xi32>, %d: tensor<8x64x256xf32>) -> tensor<8x64x256xf32> {
+  %0 = qmm.grouped_matmul masked
+         a(%a, %sa : tensor<8x64x128xf4E2M1FN>, tensor<8x64x4xf8E8M0FNU>) #qmm.scale<mx>
+         b(%b, %sb : tensor<8x256x128xf4E2M1FN>, tensor<8x256x4xf8E8M0FNU>) #qmm.scale<mx>
+         groups(%counts : tensor<8xi32>) accumulate
+         outs(%d : tensor<8x64x256xf32>) -> tensor<8x64x256xf32>
+  return %0 : tensor<8x64x256xf32>
+}
