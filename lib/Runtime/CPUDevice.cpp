@@ -12,6 +12,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -21,19 +22,36 @@ using namespace mlir::qmm;
 using host::HostTensor;
 
 namespace {
-/// The C layout of a rank-2 memref descriptor (MLIR's StridedMemRefType).
-struct MemRefDescriptor2D {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes[2];
-  int64_t strides[2];
+/// A memref descriptor of any rank in MLIR's C layout (StridedMemRefType):
+/// allocated and aligned pointers, offset, sizes[rank], strides[rank], as
+/// 64-bit words.
+struct MemRefDescriptor {
+  std::vector<int64_t> words;
+
+  explicit MemRefDescriptor(size_t rank) : words(3 + 2 * rank, 0) {}
+  size_t rank() const { return (words.size() - 3) / 2; }
+  void *allocated() const { return reinterpret_cast<void *>(words[0]); }
+  const uint8_t *aligned() const {
+    return reinterpret_cast<const uint8_t *>(words[1]);
+  }
+  int64_t offset() const { return words[2]; }
+  int64_t size(size_t d) const { return words[3 + d]; }
+  int64_t stride(size_t d) const { return words[3 + rank() + d]; }
 };
 
-MemRefDescriptor2D describe(std::vector<uint8_t> &buffer,
-                            llvm::ArrayRef<int64_t> shape) {
-  return {buffer.data(), buffer.data(), 0, {shape[0], shape[1]},
-          {shape[1], 1}};
+/// A dense row-major descriptor of `buffer`.
+MemRefDescriptor describe(std::vector<uint8_t> &buffer,
+                          llvm::ArrayRef<int64_t> shape) {
+  MemRefDescriptor descriptor(shape.size());
+  descriptor.words[0] = reinterpret_cast<int64_t>(buffer.data());
+  descriptor.words[1] = reinterpret_cast<int64_t>(buffer.data());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    descriptor.words[3 + d] = shape[d];
+    descriptor.words[3 + shape.size() + d] = stride;
+    stride *= shape[d];
+  }
+  return descriptor;
 }
 
 class CPUDevice : public Device {
@@ -100,15 +118,17 @@ public:
       // Fresh inputs every call: the function may write them in place.
       for (size_t i = 0; i < args.size(); ++i)
         buffers[i] = args[i]->bytes;
-      std::vector<MemRefDescriptor2D> descriptors;
+      std::vector<MemRefDescriptor> descriptors;
       for (size_t i = 0; i < args.size(); ++i)
         descriptors.push_back(describe(buffers[i], args[i]->shape));
       // The C interface returns all results through one leading pointer to
-      // a struct of descriptors.
-      std::vector<MemRefDescriptor2D> outputs(results.size());
-      std::vector<void *> pointers = {outputs.data()};
-      for (MemRefDescriptor2D &descriptor : descriptors)
-        pointers.push_back(&descriptor);
+      // a struct of their descriptors, one after the other.
+      std::vector<int64_t> returned;
+      for (const TensorSpec &spec : results)
+        returned.resize(returned.size() + 3 + 2 * spec.shape.size());
+      std::vector<void *> pointers = {returned.data()};
+      for (MemRefDescriptor &descriptor : descriptors)
+        pointers.push_back(descriptor.words.data());
       std::vector<void *> packed;
       for (void *&pointer : pointers)
         packed.push_back(&pointer);
@@ -120,10 +140,15 @@ public:
       if (run > 0)
         totalSeconds += std::chrono::duration<double>(stop - start).count();
 
-      for (size_t i = 0; i < outputs.size(); ++i) {
+      size_t at = 0;
+      for (size_t i = 0; i < results.size(); ++i) {
+        MemRefDescriptor output(results[i].shape.size());
+        std::copy_n(returned.begin() + at, output.words.size(),
+                    output.words.begin());
+        at += output.words.size();
         if (run == iterations)
-          copyOutput(outputs[i], result.results[i]);
-        releaseOutput(outputs[i], buffers);
+          copyOutput(output, result.results[i]);
+        releaseOutput(output, buffers);
       }
     }
     result.iterations = iterations;
@@ -132,25 +157,29 @@ public:
   }
 
 private:
-  static void copyOutput(const MemRefDescriptor2D &output, HostTensor &into) {
+  static void copyOutput(const MemRefDescriptor &output, HostTensor &into) {
     unsigned bytes = into.getElementBytes();
-    const uint8_t *base =
-        static_cast<const uint8_t *>(output.aligned) + output.offset * bytes;
-    for (int64_t i = 0; i < output.sizes[0]; ++i)
-      for (int64_t j = 0; j < output.sizes[1]; ++j)
-        std::memcpy(into.bytes.data() + (i * output.sizes[1] + j) * bytes,
-                    base + (i * output.strides[0] + j * output.strides[1]) *
-                               bytes,
-                    bytes);
+    const uint8_t *base = output.aligned() + output.offset() * bytes;
+    int64_t count = into.getNumElements();
+    for (int64_t i = 0; i < count; ++i) {
+      // Element i of the dense result, at its strided place in the output.
+      int64_t rest = i, offset = 0;
+      for (size_t d = output.rank(); d-- > 0;) {
+        offset += (rest % output.size(d)) * output.stride(d);
+        rest /= output.size(d);
+      }
+      std::memcpy(into.bytes.data() + i * bytes, base + offset * bytes,
+                  bytes);
+    }
   }
 
   /// A returned buffer that is not one of ours was malloc'ed by the kernel.
-  static void releaseOutput(const MemRefDescriptor2D &output,
+  static void releaseOutput(const MemRefDescriptor &output,
                             std::vector<std::vector<uint8_t>> &buffers) {
     for (std::vector<uint8_t> &buffer : buffers)
-      if (output.allocated == buffer.data())
+      if (output.allocated() == buffer.data())
         return;
-    std::free(output.allocated);
+    std::free(output.allocated());
   }
 };
 } // namespace

@@ -110,6 +110,54 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   return module;
 }
 
+OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
+                                                  const GemmSpec &spec,
+                                                  int64_t numGroups,
+                                                  GroupedLayout layout) {
+  OpBuilder b(ctx);
+  Location loc = NameLoc::get(b.getStringAttr(
+      "fp8-run --gemm " + std::to_string(spec.m) + "x" +
+      std::to_string(spec.n) + "x" + std::to_string(spec.k) + " --groups " +
+      std::to_string(numGroups)));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  bool masked = layout == GroupedLayout::Masked;
+  auto withGroups = [&](ArrayRef<int64_t> shape, bool grouped) {
+    SmallVector<int64_t> result;
+    if (grouped)
+      result.push_back(numGroups);
+    result.append(shape.begin(), shape.end());
+    return result;
+  };
+  SmallVector<Type> argTypes = {
+      RankedTensorType::get(withGroups({spec.m, spec.k}, masked),
+                            spec.a.elementType),
+      RankedTensorType::get(
+          withGroups(spec.a.getScaleShape(spec.m, spec.k), masked),
+          spec.a.encoding.getScaleType()),
+      RankedTensorType::get(withGroups({spec.n, spec.k}, true),
+                            spec.b.elementType),
+      RankedTensorType::get(
+          withGroups(spec.b.getScaleShape(spec.n, spec.k), true),
+          spec.b.encoding.getScaleType()),
+      RankedTensorType::get({masked ? numGroups : spec.m}, b.getI32Type()),
+      RankedTensorType::get(withGroups({spec.m, spec.n}, masked),
+                            spec.outputType)};
+  auto func = func::FuncOp::create(
+      b, loc, spec.functionName,
+      b.getFunctionType(argTypes, {argTypes.back()}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  auto grouped = GroupedMatmulOp::create(
+      b, loc, argTypes.back(), body->getArgument(0), body->getArgument(1),
+      body->getArgument(2), body->getArgument(3), body->getArgument(4),
+      body->getArgument(5), GroupedLayoutAttr::get(ctx, layout),
+      spec.a.encoding, spec.b.encoding,
+      spec.accumulate ? b.getUnitAttr() : nullptr);
+  func::ReturnOp::create(b, loc, grouped.getResult());
+  return module;
+}
+
 void qmm::addQuantizeFunction(ModuleOp module, llvm::StringRef name,
                               const OperandSpec &operand, int64_t rows,
                               int64_t k, ScaleRounding rounding,

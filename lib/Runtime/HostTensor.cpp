@@ -18,6 +18,8 @@ using llvm::StringRef;
 unsigned mlir::qmm::host::getElementBitWidth(StringRef elementType) {
   if (const FormatSpec *format = lookupFormat(elementType))
     return format->bits;
+  if (elementType == "i32") // group indices and counts
+    return 32;
   return 0;
 }
 

@@ -63,6 +63,15 @@ struct GemmSpec {
 /// returned.
 OwningOpRef<ModuleOp> buildGemmModule(MLIRContext *ctx, const GemmSpec &spec);
 
+/// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales, %groups, %init)
+/// -> D` around one qmm.grouped_matmul with `numGroups` groups: A is
+/// [M, K] (contiguous) or [G, M, K] (masked), B [G, N, K], scales per group
+/// with a leading G. Verified before it is returned.
+OwningOpRef<ModuleOp> buildGroupedGemmModule(MLIRContext *ctx,
+                                             const GemmSpec &spec,
+                                             int64_t numGroups,
+                                             GroupedLayout layout);
+
 /// Adds `func.func @<name>(%x: tensor<f32>) -> (data, scales)` computing one
 /// operand's quantization with qmm.quantize, `x` in the operand's storage
 /// order.
