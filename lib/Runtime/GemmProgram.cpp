@@ -153,7 +153,7 @@ OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
       body->getArgument(2), body->getArgument(3), body->getArgument(4),
       body->getArgument(5), GroupedLayoutAttr::get(ctx, layout),
       spec.a.encoding, spec.b.encoding,
-      spec.accumulate ? b.getUnitAttr() : nullptr);
+      spec.accumulate ? b.getUnitAttr() : nullptr, /*config=*/nullptr);
   func::ReturnOp::create(b, loc, grouped.getResult());
   return module;
 }

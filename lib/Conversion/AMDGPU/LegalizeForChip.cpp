@@ -162,14 +162,23 @@ struct QMMLegalizeForChipPass
           << chip << "' (expected " << getSupportedChipNames() << ")";
       return signalPassFailure();
     }
-    SmallVector<MatmulOp> matmuls;
-    getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
-    for (MatmulOp op : matmuls)
-      if (failed(legalize(op, *target)))
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<MatmulOp, GroupedMatmulOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      LogicalResult result =
+          isa<MatmulOp>(op) ? legalize(cast<MatmulOp>(op), *target)
+                            : legalize(cast<GroupedMatmulOp>(op), *target);
+      if (failed(result))
         return signalPassFailure();
+    }
   }
 
-  LogicalResult legalize(MatmulOp op, const ChipInfo &target) {
+  /// A qmm.matmul or qmm.grouped_matmul (whose B is always [G, N, K]).
+  template <typename OpTy>
+  LogicalResult legalize(OpTy op, const ChipInfo &target) {
     if (!isa<TensorType>(op.getInit().getType()))
       return op.emitOpError("qmm-legalize-for-chip runs on the tensor form "
                             "(before bufferization)");
@@ -200,16 +209,18 @@ struct QMMLegalizeForChipPass
       op.setAEncodingAttr(legalizeOperand(a, aScales, op.getAEncoding()));
       op.setBEncodingAttr(legalizeOperand(bData, bScales, op.getBEncoding()));
     }
-    if (op.getBLayout() == OperandLayout::KN) {
-      // The transpose kernels move whole bytes; packed FP4/FP6 rows would
-      // need a repacking transpose.
-      Type bElement = getElementTypeOrSelf(bData.getType());
-      if (bElement.getIntOrFloatBitWidth() < 8)
-        return op.emitOpError("qmm-legalize-for-chip: B of ")
-               << bElement
-               << " with layout kn is not supported; store B as [N, K]";
-      bData = transposeToNK(b, loc, bData);
-      op.setBLayout(OperandLayout::NK);
+    if constexpr (std::is_same_v<OpTy, MatmulOp>) {
+      if (op.getBLayout() == OperandLayout::KN) {
+        // The transpose kernels move whole bytes; packed FP4/FP6 rows would
+        // need a repacking transpose.
+        Type bElement = getElementTypeOrSelf(bData.getType());
+        if (bElement.getIntOrFloatBitWidth() < 8)
+          return op.emitOpError("qmm-legalize-for-chip: B of ")
+                 << bElement
+                 << " with layout kn is not supported; store B as [N, K]";
+        bData = transposeToNK(b, loc, bData);
+        op.setBLayout(OperandLayout::NK);
+      }
     }
     op.getAMutable().assign(a);
     op.getAScalesMutable().assign(aScales);

@@ -38,22 +38,25 @@ struct QMMSelectConfigPass
         return signalPassFailure();
       }
     }
-    WalkResult result = getOperation()->walk([&](MatmulOp op) {
-      return succeeded(configure(op, *target, forced)) ? WalkResult::advance()
-                                                      : WalkResult::interrupt();
+    WalkResult result = getOperation()->walk([&](Operation *op) {
+      LogicalResult configured = success();
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        configured = configure(matmul, *target, forced);
+      else if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
+        configured = configure(grouped, *target, forced);
+      return succeeded(configured) ? WalkResult::advance()
+                                   : WalkResult::interrupt();
     });
     if (result.wasInterrupted())
       signalPassFailure();
   }
 
-  LogicalResult configure(MatmulOp op, const ChipInfo &target,
-                          ConfigAttr forced) {
-    auto aType = cast<ShapedType>(op.getA().getType());
-    auto initType = cast<ShapedType>(op.getInit().getType());
-    Type aElement = aType.getElementType();
-    Type bElement = cast<ShapedType>(op.getB().getType()).getElementType();
-    int64_t m = initType.getDimSize(0), n = initType.getDimSize(1),
-            k = aType.getDimSize(1);
+  /// Configures a qmm.matmul or qmm.grouped_matmul (one group's product).
+  template <typename OpTy>
+  LogicalResult configure(OpTy op, const ChipInfo &target, ConfigAttr forced) {
+    Type aElement = getElementTypeOrSelf(op.getA().getType());
+    Type bElement = getElementTypeOrSelf(op.getB().getType());
+    int64_t m = op.getM(), n = op.getN(), k = op.getK();
     if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
         ShapedType::isDynamic(k))
       return op.emitOpError("qmm-select-config: needs static shapes");
@@ -71,9 +74,18 @@ struct QMMSelectConfigPass
         return op.emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << aElement << " x " << bElement
                << (operands.mxScales ? " with MX scales" : "")
-               << " (run qmm-legalize-for-chip first; FP4/FP6 operands are "
-                  "not implemented yet)";
+               << " (run qmm-legalize-for-chip first)";
       op.setConfigAttr(chosen);
+    }
+    if constexpr (std::is_same_v<OpTy, GroupedMatmulOp>) {
+      // A contiguous tile of A must not straddle two groups' segments.
+      int64_t alignment = getGroupedMatmulMAlignment();
+      if (op.getLayout() == GroupedLayout::Contiguous &&
+          alignment % op.getConfigAttr().getTileM() != 0)
+        return op.emitOpError("config: tile M (")
+               << op.getConfigAttr().getTileM()
+               << ") must divide the M alignment of contiguous groups ("
+               << alignment << ")";
     }
     return verifyConfigForChip(op.getConfigAttr(), target, operands,
                                [&]() { return op.emitOpError(); });

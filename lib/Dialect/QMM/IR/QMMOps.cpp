@@ -293,6 +293,19 @@ int64_t GroupedMatmulOp::getNumGroups() {
   return cast<ShapedType>(getB().getType()).getDimSize(0);
 }
 
+int64_t GroupedMatmulOp::getM() {
+  auto type = cast<ShapedType>(getA().getType());
+  return type.getDimSize(type.getRank() - 2);
+}
+
+int64_t GroupedMatmulOp::getN() {
+  return cast<ShapedType>(getB().getType()).getDimSize(1);
+}
+
+int64_t GroupedMatmulOp::getK() {
+  return cast<ShapedType>(getB().getType()).getDimSize(2);
+}
+
 /// Checks one grouped operand: `data` is [lead..., rows, K] (`lead` the
 /// expected leading extents), its element type a quantized format, its
 /// scales of the encoding's type and of shape [lead..., encoding's shape].

@@ -180,7 +180,8 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     QMM_GroupedLayoutAttr:$layout,
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
-    UnitAttr:$accumulate
+    UnitAttr:$accumulate,
+    OptionalAttr<QMM_ConfigAttr>:$config
   );
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
@@ -189,6 +190,7 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
     `groups` `(` $groups `:` type($groups) `)`
     (`accumulate` $accumulate^)?
+    (`config` qualified($config)^)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
   }];
@@ -197,6 +199,10 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
     /// Number of groups (B's leading extent).
     int64_t getNumGroups();
+    /// Rows, columns and K of one group's product.
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
   }];
 }
 
