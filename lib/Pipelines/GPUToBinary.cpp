@@ -23,7 +23,9 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
                                             StringRef toolkit) {
   std::string text = llvm::formatv(
       "rocdl-attach-target{{chip={0}},"
-      "gpu.module(convert-scf-to-cf,"
+      // Views (the groups of a grouped matmul) become explicit offsets and
+      // strides before the ROCDL conversion.
+      "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
       "convert-gpu-to-rocdl{{chipset={0} use-bare-ptr-memref-call-conv=true},"
       "reconcile-unrealized-casts)",
       chip);

@@ -176,6 +176,7 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
 }

@@ -103,8 +103,26 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
         Value quad = vector::ShuffleOp::create(
             b, loc, tile, tile,
             ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
-        auto rowInside = scf::IfOp::create(b, loc, im.lt(row, m), false);
+        Value rowOk = im.lt(row, m);
+        if (Value valid = op.getValidRows())
+          rowOk = arith::AndIOp::create(
+              b, loc, rowOk,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                    valid));
+        auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
         OpBuilder rowB = rowInside.getThenBodyBuilder();
+        if (Value groups = op.getRowGroups()) {
+          // Padding rows of a contiguous grouped matmul keep their values.
+          Value group = memref::LoadOp::create(rowB, loc, groups, row);
+          auto notPadding = scf::IfOp::create(
+              rowB, loc,
+              arith::CmpIOp::create(
+                  rowB, loc, arith::CmpIPredicate::sge, group,
+                  arith::ConstantOp::create(rowB, loc,
+                                            rowB.getI32IntegerAttr(0))),
+              false);
+          rowB = notPadding.getThenBodyBuilder();
+        }
         IndexMath rim{rowB, loc};
         Value fits = n >= 4 ? rim.lt(col, n - 3) : rim.boolean(false);
         auto whole = scf::IfOp::create(rowB, loc, fits,

@@ -14,6 +14,7 @@
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir {
@@ -37,27 +38,47 @@ struct MatmulProblem {
   /// sums of one such block are scaled once.
   int64_t scaleBlockK;
 };
+
+/// What one workgroup tile multiplies and where it writes: the operands of
+/// a qmm.matmul, or one group's views of a qmm.grouped_matmul's.
+struct TileOperands {
+  Value a, aScales, b, bScales, init;
+  ScaleEncodingAttr aEncoding, bEncoding;
+  bool accumulate = false;
+  Value bias, aux;
+  Activation activation = Activation::None;
+  /// Grouped matmuls: rows whose group index is negative are not stored
+  /// (contiguous), rows from this count on are not stored (masked).
+  Value rowGroups, validRows;
+};
 } // namespace
 
 /// Checks everything the tiled kernel assumes; the diagnostic names the
 /// first thing that does not hold.
-static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
-                                              const ChipInfo &chip) {
+template <typename OpTy>
+static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   auto fail = [&](const Twine &message) {
     return op.emitOpError("qmm-tile-matmul: ") << message;
   };
-  auto outType = dyn_cast<MemRefType>(op.getInit().getType());
-  if (!outType)
+  if (!isa<MemRefType>(op.getInit().getType()))
     return fail("runs on the memref form (after bufferization)");
   ConfigAttr config = op.getConfigAttr();
   if (!config)
     return fail("has no #qmm.config; run qmm-select-config first");
-  if (op.getBLayout() != OperandLayout::NK)
-    return fail("B must be [N, K]; run qmm-legalize-for-chip first");
+  if constexpr (std::is_same_v<OpTy, MatmulOp>) {
+    if (op.getBLayout() != OperandLayout::NK)
+      return fail("B must be [N, K]; run qmm-legalize-for-chip first");
+  }
   auto aType = cast<MemRefType>(op.getA().getType());
   Type bElement = cast<MemRefType>(op.getB().getType()).getElementType();
-  MatmulProblem p{outType.getDimSize(0), outType.getDimSize(1),
-                  aType.getDimSize(1), 0};
+  if constexpr (std::is_same_v<OpTy, GroupedMatmulOp>) {
+    // The groups' views have strided layouts; packed rows are read through
+    // flat views of whole operands.
+    if (aType.getElementTypeBitWidth() < 8 || bElement.getIntOrFloatBitWidth() < 8)
+      return fail("FP4/FP6 operands of grouped matmuls are not implemented "
+                  "yet");
+  }
+  MatmulProblem p{op.getM(), op.getN(), op.getK(), 0};
   if (ShapedType::isDynamic(p.m) || ShapedType::isDynamic(p.n) ||
       ShapedType::isDynamic(p.k))
     return fail("needs static shapes");
@@ -106,27 +127,35 @@ static FailureOr<MatmulProblem> analyzeMatmul(MatmulOp op,
   return p;
 }
 
-/// Builds the tiled kernel of `op` in front of it.
-static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
-                       const MatmulProblem &p) {
-  Location loc = op.getLoc();
-  ConfigAttr config = op.getConfigAttr();
+/// Where a wave's sub-tile sits: the workgroup tile's first row and column
+/// (in the operands) and the wave's offsets inside it.
+struct TilePosition {
+  Value tileRow, tileCol, waveRow, waveCol;
+};
+
+/// The workgroup's and wave's position for a launch of `config`: tile
+/// (block y, block x), wave w at (w / waves N, w % waves N).
+static TilePosition locateTile(IndexMath &im, gpu::LaunchOp launch,
+                               ConfigAttr config, const ChipInfo &chip) {
+  TilePosition at;
+  Value wave = im.div(launch.getThreadIds().x, chip.waveSize);
+  at.waveRow =
+      im.mul(im.div(wave, config.getWaves()[1]), config.getWaveTileM());
+  at.waveCol =
+      im.mul(im.rem(wave, config.getWaves()[1]), config.getWaveTileN());
+  at.tileRow = im.mul(launch.getBlockIds().y, config.getTileM());
+  at.tileCol = im.mul(launch.getBlockIds().x, config.getTileN());
+  return at;
+}
+
+/// The K loop of one workgroup tile and its store, at the builder.
+static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
+                      ConfigAttr config, const MatmulProblem &p,
+                      const TileOperands &ops, const TilePosition &at) {
   IndexMath im{b, loc};
   int64_t tileK = config.getTileK();
-  auto launch = gpu::LaunchOp::create(
-      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
-      im.cst(llvm::divideCeil(p.m, config.getTileM())), im.cst(1),
-      im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-
-  Value wave = im.div(launch.getThreadIds().x, chip.waveSize);
-  Value waveRow = im.mul(im.div(wave, config.getWaves()[1]),
-                         config.getWaveTileM());
-  Value waveCol = im.mul(im.rem(wave, config.getWaves()[1]),
-                         config.getWaveTileN());
-  Value tileRow = im.mul(launch.getBlockIds().y, config.getTileM());
-  Value tileCol = im.mul(launch.getBlockIds().x, config.getTileN());
+  Value tileRow = at.tileRow, tileCol = at.tileCol;
+  Value waveRow = at.waveRow, waveCol = at.waveCol;
   Value subTileRow = im.add(tileRow, waveRow);
   Value subTileCol = im.add(tileCol, waveCol);
 
@@ -148,16 +177,15 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
       Value k = im.mul(tiles.getInductionVar(), tileK);
       Value kBlock = im.div(k, kMXBlock);
       auto mma = WaveMmaOp::create(
-          b, loc, op.getA(), ValueRange{tileRow, k}, op.getB(),
+          b, loc, ops.a, ValueRange{tileRow, k}, ops.b,
           ValueRange{tileCol, k}, waveRow, waveCol, tiles.getRegionIterArgs(),
-          op.getAScales(), ValueRange{tileRow, kBlock}, op.getBScales(),
+          ops.aScales, ValueRange{tileRow, kBlock}, ops.bScales,
           ValueRange{tileCol, kBlock}, config);
       scf::YieldOp::create(b, loc, mma.getResults());
     }
-    WaveStoreOp::create(b, loc, tiles.getResults(), op.getInit(), subTileRow,
-                        subTileCol, op.getBias(), op.getAux(),
-                        op.getAccumulate(), op.getActivation(), config);
-    gpu::TerminatorOp::create(b, loc);
+    WaveStoreOp::create(b, loc, tiles.getResults(), ops.init, subTileRow,
+                        subTileCol, ops.bias, ops.aux, ops.rowGroups, ops.validRows,
+                        ops.accumulate, ops.activation, config);
     return;
   }
   int64_t tilesPerBlock =
@@ -178,8 +206,8 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
       partials.assign(tiles.getRegionIterArgs().begin() + count,
                       tiles.getRegionIterArgs().end());
     Value k = im.mul(t, tileK);
-    auto mma = WaveMmaOp::create(b, loc, op.getA(), ValueRange{tileRow, k},
-                                 op.getB(), ValueRange{tileCol, k}, waveRow,
+    auto mma = WaveMmaOp::create(b, loc, ops.a, ValueRange{tileRow, k},
+                                 ops.b, ValueRange{tileCol, k}, waveRow,
                                  waveCol, partials, config);
     auto scale = [&](OpBuilder &nested) {
       IndexMath nim{nested, loc};
@@ -189,8 +217,8 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
               : nim.mul(nim.div(t, tilesPerBlock), p.scaleBlockK);
       auto scaled = WaveScaleAccumulateOp::create(
           nested, loc, mma.getResults(), acc, subTileRow, subTileCol,
-          kBlockStart, op.getAScales(), op.getBScales(), op.getAEncoding(),
-          op.getBEncoding(),
+          kBlockStart, ops.aScales, ops.bScales, ops.aEncoding,
+          ops.bEncoding,
           nested.getDenseI64ArrayAttr({p.m, p.n, p.k}), config);
       SmallVector<Value> results(scaled.getResults());
       if (carriesPartials)
@@ -227,10 +255,108 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
       scf::YieldOp::create(b, loc, ifOp.getResults());
     }
   }
-  WaveStoreOp::create(b, loc, tiles.getResults().take_front(count),
-                      op.getInit(), subTileRow, subTileCol, op.getBias(),
-                      op.getAux(), op.getAccumulate(), op.getActivation(),
-                      config);
+  WaveStoreOp::create(b, loc, tiles.getResults().take_front(count), ops.init,
+                      subTileRow, subTileCol, ops.bias, ops.aux, ops.rowGroups,
+                      ops.validRows, ops.accumulate, ops.activation, config);
+}
+
+
+/// Builds the tiled kernel of `op` in front of it.
+static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
+                       const MatmulProblem &p) {
+  Location loc = op.getLoc();
+  ConfigAttr config = op.getConfigAttr();
+  IndexMath im{b, loc};
+  auto launch = gpu::LaunchOp::create(
+      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
+      im.cst(llvm::divideCeil(p.m, config.getTileM())), im.cst(1),
+      im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  TileOperands operands{op.getA(), op.getAScales(), op.getB(),
+                        op.getBScales(), op.getInit(), op.getAEncoding(),
+                        op.getBEncoding(), op.getAccumulate(), op.getBias(),
+                        op.getAux(), op.getActivation()};
+  buildTile(b, loc, chip, config, p, operands,
+            locateTile(im, launch, config, chip));
+  gpu::TerminatorOp::create(b, loc);
+}
+
+/// The [rows, cols] matrix `index` of a [G, rows, cols] memref.
+static Value selectGroup(OpBuilder &b, Location loc, Value memref,
+                         Value index) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                     b.getIndexAttr(type.getDimSize(1)),
+                                     b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto resultType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(resultType),
+                                   memref, offsets, sizes, strides);
+}
+
+/// Builds the tiled kernel of a grouped matmul: contiguous, each workgroup
+/// tile of A looks up its group from its first row (segments are aligned
+/// to whole tiles) and skips the tile when it is padding; masked, grid z
+/// runs over the groups and tiles past a group's count are skipped.
+static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
+                              const ChipInfo &chip, const MatmulProblem &p) {
+  Location loc = op.getLoc();
+  ConfigAttr config = op.getConfigAttr();
+  IndexMath im{b, loc};
+  bool masked = op.getLayout() == GroupedLayout::Masked;
+  auto launch = gpu::LaunchOp::create(
+      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
+      im.cst(llvm::divideCeil(p.m, config.getTileM())),
+      im.cst(masked ? op.getNumGroups() : 1),
+      im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  TilePosition at = locateTile(im, launch, config, chip);
+  auto loadIndex = [&](Value position) -> Value {
+    Value value = memref::LoadOp::create(b, loc, op.getGroups(), position);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+  };
+  Value group, runs;
+  if (masked) {
+    group = launch.getBlockIds().z;
+    Value count = loadIndex(group);
+    runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                 at.tileRow, count);
+  } else {
+    Value first = memref::LoadOp::create(b, loc, op.getGroups(), at.tileRow);
+    runs = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sge, first,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    group = arith::IndexCastOp::create(b, loc, b.getIndexType(), first);
+  }
+  // The condition is the same for the whole workgroup: its barriers stay
+  // uniform.
+  auto ifOp = scf::IfOp::create(b, loc, runs, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard bodyGuard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  TileOperands operands;
+  operands.aEncoding = op.getAEncoding();
+  operands.bEncoding = op.getBEncoding();
+  operands.accumulate = op.getAccumulate();
+  operands.b = selectGroup(b, loc, op.getB(), group);
+  operands.bScales = selectGroup(b, loc, op.getBScales(), group);
+  if (masked) {
+    operands.a = selectGroup(b, loc, op.getA(), group);
+    operands.aScales = selectGroup(b, loc, op.getAScales(), group);
+    operands.init = selectGroup(b, loc, op.getInit(), group);
+    operands.validRows = loadIndex(group);
+  } else {
+    operands.a = op.getA();
+    operands.aScales = op.getAScales();
+    operands.init = op.getInit();
+    operands.rowGroups = op.getGroups();
+  }
+  buildTile(b, loc, chip, config, p, operands, at);
+  b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
 }
 
@@ -246,15 +372,26 @@ struct QMMTileMatmulPass
           << chip << "' (expected " << getSupportedChipNames() << ")";
       return signalPassFailure();
     }
-    SmallVector<MatmulOp> matmuls;
-    getOperation()->walk([&](MatmulOp op) { matmuls.push_back(op); });
-    for (MatmulOp op : matmuls) {
-      FailureOr<MatmulProblem> problem = analyzeMatmul(op, *target);
-      if (failed(problem))
-        return signalPassFailure();
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<MatmulOp, GroupedMatmulOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
       OpBuilder b(op);
-      tileMatmul(b, op, *target, *problem);
-      op.erase();
+      if (auto matmul = dyn_cast<MatmulOp>(op)) {
+        FailureOr<MatmulProblem> problem = analyzeMatmul(matmul, *target);
+        if (failed(problem))
+          return signalPassFailure();
+        tileMatmul(b, matmul, *target, *problem);
+      } else {
+        auto grouped = cast<GroupedMatmulOp>(op);
+        FailureOr<MatmulProblem> problem = analyzeMatmul(grouped, *target);
+        if (failed(problem))
+          return signalPassFailure();
+        tileGroupedMatmul(b, grouped, *target, *problem);
+      }
+      op->erase();
     }
     getOperation()->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                             UnitAttr::get(&getContext()));

@@ -156,3 +156,32 @@ func.func @gelu_tanh(%d: memref<32x32xf32>, %row: index, %col: index, %acc: vect
   }
   return
 }
+
+// -----
+
+// Grouped matmuls: a row is stored when it is inside the matrix and its
+// group index is not negative (contiguous), or below the valid-row count
+// (masked).
+// CHECK-LABEL: func.func @row_masks
+// CHECK:         %[[R:.*]] = arith.addi %arg2, %{{.*}}
+// CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[R]], %c64
+// CHECK:         %[[BELOW:.*]] = arith.cmpi ult, %[[R]], %arg4
+// CHECK:         %[[OK:.*]] = arith.andi %[[IN]], %[[BELOW]]
+// CHECK:         scf.if %[[OK]] {
+// CHECK:           %[[G:.*]] = memref.load %arg1[%[[R]]] : memref<64xi32>
+// CHECK:           %[[NOTPAD:.*]] = arith.cmpi sge, %[[G]], %c0_i32
+// CHECK:           scf.if %[[NOTPAD]] {
+// CHECK:             vector.store
+func.func @row_masks(%d: memref<64x32xf32>, %groups: memref<64xi32>, %row: index, %col: index,
+                     %valid: index, %acc: vector<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc into %d[%row, %col] row_groups(%groups : memref<64xi32>) valid_rows(%valid)
+      config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+      : memref<64x32xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -66,3 +66,18 @@ func.func @scaled_on_gfx942(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                   outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0 : tensor<64x32xf32>
 }
+
+// -----
+
+// A contiguous grouped matmul's tiles must not straddle two groups.
+func.func @grouped_tile_m(%a: tensor<256x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                          %b: tensor<2x64x128xf8E4M3FNUZ>, %bs: tensor<2x1x1xf32>,
+                          %g: tensor<256xi32>, %d: tensor<256x64xf32>) -> tensor<256x64xf32> {
+  // expected-error @+1 {{config: tile M (96) must divide the M alignment of contiguous groups (128)}}
+  %0 = qmm.grouped_matmul contiguous a(%a, %as : tensor<256x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+         b(%b, %bs : tensor<2x64x128xf8E4M3FNUZ>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+         groups(%g : tensor<256xi32>)
+         config #qmm.config<tile = [96, 64, 128], waves = [1, 2], mfma = fp8 [32, 32, 16], stages = 1>
+         outs(%d : tensor<256x64xf32>) -> tensor<256x64xf32>
+  return %0 : tensor<256x64xf32>
+}

@@ -178,6 +178,9 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     conversion, and `aux` ([M, N]) receives the pre-activation, converted
     to its own type.
 
+    Grouped matmuls: rows whose entry in `row_groups` (i32, one per output
+    row) is negative, and rows from `valid_rows` on, are not written.
+
     ```mlir
     qmm.wave_store %acc#0, %acc#1 into %d[%row, %col]
       config(#qmm.config<...>) : memref<1000x1000xbf16>, vector<16xf32>, vector<16xf32>
@@ -190,6 +193,8 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     Index:$col,
     Arg<Optional<AnyMemRef>, "bias", [MemRead]>:$bias,
     Arg<Optional<AnyMemRef>, "pre-activation output", [MemWrite]>:$aux,
+    Arg<Optional<AnyMemRef>, "group index per output row", [MemRead]>:$row_groups,
+    Optional<Index>:$valid_rows,
     UnitAttr:$accumulate,
     DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
     QMM_ConfigAttr:$config
@@ -199,6 +204,8 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`activation` custom<EnumKeyword>($activation)^)?
     (`aux` `(` $aux^ `:` type($aux) `)`)?
+    (`row_groups` `(` $row_groups^ `:` type($row_groups) `)`)?
+    (`valid_rows` `(` $valid_rows^ `)`)?
     `config` `(` qualified($config) `)` attr-dict `:` type($out) `,` type($acc)
   }];
   let hasVerifier = 1;
