@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LaunchMode.h"
+#include "Runner.h"
 
 #include "qmm/InitQMM.h"
 
@@ -46,6 +47,7 @@
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::host;
+using namespace mlir::qmm::fp8run;
 namespace cl = llvm::cl;
 
 //===----------------------------------------------------------------------===//
@@ -218,7 +220,7 @@ static void describeStatsOption() {
 //===----------------------------------------------------------------------===//
 
 /// Bad input: reported on one line, exit code 2.
-[[noreturn]] static void fail(const llvm::Twine &message) {
+[[noreturn]] void fp8run::fail(const llvm::Twine &message) {
   llvm::errs() << "fp8-run: error: " << message << "\n";
   std::exit(2);
 }
@@ -228,11 +230,6 @@ static void failOn(llvm::Error error) {
     fail(llvm::toString(std::move(error)));
 }
 
-template <typename T> static T orFail(llvm::Expected<T> value) {
-  if (!value)
-    fail(llvm::toString(value.takeError()));
-  return std::move(*value);
-}
 
 //===----------------------------------------------------------------------===//
 // The GEMM from the flags
@@ -360,7 +357,7 @@ static std::string formatDiagnostic(Diagnostic &diag) {
 }
 
 /// Verifies `module`, turning the first diagnostic into a usage error.
-static void verifyOrFail(ModuleOp module, llvm::StringRef what) {
+void fp8run::verifyOrFail(ModuleOp module, llvm::StringRef what) {
   std::string message;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     if (message.empty())
@@ -375,7 +372,7 @@ static void verifyOrFail(ModuleOp module, llvm::StringRef what) {
 // Data
 //===----------------------------------------------------------------------===//
 
-static std::vector<float> generate(int64_t count, unsigned streamSeed) {
+std::vector<float> fp8run::generate(int64_t count, unsigned streamSeed) {
   std::mt19937_64 rng(streamSeed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -411,14 +408,8 @@ static std::vector<float> toFloats(const HostTensor &tensor) {
   return values;
 }
 
-/// One operand's data: the unquantized values when known, and the
-/// quantized pair.
-struct OperandData {
-  std::optional<std::vector<float>> highPrecision;
-  QuantizedOperand quantized;
-};
 
-static ScaleRounding getRounding(const OperandSpec &operand) {
+ScaleRounding fp8run::getRounding(const OperandSpec &operand) {
   if (roundingName.empty())
     return isa<Float8E8M0FNUType>(operand.encoding.getScaleType())
                ? ScaleRounding::Pow2Floor
@@ -433,7 +424,7 @@ static ScaleRounding getRounding(const OperandSpec &operand) {
   return *rounding;
 }
 
-static float getMinAmax(ScaleRounding rounding) {
+float fp8run::getMinAmax(ScaleRounding rounding) {
   if (minAmax.getNumOccurrences()) {
     if (!(minAmax >= 0.0f) || !std::isfinite(minAmax.getValue()))
       fail("--min-amax must be finite and non-negative");
@@ -523,7 +514,7 @@ static void quantizeOnDevice(Device &device, ModuleOp module,
 }
 
 /// C in the output type, generated (or loaded as c.npy).
-static HostTensor prepareAccumulator(const GemmSpec &spec) {
+HostTensor fp8run::prepareAccumulator(const GemmSpec &spec) {
   std::string type = getTypeName(spec.outputType);
   HostTensor c(type, {spec.m, spec.n});
   if (!spec.accumulate)
@@ -601,20 +592,10 @@ static void saveAll(const GemmSpec &spec, const OperandData &a,
 // Report
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct Tier {
-  std::string name;
-  ErrorMetrics metrics;
-  std::string criterion;
-  bool pass = false;
-  bool skipped = false;
-};
-} // namespace
-
 /// The exact tier's criterion for an output of `typeName`: f32 within
 /// 80 dB SQNR, bf16/f16 within one output ulp plus the f32 accumulation
 /// bound everywhere; NaN where the reference has it and nowhere else.
-static void judgeExactTier(Tier &tier, const std::string &typeName) {
+void fp8run::judgeExactTier(Tier &tier, const std::string &typeName) {
   if (typeName == "f32") {
     tier.criterion = "sqnr >= 80 dB";
     tier.pass = tier.metrics.sqnrDb >= 80.0;
@@ -646,7 +627,7 @@ static llvm::json::Object tierJson(const Tier &tier) {
       {"pass", tier.pass}};
 }
 
-static void printTier(const Tier &tier) {
+void fp8run::printTier(const Tier &tier) {
   llvm::outs() << "  " << tier.name << ": ";
   if (tier.skipped) {
     llvm::outs() << "skipped (" << tier.criterion << ")\n";
@@ -672,215 +653,6 @@ static void printTier(const Tier &tier) {
 //===----------------------------------------------------------------------===//
 // main
 //===----------------------------------------------------------------------===//
-
-//===----------------------------------------------------------------------===//
-// Grouped (MoE) GEMMs
-//===----------------------------------------------------------------------===//
-
-/// Stacks equally shaped tensors along a new leading dimension.
-static HostTensor stack(llvm::ArrayRef<HostTensor> parts) {
-  std::vector<int64_t> shape = {int64_t(parts.size())};
-  llvm::append_range(shape, parts.front().shape);
-  HostTensor result(parts.front().elementType, shape);
-  result.bytes.clear();
-  for (const HostTensor &part : parts)
-    llvm::append_range(result.bytes, part.bytes);
-  return result;
-}
-
-/// The grouped mode: generates the grouping, quantizes A and every group's
-/// B, runs the program, and checks each computed row against the f64
-/// reference of its group (both tiers) and every other row against init
-/// (it must be untouched).
-static int runGrouped(MLIRContext &context, GemmSpec spec,
-                      const ChipInfo &chip) {
-  int64_t groups = numGroups;
-  GroupedLayout layout =
-      maskedGroups ? GroupedLayout::Masked : GroupedLayout::Contiguous;
-  bool masked = layout == GroupedLayout::Masked;
-  int64_t alignment = getGroupedMatmulMAlignment();
-  if (spec.b.layout != OperandLayout::NK)
-    fail("--groups: B is [G, N, K]; --b-layout kn is not supported");
-  if (spec.biasType || spec.activation != Activation::None)
-    fail("--groups: epilogues are not supported on grouped GEMMs");
-  if (!masked && spec.m % alignment != 0)
-    fail("--groups (contiguous): M = " + std::to_string(spec.m) +
-         " must be a multiple of the M alignment " +
-         std::to_string(alignment));
-  OwningOpRef<ModuleOp> module =
-      buildGroupedGemmModule(&context, spec, groups, layout);
-  verifyOrFail(*module, "the grouped GEMM described by the flags");
-  if (emitIR) {
-    module->print(llvm::outs());
-    llvm::outs() << "\n";
-    return 0;
-  }
-
-  // The grouping: contiguous, 128-row tiles dealt to groups (segments in
-  // group order), each segment ending in padding rows; masked, a count of
-  // valid rows per group.
-  std::mt19937_64 rng(seed + 5);
-  std::vector<int32_t> info;
-  if (masked) {
-    for (int64_t g = 0; g < groups; ++g)
-      info.push_back(int32_t(rng() % (spec.m + 1)));
-    info[0] = int32_t(spec.m);
-    if (groups >= 3)
-      info[groups / 2] = 0;
-  } else {
-    // One tile to each group in turn (but the empty one), then the rest
-    // at random: unequal sizes.
-    std::vector<int64_t> tiles(groups, 0);
-    std::vector<int64_t> open;
-    for (int64_t g = 0; g < groups; ++g)
-      if (groups < 3 || g != groups / 2)
-        open.push_back(g);
-    for (int64_t t = 0; t < spec.m / alignment; ++t)
-      ++tiles[t < int64_t(open.size()) ? open[t]
-                                        : open[rng() % open.size()]];
-    for (int64_t g = 0; g < groups; ++g) {
-      int64_t rows = tiles[g] * alignment;
-      int64_t valid = rows ? rows - int64_t(rng() % alignment) : 0;
-      for (int64_t r = 0; r < rows; ++r)
-        info.push_back(r < valid ? int32_t(g) : -1);
-    }
-  }
-  HostTensor groupInfo("i32", {int64_t(info.size())});
-  for (size_t i = 0; i < info.size(); ++i)
-    groupInfo.setBits(i, uint32_t(info[i]));
-
-  // Data: A whole (contiguous) or per group (masked), B per group.
-  auto quantizeOne = [&](const OperandSpec &operand, int64_t rows,
-                         unsigned streamSeed) {
-    OperandData data;
-    data.highPrecision = generate(rows * spec.k, streamSeed);
-    ScaleRounding rounding = getRounding(operand);
-    data.quantized = quantize(*data.highPrecision, operand, rows, spec.k,
-                              rounding, getMinAmax(rounding));
-    return data;
-  };
-  std::vector<OperandData> aParts, bParts;
-  for (int64_t g = 0; g < (masked ? groups : 1); ++g)
-    aParts.push_back(quantizeOne(spec.a, spec.m, seed + 100 * g));
-  for (int64_t g = 0; g < groups; ++g)
-    bParts.push_back(quantizeOne(spec.b, spec.n, seed + 100 * g + 1));
-  auto stackParts = [&](const std::vector<OperandData> &parts, bool data) {
-    std::vector<HostTensor> tensors;
-    for (const OperandData &part : parts)
-      tensors.push_back(data ? part.quantized.data : part.quantized.scales);
-    return stack(tensors);
-  };
-  HostTensor aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
-  HostTensor aScales =
-      masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
-  HostTensor bData = stackParts(bParts, true);
-  HostTensor bScales = stackParts(bParts, false);
-
-  // C (or zeros): rows of every group matrix.
-  GemmSpec rowsSpec = spec;
-  rowsSpec.m = masked ? groups * spec.m : spec.m;
-  HostTensor init = prepareAccumulator(rowsSpec);
-  if (masked)
-    init.shape = {groups, spec.m, spec.n};
-
-  std::unique_ptr<Device> device =
-      orFail(createDevice(deviceName, chip.name, kernelConfig));
-  llvm::SmallVector<const HostTensor *> args = {&aData, &aScales, &bData,
-                                                &bScales, &groupInfo, &init};
-  RunResult result = orFail(device->run(
-      *module, spec.functionName, args, {{getTypeName(spec.outputType), init.shape}},
-      iterations));
-  const HostTensor &d = result.results.front();
-
-  // Row r of group g: the f64 reference of that row alone.
-  std::string outName = getTypeName(spec.outputType);
-  std::vector<double> output, exactRef, exactMag, qualityRef, qualityMag;
-  int64_t untouchedDiffer = 0, untouched = 0, computed = 0;
-  std::vector<std::vector<double>> dqA, hpA, dqB, hpB;
-  for (OperandData &part : aParts) {
-    dqA.push_back(dequantize(part.quantized.data, part.quantized.scales,
-                             spec.a, spec.m, spec.k));
-    hpA.emplace_back(part.highPrecision->begin(), part.highPrecision->end());
-  }
-  for (OperandData &part : bParts) {
-    dqB.push_back(dequantize(part.quantized.data, part.quantized.scales,
-                             spec.b, spec.n, spec.k));
-    hpB.emplace_back(part.highPrecision->begin(), part.highPrecision->end());
-  }
-  for (int64_t row = 0; row < rowsSpec.m; ++row) {
-    int64_t g = masked ? row / spec.m : info[row];
-    int64_t local = masked ? row % spec.m : row;
-    bool valid = masked ? local < info[g] : g >= 0;
-    if (!valid) {
-      for (int64_t n = 0; n < spec.n; ++n, ++untouched)
-        untouchedDiffer +=
-            d.getBits(row * spec.n + n) != init.getBits(row * spec.n + n);
-      continue;
-    }
-    ++computed;
-    int64_t aPart = masked ? g : 0;
-    std::vector<double> c;
-    if (spec.accumulate)
-      for (int64_t n = 0; n < spec.n; ++n)
-        c.push_back(init.getValue(row * spec.n + n));
-    auto rowOf = [&](const std::vector<double> &matrix) {
-      return llvm::ArrayRef<double>(matrix).slice(local * spec.k, spec.k);
-    };
-    Reference exactRow = referenceGemm(rowOf(dqA[aPart]), dqB[g], c, 1,
-                                       spec.n, spec.k);
-    Reference qualityRow = referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1,
-                                         spec.n, spec.k);
-    for (int64_t n = 0; n < spec.n; ++n) {
-      output.push_back(d.getValue(row * spec.n + n));
-      exactRef.push_back(exactRow.values[n]);
-      exactMag.push_back(exactRow.magnitudes[n]);
-      qualityRef.push_back(qualityRow.values[n]);
-      qualityMag.push_back(qualityRow.magnitudes[n]);
-    }
-  }
-  Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
-  exact.metrics =
-      compare(output, {exactRef, exactMag}, outName, /*checkUlps=*/true, spec.k);
-  judgeExactTier(exact, outName);
-  Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
-  double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
-                                              getTypeName(spec.b.elementType));
-  quality.metrics = compare(output, {qualityRef, qualityMag}, outName,
-                            /*checkUlps=*/false, spec.k);
-  quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
-  quality.pass = quality.metrics.calcDiff < threshold &&
-                 quality.metrics.nanMismatches == 0;
-  bool untouchedPass = untouchedDiffer == 0;
-  bool pass = exact.pass && quality.pass && untouchedPass;
-
-  llvm::outs() << "fp8-run: " << spec.describe() << "\n";
-  llvm::outs() << "  grouped " << stringifyGroupedLayout(layout) << ", "
-               << groups << " groups, "
-               << (masked ? "valid rows per group:" : "rows per group:");
-  for (int64_t g = 0; g < groups; ++g) {
-    int64_t rows = 0;
-    if (masked)
-      rows = info[g];
-    else
-      for (int32_t v : info)
-        rows += v == g;
-    llvm::outs() << " " << rows;
-  }
-  if (!masked)
-    llvm::outs() << " (+" << llvm::count(info, -1) << " padding)";
-  llvm::outs() << "\n  chip " << chip.name << " (" << chip.product
-               << "), device " << device->getName() << ", seed " << seed
-               << "\n";
-  printTier(exact);
-  printTier(quality);
-  llvm::outs() << llvm::formatv(
-      "  rows not computed ({0}): {1} of {2} values differ from init  "
-      "[untouched]  {3}\n",
-      masked ? "past the counts" : "padding", untouchedDiffer, untouched,
-      untouchedPass ? "PASS" : "FAIL");
-  llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
-  return pass ? 0 : 1;
-}
 
 int main(int argc, char **argv) {
   describeStatsOption();
@@ -982,7 +754,9 @@ int main(int argc, char **argv) {
           jsonOutput)
         fail("--groups: --quantize device, --load, --save and --json are "
              "not supported on grouped GEMMs yet");
-      return runGrouped(context, spec, *chip);
+      GroupedRun run{numGroups, maskedGroups, seed,       deviceName,
+                     kernelConfig, iterations, emitIR};
+      return runGrouped(context, spec, *chip, run);
     }
     module = buildGemmModule(&context, spec);
     verifyOrFail(*module, "the GEMM described by the flags");

@@ -1,0 +1,231 @@
+//===- GroupedMode.cpp - fp8-run --groups: grouped (MoE) GEMMs -------------===//
+//
+// Generates a grouping (contiguous: 128-aligned segments of unequal sizes
+// with padding rows and an empty group; masked: valid-row counts), quantizes
+// A and each group's B, runs the grouped program and checks every computed
+// row against the f64 reference of its group, and every other row for being
+// untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "qmm/Runtime/HostQuantizer.h"
+#include "qmm/Runtime/Validation.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::host;
+using namespace mlir::qmm::fp8run;
+
+/// Stacks equally shaped tensors along a new leading dimension.
+static HostTensor stack(llvm::ArrayRef<HostTensor> parts) {
+  std::vector<int64_t> shape = {int64_t(parts.size())};
+  llvm::append_range(shape, parts.front().shape);
+  HostTensor result(parts.front().elementType, shape);
+  result.bytes.clear();
+  for (const HostTensor &part : parts)
+    llvm::append_range(result.bytes, part.bytes);
+  return result;
+}
+
+/// The grouped mode: generates the grouping, quantizes A and every group's
+/// B, runs the program, and checks each computed row against the f64
+/// reference of its group (both tiers) and every other row against init
+/// (it must be untouched).
+int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
+                       const ChipInfo &chip, const GroupedRun &run) {
+  int64_t groups = run.groups;
+  unsigned seed = run.seed;
+  GroupedLayout layout =
+      run.masked ? GroupedLayout::Masked : GroupedLayout::Contiguous;
+  bool masked = layout == GroupedLayout::Masked;
+  int64_t alignment = getGroupedMatmulMAlignment();
+  if (spec.b.layout != OperandLayout::NK)
+    fail("--groups: B is [G, N, K]; --b-layout kn is not supported");
+  if (spec.biasType || spec.activation != Activation::None)
+    fail("--groups: epilogues are not supported on grouped GEMMs");
+  if (!masked && spec.m % alignment != 0)
+    fail("--groups (contiguous): M = " + std::to_string(spec.m) +
+         " must be a multiple of the M alignment " +
+         std::to_string(alignment));
+  OwningOpRef<ModuleOp> module =
+      buildGroupedGemmModule(&context, spec, groups, layout);
+  verifyOrFail(*module, "the grouped GEMM described by the flags");
+  if (run.emitIR) {
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+
+  // The grouping: contiguous, 128-row tiles dealt to groups (segments in
+  // group order), each segment ending in padding rows; masked, a count of
+  // valid rows per group.
+  std::mt19937_64 rng(seed + 5);
+  std::vector<int32_t> info;
+  if (masked) {
+    for (int64_t g = 0; g < groups; ++g)
+      info.push_back(int32_t(rng() % (spec.m + 1)));
+    info[0] = int32_t(spec.m);
+    if (groups >= 3)
+      info[groups / 2] = 0;
+  } else {
+    // One tile to each group in turn (but the empty one), then the rest
+    // at random: unequal sizes.
+    std::vector<int64_t> tiles(groups, 0);
+    std::vector<int64_t> open;
+    for (int64_t g = 0; g < groups; ++g)
+      if (groups < 3 || g != groups / 2)
+        open.push_back(g);
+    for (int64_t t = 0; t < spec.m / alignment; ++t)
+      ++tiles[t < int64_t(open.size()) ? open[t]
+                                        : open[rng() % open.size()]];
+    for (int64_t g = 0; g < groups; ++g) {
+      int64_t rows = tiles[g] * alignment;
+      int64_t valid = rows ? rows - int64_t(rng() % alignment) : 0;
+      for (int64_t r = 0; r < rows; ++r)
+        info.push_back(r < valid ? int32_t(g) : -1);
+    }
+  }
+  HostTensor groupInfo("i32", {int64_t(info.size())});
+  for (size_t i = 0; i < info.size(); ++i)
+    groupInfo.setBits(i, uint32_t(info[i]));
+
+  // Data: A whole (contiguous) or per group (masked), B per group.
+  auto quantizeOne = [&](const OperandSpec &operand, int64_t rows,
+                         unsigned streamSeed) {
+    OperandData data;
+    data.highPrecision = generate(rows * spec.k, streamSeed);
+    ScaleRounding rounding = getRounding(operand);
+    data.quantized = quantize(*data.highPrecision, operand, rows, spec.k,
+                              rounding, getMinAmax(rounding));
+    return data;
+  };
+  std::vector<OperandData> aParts, bParts;
+  for (int64_t g = 0; g < (masked ? groups : 1); ++g)
+    aParts.push_back(quantizeOne(spec.a, spec.m, seed + 100 * g));
+  for (int64_t g = 0; g < groups; ++g)
+    bParts.push_back(quantizeOne(spec.b, spec.n, seed + 100 * g + 1));
+  auto stackParts = [&](const std::vector<OperandData> &parts, bool data) {
+    std::vector<HostTensor> tensors;
+    for (const OperandData &part : parts)
+      tensors.push_back(data ? part.quantized.data : part.quantized.scales);
+    return stack(tensors);
+  };
+  HostTensor aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
+  HostTensor aScales =
+      masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
+  HostTensor bData = stackParts(bParts, true);
+  HostTensor bScales = stackParts(bParts, false);
+
+  // C (or zeros): rows of every group matrix.
+  GemmSpec rowsSpec = spec;
+  rowsSpec.m = masked ? groups * spec.m : spec.m;
+  HostTensor init = prepareAccumulator(rowsSpec);
+  if (masked)
+    init.shape = {groups, spec.m, spec.n};
+
+  std::unique_ptr<Device> device =
+      orFail(createDevice(run.device, chip.name, run.config));
+  llvm::SmallVector<const HostTensor *> args = {&aData, &aScales, &bData,
+                                                &bScales, &groupInfo, &init};
+  RunResult result = orFail(device->run(
+      *module, spec.functionName, args,
+      {{getTypeName(spec.outputType), init.shape}}, run.iterations));
+  const HostTensor &d = result.results.front();
+
+  // Row r of group g: the f64 reference of that row alone.
+  std::string outName = getTypeName(spec.outputType);
+  std::vector<double> output, exactRef, exactMag, qualityRef, qualityMag;
+  int64_t untouchedDiffer = 0, untouched = 0, computed = 0;
+  std::vector<std::vector<double>> dqA, hpA, dqB, hpB;
+  for (OperandData &part : aParts) {
+    dqA.push_back(dequantize(part.quantized.data, part.quantized.scales,
+                             spec.a, spec.m, spec.k));
+    hpA.emplace_back(part.highPrecision->begin(), part.highPrecision->end());
+  }
+  for (OperandData &part : bParts) {
+    dqB.push_back(dequantize(part.quantized.data, part.quantized.scales,
+                             spec.b, spec.n, spec.k));
+    hpB.emplace_back(part.highPrecision->begin(), part.highPrecision->end());
+  }
+  for (int64_t row = 0; row < rowsSpec.m; ++row) {
+    int64_t g = masked ? row / spec.m : info[row];
+    int64_t local = masked ? row % spec.m : row;
+    bool valid = masked ? local < info[g] : g >= 0;
+    if (!valid) {
+      for (int64_t n = 0; n < spec.n; ++n, ++untouched)
+        untouchedDiffer +=
+            d.getBits(row * spec.n + n) != init.getBits(row * spec.n + n);
+      continue;
+    }
+    ++computed;
+    int64_t aPart = masked ? g : 0;
+    std::vector<double> c;
+    if (spec.accumulate)
+      for (int64_t n = 0; n < spec.n; ++n)
+        c.push_back(init.getValue(row * spec.n + n));
+    auto rowOf = [&](const std::vector<double> &matrix) {
+      return llvm::ArrayRef<double>(matrix).slice(local * spec.k, spec.k);
+    };
+    Reference exactRow = referenceGemm(rowOf(dqA[aPart]), dqB[g], c, 1,
+                                       spec.n, spec.k);
+    Reference qualityRow = referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1,
+                                         spec.n, spec.k);
+    for (int64_t n = 0; n < spec.n; ++n) {
+      output.push_back(d.getValue(row * spec.n + n));
+      exactRef.push_back(exactRow.values[n]);
+      exactMag.push_back(exactRow.magnitudes[n]);
+      qualityRef.push_back(qualityRow.values[n]);
+      qualityMag.push_back(qualityRow.magnitudes[n]);
+    }
+  }
+  Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
+  exact.metrics =
+      compare(output, {exactRef, exactMag}, outName, /*checkUlps=*/true, spec.k);
+  judgeExactTier(exact, outName);
+  Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
+  double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
+                                              getTypeName(spec.b.elementType));
+  quality.metrics = compare(output, {qualityRef, qualityMag}, outName,
+                            /*checkUlps=*/false, spec.k);
+  quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
+  quality.pass = quality.metrics.calcDiff < threshold &&
+                 quality.metrics.nanMismatches == 0;
+  bool untouchedPass = untouchedDiffer == 0;
+  bool pass = exact.pass && quality.pass && untouchedPass;
+
+  llvm::outs() << "fp8-run: " << spec.describe() << "\n";
+  llvm::outs() << "  grouped " << stringifyGroupedLayout(layout) << ", "
+               << groups << " groups, "
+               << (masked ? "valid rows per group:" : "rows per group:");
+  for (int64_t g = 0; g < groups; ++g) {
+    int64_t rows = 0;
+    if (masked)
+      rows = info[g];
+    else
+      for (int32_t v : info)
+        rows += v == g;
+    llvm::outs() << " " << rows;
+  }
+  if (!masked)
+    llvm::outs() << " (+" << llvm::count(info, -1) << " padding)";
+  llvm::outs() << "\n  chip " << chip.name << " (" << chip.product
+               << "), device " << device->getName() << ", seed " << seed
+               << "\n";
+  printTier(exact);
+  printTier(quality);
+  llvm::outs() << llvm::formatv(
+      "  rows not computed ({0}): {1} of {2} values differ from init  "
+      "[untouched]  {3}\n",
+      masked ? "past the counts" : "padding", untouchedDiffer, untouched,
+      untouchedPass ? "PASS" : "FAIL");
+  llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
+  return pass ? 0 : 1;
+}
+

@@ -1,0 +1,89 @@
+//===- Runner.h - pieces of fp8-run shared by its modes ---------*- C++ -*-===//
+
+#ifndef QMM_TOOLS_FP8RUN_RUNNER_H
+#define QMM_TOOLS_FP8RUN_RUNNER_H
+
+#include "qmm/Runtime/Device.h"
+#include "qmm/Runtime/GemmProgram.h"
+#include "qmm/Runtime/HostQuantizer.h"
+#include "qmm/Runtime/HostTensor.h"
+#include "qmm/Runtime/Validation.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qmm {
+namespace fp8run {
+
+/// Bad input: reported on one line, exit code 2.
+[[noreturn]] void fail(const llvm::Twine &message);
+
+template <typename T> T orFail(llvm::Expected<T> value) {
+  if (!value)
+    fail(llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+/// Verifies a module fp8-run built or read; fails with the first error.
+void verifyOrFail(ModuleOp module, llvm::StringRef what);
+
+/// `count` values of the --dist distribution from one seeded stream.
+std::vector<float> generate(int64_t count, unsigned streamSeed);
+
+/// The scale rule (--rounding, or the encoding's default) and amax floor.
+ScaleRounding getRounding(const OperandSpec &operand);
+float getMinAmax(ScaleRounding rounding);
+
+/// C in the output type ([spec.m, spec.n]): generated when accumulating
+/// (or loaded as c.npy), zeros otherwise.
+host::HostTensor prepareAccumulator(const GemmSpec &spec);
+
+/// One operand's data: the unquantized values when known, and the
+/// quantized pair.
+struct OperandData {
+  std::optional<std::vector<float>> highPrecision;
+  host::QuantizedOperand quantized;
+};
+
+/// One validation tier as reported.
+struct Tier {
+  std::string name;
+  host::ErrorMetrics metrics;
+  std::string criterion;
+  bool pass = false;
+  bool skipped = false;
+};
+
+/// The exact tier's criterion for an output of `typeName`: f32 within
+/// 80 dB SQNR, bf16/f16 within one output ulp plus the f32 accumulation
+/// bound everywhere; NaN where the reference has it and nowhere else.
+void judgeExactTier(Tier &tier, const std::string &typeName);
+void printTier(const Tier &tier);
+
+/// What the grouped mode takes from the command line.
+struct GroupedRun {
+  unsigned groups;
+  bool masked;
+  unsigned seed;
+  std::string device, config;
+  unsigned iterations;
+  bool emitIR;
+};
+
+/// --groups: the grouped (MoE) GEMM of `spec` (per group) with
+/// `run.groups` groups. Returns the exit code.
+int runGrouped(MLIRContext &context, GemmSpec spec, const ChipInfo &chip,
+               const GroupedRun &run);
+
+} // namespace fp8run
+} // namespace qmm
+} // namespace mlir
+
+#endif
