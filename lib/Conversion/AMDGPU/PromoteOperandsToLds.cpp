@@ -39,7 +39,8 @@ static bool isWorkgroupMemory(Value memref) {
 
 namespace {
 
-/// One operand tile to stage: the global [rows, K] source, the rows of the
+/// One operand tile to stage: the global [rows, K] source (or [G, rows, K],
+/// a group's matrix selected by a leading index), the rows of the
 /// workgroup tile and the LDS buffer that receives it.
 struct OperandTile {
   Value global;
@@ -62,14 +63,14 @@ struct TileCopier {
 
   int64_t threads() const { return chip.waveSize * config.getNumWaves(); }
 
-  /// Copies the tile whose first row is `rowBase` and first column `kBase`
-  /// into `tile.lds` (at [stage] when double buffered).
-  void copy(OpBuilder &b, const OperandTile &tile, Value rowBase, Value kBase,
+  /// Copies the tile at `origin` ([group,] first row, first column) into
+  /// `tile.lds` (at [stage] when double buffered).
+  void copy(OpBuilder &b, const OperandTile &tile, ValueRange origin,
             Value stage) const;
 
 private:
-  Value loadChunk(OpBuilder &b, const OperandTile &tile, Value row,
-                  Value k) const;
+  Value loadChunk(OpBuilder &b, const OperandTile &tile, ValueRange group,
+                  Value row, Value k) const;
 };
 
 } // namespace
@@ -84,30 +85,40 @@ static SmallVector<Value, 3> ldsIndices(Value stage, Value row, Value col) {
 }
 
 /// The chunk of `tile.chunkElements()` values of row `row` from column `k`.
-Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile, Value row,
-                            Value k) const {
+Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile,
+                            ValueRange group, Value row, Value k) const {
   MemRefType type = tile.globalType();
-  int64_t extentK = type.getDimSize(1);
+  int64_t rank = type.getRank();
+  int64_t extentK = type.getDimSize(rank - 1);
+  auto at = [&](Value r, Value col) {
+    SmallVector<Value, 3> indices(group);
+    indices.append({r, col});
+    return indices;
+  };
   Type elementType = tile.elementType();
   int64_t chunkElements = tile.chunkElements();
   auto chunkType = VectorType::get({chunkElements}, elementType);
   IndexMath im{b, loc};
-  auto load = [&](OpBuilder &at) -> Value {
+  auto load = [&](OpBuilder &b2) -> Value {
     if (tile.elementBits() == 8)
-      return vector::LoadOp::create(at, loc, chunkType, tile.global,
-                                    ValueRange{row, k});
+      return vector::LoadOp::create(b2, loc, chunkType, tile.global,
+                                    at(row, k));
     // Packed FP4/FP6 rows of K * w / 8 bytes, addressed by byte through a
     // flat view (see the dialect's storage rules).
-    IndexMath aim{at, loc};
+    IndexMath aim{b2, loc};
     int64_t rowBytes = extentK * tile.elementBits() / 8;
     auto flatType = MemRefType::get({type.getNumElements()}, elementType);
     Value flat = memref::ReinterpretCastOp::create(
-        at, loc, flatType, tile.global, /*offset=*/0,
+        b2, loc, flatType, tile.global, /*offset=*/0,
         /*sizes=*/ArrayRef<int64_t>{type.getNumElements()},
         /*strides=*/ArrayRef<int64_t>{1});
-    Value byte = aim.add(aim.mul(row, rowBytes),
+    // Rows of all groups follow each other: row index g * rows + row.
+    Value flatRow = row;
+    if (!group.empty())
+      flatRow = aim.add(aim.mul(group.front(), type.getDimSize(rank - 2)), row);
+    Value byte = aim.add(aim.mul(flatRow, rowBytes),
                          aim.div(aim.mul(k, tile.elementBits()), 8));
-    return vector::LoadOp::create(at, loc, chunkType, flat, ValueRange{byte});
+    return vector::LoadOp::create(b2, loc, chunkType, flat, ValueRange{byte});
   };
   if (extentK % config.getTileK() == 0)
     return load(b);
@@ -134,8 +145,8 @@ Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile, Value row,
     SmallVector<Value> bytes;
     for (int64_t j = 0; j < chunkElements; ++j) {
       Value kj = eim.add(k, j);
-      Value loaded = memref::LoadOp::create(
-          elseB, loc, tile.global, ValueRange{row, eim.min(kj, extentK - 1)});
+      Value loaded = memref::LoadOp::create(elseB, loc, tile.global,
+                                            at(row, eim.min(kj, extentK - 1)));
       bytes.push_back(arith::SelectOp::create(elseB, loc,
                                               eim.lt(kj, extentK), loaded,
                                               zero));
@@ -146,8 +157,10 @@ Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile, Value row,
   return inBounds.getResult(0);
 }
 
-void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
-                      Value kBase, Value stage) const {
+void TileCopier::copy(OpBuilder &b, const OperandTile &tile,
+                      ValueRange origin, Value stage) const {
+  ValueRange group = origin.drop_back(2);
+  Value rowBase = origin[origin.size() - 2], kBase = origin.back();
   // Consecutive threads on consecutive chunks of a row, so a wave reads
   // whole rows of global memory. LDS columns are bytes (packed FP4/FP6).
   IndexMath im{b, loc};
@@ -155,7 +168,8 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
       getLdsCopyMapping(chip, config, tile.elementType(), tile.tileRows);
   int64_t chunksPerRow = mapping.chunksPerRow;
   int64_t chunks = tile.tileRows * chunksPerRow;
-  int64_t lastRow = tile.globalType().getDimSize(0) - 1;
+  int64_t lastRow =
+      tile.globalType().getDimSize(tile.globalType().getRank() - 2) - 1;
   int64_t bits = tile.elementBits();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   for (int64_t first = 0; first < chunks; first += threads()) {
@@ -184,7 +198,7 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile, Value rowBase,
       Value globalRow = nim.min(nim.add(rowBase, row), lastRow);
       Value k =
           nim.add(kBase, bits == 8 ? col : nim.div(nim.mul(col, 8), bits));
-      Value data = loadChunk(nested, tile, globalRow, k);
+      Value data = loadChunk(nested, tile, group, globalRow, k);
       vector::StoreOp::create(nested, loc, data, tile.lds,
                               ldsIndices(stage, row, col));
     };
@@ -256,8 +270,9 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     return fail("promotes A and B together; one of them is already in LDS");
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<MemRefType>(operand.getType());
-    if (type.getRank() != 2 || !type.hasStaticShape())
-      return fail("needs [rows, K] global operands of static shape, got ")
+    if ((type.getRank() != 2 && type.getRank() != 3) || !type.hasStaticShape())
+      return fail("needs [rows, K] or [G, rows, K] global operands of static "
+                  "shape, got ")
              << type;
   }
   auto launch = op->getParentOfType<gpu::LaunchOp>();
@@ -270,8 +285,10 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
   auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
   if (stages == 2 && !loop)
     return fail("with stages = 2 must be in the body of an scf.for");
-  int64_t extentK = cast<MemRefType>(op.getA().getType()).getDimSize(1);
-  if (cast<MemRefType>(op.getB().getType()).getDimSize(1) != extentK)
+  auto aType = cast<MemRefType>(op.getA().getType());
+  auto bType = cast<MemRefType>(op.getB().getType());
+  int64_t extentK = aType.getDimSize(aType.getRank() - 1);
+  if (bType.getDimSize(bType.getRank() - 1) != extentK)
     return fail("A and B must have the same K extent");
   for (Value operand : {op.getA(), op.getB()}) {
     Type element = cast<MemRefType>(operand.getType()).getElementType();
@@ -313,7 +330,7 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     // and the new ones are complete before any wave reads them.
     gpu::BarrierOp::create(b, loc);
     for (int i = 0; i < 2; ++i)
-      copier.copy(b, tiles[i], indices[i][0], indices[i][1], nullptr);
+      copier.copy(b, tiles[i], indices[i], nullptr);
     gpu::BarrierOp::create(b, loc);
   } else {
     // Iteration i multiplies out of buffer i % 2 while tile i + 1 goes into
@@ -345,7 +362,7 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
         }
       Value buffer = bufferOf(at, iv);
       for (int i = 0; i < 2; ++i)
-        copier.copy(at, tiles[i], origins[i][0], origins[i][1], buffer);
+        copier.copy(at, tiles[i], origins[i], buffer);
       return success();
     };
     OpBuilder before(loop);

@@ -50,6 +50,9 @@ struct TileOperands {
   /// Grouped matmuls: rows whose group index is negative are not stored
   /// (contiguous), rows from this count on are not stored (masked).
   Value rowGroups, validRows;
+  /// Grouped matmuls: the group index selecting A's or B's matrix in a
+  /// [G, rows, K] operand (empty for [rows, K] operands).
+  SmallVector<Value, 1> aGroup, bGroup;
 };
 } // namespace
 
@@ -71,13 +74,6 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   }
   auto aType = cast<MemRefType>(op.getA().getType());
   Type bElement = cast<MemRefType>(op.getB().getType()).getElementType();
-  if constexpr (std::is_same_v<OpTy, GroupedMatmulOp>) {
-    // The groups' views have strided layouts; packed rows are read through
-    // flat views of whole operands.
-    if (aType.getElementTypeBitWidth() < 8 || bElement.getIntOrFloatBitWidth() < 8)
-      return fail("FP4/FP6 operands of grouped matmuls are not implemented "
-                  "yet");
-  }
   MatmulProblem p{op.getM(), op.getN(), op.getK(), 0};
   if (ShapedType::isDynamic(p.m) || ShapedType::isDynamic(p.n) ||
       ShapedType::isDynamic(p.k))
@@ -158,6 +154,12 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
   Value waveRow = at.waveRow, waveCol = at.waveCol;
   Value subTileRow = im.add(tileRow, waveRow);
   Value subTileCol = im.add(tileCol, waveCol);
+  // [group,] row, k of an operand tile.
+  auto origin = [](ArrayRef<Value> group, Value row, Value k) {
+    SmallVector<Value, 3> indices(group.begin(), group.end());
+    indices.append({row, k});
+    return indices;
+  };
 
   auto accType = VectorType::get(
       {config.getMfmaShape()[0] * config.getMfmaShape()[1] / chip.waveSize},
@@ -177,8 +179,9 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       Value k = im.mul(tiles.getInductionVar(), tileK);
       Value kBlock = im.div(k, kMXBlock);
       auto mma = WaveMmaOp::create(
-          b, loc, ops.a, ValueRange{tileRow, k}, ops.b,
-          ValueRange{tileCol, k}, waveRow, waveCol, tiles.getRegionIterArgs(),
+          b, loc, ops.a, origin(ops.aGroup, tileRow, k), ops.b,
+          origin(ops.bGroup, tileCol, k), waveRow, waveCol,
+          tiles.getRegionIterArgs(),
           ops.aScales, ValueRange{tileRow, kBlock}, ops.bScales,
           ValueRange{tileCol, kBlock}, config);
       scf::YieldOp::create(b, loc, mma.getResults());
@@ -206,9 +209,9 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       partials.assign(tiles.getRegionIterArgs().begin() + count,
                       tiles.getRegionIterArgs().end());
     Value k = im.mul(t, tileK);
-    auto mma = WaveMmaOp::create(b, loc, ops.a, ValueRange{tileRow, k},
-                                 ops.b, ValueRange{tileCol, k}, waveRow,
-                                 waveCol, partials, config);
+    auto mma = WaveMmaOp::create(b, loc, ops.a, origin(ops.aGroup, tileRow, k),
+                                 ops.b, origin(ops.bGroup, tileCol, k),
+                                 waveRow, waveCol, partials, config);
     auto scale = [&](OpBuilder &nested) {
       IndexMath nim{nested, loc};
       Value kBlockStart =
@@ -342,10 +345,15 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
   operands.aEncoding = op.getAEncoding();
   operands.bEncoding = op.getBEncoding();
   operands.accumulate = op.getAccumulate();
-  operands.b = selectGroup(b, loc, op.getB(), group);
+  // The data stay whole [G, rows, K] operands indexed by group (packed
+  // FP4/FP6 rows are addressed from the operand's start); scales and the
+  // output are the group's views.
+  operands.b = op.getB();
+  operands.bGroup = {group};
   operands.bScales = selectGroup(b, loc, op.getBScales(), group);
   if (masked) {
-    operands.a = selectGroup(b, loc, op.getA(), group);
+    operands.a = op.getA();
+    operands.aGroup = {group};
     operands.aScales = selectGroup(b, loc, op.getAScales(), group);
     operands.init = selectGroup(b, loc, op.getInit(), group);
     operands.validRows = loadIndex(group);

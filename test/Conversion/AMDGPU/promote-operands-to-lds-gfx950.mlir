@@ -59,3 +59,32 @@ func.func @packed_tiles(%a: memref<40x256xf4E2M1FN>, %b: memref<48x256xf6E2M3FN>
   }
   return
 }
+
+// -----
+
+// A group's matrix of a [G, rows, K] operand (grouped matmuls): 8-bit data
+// loads with the group as leading index; packed FP4 data takes the group's
+// rows from the operand's start: flat row g * 64 + row, 128 bytes each.
+// CHECK-LABEL: func.func @group_operands
+// CHECK-SAME:    (%[[A:.*]]: memref<2x32x256xf8E4M3FN>, %[[B:.*]]: memref<3x64x256xf4E2M1FN>, %[[G:.*]]: index, %[[K:.*]]: index,
+// CHECK:         vector.load %[[A]][%[[G]], %{{.*}}, %{{.*}}] : memref<2x32x256xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         %[[GROUP_ROW:.*]] = arith.muli %[[G]], %c64
+// CHECK:         %[[FLAT_ROW:.*]] = arith.addi %[[GROUP_ROW]], %{{.*}}
+// CHECK:         arith.muli %[[FLAT_ROW]], %c128
+// CHECK:         vector.load %{{.*}} : memref<49152xf4E2M1FN>, vector<32xf4E2M1FN>
+func.func @group_operands(%a: memref<2x32x256xf8E4M3FN>, %b: memref<3x64x256xf4E2M1FN>,
+                          %g: index, %k: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %p = qmm.wave_mma %a[%g, %c0, %k], %b[%g, %c0, %k] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = f8f6f4 [16, 16, 128], stages = 1>
+           acc(%zero) : memref<2x32x256xf8E4M3FN>, memref<3x64x256xf4E2M1FN>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -2,7 +2,8 @@
 
 // Contiguous grouped matmul: each 128-row tile of A reads the group of its
 // first row; a padding tile (-1) does nothing (the whole workgroup takes
-// the same branch); otherwise B and its scales are that group's views and
+// the same branch); otherwise qmm.wave_mma reads B's matrix of that group
+// (a leading index into [G, N, K]), the scales are the group's view, and
 // the store skips padding rows.
 // CHECK-LABEL: func.func @contiguous
 // CHECK:       gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c1)
@@ -10,9 +11,8 @@
 // CHECK:         %[[RUNS:.*]] = arith.cmpi sge, %[[FIRST]], %c0_i32 : i32
 // CHECK:         %[[G:.*]] = arith.index_cast %[[FIRST]] : i32 to index
 // CHECK:         scf.if %[[RUNS]] {
-// CHECK:           %[[B:.*]] = memref.subview %arg2[%[[G]], 0, 0] [1, 64, 128] [1, 1, 1] : memref<3x64x128xf8E4M3FNUZ> to memref<64x128xf8E4M3FNUZ, strided<[128, 1], offset: ?>>
 // CHECK:           %[[BS:.*]] = memref.subview %arg3[%[[G]], 0, 0] [1, 1, 1] [1, 1, 1]
-// CHECK:             qmm.wave_mma %arg0[%[[TROW]], %{{.*}}], %[[B]][
+// CHECK:             qmm.wave_mma %arg0[%[[TROW]], %{{.*}}], %arg2[%[[G]], 
 // CHECK:             qmm.wave_scale_accumulate {{.*}} b_scales(%[[BS]] :
 // CHECK:           qmm.wave_store {{.*}} into %arg5[{{.*}}] row_groups(%arg4 : memref<256xi32>) config(
 func.func @contiguous(%a: memref<256x128xf8E4M3FNUZ>, %as: memref<256x1xf32>,
@@ -29,20 +29,18 @@ func.func @contiguous(%a: memref<256x128xf8E4M3FNUZ>, %as: memref<256x1xf32>,
 // -----
 
 // Masked: grid z runs over the 3 groups; a tile at or past its group's
-// count does nothing; A, B, their scales and D are the group's views, and
-// the store writes rows below the count only.
+// count does nothing; A and B are indexed by the group, their scales and D
+// are the group's views, and the store writes rows below the count only.
 // CHECK-LABEL: func.func @masked
 // CHECK:       gpu.launch blocks(%{{.*}}, %{{.*}}, %[[BZ:.*]]) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c3)
 // CHECK:         %[[COUNT:.*]] = memref.load %arg4[%[[BZ]]] : memref<3xi32>
 // CHECK:         %[[N:.*]] = arith.index_cast %[[COUNT]] : i32 to index
 // CHECK:         %[[RUNS:.*]] = arith.cmpi slt, %{{.*}}, %[[N]] : index
 // CHECK:         scf.if %[[RUNS]] {
-// CHECK:           memref.subview %arg2[%[[BZ]], 0, 0] [1, 64, 128]
 // CHECK:           memref.subview %arg3[%[[BZ]], 0, 0]
-// CHECK:           %[[A:.*]] = memref.subview %arg0[%[[BZ]], 0, 0] [1, 40, 128] [1, 1, 1] : memref<3x40x128xf8E4M3FNUZ> to memref<40x128xf8E4M3FNUZ, strided<[128, 1], offset: ?>>
 // CHECK:           memref.subview %arg1[%[[BZ]], 0, 0]
 // CHECK:           %[[D:.*]] = memref.subview %arg5[%[[BZ]], 0, 0] [1, 40, 64]
-// CHECK:             qmm.wave_mma %[[A]][
+// CHECK:             qmm.wave_mma %arg0[%[[BZ]], %{{.*}}, %{{.*}}], %arg2[%[[BZ]], 
 // CHECK:           qmm.wave_store {{.*}} into %[[D]][{{.*}}] valid_rows(%{{.*}}) config(
 func.func @masked(%a: memref<3x40x128xf8E4M3FNUZ>, %as: memref<3x40x1xf32>,
                   %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,

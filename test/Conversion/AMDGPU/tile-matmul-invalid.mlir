@@ -115,16 +115,3 @@ func.func @fp4_k_not_multiple_of_32(%a: memref<32x48xf4E2M1FN>, %as: memref<1x1x
   return
 }
 
-// -----
-
-func.func @grouped_fp4(%a: memref<128x128xf4E2M1FN>, %as: memref<128x4xf8E8M0FNU>,
-                       %b: memref<2x32x128xf4E2M1FN>, %bs: memref<2x32x4xf8E8M0FNU>,
-                       %g: memref<128xi32>, %d: memref<128x32xf32>) {
-  // expected-error @+1 {{qmm-tile-matmul: FP4/FP6 operands of grouped matmuls are not implemented yet}}
-  qmm.grouped_matmul contiguous a(%a, %as : memref<128x128xf4E2M1FN>, memref<128x4xf8E8M0FNU>) #qmm.scale<mx>
-    b(%b, %bs : memref<2x32x128xf4E2M1FN>, memref<2x32x4xf8E8M0FNU>) #qmm.scale<mx>
-    groups(%g : memref<128xi32>)
-    config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
-    outs(%d : memref<128x32xf32>)
-  return
-}

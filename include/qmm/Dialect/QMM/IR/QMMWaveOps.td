@@ -29,8 +29,9 @@ def QMM_WaveMmaOp : QMM_Op<"wave_mma", [
     Executed by every thread of a workgroup of `config.waves` waves (thread
     ids along x). The operands are the workgroup's A tile (tile M rows) and
     B tile (tile N rows), each `tile K` wide along K, read from `a` and `b`
-    ([rows, K] memrefs, or [stage, rows, K] buffers after LDS promotion) at
-    the given indices. The wave whose sub-tile starts `wave_offset` = [row
+    ([rows, K] memrefs; [G, rows, K] operands of grouped matmuls, the
+    leading index selecting the group; [stage, rows, K] buffers after LDS
+    promotion) at the given indices. The wave whose sub-tile starts `wave_offset` = [row
     of A tile, row of B tile] into the tiles adds the product of its
     (tile M / waves M) x tile K slice of A and (tile N / waves N) x tile K
     slice of B, transposed (`sum_k A[i, k] * B[j, k]`), to its accumulators
