@@ -12,7 +12,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
@@ -22,8 +24,14 @@ namespace mlir {
 namespace qmm {
 namespace fp8run {
 
+/// The data options (defined with the others in fp8-run.cpp).
+extern llvm::cl::opt<std::string> distribution, roundingName, loadDir, saveDir;
+extern llvm::cl::opt<float> minAmax;
+extern llvm::cl::opt<unsigned> seed;
+
 /// Bad input: reported on one line, exit code 2.
 [[noreturn]] void fail(const llvm::Twine &message);
+void failOn(llvm::Error error);
 
 template <typename T> T orFail(llvm::Expected<T> value) {
   if (!value)
@@ -52,6 +60,36 @@ struct OperandData {
   host::QuantizedOperand quantized;
 };
 
+/// f32 values as a tensor of `shape`, and back.
+host::HostTensor toTensor(llvm::ArrayRef<float> values,
+                          llvm::ArrayRef<int64_t> shape);
+std::vector<float> toFloats(const host::HostTensor &tensor);
+
+/// Operand `name` ("a" or "b"): loaded (--load) or generated from
+/// `streamSeed`, and quantized by the host quantizer unless loaded so.
+OperandData prepareOperand(llvm::StringRef name, const OperandSpec &operand,
+                           int64_t rows, int64_t k, unsigned streamSeed);
+
+/// How the device's qmm.quantize agreed with the host quantizer.
+struct QuantizerCheck {
+  bool ran = false;
+  int64_t codeMismatches = 0, codes = 0;
+  int64_t scaleMismatches = 0, scales = 0;
+};
+
+/// Quantizes the operand's unquantized data with the device's qmm.quantize,
+/// compares the result with the host quantizer's and keeps the device's.
+void quantizeOnDevice(Device &device, ModuleOp module, llvm::StringRef function,
+                      OperandData &data, const OperandSpec &operand,
+                      int64_t rows, int64_t k, QuantizerCheck &check);
+
+/// A bias per output column: generated values rounded to the bias type.
+host::HostTensor generateBias(const GemmSpec &spec);
+
+/// --save: the operands, C and D as .npy files.
+void saveAll(const GemmSpec &spec, const OperandData &a, const OperandData &b,
+             const host::HostTensor &c, const host::HostTensor &d);
+
 /// One validation tier as reported.
 struct Tier {
   std::string name;
@@ -66,6 +104,7 @@ struct Tier {
 /// bound everywhere; NaN where the reference has it and nowhere else.
 void judgeExactTier(Tier &tier, const std::string &typeName);
 void printTier(const Tier &tier);
+llvm::json::Object tierJson(const Tier &tier);
 
 /// What the grouped mode takes from the command line.
 struct GroupedRun {

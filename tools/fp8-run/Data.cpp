@@ -1,0 +1,232 @@
+//===- Data.cpp - fp8-run: operand data, C, bias, files --- -------------------===//
+
+#include "Runner.h"
+
+#include "qmm/Runtime/HostFormats.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::host;
+using namespace mlir::qmm::fp8run;
+
+//===----------------------------------------------------------------------===//
+// Data
+//===----------------------------------------------------------------------===//
+
+std::vector<float> fp8run::generate(int64_t count, unsigned streamSeed) {
+  std::mt19937_64 rng(streamSeed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float &value : values) {
+    if (distribution == "normal") {
+      value = normal(rng);
+    } else if (distribution == "uniform") {
+      value = uniform(rng);
+    } else if (distribution == "outliers") {
+      // One element in a thousand is a hundred times larger.
+      value = normal(rng);
+      if (std::uniform_int_distribution<int>(0, 999)(rng) == 0)
+        value *= 100.0f;
+    } else { // near-max: every magnitude within 10% of the block amax
+      float magnitude = 0.9f + 0.1f * (uniform(rng) + 1.0f) / 2.0f;
+      value = uniform(rng) < 0 ? -magnitude : magnitude;
+    }
+  }
+  return values;
+}
+
+HostTensor fp8run::toTensor(llvm::ArrayRef<float> values,
+                           llvm::ArrayRef<int64_t> shape) {
+  HostTensor tensor("f32", shape);
+  std::memcpy(tensor.bytes.data(), values.data(), values.size() * 4);
+  return tensor;
+}
+
+std::vector<float> fp8run::toFloats(const HostTensor &tensor) {
+  std::vector<float> values(tensor.getNumElements());
+  std::memcpy(values.data(), tensor.bytes.data(), values.size() * 4);
+  return values;
+}
+
+
+ScaleRounding fp8run::getRounding(const OperandSpec &operand) {
+  if (roundingName.empty())
+    return isa<Float8E8M0FNUType>(operand.encoding.getScaleType())
+               ? ScaleRounding::Pow2Floor
+               : ScaleRounding::None;
+  std::optional<ScaleRounding> rounding = symbolizeScaleRounding(roundingName);
+  if (!rounding)
+    fail("--rounding: expected none, pow2_floor or pow2_ceil, got '" +
+         roundingName + "'");
+  if (*rounding == ScaleRounding::None &&
+      isa<Float8E8M0FNUType>(operand.encoding.getScaleType()))
+    fail("--rounding none cannot produce E8M0 (mx32) scales");
+  return *rounding;
+}
+
+float fp8run::getMinAmax(ScaleRounding rounding) {
+  if (minAmax.getNumOccurrences()) {
+    if (!(minAmax >= 0.0f) || !std::isfinite(minAmax.getValue()))
+      fail("--min-amax must be finite and non-negative");
+    if (minAmax == 0.0f && rounding != ScaleRounding::Pow2Floor)
+      fail("--min-amax 0 needs --rounding pow2_floor");
+    return minAmax;
+  }
+  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+}
+
+OperandData fp8run::prepareOperand(llvm::StringRef name,
+                                  const OperandSpec &operand, int64_t rows,
+                                  int64_t k, unsigned streamSeed) {
+  std::vector<int64_t> dataShape = operand.getDataShape(rows, k);
+  std::vector<int64_t> scaleShape = operand.getScaleShape(rows, k);
+  std::string dataType = getTypeName(operand.elementType);
+  std::string scaleType = getTypeName(operand.encoding.getScaleType());
+  ScaleRounding rounding = getRounding(operand);
+  OperandData data;
+  if (!loadDir.empty()) {
+    llvm::SmallString<128> hpPath(loadDir), qPath(loadDir), sPath(loadDir);
+    llvm::sys::path::append(hpPath, name + "_hp.npy");
+    llvm::sys::path::append(qPath, name + ".npy");
+    llvm::sys::path::append(sPath, name + "_scale.npy");
+    bool haveQuantized = llvm::sys::fs::exists(qPath);
+    bool haveScales = llvm::sys::fs::exists(sPath);
+    if (haveQuantized != haveScales)
+      fail("--load: '" + (haveQuantized ? qPath : sPath) +
+           "' needs its companion '" + (haveQuantized ? sPath : qPath) + "'");
+    if (llvm::sys::fs::exists(hpPath))
+      data.highPrecision = toFloats(orFail(readNpy(hpPath, "f32", dataShape)));
+    if (haveQuantized) {
+      data.quantized.data = orFail(readNpy(qPath, dataType, dataShape));
+      data.quantized.scales = orFail(readNpy(sPath, scaleType, scaleShape));
+      return data;
+    }
+    if (!data.highPrecision)
+      fail("--load: '" + loadDir + "' holds neither " + name + ".npy + " +
+           name + "_scale.npy nor " + name + "_hp.npy");
+  } else {
+    data.highPrecision = generate(rows * k, streamSeed);
+  }
+  data.quantized = quantize(*data.highPrecision, operand, rows, k, rounding,
+                            getMinAmax(rounding));
+  return data;
+}
+
+
+static int64_t countMismatches(const HostTensor &x, const HostTensor &y) {
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < x.getNumElements(); ++i)
+    mismatches += x.getBits(i) != y.getBits(i);
+  return mismatches;
+}
+
+/// Quantizes the operand's unquantized data with the device's qmm.quantize,
+/// compares the result with the host quantizer's and keeps the device's.
+void fp8run::quantizeOnDevice(Device &device, ModuleOp module,
+                             llvm::StringRef function, OperandData &data,
+                             const OperandSpec &operand, int64_t rows,
+                             int64_t k, QuantizerCheck &check) {
+  if (!data.highPrecision)
+    fail("--quantize device needs unquantized data (not a.npy / b.npy)");
+  HostTensor input =
+      toTensor(*data.highPrecision, operand.getDataShape(rows, k));
+  std::vector<TensorSpec> results = {
+      {data.quantized.data.elementType, data.quantized.data.shape},
+      {data.quantized.scales.elementType, data.quantized.scales.shape}};
+  RunResult run =
+      orFail(device.run(module, function, {&input}, results, /*iterations=*/0));
+  check.ran = true;
+  check.codes += data.quantized.data.getNumElements();
+  check.scales += data.quantized.scales.getNumElements();
+  check.codeMismatches += countMismatches(run.results[0], data.quantized.data);
+  check.scaleMismatches +=
+      countMismatches(run.results[1], data.quantized.scales);
+  data.quantized.data = std::move(run.results[0]);
+  data.quantized.scales = std::move(run.results[1]);
+}
+
+/// C in the output type, generated (or loaded as c.npy).
+HostTensor fp8run::prepareAccumulator(const GemmSpec &spec) {
+  std::string type = getTypeName(spec.outputType);
+  HostTensor c(type, {spec.m, spec.n});
+  if (!spec.accumulate)
+    return c;
+  if (!loadDir.empty()) {
+    llvm::SmallString<128> path(loadDir);
+    llvm::sys::path::append(path, "c.npy");
+    if (llvm::sys::fs::exists(path))
+      return orFail(readNpy(path, type, {spec.m, spec.n}));
+  }
+  std::vector<float> values = generate(spec.m * spec.n, seed + 2);
+  const FormatSpec &format = *lookupFormat(type);
+  for (int64_t i = 0; i < c.getNumElements(); ++i) {
+    float value = float(roundToFormat(format, values[i]));
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    if (type == "f32")
+      c.setBits(i, bits);
+    else if (type == "bf16")
+      c.setBits(i, bits >> 16);
+    else { // f16: encode from the exactly representable value
+      const FormatSpec &half = format;
+      uint32_t code = 0;
+      for (uint32_t candidate = 0; candidate < 0x10000; ++candidate)
+        if (decode(half, candidate) == double(value) &&
+            std::signbit(decode(half, candidate)) == std::signbit(value)) {
+          code = candidate;
+          break;
+        }
+      c.setBits(i, code);
+    }
+  }
+  return c;
+}
+
+/// A bias per output column: the generator's values rounded to the bias
+/// type.
+HostTensor fp8run::generateBias(const GemmSpec &spec) {
+  std::string type = getTypeName(spec.biasType);
+  HostTensor bias(type, {spec.n});
+  std::vector<float> values = generate(spec.n, seed + 3);
+  for (int64_t i = 0; i < spec.n; ++i) {
+    float value = float(roundToFormat(*lookupFormat(type), values[i]));
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    bias.setBits(i, type == "f32" ? bits : bits >> 16);
+  }
+  return bias;
+}
+
+void fp8run::saveAll(const GemmSpec &spec, const OperandData &a,
+                    const OperandData &b, const HostTensor &c,
+                    const HostTensor &d) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(saveDir))
+    fail("--save: cannot create '" + saveDir + "': " + ec.message());
+  auto save = [&](llvm::StringRef name, const HostTensor &tensor) {
+    llvm::SmallString<128> path(saveDir);
+    llvm::sys::path::append(path, name);
+    failOn(writeNpy(path, tensor));
+  };
+  if (a.highPrecision)
+    save("a_hp.npy", toTensor(*a.highPrecision, spec.a.getDataShape(spec.m, spec.k)));
+  if (b.highPrecision)
+    save("b_hp.npy", toTensor(*b.highPrecision, spec.b.getDataShape(spec.n, spec.k)));
+  save("a.npy", a.quantized.data);
+  save("a_scale.npy", a.quantized.scales);
+  save("b.npy", b.quantized.data);
+  save("b_scale.npy", b.quantized.scales);
+  if (spec.accumulate)
+    save("c.npy", c);
+  save("d.npy", d);
+}
+
