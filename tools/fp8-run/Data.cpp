@@ -1,4 +1,4 @@
-//===- Data.cpp - fp8-run: operand data, C, bias, files --- -------------------===//
+//===- Data.cpp - fp8-run: operands, C, bias and .npy files --------------===//
 
 #include "Runner.h"
 

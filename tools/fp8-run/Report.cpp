@@ -1,17 +1,11 @@
-//===- Report.cpp - fp8-run: validation tiers as reported ----- -------------------===//
+//===- Report.cpp - fp8-run: validation tiers as reported ---------------===//
 
 #include "Runner.h"
 
-#include "qmm/Runtime/HostFormats.h"
-
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <cstring>
-#include <random>
 
 using namespace mlir;
 using namespace mlir::qmm;
