@@ -158,6 +158,14 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     zero. qmm.wave_store writes the accumulators after the loop (masked past
     M and N).
 
+    qmm.grouped_matmul gets the same tiles: contiguous, each workgroup tile
+    of A reads its group from its first row (segments are aligned to the
+    128-row M alignment, so a tile is one group's or padding), padding
+    tiles do nothing and padding rows are not stored; masked, grid z runs
+    over the groups, tiles at or past a group's count do nothing and rows
+    past it are not stored. A and B stay whole [G, rows, K] operands read
+    with a leading group index; scales and output are the group's views.
+
     With `mfma = scaled_f8f6f4` (MX operands on gfx950) the instruction
     applies the E8M0 scales: qmm.wave_mma takes the scale tensors, indexed
     at the tile's first row and 32-wide K block, and accumulates straight
