@@ -139,21 +139,27 @@ OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
                             spec.b.elementType),
       RankedTensorType::get(
           withGroups(spec.b.getScaleShape(spec.n, spec.k), true),
-          spec.b.encoding.getScaleType()),
+          spec.b.encoding.getScaleType())};
+  if (spec.biasType)
+    argTypes.push_back(RankedTensorType::get({numGroups, spec.n}, spec.biasType));
+  argTypes.append({
       RankedTensorType::get({masked ? numGroups : spec.m}, b.getI32Type()),
       RankedTensorType::get(withGroups({spec.m, spec.n}, masked),
-                            spec.outputType)};
+                            spec.outputType)});
   auto func = func::FuncOp::create(
       b, loc, spec.functionName,
       b.getFunctionType(argTypes, {argTypes.back()}));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
+  Value bias = spec.biasType ? body->getArgument(4) : Value();
+  unsigned next = spec.biasType ? 5 : 4;
   auto grouped = GroupedMatmulOp::create(
       b, loc, argTypes.back(), body->getArgument(0), body->getArgument(1),
-      body->getArgument(2), body->getArgument(3), body->getArgument(4),
-      body->getArgument(5), GroupedLayoutAttr::get(ctx, layout),
-      spec.a.encoding, spec.b.encoding,
-      spec.accumulate ? b.getUnitAttr() : nullptr, /*config=*/nullptr);
+      body->getArgument(2), body->getArgument(3), bias,
+      body->getArgument(next), body->getArgument(next + 1),
+      GroupedLayoutAttr::get(ctx, layout), spec.a.encoding, spec.b.encoding,
+      spec.accumulate ? b.getUnitAttr() : nullptr,
+      ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr);
   func::ReturnOp::create(b, loc, grouped.getResult());
   return module;
 }

@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <random>
 
 using namespace mlir;
@@ -48,8 +49,8 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   int64_t alignment = getGroupedMatmulMAlignment();
   if (spec.b.layout != OperandLayout::NK)
     fail("--groups: B is [G, N, K]; --b-layout kn is not supported");
-  if (spec.biasType || spec.activation != Activation::None)
-    fail("--groups: epilogues are not supported on grouped GEMMs");
+  if (spec.auxType)
+    fail("--groups: --aux is not supported on grouped GEMMs");
   if (!masked && spec.m % alignment != 0)
     fail("--groups (contiguous): M = " + std::to_string(spec.m) +
          " must be a multiple of the M alignment " +
@@ -132,8 +133,19 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
 
   std::unique_ptr<Device> device =
       orFail(createDevice(run.device, chip.name, run.config));
+  // A bias per group: [G, N].
+  std::optional<HostTensor> bias;
+  if (spec.biasType) {
+    GemmSpec biasSpec = spec;
+    biasSpec.n = groups * spec.n;
+    bias = generateBias(biasSpec);
+    bias->shape = {groups, spec.n};
+  }
   llvm::SmallVector<const HostTensor *> args = {&aData, &aScales, &bData,
-                                                &bScales, &groupInfo, &init};
+                                                &bScales};
+  if (bias)
+    args.push_back(&*bias);
+  args.append({&groupInfo, &init});
   RunResult result = orFail(device->run(
       *module, spec.functionName, args,
       {{getTypeName(spec.outputType), init.shape}}, run.iterations));
@@ -173,10 +185,23 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     auto rowOf = [&](const std::vector<double> &matrix) {
       return llvm::ArrayRef<double>(matrix).slice(local * spec.k, spec.k);
     };
-    Reference exactRow = referenceGemm(rowOf(dqA[aPart]), dqB[g], c, 1,
-                                       spec.n, spec.k);
-    Reference qualityRow = referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1,
-                                         spec.n, spec.k);
+    // The epilogue: group g's bias, then the activation.
+    auto epilogue = [&](Reference product) {
+      if (bias) {
+        std::vector<double> groupBias;
+        for (int64_t n = 0; n < spec.n; ++n)
+          groupBias.push_back(bias->getValue(g * spec.n + n));
+        product = addBias(product, groupBias, spec.n);
+      }
+      if (spec.activation != Activation::None)
+        product = applyActivation(
+            product, stringifyActivation(spec.activation).str(), spec.k);
+      return product;
+    };
+    Reference exactRow = epilogue(
+        referenceGemm(rowOf(dqA[aPart]), dqB[g], c, 1, spec.n, spec.k));
+    Reference qualityRow = epilogue(
+        referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1, spec.n, spec.k));
     for (int64_t n = 0; n < spec.n; ++n) {
       output.push_back(d.getValue(row * spec.n + n));
       exactRef.push_back(exactRow.values[n]);

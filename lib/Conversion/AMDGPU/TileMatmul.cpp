@@ -345,6 +345,19 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
   operands.aEncoding = op.getAEncoding();
   operands.bEncoding = op.getBEncoding();
   operands.accumulate = op.getAccumulate();
+  operands.activation = op.getActivation();
+  if (Value bias = op.getBias()) {
+    // The group's row of the [G, N] bias.
+    auto type = cast<MemRefType>(bias.getType());
+    SmallVector<OpFoldResult> offsets = {group, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                       b.getIndexAttr(type.getDimSize(1))};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        {type.getDimSize(1)}, type, offsets, sizes, strides);
+    operands.bias = memref::SubViewOp::create(
+        b, loc, cast<MemRefType>(viewType), bias, offsets, sizes, strides);
+  }
   // The data stay whole [G, rows, K] operands indexed by group (packed
   // FP4/FP6 rows are addressed from the operand's start); scales and the
   // output are the group's views.

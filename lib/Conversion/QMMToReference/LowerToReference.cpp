@@ -497,11 +497,31 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
           valid = arith::CmpIOp::create(
               b, loc, arith::CmpIPredicate::sge, index,
               arith::ConstantIndexOp::create(b, loc, 0));
+        // The epilogue: the row's group's bias (gathered: a padding row
+        // reads group 0's, unused), then the activation.
+        Value value = args[0];
+        if (Value bias = op.getBias()) {
+          Value group = masked ? linalg::IndexOp::create(b, loc, 0).getResult()
+                               : arith::MaxSIOp::create(
+                                     b, loc, index,
+                                     arith::ConstantIndexOp::create(b, loc, 0))
+                                     .getResult();
+          Value column = linalg::IndexOp::create(b, loc, rank - 1);
+          Value element =
+              onTensors
+                  ? tensor::ExtractOp::create(b, loc, bias,
+                                              ValueRange{group, column})
+                        .getResult()
+                  : memref::LoadOp::create(b, loc, bias,
+                                           ValueRange{group, column})
+                        .getResult();
+          value = arith::AddFOp::create(b, loc, value, toF32(b, loc, element));
+        }
+        value = createActivation(b, loc, value, op.getActivation());
         linalg::YieldOp::create(
             b, loc,
             ValueRange{arith::SelectOp::create(
-                b, loc, valid, roundF32To(b, loc, args[0], outType),
-                args[2])});
+                b, loc, valid, roundF32To(b, loc, value, outType), args[2])});
       })[0];
   rb.freeTemporaries();
   replaceWithResults(rewriter, op, result, onTensors);

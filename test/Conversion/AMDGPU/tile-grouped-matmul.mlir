@@ -52,3 +52,22 @@ func.func @masked(%a: memref<3x40x128xf8E4M3FNUZ>, %as: memref<3x40x1xf32>,
     outs(%d : memref<3x40x64xf32>)
   return
 }
+
+// -----
+
+// The epilogue of a grouped matmul: the group's row of the [G, N] bias and
+// the activation go to qmm.wave_store.
+// CHECK-LABEL: func.func @epilogue
+// CHECK:         %[[G:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:           %[[BIAS:.*]] = memref.subview %arg4[%[[G]], 0] [1, 64] [1, 1] : memref<3x64xf32> to memref<64xf32, strided<[1], offset: ?>>
+// CHECK:           qmm.wave_store {{.*}} bias(%[[BIAS]] : memref<64xf32, strided<[1], offset: ?>>) activation gelu_tanh row_groups(%arg5 : memref<256xi32>)
+func.func @epilogue(%a: memref<256x128xf8E4M3FNUZ>, %as: memref<256x1xf32>,
+                    %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                    %bias: memref<3x64xf32>, %g: memref<256xi32>, %d: memref<256x64xbf16>) {
+  qmm.grouped_matmul contiguous a(%a, %as : memref<256x128xf8E4M3FNUZ>, memref<256x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%g : memref<256xi32>) bias(%bias : memref<3x64xf32>) activation gelu_tanh
+    config #qmm.config<tile = [128, 64, 128], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+    outs(%d : memref<256x64xbf16>)
+  return
+}

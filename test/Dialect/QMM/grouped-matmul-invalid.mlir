@@ -74,3 +74,16 @@ func.func @unknown_layout(%a: tensor<64x128xf8E4M3FN>, %s: tensor<1x1xf32>, %b: 
          groups(%g : tensor<64xi32>) outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0 : tensor<64x32xf32>
 }
+
+// -----
+
+func.func @bias_shape(%a: tensor<64x128xf8E4M3FN>, %s: tensor<1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>,
+                      %sb: tensor<2x1x1xf32>, %bias: tensor<32xf32>, %g: tensor<64xi32>,
+                      %d: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{'qmm.grouped_matmul' op bias must have shape [G, N] = [2, 32], got [32]}}
+  %0 = qmm.grouped_matmul contiguous a(%a, %s : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+         b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+         groups(%g : tensor<64xi32>) bias(%bias : tensor<32xf32>)
+         outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}

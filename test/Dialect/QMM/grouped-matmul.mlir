@@ -33,3 +33,18 @@ func.func @masked(%a: tensor<8x64x128xf4E2M1FN>, %sa: tensor<8x64x4xf8E8M0FNU>,
          outs(%d : tensor<8x64x256xf32>) -> tensor<8x64x256xf32>
   return %0 : tensor<8x64x256xf32>
 }
+
+// A bias per group and GELU.
+// CHECK-LABEL: func.func @epilogue
+// CHECK: qmm.grouped_matmul contiguous {{.*}} groups(%arg5 : tensor<256xi32>) bias(%arg4 : tensor<2x64xbf16>) activation gelu_erf outs(
+func.func @epilogue(%a: tensor<256x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
+                    %b: tensor<2x64x128xf8E4M3FN>, %sb: tensor<2x1x1xf32>,
+                    %bias: tensor<2x64xbf16>, %g: tensor<256xi32>,
+                    %d: tensor<256x64xbf16>) -> tensor<256x64xbf16> {
+  %0 = qmm.grouped_matmul contiguous
+         a(%a, %sa : tensor<256x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+         b(%b, %sb : tensor<2x64x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+         groups(%g : tensor<256xi32>) bias(%bias : tensor<2x64xbf16>) activation gelu_erf
+         outs(%d : tensor<256x64xbf16>) -> tensor<256x64xbf16>
+  return %0 : tensor<256x64xbf16>
+}

@@ -392,6 +392,17 @@ LogicalResult GroupedMatmulOp::verify() {
                          << (masked ? " valid-row counts" : " group indices")
                          << ", got " << groupsType;
 
+  if (Value bias = getBias()) {
+    auto biasType = cast<ShapedType>(bias.getType());
+    if (biasType.getRank() != 2 || shapesDisagree(biasType.getShape(), {g, n}))
+      return emitOpError() << "bias must have shape [G, N] = "
+                           << formatShape({g, n}) << ", got "
+                           << formatShape(biasType.getShape());
+    if (!biasType.getElementType().isF32() &&
+        !biasType.getElementType().isBF16())
+      return emitOpError() << "bias element type must be f32 or bf16, got "
+                           << biasType.getElementType();
+  }
   auto initType = cast<ShapedType>(getInit().getType());
   if (!isHighPrecisionType(initType.getElementType()))
     return emitOpError() << "output element type must be f32, bf16 or f16, "
@@ -409,7 +420,7 @@ LogicalResult GroupedMatmulOp::verify() {
 void GroupedMatmulOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  getBufferEffects(getOperation()->getOpOperands().take_front(5),
+  getBufferEffects(getOperation()->getOpOperands().drop_back(1),
                    getDpsInitsMutable(), /*writtenIsRead=*/true, effects);
 }
 

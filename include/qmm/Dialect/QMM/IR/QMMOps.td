@@ -157,6 +157,9 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
       holds the number of valid rows of each group; `init` is [G, Mmax, N].
       Rows at or past the count are not computed and not written.
 
+    Epilogue (as on qmm.matmul): `bias(%b : [G, N] f32 or bf16)`, each
+    group's bias added after C; `activation gelu_tanh | gelu_erf`.
+
     `b` is [G, N, K]. Scales follow each operand's `#qmm.scale` encoding
     per group matrix: A's scales have the shape the encoding gives for
     [M, K] (contiguous) or a leading G for [Mmax, K] (masked); B's have a
@@ -175,12 +178,14 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     QMM_TensorOrMemRef:$a_scales,
     QMM_TensorOrMemRef:$b,
     QMM_TensorOrMemRef:$b_scales,
+    Optional<QMM_TensorOrMemRef>:$bias,
     QMM_TensorOrMemRef:$groups,
     QMM_TensorOrMemRef:$init,
     QMM_GroupedLayoutAttr:$layout,
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
     UnitAttr:$accumulate,
+    DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
     OptionalAttr<QMM_ConfigAttr>:$config
   );
   let results = (outs Optional<AnyRankedTensor>:$result);
@@ -190,6 +195,8 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     `b` `(` $b `,` $b_scales `:` type($b) `,` type($b_scales) `)` qualified($b_encoding)
     `groups` `(` $groups `:` type($groups) `)`
     (`accumulate` $accumulate^)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`activation` custom<EnumKeyword>($activation)^)?
     (`config` qualified($config)^)?
     `outs` `(` $init `:` type($init) `)`
     attr-dict (`->` type($result)^)?
