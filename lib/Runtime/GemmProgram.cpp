@@ -43,6 +43,9 @@ std::vector<GemmSpec::Argument> GemmSpec::getArguments() const {
   arguments.push_back({"init", getTypeName(outputType), {m, n}});
   if (auxType)
     arguments.push_back({"aux", getTypeName(auxType), {m, n}});
+  if (outEncoding)
+    arguments.push_back({"out_scales", getTypeName(outEncoding.getScaleType()),
+                         getOutputOperand().getScaleShape(m, n)});
   return arguments;
 }
 
@@ -59,6 +62,8 @@ std::string GemmSpec::describe() const {
     os << "  " << stringifyActivation(activation);
   if (auxType)
     os << "  aux " << auxType;
+  if (outEncoding)
+    os << " " << outEncoding << " " << stringifyScaleRounding(outRounding);
   return text;
 }
 
@@ -84,13 +89,17 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
         : arg.name == "b_scales" ? spec.b.encoding.getScaleType()
         : arg.name == "bias"     ? spec.biasType
         : arg.name == "aux"      ? spec.auxType
-                                 : spec.outputType;
+        : arg.name == "out_scales"
+            ? spec.outEncoding.getScaleType()
+            : spec.outputType;
     position[arg.name] = argTypes.size();
     argTypes.push_back(RankedTensorType::get(arg.shape, elementType));
   }
   SmallVector<Type> resultTypes = {argTypes[position["init"]]};
   if (spec.auxType)
     resultTypes.push_back(argTypes[position["aux"]]);
+  if (spec.outEncoding)
+    resultTypes.push_back(argTypes[position["out_scales"]]);
   auto func = func::FuncOp::create(
       b, loc, spec.functionName, b.getFunctionType(argTypes, resultTypes));
   Block *body = func.addEntryBlock();
@@ -102,10 +111,14 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   auto matmul = MatmulOp::create(
       b, loc, resultTypes, argument("a"), argument("a_scales"), argument("b"),
       argument("b_scales"), argument("bias"), argument("init"),
-      argument("aux"), spec.a.encoding, spec.b.encoding,
-      OperandLayoutAttr::get(ctx, spec.b.layout),
+      argument("aux"), argument("out_scales"), spec.a.encoding,
+      spec.b.encoding, OperandLayoutAttr::get(ctx, spec.b.layout),
       spec.accumulate ? b.getUnitAttr() : nullptr,
-      ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr);
+      ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr,
+      spec.outEncoding,
+      spec.outEncoding ? ScaleRoundingAttr::get(ctx, spec.outRounding)
+                       : nullptr,
+      spec.outEncoding ? b.getF32FloatAttr(spec.outMinAmax) : nullptr);
   func::ReturnOp::create(b, loc, matmul.getResults());
   return module;
 }
@@ -204,9 +217,10 @@ llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
   MatmulOp op = matmuls.front();
   auto func = op->getParentOfType<func::FuncOp>();
   const char *expected = "fp8-run expects func.func @f(%a, %a_scales, %b, "
-                         "%b_scales[, %bias], %init[, %aux]) -> D[, aux] "
-                         "around one qmm.matmul on tensors";
-  unsigned numResults = op.getAux() ? 2 : 1;
+                         "%b_scales[, %bias], %init[, %aux][, "
+                         "%out_scales]) -> D[, aux][, scales] around one "
+                         "qmm.matmul on tensors";
+  unsigned numResults = op.getNumDpsInits();
   if (!func || func.isExternal() ||
       func.getNumArguments() != op->getNumOperands() ||
       op.getResults().size() != numResults ||
@@ -243,5 +257,10 @@ llvm::Expected<GemmSpec> qmm::extractGemmSpec(ModuleOp module) {
   if (Value aux = op.getAux())
     spec.auxType = getElementTypeOrSelf(aux.getType());
   spec.activation = op.getActivation();
+  if (ScaleEncodingAttr encoding = op.getOutEncodingAttr()) {
+    spec.outEncoding = encoding;
+    spec.outRounding = op.getEffectiveOutRounding();
+    spec.outMinAmax = op.getEffectiveOutMinAmax();
+  }
   return spec;
 }

@@ -31,13 +31,41 @@ static int64_t getDataIndex(const OperandSpec &operand, int64_t rows,
 /// 2^e for the power-of-two rules, clamped to the E8M0 range.
 static int clampExponent(int e) { return std::min(127, std::max(-127, e)); }
 
+BlockScale host::computeBlockScale(const FormatSpec &format, float amax,
+                                   ScaleRounding rounding, float minAmax) {
+  const float fmax = float(maxFinite(format));
+  const int emax = maxExponent(format);
+  BlockScale block;
+  float clamped = std::isnan(amax) ? amax : std::max(amax, minAmax);
+  if (!std::isfinite(clamped)) {
+    block.scale = block.inverse = std::numeric_limits<float>::quiet_NaN();
+  } else if (rounding == ScaleRounding::None) {
+    block.scale = clamped / fmax;
+    block.inverse = fmax / clamped;
+  } else {
+    if (rounding == ScaleRounding::Pow2Floor) {
+      // floor(log2(amax)): frexp gives amax = f * 2^e with f in [0.5, 1).
+      int e;
+      std::frexp(clamped, &e);
+      block.exponent = clamped == 0.0f ? -127 : clampExponent(e - 1 - emax);
+    } else {
+      float ratio = clamped / fmax;
+      int e;
+      float fraction = std::frexp(ratio, &e);
+      // ratio = fraction * 2^e: an exact power of two has fraction 0.5.
+      block.exponent = clampExponent(fraction == 0.5f ? e - 1 : e);
+    }
+    block.scale = std::ldexp(1.0f, block.exponent);
+    block.inverse = std::ldexp(1.0f, -block.exponent);
+  }
+  return block;
+}
+
 QuantizedOperand host::quantize(llvm::ArrayRef<float> values,
                                 const OperandSpec &operand, int64_t rows,
                                 int64_t k, ScaleRounding rounding,
                                 float minAmax) {
   const FormatSpec &format = *lookupFormat(getTypeName(operand.elementType));
-  const float fmax = float(maxFinite(format));
-  const int emax = maxExponent(format);
   bool e8m0Scales = isa<Float8E8M0FNUType>(operand.encoding.getScaleType());
 
   std::vector<int64_t> scaleShape = operand.getScaleShape(rows, k);
@@ -60,35 +88,14 @@ QuantizedOperand host::quantize(llvm::ArrayRef<float> values,
       HostTensor(e8m0Scales ? "f8E8M0FNU" : "f32", scaleShape)};
   std::vector<float> reciprocal(numScales);
   for (int64_t i = 0; i < numScales; ++i) {
-    float clamped = std::isnan(amax[i]) ? amax[i] : std::max(amax[i], minAmax);
-    float scale, inverse;
-    int exponent = 0;
-    if (!std::isfinite(clamped)) {
-      scale = inverse = std::numeric_limits<float>::quiet_NaN();
-    } else if (rounding == ScaleRounding::None) {
-      scale = clamped / fmax;
-      inverse = fmax / clamped;
-    } else {
-      if (rounding == ScaleRounding::Pow2Floor) {
-        // floor(log2(amax)): frexp gives amax = f * 2^e with f in [0.5, 1).
-        int e;
-        std::frexp(clamped, &e);
-        exponent = clamped == 0.0f ? -127 : clampExponent(e - 1 - emax);
-      } else {
-        float ratio = clamped / fmax;
-        int e;
-        float fraction = std::frexp(ratio, &e);
-        // ratio = fraction * 2^e: an exact power of two has fraction 0.5.
-        exponent = clampExponent(fraction == 0.5f ? e - 1 : e);
-      }
-      scale = std::ldexp(1.0f, exponent);
-      inverse = std::ldexp(1.0f, -exponent);
-    }
-    reciprocal[i] = inverse;
+    BlockScale block = computeBlockScale(format, amax[i], rounding, minAmax);
+    reciprocal[i] = block.inverse;
     if (e8m0Scales)
-      result.scales.setBits(i, std::isnan(scale) ? 0xFF : exponent + 127);
+      result.scales.setBits(i, std::isnan(block.scale)
+                                   ? 0xFF
+                                   : uint32_t(block.exponent + 127));
     else
-      std::memcpy(result.scales.bytes.data() + 4 * i, &scale, 4);
+      std::memcpy(result.scales.bytes.data() + 4 * i, &block.scale, 4);
   }
 
   for (int64_t r = 0; r < rows; ++r)

@@ -2,6 +2,7 @@
 
 #include "qmm/Runtime/Validation.h"
 #include "qmm/Runtime/HostFormats.h"
+#include "qmm/Runtime/HostQuantizer.h"
 
 #include <cmath>
 #include <limits>
@@ -105,7 +106,95 @@ ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
   return metrics;
 }
 
-static double formatBudget(const std::string &type) {
+ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
+    const HostTensor &codes, const HostTensor &scales,
+    const OperandSpec &output, const Reference &reference,
+    ScaleRounding rounding, float minAmax, int64_t reductionSize) {
+  int64_t m = codes.shape[0], n = codes.shape[1];
+  const FormatSpec &format = *lookupFormat(getTypeName(output.elementType));
+  double fmax = maxFinite(format);
+  double unit = double(reductionSize + 2) * std::ldexp(1.0, -24);
+  // What the device's f32 D may differ from the reference by: the
+  // accumulation bound plus the rounding of D to f32.
+  auto errorBound = [&](int64_t i) {
+    return unit * reference.magnitudes[i] +
+           std::ldexp(std::fabs(reference.values[i]), -23);
+  };
+  int64_t numScales = scales.getNumElements();
+  std::vector<double> amax(numScales, 0.0), amaxError(numScales, 0.0);
+  std::vector<bool> hasNaN(numScales, false);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      int64_t i = r * n + c;
+      int64_t block = getScaleIndex(output, m, n, r, c);
+      double value = reference.values[i];
+      if (std::isnan(value) || std::isinf(value))
+        hasNaN[block] = true;
+      else
+        amax[block] = std::max(amax[block], std::fabs(value));
+      amaxError[block] = std::max(amaxError[block], errorBound(i));
+    }
+
+  ErrorMetrics metrics;
+  for (int64_t block = 0; block < numScales; ++block) {
+    double scale = scales.getValue(block);
+    if (hasNaN[block] || std::isnan(scale)) {
+      metrics.scaleViolations += hasNaN[block] != std::isnan(scale);
+      continue;
+    }
+    double lowest = std::max(0.0, amax[block] - amaxError[block]);
+    double highest = amax[block] + amaxError[block];
+    // The rules are monotone in amax.
+    double low = computeBlockScale(format, float(lowest), rounding, minAmax)
+                     .scale;
+    double high = computeBlockScale(format, float(highest), rounding, minAmax)
+                      .scale;
+    if (rounding == ScaleRounding::None) {
+      low *= 1.0 - std::ldexp(1.0, -22);
+      high *= 1.0 + std::ldexp(1.0, -22);
+    }
+    if (scale < low || scale > high)
+      ++metrics.scaleViolations;
+  }
+
+  std::vector<double> dequantized(m * n);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      int64_t i = r * n + c;
+      int64_t block = getScaleIndex(output, m, n, r, c);
+      double scale = scales.getValue(block);
+      double q = codes.getValue(i);
+      dequantized[i] = q * scale;
+      if (std::isnan(scale) || hasNaN[block]) {
+        // Every element of a NaN block is NaN (a NaN scale's reciprocal).
+        metrics.nanMismatches += !std::isnan(q);
+        continue;
+      }
+      if (std::isnan(q)) {
+        ++metrics.nanMismatches;
+        continue;
+      }
+      double target =
+          std::clamp(reference.values[i] / scale, -fmax, fmax);
+      double rounded = decode(format, encodeSaturating(format, float(target)));
+      double magnitude = std::max(std::fabs(q), std::fabs(rounded));
+      double allowed = 0.5 * ulpOf(format, magnitude) +
+                       errorBound(i) / scale +
+                       std::ldexp(std::fabs(target), -21);
+      if (std::fabs(q - target) > allowed)
+        ++metrics.ulpViolations;
+    }
+  ErrorMetrics values =
+      compare(dequantized, reference, "f32", /*checkUlps=*/false,
+              reductionSize);
+  metrics.maxAbsError = values.maxAbsError;
+  metrics.maxRelError = values.maxRelError;
+  metrics.calcDiff = values.calcDiff;
+  metrics.sqnrDb = values.sqnrDb;
+  return metrics;
+}
+
+double mlir::qmm::host::getFormatQuantizationBudget(const std::string &type) {
   if (type == "f8E4M3FN" || type == "f8E4M3FNUZ")
     return 5e-4;
   if (type == "f8E5M2" || type == "f8E5M2FNUZ" || type == "f6E2M3FN")
@@ -117,5 +206,6 @@ static double formatBudget(const std::string &type) {
 
 double mlir::qmm::host::getQuantizationThreshold(const std::string &aType,
                                                  const std::string &bType) {
-  return formatBudget(aType) + formatBudget(bType);
+  return getFormatQuantizationBudget(aType) +
+         getFormatQuantizationBudget(bType);
 }

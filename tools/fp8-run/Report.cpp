@@ -23,6 +23,12 @@ void fp8run::judgeExactTier(Tier &tier, const std::string &typeName) {
   if (typeName == "f32") {
     tier.criterion = "sqnr >= 80 dB";
     tier.pass = tier.metrics.sqnrDb >= 80.0;
+  } else if (typeName.rfind("f8", 0) == 0) {
+    tier.criterion = "every block's scale by the rule from the reference "
+                     "amax (+- accumulation bound), every code within half "
+                     "a " + typeName + " unit of reference / scale";
+    tier.pass = tier.metrics.ulpViolations == 0 &&
+                tier.metrics.scaleViolations == 0;
   } else {
     tier.criterion = "every element within 1 ulp of the " + typeName +
                      "-rounded reference + f32 accumulation bound";
@@ -46,6 +52,7 @@ llvm::json::Object fp8run::tierJson(const Tier &tier) {
       {"calc_diff", tier.metrics.calcDiff},
       {"sqnr_db", sqnrJson(tier.metrics.sqnrDb)},
       {"ulp_violations", tier.metrics.ulpViolations},
+      {"scale_violations", tier.metrics.scaleViolations},
       {"nan_mismatches", tier.metrics.nanMismatches},
       {"criterion", tier.criterion},
       {"pass", tier.pass}};
@@ -68,6 +75,8 @@ void fp8run::printTier(const Tier &tier) {
   llvm::outs() << " dB";
   if (m.ulpViolations)
     llvm::outs() << "  ulp_violations " << m.ulpViolations;
+  if (m.scaleViolations)
+    llvm::outs() << "  scale_violations " << m.scaleViolations;
   if (m.nanMismatches)
     llvm::outs() << "  nan_mismatches " << m.nanMismatches;
   llvm::outs() << "  [" << tier.criterion << "]  "

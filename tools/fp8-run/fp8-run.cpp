@@ -90,9 +90,21 @@ static cl::opt<std::string>
 static cl::opt<std::string> bLayout("b-layout", cl::init("nk"),
                                     cl::desc("B storage: nk ([N,K]) or kn"),
                                     cl::cat(category));
-static cl::opt<std::string> outType("out-type", cl::init("bf16"),
-                                    cl::desc("output type: f32, bf16, f16"),
-                                    cl::cat(category));
+static cl::opt<std::string> outType(
+    "out-type", cl::init("bf16"),
+    cl::desc("output type: f32, bf16, f16, or FP8 (f8E4M3FN, f8E5M2, "
+             "f8E4M3FNUZ, f8E5M2FNUZ) quantized by the epilogue"),
+    cl::cat(category));
+static cl::opt<std::string> outScale(
+    "out-scale", cl::init("1x128"),
+    cl::desc("FP8 output scales: 1xC per token along N (default 1x128) or "
+             "mx32"),
+    cl::cat(category));
+static cl::opt<std::string> outRounding(
+    "out-rounding", cl::init(""),
+    cl::desc("FP8 output scale rule: none, pow2_floor, pow2_ceil (default: "
+             "none for f32 scales, pow2_floor for mx32)"),
+    cl::cat(category));
 static cl::opt<bool> accumulate("accumulate", cl::init(false),
                                 cl::desc("D = C + A*B with a generated C"),
                                 cl::cat(category));
@@ -313,8 +325,30 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
     spec.outputType = BFloat16Type::get(ctx);
   else if (outType == "f16")
     spec.outputType = Float16Type::get(ctx);
+  else if (outType == "f8E4M3FN" || outType == "f8E5M2" ||
+           outType == "f8E4M3FNUZ" || outType == "f8E5M2FNUZ")
+    spec.outputType = parseElementType(ctx, "out-type", outType);
   else
-    fail("--out-type: expected f32, bf16 or f16, got '" + outType + "'");
+    fail("--out-type: expected f32, bf16, f16, f8E4M3FN, f8E5M2, f8E4M3FNUZ "
+         "or f8E5M2FNUZ, got '" + outType + "'");
+  if (spec.outputType.getIntOrFloatBitWidth() == 8) {
+    spec.outEncoding = parseScaleFlag(ctx, "out-scale", outScale, "k");
+    if (!outRounding.empty()) {
+      std::optional<ScaleRounding> rounding =
+          symbolizeScaleRounding(outRounding);
+      if (!rounding)
+        fail("--out-rounding: expected none, pow2_floor or pow2_ceil, got '" +
+             outRounding + "'");
+      spec.outRounding = *rounding;
+    } else {
+      spec.outRounding = spec.outEncoding.isMX() ? ScaleRounding::Pow2Floor
+                                                 : ScaleRounding::None;
+    }
+    spec.outMinAmax = spec.outRounding == ScaleRounding::Pow2Floor ? 0.0f
+                                                                   : 1e-4f;
+  } else if (outScale.getNumOccurrences() || outRounding.getNumOccurrences()) {
+    fail("--out-scale and --out-rounding go with an FP8 --out-type");
+  }
   spec.accumulate = accumulate;
   auto floatType = [&](const std::string &flag, const std::string &name,
                        bool allowF16) -> Type {
@@ -441,7 +475,8 @@ int main(int argc, char **argv) {
     cl::Option *generatorFlags[] = {
         &gemmShape,   &aType,   &bType,   &aScale,     &bScale,
         &aScaleMajor, &bScaleMajor, &bLayout, &outType, &accumulate,
-        &biasType,    &geluKind, &auxType, &wgrad, &numGroups, &maskedGroups};
+        &biasType,    &geluKind, &auxType, &wgrad, &numGroups, &maskedGroups,
+        &outScale,    &outRounding};
     for (cl::Option *flag : generatorFlags)
       if (flag->getNumOccurrences())
         fail("--" + flag->ArgStr + " cannot be combined with an input file "
@@ -521,9 +556,16 @@ int main(int argc, char **argv) {
   std::optional<HostTensor> bias;
   if (spec.biasType)
     bias = generateBias(spec);
-  std::optional<HostTensor> auxInit;
+  std::optional<HostTensor> auxInit, outScalesInit;
   if (spec.auxType)
     auxInit = HostTensor(getTypeName(spec.auxType), {spec.m, spec.n});
+  std::string outScaleType;
+  std::vector<int64_t> outScaleShape;
+  if (spec.outEncoding) {
+    outScaleType = getTypeName(spec.outEncoding.getScaleType());
+    outScaleShape = spec.getOutputOperand().getScaleShape(spec.m, spec.n);
+    outScalesInit = HostTensor(outScaleType, outScaleShape);
+  }
 
   llvm::SmallVector<const HostTensor *> args = {
       &a.quantized.data, &a.quantized.scales, &b.quantized.data,
@@ -533,10 +575,14 @@ int main(int argc, char **argv) {
   args.push_back(&init);
   if (auxInit)
     args.push_back(&*auxInit);
+  if (outScalesInit)
+    args.push_back(&*outScalesInit);
   std::vector<TensorSpec> resultSpecs = {
       {getTypeName(spec.outputType), {spec.m, spec.n}}};
   if (spec.auxType)
     resultSpecs.push_back({getTypeName(spec.auxType), {spec.m, spec.n}});
+  if (spec.outEncoding)
+    resultSpecs.push_back({outScaleType, outScaleShape});
   RunResult result = orFail(device->run(*module, spec.functionName, args,
                                         resultSpecs, iterations));
   const HostTensor &d = result.results.front();
@@ -549,6 +595,11 @@ int main(int argc, char **argv) {
   std::vector<double> output(d.getNumElements());
   for (size_t i = 0; i < output.size(); ++i)
     output[i] = d.getValue(i);
+  // An FP8 output is judged by its dequantized values.
+  const HostTensor *outScales =
+      spec.outEncoding ? &result.results.back() : nullptr;
+  if (outScales)
+    output = dequantize(d, *outScales, spec.getOutputOperand(), spec.m, spec.n);
 
   std::string outName = getTypeName(spec.outputType);
   std::vector<double> biasValues;
@@ -586,14 +637,24 @@ int main(int argc, char **argv) {
                                  spec.k);
       judgeExactTier(auxExact, auxName);
     }
-    exact.metrics = compare(output, reference, outName, /*checkUlps=*/true,
-                            spec.k);
+    if (outScales) {
+      exact.metrics = checkQuantizedOutput(d, *outScales,
+                                           spec.getOutputOperand(), reference,
+                                           spec.outRounding, spec.outMinAmax,
+                                           spec.k);
+    } else {
+      exact.metrics = compare(output, reference, outName, /*checkUlps=*/true,
+                              spec.k);
+    }
     judgeExactTier(exact, outName);
   }
 
   Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
   double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
                                               getTypeName(spec.b.elementType));
+  // An FP8 output is one more quantization.
+  if (spec.outEncoding)
+    threshold += getFormatQuantizationBudget(outName);
   if (a.highPrecision && b.highPrecision) {
     auto logical = [](const std::vector<float> &values,
                       const OperandSpec &operand, int64_t rows, int64_t k) {
@@ -634,6 +695,8 @@ int main(int argc, char **argv) {
       save("bias.npy", *bias);
     if (spec.auxType)
       save("aux.npy", result.results[1]);
+    if (outScales)
+      save("d_scales.npy", *outScales);
   }
 
   bool quantizerAgrees = quantizerCheck.codeMismatches == 0 &&
@@ -653,6 +716,12 @@ int main(int argc, char **argv) {
         {"b_type", getTypeName(spec.b.elementType)},
         {"b_layout", stringifyOperandLayout(spec.b.layout).str()},
         {"out_type", outName},
+        {"out_scale", spec.outEncoding ? llvm::json::Value([&] {
+           std::string text;
+           llvm::raw_string_ostream(text) << spec.outEncoding;
+           return text;
+         }())
+                                       : llvm::json::Value(nullptr)},
         {"accumulate", spec.accumulate},
         {"chip", chip->name.str()},
         {"device", device->getName().str()},

@@ -31,6 +31,40 @@ Value createI32(OpBuilder &b, Location loc, int64_t value);
 Value createActivation(OpBuilder &b, Location loc, Value x,
                        Activation activation);
 
+/// Float types of 8 bits or fewer: the ones LLVM cannot represent.
+bool isSmallFloatType(Type type);
+
+/// f32 `x` rounded to nearest even into `type` (an FP8, FP6, FP4 or E8M0
+/// type) with integer arithmetic: beyond the largest finite value Inf where
+/// the type has it, else NaN, else the largest value; NaN to the type's NaN
+/// or 0; no -0 in FNUZ types; E8M0 takes the exponent (NaN/Inf: 0xFF).
+Value createTruncFToSmallFloat(OpBuilder &b, Location loc, Value x,
+                               FloatType type);
+
+/// Rewrites every arith.truncf to a small float type under `root` (scalars
+/// and 1-D vectors, from f32, bf16 or f16) with createTruncFToSmallFloat.
+LogicalResult expandSmallFloatTruncations(Operation *root);
+
+/// qmm.quantize's rule for one quantized tensor (see that op).
+struct ScaleRule {
+  Type elementType;
+  Type scaleType;
+  ScaleRounding rounding;
+  float minAmax;
+};
+
+/// The scale of a block whose f32 `amax` is given (in `rule.scaleType`),
+/// and the f32 reciprocal the elements are multiplied by. NaN or Inf amax
+/// gives NaN for both.
+std::pair<Value, Value> createBlockScale(OpBuilder &b, Location loc,
+                                         Value amax, const ScaleRule &rule);
+
+/// sat(rne(x * reciprocal)) in `elementType`, x an f32/bf16/f16 scalar or
+/// vector (a scalar reciprocal is broadcast); NaN stays NaN where the type
+/// has one and becomes 0 where it does not.
+Value createQuantizedElement(OpBuilder &b, Location loc, Value x,
+                             Value reciprocal, Type elementType);
+
 } // namespace qmm
 } // namespace mlir
 

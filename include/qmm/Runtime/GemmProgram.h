@@ -43,10 +43,20 @@ struct GemmSpec {
   /// pre-activation output of this type (null: none).
   Type biasType, auxType;
   Activation activation = Activation::None;
+  /// An FP8 output's scales (null encoding: the output is f32/bf16/f16),
+  /// by qmm.quantize's rule `outRounding` with `outMinAmax`.
+  ScaleEncodingAttr outEncoding;
+  ScaleRounding outRounding = ScaleRounding::None;
+  float outMinAmax = 1e-4f;
   std::string functionName = "qmm_gemm";
 
+  /// The output as a quantized [M, N] operand (FP8 outputs).
+  OperandSpec getOutputOperand() const {
+    return {outputType, outEncoding, OperandLayout::NK};
+  }
+
   /// Element type names and shapes of the function's arguments, in order:
-  /// a, a_scales, b, b_scales, [bias,] init[, aux].
+  /// a, a_scales, b, b_scales, [bias,] init[, aux][, out_scales].
   struct Argument {
     std::string name;
     std::string elementType;
@@ -59,7 +69,7 @@ struct GemmSpec {
 };
 
 /// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales[, %bias], %init
-/// [, %aux]) -> D[, aux]` around one qmm.matmul. Verified before it is
+/// [, %aux][, %out_scales]) -> D[, aux][, scales]` around one qmm.matmul. Verified before it is
 /// returned.
 OwningOpRef<ModuleOp> buildGemmModule(MLIRContext *ctx, const GemmSpec &spec);
 
@@ -81,8 +91,8 @@ void addQuantizeFunction(ModuleOp module, llvm::StringRef name,
 
 /// Reads the GEMM of a user module: the one func.func containing a
 /// qmm.matmul on tensors whose operands are, in order, the function's
-/// arguments (a, a_scales, b, b_scales[, bias], init[, aux]). The function
-/// returns tensors of init's (and aux's) type, which fp8-run validates
+/// arguments (a, a_scales, b, b_scales[, bias], init[, aux][, out_scales]).
+/// The function returns tensors of init's (aux's, out_scales') type, which fp8-run validates
 /// against that qmm.matmul's semantics (normally its results).
 llvm::Expected<GemmSpec> extractGemmSpec(ModuleOp module);
 

@@ -22,6 +22,18 @@ struct QuantizedOperand {
   HostTensor scales; ///< f32 values or E8M0 codes, scale shape
 };
 
+struct FormatSpec;
+
+/// One block's scale by qmm.quantize's rule: `scale`, the `inverse` the
+/// elements are multiplied by, and for the power-of-two rules the
+/// exponent. NaN/Inf amax gives NaN scale and inverse.
+struct BlockScale {
+  float scale = 0, inverse = 0;
+  int exponent = 0;
+};
+BlockScale computeBlockScale(const FormatSpec &format, float amax,
+                             ScaleRounding rounding, float minAmax);
+
 /// Quantizes `values` (f32, storage order of `operand`, rows x k logical).
 QuantizedOperand quantize(llvm::ArrayRef<float> values,
                           const OperandSpec &operand, int64_t rows, int64_t k,

@@ -3,6 +3,9 @@
 #ifndef QMM_RUNTIME_VALIDATION_H
 #define QMM_RUNTIME_VALIDATION_H
 
+#include "qmm/Runtime/GemmProgram.h"
+#include "qmm/Runtime/HostTensor.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 #include <string>
@@ -52,6 +55,9 @@ struct ErrorMetrics {
   int64_t ulpViolations = 0;
   /// Elements where exactly one of d, r is NaN.
   int64_t nanMismatches = 0;
+  /// FP8 outputs: blocks whose scale breaks the scale rule (see
+  /// checkQuantizedOutput); their codes count in `ulpViolations`.
+  int64_t scaleViolations = 0;
 };
 
 /// `outputType` names the type D was produced in (f32, bf16, f16). With
@@ -60,6 +66,30 @@ struct ErrorMetrics {
 ErrorMetrics compare(llvm::ArrayRef<double> output, const Reference &reference,
                      const std::string &outputType, bool checkUlps,
                      int64_t reductionSize);
+
+/// The exact tier of an FP8 output (`codes` [m, n] with `scales` by the
+/// encoding of `output`, quantized by `rounding` / `minAmax`) against
+/// the f64 reference D it quantizes, whose values the device computed in
+/// f32 in some order (the error bound of compare(), with k =
+/// `reductionSize`):
+/// * each block's scale must be what the rule gives for some amax within
+///   the block's error bound of the reference amax (one f32 ulp of slack
+///   for the division of the `none` rule), NaN exactly when the reference
+///   block holds a NaN;
+/// * each element, in units of its block's scale, must lie within half a
+///   unit of the format (at the larger of the code and the reference) of
+///   the reference saturated to ±fmax, plus the error bound in those
+///   units and 2^-21 relative for the f32 reciprocal.
+/// Also returns the usual metrics of the dequantized output.
+ErrorMetrics checkQuantizedOutput(const HostTensor &codes,
+                                  const HostTensor &scales,
+                                  const OperandSpec &output,
+                                  const Reference &reference,
+                                  ScaleRounding rounding, float minAmax,
+                                  int64_t reductionSize);
+
+/// Tier-2 calc_diff budget of one format: see getQuantizationThreshold.
+double getFormatQuantizationBudget(const std::string &type);
 
 /// Tier-2 calc_diff threshold for an A x B format pair: each operand adds
 /// its format's budget (e4m3 5e-4, e5m2 2e-3, e2m3 2e-3, e3m2 4e-3,

@@ -158,75 +158,6 @@ static Value roundF32To(OpBuilder &b, Location loc, Value value, Type type) {
   return arith::TruncFOp::create(b, loc, type, value);
 }
 
-/// Scale and reciprocal of one block from its amax, by the quantize op's
-/// rounding rule. Non-finite amax gives NaN for both.
-static std::pair<Value, Value> computeScale(OpBuilder &b, Location loc,
-                                            Value amax, QuantizeOp op) {
-  Type elementType = getElementTypeOrSelf(op.getQuantized().getType());
-  double fmax = getFormatMax(elementType);
-  Value fmaxValue = createF32(b, loc, fmax);
-  Value minAmax = createF32(b, loc, op.getEffectiveMinAmax());
-  Value clamped = arith::MaximumFOp::create(b, loc, amax, minAmax);
-
-  Value scale, reciprocal;
-  ScaleRounding rounding = op.getEffectiveRounding();
-  if (rounding == ScaleRounding::None) {
-    scale = arith::DivFOp::create(b, loc, clamped, fmaxValue);
-    reciprocal = arith::DivFOp::create(b, loc, fmaxValue, clamped);
-  } else {
-    Value exponent;
-    if (rounding == ScaleRounding::Pow2Floor) {
-      Value floorLog2 = createFloorLog2(b, loc, clamped);
-      Value emax = createI32(b, loc, getFormatMaxExponent(elementType));
-      exponent = arith::SubIOp::create(b, loc, floorLog2, emax);
-    } else {
-      Value ratio = arith::DivFOp::create(b, loc, clamped, fmaxValue);
-      exponent = createCeilLog2(b, loc, ratio);
-    }
-    // The E8M0 range, whatever the scale's storage type.
-    exponent = arith::MaxSIOp::create(b, loc, exponent, createI32(b, loc, -127));
-    exponent = arith::MinSIOp::create(b, loc, exponent, createI32(b, loc, 127));
-    scale = createExp2(b, loc, exponent);
-    Value zero = createI32(b, loc, 0);
-    reciprocal =
-        createExp2(b, loc, arith::SubIOp::create(b, loc, zero, exponent));
-  }
-
-  Value magnitude = math::AbsFOp::create(b, loc, clamped);
-  Value infinity = createF32(b, loc, std::numeric_limits<double>::infinity());
-  Value isFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                         magnitude, infinity);
-  Value nan = createF32(b, loc, std::numeric_limits<double>::quiet_NaN());
-  scale = arith::SelectOp::create(b, loc, isFinite, scale, nan);
-  reciprocal = arith::SelectOp::create(b, loc, isFinite, reciprocal, nan);
-
-  Type scaleType = op.getEncoding().getScaleType();
-  if (!scaleType.isF32())
-    scale = arith::TruncFOp::create(b, loc, scaleType, scale);
-  return {scale, reciprocal};
-}
-
-/// q = sat(rne(x * reciprocal)); NaN stays NaN where the type has one and
-/// becomes 0 where it does not.
-static Value quantizeElement(OpBuilder &b, Location loc, Value x,
-                             Value reciprocal, Type elementType) {
-  double fmax = getFormatMax(elementType);
-  Value scaled = arith::MulFOp::create(b, loc, toF32(b, loc, x), reciprocal);
-  Value lowest = createF32(b, loc, -fmax);
-  Value highest = createF32(b, loc, fmax);
-  Value saturated = arith::MinimumFOp::create(
-      b, loc, arith::MaximumFOp::create(b, loc, scaled, lowest), highest);
-  const llvm::fltSemantics &sem =
-      cast<FloatType>(elementType).getFloatSemantics();
-  if (!llvm::APFloat::semanticsHasNaN(sem)) {
-    Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
-                                        saturated, saturated);
-    saturated = arith::SelectOp::create(b, loc, isNaN, createF32(b, loc, 0.0),
-                                        saturated);
-  }
-  return arith::TruncFOp::create(b, loc, elementType, saturated);
-}
-
 //===----------------------------------------------------------------------===//
 // Op lowerings
 //===----------------------------------------------------------------------===//
@@ -266,6 +197,58 @@ static Value createAccumulator(ReferenceBuilder &rb, Value init,
                     })[0];
 }
 
+/// Quantizes `input` (rows x K in `layout`) into `quantized` and `scales`
+/// blockwise by `encoding` and `rule`: qmm.quantize's semantics. Returns
+/// the new quantized data and scales.
+static std::pair<Value, Value> quantizeBlocks(ReferenceBuilder &rb,
+                                              Value input, Value quantized,
+                                              Value scales,
+                                              ScaleEncodingAttr encoding,
+                                              OperandLayout layout,
+                                              const ScaleRule &rule) {
+  MLIRContext *ctx = encoding.getContext();
+  Type f32 = Float32Type::get(ctx);
+  ArrayRef<int64_t> scaleShape = cast<ShapedType>(scales.getType()).getShape();
+  auto parallel = utils::IteratorType::parallel;
+  auto reduction = utils::IteratorType::reduction;
+  AffineMap dataMap = getDataMap(layout, 2, 0, 1, ctx);
+  AffineMap scaleMap = getScaleMap(encoding, 2, 0, 1);
+  AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+
+  // amax of each block; arith.maximumf propagates NaN.
+  Value amax = rb.fill(rb.createTemporary(scaleShape, f32), 0.0);
+  amax = rb.generic({input}, {amax}, {dataMap, scaleMap},
+                    {reduction, reduction},
+                    [](OpBuilder &b, Location loc, ValueRange args) {
+                      Value magnitude =
+                          math::AbsFOp::create(b, loc, toF32(b, loc, args[0]));
+                      linalg::YieldOp::create(
+                          b, loc,
+                          ValueRange{arith::MaximumFOp::create(
+                              b, loc, args[1], magnitude)});
+                    })[0];
+
+  // Scales and their reciprocals.
+  Value reciprocals = rb.createTemporary(scaleShape, f32);
+  SmallVector<Value> scaleResults = rb.generic(
+      {amax}, {scales, reciprocals}, {identity2, identity2, identity2},
+      {parallel, parallel}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        auto [scale, reciprocal] = createBlockScale(b, loc, args[0], rule);
+        linalg::YieldOp::create(b, loc, ValueRange{scale, reciprocal});
+      });
+
+  // The elements.
+  Value data = rb.generic(
+      {input, scaleResults[1]}, {quantized}, {dataMap, scaleMap, dataMap},
+      {parallel, parallel}, [&](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(
+            b, loc,
+            createQuantizedElement(b, loc, args[0], args[1],
+                                   rule.elementType));
+      })[0];
+  return {data, scaleResults[0]};
+}
+
 static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
   if (failed(requireStaticShapes(op)))
     return failure();
@@ -300,14 +283,23 @@ static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
       })[0];
 
   // Epilogue: pre = acc + bias[n], D = activation(pre), aux = pre, each
-  // rounded once to its type.
+  // rounded once to its type. An FP8 output takes D in f32 first and is
+  // quantized below.
   SmallVector<Value> inputs = {acc};
   SmallVector<AffineMap> epilogueMaps = {identity2};
   if (Value bias = op.getBias()) {
     inputs.push_back(bias);
     epilogueMaps.push_back(AffineMap::get(2, 0, getAffineDimExpr(1, ctx)));
   }
-  SmallVector<Value> outputs = {op.getInit()};
+  ScaleEncodingAttr outEncoding = op.getOutEncodingAttr();
+  Value epilogueOut = op.getInit();
+  if (outEncoding) {
+    epilogueOut = rb.createTemporary(
+        cast<ShapedType>(op.getInit().getType()).getShape(),
+        rewriter.getF32Type());
+    outType = rewriter.getF32Type();
+  }
+  SmallVector<Value> outputs = {epilogueOut};
   if (Value aux = op.getAux())
     outputs.push_back(aux);
   epilogueMaps.append(outputs.size(), identity2);
@@ -325,6 +317,16 @@ static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
               roundF32To(b, loc, pre, getElementTypeOrSelf(aux.getType())));
         linalg::YieldOp::create(b, loc, yielded);
       });
+  if (outEncoding) {
+    ScaleRule rule{getElementTypeOrSelf(op.getInit().getType()),
+                   outEncoding.getScaleType(), op.getEffectiveOutRounding(),
+                   op.getEffectiveOutMinAmax()};
+    auto [quantized, scales] =
+        quantizeBlocks(rb, results[0], op.getInit(), op.getOutScales(),
+                       outEncoding, OperandLayout::NK, rule);
+    results[0] = quantized;
+    results.push_back(scales);
+  }
   rb.freeTemporaries();
   replaceWithResults(rewriter, op, results, onTensors);
   return success();
@@ -333,53 +335,16 @@ static LogicalResult lowerMatmul(RewriterBase &rewriter, MatmulOp op) {
 static LogicalResult lowerQuantize(RewriterBase &rewriter, QuantizeOp op) {
   if (failed(requireStaticShapes(op)))
     return failure();
-  Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
   bool onTensors = isa<TensorType>(op.getInput().getType());
-  ReferenceBuilder rb(rewriter, loc, onTensors);
-  Type f32 = rewriter.getF32Type();
-  Type elementType = getElementTypeOrSelf(op.getQuantized().getType());
-  ArrayRef<int64_t> scaleShape =
-      cast<ShapedType>(op.getScales().getType()).getShape();
-
-  auto parallel = utils::IteratorType::parallel;
-  auto reduction = utils::IteratorType::reduction;
-  AffineMap dataMap = getDataMap(op.getLayout(), 2, 0, 1, ctx);
-  AffineMap scaleMap = getScaleMap(op.getEncoding(), 2, 0, 1);
-  AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, ctx);
-
-  // amax of each block; arith.maximumf propagates NaN.
-  Value amax = rb.fill(rb.createTemporary(scaleShape, f32), 0.0);
-  amax = rb.generic({op.getInput()}, {amax}, {dataMap, scaleMap},
-                    {reduction, reduction},
-                    [](OpBuilder &b, Location loc, ValueRange args) {
-                      Value magnitude =
-                          math::AbsFOp::create(b, loc, toF32(b, loc, args[0]));
-                      linalg::YieldOp::create(
-                          b, loc,
-                          ValueRange{arith::MaximumFOp::create(
-                              b, loc, args[1], magnitude)});
-                    })[0];
-
-  // Scales and their reciprocals.
-  Value reciprocals = rb.createTemporary(scaleShape, f32);
-  SmallVector<Value> scaleResults = rb.generic(
-      {amax}, {op.getScales(), reciprocals}, {identity2, identity2, identity2},
-      {parallel, parallel}, [&](OpBuilder &b, Location loc, ValueRange args) {
-        auto [scale, reciprocal] = computeScale(b, loc, args[0], op);
-        linalg::YieldOp::create(b, loc, ValueRange{scale, reciprocal});
-      });
-
-  // The elements.
-  Value quantized = rb.generic(
-      {op.getInput(), scaleResults[1]}, {op.getQuantized()},
-      {dataMap, scaleMap, dataMap}, {parallel, parallel},
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        linalg::YieldOp::create(
-            b, loc, quantizeElement(b, loc, args[0], args[1], elementType));
-      })[0];
+  ReferenceBuilder rb(rewriter, op.getLoc(), onTensors);
+  ScaleRule rule{getElementTypeOrSelf(op.getQuantized().getType()),
+                 op.getEncoding().getScaleType(), op.getEffectiveRounding(),
+                 op.getEffectiveMinAmax()};
+  auto [quantized, scales] =
+      quantizeBlocks(rb, op.getInput(), op.getQuantized(), op.getScales(),
+                     op.getEncoding(), op.getLayout(), rule);
   rb.freeTemporaries();
-  replaceWithResults(rewriter, op, {quantized, scaleResults[0]}, onTensors);
+  replaceWithResults(rewriter, op, {quantized, scales}, onTensors);
   return success();
 }
 

@@ -1,7 +1,7 @@
 // RUN: fp8-opt %s -split-input-file --qmm-expand-float-conversions -verify-diagnostics
 
 func.func @from_f64(%x: f64) -> f8E4M3FN {
-  // expected-error @+1 {{'arith.truncf' op qmm-expand-float-conversions converts from f32, f16 or bf16 only, got 'f64'}}
+  // expected-error @+1 {{'arith.truncf' op truncations to 'f8E4M3FN' are expanded from f32, f16 or bf16 only, got 'f64'}}
   %y = arith.truncf %x : f64 to f8E4M3FN
   return %y : f8E4M3FN
 }
@@ -9,7 +9,7 @@ func.func @from_f64(%x: f64) -> f8E4M3FN {
 // -----
 
 func.func @toward_zero(%x: f32) -> f8E4M3FN {
-  // expected-error @+1 {{'arith.truncf' op qmm-expand-float-conversions supports only round-to-nearest-even}}
+  // expected-error @+1 {{'arith.truncf' op only round-to-nearest-even truncations to 'f8E4M3FN' can be expanded}}
   %y = arith.truncf %x toward_zero : f32 to f8E4M3FN
   return %y : f8E4M3FN
 }

@@ -101,7 +101,7 @@ func.func @k_mismatch_kn(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
 func.func @output_type(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
                        %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>,
                        %c: tensor<64x64xf64>) -> tensor<64x64xf64> {
-  // expected-error @+1 {{'qmm.matmul' op output element type must be f32, bf16 or f16, got 'f64'}}
+  // expected-error @+1 {{'qmm.matmul' op output element type must be f32, bf16, f16 or an FP8 type (with scales), got 'f64'}}
   %d = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   b(%b, %sb : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   outs(%c : tensor<64x64xf64>) -> tensor<64x64xf64>
@@ -110,17 +110,6 @@ func.func @output_type(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
 
 // -----
 
-func.func @fp8_output_not_yet(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
-                              %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>,
-                              %c: tensor<64x64xf8E4M3FN>) -> tensor<64x64xf8E4M3FN> {
-  // expected-error @+1 {{'qmm.matmul' op output element type must be f32, bf16 or f16, got 'f8E4M3FN'}}
-  %d = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
-                  b(%b, %sb : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
-                  outs(%c : tensor<64x64xf8E4M3FN>) -> tensor<64x64xf8E4M3FN>
-  return %d : tensor<64x64xf8E4M3FN>
-}
-
-// -----
 
 func.func @init_shape(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
                       %b: tensor<32x128xf8E4M3FN>, %sb: tensor<1x1xf32>,
@@ -373,7 +362,7 @@ func.func @generic_missing_attr(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32
                                 %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>,
                                 %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{'qmm.matmul' op requires attribute 'b_encoding'}}
-  %d = "qmm.matmul"(%a, %sa, %b, %sb, %c) <{a_encoding = #qmm.scale<per_tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0>}>
+  %d = "qmm.matmul"(%a, %sa, %b, %sb, %c) <{a_encoding = #qmm.scale<per_tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 1, 0, 0>}>
      : (tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
@@ -383,7 +372,7 @@ func.func @generic_missing_attr(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32
 func.func @generic_wrong_operand_count(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
                                        %b: tensor<64x128xf8E4M3FN>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{'qmm.matmul' op expected 5 or more operands, but found 4}}
-  %d = "qmm.matmul"(%a, %sa, %b, %c) <{a_encoding = #qmm.scale<per_tensor>, b_encoding = #qmm.scale<per_tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0>}>
+  %d = "qmm.matmul"(%a, %sa, %b, %c) <{a_encoding = #qmm.scale<per_tensor>, b_encoding = #qmm.scale<per_tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0>}>
      : (tensor<64x128xf8E4M3FN>, tensor<1x1xf32>, tensor<64x128xf8E4M3FN>, tensor<64x64xf32>) -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }

@@ -177,6 +177,57 @@ static void getBufferEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// Scale rules (qmm.quantize, and qmm.matmul's FP8 output)
+//===----------------------------------------------------------------------===//
+
+/// FP8 types an output may be quantized to (FP4/FP6 outputs, which would
+/// be packed, are not supported).
+static bool isFP8OutputType(Type type) {
+  return isQuantizedElementType(type) && type.getIntOrFloatBitWidth() == 8;
+}
+
+/// The rule's default: pow2_floor for E8M0 scales, none for f32 ones.
+static ScaleRounding
+getEffectiveScaleRounding(std::optional<ScaleRounding> rounding,
+                          ScaleEncodingAttr encoding) {
+  if (rounding)
+    return *rounding;
+  return isa<Float8E8M0FNUType>(encoding.getScaleType())
+             ? ScaleRounding::Pow2Floor
+             : ScaleRounding::None;
+}
+
+static float getEffectiveScaleMinAmax(std::optional<APFloat> minAmax,
+                                      ScaleRounding rounding) {
+  if (minAmax)
+    return minAmax->convertToFloat();
+  // DeepGEMM clamps amax at 1e-4; OCP MX has no clamp.
+  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+}
+
+/// The rounding rule must suit the scale type and `min_amax` the rule.
+static LogicalResult verifyScaleRule(Operation *op, ScaleEncodingAttr encoding,
+                                     ScaleRounding rounding,
+                                     std::optional<APFloat> minAmax) {
+  if (isa<Float8E8M0FNUType>(encoding.getScaleType()) &&
+      rounding == ScaleRounding::None)
+    return op->emitOpError("f8E8M0FNU scales are powers of two: rounding "
+                           "must be pow2_floor or pow2_ceil");
+  if (minAmax) {
+    float value = minAmax->convertToFloat();
+    if (!std::isfinite(value) || value < 0.0f)
+      return op->emitOpError()
+             << "min_amax must be finite and non-negative, got " << value;
+    if (value == 0.0f && rounding != ScaleRounding::Pow2Floor)
+      return op->emitOpError()
+             << "min_amax must be positive with rounding '"
+             << stringifyScaleRounding(rounding)
+             << "': an all-zero block would get a zero scale";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // MatmulOp
 //===----------------------------------------------------------------------===//
 
@@ -223,9 +274,9 @@ LogicalResult MatmulOp::verify() {
   if (failed(verifyRank2(*this, "init", getInit())))
     return failure();
   Type outType = getElementTypeOrSelf(getInit().getType());
-  if (!isHighPrecisionType(outType))
-    return emitOpError() << "output element type must be f32, bf16 or f16, "
-                            "got "
+  if (!isHighPrecisionType(outType) && !isFP8OutputType(outType))
+    return emitOpError() << "output element type must be f32, bf16, f16 or "
+                            "an FP8 type (with scales), got "
                          << outType;
   ArrayRef<int64_t> outShape = cast<ShapedType>(getInit().getType()).getShape();
   int64_t m = getM(), n = getN();
@@ -235,7 +286,52 @@ LogicalResult MatmulOp::verify() {
          << formatShape(outShape);
     return diag;
   }
+  if (failed(verifyQuantizedOutput(m, n)))
+    return failure();
   return verifyEpilogue(m, n);
+}
+
+LogicalResult MatmulOp::verifyQuantizedOutput(int64_t m, int64_t n) {
+  Type outType = getElementTypeOrSelf(getInit().getType());
+  ScaleEncodingAttr encoding = getOutEncodingAttr();
+  if (!isFP8OutputType(outType)) {
+    if (getOutScales() || encoding || getOutRounding() || getOutMinAmax())
+      return emitOpError() << "output scales, their encoding and rule go "
+                              "with an FP8 output only, not "
+                           << outType;
+    return success();
+  }
+  if (!getOutScales() || !encoding)
+    return emitOpError() << "an " << outType
+                         << " output needs scales: out_scales(%s : type) "
+                            "#qmm.scale<block 1xC> or #qmm.scale<mx>";
+  if (getAccumulate())
+    return emitOpError("an FP8 output cannot be accumulated into");
+  bool perToken = encoding.getKind() == ScaleKind::Block &&
+                  encoding.getBlockShape()[0] == 1;
+  if (!(perToken || encoding.isMX()) || encoding.isMNMajor())
+    return emitOpError() << "output scales must be per token along N "
+                            "(#qmm.scale<block 1xC>) or #qmm.scale<mx>, "
+                            "K-major; got "
+                         << encoding;
+  if (encoding.isMX() && !ShapedType::isDynamic(n) &&
+      n % encoding.getRequiredKMultiple() != 0)
+    return emitOpError() << "N (" << n << ") must be a multiple of "
+                         << encoding.getRequiredKMultiple() << " for an "
+                         << encoding << " output";
+  if (failed(verifyQuantizedOperand(*this, "output", getInit(), getOutScales(),
+                                    encoding, OperandLayout::NK)))
+    return failure();
+  return verifyScaleRule(*this, encoding, getEffectiveOutRounding(),
+                         getOutMinAmax());
+}
+
+ScaleRounding MatmulOp::getEffectiveOutRounding() {
+  return getEffectiveScaleRounding(getOutRounding(), getOutEncodingAttr());
+}
+
+float MatmulOp::getEffectiveOutMinAmax() {
+  return getEffectiveScaleMinAmax(getOutMinAmax(), getEffectiveOutRounding());
 }
 
 LogicalResult MatmulOp::verifyEpilogue(int64_t m, int64_t n) {
@@ -273,11 +369,11 @@ void MatmulOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   MutableArrayRef<OpOperand> operands = getOperation()->getOpOperands();
-  unsigned inits = getAux() ? 2 : 1;
+  unsigned inits = getNumDpsInits();
   getBufferEffects(operands.drop_back(inits),
                    operands.slice(operands.size() - inits, 1),
                    getAccumulate(), effects);
-  // The pre-activation destination is only written.
+  // The pre-activation destination and the output scales are only written.
   getBufferEffects(MutableArrayRef<OpOperand>(),
                    operands.drop_front(operands.size() - inits + 1),
                    /*writtenIsRead=*/false, effects);
@@ -429,18 +525,11 @@ void GroupedMatmulOp::getEffects(
 //===----------------------------------------------------------------------===//
 
 ScaleRounding QuantizeOp::getEffectiveRounding() {
-  if (std::optional<ScaleRounding> rounding = getRounding())
-    return *rounding;
-  return isa<Float8E8M0FNUType>(getEncoding().getScaleType())
-             ? ScaleRounding::Pow2Floor
-             : ScaleRounding::None;
+  return getEffectiveScaleRounding(getRounding(), getEncoding());
 }
 
 float QuantizeOp::getEffectiveMinAmax() {
-  if (std::optional<APFloat> minAmax = getMinAmax())
-    return minAmax->convertToFloat();
-  // DeepGEMM clamps amax at 1e-4; OCP MX has no clamp.
-  return getEffectiveRounding() == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+  return getEffectiveScaleMinAmax(getMinAmax(), getEffectiveRounding());
 }
 
 LogicalResult QuantizeOp::verify() {
@@ -465,23 +554,8 @@ LogicalResult QuantizeOp::verify() {
     return diag;
   }
 
-  ScaleRounding rounding = getEffectiveRounding();
-  if (isa<Float8E8M0FNUType>(getEncoding().getScaleType()) &&
-      rounding == ScaleRounding::None)
-    return emitOpError("f8E8M0FNU scales are powers of two: rounding must be "
-                       "pow2_floor or pow2_ceil");
-  if (std::optional<APFloat> minAmax = getMinAmax()) {
-    float value = minAmax->convertToFloat();
-    if (!std::isfinite(value) || value < 0.0f)
-      return emitOpError() << "min_amax must be finite and non-negative, got "
-                           << value;
-    if (value == 0.0f && rounding != ScaleRounding::Pow2Floor)
-      return emitOpError()
-             << "min_amax must be positive with rounding '"
-             << stringifyScaleRounding(rounding)
-             << "': an all-zero block would get a zero scale";
-  }
-  return success();
+  return verifyScaleRule(*this, getEncoding(), getEffectiveRounding(),
+                         getMinAmax());
 }
 
 void QuantizeOp::getEffects(

@@ -68,6 +68,18 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
       second destination that receives the pre-activation, rounded to its
       type (what a backward pass needs).
 
+    FP8 output, so that FP8 layers chain without a separate quantize kernel:
+    when `init` holds f8E4M3FN, f8E5M2, f8E4M3FNUZ or f8E5M2FNUZ, the op
+    also takes `out_scales(%s : [M, ceil(N / C)]) encoding` and the epilogue's
+    f32 result (after bias and activation) is quantized exactly as
+    `qmm.quantize` with that encoding would quantize it, rows = M and
+    K = N: per-token `#qmm.scale<block 1xC>` scales (f32; DeepGEMM's
+    1x128 activations) or `#qmm.scale<mx>` (E8M0 per 32 columns, OCP FP8
+    only). `rounding` and `min_amax` after the encoding mean what they mean
+    on `qmm.quantize`, with the same defaults. The output and its scales
+    are the [rows, K] operand A of a following matmul, as they are. FP8
+    outputs are not accumulated into (no `accumulate`).
+
     An optional `config` (`#qmm.config<...>`) fixes how the AMD pipeline maps
     the op onto the GPU; `qmm-select-config` fills it in otherwise.
 
@@ -84,6 +96,18 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
            b(%b, %sb : tensor<1024x512xf8E4M3FN>, tensor<8x4xf32>) #qmm.scale<block 128x128>
            outs(%init : tensor<256x1024xbf16>) -> tensor<256x1024xbf16>
     ```
+
+    The same GEMM writing FP8 activations for the next layer, GELU fused:
+
+    ```mlir
+    %d, %ds = qmm.matmul
+           a(%a, %sa : tensor<256x512xf8E4M3FN>, tensor<256x4xf32>) #qmm.scale<block 1x128>
+           b(%b, %sb : tensor<1024x512xf8E4M3FN>, tensor<8x4xf32>) #qmm.scale<block 128x128>
+           activation gelu_tanh
+           outs(%init : tensor<256x1024xf8E4M3FN>)
+           out_scales(%s0 : tensor<256x8xf32>) #qmm.scale<block 1x128>
+           -> tensor<256x1024xf8E4M3FN>, tensor<256x8xf32>
+    ```
   }];
   let arguments = (ins
     QMM_TensorOrMemRef:$a,
@@ -93,14 +117,19 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
     Optional<QMM_TensorOrMemRef>:$bias,
     QMM_TensorOrMemRef:$init,
     Optional<QMM_TensorOrMemRef>:$aux,
+    Optional<QMM_TensorOrMemRef>:$out_scales,
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
     DefaultValuedAttr<QMM_OperandLayoutAttr, "OperandLayout::NK">:$b_layout,
     UnitAttr:$accumulate,
     DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
-    OptionalAttr<QMM_ConfigAttr>:$config
+    OptionalAttr<QMM_ConfigAttr>:$config,
+    OptionalAttr<QMM_ScaleEncodingAttr>:$out_encoding,
+    OptionalAttr<QMM_ScaleRoundingAttr>:$out_rounding,
+    OptionalAttr<F32Attr>:$out_min_amax
   );
-  // On tensors: the new values of `init` and, when given, `aux`.
+  // On tensors: the new values of `init` and, when given, `aux` and
+  // `out_scales`.
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     `a` `(` $a `,` $a_scales `:` type($a) `,` type($a_scales) `)` qualified($a_encoding)
@@ -111,13 +140,17 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
     (`activation` custom<EnumKeyword>($activation)^)?
     (`config` qualified($config)^)?
     `outs` `(` $init `:` type($init) (`,` `aux` $aux^ `:` type($aux))? `)`
+    (`out_scales` `(` $out_scales^ `:` type($out_scales) `)`
+       qualified($out_encoding)
+       (`rounding` custom<EnumKeyword>($out_rounding)^)?
+       (`min_amax` $out_min_amax^)?)?
     attr-dict (`->` type($results)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() {
-      // `init` and `aux` are the last operands.
-      unsigned count = getAux() ? 2 : 1;
+      // `init`, `aux` and `out_scales` are the last operands.
+      unsigned count = 1 + (getAux() ? 1 : 0) + (getOutScales() ? 1 : 0);
       return MutableOperandRange(getOperation(),
                                  getOperation()->getNumOperands() - count,
                                  count);
@@ -125,6 +158,13 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
 
     /// Checks bias, activation and aux against the [M, N] output.
     LogicalResult verifyEpilogue(int64_t m, int64_t n);
+    /// Checks an FP8 output's scales, encoding and rule.
+    LogicalResult verifyQuantizedOutput(int64_t m, int64_t n);
+
+    /// FP8 output: the scale rule in force (the attributes, or the
+    /// encoding's defaults as on qmm.quantize).
+    ScaleRounding getEffectiveOutRounding();
+    float getEffectiveOutMinAmax();
 
     /// Static or dynamic problem extents read off the operand shapes.
     int64_t getM();
