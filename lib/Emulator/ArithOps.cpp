@@ -402,6 +402,24 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
         floatUnary(wave, op, [](double a) { return std::fabs(a); });
         return success();
       })
+      .Case<math::CountLeadingZerosOp, math::CountTrailingZerosOp,
+            math::CtPopOp>([&](Operation *) {
+        // Bit counts within the operand's width (a zero operand counts all
+        // of its bits as leading / trailing zeros).
+        unsigned width = intWidth();
+        bool leading = isa<math::CountLeadingZerosOp>(op);
+        bool trailing = isa<math::CountTrailingZerosOp>(op);
+        mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
+          a = truncateBits(a, width);
+          if (leading)
+            return uint64_t(a == 0 ? width
+                                   : llvm::countl_zero(a) - (64 - width));
+          if (trailing)
+            return uint64_t(a == 0 ? width : llvm::countr_zero(a));
+          return uint64_t(llvm::popcount(a));
+        });
+        return success();
+      })
       .Case([&](math::SqrtOp) {
         floatUnary(wave, op, [](double a) { return std::sqrt(a); });
         return success();

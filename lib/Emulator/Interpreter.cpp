@@ -286,8 +286,58 @@ static LogicalResult execBarrier(WaveInterpreter &wave, Operation *op) {
   return success();
 }
 
+/// gpu.shuffle across the lanes of the wave: lane l reads lane
+/// src(l) (xor, idx, up, down of the offset) when src(l) is below `width`,
+/// and keeps its own value (valid = false) otherwise. Reading a lane that
+/// is not executing is an error: the hardware (ds_bpermute) would return
+/// whatever that lane's register held.
+static LogicalResult execShuffle(WaveInterpreter &wave, gpu::ShuffleOp shuffle,
+                                 ExecMask mask) {
+  // Copies: define() below may move the value map.
+  Lanes value = wave.get(shuffle.getValue());
+  Lanes offset = wave.get(shuffle.getOffset());
+  Lanes width = wave.get(shuffle.getWidth());
+  std::vector<uint64_t> result(size_t(kMaxLanes) * value.width, 0);
+  std::vector<uint64_t> valid(kMaxLanes, 0);
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    int64_t delta = int64_t(int32_t(offset.at(lane, 0)));
+    int64_t limit = int64_t(int32_t(width.at(lane, 0)));
+    int64_t source = lane;
+    switch (shuffle.getMode()) {
+    case gpu::ShuffleMode::XOR:
+      source = lane ^ delta;
+      break;
+    case gpu::ShuffleMode::IDX:
+      source = delta;
+      break;
+    case gpu::ShuffleMode::UP:
+      source = lane - delta;
+      break;
+    case gpu::ShuffleMode::DOWN:
+      source = lane + delta;
+      break;
+    }
+    bool inRange = source >= 0 && source < limit && source < kMaxLanes;
+    if (inRange && !laneActive(mask, int(source)))
+      return wave.fail(shuffle, "gpu.shuffle: lane " + llvm::Twine(lane) +
+                                    " reads lane " + llvm::Twine(source) +
+                                    ", which is not executing");
+    int64_t from = inRange ? source : lane;
+    for (unsigned e = 0; e < value.width; ++e)
+      result[lane * value.width + e] = value.at(int(from), e);
+    valid[lane] = inRange;
+  }
+  Lanes &out = wave.define(shuffle.getShuffleResult(), value.width);
+  out.bits = std::move(result);
+  Lanes &validOut = wave.define(shuffle.getValid(), 1);
+  validOut.bits = std::move(valid);
+  return success();
+}
+
 static LogicalResult execGpuOp(WaveInterpreter &wave, Operation *op,
-                               bool &handled) {
+                               ExecMask mask, bool &handled) {
   handled = true;
   auto dimIndex = [](gpu::Dimension dim) {
     return dim == gpu::Dimension::x ? 0u : dim == gpu::Dimension::y ? 1u : 2u;
@@ -336,6 +386,9 @@ static LogicalResult execGpuOp(WaveInterpreter &wave, Operation *op,
         uniform(count.getResult(), wave.workgroup.numWaves);
         return success();
       })
+      .Case([&](gpu::ShuffleOp shuffle) {
+        return execShuffle(wave, shuffle, mask);
+      })
       .Case([&](gpu::BarrierOp) { return execBarrier(wave, op); })
       .Case([&](amdgpu::LDSBarrierOp) { return execBarrier(wave, op); })
       .Case([&](amdgpu::SchedBarrierOp) { return success(); })
@@ -351,7 +404,7 @@ LogicalResult WaveInterpreter::execOp(Operation *op, ExecMask mask) {
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return execIf(*this, ifOp, mask);
   bool handled = false;
-  LogicalResult result = execGpuOp(*this, op, handled);
+  LogicalResult result = execGpuOp(*this, op, mask, handled);
   if (handled)
     return result;
   result = execArithOp(*this, op, mask, handled);

@@ -696,7 +696,7 @@ int main(int argc, char **argv) {
     if (spec.auxType)
       save("aux.npy", result.results[1]);
     if (outScales)
-      save("d_scales.npy", *outScales);
+      save("d_scale.npy", *outScales);
   }
 
   bool quantizerAgrees = quantizerCheck.codeMismatches == 0 &&

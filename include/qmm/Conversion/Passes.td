@@ -121,15 +121,20 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       workgroups' tiles fit in one CU's LDS, so that one workgroup's copies
       can overlap another's MFMAs (gfx942 128x128 tiles: tile K 64,
       occupancy 2 instead of 1);
-    * waves: up to 2 x 2, each wave holding at least one MFMA tile;
+    * waves: up to 2 x 2, each wave holding at least one MFMA tile. An FP8
+      output reduces each scale block's amax within one wave: when the
+      sub-tiles would split a block (1x128 scales on 64-column sub-tiles),
+      all waves go along M (up to 4 x 1), and the tile is widened to one
+      block when it is narrower than the block but N is not;
     * stages: 1. Double buffering (`stages = 2`, by config) halves the
       barriers but doubles the LDS footprint and so lowers occupancy; its
       latency hiding cannot be measured on the emulator, so it is not
       picked by default.
 
     Checks (user configurations included): the chip has the MFMA and it
-    reads the operand types, tile K is a multiple of 16 and the padded A
-    and B tiles fit in the chip's LDS.
+    reads the operand types, tile K is a multiple of 16, the padded A
+    and B tiles fit in the chip's LDS, and an FP8 output's scale blocks lie
+    within one wave's sub-tile.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -317,6 +322,18 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
     to nearest even) and stored with one 4-element vector store when all 4
     columns are inside the matrix, element by element at the right edge,
     not at all below the last row.
+
+    FP8 outputs (`out_scales`): for each row of each block of C columns
+    (C = 32 for MX), the lane's f32 results (bias, aux and activation as
+    above) are reduced to a local amax over the columns inside the matrix,
+    then across the lanes that hold the same row with `gpu.shuffle xor` (m,
+    2m, ... apart for an m x m MFMA; the backend picks ds_bpermute or
+    v_permlane32_swap). The block's scale and reciprocal follow
+    qmm.quantize's rule (`none`, `pow2_floor`, `pow2_ceil`, min_amax), the
+    codes are sat(rne(x * reciprocal)) stored 4 to a vector, and the row's
+    first lane stores the scale. Conversions to FP8 and E8M0 are integer
+    arithmetic on the f32 bits (LLVM has no such types), the same on both
+    chips and bit-exact.
 
     GELU's tanh and erf are expanded into f32 polynomials (MLIR's math
     approximations): the kernels need no device math library, and the

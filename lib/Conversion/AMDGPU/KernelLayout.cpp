@@ -261,7 +261,8 @@ static int64_t powerOfTwoTile(int64_t v, int64_t lo, int64_t hi) {
 
 ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
                              int64_t m, int64_t n, int64_t k,
-                             OperandTypes operands, int64_t scaleBlockK) {
+                             OperandTypes operands, int64_t scaleBlockK,
+                             int64_t outputBlockN) {
   std::optional<MFMAKind> kind = getMFMAKindFor(chip, operands);
   if (!kind)
     return {};
@@ -294,6 +295,15 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     return {}; // e.g. 48-wide scale blocks with a 32-deep MFMA
   int64_t wavesM = std::min<int64_t>(2, tileM / mn);
   int64_t wavesN = std::min<int64_t>(2, tileN / mn);
+  // An FP8 output's block amax is reduced within one wave: when 2 x 2
+  // waves would split a block, all waves go along M, and the tile is at
+  // least one block wide.
+  if (outputBlockN && (tileN / wavesN) % outputBlockN != 0) {
+    wavesM = std::min<int64_t>(4, tileM / mn);
+    wavesN = 1;
+    if (tileN % outputBlockN != 0 && n > tileN && outputBlockN % mn == 0)
+      tileN = outputBlockN;
+  }
   MFMAKindAttrValue attrKind = MFMAKindAttrValue::F8F6F4;
   if (*kind == MFMAKind::FP8)
     attrKind = MFMAKindAttrValue::FP8;

@@ -31,6 +31,21 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 
+/// Stores `value` (f32, or already of the element type) into `memref` at
+/// [row, col], converting f32 to the element type.
+static void storeConverted(OpBuilder &b, Location loc, Value value,
+                           Value memref, Value row, Value col) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  auto vecType = dyn_cast<VectorType>(value.getType());
+  if (getElementTypeOrSelf(value.getType()) != element)
+    value = arith::TruncFOp::create(
+        b, loc, vecType ? Type(vecType.clone(element)) : element, value);
+  if (vecType)
+    vector::StoreOp::create(b, loc, value, memref, ValueRange{row, col});
+  else
+    memref::StoreOp::create(b, loc, value, memref, ValueRange{row, col});
+}
+
 namespace {
 /// The epilogue of one qmm.wave_store at one position: f32 values (one, or
 /// 4 consecutive columns of a row) become the output and, with `aux`, the
@@ -59,16 +74,8 @@ struct Epilogue {
       return arith::ExtFOp::create(b, loc, vecType ? Type(vecType) : f32,
                                    loaded);
     };
-    // Converts f32 `v` to `memref`'s element type and stores it.
     auto storeAs = [&](Value v, Value memref) {
-      Type element = cast<MemRefType>(memref.getType()).getElementType();
-      if (element != f32)
-        v = arith::TruncFOp::create(
-            b, loc, vecType ? Type(vecType.clone(element)) : element, v);
-      if (vecType)
-        vector::StoreOp::create(b, loc, v, memref, ValueRange{row, col});
-      else
-        memref::StoreOp::create(b, loc, v, memref, ValueRange{row, col});
+      storeConverted(b, loc, v, memref, row, col);
     };
     if (op.getAccumulate())
       value = arith::AddFOp::create(b, loc, value,
@@ -81,6 +88,37 @@ struct Epilogue {
   }
 };
 } // namespace
+
+/// The 4 consecutive columns `quad` of one row starting at `col`: `emit`
+/// runs once with the whole vector when all 4 columns are inside the
+/// matrix's `n`, else once per element inside it.
+static void forEachStoredPart(
+    OpBuilder &b, Location loc, Value quad, Value col, int64_t n,
+    function_ref<void(OpBuilder &, Value part, Value col)> emit) {
+  IndexMath im{b, loc};
+  Value fits = n >= 4 ? im.lt(col, n - 3) : im.boolean(false);
+  auto whole = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+  OpBuilder vecB = whole.getThenBodyBuilder();
+  emit(vecB, quad, col);
+  OpBuilder edgeB = whole.getElseBodyBuilder();
+  IndexMath eim{edgeB, loc};
+  for (int64_t j = 0; j < 4; ++j) {
+    Value c = eim.add(col, j);
+    auto inside = scf::IfOp::create(edgeB, loc, eim.lt(c, n), false);
+    OpBuilder elemB = inside.getThenBodyBuilder();
+    emit(elemB, vector::ExtractOp::create(elemB, loc, quad, j), c);
+  }
+}
+
+/// Item group `first` (4 consecutive columns of one row) of accumulator
+/// `tile`, as a vector<4xf32>.
+static Value extractQuad(OpBuilder &b, Location loc, Value tile,
+                         int64_t first) {
+  // A shuffle, not extract_strided_slice: it lowers directly to LLVM.
+  return vector::ShuffleOp::create(
+      b, loc, tile, tile,
+      ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
+}
 
 static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   // Each group of 4 accumulator items is 4 consecutive columns of one row:
@@ -99,10 +137,7 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
       Value tile = op.getAcc()[layout.index(rm, rn)];
       for (int64_t first = 0; first < layout.items(); first += 4) {
         Value col = im.add(op.getCol(), layout.col(im, lane, rn, first));
-        // A shuffle, not extract_strided_slice: it lowers directly to LLVM.
-        Value quad = vector::ShuffleOp::create(
-            b, loc, tile, tile,
-            ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
+        Value quad = extractQuad(b, loc, tile, first);
         Value rowOk = im.lt(row, m);
         if (Value valid = op.getValidRows())
           rowOk = arith::AndIOp::create(
@@ -123,22 +158,141 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
               false);
           rowB = notPadding.getThenBodyBuilder();
         }
-        IndexMath rim{rowB, loc};
-        Value fits = n >= 4 ? rim.lt(col, n - 3) : rim.boolean(false);
-        auto whole = scf::IfOp::create(rowB, loc, fits,
-                                       /*withElseRegion=*/true);
-        OpBuilder vecB = whole.getThenBodyBuilder();
-        epilogue.store(vecB, quad, row, col);
-        OpBuilder edgeB = whole.getElseBodyBuilder();
-        IndexMath eim{edgeB, loc};
-        for (int64_t j = 0; j < 4; ++j) {
-          Value c = eim.add(col, j);
-          auto inside = scf::IfOp::create(edgeB, loc, eim.lt(c, n), false);
-          OpBuilder elemB = inside.getThenBodyBuilder();
-          epilogue.store(elemB, vector::ExtractOp::create(elemB, loc, quad, j),
-                         row, c);
+        forEachStoredPart(rowB, loc, quad, col, n,
+                          [&](OpBuilder &partB, Value part, Value c) {
+                            epilogue.store(partB, part, row, c);
+                          });
+      }
+    }
+  }
+}
+
+/// bias[col .. col + 3] as a vector<4xf32>; columns past `n` read the last
+/// bias (their results are never stored).
+static Value loadBiasQuad(OpBuilder &b, Location loc, Value bias, Value col,
+                          int64_t n) {
+  IndexMath im{b, loc};
+  Type element = cast<MemRefType>(bias.getType()).getElementType();
+  auto quadType = VectorType::get({4}, element);
+  Value fits = n >= 4 ? im.lt(col, n - 3) : im.boolean(false);
+  auto load = scf::IfOp::create(b, loc, TypeRange{quadType}, fits,
+                                /*withElseRegion=*/true);
+  OpBuilder vecB = load.getThenBodyBuilder();
+  scf::YieldOp::create(vecB, loc,
+                       ValueRange{vector::LoadOp::create(vecB, loc, quadType,
+                                                         bias, col)});
+  OpBuilder edgeB = load.getElseBodyBuilder();
+  IndexMath eim{edgeB, loc};
+  SmallVector<Value> elements;
+  for (int64_t j = 0; j < 4; ++j)
+    elements.push_back(memref::LoadOp::create(
+        edgeB, loc, bias, eim.min(eim.add(col, j), n - 1)));
+  scf::YieldOp::create(
+      edgeB, loc,
+      ValueRange{vector::FromElementsOp::create(edgeB, loc, quadType,
+                                                elements)});
+  Value quad = load.getResult(0);
+  if (element.isF32())
+    return quad;
+  return arith::ExtFOp::create(b, loc, VectorType::get({4}, b.getF32Type()),
+                               quad);
+}
+
+/// FP8 outputs. For each row of each block of C columns: the epilogue's
+/// f32 values (bias, aux, activation as usual), the amax over the lane's
+/// items inside the matrix, reduced with xor shuffles across the lanes
+/// holding the row (lane % m is the row, so lanes m, 2m, ... apart), the
+/// block's scale by qmm.quantize's rule, the quantized codes stored 4 to a
+/// vector, and the scale stored by the row's first lane.
+static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
+                                     const ChipInfo &chip) {
+  Location loc = op.getLoc();
+  IndexMath im{b, loc};
+  ConfigAttr config = op.getConfig();
+  AccumulatorLayout layout{config, chip.waveSize};
+  MemRefType outType = op.getOut().getType();
+  int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
+  ScaleEncodingAttr encoding = *op.getOutEncoding();
+  int64_t blockN = encoding.getBlockExtent(m, n).second;
+  ScaleRule rule{outType.getElementType(), encoding.getScaleType(),
+                 *op.getOutRounding(), op.getOutMinAmax()->convertToFloat()};
+  // MFMA tiles per block: a block spans blockN / n tiles, or all of the
+  // wave's tiles when one wave holds all N columns.
+  int64_t repeatsN = config.getMfmaRepeatsN();
+  int64_t tilesPerBlock =
+      std::min(repeatsN, std::max<int64_t>(1, blockN / layout.n()));
+  Type i32 = b.getI32Type();
+  Value lane = im.lane(chip.waveSize);
+  Value zero = createF32(b, loc, 0.0);
+  for (int64_t rm = 0; rm < config.getMfmaRepeatsM(); ++rm) {
+    Value row = im.add(op.getRow(), layout.row(im, lane, rm));
+    Value rowOk = im.lt(row, m);
+    for (int64_t rn0 = 0; rn0 < repeatsN; rn0 += tilesPerBlock) {
+      SmallVector<std::pair<Value, Value>> quads; // (values, first column)
+      Value amax = zero;
+      for (int64_t rn = rn0; rn < rn0 + tilesPerBlock; ++rn) {
+        Value tile = op.getAcc()[layout.index(rm, rn)];
+        for (int64_t first = 0; first < layout.items(); first += 4) {
+          Value col = im.add(op.getCol(), layout.col(im, lane, rn, first));
+          Value pre = extractQuad(b, loc, tile, first);
+          if (Value bias = op.getBias())
+            pre = arith::AddFOp::create(b, loc, pre,
+                                        loadBiasQuad(b, loc, bias, col, n));
+          if (Value aux = op.getAux()) {
+            auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
+            OpBuilder rowB = rowInside.getThenBodyBuilder();
+            forEachStoredPart(rowB, loc, pre, col, n,
+                              [&](OpBuilder &partB, Value part, Value c) {
+                                storeConverted(partB, loc, part, aux, row, c);
+                              });
+          }
+          Value post = createActivation(b, loc, pre, op.getActivation());
+          // Columns past N do not count; arith.maximumf keeps NaN.
+          for (int64_t j = 0; j < 4; ++j) {
+            Value magnitude = math::AbsFOp::create(
+                b, loc, vector::ExtractOp::create(b, loc, post, j));
+            Value inside = im.lt(im.add(col, j), n);
+            amax = arith::MaximumFOp::create(
+                b, loc, amax,
+                arith::SelectOp::create(b, loc, inside, magnitude, zero));
+          }
+          quads.push_back({post, col});
         }
       }
+      // The lanes holding this row's items of the block.
+      for (int64_t offset = layout.m(); offset < chip.waveSize; offset *= 2) {
+        Value other =
+            gpu::ShuffleOp::create(
+                b, loc, amax,
+                arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, offset)),
+                arith::ConstantOp::create(
+                    b, loc, b.getIntegerAttr(i32, chip.waveSize)),
+                gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        amax = arith::MaximumFOp::create(b, loc, amax, other);
+      }
+      auto [scale, reciprocal] = createBlockScale(b, loc, amax, rule);
+      auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
+      OpBuilder rowB = rowInside.getThenBodyBuilder();
+      for (auto [post, col] : quads) {
+        Value codes = createQuantizedElement(rowB, loc, post, reciprocal,
+                                             rule.elementType);
+        forEachStoredPart(rowB, loc, codes, col, n,
+                          [&](OpBuilder &partB, Value part, Value c) {
+                            storeConverted(partB, loc, part, op.getOut(), row,
+                                           c);
+                          });
+      }
+      // One lane per row writes the block's scale.
+      IndexMath rim{rowB, loc};
+      Value blockStart = rim.add(op.getCol(), rn0 * layout.n());
+      Value writes = arith::AndIOp::create(rowB, loc, rim.lt(lane, layout.m()),
+                                           rim.lt(blockStart, n));
+      auto writer = scf::IfOp::create(rowB, loc, writes, false);
+      OpBuilder writerB = writer.getThenBodyBuilder();
+      IndexMath wim{writerB, loc};
+      memref::StoreOp::create(writerB, loc, scale, op.getOutScales(),
+                              ValueRange{row, wim.div(blockStart, blockN)});
     }
   }
 }
@@ -162,7 +316,10 @@ struct QMMLowerWaveStorePass
         return WalkResult::interrupt();
       }
       OpBuilder b(op);
-      lowerWaveStore(b, op, *target);
+      if (op.getOutScales())
+        lowerQuantizingWaveStore(b, op, *target);
+      else
+        lowerWaveStore(b, op, *target);
       op.erase();
       return WalkResult::advance();
     });
@@ -182,6 +339,10 @@ struct QMMLowerWaveStorePass
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     if (failed(applyOpPatternsGreedily(special, std::move(patterns), config)))
+      return signalPassFailure();
+    // FP8 codes and E8M0 scales: LLVM has no such types; the conversions
+    // become integer arithmetic, bit-exact on every chip.
+    if (failed(expandSmallFloatTruncations(getOperation())))
       signalPassFailure();
   }
 };

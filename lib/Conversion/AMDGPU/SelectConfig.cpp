@@ -64,12 +64,17 @@ struct QMMSelectConfigPass
                           op.getAEncoding().isMX() && op.getBEncoding().isMX()};
     if (forced)
       op.setConfigAttr(forced);
+    int64_t outputBlockN = 0;
+    if constexpr (std::is_same_v<OpTy, MatmulOp>) {
+      if (ScaleEncodingAttr out = op.getOutEncodingAttr())
+        outputBlockN = out.getBlockExtent(m, n).second;
+    }
     if (!op.getConfigAttr()) {
       int64_t scaleBlockK =
           std::min(op.getAEncoding().getBlockExtent(m, k).second,
                    op.getBEncoding().getBlockExtent(n, k).second);
       ConfigAttr chosen = selectConfig(&getContext(), target, m, n, k,
-                                       operands, scaleBlockK);
+                                       operands, scaleBlockK, outputBlockN);
       if (!chosen)
         return op.emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << aElement << " x " << bElement
@@ -87,6 +92,13 @@ struct QMMSelectConfigPass
                << ") must divide the M alignment of contiguous groups ("
                << alignment << ")";
     }
+    ConfigAttr config = op.getConfigAttr();
+    if (outputBlockN && !config.keepsOutputBlocksInWaves(n, outputBlockN))
+      return op.emitOpError("config: the FP8 output's blocks of ")
+             << outputBlockN << " columns must lie within one wave's sub-tile ("
+             << config.getWaveTileN()
+             << " columns) and span whole MFMA tiles; use waves = [W, 1] or "
+                "a wider tile N";
     return verifyConfigForChip(op.getConfigAttr(), target, operands,
                                [&]() { return op.emitOpError(); });
   }

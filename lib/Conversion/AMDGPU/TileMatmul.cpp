@@ -53,6 +53,22 @@ struct TileOperands {
   /// Grouped matmuls: the group index selecting A's or B's matrix in a
   /// [G, rows, K] operand (empty for [rows, K] operands).
   SmallVector<Value, 1> aGroup, bGroup;
+  /// FP8 outputs: the scales and the rule that quantizes them.
+  Value outScales;
+  ScaleEncodingAttr outEncoding;
+  ScaleRounding outRounding = ScaleRounding::None;
+  float outMinAmax = 0;
+
+  /// The wave's store of its accumulators `acc` at (row, col).
+  void createStore(OpBuilder &b, Location loc, ValueRange acc, Value row,
+                   Value col, ConfigAttr config) const {
+    MLIRContext *ctx = b.getContext();
+    WaveStoreOp::create(
+        b, loc, acc, init, row, col, bias, aux, rowGroups, validRows,
+        outScales, accumulate, activation, config, outEncoding,
+        outScales ? ScaleRoundingAttr::get(ctx, outRounding) : nullptr,
+        outScales ? b.getF32FloatAttr(outMinAmax) : nullptr);
+  }
 };
 } // namespace
 
@@ -103,6 +119,17 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
                                  {aType.getElementType(), bElement, mx},
                                  [&]() { return op.emitOpError(); })))
     return failure();
+  if constexpr (std::is_same_v<OpTy, MatmulOp>) {
+    if (ScaleEncodingAttr out = op.getOutEncodingAttr()) {
+      int64_t blockN = out.getBlockExtent(p.m, p.n).second;
+      if (!config.keepsOutputBlocksInWaves(p.n, blockN))
+        return fail("the FP8 output's blocks of ")
+               << blockN << " columns must lie within one wave's sub-tile ("
+               << config.getWaveTileN()
+               << " columns) and span whole MFMA tiles; use waves = [W, 1] "
+                  "or a wider tile N";
+    }
+  }
   if (config.getStages() > 2)
     return fail("stages = ") << config.getStages()
                              << " is not implemented; use 1 (one LDS "
@@ -186,9 +213,8 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
           ValueRange{tileCol, kBlock}, config);
       scf::YieldOp::create(b, loc, mma.getResults());
     }
-    WaveStoreOp::create(b, loc, tiles.getResults(), ops.init, subTileRow,
-                        subTileCol, ops.bias, ops.aux, ops.rowGroups, ops.validRows,
-                        ops.accumulate, ops.activation, config);
+    ops.createStore(b, loc, tiles.getResults(), subTileRow, subTileCol,
+                    config);
     return;
   }
   int64_t tilesPerBlock =
@@ -258,9 +284,8 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       scf::YieldOp::create(b, loc, ifOp.getResults());
     }
   }
-  WaveStoreOp::create(b, loc, tiles.getResults().take_front(count), ops.init,
-                      subTileRow, subTileCol, ops.bias, ops.aux, ops.rowGroups,
-                      ops.validRows, ops.accumulate, ops.activation, config);
+  ops.createStore(b, loc, tiles.getResults().take_front(count), subTileRow,
+                  subTileCol, config);
 }
 
 
@@ -280,6 +305,12 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
                         op.getBScales(), op.getInit(), op.getAEncoding(),
                         op.getBEncoding(), op.getAccumulate(), op.getBias(),
                         op.getAux(), op.getActivation()};
+  if (Value outScales = op.getOutScales()) {
+    operands.outScales = outScales;
+    operands.outEncoding = op.getOutEncodingAttr();
+    operands.outRounding = op.getEffectiveOutRounding();
+    operands.outMinAmax = op.getEffectiveOutMinAmax();
+  }
   buildTile(b, loc, chip, config, p, operands,
             locateTile(im, launch, config, chip));
   gpu::TerminatorOp::create(b, loc);

@@ -113,3 +113,19 @@ func.func @epilogue(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
              outs(%d : memref<32x32xf32>, aux %aux : memref<32x32xbf16>)
   return
 }
+
+// -----
+
+// An FP8 output: the wave_store carries the scales and the rule in force
+// (the encoding's defaults resolved: `none`, min_amax 1e-4).
+// CHECK-LABEL: func.func @fp8_output
+// CHECK:       qmm.wave_store %{{.*}} into %arg4[%{{.*}}, %{{.*}}] out_scales(%arg5 : memref<32x1xf32>) #qmm.scale<block 1x128> rounding none min_amax 9.99999974E-5 config(
+func.func @fp8_output(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                      %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                      %d: memref<32x32xf8E4M3FNUZ>, %s: memref<32x1xf32>) {
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x32xf8E4M3FNUZ>) out_scales(%s : memref<32x1xf32>) #qmm.scale<block 1x128>
+  return
+}

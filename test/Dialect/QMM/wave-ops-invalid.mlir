@@ -72,11 +72,11 @@ func.func @scale_type(%s: memref<1x1xf32>, %t: memref<1xf32>, %i: index, %acc: v
 
 // -----
 
-func.func @output_type(%d: memref<16x16xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
-  // expected-error @+1 {{'qmm.wave_store' op output must be a rank-2 memref of f32, bf16 or f16, got 'memref<16x16xf8E4M3FNUZ>'}}
+func.func @output_type(%d: memref<16x16xf4E2M1FN>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op output must be a rank-2 memref of f32, bf16, f16 or FP8, got 'memref<16x16xf4E2M1FN>'}}
   qmm.wave_store %acc into %d[%i, %i]
     config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
-    : memref<16x16xf8E4M3FNUZ>, vector<4xf32>
+    : memref<16x16xf4E2M1FN>, vector<4xf32>
   return
 }
 
@@ -150,5 +150,37 @@ func.func @store_aux_type(%d: memref<16x16xf32>, %aux: memref<16x16xi8>, %i: ind
   qmm.wave_store %acc into %d[%i, %i] activation gelu_erf aux(%aux : memref<16x16xi8>)
     config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
     : memref<16x16xf32>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_fp8_without_scales(%d: memref<16x16xf8E4M3FNUZ>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op an FP8 output and out_scales (with encoding, rounding and min_amax) go together}}
+  qmm.wave_store %acc into %d[%i, %i]
+    config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<16x16xf8E4M3FNUZ>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_fp8_split_block(%d: memref<16x64xf8E4M3FNUZ>, %s: memref<16x1xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op output blocks of 64 columns must lie within one wave's sub-tile of 16 columns and span whole MFMA tiles}}
+  qmm.wave_store %acc into %d[%i, %i]
+    out_scales(%s : memref<16x1xf32>) #qmm.scale<block 1x64> rounding none min_amax 1.0e-4
+    config(#qmm.config<tile = [16, 64, 64], waves = [1, 4], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<16x64xf8E4M3FNUZ>, vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_fp8_accumulate(%d: memref<16x16xf8E4M3FNUZ>, %s: memref<16x1xf32>, %i: index, %acc: vector<4xf32>) {
+  // expected-error @+1 {{'qmm.wave_store' op an FP8 output is not accumulated into and not grouped}}
+  qmm.wave_store %acc into %d[%i, %i] accumulate
+    out_scales(%s : memref<16x1xf32>) #qmm.scale<block 1x128> rounding none min_amax 1.0e-4
+    config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+    : memref<16x16xf8E4M3FNUZ>, vector<4xf32>
   return
 }

@@ -115,4 +115,5 @@ def main():
     print(f"numpy: calc_diff vs unquantized {diff:.3e}")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -113,10 +113,11 @@ LogicalResult verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                                   OperandTypes operands,
                                   function_ref<InFlightDiagnostic()> emitError);
 
-/// The documented heuristic of qmm-select-config (see Passes.td).
+/// The documented heuristic of qmm-select-config (see Passes.td);
+/// `outputBlockN` is the block width of an FP8 output's scales (0: none).
 ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip, int64_t m,
                         int64_t n, int64_t k, OperandTypes operands,
-                        int64_t scaleBlockK);
+                        int64_t scaleBlockK, int64_t outputBlockN = 0);
 
 } // namespace qmm
 } // namespace mlir

@@ -1,5 +1,6 @@
 //===- QMMWaveOps.cpp - wave-level ops of the AMD pipeline ----------------===//
 
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -127,11 +128,36 @@ LogicalResult WaveScaleAccumulateOp::verify() {
 LogicalResult WaveStoreOp::verify() {
   MemRefType type = getOut().getType();
   Type element = type.getElementType();
+  bool fp8 = isQuantizedElementType(element) &&
+             element.getIntOrFloatBitWidth() == 8;
   if (type.getRank() != 2 ||
-      !(element.isF32() || element.isBF16() || element.isF16()))
-    return emitOpError("output must be a rank-2 memref of f32, bf16 or f16, "
-                       "got ")
+      !(element.isF32() || element.isBF16() || element.isF16() || fp8))
+    return emitOpError("output must be a rank-2 memref of f32, bf16, f16 or "
+                       "FP8, got ")
            << type;
+  bool hasScaleRule = getOutEncoding() && getOutRounding() && getOutMinAmax();
+  if (fp8 != bool(getOutScales()) || (fp8 && !hasScaleRule))
+    return emitOpError("an FP8 output and out_scales (with encoding, rounding "
+                       "and min_amax) go together");
+  if (fp8) {
+    if (getAccumulate() || getRowGroups() || getValidRows())
+      return emitOpError("an FP8 output is not accumulated into and not "
+                         "grouped");
+    ScaleEncodingAttr encoding = *getOutEncoding();
+    bool perToken = encoding.getKind() == ScaleKind::Block &&
+                    encoding.getBlockShape()[0] == 1;
+    if (!(perToken || encoding.isMX()) || encoding.isMNMajor())
+      return emitOpError("output scales must be per token (block 1xC) or mx, "
+                         "got ")
+             << encoding;
+    int64_t n = type.getDimSize(1);
+    int64_t blockN = encoding.getBlockExtent(type.getDimSize(0), n).second;
+    if (!getConfig().keepsOutputBlocksInWaves(n, blockN))
+      return emitOpError("output blocks of ")
+             << blockN << " columns must lie within one wave's sub-tile of "
+             << getConfig().getWaveTileN()
+             << " columns and span whole MFMA tiles";
+  }
   if (Value bias = getBias()) {
     auto biasType = cast<MemRefType>(bias.getType());
     if (biasType.getRank() != 1 || !(biasType.getElementType().isF32() ||

@@ -182,6 +182,14 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     Grouped matmuls: rows whose entry in `row_groups` (i32, one per output
     row) is negative, and rows from `valid_rows` on, are not written.
 
+    FP8 outputs (`out` of f8E4M3FN, f8E5M2, f8E4M3FNUZ or f8E5M2FNUZ): the
+    epilogue's f32 values are quantized by qmm.quantize's rule with
+    `out_encoding` (per token, `block 1xC`, or `mx`), `rounding` and
+    `min_amax`, and each block's scale is written to `out_scales`
+    ([M, ceil(N / C)]). A block's amax is reduced across the lanes that
+    hold its row, so each block of C columns must lie within one wave's
+    sub-tile (see ConfigAttr::keepsOutputBlocksInWaves).
+
     ```mlir
     qmm.wave_store %acc#0, %acc#1 into %d[%row, %col]
       config(#qmm.config<...>) : memref<1000x1000xbf16>, vector<16xf32>, vector<16xf32>
@@ -196,9 +204,13 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     Arg<Optional<AnyMemRef>, "pre-activation output", [MemWrite]>:$aux,
     Arg<Optional<AnyMemRef>, "group index per output row", [MemRead]>:$row_groups,
     Optional<Index>:$valid_rows,
+    Arg<Optional<AnyMemRef>, "scales of an FP8 output", [MemWrite]>:$out_scales,
     UnitAttr:$accumulate,
     DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
-    QMM_ConfigAttr:$config
+    QMM_ConfigAttr:$config,
+    OptionalAttr<QMM_ScaleEncodingAttr>:$out_encoding,
+    OptionalAttr<QMM_ScaleRoundingAttr>:$out_rounding,
+    OptionalAttr<F32Attr>:$out_min_amax
   );
   let assemblyFormat = [{
     $acc `into` $out `[` $row `,` $col `]` (`accumulate` $accumulate^)?
@@ -207,6 +219,9 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     (`aux` `(` $aux^ `:` type($aux) `)`)?
     (`row_groups` `(` $row_groups^ `:` type($row_groups) `)`)?
     (`valid_rows` `(` $valid_rows^ `)`)?
+    (`out_scales` `(` $out_scales^ `:` type($out_scales) `)`
+       qualified($out_encoding) `rounding` custom<EnumKeyword>($out_rounding)
+       `min_amax` $out_min_amax)?
     `config` `(` qualified($config) `)` attr-dict `:` type($out) `,` type($acc)
   }];
   let hasVerifier = 1;
