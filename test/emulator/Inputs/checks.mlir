@@ -180,5 +180,86 @@ gpu.func @transfer(%a: memref<64xf32>, %out: memref<256xf32>) kernel {
   vector.transfer_write %v, %out[%at] {in_bounds = [true]} : vector<4xf32>, memref<256xf32>
   gpu.return
 }
+
+// gpu.shuffle in its four modes: out[64 j + l] for xor 5, idx 7, up 1,
+// down 4 within 32 lanes, of the value 3 l (out-of-range sources keep the
+// lane's own value); out[256 + 64 j + l] is the valid flag.
+gpu.func @shuffles(%out: memref<512xi32>) kernel {
+  %lane = gpu.lane_id
+  %l = arith.index_cast %lane : index to i32
+  %c3 = arith.constant 3 : i32
+  %v = arith.muli %l, %c3 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c5 = arith.constant 5 : i32
+  %c7 = arith.constant 7 : i32
+  %c32 = arith.constant 32 : i32
+  %c64 = arith.constant 64 : i32
+  %x, %xv = gpu.shuffle xor %v, %c5, %c64 : i32
+  %i, %iv = gpu.shuffle idx %v, %c7, %c64 : i32
+  %u, %uv = gpu.shuffle up %v, %c1, %c64 : i32
+  %d, %dv = gpu.shuffle down %v, %c4, %c32 : i32
+  %o64 = arith.constant 64 : index
+  %o128 = arith.constant 128 : index
+  %o192 = arith.constant 192 : index
+  %o256 = arith.constant 256 : index
+  %at1 = arith.addi %lane, %o64 : index
+  %at2 = arith.addi %lane, %o128 : index
+  %at3 = arith.addi %lane, %o192 : index
+  memref.store %x, %out[%lane] : memref<512xi32>
+  memref.store %i, %out[%at1] : memref<512xi32>
+  memref.store %u, %out[%at2] : memref<512xi32>
+  memref.store %d, %out[%at3] : memref<512xi32>
+  %valids = arith.constant 0 : index
+  %xi = arith.extui %xv : i1 to i32
+  %ii = arith.extui %iv : i1 to i32
+  %ui = arith.extui %uv : i1 to i32
+  %di = arith.extui %dv : i1 to i32
+  %v0 = arith.addi %lane, %o256 : index
+  %v1 = arith.addi %v0, %o64 : index
+  %v2 = arith.addi %v0, %o128 : index
+  %v3 = arith.addi %v0, %o192 : index
+  memref.store %xi, %out[%v0] : memref<512xi32>
+  memref.store %ii, %out[%v1] : memref<512xi32>
+  memref.store %ui, %out[%v2] : memref<512xi32>
+  memref.store %di, %out[%v3] : memref<512xi32>
+  gpu.return
+}
+
+// Bit counts of the lane's pattern l * 37 (an i32):
+// out[l] = ctlz + 100 cttz + 10000 ctpop.
+gpu.func @bit_counts(%out: memref<64xi32>) kernel {
+  %lane = gpu.lane_id
+  %l = arith.index_cast %lane : index to i32
+  %c37 = arith.constant 37 : i32
+  %x = arith.muli %l, %c37 : i32
+  %lz = math.ctlz %x : i32
+  %tz = math.cttz %x : i32
+  %pop = math.ctpop %x : i32
+  %c100 = arith.constant 100 : i32
+  %c10000 = arith.constant 10000 : i32
+  %t = arith.muli %tz, %c100 : i32
+  %p = arith.muli %pop, %c10000 : i32
+  %s = arith.addi %lz, %t : i32
+  %r = arith.addi %s, %p : i32
+  memref.store %r, %out[%lane] : memref<64xi32>
+  gpu.return
+}
+
+// A shuffle from a lane that is not executing: the hardware would read a
+// stale register; the emulator reports it.
+gpu.func @shuffle_inactive(%out: memref<64xf32>) kernel {
+  %lane = gpu.lane_id
+  %c32 = arith.constant 32 : index
+  %low = arith.cmpi ult, %lane, %c32 : index
+  scf.if %low {
+    %one = arith.constant 1.0 : f32
+    %o = arith.constant 32 : i32
+    %w = arith.constant 64 : i32
+    %r, %valid = gpu.shuffle xor %one, %o, %w : f32
+    memref.store %r, %out[%lane] : memref<64xf32>
+  }
+  gpu.return
+}
 }
 }
