@@ -155,25 +155,30 @@ OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
           spec.b.encoding.getScaleType())};
   if (spec.biasType)
     argTypes.push_back(RankedTensorType::get({numGroups, spec.n}, spec.biasType));
-  argTypes.append({
-      RankedTensorType::get({masked ? numGroups : spec.m}, b.getI32Type()),
-      RankedTensorType::get(withGroups({spec.m, spec.n}, masked),
-                            spec.outputType)});
+  SmallVector<int64_t> outShape = withGroups({spec.m, spec.n}, masked);
+  argTypes.append(
+      {RankedTensorType::get({masked ? numGroups : spec.m}, b.getI32Type()),
+       RankedTensorType::get(outShape, spec.outputType)});
+  SmallVector<Type> resultTypes = {argTypes.back()};
+  if (spec.auxType) {
+    argTypes.push_back(RankedTensorType::get(outShape, spec.auxType));
+    resultTypes.push_back(argTypes.back());
+  }
   auto func = func::FuncOp::create(
-      b, loc, spec.functionName,
-      b.getFunctionType(argTypes, {argTypes.back()}));
+      b, loc, spec.functionName, b.getFunctionType(argTypes, resultTypes));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
   Value bias = spec.biasType ? body->getArgument(4) : Value();
   unsigned next = spec.biasType ? 5 : 4;
+  Value aux = spec.auxType ? body->getArgument(next + 2) : Value();
   auto grouped = GroupedMatmulOp::create(
-      b, loc, argTypes.back(), body->getArgument(0), body->getArgument(1),
+      b, loc, resultTypes, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), body->getArgument(3), bias,
-      body->getArgument(next), body->getArgument(next + 1),
+      body->getArgument(next), body->getArgument(next + 1), aux,
       GroupedLayoutAttr::get(ctx, layout), spec.a.encoding, spec.b.encoding,
       spec.accumulate ? b.getUnitAttr() : nullptr,
       ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr);
-  func::ReturnOp::create(b, loc, grouped.getResult());
+  func::ReturnOp::create(b, loc, grouped.getResults());
   return module;
 }
 

@@ -49,8 +49,6 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   int64_t alignment = getGroupedMatmulMAlignment();
   if (spec.b.layout != OperandLayout::NK)
     fail("--groups: B is [G, N, K]; --b-layout kn is not supported");
-  if (spec.auxType)
-    fail("--groups: --aux is not supported on grouped GEMMs");
   if (!masked && spec.m % alignment != 0)
     fail("--groups (contiguous): M = " + std::to_string(spec.m) +
          " must be a multiple of the M alignment " +
@@ -146,14 +144,31 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   if (bias)
     args.push_back(&*bias);
   args.append({&groupInfo, &init});
-  RunResult result = orFail(device->run(
-      *module, spec.functionName, args,
-      {{getTypeName(spec.outputType), init.shape}}, run.iterations));
+  std::vector<TensorSpec> resultSpecs = {
+      {getTypeName(spec.outputType), init.shape}};
+  // The pre-activation output starts as -7 everywhere, so that rows the
+  // kernel must not write are seen to be untouched.
+  std::optional<HostTensor> auxInit;
+  if (spec.auxType) {
+    std::string auxName = getTypeName(spec.auxType);
+    auxInit = HostTensor(auxName, init.shape);
+    uint32_t minusSeven = auxName == "f32"    ? 0xC0E00000u
+                          : auxName == "bf16" ? 0xC0E0u
+                                              : 0xC700u; // f16
+    for (int64_t i = 0; i < auxInit->getNumElements(); ++i)
+      auxInit->setBits(i, minusSeven);
+    args.push_back(&*auxInit);
+    resultSpecs.push_back({auxName, init.shape});
+  }
+  RunResult result = orFail(device->run(*module, spec.functionName, args,
+                                        resultSpecs, run.iterations));
   const HostTensor &d = result.results.front();
+  const HostTensor *aux = spec.auxType ? &result.results[1] : nullptr;
 
   // Row r of group g: the f64 reference of that row alone.
   std::string outName = getTypeName(spec.outputType);
   std::vector<double> output, exactRef, exactMag, qualityRef, qualityMag;
+  std::vector<double> auxOutput, auxRef, auxMag;
   int64_t untouchedDiffer = 0, untouched = 0, computed = 0;
   std::vector<std::vector<double>> dqA, hpA, dqB, hpB;
   for (OperandData &part : aParts) {
@@ -171,9 +186,14 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     int64_t local = masked ? row % spec.m : row;
     bool valid = masked ? local < info[g] : g >= 0;
     if (!valid) {
-      for (int64_t n = 0; n < spec.n; ++n, ++untouched)
-        untouchedDiffer +=
-            d.getBits(row * spec.n + n) != init.getBits(row * spec.n + n);
+      for (int64_t n = 0; n < spec.n; ++n, ++untouched) {
+        int64_t i = row * spec.n + n;
+        untouchedDiffer += d.getBits(i) != init.getBits(i);
+        if (aux) {
+          untouchedDiffer += aux->getBits(i) != auxInit->getBits(i);
+          ++untouched;
+        }
+      }
       continue;
     }
     ++computed;
@@ -185,21 +205,35 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     auto rowOf = [&](const std::vector<double> &matrix) {
       return llvm::ArrayRef<double>(matrix).slice(local * spec.k, spec.k);
     };
-    // The epilogue: group g's bias, then the activation.
-    auto epilogue = [&](Reference product) {
+    // The epilogue: group g's bias (the pre-activation), then the
+    // activation.
+    auto preActivation = [&](Reference product) {
       if (bias) {
         std::vector<double> groupBias;
         for (int64_t n = 0; n < spec.n; ++n)
           groupBias.push_back(bias->getValue(g * spec.n + n));
         product = addBias(product, groupBias, spec.n);
       }
+      return product;
+    };
+    auto epilogue = [&](Reference product) {
+      product = preActivation(product);
       if (spec.activation != Activation::None)
         product = applyActivation(
             product, stringifyActivation(spec.activation).str(), spec.k);
       return product;
     };
-    Reference exactRow = epilogue(
-        referenceGemm(rowOf(dqA[aPart]), dqB[g], c, 1, spec.n, spec.k));
+    Reference exactProduct =
+        referenceGemm(rowOf(dqA[aPart]), dqB[g], c, 1, spec.n, spec.k);
+    if (aux) {
+      Reference pre = preActivation(exactProduct);
+      for (int64_t n = 0; n < spec.n; ++n) {
+        auxOutput.push_back(aux->getValue(row * spec.n + n));
+        auxRef.push_back(pre.values[n]);
+        auxMag.push_back(pre.magnitudes[n]);
+      }
+    }
+    Reference exactRow = epilogue(exactProduct);
     Reference qualityRow = epilogue(
         referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1, spec.n, spec.k));
     for (int64_t n = 0; n < spec.n; ++n) {
@@ -214,6 +248,14 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   exact.metrics =
       compare(output, {exactRef, exactMag}, outName, /*checkUlps=*/true, spec.k);
   judgeExactTier(exact, outName);
+  Tier auxExact{"aux (pre-activation) exact tier"};
+  auxExact.pass = true;
+  if (aux) {
+    std::string auxName = getTypeName(spec.auxType);
+    auxExact.metrics = compare(auxOutput, {auxRef, auxMag}, auxName,
+                               /*checkUlps=*/true, spec.k);
+    judgeExactTier(auxExact, auxName);
+  }
   Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
   double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
                                               getTypeName(spec.b.elementType));
@@ -223,7 +265,7 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   quality.pass = quality.metrics.calcDiff < threshold &&
                  quality.metrics.nanMismatches == 0;
   bool untouchedPass = untouchedDiffer == 0;
-  bool pass = exact.pass && quality.pass && untouchedPass;
+  bool pass = exact.pass && auxExact.pass && quality.pass && untouchedPass;
 
   llvm::outs() << "fp8-run: " << spec.describe() << "\n";
   llvm::outs() << "  grouped " << stringifyGroupedLayout(layout) << ", "
@@ -244,12 +286,14 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
                << "), device " << device->getName() << ", seed " << seed
                << "\n";
   printTier(exact);
+  if (aux)
+    printTier(auxExact);
   printTier(quality);
   llvm::outs() << llvm::formatv(
-      "  rows not computed ({0}): {1} of {2} values differ from init  "
+      "  rows not computed ({0}): {1} of {2} values differ from init{4}  "
       "[untouched]  {3}\n",
       masked ? "past the counts" : "padding", untouchedDiffer, untouched,
-      untouchedPass ? "PASS" : "FAIL");
+      untouchedPass ? "PASS" : "FAIL", aux ? " (output and aux)" : "");
   llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
   return pass ? 0 : 1;
 }

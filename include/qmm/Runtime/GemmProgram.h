@@ -73,8 +73,8 @@ struct GemmSpec {
 /// returned.
 OwningOpRef<ModuleOp> buildGemmModule(MLIRContext *ctx, const GemmSpec &spec);
 
-/// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales, %groups, %init)
-/// -> D` around one qmm.grouped_matmul with `numGroups` groups: A is
+/// Builds `func.func @<name>(%a, %a_scales, %b, %b_scales[, %bias], %groups,
+/// %init[, %aux]) -> D[, aux]` around one qmm.grouped_matmul with `numGroups` groups: A is
 /// [M, K] (contiguous) or [G, M, K] (masked), B [G, N, K], scales per group
 /// with a leading G. Verified before it is returned.
 OwningOpRef<ModuleOp> buildGroupedGemmModule(MLIRContext *ctx,

@@ -400,11 +400,14 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
     operands.aGroup = {group};
     operands.aScales = selectGroup(b, loc, op.getAScales(), group);
     operands.init = selectGroup(b, loc, op.getInit(), group);
+    if (Value aux = op.getAux())
+      operands.aux = selectGroup(b, loc, aux, group);
     operands.validRows = loadIndex(group);
   } else {
     operands.a = op.getA();
     operands.aScales = op.getAScales();
     operands.init = op.getInit();
+    operands.aux = op.getAux();
     operands.rowGroups = op.getGroups();
   }
   buildTile(b, loc, chip, config, p, operands, at);

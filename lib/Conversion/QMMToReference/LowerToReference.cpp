@@ -446,9 +446,14 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
   unsigned rowDim = masked ? 1 : 0;
   AffineMap groupsOfOut = AffineMap::get(
       rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
-  Value result = rb.generic(
-      {acc, op.getGroups()}, {op.getInit()},
-      {identityOut, groupsOfOut, identityOut},
+  SmallVector<Value> outputs = {op.getInit()};
+  SmallVector<AffineMap> maps = {identityOut, groupsOfOut, identityOut};
+  if (Value aux = op.getAux()) {
+    outputs.push_back(aux);
+    maps.push_back(identityOut);
+  }
+  SmallVector<Value> results = rb.generic(
+      {acc, op.getGroups()}, outputs, maps,
       SmallVector<utils::IteratorType>(rank, parallel),
       [&](OpBuilder &b, Location loc, ValueRange args) {
         Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(),
@@ -482,14 +487,21 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
                         .getResult();
           value = arith::AddFOp::create(b, loc, value, toF32(b, loc, element));
         }
-        value = createActivation(b, loc, value, op.getActivation());
-        linalg::YieldOp::create(
-            b, loc,
-            ValueRange{arith::SelectOp::create(
-                b, loc, valid, roundF32To(b, loc, value, outType), args[2])});
-      })[0];
+        SmallVector<Value> yielded = {arith::SelectOp::create(
+            b, loc, valid,
+            roundF32To(b, loc,
+                       createActivation(b, loc, value, op.getActivation()),
+                       outType),
+            args[2])};
+        if (Value aux = op.getAux())
+          yielded.push_back(arith::SelectOp::create(
+              b, loc, valid,
+              roundF32To(b, loc, value, getElementTypeOrSelf(aux.getType())),
+              args[3]));
+        linalg::YieldOp::create(b, loc, yielded);
+      });
   rb.freeTemporaries();
-  replaceWithResults(rewriter, op, result, onTensors);
+  replaceWithResults(rewriter, op, results, onTensors);
   return success();
 }
 

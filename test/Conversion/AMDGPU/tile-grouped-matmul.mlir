@@ -71,3 +71,23 @@ func.func @epilogue(%a: memref<256x128xf8E4M3FNUZ>, %as: memref<256x1xf32>,
     outs(%d : memref<256x64xbf16>)
   return
 }
+
+// -----
+
+// The pre-activation output of a masked grouped matmul: the group's view
+// of aux, like D's.
+// CHECK-LABEL: func.func @masked_aux
+// CHECK:       gpu.launch blocks(%{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %[[BZ:[a-z0-9]+]]) in
+// CHECK:           %[[D:.*]] = memref.subview %arg5[%[[BZ]], 0, 0] [1, 40, 64]
+// CHECK:           %[[AUX:.*]] = memref.subview %arg6[%[[BZ]], 0, 0] [1, 40, 64]
+// CHECK:           qmm.wave_store {{.*}} into %[[D]][{{.*}}] activation gelu_erf aux(%[[AUX]] : memref<40x64xbf16, strided<[64, 1], offset: ?>>) valid_rows(%{{.*}}) config(
+func.func @masked_aux(%a: memref<3x40x128xf8E4M3FNUZ>, %as: memref<3x40x1xf32>,
+                      %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                      %c: memref<3xi32>, %d: memref<3x40x64xf32>, %aux: memref<3x40x64xbf16>) {
+  qmm.grouped_matmul masked a(%a, %as : memref<3x40x128xf8E4M3FNUZ>, memref<3x40x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%c : memref<3xi32>) activation gelu_erf
+    config #qmm.config<tile = [32, 64, 128], waves = [1, 2], mfma = fp8 [16, 16, 32], stages = 1>
+    outs(%d : memref<3x40x64xf32>, aux %aux : memref<3x40x64xbf16>)
+  return
+}

@@ -87,3 +87,42 @@ func.func @bias_shape(%a: tensor<64x128xf8E4M3FN>, %s: tensor<1x1xf32>, %b: tens
          outs(%d : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0 : tensor<64x32xf32>
 }
+
+// -----
+
+func.func @aux_without_activation(%a: tensor<64x128xf8E4M3FN>, %s: tensor<1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>,
+                                  %sb: tensor<2x1x1xf32>, %g: tensor<64xi32>,
+                                  %d: tensor<64x32xf32>, %aux: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  // expected-error @+1 {{'qmm.grouped_matmul' op aux (the pre-activation output) needs an activation}}
+  %0:2 = qmm.grouped_matmul contiguous a(%a, %s : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+           b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+           groups(%g : tensor<64xi32>)
+           outs(%d : tensor<64x32xf32>, aux %aux : tensor<64x32xf32>) -> tensor<64x32xf32>, tensor<64x32xf32>
+  return %0#0, %0#1 : tensor<64x32xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+func.func @aux_shape(%a: tensor<2x64x128xf8E4M3FN>, %s: tensor<2x1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>,
+                     %sb: tensor<2x1x1xf32>, %g: tensor<2xi32>,
+                     %d: tensor<2x64x32xf32>, %aux: tensor<64x32xf32>) -> (tensor<2x64x32xf32>, tensor<64x32xf32>) {
+  // expected-error @+1 {{'qmm.grouped_matmul' op aux must have init's shape [2, 64, 32], got [64, 32]}}
+  %0:2 = qmm.grouped_matmul masked a(%a, %s : tensor<2x64x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+           b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+           groups(%g : tensor<2xi32>) activation gelu_erf
+           outs(%d : tensor<2x64x32xf32>, aux %aux : tensor<64x32xf32>) -> tensor<2x64x32xf32>, tensor<64x32xf32>
+  return %0#0, %0#1 : tensor<2x64x32xf32>, tensor<64x32xf32>
+}
+
+// -----
+
+func.func @aux_type(%a: tensor<64x128xf8E4M3FN>, %s: tensor<1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>,
+                    %sb: tensor<2x1x1xf32>, %g: tensor<64xi32>,
+                    %d: tensor<64x32xf32>, %aux: tensor<64x32xf8E4M3FN>) -> (tensor<64x32xf32>, tensor<64x32xf8E4M3FN>) {
+  // expected-error @+1 {{'qmm.grouped_matmul' op aux element type must be f32, bf16 or f16, got 'f8E4M3FN'}}
+  %0:2 = qmm.grouped_matmul contiguous a(%a, %s : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+           b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+           groups(%g : tensor<64xi32>) activation gelu_erf
+           outs(%d : tensor<64x32xf32>, aux %aux : tensor<64x32xf8E4M3FN>) -> tensor<64x32xf32>, tensor<64x32xf8E4M3FN>
+  return %0#0, %0#1 : tensor<64x32xf32>, tensor<64x32xf8E4M3FN>
+}

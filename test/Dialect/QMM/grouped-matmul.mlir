@@ -48,3 +48,24 @@ func.func @epilogue(%a: tensor<256x128xf8E4M3FN>, %sa: tensor<1x1xf32>,
          outs(%d : tensor<256x64xbf16>) -> tensor<256x64xbf16>
   return %0 : tensor<256x64xbf16>
 }
+
+// The pre-activation output of a masked grouped GEMM: shaped like init, a
+// second result; bufferized, both destinations are written in place.
+// CHECK-LABEL: func.func @masked_aux
+// CHECK: %[[R:.*]]:2 = qmm.grouped_matmul masked {{.*}} activation gelu_tanh outs(%arg5 : tensor<4x32x64xbf16>, aux %arg6 : tensor<4x32x64xf32>) -> tensor<4x32x64xbf16>, tensor<4x32x64xf32>
+// CHECK: return %[[R]]#0, %[[R]]#1
+// BUF-LABEL: func.func @masked_aux
+// BUF: qmm.grouped_matmul masked {{.*}} outs(%arg5 : memref<4x32x64xbf16{{.*}}>, aux %arg6 : memref<4x32x64xf32{{.*}}>){{$}}
+// BUF: return %arg5, %arg6
+func.func @masked_aux(%a: tensor<4x32x128xf8E4M3FN>, %sa: tensor<4x1x1xf32>,
+                      %b: tensor<4x64x128xf8E4M3FN>, %sb: tensor<4x1x1xf32>,
+                      %counts: tensor<4xi32>, %d: tensor<4x32x64xbf16>,
+                      %aux: tensor<4x32x64xf32>) -> (tensor<4x32x64xbf16>, tensor<4x32x64xf32>) {
+  %0:2 = qmm.grouped_matmul masked
+           a(%a, %sa : tensor<4x32x128xf8E4M3FN>, tensor<4x1x1xf32>) #qmm.scale<per_tensor>
+           b(%b, %sb : tensor<4x64x128xf8E4M3FN>, tensor<4x1x1xf32>) #qmm.scale<per_tensor>
+           groups(%counts : tensor<4xi32>) activation gelu_tanh
+           outs(%d : tensor<4x32x64xbf16>, aux %aux : tensor<4x32x64xf32>)
+           -> tensor<4x32x64xbf16>, tensor<4x32x64xf32>
+  return %0#0, %0#1 : tensor<4x32x64xbf16>, tensor<4x32x64xf32>
+}

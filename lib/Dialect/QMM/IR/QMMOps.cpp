@@ -510,14 +510,34 @@ LogicalResult GroupedMatmulOp::verify() {
       shapesDisagree(initType.getShape(), expectedOut))
     return emitOpError() << "init must have shape " << formatShape(expectedOut)
                          << ", got " << formatShape(initType.getShape());
+  if (Value aux = getAux()) {
+    auto auxType = cast<ShapedType>(aux.getType());
+    if (getActivation() == Activation::None)
+      return emitOpError("aux (the pre-activation output) needs an "
+                         "activation");
+    if (!isHighPrecisionType(auxType.getElementType()))
+      return emitOpError() << "aux element type must be f32, bf16 or f16, "
+                              "got "
+                           << auxType.getElementType();
+    if (auxType.getRank() != initType.getRank() ||
+        shapesDisagree(auxType.getShape(), initType.getShape()))
+      return emitOpError() << "aux must have init's shape "
+                           << formatShape(initType.getShape()) << ", got "
+                           << formatShape(auxType.getShape());
+  }
   return success();
 }
 
 void GroupedMatmulOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  getBufferEffects(getOperation()->getOpOperands().drop_back(1),
-                   getDpsInitsMutable(), /*writtenIsRead=*/true, effects);
+  MutableArrayRef<OpOperand> operands = getOperation()->getOpOperands();
+  unsigned inits = getNumDpsInits();
+  // Rows that are not written keep their values: both destinations are
+  // read as well as written.
+  getBufferEffects(operands.drop_back(inits),
+                   operands.drop_front(operands.size() - inits),
+                   /*writtenIsRead=*/true, effects);
 }
 
 //===----------------------------------------------------------------------===//

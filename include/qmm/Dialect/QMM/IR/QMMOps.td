@@ -178,6 +178,7 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
 //===----------------------------------------------------------------------===//
 
 def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
+    AttrSizedOperandSegments,
     DestinationStyleOpInterface,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "grouped (MoE) scaled low-precision matrix multiplication";
@@ -198,7 +199,10 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
       Rows at or past the count are not computed and not written.
 
     Epilogue (as on qmm.matmul): `bias(%b : [G, N] f32 or bf16)`, each
-    group's bias added after C; `activation gelu_tanh | gelu_erf`.
+    group's bias added after C; `activation gelu_tanh | gelu_erf`; with an
+    activation, `aux` (shaped like `init`, f32, bf16 or f16) receives the
+    pre-activation of the rows that are written, and keeps its values in
+    the others.
 
     `b` is [G, N, K]. Scales follow each operand's `#qmm.scale` encoding
     per group matrix: A's scales have the shape the encoding gives for
@@ -221,6 +225,7 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     Optional<QMM_TensorOrMemRef>:$bias,
     QMM_TensorOrMemRef:$groups,
     QMM_TensorOrMemRef:$init,
+    Optional<QMM_TensorOrMemRef>:$aux,
     QMM_GroupedLayoutAttr:$layout,
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
@@ -228,7 +233,8 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
     OptionalAttr<QMM_ConfigAttr>:$config
   );
-  let results = (outs Optional<AnyRankedTensor>:$result);
+  // On tensors: the new values of `init` and, when given, `aux`.
+  let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     custom<EnumKeyword>($layout)
     `a` `(` $a `,` $a_scales `:` type($a) `,` type($a_scales) `)` qualified($a_encoding)
@@ -238,12 +244,18 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`activation` custom<EnumKeyword>($activation)^)?
     (`config` qualified($config)^)?
-    `outs` `(` $init `:` type($init) `)`
-    attr-dict (`->` type($result)^)?
+    `outs` `(` $init `:` type($init) (`,` `aux` $aux^ `:` type($aux))? `)`
+    attr-dict (`->` type($results)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    MutableOperandRange getDpsInitsMutable() {
+      // `init` and `aux` are the last operands.
+      unsigned count = getAux() ? 2 : 1;
+      return MutableOperandRange(getOperation(),
+                                 getOperation()->getNumOperands() - count,
+                                 count);
+    }
     /// Number of groups (B's leading extent).
     int64_t getNumGroups();
     /// Rows, columns and K of one group's product.
