@@ -44,4 +44,9 @@ for chip in gfx942 gfx950; do
   # shellcheck disable=SC2086
   run "$chip masked 8 x 256x512x1024" --chip "$chip" $types --groups 8 \
     --masked --gemm 256x512x1024 --a-scale 1x128 --b-scale 128x128
+  # FP8 output quantized in the epilogue (1x128 per-token scales).
+  out=${types#--a-type }; out=${out%% *}
+  # shellcheck disable=SC2086
+  run "$chip FP8 out 1000x1000x1024" --chip "$chip" $types --gemm 1000x1000x1024 \
+    --a-scale 1x128 --b-scale 128x128 --out-type "$out" --gelu tanh
 done
