@@ -23,7 +23,7 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.qmm_tools_dir, config.llvm_tools_dir]
-tools = ["fp8-opt", "fp8-run", "mlir-runner"]
+tools = ["fp8-opt", "fp8-run", "qmm-compile", "mlir-runner", "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Runtime libraries of mlir-runner (printing from JIT-compiled tests).

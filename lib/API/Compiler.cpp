@@ -1,0 +1,231 @@
+//===- Compiler.cpp - embedding the qmm compiler --------------------------===//
+
+#include "qmm/API/Compiler.h"
+#include "qmm/InitQMM.h"
+#include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Runtime/KernelResources.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::api;
+
+void api::registerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerQMMDialectAndExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+/// Pass and pipeline registration is global: done once.
+static void registerPassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    registerQMMPassesAndPipelines();
+  });
+}
+
+namespace {
+/// Collects the diagnostics emitted while it lives, instead of printing
+/// them, so that they can become an error value.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return success();
+          Location loc = diag.getLocation();
+          if (auto file = dyn_cast<FileLineColLoc>(loc))
+            os << file.getFilename().getValue() << ":" << file.getLine()
+               << ":" << file.getColumn() << ": ";
+          else if (!isa<UnknownLoc>(loc))
+            os << loc << ": ";
+          os << diag.str() << "\n";
+          return success();
+        }) {}
+
+  llvm::Error makeError(const llvm::Twine &what) const {
+    std::string message = what.str();
+    if (!text.empty())
+      message += ":\n" + llvm::StringRef(text).rtrim().str();
+    return llvm::createStringError(message);
+  }
+
+private:
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+static std::string printed(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+/// Where each launch argument comes from in the host function.
+static std::string describeSource(Value value, func::FuncOp func,
+                                  llvm::DenseMap<Operation *, size_t> &allocs) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (arg.getOwner() == &func.getBody().front())
+      return "arg" + std::to_string(arg.getArgNumber());
+  Operation *def = value.getDefiningOp();
+  if (def && isa<memref::AllocOp>(def)) {
+    auto [it, inserted] = allocs.try_emplace(def, allocs.size());
+    return "alloc" + std::to_string(it->second);
+  }
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return std::to_string(*constant);
+  return "?";
+}
+
+llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
+                                             const CompileOptions &options) {
+  const ChipInfo *chip = lookupChip(options.chip);
+  if (!chip)
+    return llvm::createStringError("unknown chip '%s' (expected %s)",
+                                   options.chip.c_str(),
+                                   getSupportedChipNames().c_str());
+  registerPassesOnce();
+  MLIRContext *ctx = module.getContext();
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  {
+    DiagnosticCollector diagnostics(ctx);
+    if (failed(verify(*lowered)))
+      return diagnostics.makeError("the program is not valid");
+    PassManager pm(ctx);
+    AMDGPUPipelineOptions pipeline{chip->name.str(), "gpu", options.config};
+    if (failed(buildAMDGPUPipeline(pm, pipeline)))
+      return diagnostics.makeError("cannot build the AMD pipeline");
+    if (failed(pm.run(*lowered)))
+      return diagnostics.makeError("the AMD pipeline failed for " +
+                                   chip->name);
+  }
+
+  CompiledProgram program;
+  program.chip = chip->name.str();
+  llvm::raw_string_ostream(program.gpuIR) << *lowered;
+
+  std::map<std::string, KernelResources> resources;
+  {
+    DiagnosticCollector diagnostics(ctx);
+    llvm::Expected<std::map<std::string, KernelResources>> read =
+        getKernelResources(*lowered, *chip);
+    if (!read)
+      return llvm::joinErrors(diagnostics.makeError("code generation failed"),
+                              read.takeError());
+    resources = std::move(*read);
+  }
+
+  // One code object per gpu.module.
+  llvm::StringMap<std::string> codeObjects;
+  {
+    DiagnosticCollector diagnostics(ctx);
+    OwningOpRef<ModuleOp> binaries = lowered->clone();
+    if (llvm::Error error = runGPUToBinary(*binaries, chip->name, "bin"))
+      return llvm::joinErrors(diagnostics.makeError("code generation failed"),
+                              std::move(error));
+    for (auto binary : binaries->getOps<gpu::BinaryOp>())
+      for (Attribute object : binary.getObjects())
+        codeObjects[binary.getName()] =
+            cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  }
+
+  llvm::StringMap<size_t> kernelIndex;
+  for (auto gpuModule : lowered->getOps<gpu::GPUModuleOp>()) {
+    for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
+      if (!func.isKernel())
+        continue;
+      Kernel kernel;
+      kernel.module = gpuModule.getName().str();
+      kernel.name = func.getName().str();
+      for (Type type : func.getArgumentTypes())
+        kernel.argumentTypes.push_back(printed(type));
+      const KernelResources &r =
+          resources[kernel.module + "::" + kernel.name];
+      kernel.resources = {r.vgprs,   r.agprs,        r.sgprs,
+                          r.vgprSpills, r.sgprSpills, r.ldsBytes,
+                          r.scratchBytes, r.occupancy};
+      const std::string &object = codeObjects[kernel.module];
+      if (object.empty())
+        return llvm::createStringError("no code object for @%s",
+                                       kernel.module.c_str());
+      kernel.codeObject.assign(object.begin(), object.end());
+      kernelIndex[kernel.module + "::" + kernel.name] =
+          program.kernels.size();
+      program.kernels.push_back(std::move(kernel));
+    }
+  }
+
+  for (auto func : lowered->getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    HostFunction host;
+    host.name = func.getName().str();
+    for (Type type : func.getArgumentTypes())
+      host.argumentTypes.push_back(printed(type));
+    for (Type type : func.getResultTypes())
+      host.resultTypes.push_back(printed(type));
+    llvm::DenseMap<Operation *, size_t> allocs;
+    func.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        allocs.try_emplace(op, allocs.size());
+      auto launchOp = dyn_cast<gpu::LaunchFuncOp>(op);
+      if (!launchOp)
+        return;
+      Launch launch;
+      launch.kernel = kernelIndex.lookup(
+          (launchOp.getKernelModuleName().getValue() + "::" +
+           launchOp.getKernelName().getValue())
+              .str());
+      gpu::KernelDim3 grid = launchOp.getGridSizeOperandValues();
+      gpu::KernelDim3 block = launchOp.getBlockSizeOperandValues();
+      Value gridValues[] = {grid.x, grid.y, grid.z};
+      Value blockValues[] = {block.x, block.y, block.z};
+      for (int d = 0; d < 3; ++d) {
+        launch.grid[d] = getConstantIntValue(gridValues[d]).value_or(-1);
+        launch.block[d] = getConstantIntValue(blockValues[d]).value_or(-1);
+      }
+      for (Value operand : launchOp.getKernelOperands())
+        launch.arguments.push_back(describeSource(operand, func, allocs));
+      host.launches.push_back(std::move(launch));
+    });
+    program.functions.push_back(std::move(host));
+  }
+  return program;
+}
+
+llvm::Expected<CompiledProgram> api::compile(llvm::StringRef source,
+                                             const CompileOptions &options,
+                                             llvm::StringRef sourceName) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module;
+  {
+    DiagnosticCollector diagnostics(&context);
+    module = parseSourceString<ModuleOp>(source, &context, sourceName);
+    if (!module)
+      return diagnostics.makeError("cannot parse the program");
+  }
+  return compile(*module, options);
+}
