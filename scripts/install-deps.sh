@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ ccache python3 python3-numpy
+  cmake ninja-build g++ ccache python3 python3-numpy python3-dev
+  pybind11-dev python3-pytest
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 llvm-22-tools
   libamdhip64-5
 )

@@ -56,3 +56,6 @@ try:
     config.available_features.add("numpy")
 except Exception:
     pass
+
+# The build tree (python_packages/ for the Python API's tests).
+config.substitutions.append(("%qmm_build_dir", config.qmm_obj_root))

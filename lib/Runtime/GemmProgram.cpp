@@ -19,6 +19,27 @@ std::string qmm::getTypeName(Type type) {
   return name;
 }
 
+llvm::Expected<ScaleEncodingAttr>
+qmm::parseScaleSpec(MLIRContext *ctx, llvm::StringRef text, bool mnMajor) {
+  ScaleMajorness majorness =
+      mnMajor ? ScaleMajorness::MNMajor : ScaleMajorness::KMajor;
+  if (text == "tensor")
+    return ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
+                                  Float32Type::get(ctx), majorness);
+  if (text == "row")
+    return ScaleEncodingAttr::getPerRow(ctx, majorness);
+  if (text == "mx32")
+    return ScaleEncodingAttr::getMX(ctx, majorness);
+  auto [rowsText, kText] = text.split('x');
+  int64_t rows, k;
+  if (rowsText.getAsInteger(10, rows) || kText.getAsInteger(10, k) ||
+      rows <= 0 || k <= 0)
+    return llvm::createStringError(
+        "expected tensor, row, 1x128, 128x128, mx32 or RxC, got '%s'",
+        text.str().c_str());
+  return ScaleEncodingAttr::getBlock(ctx, rows, k, majorness);
+}
+
 std::vector<int64_t> OperandSpec::getDataShape(int64_t rows, int64_t k) const {
   if (layout == OperandLayout::NK)
     return {rows, k};

@@ -104,11 +104,11 @@ std::vector<uint8_t> mlir::qmm::host::getDeviceBytes(const HostTensor &tensor) {
   return width < 8 ? packRows(tensor, width) : tensor.bytes;
 }
 
-llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) {
+NpyArray mlir::qmm::host::toNpyArray(const HostTensor &tensor) {
   unsigned width = getElementBitWidth(tensor.elementType);
   std::string descr;
   std::vector<uint8_t> payload;
-  if (tensor.elementType == "f32") {
+  if (tensor.elementType == "f32" || tensor.elementType == "i32") {
     descr = "<f4";
     payload = tensor.bytes;
   } else if (width == 16) {
@@ -127,8 +127,13 @@ llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) 
     payload = packRows(tensor, width);
   }
 
-  return writeNpyArray(
-      path, {descr, getNpyShape(tensor.elementType, tensor.shape), payload});
+  if (tensor.elementType == "i32")
+    descr = "<i4";
+  return {descr, getNpyShape(tensor.elementType, tensor.shape), payload};
+}
+
+llvm::Error mlir::qmm::host::writeNpy(StringRef path, const HostTensor &tensor) {
+  return writeNpyArray(path, toNpyArray(tensor));
 }
 
 llvm::Error mlir::qmm::host::writeNpyArray(StringRef path,
@@ -279,28 +284,43 @@ llvm::Expected<NpyArray> mlir::qmm::host::readNpyArray(StringRef path) {
 llvm::Expected<HostTensor>
 mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
                          llvm::ArrayRef<int64_t> shape) {
-  auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError("'" + path + "': " + message);
-  };
   auto arrayOrErr = readNpyArray(path);
   if (!arrayOrErr)
     return arrayOrErr.takeError();
-  StringRef dtype = arrayOrErr->descr;
-  StringRef payload(reinterpret_cast<const char *>(arrayOrErr->bytes.data()),
-                    arrayOrErr->bytes.size());
-  unsigned width = getElementBitWidth(elementType);
-  bool wantsFloat = elementType == "f32" || width == 16;
-  if (wantsFloat && dtype != "<f4")
-    return fail("dtype " + dtype + " does not match " + elementType +
-                " (expected float32, '<f4')");
-  if (!wantsFloat && dtype != "|u1" && dtype != "<u1" &&
-      !(width == 8 && (dtype == "|i1" || dtype == "<i1")))
-    return fail("dtype " + dtype + " does not match " + elementType +
-                " (expected uint8 bit patterns, '|u1')");
+  auto tensor = fromNpyArray(*arrayOrErr, elementType, shape);
+  if (!tensor)
+    return llvm::createStringError("'" + path +
+                                   "': " + llvm::toString(tensor.takeError()));
+  return tensor;
+}
 
+llvm::Expected<HostTensor>
+mlir::qmm::host::fromNpyArray(const NpyArray &array, StringRef elementType,
+                              llvm::ArrayRef<int64_t> shape) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(message);
+  };
+  StringRef dtype = array.descr;
+  StringRef payload(reinterpret_cast<const char *>(array.bytes.data()),
+                    array.bytes.size());
+  unsigned width = getElementBitWidth(elementType);
+  if (elementType == "i32") {
+    if (dtype != "<i4")
+      return fail("dtype " + dtype + " does not match i32 (expected int32, "
+                  "'<i4')");
+  } else {
+    bool wantsFloat = elementType == "f32" || width == 16;
+    if (wantsFloat && dtype != "<f4")
+      return fail("dtype " + dtype + " does not match " + elementType +
+                  " (expected float32, '<f4')");
+    if (!wantsFloat && dtype != "|u1" && dtype != "<u1" &&
+        !(width == 8 && (dtype == "|i1" || dtype == "<i1")))
+      return fail("dtype " + dtype + " does not match " + elementType +
+                  " (expected uint8 bit patterns, '|u1')");
+  }
   std::vector<int64_t> expected = getNpyShape(elementType, shape);
-  if (arrayOrErr->shape != expected)
-    return fail("shape " + formatShapeList(arrayOrErr->shape) +
+  if (array.shape != expected)
+    return fail("shape " + formatShapeList(array.shape) +
                 " does not match " +
                 elementType + " " + formatShapeList(shape) +
                 (expected != std::vector<int64_t>(shape.begin(), shape.end())
@@ -310,7 +330,10 @@ mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
   size_t payloadBytes = payload.size();
 
   HostTensor tensor(elementType, shape);
-  if (elementType == "f32" || width == 8) {
+  if (payload.size() != tensor.bytes.size() && (width == 8 || width == 32))
+    return fail("payload of " + llvm::Twine(payload.size()) +
+                " bytes, expected " + llvm::Twine(tensor.bytes.size()));
+  if (elementType == "f32" || elementType == "i32" || width == 8) {
     std::memcpy(tensor.bytes.data(), payload.data(), payloadBytes);
   } else if (width == 16) {
     const FormatSpec &format = *lookupFormat(elementType);

@@ -261,28 +261,13 @@ static Type parseElementType(MLIRContext *ctx, llvm::StringRef flag,
 static ScaleEncodingAttr parseScaleFlag(MLIRContext *ctx, llvm::StringRef flag,
                                         llvm::StringRef text,
                                         llvm::StringRef majorText) {
-  ScaleMajorness majorness;
-  if (majorText == "k")
-    majorness = ScaleMajorness::KMajor;
-  else if (majorText == "mn")
-    majorness = ScaleMajorness::MNMajor;
-  else
+  if (majorText != "k" && majorText != "mn")
     fail("--" + flag + "-major: expected k or mn, got '" + majorText + "'");
-
-  if (text == "tensor")
-    return ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
-                                  Float32Type::get(ctx), majorness);
-  if (text == "row")
-    return ScaleEncodingAttr::getPerRow(ctx, majorness);
-  if (text == "mx32")
-    return ScaleEncodingAttr::getMX(ctx, majorness);
-  auto [rowsText, kText] = text.split('x');
-  int64_t rows, k;
-  if (rowsText.getAsInteger(10, rows) || kText.getAsInteger(10, k) ||
-      rows <= 0 || k <= 0)
-    fail("--" + flag + ": expected tensor, row, 1x128, 128x128, mx32 or RxC, "
-         "got '" + text + "'");
-  return ScaleEncodingAttr::getBlock(ctx, rows, k, majorness);
+  llvm::Expected<ScaleEncodingAttr> encoding =
+      parseScaleSpec(ctx, text, majorText == "mn");
+  if (!encoding)
+    fail("--" + flag + ": " + llvm::toString(encoding.takeError()));
+  return *encoding;
 }
 
 static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {

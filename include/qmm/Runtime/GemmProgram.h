@@ -99,6 +99,13 @@ llvm::Expected<GemmSpec> extractGemmSpec(ModuleOp module);
 /// MLIR spelling of a type ("f8E4M3FN").
 std::string getTypeName(Type type);
 
+/// A scale encoding from its short spelling, as fp8-run and the Python API
+/// take it: `tensor`, `row`, `mx32` or `RxC` (e.g. 1x128, 128x128), with
+/// scale tensors K-major or, with `mnMajor`, MN-major.
+llvm::Expected<ScaleEncodingAttr> parseScaleSpec(MLIRContext *ctx,
+                                                 llvm::StringRef text,
+                                                 bool mnMajor);
+
 } // namespace qmm
 } // namespace mlir
 

@@ -68,6 +68,13 @@ struct NpyArray {
 llvm::Expected<NpyArray> readNpyArray(llvm::StringRef path);
 llvm::Error writeNpyArray(llvm::StringRef path, const NpyArray &array);
 
+/// `tensor` as the array writeNpy writes (i32 as '<i4').
+NpyArray toNpyArray(const HostTensor &tensor);
+/// An array as readNpy reads it (dtype and shape must match exactly).
+llvm::Expected<HostTensor> fromNpyArray(const NpyArray &array,
+                                        llvm::StringRef elementType,
+                                        llvm::ArrayRef<int64_t> shape);
+
 /// The shape a tensor has in its .npy file (packed last dimension for
 /// FP4/FP6).
 std::vector<int64_t> getNpyShape(llvm::StringRef elementType,

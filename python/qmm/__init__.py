@@ -1,0 +1,200 @@
+"""qmm: FP8 and MX matrix multiplication for AMD Instinct GPUs, from Python.
+
+Describe a GEMM (or a grouped MoE GEMM), get its qmm IR, compile it for
+gfx942 (MI300) or gfx950 (MI350/MI355) into code objects with their launch
+metadata, and run it on the emulator, the CPU reference or a GPU with numpy
+arrays. The host quantizers are the compiler's own (the ones fp8-run uses).
+
+Arrays are stored as in fp8-run's .npy files: float32 for f32 (and for
+f16/bf16 values), uint8 bit patterns for 8-bit formats (E8M0 scales too),
+FP4/FP6 packed along the last dimension into uint8 (element 2i of an FP4
+row in the low nibble of byte i), int32 for group indices.
+
+    import numpy as np, qmm
+    a, b = np.random.randn(256, 512), np.random.randn(1024, 512)
+    qa, sa = qmm.quantize(a, "f8E4M3FNUZ", "1x128")
+    qb, sb = qmm.quantize(b, "f8E4M3FNUZ", "128x128")
+    gemm = qmm.Gemm(256, 1024, 512, a_type="f8E4M3FNUZ", b_type="f8E4M3FNUZ")
+    program = gemm.compile("gfx942")          # code objects + metadata
+    d = gemm(qa, sa, qb, sb, chip="gfx942")   # on the emulator
+"""
+
+import numpy as np
+
+from . import _qmm
+
+__all__ = [
+    "Gemm",
+    "GroupedGemm",
+    "chips",
+    "compile",
+    "decode",
+    "dequantize",
+    "quantize",
+    "run",
+]
+
+#: The chips the compiler targets.
+chips = tuple(_qmm.chips())
+
+#: Rows of a contiguous grouped GEMM's segments are aligned to this.
+GROUPED_M_ALIGNMENT = _qmm.grouped_matmul_m_alignment()
+
+
+def native_fp8(chip):
+    """The FP8 e4m3 type the chip's MFMAs read natively."""
+    return "f8E4M3FNUZ" if chip == "gfx942" else "f8E4M3FN"
+
+
+def quantize(x, element_type, scale, layout="nk", rounding=None,
+             min_amax=None, mn_major=False):
+    """Quantizes a 2-D array (its storage order: [rows, K] for layout nk,
+    [K, rows] for kn) by qmm.quantize's rules. `scale` is "tensor", "row",
+    "RxC" (e.g. "1x128", "128x128") or "mx32"; `rounding` "none" (f32 scales
+    amax / fmax, DeepGEMM's rule), "pow2_floor" (OCP MX) or "pow2_ceil";
+    `min_amax` clamps amax (default 1e-4, 0 for pow2_floor). Returns
+    (codes, scales) as stored (see the module's docstring)."""
+    return _qmm.quantize(np.asarray(x, dtype=np.float32), element_type, scale,
+                         layout, rounding, min_amax, mn_major)
+
+
+def dequantize(codes, scales, element_type, scale, rows, k, layout="nk",
+               mn_major=False):
+    """value(code) * scale of every element, float64, logical [rows, K]."""
+    return _qmm.dequantize(codes, scales, element_type, scale, rows, k, layout,
+                           mn_major)
+
+
+def decode(codes, element_type, shape):
+    """The exact value of every code (stored as above), float64."""
+    return _qmm.decode(codes, element_type, list(shape))
+
+
+def compile(ir, chip="gfx942", config=""):
+    """Compiles a qmm program (MLIR text) for `chip`. Returns a dict:
+    `kernels` (name, module, argument types, `code_object` bytes (an AMDGPU
+    ELF), `resources`: VGPR/AGPR/SGPR counts, spills, LDS and scratch
+    bytes, occupancy), `functions` (the host functions with their
+    `launches`: kernel, grid, block, argument sources) and `gpu_ir`.
+    `config` forces a #qmm.config<...> on every matmul."""
+    return _qmm.compile(ir, chip, config)
+
+
+def run(ir, function, args, device="emu", chip="gfx942", config="",
+        iterations=0):
+    """Calls `function` of the program on `device` ("emu", "cpu", "hip" or
+    "auto") with numpy arrays in the function's argument order; returns the
+    list of its results. With `iterations`, also times that many calls
+    (see run_timed)."""
+    results, _, _ = _qmm.run(ir, function, list(args), device, chip, config,
+                             iterations)
+    return results
+
+
+def run_timed(ir, function, args, device="emu", chip="gfx942", config="",
+              iterations=1):
+    """run() plus (device name, seconds per call over `iterations`)."""
+    return _qmm.run(ir, function, list(args), device, chip, config, iterations)
+
+
+class Gemm:
+    """D = dequant(A) dequant(B)^T (+ C) with the epilogue, as one qmm.matmul.
+
+    A is [m, k]; B is [n, k] (b_layout "nk") or [k, n] ("kn"). Call it with
+    the quantized operands (and bias, C, ... in the function's argument
+    order: a, a_scales, b, b_scales[, bias], init[, aux][, out_scales]); an
+    init of zeros is supplied when not given and accumulate is off.
+    """
+
+    def __init__(self, m, n, k, a_type="f8E4M3FN", b_type="f8E4M3FN",
+                 a_scale="1x128", b_scale="128x128", out_type="bf16",
+                 b_layout="nk", accumulate=False, bias=None, activation=None,
+                 aux=None, out_scale=None, out_rounding=None,
+                 function="qmm_gemm"):
+        self.m, self.n, self.k = m, n, k
+        self.out_type = out_type
+        self.accumulate = accumulate
+        self.bias, self.aux, self.out_scale = bias, aux, out_scale
+        self.function = function
+        self._ir = _qmm.gemm_ir(m, n, k, a_type, b_type, a_scale, b_scale,
+                                out_type, b_layout, accumulate, bias,
+                                activation, aux, out_scale, out_rounding,
+                                function)
+
+    def ir(self):
+        """The qmm IR (a func.func around one qmm.matmul)."""
+        return self._ir
+
+    def compile(self, chip="gfx942", config=""):
+        return compile(self._ir, chip, config)
+
+    def __call__(self, a, a_scales, b, b_scales, bias=None, c=None,
+                 device="emu", chip="gfx942", config=""):
+        """Runs the GEMM; returns D, or (D, aux, scales) as the op has them."""
+        args = [a, a_scales, b, b_scales]
+        if self.bias is not None:
+            if bias is None:
+                raise ValueError("this GEMM takes a bias")
+            args.append(bias)
+        if c is None:
+            if self.accumulate:
+                raise ValueError("an accumulating GEMM needs c")
+            c = _zeros(self.out_type, (self.m, self.n))
+        args.append(c)
+        if self.aux is not None:
+            args.append(np.zeros((self.m, self.n), np.float32))
+        if self.out_scale is not None:
+            blocks = _out_scale_shape(self.out_scale, self.m, self.n)
+            dtype = np.uint8 if self.out_scale == "mx32" else np.float32
+            args.append(np.zeros(blocks, dtype))
+        results = run(self._ir, self.function, args, device, chip, config)
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+class GroupedGemm:
+    """A grouped (MoE) GEMM, qmm.grouped_matmul: contiguous (A [m, k] with
+    an int32 group per row, -1 for padding rows, segments aligned to
+    GROUPED_M_ALIGNMENT) or masked (A [groups, m, k] with a valid-row count
+    per group); B is [groups, n, k]."""
+
+    def __init__(self, m, n, k, groups, masked=False, a_type="f8E4M3FN",
+                 b_type="f8E4M3FN", a_scale="1x128", b_scale="128x128",
+                 out_type="bf16", accumulate=False, bias=None, activation=None,
+                 aux=None, function="qmm_grouped_gemm"):
+        self.m, self.n, self.k, self.groups = m, n, k, groups
+        self.masked = masked
+        self.out_type = out_type
+        self.bias, self.aux = bias, aux
+        self.function = function
+        self._ir = _qmm.grouped_gemm_ir(m, n, k, groups, masked, a_type,
+                                        b_type, a_scale, b_scale, out_type,
+                                        accumulate, bias, activation, aux,
+                                        function)
+
+    def ir(self):
+        return self._ir
+
+    def compile(self, chip="gfx942", config=""):
+        return compile(self._ir, chip, config)
+
+    def __call__(self, a, a_scales, b, b_scales, groups, init, bias=None,
+                 aux=None, device="emu", chip="gfx942", config=""):
+        args = [a, a_scales, b, b_scales]
+        if self.bias is not None:
+            args.append(bias)
+        args += [np.asarray(groups, np.int32), init]
+        if self.aux is not None:
+            args.append(aux)
+        results = run(self._ir, self.function, args, device, chip, config)
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def _zeros(type_name, shape):
+    if type_name in ("f32", "bf16", "f16"):
+        return np.zeros(shape, np.float32)
+    return np.zeros(shape, np.uint8)
+
+
+def _out_scale_shape(out_scale, m, n):
+    width = 32 if out_scale == "mx32" else int(out_scale.split("x")[1])
+    return (m, -(-n // width))

@@ -1,0 +1,528 @@
+//===- QMMModule.cpp - Python bindings of the qmm compiler ----------------===//
+//
+// The C++ pieces behind the `qmm` Python package: GEMM IR builders, the
+// embedding API's compile(), the devices' run(), and the host quantizer.
+// Arrays cross the boundary as they are stored in fp8-run's .npy files:
+// f32 (and f16/bf16 values) as float32, 8-bit formats as uint8 bit
+// patterns, FP4/FP6 packed along the last dimension into uint8, i32 as
+// int32. Every error is raised as a Python exception carrying the
+// compiler's message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/API/Compiler.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Runtime/Device.h"
+#include "qmm/Runtime/GemmProgram.h"
+#include "qmm/Runtime/HostQuantizer.h"
+#include "qmm/Runtime/HostTensor.h"
+#include "qmm/Target/Chip.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <optional>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace mlir::qmm;
+
+//===----------------------------------------------------------------------===//
+// Context, errors, arrays
+//===----------------------------------------------------------------------===//
+
+/// One context for every IR the module builds or parses.
+static MLIRContext &getContext() {
+  static MLIRContext *context = [] {
+    DialectRegistry registry;
+    api::registerDialects(registry);
+    auto *ctx = new MLIRContext(registry);
+    ctx->loadAllAvailableDialects();
+    return ctx;
+  }();
+  return *context;
+}
+
+[[noreturn]] static void raiseValueError(const std::string &message) {
+  throw py::value_error(message);
+}
+
+template <typename T> static T orRaise(llvm::Expected<T> value) {
+  if (!value)
+    throw std::runtime_error(llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+/// Collects error diagnostics while it lives.
+struct DiagnosticCapture {
+  std::string text;
+  ScopedDiagnosticHandler handler{&getContext(), [this](Diagnostic &diag) {
+                                    if (diag.getSeverity() ==
+                                        DiagnosticSeverity::Error) {
+                                      llvm::raw_string_ostream os(text);
+                                      os << diag.str() << "\n";
+                                    }
+                                    return success();
+                                  }};
+};
+
+static Type parseTypeName(const std::string &name, const char *what) {
+  DiagnosticCapture capture;
+  Type type = parseType(name, &getContext(), nullptr,
+                        /*isKnownNullTerminated=*/false);
+  if (!type)
+    raiseValueError(std::string(what) + ": '" + name + "' is not an MLIR type");
+  return type;
+}
+
+static Type parseQuantizedType(const std::string &name, const char *what) {
+  Type type = parseTypeName(name, what);
+  if (!isQuantizedElementType(type))
+    raiseValueError(std::string(what) + ": " + name +
+                    " is not a quantized type (expected " +
+                    getQuantizedElementTypeList() + ")");
+  return type;
+}
+
+static ScaleEncodingAttr parseScale(const std::string &text, bool mnMajor,
+                                    const char *what) {
+  llvm::Expected<ScaleEncodingAttr> encoding =
+      parseScaleSpec(&getContext(), text, mnMajor);
+  if (!encoding)
+    raiseValueError(std::string(what) + ": " +
+                    llvm::toString(encoding.takeError()));
+  return *encoding;
+}
+
+static OperandLayout parseLayout(const std::string &text) {
+  if (text == "nk")
+    return OperandLayout::NK;
+  if (text == "kn")
+    return OperandLayout::KN;
+  raiseValueError("layout: expected 'nk' or 'kn', got '" + text + "'");
+}
+
+static ScaleRounding parseRounding(const std::optional<std::string> &text,
+                                   ScaleEncodingAttr encoding) {
+  if (!text)
+    return isa<Float8E8M0FNUType>(encoding.getScaleType())
+               ? ScaleRounding::Pow2Floor
+               : ScaleRounding::None;
+  std::optional<ScaleRounding> rounding = symbolizeScaleRounding(*text);
+  if (!rounding)
+    raiseValueError("rounding: expected none, pow2_floor or pow2_ceil, got '" +
+                    *text + "'");
+  if (*rounding == ScaleRounding::None &&
+      isa<Float8E8M0FNUType>(encoding.getScaleType()))
+    raiseValueError("rounding none cannot produce E8M0 (mx32) scales");
+  return *rounding;
+}
+
+static float defaultMinAmax(ScaleRounding rounding,
+                            std::optional<float> minAmax) {
+  if (minAmax) {
+    if (!(*minAmax >= 0.0f) || !std::isfinite(*minAmax))
+      raiseValueError("min_amax must be finite and non-negative");
+    if (*minAmax == 0.0f && rounding != ScaleRounding::Pow2Floor)
+      raiseValueError("min_amax 0 needs rounding pow2_floor");
+    return *minAmax;
+  }
+  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+}
+
+/// A numpy array as a .npy payload (C order, its own dtype).
+static host::NpyArray toNpyArray(const py::array &input) {
+  py::array array = py::array::ensure(input, py::array::c_style);
+  if (!array)
+    raiseValueError("expected a numpy array");
+  host::NpyArray npy;
+  npy.descr = py::str(array.dtype().attr("str")).cast<std::string>();
+  for (py::ssize_t d = 0; d < array.ndim(); ++d)
+    npy.shape.push_back(array.shape(d));
+  const auto *data = static_cast<const uint8_t *>(array.data());
+  npy.bytes.assign(data, data + array.nbytes());
+  return npy;
+}
+
+static py::array toNumpy(const host::HostTensor &tensor) {
+  host::NpyArray npy = host::toNpyArray(tensor);
+  std::vector<py::ssize_t> shape(npy.shape.begin(), npy.shape.end());
+  py::array array(py::dtype(npy.descr), shape);
+  std::memcpy(array.mutable_data(), npy.bytes.data(), npy.bytes.size());
+  return array;
+}
+
+static host::HostTensor toHostTensor(const py::array &array,
+                                     const std::string &elementType,
+                                     llvm::ArrayRef<int64_t> shape,
+                                     const std::string &what) {
+  llvm::Expected<host::HostTensor> tensor =
+      host::fromNpyArray(toNpyArray(array), elementType, shape);
+  if (!tensor)
+    raiseValueError(what + ": " + llvm::toString(tensor.takeError()));
+  return std::move(*tensor);
+}
+
+static std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantizer
+//===----------------------------------------------------------------------===//
+
+static OperandSpec makeOperand(const std::string &type, const std::string &scale,
+                               const std::string &layout, bool mnMajor) {
+  return {parseQuantizedType(type, "element_type"),
+          parseScale(scale, mnMajor, "scale"), parseLayout(layout)};
+}
+
+/// (rows, K) of an operand stored with `shape` in `layout`.
+static std::pair<int64_t, int64_t> logicalExtents(const OperandSpec &operand,
+                                                  llvm::ArrayRef<int64_t> shape) {
+  if (shape.size() != 2)
+    raiseValueError("expected a 2-D array");
+  return operand.layout == OperandLayout::NK
+             ? std::make_pair(shape[0], shape[1])
+             : std::make_pair(shape[1], shape[0]);
+}
+
+static py::tuple quantize(const py::array_t<float, py::array::c_style |
+                                                       py::array::forcecast> &x,
+                          const std::string &elementType,
+                          const std::string &scale, const std::string &layout,
+                          std::optional<std::string> rounding,
+                          std::optional<float> minAmax, bool mnMajor) {
+  OperandSpec operand = makeOperand(elementType, scale, layout, mnMajor);
+  std::vector<int64_t> shape(x.shape(), x.shape() + x.ndim());
+  auto [rows, k] = logicalExtents(operand, shape);
+  ScaleRounding rule = parseRounding(rounding, operand.encoding);
+  float floor = defaultMinAmax(rule, minAmax);
+  if (operand.encoding.isMX() && k % 32 != 0)
+    raiseValueError("mx32 scales need K to be a multiple of 32, got " +
+                    std::to_string(k));
+  llvm::ArrayRef<float> values(x.data(), x.size());
+  host::QuantizedOperand quantized =
+      host::quantize(values, operand, rows, k, rule, floor);
+  return py::make_tuple(toNumpy(quantized.data), toNumpy(quantized.scales));
+}
+
+static py::array dequantize(const py::array &codes, const py::array &scales,
+                            const std::string &elementType,
+                            const std::string &scale, int64_t rows, int64_t k,
+                            const std::string &layout, bool mnMajor) {
+  OperandSpec operand = makeOperand(elementType, scale, layout, mnMajor);
+  host::HostTensor data =
+      toHostTensor(codes, elementType, operand.getDataShape(rows, k), "codes");
+  host::HostTensor scaleTensor =
+      toHostTensor(scales, getTypeName(operand.encoding.getScaleType()),
+                   operand.getScaleShape(rows, k), "scales");
+  std::vector<double> values =
+      host::dequantize(data, scaleTensor, operand, rows, k);
+  py::array_t<double> result({rows, k});
+  std::memcpy(result.mutable_data(), values.data(),
+              values.size() * sizeof(double));
+  return result;
+}
+
+static py::array decode(const py::array &codes, const std::string &elementType,
+                        std::vector<int64_t> shape) {
+  parseQuantizedType(elementType, "element_type");
+  host::HostTensor data = toHostTensor(codes, elementType, shape, "codes");
+  std::vector<py::ssize_t> dims(shape.begin(), shape.end());
+  py::array_t<double> result(dims);
+  double *out = result.mutable_data();
+  for (int64_t i = 0; i < data.getNumElements(); ++i)
+    out[i] = data.getValue(i);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM IR
+//===----------------------------------------------------------------------===//
+
+static Type parseFloatName(const std::optional<std::string> &name,
+                           const char *what) {
+  if (!name)
+    return {};
+  Type type = parseTypeName(*name, what);
+  if (!type.isF32() && !type.isBF16() && !type.isF16())
+    raiseValueError(std::string(what) + ": expected f32, bf16 or f16, got " +
+                    *name);
+  return type;
+}
+
+static GemmSpec makeGemmSpec(int64_t m, int64_t n, int64_t k,
+                             const std::string &aType, const std::string &bType,
+                             const std::string &aScale,
+                             const std::string &bScale,
+                             const std::string &outType,
+                             const std::string &bLayout, bool accumulate,
+                             const std::optional<std::string> &bias,
+                             const std::optional<std::string> &activation,
+                             const std::optional<std::string> &aux,
+                             const std::optional<std::string> &outScale,
+                             const std::optional<std::string> &outRounding,
+                             const std::string &function) {
+  if (m <= 0 || n <= 0 || k <= 0)
+    raiseValueError("m, n and k must be positive");
+  GemmSpec spec;
+  spec.m = m;
+  spec.n = n;
+  spec.k = k;
+  spec.a = {parseQuantizedType(aType, "a_type"),
+            parseScale(aScale, false, "a_scale"), OperandLayout::NK};
+  spec.b = {parseQuantizedType(bType, "b_type"),
+            parseScale(bScale, false, "b_scale"), parseLayout(bLayout)};
+  spec.outputType = parseTypeName(outType, "out_type");
+  spec.accumulate = accumulate;
+  spec.biasType = parseFloatName(bias, "bias");
+  if (activation) {
+    std::optional<Activation> kind = symbolizeActivation(*activation);
+    if (!kind)
+      raiseValueError("activation: expected gelu_tanh or gelu_erf, got '" +
+                      *activation + "'");
+    spec.activation = *kind;
+  }
+  spec.auxType = parseFloatName(aux, "aux");
+  if (outScale) {
+    spec.outEncoding = parseScale(*outScale, false, "out_scale");
+    spec.outRounding = parseRounding(outRounding, spec.outEncoding);
+    spec.outMinAmax = defaultMinAmax(spec.outRounding, std::nullopt);
+  }
+  spec.functionName = function;
+  return spec;
+}
+
+/// Verifies a built module; raises with the verifier's diagnostics.
+static void verifyOrRaise(ModuleOp module, DiagnosticCapture &capture) {
+  if (failed(verify(module)))
+    raiseValueError("invalid GEMM: " +
+                    llvm::StringRef(capture.text).rtrim().str());
+}
+
+//===----------------------------------------------------------------------===//
+// Compile and run
+//===----------------------------------------------------------------------===//
+
+static py::dict compile(const std::string &ir, const std::string &chip,
+                        const std::string &config) {
+  api::CompileOptions options;
+  options.chip = chip;
+  options.config = config;
+  api::CompiledProgram program =
+      orRaise(api::compile(ir, options, "<python>"));
+  py::list kernels;
+  for (const api::Kernel &kernel : program.kernels) {
+    py::dict entry;
+    entry["module"] = kernel.module;
+    entry["name"] = kernel.name;
+    entry["arguments"] = kernel.argumentTypes;
+    entry["code_object"] =
+        py::bytes(reinterpret_cast<const char *>(kernel.codeObject.data()),
+                  kernel.codeObject.size());
+    const api::KernelResourceUsage &r = kernel.resources;
+    py::dict resources;
+    resources["vgprs"] = r.vgprs;
+    resources["agprs"] = r.agprs;
+    resources["sgprs"] = r.sgprs;
+    resources["vgpr_spills"] = r.vgprSpills;
+    resources["sgpr_spills"] = r.sgprSpills;
+    resources["lds_bytes"] = r.ldsBytes;
+    resources["scratch_bytes"] = r.scratchBytes;
+    resources["occupancy"] = r.occupancy;
+    entry["resources"] = resources;
+    kernels.append(entry);
+  }
+  py::list functions;
+  for (const api::HostFunction &function : program.functions) {
+    py::list launches;
+    for (const api::Launch &launch : function.launches) {
+      py::dict entry;
+      entry["kernel"] = program.kernels[launch.kernel].name;
+      entry["grid"] = py::make_tuple(launch.grid[0], launch.grid[1],
+                                     launch.grid[2]);
+      entry["block"] = py::make_tuple(launch.block[0], launch.block[1],
+                                      launch.block[2]);
+      entry["arguments"] = launch.arguments;
+      launches.append(entry);
+    }
+    py::dict entry;
+    entry["name"] = function.name;
+    entry["arguments"] = function.argumentTypes;
+    entry["results"] = function.resultTypes;
+    entry["launches"] = launches;
+    functions.append(entry);
+  }
+  py::dict result;
+  result["chip"] = program.chip;
+  result["kernels"] = kernels;
+  result["functions"] = functions;
+  result["gpu_ir"] = program.gpuIR;
+  return result;
+}
+
+static py::tuple run(const std::string &ir, const std::string &function,
+                     const std::vector<py::array> &args,
+                     const std::string &deviceName, const std::string &chip,
+                     const std::string &config, int iterations) {
+  if (!lookupChip(chip))
+    raiseValueError("unknown chip '" + chip + "' (expected " +
+                    getSupportedChipNames() + ")");
+  if (iterations < 0)
+    raiseValueError("iterations must be non-negative");
+  OwningOpRef<ModuleOp> module;
+  {
+    DiagnosticCapture capture;
+    module = parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
+    if (!module)
+      raiseValueError("cannot parse the program: " +
+                      llvm::StringRef(capture.text).rtrim().str());
+  }
+  auto func = module->lookupSymbol<func::FuncOp>(function);
+  if (!func || func.isExternal())
+    raiseValueError("the program has no function @" + function);
+  if (func.getNumArguments() != args.size())
+    raiseValueError("@" + function + " takes " +
+                    std::to_string(func.getNumArguments()) +
+                    " arguments, got " + std::to_string(args.size()));
+  std::vector<host::HostTensor> tensors;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape())
+      raiseValueError("argument " + std::to_string(i) +
+                      " is not a statically shaped tensor");
+    tensors.push_back(toHostTensor(
+        args[i], getTypeName(shaped.getElementType()), shaped.getShape(),
+        "argument " + std::to_string(i) + " (" + getTypeName(type) + ")"));
+  }
+  std::vector<TensorSpec> results;
+  for (Type type : func.getResultTypes()) {
+    auto shaped = cast<ShapedType>(type);
+    results.push_back({getTypeName(shaped.getElementType()),
+                       std::vector<int64_t>(shaped.getShape().begin(),
+                                            shaped.getShape().end())});
+  }
+  std::unique_ptr<Device> device =
+      orRaise(createDevice(deviceName, chip, config));
+  llvm::SmallVector<const host::HostTensor *> pointers;
+  for (const host::HostTensor &tensor : tensors)
+    pointers.push_back(&tensor);
+  RunResult result;
+  {
+    // The devices run the compiled code without the GIL.
+    py::gil_scoped_release release;
+    llvm::Expected<RunResult> ran =
+        device->run(*module, function, pointers, results, iterations);
+    if (!ran) {
+      py::gil_scoped_acquire acquire;
+      throw std::runtime_error(llvm::toString(ran.takeError()));
+    }
+    result = std::move(*ran);
+  }
+  py::list outputs;
+  for (const host::HostTensor &tensor : result.results)
+    outputs.append(toNumpy(tensor));
+  return py::make_tuple(outputs, device->getName().str(),
+                        result.secondsPerIteration);
+}
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+PYBIND11_MODULE(_qmm, m) {
+  m.doc() = "Bindings of the qmm compiler (see the qmm package).";
+
+  m.def("chips", [] {
+    std::vector<std::string> names;
+    for (llvm::StringRef name : {"gfx942", "gfx950"})
+      if (lookupChip(name))
+        names.push_back(name.str());
+    return names;
+  });
+
+  m.def("quantize", &quantize, py::arg("x"), py::arg("element_type"),
+        py::arg("scale"), py::arg("layout") = "nk",
+        py::arg("rounding") = py::none(), py::arg("min_amax") = py::none(),
+        py::arg("mn_major") = false);
+  m.def("dequantize", &dequantize, py::arg("codes"), py::arg("scales"),
+        py::arg("element_type"), py::arg("scale"), py::arg("rows"),
+        py::arg("k"), py::arg("layout") = "nk", py::arg("mn_major") = false);
+  m.def("decode", &decode, py::arg("codes"), py::arg("element_type"),
+        py::arg("shape"));
+
+  m.def(
+      "gemm_ir",
+      [](int64_t mExtent, int64_t n, int64_t k, const std::string &aType,
+         const std::string &bType, const std::string &aScale,
+         const std::string &bScale, const std::string &outType,
+         const std::string &bLayout, bool accumulate,
+         std::optional<std::string> bias,
+         std::optional<std::string> activation,
+         std::optional<std::string> aux, std::optional<std::string> outScale,
+         std::optional<std::string> outRounding, const std::string &function) {
+        GemmSpec spec = makeGemmSpec(mExtent, n, k, aType, bType, aScale,
+                                     bScale, outType, bLayout, accumulate,
+                                     bias, activation, aux, outScale,
+                                     outRounding, function);
+        DiagnosticCapture capture;
+        OwningOpRef<ModuleOp> module = buildGemmModule(&getContext(), spec);
+        verifyOrRaise(*module, capture);
+        return printModule(*module);
+      },
+      py::arg("m"), py::arg("n"), py::arg("k"), py::arg("a_type"),
+      py::arg("b_type"), py::arg("a_scale"), py::arg("b_scale"),
+      py::arg("out_type"), py::arg("b_layout"), py::arg("accumulate"),
+      py::arg("bias"), py::arg("activation"), py::arg("aux"),
+      py::arg("out_scale"), py::arg("out_rounding"), py::arg("function"));
+
+  m.def(
+      "grouped_gemm_ir",
+      [](int64_t mExtent, int64_t n, int64_t k, int64_t groups, bool masked,
+         const std::string &aType, const std::string &bType,
+         const std::string &aScale, const std::string &bScale,
+         const std::string &outType, bool accumulate,
+         std::optional<std::string> bias,
+         std::optional<std::string> activation, std::optional<std::string> aux,
+         const std::string &function) {
+        if (groups <= 0)
+          raiseValueError("groups must be positive");
+        GemmSpec spec = makeGemmSpec(
+            mExtent, n, k, aType, bType, aScale, bScale, outType, "nk",
+            accumulate, bias, activation, aux, std::nullopt, std::nullopt,
+            function);
+        DiagnosticCapture capture;
+        OwningOpRef<ModuleOp> module = buildGroupedGemmModule(
+            &getContext(), spec, groups,
+            masked ? GroupedLayout::Masked : GroupedLayout::Contiguous);
+        verifyOrRaise(*module, capture);
+        return printModule(*module);
+      },
+      py::arg("m"), py::arg("n"), py::arg("k"), py::arg("groups"),
+      py::arg("masked"), py::arg("a_type"), py::arg("b_type"),
+      py::arg("a_scale"), py::arg("b_scale"), py::arg("out_type"),
+      py::arg("accumulate"), py::arg("bias"), py::arg("activation"),
+      py::arg("aux"), py::arg("function"));
+
+  m.def("grouped_matmul_m_alignment", [] { return getGroupedMatmulMAlignment(); });
+
+  m.def("compile", &compile, py::arg("ir"), py::arg("chip") = "gfx942",
+        py::arg("config") = "");
+  m.def("run", &run, py::arg("ir"), py::arg("function"), py::arg("args"),
+        py::arg("device") = "emu", py::arg("chip") = "gfx942",
+        py::arg("config") = "", py::arg("iterations") = 0);
+}
