@@ -34,7 +34,7 @@ void api::registerDialects(DialectRegistry &registry) {
 }
 
 /// Pass and pipeline registration is global: done once.
-static void registerPassesOnce() {
+void api::registerPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerAllPasses();
@@ -104,7 +104,7 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
     return llvm::createStringError("unknown chip '%s' (expected %s)",
                                    options.chip.c_str(),
                                    getSupportedChipNames().c_str());
-  registerPassesOnce();
+  registerPasses();
   MLIRContext *ctx = module.getContext();
   OwningOpRef<ModuleOp> lowered = module.clone();
   {

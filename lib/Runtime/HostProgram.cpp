@@ -69,6 +69,20 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
     }
     if (isa<memref::DeallocOp>(op))
       continue;
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+            op)) {
+      // A reshape of a dense buffer is the same bytes (how the frontend
+      // lowering's scale vectors become [rows, 1] tensors).
+      auto from = buffers.find(op.getOperand(0));
+      auto type = cast<MemRefType>(op.getResult(0).getType());
+      if (from == buffers.end() || !type.getLayout().isIdentity() ||
+          !cast<MemRefType>(op.getOperand(0).getType())
+               .getLayout()
+               .isIdentity())
+        return hostError(&op, "reshapes whole dense buffers only");
+      buffers[op.getResult(0)] = from->second;
+      continue;
+    }
     if (auto copyOp = dyn_cast<memref::CopyOp>(op)) {
       auto from = buffers.find(copyOp.getSource());
       auto to = buffers.find(copyOp.getTarget());

@@ -30,6 +30,7 @@ __all__ = [
     "compile",
     "decode",
     "dequantize",
+    "linalg_to_qmm",
     "quantize",
     "run",
 ]
@@ -68,6 +69,13 @@ def dequantize(codes, scales, element_type, scale, rows, k, layout="nk",
 def decode(codes, element_type, shape):
     """The exact value of every code (stored as above), float64."""
     return _qmm.decode(codes, element_type, list(shape))
+
+
+def linalg_to_qmm(ir):
+    """Runs the frontend lowering (qmm-linalg-to-qmm) on MLIR text:
+    dequantize-then-matmul linalg IR becomes qmm.matmul; the rest is left
+    alone. Returns the new text."""
+    return _qmm.linalg_to_qmm(ir)
 
 
 def compile(ir, chip="gfx942", config=""):

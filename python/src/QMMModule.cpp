@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/API/Compiler.h"
+#include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
@@ -24,6 +25,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/numpy.h>
@@ -48,6 +50,7 @@ static MLIRContext &getContext() {
     api::registerDialects(registry);
     auto *ctx = new MLIRContext(registry);
     ctx->loadAllAvailableDialects();
+    api::registerPasses();
     return ctx;
   }();
   return *context;
@@ -353,6 +356,7 @@ static py::dict compile(const std::string &ir, const std::string &chip,
     for (const api::Launch &launch : function.launches) {
       py::dict entry;
       entry["kernel"] = program.kernels[launch.kernel].name;
+      entry["module"] = program.kernels[launch.kernel].module;
       entry["grid"] = py::make_tuple(launch.grid[0], launch.grid[1],
                                      launch.grid[2]);
       entry["block"] = py::make_tuple(launch.block[0], launch.block[1],
@@ -517,6 +521,24 @@ PYBIND11_MODULE(_qmm, m) {
       py::arg("a_scale"), py::arg("b_scale"), py::arg("out_type"),
       py::arg("accumulate"), py::arg("bias"), py::arg("activation"),
       py::arg("aux"), py::arg("function"));
+
+  m.def(
+      "linalg_to_qmm",
+      [](const std::string &ir) {
+        DiagnosticCapture capture;
+        OwningOpRef<ModuleOp> module =
+            parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
+        if (!module)
+          raiseValueError("cannot parse the program: " +
+                          llvm::StringRef(capture.text).rtrim().str());
+        PassManager pm(&getContext());
+        pm.addPass(createQMMLinalgToQMM());
+        if (failed(pm.run(*module)))
+          throw std::runtime_error("qmm-linalg-to-qmm failed: " +
+                                   llvm::StringRef(capture.text).rtrim().str());
+        return printModule(*module);
+      },
+      py::arg("ir"));
 
   m.def("grouped_matmul_m_alignment", [] { return getGroupedMatmulMAlignment(); });
 

@@ -99,6 +99,7 @@ int main(int argc, char **argv) {
         arguments.push_back(source);
       launches.push_back(llvm::json::Object{
           {"kernel", program->kernels[launch.kernel].name},
+          {"module", program->kernels[launch.kernel].module},
           {"grid", llvm::json::Array{launch.grid[0], launch.grid[1],
                                      launch.grid[2]}},
           {"block", llvm::json::Array{launch.block[0], launch.block[1],

@@ -102,6 +102,10 @@ llvm::Expected<CompiledProgram> compile(llvm::StringRef source,
 /// Adds every dialect, extension and translation compile() needs.
 void registerDialects(DialectRegistry &registry);
 
+/// Registers the upstream and qmm passes and pipelines (once; the textual
+/// pipelines the devices build need them). compile() does it itself.
+void registerPasses();
+
 } // namespace api
 } // namespace qmm
 } // namespace mlir

@@ -3,6 +3,8 @@
 #ifndef QMM_CONVERSION_PASSES_H
 #define QMM_CONVERSION_PASSES_H
 
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

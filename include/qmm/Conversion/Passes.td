@@ -9,6 +9,51 @@ include "mlir/Pass/PassBase.td"
 // Reference lowering
 //===----------------------------------------------------------------------===//
 
+def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
+  let summary = "Raise dequantize-then-matmul linalg IR (what frontends "
+                "emit) into qmm.matmul";
+  let description = [{
+    The entry for frontend compilers (torch-mlir or StableHLO lowered to
+    linalg): a contraction whose operands are both dequantized by an
+    element-wise linalg.generic becomes one qmm.matmul on the quantized
+    data, with the scale encoding read off the dequantization.
+
+    A dequantization is a linalg.generic with two parallel loops whose body
+    is `arith.mulf(arith.extf(q), s)` (either order) and nothing else,
+    reading `q` (any qmm element type) through the identity map. The scale
+    `s` is an f32 value defined outside the generic (per tensor), or an
+    input read through a broadcasting map, which gives the encoding (rows
+    are M for A and N for B):
+    * `(r, k) -> ()` on a 0-d tensor: per tensor;
+    * `(r, k) -> (r)`: per row;
+    * `(r, k) -> (r floordiv R, k floordiv C)`: block RxC (`r` alone is
+      R = 1), K-major; the transposed map gives the MN-major encoding;
+    * the same with f8E8M0FNU scales widened by `arith.extf` and C = 32:
+      `#qmm.scale<mx>`.
+    Scale tensors are reshaped (tensor.expand_shape) to the encoding's
+    shape where they differ (0-d and 1-d scales).
+
+    Contractions: linalg.matmul with its default maps (B is [K, N], `layout
+    kn`) or with B transposed by `indexing_maps` ([N, K], `layout nk`), any
+    linalg.generic whose body is a multiply-add contraction with the same
+    maps, and linalg.batch_matmul (unrolled into one qmm.matmul per batch
+    on tensor slices; scales with a leading batch extent are sliced too).
+    The result must be f32 (a bf16/f16 linalg.matmul accumulates in its own
+    type, which qmm does not); an init produced by `linalg.fill` of 0 is
+    ignored (the fill goes away), any other init is accumulated into
+    (`accumulate`).
+
+    Everything else is left alone, with no diagnostic: a single quantized
+    operand, integer dequantization, extra arithmetic (zero points), scales
+    varying along K per element, A transposed, and any rewrite the qmm
+    verifier would reject (e.g. FNUZ x OCP, MX scales on FNUZ data).
+  }];
+  let dependentDialects = [
+    "::mlir::qmm::QMMDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def QMMLowerToReference : Pass<"qmm-lower-to-reference", "ModuleOp"> {
   let summary = "Lower qmm ops to linalg/arith: the executable definition of "
                 "the dialect's semantics";

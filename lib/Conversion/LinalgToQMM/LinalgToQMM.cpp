@@ -1,0 +1,467 @@
+//===- LinalgToQMM.cpp - dequantize-then-matmul linalg IR to qmm.matmul ---===//
+//
+// The frontend entry: contractions of two dequantized operands (as
+// torch-mlir or StableHLO lowered to linalg spell them) become qmm.matmul
+// on the quantized data, with the scale encodings read off the
+// dequantizations' broadcasting maps. What does not match exactly is left
+// alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLINALGTOQMM
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+namespace {
+/// A dequantized operand: the quantized data, its scale (a tensor, or an
+/// f32 value for a per-tensor scale) and the encoding.
+struct Dequantized {
+  Value data;
+  Value scale;
+  ScaleEncodingAttr encoding;
+  /// Batched contractions: the scale tensor has a leading batch extent.
+  bool scaleBatched = false;
+};
+
+/// How a contraction's operands and result map onto qmm.matmul.
+struct ContractionShape {
+  /// B is [N, K] (nk) or [K, N] (kn).
+  OperandLayout bLayout;
+  /// A leading batch loop (linalg.batch_matmul).
+  bool batched = false;
+};
+} // namespace
+
+/// `expr` is `d<dim>` or `d<dim> floordiv c` (c > 0); returns c (1 for the
+/// bare dimension).
+static std::optional<int64_t> matchFloorDivOfDim(AffineExpr expr,
+                                                 unsigned dim) {
+  if (auto d = dyn_cast<AffineDimExpr>(expr))
+    return d.getPosition() == dim ? std::optional<int64_t>(1) : std::nullopt;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary || binary.getKind() != AffineExprKind::FloorDiv)
+    return std::nullopt;
+  auto d = dyn_cast<AffineDimExpr>(binary.getLHS());
+  auto c = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (!d || !c || d.getPosition() != dim || c.getValue() <= 0)
+    return std::nullopt;
+  return c.getValue();
+}
+
+/// The encoding a scale read through `map` describes, the operand's rows
+/// and K being loop dimensions `rowDim` and `kDim` of the dequantization
+/// (`batchResults` leading results of the map are the batch dimension, and
+/// are skipped). Null when the map is not a supported broadcast.
+static ScaleEncodingAttr classifyScaleMap(MLIRContext *ctx, AffineMap map,
+                                          unsigned rowDim, unsigned kDim,
+                                          bool e8m0, unsigned batchResults) {
+  ArrayRef<AffineExpr> results = map.getResults().drop_front(batchResults);
+  if (e8m0) {
+    // MX: (rows, K floordiv 32), K-major.
+    if (results.size() == 2 && matchFloorDivOfDim(results[0], rowDim) == 1 &&
+        matchFloorDivOfDim(results[1], kDim) == 32)
+      return ScaleEncodingAttr::getMX(ctx, ScaleMajorness::KMajor);
+    return {};
+  }
+  if (results.empty())
+    return ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
+                                  Float32Type::get(ctx),
+                                  ScaleMajorness::KMajor);
+  if (results.size() == 1) {
+    if (matchFloorDivOfDim(results[0], rowDim) == 1)
+      return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::KMajor);
+    return {};
+  }
+  if (results.size() != 2)
+    return {};
+  std::optional<int64_t> rows = matchFloorDivOfDim(results[0], rowDim);
+  std::optional<int64_t> k = matchFloorDivOfDim(results[1], kDim);
+  ScaleMajorness majorness = ScaleMajorness::KMajor;
+  if (!rows || !k) {
+    rows = matchFloorDivOfDim(results[1], rowDim);
+    k = matchFloorDivOfDim(results[0], kDim);
+    majorness = ScaleMajorness::MNMajor;
+  }
+  if (!rows || !k)
+    return {};
+  return ScaleEncodingAttr::getBlock(ctx, *rows, *k, majorness);
+}
+
+/// Matches `value` as the result of a dequantizing linalg.generic:
+/// out = extf(q) * s with q read through the identity map. `rowDim` and
+/// `kDim` are the loop dimensions holding the operand's rows and K
+/// (`batchDims` leading ones are a batch).
+static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
+                                                  unsigned kDim,
+                                                  unsigned batchDims) {
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != 2 + batchDims)
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 3 && body.getOperations().size() != 4)
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto mul = yield.getValues().front().getDefiningOp<arith::MulFOp>();
+  if (!mul || !mul.getType().isF32())
+    return std::nullopt;
+
+  // One multiplicand is extf of the data block argument.
+  Value data, scaleValue;
+  for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto ext = x.getDefiningOp<arith::ExtFOp>();
+    if (ext && isa<BlockArgument>(ext.getIn()) &&
+        isQuantizedElementType(ext.getIn().getType())) {
+      data = ext.getIn();
+      scaleValue = s;
+      break;
+    }
+  }
+  if (!data)
+    return std::nullopt;
+  auto dataArg = cast<BlockArgument>(data);
+  if (dataArg.getOwner() != &body ||
+      dataArg.getArgNumber() >= generic.getNumDpsInputs())
+    return std::nullopt;
+  OpOperand *dataOperand = generic.getDpsInputOperand(dataArg.getArgNumber());
+  if (!generic.getMatchingIndexingMap(dataOperand).isIdentity())
+    return std::nullopt;
+
+  MLIRContext *ctx = generic.getContext();
+  Dequantized result;
+  result.data = dataOperand->get();
+
+  // The scale: an f32 from outside (per tensor), or a block argument of an
+  // input, possibly an E8M0 one widened by extf.
+  bool e8m0 = false;
+  if (auto ext = scaleValue.getDefiningOp<arith::ExtFOp>();
+      ext && ext->getBlock() == &body) {
+    if (!isa<Float8E8M0FNUType>(ext.getIn().getType()))
+      return std::nullopt;
+    e8m0 = true;
+    scaleValue = ext.getIn();
+  } else if (body.getOperations().size() != 3) {
+    return std::nullopt; // something else computed in the body
+  }
+  auto scaleArg = dyn_cast<BlockArgument>(scaleValue);
+  if (!scaleArg || scaleArg.getOwner() != &body) {
+    // A value from outside the generic: one scale for the whole tensor.
+    if (e8m0 || !scaleValue.getType().isF32())
+      return std::nullopt;
+    result.scale = scaleValue;
+    result.encoding = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
+                                             Float32Type::get(ctx),
+                                             ScaleMajorness::KMajor);
+    return result;
+  }
+  if (scaleArg.getArgNumber() >= generic.getNumDpsInputs() ||
+      scaleArg == dataArg)
+    return std::nullopt;
+  OpOperand *scaleOperand = generic.getDpsInputOperand(scaleArg.getArgNumber());
+  AffineMap scaleMap = generic.getMatchingIndexingMap(scaleOperand);
+  // Batched scales either lead with the batch dimension or have none.
+  unsigned batchResults = 0;
+  if (batchDims && scaleMap.getNumResults() > 0)
+    if (auto d = dyn_cast<AffineDimExpr>(scaleMap.getResult(0));
+        d && d.getPosition() == 0)
+      batchResults = 1;
+  for (AffineExpr expr : scaleMap.getResults().drop_front(batchResults))
+    if (expr.isFunctionOfDim(0) && batchDims)
+      return std::nullopt;
+  result.encoding =
+      classifyScaleMap(ctx, scaleMap, rowDim, kDim, e8m0, batchResults);
+  if (!result.encoding)
+    return std::nullopt;
+  result.scale = scaleOperand->get();
+  result.scaleBatched = batchResults == 1;
+  return result;
+}
+
+/// Loop dimensions of a contraction with maps A, B, C: returns the layout
+/// of B, with (m, n, k) = (`batch`, `batch` + 1, `batch` + 2) positions
+/// after an optional batch loop 0.
+static std::optional<ContractionShape>
+matchContractionMaps(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3)
+    return std::nullopt;
+  MLIRContext *ctx = op->getContext();
+  unsigned loops = op.getNumLoops();
+  if (loops != 3 && loops != 4)
+    return std::nullopt;
+  unsigned b = loops - 3;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> all;
+    if (b)
+      all.push_back(d(0));
+    all.append(exprs.begin(), exprs.end());
+    return AffineMap::get(loops, 0, all, ctx);
+  };
+  AffineExpr m = d(b), n = d(b + 1), k = d(b + 2);
+  if (maps[0] != map({m, k}) || maps[2] != map({m, n}))
+    return std::nullopt;
+  ContractionShape shape;
+  shape.batched = b == 1;
+  if (maps[1] == map({k, n}))
+    shape.bLayout = OperandLayout::KN;
+  else if (maps[1] == map({n, k}))
+    shape.bLayout = OperandLayout::NK;
+  else
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < loops; ++i)
+    if ((iterators[i] == utils::IteratorType::reduction) != (i == b + 2))
+      return std::nullopt;
+  return shape;
+}
+
+/// The body computes out + a * b in f32 (linalg.matmul's, or a generic's).
+static bool hasMultiplyAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  if (add.getLhs() != out && add.getRhs() != out)
+    return false;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value x = body->getArgument(0), y = body->getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+/// Whether `init` is a tensor filled with +0 (so that the matmul does not
+/// accumulate into anything).
+static bool isZeroFilled(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  FloatAttr value;
+  return matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
+         value.getValue().isPosZero();
+}
+
+/// `scale` reshaped to the tensor the encoding wants for an operand of
+/// `rows` x `k` (static shapes only).
+static Value materializeScale(OpBuilder &b, Location loc, Value scale,
+                              ScaleEncodingAttr encoding, int64_t rows,
+                              int64_t k) {
+  SmallVector<int64_t, 2> shape = encoding.getScaleShape(rows, k);
+  auto type = RankedTensorType::get(shape, encoding.getScaleType());
+  if (!isa<ShapedType>(scale.getType()))
+    return tensor::FromElementsOp::create(b, loc, type, ValueRange{scale});
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  if (scaleType == type)
+    return scale;
+  if (scaleType.getRank() == 0)
+    return tensor::ExpandShapeOp::create(b, loc, type, scale,
+                                         ArrayRef<ReassociationIndices>{});
+  if (scaleType.getRank() == 1)
+    return tensor::ExpandShapeOp::create(
+        b, loc, type, scale,
+        ArrayRef<ReassociationIndices>{ReassociationIndices{0, 1}});
+  return {};
+}
+
+/// Batch `index` of a tensor with a leading batch extent, without it.
+static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
+                        int64_t index) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  offsets[0] = b.getIndexAttr(index);
+  SmallVector<OpFoldResult> sizes;
+  sizes.push_back(b.getIndexAttr(1));
+  for (int64_t d = 1; d < type.getRank(); ++d)
+    sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
+                                         type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, offsets,
+                                        sizes, strides);
+}
+
+/// Builds the qmm.matmul of one (unbatched) product and returns its result,
+/// or null when the verifier rejects it (nothing is left behind then).
+static Value buildMatmul(OpBuilder &b, Location loc, const Dequantized &a,
+                         const Dequantized &bOperand, OperandLayout bLayout,
+                         Value init, bool accumulate, int64_t m, int64_t n,
+                         int64_t k) {
+  Value aScale = materializeScale(b, loc, a.scale, a.encoding, m, k);
+  Value bScale =
+      materializeScale(b, loc, bOperand.scale, bOperand.encoding, n, k);
+  if (!aScale || !bScale)
+    return {};
+  auto matmul = MatmulOp::create(
+      b, loc, TypeRange{init.getType()}, a.data, aScale, bOperand.data, bScale,
+      /*bias=*/Value(), init, /*aux=*/Value(), /*out_scales=*/Value(),
+      a.encoding, bOperand.encoding,
+      OperandLayoutAttr::get(b.getContext(), bLayout),
+      accumulate ? b.getUnitAttr() : nullptr,
+      ActivationAttr::get(b.getContext(), Activation::None),
+      /*config=*/nullptr, /*out_encoding=*/nullptr, /*out_rounding=*/nullptr,
+      /*out_min_amax=*/nullptr);
+  // The frontend's operands may break a qmm rule (FNUZ x OCP, K not a
+  // multiple of 32 for MX, ...): then the IR stays as it was.
+  {
+    ScopedDiagnosticHandler silence(b.getContext(),
+                                    [](Diagnostic &) { return success(); });
+    if (failed(matmul.verify())) {
+      matmul.erase();
+      return {};
+    }
+  }
+  return matmul.getResult(0);
+}
+
+/// Rewrites `op` when it is a contraction of two dequantized operands.
+static LogicalResult raiseContraction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op,
+                                      SmallVectorImpl<Operation *> &feeding) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op))
+    return failure();
+  std::optional<ContractionShape> shape = matchContractionMaps(op);
+  if (!shape)
+    return failure();
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType || !resultType.getElementType().isF32() ||
+      !resultType.hasStaticShape())
+    return failure();
+
+  unsigned batch = shape->batched ? 1 : 0;
+  // Loop dimensions of the dequantizations: A [(B,) M, K] and B [(B,) N, K]
+  // or [(B,) K, N].
+  std::optional<Dequantized> a =
+      matchDequantize(op.getDpsInputs()[0], batch, batch + 1, batch);
+  bool kn = shape->bLayout == OperandLayout::KN;
+  std::optional<Dequantized> bOperand = matchDequantize(
+      op.getDpsInputs()[1], kn ? batch + 1 : batch, kn ? batch : batch + 1,
+      batch);
+  if (!a || !bOperand)
+    return failure();
+  for (Value v : {a->data, bOperand->data})
+    if (!cast<ShapedType>(v.getType()).hasStaticShape())
+      return failure();
+
+  Value init = op.getDpsInits().front();
+  bool accumulate = !isZeroFilled(init);
+  // qmm.matmul ignores what a destination it does not accumulate into
+  // holds: the zero fill's own destination will do.
+  if (!accumulate)
+    init = init.getDefiningOp<linalg::FillOp>().getOutputs().front();
+  for (Value v : {op.getDpsInputs()[0], op.getDpsInputs()[1],
+                  op.getDpsInits().front()})
+    if (Operation *def = v.getDefiningOp())
+      feeding.push_back(def);
+  ArrayRef<int64_t> out = resultType.getShape();
+  int64_t m = out[batch], n = out[batch + 1];
+  int64_t k = cast<ShapedType>(a->data.getType()).getDimSize(batch + 1);
+
+  Location loc = op.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  // Everything built goes right before `op`: on failure it is removed
+  // again, newest first, and the IR is as it was.
+  Operation *before = op->getPrevNode();
+  auto undo = [&]() {
+    while (op->getPrevNode() != before)
+      rewriter.eraseOp(op->getPrevNode());
+    return failure();
+  };
+  if (!shape->batched) {
+    Value result = buildMatmul(rewriter, loc, *a, *bOperand, shape->bLayout,
+                               init, accumulate, m, n, k);
+    if (!result)
+      return undo();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  // One qmm.matmul per batch on tensor slices.
+  int64_t batches = out[0];
+  Value result = init;
+  SmallVector<Operation *> created;
+  for (int64_t i = 0; i < batches; ++i) {
+    auto slice = [&](const Dequantized &operand) {
+      Dequantized sliced = operand;
+      sliced.data = sliceBatch(rewriter, loc, operand.data, i);
+      if (operand.scaleBatched)
+        sliced.scale = sliceBatch(rewriter, loc, operand.scale, i);
+      return sliced;
+    };
+    Dequantized aSlice = slice(*a), bSlice = slice(*bOperand);
+    Value initSlice = sliceBatch(rewriter, loc, init, i);
+    Value product = buildMatmul(rewriter, loc, aSlice, bSlice, shape->bLayout,
+                                initSlice, accumulate, m, n, k);
+    if (!product)
+      return undo();
+    SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
+    offsets[0] = rewriter.getIndexAttr(i);
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(m),
+                                       rewriter.getIndexAttr(n)};
+    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(rewriter, loc, product, result,
+                                           offsets, sizes, strides);
+  }
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+namespace {
+struct QMMLinalgToQMMPass
+    : public qmm::impl::QMMLinalgToQMMBase<QMMLinalgToQMMPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::GenericOp>(op))
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> feeding;
+    for (linalg::LinalgOp op : candidates) {
+      SmallVector<Operation *> inputs;
+      if (succeeded(raiseContraction(rewriter, op, inputs)))
+        feeding.append(inputs);
+    }
+    // The dequantizations and fills that only the raised matmuls read, and
+    // the tensor.empty destinations only they used.
+    while (!feeding.empty()) {
+      Operation *op = feeding.pop_back_val();
+      if (!op->use_empty() ||
+          !isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp>(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && isa<tensor::EmptyOp>(def))
+          feeding.push_back(def);
+      rewriter.eraseOp(op);
+    }
+  }
+};
+} // namespace

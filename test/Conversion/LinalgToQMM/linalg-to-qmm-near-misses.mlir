@@ -1,0 +1,341 @@
+// RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm -verify-diagnostics
+//
+// Near misses: IR that looks like a quantized matmul but is not one qmm
+// can express is left exactly as it was, without a diagnostic (the second
+// RUN line fails on any).
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// Integer data: sitofp, not extf of a float type.
+// CHECK-LABEL: func.func @integers
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @integers(%a: tensor<32x64xi8>, %sa: tensor<f32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xi8>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: i8, %s: f32, %o: f32):
+    %x = arith.sitofp %q : i8 to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// A zero point subtracted before the scale.
+// CHECK-LABEL: func.func @zero_point
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @zero_point(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %c = arith.constant 1.0 : f32
+    %z = arith.subf %x, %c : f32
+    %y = arith.mulf %z, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// A scale per column of A (per element of K): no qmm encoding.
+// CHECK-LABEL: func.func @per_k_scale
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @per_k_scale(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<64xf32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #percol, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<64xf32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// A bf16 result: linalg.matmul would accumulate in bf16.
+// CHECK-LABEL: func.func @bf16_result
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @bf16_result(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xbf16> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<32x16xbf16>
+  %init = linalg.fill ins(%zero : bf16) outs(%e : tensor<32x16xbf16>) -> tensor<32x16xbf16>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xbf16>) -> tensor<32x16xbf16>
+  return %d : tensor<32x16xbf16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// Only A is quantized.
+// CHECK-LABEL: func.func @one_operand
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @one_operand(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %db: tensor<16x64xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// A read transposed by the matmul ([K, M] data).
+// CHECK-LABEL: func.func @a_transposed
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @a_transposed(%a: tensor<64x32xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<64x32xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<64x32xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<64x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x32xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<64x32xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// FNUZ times OCP FP8: the qmm verifier rejects it, so nothing changes.
+// CHECK-LABEL: func.func @fnuz_times_ocp
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @fnuz_times_ocp(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<16x64xf8E4M3FNUZ>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FNUZ>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FNUZ, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FNUZ to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// E8M0 (MX) scales on FNUZ data: rejected by the verifier.
+// CHECK-LABEL: func.func @mx_on_fnuz
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @mx_on_fnuz(%a: tensor<32x64xf8E4M3FNUZ>, %sa: tensor<32x2xf8E8M0FNU>, %b: tensor<16x64xf8E4M3FNUZ>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #mx, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FNUZ>, tensor<32x2xf8E8M0FNU>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FNUZ, %s: f8E8M0FNU, %o: f32):
+    %x = arith.extf %q : f8E4M3FNUZ to f32
+    %t = arith.extf %s : f8E8M0FNU to f32
+    %y = arith.mulf %x, %t : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FNUZ>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FNUZ, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FNUZ to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#one = affine_map<(d0, d1) -> ()>
+#percol = affine_map<(d0, d1) -> (d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// The data itself read through a transposing map.
+// CHECK-LABEL: func.func @transposed_data
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK-NOT:   tensor.from_elements
+// CHECK:       linalg.matmul
+func.func @transposed_data(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<64x16xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#t, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<64x16xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}

@@ -1,0 +1,226 @@
+// RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm | FileCheck %s
+
+// DeepGEMM's blockwise GEMM as a frontend writes it: A dequantized with
+// 1x128 scales, B stored [N, K] with 128x128 scales, linalg.matmul with B
+// transposed by its indexing maps, into a zero-filled f32 tensor (the
+// fill goes: qmm.matmul does not read a destination it does not
+// accumulate into).
+// CHECK-LABEL: func.func @blockwise_nk
+// CHECK-SAME:    (%[[A:.*]]: tensor<64x256xf8E4M3FN>, %[[SA:.*]]: tensor<64x2xf32>, %[[B:.*]]: tensor<128x256xf8E4M3FN>, %[[SB:.*]]: tensor<1x2xf32>)
+// CHECK:         %[[INIT:.*]] = tensor.empty() : tensor<64x128xf32>
+// CHECK-NEXT:    %[[D:.*]] = qmm.matmul a(%[[A]], %[[SA]] : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) #qmm.scale<block 1x128> b(%[[B]], %[[SB]] : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(%[[INIT]] : tensor<64x128xf32>) -> tensor<64x128xf32>
+// CHECK-NEXT:    return %[[D]]
+// CHECK-NOT:   linalg.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a_scale = affine_map<(d0, d1) -> (d0, d1 floordiv 128)>
+#b_scale = affine_map<(d0, d1) -> (d0 floordiv 128, d1 floordiv 128)>
+func.func @blockwise_nk(%a: tensor<64x256xf8E4M3FN>, %sa: tensor<64x2xf32>,
+                        %b: tensor<128x256xf8E4M3FN>, %sb: tensor<1x2xf32>) -> tensor<64x128xf32> {
+  %ea = tensor.empty() : tensor<64x256xf32>
+  %da = linalg.generic {indexing_maps = [#id, #a_scale, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) outs(%ea : tensor<64x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x256xf32>
+  %eb = tensor.empty() : tensor<128x256xf32>
+  %db = linalg.generic {indexing_maps = [#id, #b_scale, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) outs(%eb : tensor<128x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %s, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<128x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<64x256xf32>, tensor<128x256xf32>) outs(%init : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %d : tensor<64x128xf32>
+}
+
+// -----
+
+// Per-tensor scales as f32 scalars (torch-mlir's per-tensor dequantize),
+// plain linalg.matmul (B [K, N]: layout kn), accumulating into C.
+// CHECK-LABEL: func.func @per_tensor_kn_accumulate
+// CHECK-SAME:    (%[[A:.*]]: tensor<32x64xf8E4M3FNUZ>, %[[SA:.*]]: f32, %[[B:.*]]: tensor<64x48xf8E5M2FNUZ>, %[[SB:.*]]: f32, %[[C:.*]]: tensor<32x48xf32>)
+// CHECK-DAG:     %[[TA:.*]] = tensor.from_elements %[[SA]] : tensor<1x1xf32>
+// CHECK-DAG:     %[[TB:.*]] = tensor.from_elements %[[SB]] : tensor<1x1xf32>
+// CHECK:         qmm.matmul a(%[[A]], %[[TA]] : {{.*}}) #qmm.scale<per_tensor> b(%[[B]], %[[TB]] : {{.*}}) #qmm.scale<per_tensor> layout kn accumulate outs(%[[C]] : tensor<32x48xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @per_tensor_kn_accumulate(%a: tensor<32x64xf8E4M3FNUZ>, %sa: f32,
+                                    %b: tensor<64x48xf8E5M2FNUZ>, %sb: f32,
+                                    %c: tensor<32x48xf32>) -> tensor<32x48xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x64xf8E4M3FNUZ>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FNUZ, %o: f32):
+    %x = arith.extf %q : f8E4M3FNUZ to f32
+    %y = arith.mulf %x, %sa : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<64x48xf32>
+  %db = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<64x48xf8E5M2FNUZ>) outs(%eb : tensor<64x48xf32>) {
+  ^bb0(%q: f8E5M2FNUZ, %o: f32):
+    %x = arith.extf %q : f8E5M2FNUZ to f32
+    %y = arith.mulf %x, %sb : f32
+    linalg.yield %y : f32
+  } -> tensor<64x48xf32>
+  %d = linalg.matmul ins(%da, %db : tensor<32x64xf32>, tensor<64x48xf32>) outs(%c : tensor<32x48xf32>) -> tensor<32x48xf32>
+  return %d : tensor<32x48xf32>
+}
+
+// -----
+
+// Per-row (per-token) A and per-channel B scales as vectors, a
+// linalg.generic contraction: the vectors become [rows, 1] tensors.
+// CHECK-LABEL: func.func @per_row_generic
+// CHECK-DAG:     %[[TA:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [32, 1] : tensor<32xf32> into tensor<32x1xf32>
+// CHECK-DAG:     %[[TB:.*]] = tensor.expand_shape %arg3 {{\[\[}}0, 1]] output_shape [16, 1] : tensor<16xf32> into tensor<16x1xf32>
+// CHECK:         qmm.matmul a(%arg0, %[[TA]] : {{.*}}) #qmm.scale<per_row> b(%arg2, %[[TB]] : {{.*}}) #qmm.scale<per_row> outs(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @per_row_generic(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf32>,
+                           %b: tensor<16x128xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x128xf32>
+  %da = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x128xf8E4M3FN>, tensor<32xf32>) outs(%ea : tensor<32x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%da, %db : tensor<32x128xf32>, tensor<16x128xf32>) outs(%init : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// MX: E8M0 scales per 32 elements along K, widened in the body; FP4 data.
+// CHECK-LABEL: func.func @mxfp4
+// CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+func.func @mxfp4(%a: tensor<32x64xf4E2M1FN>, %sa: tensor<32x2xf8E8M0FNU>,
+                 %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16x2xf8E8M0FNU>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #mx, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f4E2M1FN, %s: f8E8M0FNU, %o: f32):
+    %x = arith.extf %q : f4E2M1FN to f32
+    %t = arith.extf %s : f8E8M0FNU to f32
+    %y = arith.mulf %x, %t : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #mx, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f8E8M0FNU, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %t = arith.extf %s : f8E8M0FNU to f32
+    %y = arith.mulf %x, %t : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// B stored [K, N] with its 128x128 scales as [K / 128, N / 128]: the
+// MN-major encoding.
+// CHECK-LABEL: func.func @kn_mn_major
+// CHECK:         qmm.matmul {{.*}} b(%arg2, %arg3 : tensor<256x128xf8E4M3FN>, tensor<2x1xf32>) #qmm.scale<block 128x128, mn_major> layout kn outs(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a_scale = affine_map<(d0, d1) -> (d0, d1 floordiv 128)>
+#b_scale = affine_map<(d0, d1) -> (d0 floordiv 128, d1 floordiv 128)>
+func.func @kn_mn_major(%a: tensor<16x256xf8E4M3FN>, %sa: tensor<16x2xf32>,
+                       %b: tensor<256x128xf8E4M3FN>, %sb: tensor<2x1xf32>) -> tensor<16x128xf32> {
+  %ea = tensor.empty() : tensor<16x256xf32>
+  %da = linalg.generic {indexing_maps = [#id, #a_scale, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<16x256xf8E4M3FN>, tensor<16x2xf32>) outs(%ea : tensor<16x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x256xf32>
+  %eb = tensor.empty() : tensor<256x128xf32>
+  %db = linalg.generic {indexing_maps = [#id, #b_scale, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<256x128xf8E4M3FN>, tensor<2x1xf32>) outs(%eb : tensor<256x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<256x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x128xf32>) -> tensor<16x128xf32>
+  %d = linalg.matmul ins(%da, %db : tensor<16x256xf32>, tensor<256x128xf32>) outs(%init : tensor<16x128xf32>) -> tensor<16x128xf32>
+  return %d : tensor<16x128xf32>
+}
+
+// -----
+
+// linalg.batch_matmul with per-batch per-row scales: one qmm.matmul per
+// batch on slices, inserted into the result.
+// CHECK-LABEL: func.func @batched
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         tensor.extract_slice %arg0[0, 0, 0] [1, 16, 128] [1, 1, 1]
+// CHECK:         tensor.extract_slice %arg1[0, 0] [1, 16] [1, 1] : tensor<2x16xf32> to tensor<16xf32>
+// CHECK:         qmm.matmul a(%{{.*}}, %{{.*}} : tensor<16x128xf8E4M3FN>, tensor<16x1xf32>) #qmm.scale<per_row> b(%{{.*}}, %{{.*}} : tensor<128x32xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> layout kn outs(
+// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0] [1, 16, 32] [1, 1, 1]
+// CHECK:         tensor.extract_slice %arg0[1, 0, 0] [1, 16, 128] [1, 1, 1]
+// CHECK:         qmm.matmul
+// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[1, 0, 0] [1, 16, 32] [1, 1, 1]
+// CHECK-NOT:     linalg.batch_matmul
+#id3 = affine_map<(b, d0, d1) -> (b, d0, d1)>
+#row3 = affine_map<(b, d0, d1) -> (b, d0)>
+func.func @batched(%a: tensor<2x16x128xf8E4M3FN>, %sa: tensor<2x16xf32>,
+                   %b: tensor<2x128x32xf8E4M3FN>, %sb: f32) -> tensor<2x16x32xf32> {
+  %ea = tensor.empty() : tensor<2x16x128xf32>
+  %da = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %sa : tensor<2x16x128xf8E4M3FN>, tensor<2x16xf32>) outs(%ea : tensor<2x16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x16x128xf32>
+  %eb = tensor.empty() : tensor<2x128x32xf32>
+  %db = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<2x128x32xf8E4M3FN>) outs(%eb : tensor<2x128x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %sb : f32
+    linalg.yield %y : f32
+  } -> tensor<2x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %d = linalg.batch_matmul ins(%da, %db : tensor<2x16x128xf32>, tensor<2x128x32xf32>) outs(%init : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  return %d : tensor<2x16x32xf32>
+}
