@@ -166,6 +166,12 @@ def test_errors_are_exceptions():
         gemm(qa, scale.astype(np.float64), qa, scale)
     with pytest.raises(RuntimeError, match="unknown device"):
         gemm(qa, scale, qa, scale, device="tpu")
+    # No GPU here: the HIP device says so (Debian's HIP runtime answers
+    # hipErrorNoDevice); `auto` falls back to the emulator.
+    with pytest.raises(RuntimeError, match="no HIP device"):
+        gemm(qa, scale, qa, scale, device="hip", chip="gfx950")
+    assert gemm(qa, scale, qa, scale, device="auto", chip="gfx950").shape == \
+        (64, 64)
     with pytest.raises(ValueError, match="mix FNUZ and OCP"):
         qmm.Gemm(64, 64, 128, a_type="f8E4M3FN", b_type="f8E4M3FNUZ")
     with pytest.raises(ValueError, match="cannot parse the program"):
