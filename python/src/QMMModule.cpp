@@ -118,9 +118,7 @@ static OperandLayout parseLayout(const std::string &text) {
 static ScaleRounding parseRounding(const std::optional<std::string> &text,
                                    ScaleEncodingAttr encoding) {
   if (!text)
-    return isa<Float8E8M0FNUType>(encoding.getScaleType())
-               ? ScaleRounding::Pow2Floor
-               : ScaleRounding::None;
+    return getDefaultScaleRounding(encoding);
   std::optional<ScaleRounding> rounding = symbolizeScaleRounding(*text);
   if (!rounding)
     raiseValueError("rounding: expected none, pow2_floor or pow2_ceil, got '" +
@@ -140,7 +138,7 @@ static float defaultMinAmax(ScaleRounding rounding,
       raiseValueError("min_amax 0 needs rounding pow2_floor");
     return *minAmax;
   }
-  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+  return getDefaultMinAmax(rounding);
 }
 
 /// A numpy array as a .npy payload (C order, its own dtype).

@@ -61,9 +61,7 @@ std::vector<float> fp8run::toFloats(const HostTensor &tensor) {
 
 ScaleRounding fp8run::getRounding(const OperandSpec &operand) {
   if (roundingName.empty())
-    return isa<Float8E8M0FNUType>(operand.encoding.getScaleType())
-               ? ScaleRounding::Pow2Floor
-               : ScaleRounding::None;
+    return getDefaultScaleRounding(operand.encoding);
   std::optional<ScaleRounding> rounding = symbolizeScaleRounding(roundingName);
   if (!rounding)
     fail("--rounding: expected none, pow2_floor or pow2_ceil, got '" +
@@ -82,7 +80,7 @@ float fp8run::getMinAmax(ScaleRounding rounding) {
       fail("--min-amax 0 needs --rounding pow2_floor");
     return minAmax;
   }
-  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+  return getDefaultMinAmax(rounding);
 }
 
 OperandData fp8run::prepareOperand(llvm::StringRef name,

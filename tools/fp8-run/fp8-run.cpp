@@ -326,11 +326,9 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
              outRounding + "'");
       spec.outRounding = *rounding;
     } else {
-      spec.outRounding = spec.outEncoding.isMX() ? ScaleRounding::Pow2Floor
-                                                 : ScaleRounding::None;
+      spec.outRounding = getDefaultScaleRounding(spec.outEncoding);
     }
-    spec.outMinAmax = spec.outRounding == ScaleRounding::Pow2Floor ? 0.0f
-                                                                   : 1e-4f;
+    spec.outMinAmax = getDefaultMinAmax(spec.outRounding);
   } else if (outScale.getNumOccurrences() || outRounding.getNumOccurrences()) {
     fail("--out-scale and --out-rounding go with an FP8 --out-type");
   }

@@ -186,23 +186,25 @@ static bool isFP8OutputType(Type type) {
   return isQuantizedElementType(type) && type.getIntOrFloatBitWidth() == 8;
 }
 
-/// The rule's default: pow2_floor for E8M0 scales, none for f32 ones.
-static ScaleRounding
-getEffectiveScaleRounding(std::optional<ScaleRounding> rounding,
-                          ScaleEncodingAttr encoding) {
-  if (rounding)
-    return *rounding;
+ScaleRounding qmm::getDefaultScaleRounding(ScaleEncodingAttr encoding) {
   return isa<Float8E8M0FNUType>(encoding.getScaleType())
              ? ScaleRounding::Pow2Floor
              : ScaleRounding::None;
 }
 
+float qmm::getDefaultMinAmax(ScaleRounding rounding) {
+  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+}
+
+static ScaleRounding
+getEffectiveScaleRounding(std::optional<ScaleRounding> rounding,
+                          ScaleEncodingAttr encoding) {
+  return rounding ? *rounding : getDefaultScaleRounding(encoding);
+}
+
 static float getEffectiveScaleMinAmax(std::optional<APFloat> minAmax,
                                       ScaleRounding rounding) {
-  if (minAmax)
-    return minAmax->convertToFloat();
-  // DeepGEMM clamps amax at 1e-4; OCP MX has no clamp.
-  return rounding == ScaleRounding::Pow2Floor ? 0.0f : 1e-4f;
+  return minAmax ? minAmax->convertToFloat() : getDefaultMinAmax(rounding);
 }
 
 /// The rounding rule must suit the scale type and `min_amax` the rule.

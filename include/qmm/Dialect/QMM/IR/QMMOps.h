@@ -19,6 +19,12 @@ namespace qmm {
 /// Rows of a group segment of a contiguous qmm.grouped_matmul start at
 /// multiples of this (padding rows fill the gaps).
 int64_t getGroupedMatmulMAlignment();
+
+/// qmm.quantize's defaults (also those of an FP8 matmul output): the scale
+/// rule is pow2_floor for E8M0 scales and none for f32 ones; amax is
+/// clamped at 1e-4 (DeepGEMM) except under pow2_floor (OCP MX: no clamp).
+ScaleRounding getDefaultScaleRounding(ScaleEncodingAttr encoding);
+float getDefaultMinAmax(ScaleRounding rounding);
 } // namespace qmm
 } // namespace mlir
 
