@@ -272,7 +272,10 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     scaleBlockK = k;
   // 32x32 instructions read half the LDS bytes per flop of the 16x16 ones;
   // they pay off once both tile extents can hold two of them per wave.
-  bool large = m >= 128 && n >= 128;
+  // An FP8 output's tile may have to be widened to lcm(block, MFMA N)
+  // (below): 16-wide MFMAs keep that within 256 columns for more widths.
+  bool large = m >= 128 && n >= 128 &&
+               (!outputBlockN || std::lcm(outputBlockN, int64_t(32)) <= 256);
   int64_t mn = large ? 32 : 16;
   const MFMAShape *shape = nullptr;
   for (const MFMAShape &candidate : chip.mfmaShapes)
@@ -296,13 +299,15 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   int64_t wavesM = std::min<int64_t>(2, tileM / mn);
   int64_t wavesN = std::min<int64_t>(2, tileN / mn);
   // An FP8 output's block amax is reduced within one wave: when 2 x 2
-  // waves would split a block, all waves go along M, and the tile is at
-  // least one block wide.
+  // waves would split a block, all waves go along M, and when N spans
+  // several tiles, the tile is a whole number of blocks (and MFMA tiles)
+  // wide.
   if (outputBlockN && (tileN / wavesN) % outputBlockN != 0) {
     wavesM = std::min<int64_t>(4, tileM / mn);
     wavesN = 1;
-    if (tileN % outputBlockN != 0 && n > tileN && outputBlockN % mn == 0)
-      tileN = outputBlockN;
+    int64_t blocksAndTiles = std::lcm(outputBlockN, mn);
+    if (tileN % outputBlockN != 0 && n > tileN && blocksAndTiles <= 256)
+      tileN = blocksAndTiles;
   }
   MFMAKindAttrValue attrKind = MFMAKindAttrValue::F8F6F4;
   if (*kind == MFMAKind::FP8)

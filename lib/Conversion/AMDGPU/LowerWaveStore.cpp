@@ -198,12 +198,19 @@ static Value loadBiasQuad(OpBuilder &b, Location loc, Value bias, Value col,
                                quad);
 }
 
-/// FP8 outputs. For each row of each block of C columns: the epilogue's
-/// f32 values (bias, aux, activation as usual), the amax over the lane's
+/// FP8 outputs. For each row, the epilogue's f32 values (bias, aux,
+/// activation as usual); per block of C columns the amax over the lane's
 /// items inside the matrix, reduced with xor shuffles across the lanes
 /// holding the row (lane % m is the row, so lanes m, 2m, ... apart), the
 /// block's scale by qmm.quantize's rule, the quantized codes stored 4 to a
 /// vector, and the scale stored by the row's first lane.
+///
+/// Blocks are counted from the wave's first column, which the config keeps
+/// at a multiple of C (ConfigAttr::keepsOutputBlocksInWaves). A block may
+/// be narrower than an MFMA tile or straddle two: items are then assigned
+/// to blocks by their column at run time. MFMA tiles are handled in groups
+/// that no block straddles, so a 1x128 block on 32-wide tiles costs no
+/// per-item selects.
 static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
                                      const ChipInfo &chip) {
   Location loc = op.getLoc();
@@ -216,24 +223,47 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
   int64_t blockN = encoding.getBlockExtent(m, n).second;
   ScaleRule rule{outType.getElementType(), encoding.getScaleType(),
                  *op.getOutRounding(), op.getOutMinAmax()->convertToFloat()};
-  // MFMA tiles per block: a block spans blockN / n tiles, or all of the
-  // wave's tiles when one wave holds all N columns.
   int64_t repeatsN = config.getMfmaRepeatsN();
-  int64_t tilesPerBlock =
-      std::min(repeatsN, std::max<int64_t>(1, blockN / layout.n()));
+  int64_t tileN = layout.n();
   Type i32 = b.getI32Type();
   Value lane = im.lane(chip.waveSize);
   Value zero = createF32(b, loc, 0.0);
+  auto atLeast = [&](OpBuilder &ob, Value x, int64_t bound) {
+    return arith::CmpIOp::create(
+        ob, loc, arith::CmpIPredicate::uge, x,
+        arith::ConstantIndexOp::create(ob, loc, bound));
+  };
+  // The blocks (relative to the wave) that columns [rn * tileN, (rn + 1) *
+  // tileN) of MFMA tile rn touch: [first, last].
+  auto blocksOfTile = [&](int64_t rn) {
+    return std::make_pair(rn * tileN / blockN,
+                          ((rn + 1) * tileN - 1) / blockN);
+  };
+
+  struct Quad {
+    Value values; // vector<4xf32> after the activation
+    Value col;    // first column in the output
+    Value offset; // first column relative to the wave's first column
+    int64_t rn;   // MFMA tile along N
+  };
   for (int64_t rm = 0; rm < config.getMfmaRepeatsM(); ++rm) {
     Value row = im.add(op.getRow(), layout.row(im, lane, rm));
     Value rowOk = im.lt(row, m);
-    for (int64_t rn0 = 0; rn0 < repeatsN; rn0 += tilesPerBlock) {
-      SmallVector<std::pair<Value, Value>> quads; // (values, first column)
-      Value amax = zero;
-      for (int64_t rn = rn0; rn < rn0 + tilesPerBlock; ++rn) {
+    for (int64_t rn0 = 0; rn0 < repeatsN;) {
+      // Tiles [rn0, rnEnd): extended while a block crosses the boundary.
+      int64_t rnEnd = rn0 + 1;
+      while (rnEnd < repeatsN && (rnEnd * tileN) % blockN != 0)
+        ++rnEnd;
+      int64_t firstBlock = blocksOfTile(rn0).first;
+      int64_t lastBlock = blocksOfTile(rnEnd - 1).second;
+      SmallVector<Quad> quads;
+      SmallVector<Value> amax(lastBlock - firstBlock + 1, zero);
+      for (int64_t rn = rn0; rn < rnEnd; ++rn) {
+        auto [tileFirstBlock, tileLastBlock] = blocksOfTile(rn);
         Value tile = op.getAcc()[layout.index(rm, rn)];
         for (int64_t first = 0; first < layout.items(); first += 4) {
-          Value col = im.add(op.getCol(), layout.col(im, lane, rn, first));
+          Value offset = layout.col(im, lane, rn, first);
+          Value col = im.add(op.getCol(), offset);
           Value pre = extractQuad(b, loc, tile, first);
           if (Value bias = op.getBias())
             pre = arith::AddFOp::create(b, loc, pre,
@@ -251,48 +281,90 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
           for (int64_t j = 0; j < 4; ++j) {
             Value magnitude = math::AbsFOp::create(
                 b, loc, vector::ExtractOp::create(b, loc, post, j));
+            Value itemOffset = im.add(offset, j);
             Value inside = im.lt(im.add(col, j), n);
-            amax = arith::MaximumFOp::create(
-                b, loc, amax,
-                arith::SelectOp::create(b, loc, inside, magnitude, zero));
+            for (int64_t block = tileFirstBlock; block <= tileLastBlock;
+                 ++block) {
+              Value counts = inside;
+              if (tileFirstBlock != tileLastBlock) {
+                // The tile holds several blocks: is the item in this one?
+                counts = arith::AndIOp::create(
+                    b, loc, counts,
+                    arith::AndIOp::create(
+                        b, loc, atLeast(b, itemOffset, block * blockN),
+                        im.lt(itemOffset, (block + 1) * blockN)));
+              }
+              Value &blockAmax = amax[block - firstBlock];
+              blockAmax = arith::MaximumFOp::create(
+                  b, loc, blockAmax,
+                  arith::SelectOp::create(b, loc, counts, magnitude, zero));
+            }
           }
-          quads.push_back({post, col});
+          quads.push_back({post, col, offset, rn});
         }
       }
-      // The lanes holding this row's items of the block.
-      for (int64_t offset = layout.m(); offset < chip.waveSize; offset *= 2) {
-        Value other =
-            gpu::ShuffleOp::create(
-                b, loc, amax,
-                arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, offset)),
-                arith::ConstantOp::create(
-                    b, loc, b.getIntegerAttr(i32, chip.waveSize)),
-                gpu::ShuffleMode::XOR)
-                .getShuffleResult();
-        amax = arith::MaximumFOp::create(b, loc, amax, other);
+      // The lanes holding this row's items of each block.
+      SmallVector<Value> scales, reciprocals;
+      for (Value &blockAmax : amax) {
+        for (int64_t step = layout.m(); step < chip.waveSize; step *= 2) {
+          Value other =
+              gpu::ShuffleOp::create(
+                  b, loc, blockAmax,
+                  arith::ConstantOp::create(b, loc,
+                                            b.getIntegerAttr(i32, step)),
+                  arith::ConstantOp::create(
+                      b, loc, b.getIntegerAttr(i32, chip.waveSize)),
+                  gpu::ShuffleMode::XOR)
+                  .getShuffleResult();
+          blockAmax = arith::MaximumFOp::create(b, loc, blockAmax, other);
+        }
+        auto [scale, reciprocal] = createBlockScale(b, loc, blockAmax, rule);
+        scales.push_back(scale);
+        reciprocals.push_back(reciprocal);
       }
-      auto [scale, reciprocal] = createBlockScale(b, loc, amax, rule);
       auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
       OpBuilder rowB = rowInside.getThenBodyBuilder();
-      for (auto [post, col] : quads) {
-        Value codes = createQuantizedElement(rowB, loc, post, reciprocal,
-                                             rule.elementType);
-        forEachStoredPart(rowB, loc, codes, col, n,
+      IndexMath rim{rowB, loc};
+      for (const Quad &quad : quads) {
+        auto [tileFirstBlock, tileLastBlock] = blocksOfTile(quad.rn);
+        Value reciprocal = reciprocals[tileFirstBlock - firstBlock];
+        if (tileFirstBlock != tileLastBlock) {
+          // Each item's own block's reciprocal.
+          SmallVector<Value> items;
+          for (int64_t j = 0; j < 4; ++j) {
+            Value itemOffset = rim.add(quad.offset, j);
+            Value item = reciprocals[tileFirstBlock - firstBlock];
+            for (int64_t block = tileFirstBlock + 1; block <= tileLastBlock;
+                 ++block)
+              item = arith::SelectOp::create(
+                  rowB, loc, atLeast(rowB, itemOffset, block * blockN),
+                  reciprocals[block - firstBlock], item);
+            items.push_back(item);
+          }
+          reciprocal = vector::FromElementsOp::create(
+              rowB, loc, VectorType::get({4}, rowB.getF32Type()), items);
+        }
+        Value codes = createQuantizedElement(rowB, loc, quad.values,
+                                             reciprocal, rule.elementType);
+        forEachStoredPart(rowB, loc, codes, quad.col, n,
                           [&](OpBuilder &partB, Value part, Value c) {
                             storeConverted(partB, loc, part, op.getOut(), row,
                                            c);
                           });
       }
-      // One lane per row writes the block's scale.
-      IndexMath rim{rowB, loc};
-      Value blockStart = rim.add(op.getCol(), rn0 * layout.n());
-      Value writes = arith::AndIOp::create(rowB, loc, rim.lt(lane, layout.m()),
-                                           rim.lt(blockStart, n));
-      auto writer = scf::IfOp::create(rowB, loc, writes, false);
-      OpBuilder writerB = writer.getThenBodyBuilder();
-      IndexMath wim{writerB, loc};
-      memref::StoreOp::create(writerB, loc, scale, op.getOutScales(),
-                              ValueRange{row, wim.div(blockStart, blockN)});
+      // One lane per row writes each block's scale.
+      for (int64_t block = firstBlock; block <= lastBlock; ++block) {
+        Value blockStart = rim.add(op.getCol(), block * blockN);
+        Value writes = arith::AndIOp::create(
+            rowB, loc, rim.lt(lane, layout.m()), rim.lt(blockStart, n));
+        auto writer = scf::IfOp::create(rowB, loc, writes, false);
+        OpBuilder writerB = writer.getThenBodyBuilder();
+        IndexMath wim{writerB, loc};
+        memref::StoreOp::create(writerB, loc, scales[block - firstBlock],
+                                op.getOutScales(),
+                                ValueRange{row, wim.div(blockStart, blockN)});
+      }
+      rn0 = rnEnd;
     }
   }
 }

@@ -97,8 +97,8 @@ struct QMMSelectConfigPass
       return op.emitOpError("config: the FP8 output's blocks of ")
              << outputBlockN << " columns must lie within one wave's sub-tile ("
              << config.getWaveTileN()
-             << " columns) and span whole MFMA tiles; use waves = [W, 1] or "
-                "a wider tile N";
+             << " columns), starting at a multiple of the block; use "
+                "waves = [W, 1] or a tile N that is a multiple of the block";
     return verifyConfigForChip(op.getConfigAttr(), target, operands,
                                [&]() { return op.emitOpError(); });
   }

@@ -126,8 +126,8 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
         return fail("the FP8 output's blocks of ")
                << blockN << " columns must lie within one wave's sub-tile ("
                << config.getWaveTileN()
-               << " columns) and span whole MFMA tiles; use waves = [W, 1] "
-                  "or a wider tile N";
+               << " columns), starting at a multiple of the block; use "
+                  "waves = [W, 1] or a tile N that is a multiple of the block";
     }
   }
   if (config.getStages() > 2)
@@ -137,7 +137,10 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   int64_t aBlockK = aEncoding.getBlockExtent(p.m, p.k).second;
   int64_t bBlockK = bEncoding.getBlockExtent(p.n, p.k).second;
   p.scaleBlockK = std::min(aBlockK, bBlockK);
-  if (std::max(aBlockK, bBlockK) % p.scaleBlockK != 0)
+  // A block covering all of K (per tensor, per row, or a block at least K
+  // deep) puts no boundary inside K, so it nests with any other.
+  if (std::max(aBlockK, bBlockK) < p.k &&
+      std::max(aBlockK, bBlockK) % p.scaleBlockK != 0)
     return fail("scale blocks along K (") << aBlockK << " and " << bBlockK
                                           << ") must nest";
   // The scaled MFMA applies MX scales itself, whatever the tile K.

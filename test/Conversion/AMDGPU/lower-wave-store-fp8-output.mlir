@@ -78,3 +78,30 @@ func.func @mx_bias_gelu_aux(%d: memref<64x64xf8E4M3FN>, %s: memref<64x2xf8E8M0FN
   }
   return
 }
+
+// -----
+
+// Blocks narrower than the 16-column MFMA tile (1x6: blocks [0,6), [6,12),
+// [12,16) of a 16-column output): each lane's items count towards the
+// block holding their column (three amaxes, each reduced over the row's
+// four lanes, 16 and 32 apart), each item is multiplied by its own block's
+// reciprocal, and the row's first lane stores the three scales.
+// CHECK-LABEL: func.func @narrow_blocks
+// CHECK-COUNT-6: gpu.shuffle  xor
+// CHECK-NOT:     gpu.shuffle
+// CHECK:         vector.from_elements {{.*}} : vector<4xf32>
+// CHECK-COUNT-3: memref.store %{{.*}} : memref<16x3xf32>
+// CHECK-NOT:     memref.store %{{.*}} : memref<16x3xf32>
+func.func @narrow_blocks(%d: memref<16x16xf8E4M3FNUZ>, %s: memref<16x3xf32>, %row: index, %col: index, %acc: vector<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    qmm.wave_store %acc into %d[%row, %col]
+      out_scales(%s : memref<16x3xf32>) #qmm.scale<block 1x6> rounding none min_amax 1.0e-4
+      config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)
+      : memref<16x16xf8E4M3FNUZ>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

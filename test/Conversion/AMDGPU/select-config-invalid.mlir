@@ -90,7 +90,7 @@ func.func @fp8_output_blocks_split(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<2
                                    %b: tensor<256x512xf8E4M3FNUZ>, %bs: tensor<2x4xf32>,
                                    %d: tensor<256x256xf8E4M3FNUZ>, %s: tensor<256x2xf32>)
     -> (tensor<256x256xf8E4M3FNUZ>, tensor<256x2xf32>) {
-  // expected-error @+1 {{config: the FP8 output's blocks of 128 columns must lie within one wave's sub-tile (64 columns) and span whole MFMA tiles; use waves = [W, 1] or a wider tile N}}
+  // expected-error @+1 {{config: the FP8 output's blocks of 128 columns must lie within one wave's sub-tile (64 columns), starting at a multiple of the block; use waves = [W, 1] or a tile N that is a multiple of the block}}
   %0:2 = qmm.matmul a(%a, %as : tensor<256x512xf8E4M3FNUZ>, tensor<256x4xf32>) #qmm.scale<block 1x128>
                     b(%b, %bs : tensor<256x512xf8E4M3FNUZ>, tensor<2x4xf32>) #qmm.scale<block 128x128>
                     config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>

@@ -123,7 +123,7 @@ func.func @fp4_k_not_multiple_of_32(%a: memref<32x48xf4E2M1FN>, %as: memref<1x1x
 func.func @fp8_output_block_split(%a: memref<64x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                                   %b: memref<128x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
                                   %d: memref<64x128xf8E4M3FNUZ>, %s: memref<64x1xf32>) {
-  // expected-error @+1 {{qmm-tile-matmul: the FP8 output's blocks of 128 columns must lie within one wave's sub-tile (32 columns) and span whole MFMA tiles; use waves = [W, 1] or a wider tile N}}
+  // expected-error @+1 {{qmm-tile-matmul: the FP8 output's blocks of 128 columns must lie within one wave's sub-tile (32 columns), starting at a multiple of the block; use waves = [W, 1] or a tile N that is a multiple of the block}}
   qmm.matmul a(%a, %as : memref<64x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %bs : memref<128x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>

@@ -166,7 +166,7 @@ func.func @store_fp8_without_scales(%d: memref<16x16xf8E4M3FNUZ>, %i: index, %ac
 // -----
 
 func.func @store_fp8_split_block(%d: memref<16x64xf8E4M3FNUZ>, %s: memref<16x1xf32>, %i: index, %acc: vector<4xf32>) {
-  // expected-error @+1 {{'qmm.wave_store' op output blocks of 64 columns must lie within one wave's sub-tile of 16 columns and span whole MFMA tiles}}
+  // expected-error @+1 {{'qmm.wave_store' op output blocks of 64 columns must lie within one wave's sub-tile of 16 columns, starting at a multiple of the block}}
   qmm.wave_store %acc into %d[%i, %i]
     out_scales(%s : memref<16x1xf32>) #qmm.scale<block 1x64> rounding none min_amax 1.0e-4
     config(#qmm.config<tile = [16, 64, 64], waves = [1, 4], mfma = fp8 [16, 16, 32], stages = 1>)

@@ -13,8 +13,16 @@ tile inside the 32-wide scale block). These are judged on the exact tier
 quantization tier measures FP4/FP6 rounding noise, whose budget holds for
 large matrices, not for a 1 x 28 output.
 
-  random_configs.py FP8_RUN SEED COUNT [mx]
+With `fp8out`: FP8 outputs quantized in the epilogue with per-token scales
+of any width C (1 to 24, and 32 to 128) or MX scales, half the time under a
+random user configuration. A configuration must either run and PASS or,
+when it splits an output block between waves (decided here from the
+config's numbers, independently of the compiler), be rejected with the
+diagnostic saying so (exit 2).
+
+  random_configs.py FP8_RUN SEED COUNT [mx|fp8out]
 """
+import math
 import random
 import subprocess
 import sys
@@ -89,13 +97,62 @@ def mx_problem(rng):
     return args
 
 
+SPLIT_BLOCK = "must lie within one wave's sub-tile"
+
+
+def fp8_output_problem(rng):
+    """Returns (args, expectation): "pass", "reject" (a forced config that
+    splits a block) or "either" (the selector's choice where it may find no
+    config: it must then say why)."""
+    chip = rng.choice(["gfx942", "gfx950"])
+    ocp = chip == "gfx950" if rng.random() < 0.8 else chip == "gfx942"
+    family = ["f8E4M3FN", "f8E5M2"] if ocp else ["f8E4M3FNUZ", "f8E5M2FNUZ"]
+    m, n = rng.randint(1, 150), rng.randint(1, 300)
+    k = 16 * rng.randint(1, 16)
+    mx = ocp and n % 32 == 0 and rng.random() < 0.2
+    width = 32 if mx else rng.choice(list(range(1, 25)) + [32, 48, 64, 96, 128])
+    args = ["--device", "emu", "--chip", chip, "--a-type", family[0],
+            "--b-type", family[0], "--gemm", f"{m}x{n}x{k}",
+            "--a-scale", rng.choice(["tensor", "row", "1x128"]),
+            "--b-scale", rng.choice(["tensor", "row", "128x128"]),
+            "--out-type", rng.choice(family),
+            "--out-scale", "mx32" if mx else f"1x{width}",
+            "--seed", str(rng.randint(0, 1000))]
+    if rng.random() < 0.3:
+        args += ["--bias", "f32", "--gelu", rng.choice(["tanh", "erf"])]
+    # The selector widens the tile to lcm(C, MFMA N) when N needs several
+    # 128-wide tiles; it cannot when that exceeds 256 columns.
+    expect = "either" if n > 128 and math.lcm(width, 16) > 256 else "pass"
+    if rng.random() < 0.5:
+        size, mk = (16, 32) if chip == "gfx942" else (16, 128)
+        kind = "fp8" if chip == "gfx942" else "f8f6f4"
+        if not ocp and chip == "gfx950":
+            kind, mk = "bf16", 32
+        wm, wn = rng.choice([1, 2, 4]), rng.choice([1, 2])
+        tm = size * wm * rng.choice([1, 2])
+        tn = size * wn * rng.choice([1, 2, 4])
+        tk = mk if mk >= 64 else mk * rng.choice([1, 2])
+        args += ["--config",
+                 f"#qmm.config<tile = [{tm}, {tn}, {tk}], waves = [{wm}, {wn}], "
+                 f"mfma = {kind} [{size}, {size}, {mk}], stages = 1>"]
+        # Blocks stay inside a wave: sub-tiles a whole number of blocks
+        # wide, or one wave holding every column.
+        keeps = (tn // wn) % width == 0 or (wn == 1 and n <= tn)
+        expect = "pass" if keeps else "reject"
+    return args, expect
+
+
 def main():
     fp8_run, seed, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    make = mx_problem if len(sys.argv) > 4 and sys.argv[4] == "mx" else problem
+    mode = sys.argv[4] if len(sys.argv) > 4 else ""
+    make = {"mx": mx_problem, "fp8out": fp8_output_problem}.get(mode, problem)
     rng = random.Random(seed)
-    failures = 0
+    failures = rejections = 0
     for _ in range(count):
         args = make(rng)
+        expect = "pass"
+        if make is fp8_output_problem:
+            args, expect = args
         run = subprocess.run([fp8_run] + args, capture_output=True, text=True)
         exact = [line for line in run.stdout.splitlines()
                  if line.strip().startswith("exact tier")]
@@ -103,10 +160,18 @@ def main():
             passed = len(exact) == 1 and exact[0].rstrip().endswith("PASS")
         else:
             passed = run.returncode == 0 and "RESULT: PASS" in run.stdout
+            rejected = run.returncode == 2 and SPLIT_BLOCK in run.stderr
+            if expect == "reject":
+                passed = rejected
+            elif expect == "either":
+                passed = passed or rejected
+            rejections += rejected
         if not passed:
             failures += 1
             print("FAILED:", " ".join(args))
             print((run.stdout + run.stderr)[-600:])
+    if make is fp8_output_problem:
+        print(f"rejected as splitting an output block: {rejections}")
     print(f"random configurations: {count} run, {failures} failed")
 
 

@@ -156,7 +156,7 @@ LogicalResult WaveStoreOp::verify() {
       return emitOpError("output blocks of ")
              << blockN << " columns must lie within one wave's sub-tile of "
              << getConfig().getWaveTileN()
-             << " columns and span whole MFMA tiles";
+             << " columns, starting at a multiple of the block";
   }
   if (Value bias = getBias()) {
     auto biasType = cast<MemRefType>(bias.getType());

@@ -251,13 +251,13 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     int64_t getMfmaRepeatsM() const { return getWaveTileM() / getMfmaShape()[0]; }
     int64_t getMfmaRepeatsN() const { return getWaveTileN() / getMfmaShape()[1]; }
     /// Whether every block of `blockN` columns of an [M, n] output lies
-    /// within one wave's sub-tile and spans whole MFMA tiles (what an FP8
-    /// output's per-block amax, reduced across lanes, needs): sub-tiles a
-    /// multiple of the block wide, or one wave holding all n columns.
+    /// within one wave's sub-tile, starting at a multiple of the block from
+    /// the sub-tile's first column (what an FP8 output's per-block amax,
+    /// reduced across lanes, needs): sub-tiles a multiple of the block
+    /// wide, or one wave holding all n columns.
     bool keepsOutputBlocksInWaves(int64_t n, int64_t blockN) const {
-      if (getWaveTileN() % blockN == 0)
-        return blockN % getMfmaShape()[1] == 0;
-      return getWaves()[1] == 1 && n <= getTileN();
+      return getWaveTileN() % blockN == 0 ||
+             (getWaves()[1] == 1 && n <= getTileN());
     }
     int64_t getNumAccumulators() const {
       return getMfmaRepeatsM() * getMfmaRepeatsN();
