@@ -11,6 +11,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::qmm::emu;
@@ -148,16 +149,48 @@ static LogicalResult execConstant(WaveInterpreter &wave,
 }
 
 //===----------------------------------------------------------------------===//
+// Integer division
+//===----------------------------------------------------------------------===//
+
+// Signed division rounding toward zero, down and up, and the remainder, for
+// every input: the handlers report division by zero and overflow
+// (INT_MIN / -1) on the lanes that execute the op, but the lanes outside
+// the exec mask hold anything and must not trap the host.
+
+static int64_t divideSigned(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  if (b == -1) // wraps for INT64_MIN
+    return int64_t(0 - uint64_t(a));
+  return a / b;
+}
+
+static int64_t remainderSigned(int64_t a, int64_t b) {
+  return b == 0 || b == -1 ? 0 : a % b;
+}
+
+static int64_t floorDivideSigned(int64_t a, int64_t b) {
+  int64_t quotient = divideSigned(a, b);
+  bool inexact = remainderSigned(a, b) != 0;
+  return inexact && (a < 0) != (b < 0) ? quotient - 1 : quotient;
+}
+
+static int64_t ceilDivideSigned(int64_t a, int64_t b) {
+  int64_t quotient = divideSigned(a, b);
+  bool inexact = remainderSigned(a, b) != 0;
+  return inexact && (a < 0) == (b < 0) ? quotient + 1 : quotient;
+}
+
+//===----------------------------------------------------------------------===//
 // affine.apply
 //===----------------------------------------------------------------------===//
 
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
+/// Evaluates `expr` as its lowering (expandAffineExpr) computes it: sums and
+/// products wrap; mod, floordiv and ceildiv assume a positive divisor, and
+/// any other divisor is recorded in `badDivisor` (the result is then 0).
 static int64_t evaluate(AffineExpr expr, ArrayRef<int64_t> dims,
-                        ArrayRef<int64_t> symbols) {
+                        ArrayRef<int64_t> symbols,
+                        std::optional<int64_t> &badDivisor) {
   switch (expr.getKind()) {
   case AffineExprKind::Constant:
     return cast<AffineConstantExpr>(expr).getValue();
@@ -169,24 +202,38 @@ static int64_t evaluate(AffineExpr expr, ArrayRef<int64_t> dims,
     break;
   }
   auto binary = cast<AffineBinaryOpExpr>(expr);
-  int64_t lhs = evaluate(binary.getLHS(), dims, symbols);
-  int64_t rhs = evaluate(binary.getRHS(), dims, symbols);
+  int64_t lhs = evaluate(binary.getLHS(), dims, symbols, badDivisor);
+  int64_t rhs = evaluate(binary.getRHS(), dims, symbols, badDivisor);
   switch (expr.getKind()) {
-  case AffineExprKind::Add: return lhs + rhs;
-  case AffineExprKind::Mul: return lhs * rhs;
-  case AffineExprKind::FloorDiv: return floorDiv(lhs, rhs);
-  case AffineExprKind::CeilDiv: return -floorDiv(-lhs, rhs);
-  case AffineExprKind::Mod: {
-    int64_t mod = lhs % rhs;
-    return mod < 0 ? mod + std::abs(rhs) : mod;
+  case AffineExprKind::Add:
+    return int64_t(uint64_t(lhs) + uint64_t(rhs));
+  case AffineExprKind::Mul:
+    return int64_t(uint64_t(lhs) * uint64_t(rhs));
+  default:
+    break;
   }
-  default: return 0;
+  if (rhs <= 0) {
+    if (!badDivisor)
+      badDivisor = rhs;
+    return 0;
+  }
+  switch (expr.getKind()) {
+  case AffineExprKind::FloorDiv:
+    return floorDivideSigned(lhs, rhs);
+  case AffineExprKind::CeilDiv:
+    return ceilDivideSigned(lhs, rhs);
+  case AffineExprKind::Mod: {
+    int64_t remainder = lhs % rhs;
+    return remainder < 0 ? remainder + rhs : remainder;
+  }
+  default:
+    return 0;
   }
 }
 
 static LogicalResult execAffineMap(WaveInterpreter &wave, Operation *op,
                                    AffineMap map, ValueRange operands,
-                                   bool isMin, bool isMax) {
+                                   ExecMask mask, bool isMin, bool isMax) {
   SmallVector<Lanes> inputs;
   for (Value operand : operands)
     inputs.push_back(wave.get(operand));
@@ -201,11 +248,18 @@ static LogicalResult execAffineMap(WaveInterpreter &wave, Operation *op,
       else
         symbols[i - numDims] = v;
     }
-    int64_t result = evaluate(map.getResult(0), dims, symbols);
+    std::optional<int64_t> badDivisor;
+    int64_t result = evaluate(map.getResult(0), dims, symbols, badDivisor);
     for (AffineExpr expr : map.getResults().drop_front()) {
-      int64_t v = evaluate(expr, dims, symbols);
+      int64_t v = evaluate(expr, dims, symbols, badDivisor);
       result = isMin ? std::min(result, v) : isMax ? std::max(result, v) : v;
     }
+    if (badDivisor && laneActive(mask, lane))
+      return wave.fail(op, "mod, floordiv or ceildiv by " +
+                               std::to_string(*badDivisor) + " on lane " +
+                               std::to_string(lane) +
+                               " (the affine lowering needs positive "
+                               "divisors)");
     out.at(lane, 0) = uint64_t(result);
   }
   return success();
@@ -231,21 +285,30 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
     return success();
   };
   auto divisionCheck = [&](bool isSigned) -> LogicalResult {
-    // Division by zero is undefined behaviour in the IR; report it on the
-    // lanes that execute the op.
+    // Division by zero and signed overflow (the minimum value by -1) are
+    // undefined behaviour in LLVM IR; report them on the lanes that execute
+    // the op.
+    const Lanes &lhs = wave.get(op->getOperand(0));
     const Lanes &rhs = wave.get(op->getOperand(1));
     unsigned width = intWidth();
-    for (int lane = 0; lane < kMaxLanes; ++lane)
-      if (laneActive(mask, lane))
-        for (unsigned e = 0; e < rhs.width; ++e)
-          if (truncateBits(rhs.at(lane, e), width) == 0)
-            return wave.fail(op, "integer division by zero on lane " +
-                                     std::to_string(lane));
-    (void)isSigned;
+    int64_t minimum = signExtend(uint64_t(1) << (width - 1), width);
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      if (!laneActive(mask, lane))
+        continue;
+      for (unsigned e = 0; e < rhs.width; ++e) {
+        uint64_t divisor = truncateBits(rhs.at(lane, e), width);
+        if (divisor == 0)
+          return wave.fail(op, "integer division by zero on lane " +
+                                   std::to_string(lane));
+        if (isSigned && signExtend(divisor, width) == -1 &&
+            signExtend(lhs.at(lane, e), width) == minimum)
+          return wave.fail(op, "signed integer division overflows (" +
+                                   std::to_string(minimum) + " / -1) on lane " +
+                                   std::to_string(lane));
+      }
+    }
     return success();
   };
-  auto safeDiv = [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; };
-  auto safeRem = [](int64_t a, int64_t b) { return b == 0 ? 0 : a % b; };
 
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](arith::ConstantOp c) { return execConstant(wave, c); })
@@ -267,26 +330,32 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
       .Case([&](arith::XOrIOp) {
         return intBinary([](uint64_t a, uint64_t b, unsigned) { return a ^ b; });
       })
+      // Shifts by the width or more are poison in LLVM; the emulator defines
+      // them (0, or the sign for shrsi) so that a select that discards them
+      // stays valid.
       .Case([&](arith::ShLIOp) {
         return intBinary([](uint64_t a, uint64_t b, unsigned w) {
+          b = truncateBits(b, w);
           return b >= w ? 0 : a << b;
         });
       })
       .Case([&](arith::ShRUIOp) {
         return intBinary([](uint64_t a, uint64_t b, unsigned w) {
+          b = truncateBits(b, w);
           return b >= w ? 0 : truncateBits(a, w) >> b;
         });
       })
       .Case([&](arith::ShRSIOp) {
         return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(signExtend(a, w) >> std::min<uint64_t>(b, w - 1));
+          return uint64_t(signExtend(a, w) >>
+                          std::min<uint64_t>(truncateBits(b, w), w - 1));
         });
       })
       .Case([&](arith::DivSIOp) {
         if (failed(divisionCheck(true)))
           return failure();
-        return intBinary([&](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(safeDiv(signExtend(a, w), signExtend(b, w)));
+        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
+          return uint64_t(divideSigned(signExtend(a, w), signExtend(b, w)));
         });
       })
       .Case([&](arith::DivUIOp) {
@@ -300,8 +369,8 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
       .Case([&](arith::RemSIOp) {
         if (failed(divisionCheck(true)))
           return failure();
-        return intBinary([&](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(safeRem(signExtend(a, w), signExtend(b, w)));
+        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
+          return uint64_t(remainderSigned(signExtend(a, w), signExtend(b, w)));
         });
       })
       .Case([&](arith::RemUIOp) {
@@ -316,16 +385,23 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
         if (failed(divisionCheck(true)))
           return failure();
         return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          int64_t x = signExtend(a, w), y = signExtend(b, w);
-          return y == 0 ? 0 : uint64_t(-floorDiv(-x, y));
+          return uint64_t(ceilDivideSigned(signExtend(a, w), signExtend(b, w)));
+        });
+      })
+      .Case([&](arith::CeilDivUIOp) {
+        if (failed(divisionCheck(false)))
+          return failure();
+        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
+          uint64_t x = truncateBits(a, w), y = truncateBits(b, w);
+          return y == 0 || x == 0 ? 0 : (x - 1) / y + 1;
         });
       })
       .Case([&](arith::FloorDivSIOp) {
         if (failed(divisionCheck(true)))
           return failure();
         return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          int64_t y = signExtend(b, w);
-          return y == 0 ? 0 : uint64_t(floorDiv(signExtend(a, w), y));
+          return uint64_t(
+              floorDivideSigned(signExtend(a, w), signExtend(b, w)));
         });
       })
       .Case([&](arith::MaxSIOp) {
@@ -542,21 +618,45 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
         unsigned from = getBitWidth(elementTypeOf(op->getOperand(0).getType()));
         auto to = cast<FloatType>(elementTypeOf(op->getResult(0).getType()));
         bool isSigned = isa<arith::SIToFPOp>(op);
+        const llvm::fltSemantics &semantics = to.getFloatSemantics();
         mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
-          double v = isSigned ? double(signExtend(a, from))
-                              : double(truncateBits(a, from));
-          return floatBits(to, v);
+          uint64_t extended =
+              isSigned ? uint64_t(signExtend(a, from)) : truncateBits(a, from);
+          double v = isSigned ? double(int64_t(extended)) : double(extended);
+          // Integers above 2^53 would be rounded twice through f64; round
+          // them once, like the hardware.
+          if (std::fabs(v) < 0x1p53 || to.isF64() ||
+              APFloat::semanticsMaxExponent(semantics) < 53)
+            return floatBits(to, v);
+          APFloat value(semantics);
+          value.convertFromAPInt(APInt(64, extended), isSigned,
+                                 APFloat::rmNearestTiesToEven);
+          return value.bitcastToAPInt().getZExtValue();
         });
         return success();
       })
       .Case<arith::FPToSIOp, arith::FPToUIOp>([&](Operation *) {
+        // As v_cvt_{i32,u32}_f32 do: toward zero, saturated to the result
+        // type's range, NaN to 0 (LLVM makes out-of-range results poison).
         auto from = cast<FloatType>(elementTypeOf(op->getOperand(0).getType()));
         unsigned to = intWidth();
+        bool isSigned = isa<arith::FPToSIOp>(op);
+        uint64_t maxUnsigned = truncateBits(~uint64_t(0), to);
+        int64_t maxSigned = int64_t(maxUnsigned >> 1);
+        int64_t minSigned = -maxSigned - 1;
+        // 2^(w-1) and 2^w: the first values out of range.
+        double signedBound = std::ldexp(1.0, int(to) - 1);
+        double unsignedBound = std::ldexp(1.0, int(to));
         mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
           double v = std::trunc(floatValue(from, a));
           if (std::isnan(v))
             return uint64_t(0);
-          return truncateBits(uint64_t(int64_t(v)), to);
+          if (!isSigned)
+            return v <= 0 ? 0 : v >= unsignedBound ? maxUnsigned : uint64_t(v);
+          int64_t result = v >= signedBound   ? maxSigned
+                           : v < -signedBound ? minSigned
+                                              : int64_t(v);
+          return truncateBits(uint64_t(result), to);
         });
         return success();
       })
@@ -576,15 +676,15 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
       })
       .Case([&](affine::AffineApplyOp apply) {
         return execAffineMap(wave, op, apply.getAffineMap(),
-                             apply.getMapOperands(), false, false);
+                             apply.getMapOperands(), mask, false, false);
       })
       .Case([&](affine::AffineMinOp min) {
-        return execAffineMap(wave, op, min.getAffineMap(),
-                             min.getMapOperands(), true, false);
+        return execAffineMap(wave, op, min.getAffineMap(), min.getMapOperands(),
+                             mask, true, false);
       })
       .Case([&](affine::AffineMaxOp max) {
-        return execAffineMap(wave, op, max.getAffineMap(),
-                             max.getMapOperands(), false, true);
+        return execAffineMap(wave, op, max.getAffineMap(), max.getMapOperands(),
+                             mask, false, true);
       })
       .Default([&](Operation *) {
         handled = false;

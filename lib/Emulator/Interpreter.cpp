@@ -8,9 +8,14 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
+#include <cstring>
+#include <limits>
 #include <thread>
 
 using namespace mlir;
@@ -26,6 +31,24 @@ std::string mlir::qmm::emu::formatLocation(Location loc) {
   else
     loc.print(os);
   return text;
+}
+
+std::string mlir::qmm::emu::formatOpError(Operation *op,
+                                          const llvm::Twine &message) {
+  return ("emulator: " + message + " ('" + op->getName().getStringRef() +
+          "' at " + formatLocation(op->getLoc()) + ")")
+      .str();
+}
+
+std::optional<int64_t>
+mlir::qmm::emu::getCheckedNumElements(ArrayRef<int64_t> shape) {
+  std::optional<int64_t> count = 1;
+  for (int64_t extent : shape) {
+    if (!count || extent < 0)
+      return std::nullopt;
+    count = llvm::checkedMul(*count, extent);
+  }
+  return count;
 }
 
 //===----------------------------------------------------------------------===//
@@ -70,14 +93,11 @@ void WaveScheduler::passBaton(std::string &error) {
     return;
   }
   if (anyDone) {
-    if (error.empty()) {
-      std::string where;
-      if (waitingAt)
-        where = " ('" + waitingAt->getName().getStringRef().str() + "' at " +
-                formatLocation(waitingAt->getLoc()) + ")";
-      error = "emulator: barrier not reached by every wave of the workgroup: "
-              "some waves returned while others wait" + where;
-    }
+    if (error.empty())
+      error = formatOpError(waitingAt,
+                            "barrier not reached by every wave of the "
+                            "workgroup: some waves returned while others "
+                            "wait");
     aborted = true;
     cv.notify_all();
     return;
@@ -139,12 +159,8 @@ Lanes &WaveInterpreter::define(Value value, unsigned width) {
 }
 
 LogicalResult WaveInterpreter::fail(Operation *op, const llvm::Twine &message) {
-  if (kernel.error.empty()) {
-    std::string location = formatLocation(op->getLoc());
-    kernel.error = ("emulator: " + message + " ('" +
-                    op->getName().getStringRef() + "' at " + location + ")")
-                       .str();
-  }
+  if (kernel.error.empty())
+    kernel.error = formatOpError(op, message);
   return failure();
 }
 
@@ -177,6 +193,12 @@ static unsigned widthOf(Type type) {
 LogicalResult WaveInterpreter::execBlock(Block &block, ExecMask mask,
                                          SmallVectorImpl<Lanes> *yielded) {
   for (Operation &op : block) {
+    // Terminators count too: an empty loop body or an empty kernel over a
+    // huge grid still reaches the limit.
+    if (++kernel.executedOperations > kernel.maxOperations)
+      return fail(&op, "the launch reached the limit of " +
+                           llvm::Twine(kernel.maxOperations) +
+                           " executed operations");
     if (op.hasTrait<OpTrait::IsTerminator>()) {
       if (yielded)
         for (Value operand : op.getOperands())
@@ -204,8 +226,22 @@ static LogicalResult execFor(WaveInterpreter &wave, scf::ForOp op,
   for (Value init : op.getInitArgs())
     carried.push_back(wave.get(init));
 
+  // Upstream scf.for requires a positive step (unsigned loops: non-zero);
+  // any other step never reaches the upper bound.
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    uint64_t bits = truncateBits(step.at(lane, 0), ivWidth);
+    bool positive = isSigned ? signExtend(bits, ivWidth) > 0 : bits != 0;
+    if (!positive)
+      return wave.fail(
+          op, "scf.for step " +
+                  (isSigned ? std::to_string(signExtend(bits, ivWidth))
+                            : std::to_string(bits)) +
+                  " on lane " + std::to_string(lane) + " is not positive");
+  }
+
   Block &body = *op.getBody();
-  int64_t iterations = 0;
   while (true) {
     ExecMask active = 0;
     for (int lane = 0; lane < kMaxLanes; ++lane) {
@@ -221,8 +257,6 @@ static LogicalResult execFor(WaveInterpreter &wave, scf::ForOp op,
     }
     if (!active)
       break;
-    if (++iterations > (int64_t(1) << 40))
-      return wave.fail(op, "loop does not terminate");
     Lanes &ivValue = wave.define(op.getInductionVar(), 1);
     ivValue.bits = iv.bits;
     for (auto [arg, value] : llvm::zip(op.getRegionIterArgs(), carried))
@@ -445,8 +479,10 @@ bool WaveInterpreter::run(gpu::GPUFuncOp func,
         lanes.views[lane] = view;
     } else {
       Lanes &lanes = define(arg, 1);
+      uint64_t bits =
+          truncateBits(value.scalarBits, getBitWidth(arg.getType()));
       for (int lane = 0; lane < kMaxLanes; ++lane)
-        lanes.at(lane, 0) = value.scalarBits;
+        lanes.at(lane, 0) = bits;
     }
   }
   // Workgroup memory attributions live in this workgroup's LDS.
@@ -485,9 +521,15 @@ LogicalResult mlir::qmm::emu::makeView(Type type, int buffer, MemRefView &view,
     error = "dynamic memref shapes are not supported";
     return failure();
   }
-  int64_t offset;
+  int64_t offset = 0;
   SmallVector<int64_t> strides;
-  if (failed(memref.getStridesAndOffset(strides, offset)) ||
+  if (memref.getLayout().isIdentity()) {
+    // Row-major; computed here because an empty shape's identity layout
+    // does not fold to a strided form.
+    strides.assign(memref.getRank(), 1);
+    for (int64_t d = memref.getRank() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * memref.getDimSize(d + 1);
+  } else if (failed(memref.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic)) {
     error = "memref layouts must be static and strided";
@@ -505,6 +547,128 @@ LogicalResult mlir::qmm::emu::makeView(Type type, int buffer, MemRefView &view,
 // Launch
 //===----------------------------------------------------------------------===//
 
+static std::atomic<int64_t> maxOperationsPerLaunch{kDefaultMaxOperations};
+
+void mlir::qmm::emu::setMaxOperationsPerLaunch(int64_t limit) {
+  assert(limit > 0 && "the operation limit must be positive");
+  maxOperationsPerLaunch = limit;
+}
+
+int64_t mlir::qmm::emu::getMaxOperationsPerLaunch() {
+  return maxOperationsPerLaunch;
+}
+
+bool mlir::qmm::emu::isSupportedElementType(Type type) {
+  if (type.isIndex())
+    return true;
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.getWidth() <= 64;
+  if (auto floating = dyn_cast<FloatType>(type))
+    return floating.getWidth() <= 64;
+  return false;
+}
+
+static std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+llvm::Error
+mlir::qmm::emu::verifyBlockExtents(const ChipInfo &chip,
+                                   const std::array<int64_t, 3> &block) {
+  std::string extents =
+      llvm::formatv("{0},{1},{2}", block[0], block[1], block[2]);
+  if (llvm::any_of(block, [](int64_t extent) { return extent <= 0; }))
+    return llvm::createStringError("extents must be positive, got " + extents);
+  std::optional<int64_t> threads = llvm::checkedMul(block[0], block[1]);
+  if (threads)
+    threads = llvm::checkedMul(*threads, block[2]);
+  if (!threads || *threads > chip.maxThreadsPerWorkgroup)
+    return llvm::createStringError(
+        "at most " + std::to_string(chip.maxThreadsPerWorkgroup) +
+        " threads per workgroup, got " +
+        (threads ? std::to_string(*threads) : extents));
+  for (unsigned d = 0; d < 3; ++d)
+    if (block[d] > chip.maxWorkgroupExtents[d])
+      return llvm::createStringError(llvm::formatv(
+          "extent {0} = {1} is above {2}'s limit of {3}", "xyz"[d], block[d],
+          chip.name, chip.maxWorkgroupExtents[d]));
+  return llvm::Error::success();
+}
+
+llvm::Error
+mlir::qmm::emu::verifyGridExtents(const ChipInfo &chip,
+                                  const std::array<int64_t, 3> &grid,
+                                  const std::array<int64_t, 3> &block) {
+  for (unsigned d = 0; d < 3; ++d) {
+    if (grid[d] <= 0)
+      return llvm::createStringError(
+          llvm::formatv("extents must be positive, got {0},{1},{2}", grid[0],
+                        grid[1], grid[2]));
+    std::optional<int64_t> workItems = llvm::checkedMul(grid[d], block[d]);
+    if (!workItems || *workItems > chip.maxGridWorkItemsPerDimension)
+      return llvm::createStringError(llvm::formatv(
+          "{0}: {1} workgroups of {2} threads exceed the {3} work-items a "
+          "grid dimension holds",
+          "xyz"[d], grid[d], block[d], chip.maxGridWorkItemsPerDimension));
+  }
+  return llvm::Error::success();
+}
+
+/// Why the emulator cannot hold values of `type`, if it cannot.
+static std::optional<std::string> getUnsupportedReason(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    if (!isSupportedElementType(memref.getElementType()))
+      return typeText(type) + ": element type " +
+             typeText(memref.getElementType()) +
+             " is not supported by the emulator";
+    return std::nullopt;
+  }
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    if (vector.isScalable() || !isSupportedElementType(vector.getElementType()))
+      return typeText(type) + " is not supported by the emulator";
+    std::optional<int64_t> count = getCheckedNumElements(vector.getShape());
+    if (!count || *count > kMaxElementsPerLane)
+      return typeText(type) + " is above the emulator's limit of " +
+             std::to_string(kMaxElementsPerLane) + " elements per lane";
+    return std::nullopt;
+  }
+  if (isSupportedElementType(type))
+    return std::nullopt;
+  return "values of type " + typeText(type) +
+         " are not supported by the emulator";
+}
+
+/// Rejects, before anything runs, what the interpreter cannot hold: values
+/// of unsupported types or above the per-lane size limit, and unstructured
+/// control flow (the interpreter runs single-block regions).
+static LogicalResult verifyKernel(KernelContext &kernel, gpu::GPUFuncOp func) {
+  WalkResult walk = func.walk([&](Operation *op) {
+    auto reject = [&](const llvm::Twine &message) {
+      kernel.error = formatOpError(op, message);
+      return WalkResult::interrupt();
+    };
+    if (op->getNumSuccessors() ||
+        llvm::any_of(op->getRegions(), [](Region &region) {
+          return !region.empty() && !region.hasOneBlock();
+        }))
+      return reject("unstructured control flow is not supported by the "
+                    "emulator");
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (std::optional<std::string> reason =
+                  getUnsupportedReason(arg.getType()))
+            return reject(*reason);
+    for (Type type : op->getResultTypes())
+      if (std::optional<std::string> reason = getUnsupportedReason(type))
+        return reject(*reason);
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 static bool isWorkgroupSpace(Attribute memorySpace) {
   if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
     return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;
@@ -513,60 +677,124 @@ static bool isWorkgroupSpace(Attribute memorySpace) {
   return false;
 }
 
-static int64_t byteSize(MemRefType type) {
-  return type.getNumElements() * getStorageBytes(type.getElementType());
+/// The bytes a static memref type occupies; nullopt when that overflows.
+static std::optional<int64_t> getByteSize(MemRefType type) {
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  std::optional<int64_t> elements = getCheckedNumElements(type.getShape());
+  if (!elements)
+    return std::nullopt;
+  return llvm::checkedMul(*elements,
+                          int64_t(getStorageBytes(type.getElementType())));
 }
 
-/// Places workgroup attributions and workgroup-space globals in LDS, and
-/// materializes constant globals.
+/// The emulator copies constant globals into host memory; this bounds one.
+constexpr int64_t kMaxConstantGlobalBytes = int64_t(256) << 20;
+
+/// Materializes a constant global (memref.global with a dense initializer)
+/// as a buffer.
+static LogicalResult materializeConstant(KernelContext &kernel,
+                                         memref::GlobalOp global) {
+  MemRefType type = global.getType();
+  auto init = dyn_cast_or_null<DenseElementsAttr>(
+      global.getInitialValue().value_or(Attribute()));
+  if (!init) {
+    kernel.error = formatOpError(global, "global @" + global.getSymName() +
+                                             " has no dense initializer");
+    return failure();
+  }
+  Type elementType = type.getElementType();
+  std::optional<int64_t> bytes = getByteSize(type);
+  if (!bytes || *bytes > kMaxConstantGlobalBytes) {
+    kernel.error = formatOpError(
+        global, "constant global of type " + typeText(type) +
+                    " is above the emulator's limit of " +
+                    std::to_string(kMaxConstantGlobalBytes) + " bytes");
+    return failure();
+  }
+  auto storage = std::make_unique<std::vector<uint8_t>>(*bytes);
+  unsigned elementBytes = getStorageBytes(elementType);
+  int64_t i = 0;
+  auto append = [&](const APInt &pattern) {
+    uint64_t bits = pattern.getZExtValue();
+    std::memcpy(storage->data() + i++ * elementBytes, &bits, elementBytes);
+  };
+  if (isa<FloatType>(elementType)) {
+    for (APFloat value : init.getValues<APFloat>())
+      append(value.bitcastToAPInt());
+  } else {
+    for (APInt value : init.getValues<APInt>())
+      append(value);
+  }
+  kernel.constantBuffers[global] = kernel.buffers.size();
+  kernel.buffers.push_back({AddressSpace::Constant, storage->data(),
+                            int64_t(storage->size()),
+                            "@" + global.getSymName().str()});
+  kernel.ownedStorage.push_back(std::move(storage));
+  return success();
+}
+
+/// Places workgroup attributions and workgroup-space globals in LDS (each
+/// 16-byte aligned, within the chip's limit), and materializes constant
+/// globals.
 static LogicalResult planMemory(KernelContext &kernel, gpu::GPUFuncOp func) {
-  int64_t offset = 0;
-  auto reserve = [&](MemRefType type) {
-    offset = llvm::alignTo(offset, 16);
-    int64_t start = offset;
-    offset += byteSize(type);
-    return start;
+  // The end of LDS so far; nullopt once the sum overflows int64.
+  std::optional<int64_t> ldsEnd = 0;
+  auto reserve = [&](MemRefType type) -> int64_t {
+    std::optional<int64_t> start =
+        ldsEnd ? llvm::checkedAdd(*ldsEnd, int64_t(15)) : std::nullopt;
+    if (start)
+      *start &= ~int64_t(15);
+    std::optional<int64_t> bytes = getByteSize(type);
+    ldsEnd = start && bytes ? llvm::checkedAdd(*start, *bytes) : std::nullopt;
+    return start.value_or(0);
   };
   for (BlockArgument attribution : func.getWorkgroupAttributions())
     kernel.ldsAttributionOffsets[attribution] =
         reserve(cast<MemRefType>(attribution.getType()));
   if (auto module = func->getParentOfType<gpu::GPUModuleOp>()) {
     for (auto global : module.getOps<memref::GlobalOp>()) {
-      if (isWorkgroupSpace(global.getType().getMemorySpace())) {
-        kernel.ldsGlobalOffsets[global] = reserve(global.getType());
-        continue;
-      }
-      auto init = dyn_cast_or_null<DenseElementsAttr>(
-          global.getInitialValue().value_or(Attribute()));
-      if (!init) {
-        kernel.error = "emulator: global @" + global.getSymName().str() +
-                       " has no dense initializer";
+      if (std::optional<std::string> reason =
+              getUnsupportedReason(global.getType())) {
+        kernel.error = formatOpError(global, *reason);
         return failure();
       }
-      auto storage = std::make_unique<std::vector<uint8_t>>(
-          byteSize(global.getType()));
-      Type elementType = global.getType().getElementType();
-      unsigned bytes = getStorageBytes(elementType);
-      int64_t i = 0;
-      if (isa<FloatType>(elementType)) {
-        for (APFloat value : init.getValues<APFloat>()) {
-          uint64_t pattern = value.bitcastToAPInt().getZExtValue();
-          std::memcpy(storage->data() + i++ * bytes, &pattern, bytes);
-        }
-      } else {
-        for (APInt value : init.getValues<APInt>()) {
-          uint64_t pattern = value.getZExtValue();
-          std::memcpy(storage->data() + i++ * bytes, &pattern, bytes);
-        }
-      }
-      kernel.constantBuffers[global] = kernel.buffers.size();
-      kernel.buffers.push_back({AddressSpace::Constant, storage->data(),
-                                int64_t(storage->size()),
-                                "@" + global.getSymName().str()});
-      kernel.ownedStorage.push_back(std::move(storage));
+      if (isWorkgroupSpace(global.getType().getMemorySpace()))
+        kernel.ldsGlobalOffsets[global] = reserve(global.getType());
+      else if (failed(materializeConstant(kernel, global)))
+        return failure();
     }
   }
-  kernel.ldsBytes = offset;
+  const ChipInfo &chip = kernel.chip;
+  if (!ldsEnd || *ldsEnd > chip.ldsBytesPerWorkgroup) {
+    std::string allocated =
+        ldsEnd ? std::to_string(*ldsEnd)
+               : "more than " +
+                     std::to_string(std::numeric_limits<int64_t>::max());
+    kernel.error = "emulator: LDS above the chip's limit: the kernel "
+                   "allocates " +
+                   allocated + " bytes of workgroup memory, " +
+                   chip.name.str() + " has " +
+                   std::to_string(chip.ldsBytesPerWorkgroup);
+    return failure();
+  }
+  kernel.ldsBytes = *ldsEnd;
+  return success();
+}
+
+/// Checks the arguments against the kernel's signature.
+static LogicalResult verifyArguments(KernelContext &kernel, gpu::GPUFuncOp func,
+                                     ArrayRef<KernelArgument> args) {
+  for (auto [index, arg] : llvm::enumerate(args)) {
+    bool isMemRef = isa<MemRefType>(func.getArgumentTypes()[index]);
+    if (arg.isMemRef != isMemRef || (isMemRef && !arg.buffer)) {
+      kernel.error = "emulator: argument " + std::to_string(index) + " of @" +
+                     func.getName().str() + " is " +
+                     (isMemRef ? "a memref" : "a scalar") + ", given " +
+                     (arg.isMemRef ? "a buffer" : "a scalar");
+      return failure();
+    }
+  }
   return success();
 }
 
@@ -580,28 +808,24 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
         "kernel @%s takes %u arguments, %zu given",
         kernelFunc.getName().str().c_str(), kernelFunc.getNumArguments(),
         args.size());
-  for (int64_t extent : config.grid)
-    if (extent <= 0)
-      return llvm::createStringError("grid extents must be positive");
-  int64_t threads = config.block[0] * config.block[1] * config.block[2];
-  if (llvm::any_of(config.block, [](int64_t e) { return e <= 0; }) ||
-      threads > 1024)
-    return llvm::createStringError(
-        "block extents must be positive with at most 1024 threads");
+  if (llvm::Error error = verifyBlockExtents(chip, config.block))
+    return llvm::createStringError("emulator: launch block: " +
+                                   llvm::toString(std::move(error)));
+  if (llvm::Error error = verifyGridExtents(chip, config.grid, config.block))
+    return llvm::createStringError("emulator: launch grid: " +
+                                   llvm::toString(std::move(error)));
 
   KernelContext kernel(chip, config, stats);
+  kernel.maxOperations = getMaxOperationsPerLaunch();
+  if (failed(verifyKernel(kernel, kernelFunc)) ||
+      failed(verifyArguments(kernel, kernelFunc, args)))
+    return llvm::createStringError(kernel.error);
   for (const KernelArgument &arg : args)
     if (arg.isMemRef)
       kernel.buffers.push_back({AddressSpace::Global, arg.buffer->data(),
                                 int64_t(arg.buffer->size()), "global"});
   if (failed(planMemory(kernel, kernelFunc)))
     return llvm::createStringError(kernel.error);
-  if (kernel.ldsBytes > chip.ldsBytesPerWorkgroup)
-    return llvm::createStringError(
-        "emulator: LDS above the chip's limit: the kernel allocates %lld "
-        "bytes of workgroup memory, %s has %lld",
-        (long long)kernel.ldsBytes, chip.name.str().c_str(),
-        (long long)chip.ldsBytesPerWorkgroup);
   stats.ldsBytesAllocated = kernel.ldsBytes;
 
   std::vector<uint8_t> lds(kernel.ldsBytes);
@@ -609,7 +833,11 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
   kernel.buffers.push_back(
       {AddressSpace::Workgroup, lds.data(), int64_t(lds.size()), "LDS"});
 
+  int64_t threads = config.block[0] * config.block[1] * config.block[2];
   int numWaves = int((threads + chip.waveSize - 1) / chip.waveSize);
+  // Counted into the stats however the launch ends.
+  llvm::scope_exit countOperations(
+      [&] { stats.operations += kernel.executedOperations; });
   for (int64_t z = 0; z < config.grid[2]; ++z)
     for (int64_t y = 0; y < config.grid[1]; ++y)
       for (int64_t x = 0; x < config.grid[0]; ++x) {
@@ -657,7 +885,8 @@ std::string mlir::qmm::emu::formatStats(StringRef kernelName,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "kernel @" << kernelName << " on " << chip.name << ": "
-     << stats.workgroups << " workgroups, " << stats.waves << " waves\n";
+     << stats.workgroups << " workgroups, " << stats.waves << " waves, "
+     << stats.operations << " operations\n";
   int64_t mfmas = 0;
   for (const auto &entry : stats.mfmaCounts)
     mfmas += entry.getValue();

@@ -18,6 +18,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 
 namespace mlir {
 namespace qmm {
@@ -25,6 +26,11 @@ namespace emu {
 
 constexpr int kMaxLanes = 64;
 using ExecMask = uint64_t;
+
+/// The most elements a value holds per lane. A lane's register file holds 512
+/// dwords; this leaves room for IR before register allocation while bounding
+/// one value at 2 MiB of host memory (64 lanes of 64-bit patterns).
+constexpr int64_t kMaxElementsPerLane = 4096;
 
 enum class AddressSpace { Global, Workgroup, Private, Constant };
 
@@ -73,6 +79,10 @@ struct KernelContext {
   llvm::DenseMap<Operation *, int64_t> ldsGlobalOffsets;
   llvm::DenseMap<Value, int64_t> ldsAttributionOffsets;
   int64_t ldsBytes = 0;
+  /// Operations executed so far and the launch's limit. Waves of a workgroup
+  /// run one at a time (the scheduler's baton), so the count needs no lock.
+  int64_t executedOperations = 0;
+  int64_t maxOperations = kDefaultMaxOperations;
   std::string error;
 
   KernelContext(const ChipInfo &chip, const LaunchConfig &config,
@@ -168,6 +178,12 @@ LogicalResult makeView(Type memrefType, int buffer, MemRefView &view,
 
 /// "file:line:col" for file locations.
 std::string formatLocation(Location loc);
+
+/// The emulator's error for `op`: "emulator: MESSAGE ('NAME' at LOCATION)".
+std::string formatOpError(Operation *op, const llvm::Twine &message);
+
+/// The number of elements of `shape`, or nullopt when it overflows int64.
+std::optional<int64_t> getCheckedNumElements(llvm::ArrayRef<int64_t> shape);
 
 inline bool laneActive(ExecMask mask, int lane) { return (mask >> lane) & 1; }
 

@@ -21,8 +21,10 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cstring>
+#include <limits>
 #include <set>
 
 using namespace mlir;
@@ -46,32 +48,79 @@ static std::string formatIndices(ArrayRef<int64_t> indices) {
   return text + "]";
 }
 
+/// `offset + sum(indices[d] * strides[d])`, the element offset of `indices`
+/// in a strided layout; nullopt when it overflows int64.
+static std::optional<int64_t> getLinearOffset(int64_t offset,
+                                              ArrayRef<int64_t> indices,
+                                              ArrayRef<int64_t> strides) {
+  std::optional<int64_t> linear = offset;
+  for (size_t d = 0; d < indices.size() && linear; ++d)
+    linear = llvm::checkedMulAdd(indices[d], strides[d], *linear);
+  return linear;
+}
+
+/// The bytes `view` spans from its offset (the largest size * stride): a
+/// fat buffer's num_records. Saturates: an access beyond the buffer is
+/// still caught by the buffer's own bounds.
+static int64_t getSpanBytes(const MemRefView &view) {
+  int64_t elements = 0;
+  for (auto [size, stride] : llvm::zip(view.sizes, view.strides))
+    elements =
+        std::max(elements, llvm::checkedMul(size, stride)
+                               .value_or(std::numeric_limits<int64_t>::max()));
+  return llvm::checkedMul(elements, int64_t(getStorageBytes(view.elementType)))
+      .value_or(std::numeric_limits<int64_t>::max());
+}
+
 /// Resolves element `indices` (plus `count` consecutive elements along the
-/// innermost dimension) of `view` for one lane.
+/// innermost dimension) of `view` for one lane. Address arithmetic is
+/// checked: an offset that overflows is out of bounds.
 static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
                              const MemRefView &view, ArrayRef<int64_t> indices,
                              unsigned count, unsigned bytes, int lane,
                              LaneAccess &access) {
   const Buffer &buffer = wave.kernel.buffers[view.buffer];
-  unsigned elementBytes = getStorageBytes(view.elementType);
-  int64_t linear = view.offset;
-  for (size_t d = 0; d < indices.size(); ++d)
-    linear += indices[d] * view.strides[d];
+  int64_t elementBytes = getStorageBytes(view.elementType);
+  std::optional<int64_t> linear =
+      getLinearOffset(view.offset, indices, view.strides);
+  std::optional<int64_t> byteOffset =
+      linear ? llvm::checkedMul(*linear, elementBytes) : std::nullopt;
+  auto overflows = [&] {
+    return wave.fail(op, "out-of-bounds access to " + buffer.name +
+                             " on lane " + std::to_string(lane) +
+                             ": the byte offset of index " +
+                             formatIndices(indices) + " overflows (offset " +
+                             std::to_string(view.offset) + ", strides " +
+                             formatIndices(view.strides) + ")");
+  };
   access = {lane, 0, bytes, false};
   if (view.fatBuffer) {
-    int64_t fromBase = linear * elementBytes;
-    if (fromBase < 0 || fromBase + int64_t(bytes) > view.validBytes) {
+    std::optional<int64_t> end =
+        byteOffset ? llvm::checkedAdd(*byteOffset, int64_t(bytes))
+                   : std::nullopt;
+    if (!end)
+      return overflows();
+    // The hardware's range check: out of [0, num_records) reads 0 and
+    // drops writes.
+    if (*byteOffset < 0 || *end > view.validBytes) {
       access.dropped = true;
       return success();
     }
-    access.byteAddress = (view.baseElements + linear) * elementBytes;
+    std::optional<int64_t> fromBase =
+        llvm::checkedAdd(view.baseElements, *linear);
+    std::optional<int64_t> address =
+        fromBase ? llvm::checkedMul(*fromBase, elementBytes) : std::nullopt;
+    if (!address)
+      return overflows();
+    access.byteAddress = *address;
   } else {
     // A packed sub-byte vector spans its bytes' element slots (slot = byte,
     // as LLVM lays out i4/i6 in memory).
     int64_t slots = getBitWidth(view.elementType) < 8 ? bytes : count;
     for (size_t d = 0; d < indices.size(); ++d) {
       int64_t extent = d + 1 == indices.size() ? slots : 1;
-      if (indices[d] < 0 || indices[d] + extent > view.sizes[d])
+      std::optional<int64_t> end = llvm::checkedAdd(indices[d], extent);
+      if (indices[d] < 0 || !end || *end > view.sizes[d])
         return wave.fail(op, "out-of-bounds " +
                                  std::string(buffer.space ==
                                                      AddressSpace::Workgroup
@@ -85,7 +134,9 @@ static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
                                  " of a memref of shape " +
                                  formatIndices(view.sizes));
     }
-    access.byteAddress = linear * elementBytes;
+    if (!byteOffset)
+      return overflows();
+    access.byteAddress = *byteOffset;
   }
   if (access.byteAddress < 0 ||
       access.byteAddress + int64_t(bytes) > buffer.size)
@@ -316,7 +367,10 @@ static LogicalResult transfer(WaveInterpreter &wave, Operation *op,
       for (int d = int(shape.size()) - 1; d >= 0; --d) {
         int64_t position = rest % shape[d];
         rest /= shape[d];
-        indices[lead + d] += position;
+        // An index that overflows is outside the memref.
+        std::optional<int64_t> index =
+            llvm::checkedAdd(indices[lead + d], position);
+        indices[lead + d] = index.value_or(-1);
         if (indices[lead + d] >= view.sizes[lead + d] || indices[lead + d] < 0) {
           if (inBounds[d])
             return wave.fail(op, "out-of-bounds access in a transfer "
@@ -382,8 +436,8 @@ static SmallVector<int64_t> mixedValues(WaveInterpreter &wave,
   return values;
 }
 
-static LogicalResult execSubview(WaveInterpreter &wave,
-                                 memref::SubViewOp op) {
+static LogicalResult execSubview(WaveInterpreter &wave, memref::SubViewOp op,
+                                 ExecMask mask) {
   Lanes source = wave.get(op.getSource());
   Lanes &out = wave.define(op.getResult(), 1);
   llvm::SmallBitVector dropped = op.getDroppedDims();
@@ -396,15 +450,25 @@ static LogicalResult execSubview(WaveInterpreter &wave,
         mixedValues(wave, op.getStaticSizes(), op.getSizes(), lane);
     SmallVector<int64_t> strides =
         mixedValues(wave, op.getStaticStrides(), op.getStrides(), lane);
+    std::optional<int64_t> offset =
+        getLinearOffset(from.offset, offsets, from.strides);
     view.sizes.clear();
     view.strides.clear();
     for (size_t d = 0; d < offsets.size(); ++d) {
-      view.offset += offsets[d] * from.strides[d];
       if (dropped.test(d))
         continue;
+      std::optional<int64_t> stride =
+          llvm::checkedMul(from.strides[d], strides[d]);
+      if (!stride)
+        offset = std::nullopt;
       view.sizes.push_back(sizes[d]);
-      view.strides.push_back(from.strides[d] * strides[d]);
+      view.strides.push_back(stride.value_or(0));
     }
+    // Lanes outside the exec mask may hold anything.
+    if (!offset && laneActive(mask, lane))
+      return wave.fail(op, "the subview's offset or strides overflow on lane " +
+                               std::to_string(lane));
+    view.offset = offset.value_or(0);
     out.views[lane] = view;
   }
   return success();
@@ -426,6 +490,15 @@ static LogicalResult execReinterpretCast(WaveInterpreter &wave,
     out.views[lane] = view;
   }
   return success();
+}
+
+/// raw_buffer_load / store on a plain memref: the buffer spans the memref.
+static void makeRawBufferViews(Lanes &memref) {
+  for (MemRefView &view : memref.views)
+    if (!view.fatBuffer && view.buffer >= 0) {
+      view.fatBuffer = true;
+      view.validBytes = getSpanBytes(view);
+    }
 }
 
 LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
@@ -493,15 +566,7 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
         unsigned count = widthOf(load_.getType());
         Lanes &out = wave.define(load_.getResult(), count);
         Lanes memref = wave.get(load_.getMemref());
-        for (MemRefView &view : memref.views)
-          if (!view.fatBuffer && view.buffer >= 0) {
-            view.fatBuffer = true;
-            view.validBytes = 0;
-            for (size_t d = 0; d < view.sizes.size(); ++d)
-              view.validBytes = std::max(view.validBytes,
-                                         view.sizes[d] * view.strides[d]);
-            view.validBytes *= getStorageBytes(view.elementType);
-          }
+        makeRawBufferViews(memref);
         return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
                     count, mask, out);
       })
@@ -510,15 +575,7 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
           return wave.fail(op, "raw_buffer_store offsets are not supported");
         unsigned count = widthOf(store_.getValue().getType());
         Lanes memref = wave.get(store_.getMemref());
-        for (MemRefView &view : memref.views)
-          if (!view.fatBuffer && view.buffer >= 0) {
-            view.fatBuffer = true;
-            view.validBytes = 0;
-            for (size_t d = 0; d < view.sizes.size(); ++d)
-              view.validBytes = std::max(view.validBytes,
-                                         view.sizes[d] * view.strides[d]);
-            view.validBytes *= getStorageBytes(view.elementType);
-          }
+        makeRawBufferViews(memref);
         return store(wave, op, wave.get(store_.getValue()), memref,
                      gatherIndices(wave, store_.getIndices()), count, mask);
       })
@@ -527,15 +584,17 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
         Lanes &out = wave.define(cast.getResult(), 1);
         for (int lane = 0; lane < kMaxLanes; ++lane) {
           MemRefView view = source.views[lane];
-          unsigned elementBytes = getStorageBytes(view.elementType);
           if (cast.getResetOffset()) {
-            view.baseElements += view.offset;
+            std::optional<int64_t> base =
+                llvm::checkedAdd(view.baseElements, view.offset);
+            if (!base && laneActive(mask, lane))
+              return wave.fail(op, "the buffer's base offset overflows on "
+                                   "lane " +
+                                       std::to_string(lane));
+            view.baseElements = base.value_or(0);
             view.offset = 0;
           }
-          int64_t extent = 0;
-          for (size_t d = 0; d < view.sizes.size(); ++d)
-            extent = std::max(extent, view.sizes[d] * view.strides[d]);
-          view.validBytes = extent * elementBytes;
+          view.validBytes = getSpanBytes(view);
           if (cast.getValidBytes())
             view.validBytes = int64_t(wave.get(cast.getValidBytes()).at(lane, 0));
           view.fatBuffer = true;
@@ -586,7 +645,9 @@ LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
         }
         return account(wave, op, lds, accesses, /*isWrite=*/true);
       })
-      .Case([&](memref::SubViewOp subview) { return execSubview(wave, subview); })
+      .Case([&](memref::SubViewOp subview) {
+        return execSubview(wave, subview, mask);
+      })
       .Case([&](memref::ReinterpretCastOp cast) {
         return execReinterpretCast(wave, cast);
       })

@@ -132,8 +132,13 @@ static LogicalResult execReduction(WaveInterpreter &wave,
       for (unsigned e = 1; e < in.width; ++e) {
         int64_t v = signExtend(in.at(lane, e), width);
         switch (op.getKind()) {
-        case vector::CombiningKind::ADD: acc += v; break;
-        case vector::CombiningKind::MUL: acc *= v; break;
+        // Wrapping, as the integer ops are (no host overflow).
+        case vector::CombiningKind::ADD:
+          acc = int64_t(uint64_t(acc) + uint64_t(v));
+          break;
+        case vector::CombiningKind::MUL:
+          acc = int64_t(uint64_t(acc) * uint64_t(v));
+          break;
         case vector::CombiningKind::MAXSI: acc = std::max(acc, v); break;
         case vector::CombiningKind::MINSI: acc = std::min(acc, v); break;
         case vector::CombiningKind::AND: acc &= v; break;

@@ -33,12 +33,18 @@ static const ChipInfo kChips[] = {
      /*ldsBytesPerWorkgroup=*/64 * 1024, /*ldsBanks=*/32, /*ldsBankBytes=*/4,
      /*hasScaledMFMA=*/false, kGfx942MFMA, /*simdsPerCU=*/4,
      /*registersPerSimdLane=*/512, /*registerGranule=*/8,
-     /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/64 * 1024},
+     /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/64 * 1024,
+     /*maxThreadsPerWorkgroup=*/1024,
+     /*maxWorkgroupExtents=*/{1024, 1024, 1024},
+     /*maxGridWorkItemsPerDimension=*/(int64_t(1) << 32) - 1},
     {"gfx950", "MI355X (CDNA4)", FormatFamily::OCP, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/160 * 1024, /*ldsBanks=*/64, /*ldsBankBytes=*/4,
      /*hasScaledMFMA=*/true, kGfx950MFMA, /*simdsPerCU=*/4,
      /*registersPerSimdLane=*/512, /*registerGranule=*/8,
-     /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/160 * 1024},
+     /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/160 * 1024,
+     /*maxThreadsPerWorkgroup=*/1024,
+     /*maxWorkgroupExtents=*/{1024, 1024, 1024},
+     /*maxGridWorkItemsPerDimension=*/(int64_t(1) << 32) - 1},
 };
 
 const MFMAShape *ChipInfo::findMFMA(MFMAKind kind, int m, int n, int k) const {

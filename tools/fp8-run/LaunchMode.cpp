@@ -5,7 +5,10 @@
 //
 // Each --arg is a .npy file matching a memref argument (8-bit types as
 // uint8/int8 bit patterns, bf16 as uint16) or a scalar TYPE:VALUE. After the
-// launch every memref argument is written to DIR/arg<N>.npy.
+// launch every memref argument is written to DIR/arg<N>.npy. Bad input
+// (malformed or out-of-range values, element types the emulator does not
+// hold, launch extents beyond the chip's limits, GEMM-mode flags) is one
+// error line and exit code 2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +24,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -55,20 +60,32 @@ static bool parseExtents(llvm::StringRef text, std::array<int64_t, 3> &out) {
   return true;
 }
 
+/// The fp8-run flags launch mode reads.
+static constexpr llvm::StringLiteral kLaunchModeFlags[] = {
+    "module", "kernel", "grid",  "block", "arg",        "out",
+    "device", "chip",   "stats", "iters", "emu-max-ops"};
+
+/// Bytes one element of `type` takes in a buffer (as in the emulator; for
+/// element types it supports).
+static unsigned getStorageBytes(Type type) {
+  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  return (bits + 7) / 8;
+}
+
 /// numpy dtypes accepted for a memref element type.
 static bool dtypeMatches(Type type, llvm::StringRef descr) {
   llvm::StringRef kind = descr.drop_front(1);
-  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
   if (type.isF32())
     return kind == "f4";
   if (type.isF64())
     return kind == "f8";
   if (type.isF16())
     return kind == "f2" || kind == "u2" || kind == "i2";
-  if (bits <= 8) // 8-bit and smaller floats and integers: one byte each
+  unsigned bytes = getStorageBytes(type);
+  if (bytes == 1) // 8-bit and smaller floats and integers: one byte each
     return kind == "u1" || kind == "i1" || kind == "b1";
-  std::string bytes = std::to_string(bits / 8);
-  return kind == "u" + bytes || kind == "i" + bytes;
+  return kind == "u" + std::to_string(bytes) ||
+         kind == "i" + std::to_string(bytes);
 }
 
 static std::string dtypeFor(Type type) {
@@ -78,12 +95,18 @@ static std::string dtypeFor(Type type) {
     return "<f8";
   if (type.isF16())
     return "<f2";
-  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  if (bits <= 8)
+  unsigned bytes = getStorageBytes(type);
+  if (bytes == 1)
     return "|u1";
   if (isa<FloatType>(type)) // bf16: bit patterns
     return "<u2";
-  return "<i" + std::to_string(bits / 8);
+  return "<i" + std::to_string(bytes);
+}
+
+static std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
 }
 
 static std::string shapeText(llvm::ArrayRef<int64_t> shape) {
@@ -93,11 +116,49 @@ static std::string shapeText(llvm::ArrayRef<int64_t> shape) {
   return text + "]";
 }
 
+/// Parses an integer scalar of `type` (index or an integer type of at most
+/// 64 bits): unsigned types take [0, 2^w - 1], signed and signless ones the
+/// signed range, i1 0 and 1. Returns its bit pattern.
+static std::optional<Failure> parseIntegerScalar(llvm::StringRef text,
+                                                 Type type, unsigned index,
+                                                 uint64_t &bits) {
+  llvm::StringRef digits = text;
+  bool negative = digits.consume_front("-");
+  llvm::APInt magnitude;
+  if (digits.empty() || !llvm::isDigit(digits.front()) ||
+      digits.getAsInteger(0, magnitude))
+    return badInput("--arg " + llvm::Twine(index) + ": '" + text +
+                    "' is not an integer");
+  auto integerType = dyn_cast<IntegerType>(type);
+  unsigned width = integerType ? integerType.getWidth() : 64;
+  // Compare in 66 bits, which hold -2^64 .. 2^64 and every bound.
+  constexpr unsigned kBits = 66;
+  llvm::APInt minimum(kBits, 0), maximum(kBits, 0);
+  if (integerType && integerType.isUnsigned()) {
+    maximum = llvm::APInt::getMaxValue(width).zext(kBits);
+  } else if (integerType && integerType.isSignless() && width == 1) {
+    maximum = llvm::APInt(kBits, 1);
+  } else {
+    minimum = llvm::APInt::getSignedMinValue(width).sext(kBits);
+    maximum = llvm::APInt::getSignedMaxValue(width).sext(kBits);
+  }
+  bool fits = magnitude.getActiveBits() < kBits;
+  llvm::APInt value = magnitude.zextOrTrunc(kBits);
+  if (negative)
+    value.negate();
+  if (!fits || value.slt(minimum) || value.sgt(maximum))
+    return badInput("--arg " + llvm::Twine(index) + ": " + text +
+                    " is out of range for " + typeText(type) + " [" +
+                    llvm::toString(minimum, 10, /*Signed=*/true) + ", " +
+                    llvm::toString(maximum, 10, /*Signed=*/true) + "]");
+  bits = value.trunc(width).getZExtValue();
+  return std::nullopt;
+}
+
 static std::optional<Failure>
 parseScalar(llvm::StringRef text, Type type, unsigned index, uint64_t &bits) {
   auto [typeName, valueText] = text.split(':');
-  std::string expected;
-  llvm::raw_string_ostream(expected) << type;
+  std::string expected = typeText(type);
   if (typeName != expected && !(type.isIndex() && typeName == "i64"))
     return badInput("--arg " + llvm::Twine(index) + ": '" + text +
                     "' does not match argument type " + expected);
@@ -111,6 +172,9 @@ parseScalar(llvm::StringRef text, Type type, unsigned index, uint64_t &bits) {
                       ": scalar floats must be f32 or f64");
     if (floatType.isF32()) {
       float f = float(value);
+      if (std::isfinite(value) && !std::isfinite(f))
+        return badInput("--arg " + llvm::Twine(index) + ": " + valueText +
+                        " is out of range for f32");
       uint32_t word;
       std::memcpy(&word, &f, 4);
       bits = word;
@@ -119,17 +183,26 @@ parseScalar(llvm::StringRef text, Type type, unsigned index, uint64_t &bits) {
     }
     return std::nullopt;
   }
-  int64_t value;
-  if (valueText.getAsInteger(0, value))
-    return badInput("--arg " + llvm::Twine(index) + ": '" + valueText +
-                    "' is not an integer");
-  bits = uint64_t(value);
+  return parseIntegerScalar(valueText, type, index, bits);
+}
+
+/// Rejects the fp8-run flags of `category` that launch mode does not read.
+static std::optional<Failure>
+rejectUnusedFlags(const llvm::cl::OptionCategory &category) {
+  for (auto [name, option] : llvm::cl::getRegisteredOptions())
+    if (option->getNumOccurrences() &&
+        llvm::is_contained(option->Categories, &category) &&
+        !llvm::is_contained(kLaunchModeFlags, name))
+      return badInput("--" + name + " is not used in launch mode (--module)");
   return std::nullopt;
 }
 
 static std::optional<Failure> launch(MLIRContext &context,
                                      const ChipInfo &chip,
                                      const LaunchRequest &request) {
+  if (request.flags)
+    if (std::optional<Failure> failure = rejectUnusedFlags(*request.flags))
+      return failure;
   if (request.device != "emu" && request.device != "hip" &&
       request.device != "auto")
     return badInput("unknown device '" + request.device +
@@ -161,10 +234,11 @@ static std::optional<Failure> launch(MLIRContext &context,
   if (!parseExtents(request.block, config.block))
     return badInput("--block: expected X[,Y[,Z]] with positive extents, got '" +
                     request.block + "'");
-  int64_t threads = config.block[0] * config.block[1] * config.block[2];
-  if (threads > 1024)
-    return badInput("--block: at most 1024 threads per workgroup, got " +
-                    llvm::Twine(threads));
+  if (llvm::Error error = emu::verifyBlockExtents(chip, config.block))
+    return badInput("--block: " + llvm::toString(std::move(error)));
+  if (llvm::Error error =
+          emu::verifyGridExtents(chip, config.grid, config.block))
+    return badInput("--grid: " + llvm::toString(std::move(error)));
 
   std::string message;
   OwningOpRef<ModuleOp> module;
@@ -210,24 +284,25 @@ static std::optional<Failure> launch(MLIRContext &context,
     Type type = kernel.getArgumentTypes()[i];
     llvm::StringRef text = request.args[i];
     if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (!emu::isSupportedElementType(memref.getElementType()))
+        return badInput("argument " + llvm::Twine(i) + ": element type " +
+                        typeText(memref.getElementType()) + " of " +
+                        typeText(type) + " is not supported");
       if (!memref.hasStaticShape())
         return badInput("argument " + llvm::Twine(i) +
                         ": dynamic memref shapes are not supported");
       auto array = host::readNpyArray(text);
       if (!array)
         return badInput(llvm::toString(array.takeError()));
-      std::string typeText;
-      llvm::raw_string_ostream(typeText) << type;
       std::vector<int64_t> shape(memref.getShape().begin(),
                                  memref.getShape().end());
       if (array->shape != shape)
-        return badInput("--arg " + llvm::Twine(i) + " '" + text +
-                        "': shape " + shapeText(array->shape) +
-                        " does not match " + typeText);
+        return badInput("--arg " + llvm::Twine(i) + " '" + text + "': shape " +
+                        shapeText(array->shape) + " does not match " +
+                        typeText(type));
       if (!dtypeMatches(memref.getElementType(), array->descr))
-        return badInput("--arg " + llvm::Twine(i) + " '" + text +
-                        "': dtype " + array->descr + " does not match " +
-                        typeText);
+        return badInput("--arg " + llvm::Twine(i) + " '" + text + "': dtype " +
+                        array->descr + " does not match " + typeText(type));
       // The buffer spans the memref's layout (strided layouts included).
       int64_t offset;
       llvm::SmallVector<int64_t> strides;
@@ -241,8 +316,9 @@ static std::optional<Failure> launch(MLIRContext &context,
       args[i].buffer = &buffers[i];
       continue;
     }
-    if (!type.isIntOrIndexOrFloat())
-      return badInput("argument " + llvm::Twine(i) + " has unsupported type");
+    if (!emu::isSupportedElementType(type))
+      return badInput("argument " + llvm::Twine(i) + ": type " +
+                      typeText(type) + " is not supported");
     if (std::optional<Failure> failure =
             parseScalar(text, type, i, args[i].scalarBits))
       return failure;
@@ -313,6 +389,8 @@ int mlir::qmm::runLaunchMode(MLIRContext &context, const ChipInfo &chip,
   std::optional<Failure> failure = launch(context, chip, request);
   if (!failure)
     return 0;
-  llvm::errs() << "fp8-run: error: " << failure->message << "\n";
+  // One line, whatever the message (diagnostics may carry notes).
+  llvm::StringRef line = llvm::StringRef(failure->message).split('\n').first;
+  llvm::errs() << "fp8-run: error: " << line << "\n";
   return failure->code;
 }

@@ -6,6 +6,7 @@
 #include "qmm/Target/Chip.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct LaunchRequest {
   std::string device;
   bool stats = false;
   int iterations = 0;
+  /// fp8-run's flags: those launch mode does not read are rejected when
+  /// given.
+  const llvm::cl::OptionCategory *flags = nullptr;
 };
 
 /// Runs one kernel of a GPU-level module on `device` (emu; hip later).

@@ -54,6 +54,7 @@ llvm::json::Object fp8run::tierJson(const Tier &tier) {
       {"ulp_violations", tier.metrics.ulpViolations},
       {"scale_violations", tier.metrics.scaleViolations},
       {"nan_mismatches", tier.metrics.nanMismatches},
+      {"beyond_f32", tier.metrics.outOfRangeElements},
       {"criterion", tier.criterion},
       {"pass", tier.pass}};
 }
@@ -79,7 +80,56 @@ void fp8run::printTier(const Tier &tier) {
     llvm::outs() << "  scale_violations " << m.scaleViolations;
   if (m.nanMismatches)
     llvm::outs() << "  nan_mismatches " << m.nanMismatches;
+  if (m.outOfRangeElements)
+    llvm::outs() << "  beyond_f32 " << m.outOfRangeElements;
   llvm::outs() << "  [" << tier.criterion << "]  "
                << (tier.pass ? "PASS" : "FAIL") << "\n";
 }
 
+
+//===----------------------------------------------------------------------===//
+// Non-finite inputs
+//===----------------------------------------------------------------------===//
+
+static int64_t countNonFinite(const host::HostTensor &tensor) {
+  int64_t count = 0;
+  for (int64_t i = 0, e = tensor.getNumElements(); i < e; ++i)
+    count += !std::isfinite(tensor.getValue(i));
+  return count;
+}
+
+llvm::SmallVector<std::pair<std::string, int64_t>>
+fp8run::countNonFiniteInputs(const OperandData &a, const OperandData &b,
+                             const host::HostTensor &c,
+                             const host::HostTensor *bias) {
+  llvm::SmallVector<std::pair<std::string, int64_t>> counts;
+  auto add = [&](const std::string &name, int64_t count) {
+    if (count)
+      counts.push_back({name, count});
+  };
+  for (auto [operand, name] : {std::pair(&a, "a"), std::pair(&b, "b")}) {
+    if (operand->highPrecision)
+      add(std::string(name) + "_hp",
+          llvm::count_if(*operand->highPrecision,
+                         [](float v) { return !std::isfinite(v); }));
+    add(std::string(name) + " codes (NaN)",
+        countNonFinite(operand->quantized.data));
+    add(std::string(name) + "_scale", countNonFinite(operand->quantized.scales));
+  }
+  add("c", countNonFinite(c));
+  if (bias)
+    add("bias", countNonFinite(*bias));
+  return counts;
+}
+
+void fp8run::printNonFiniteInputs(
+    llvm::ArrayRef<std::pair<std::string, int64_t>> counts) {
+  if (counts.empty())
+    return;
+  llvm::outs() << "  inputs not finite:";
+  for (auto [name, count] : counts)
+    llvm::outs() << " " << name << " " << count << ",";
+  llvm::outs() << " values NaN or Inf: outputs that depend on them must be "
+                  "NaN or Inf (either: IEEE f32 in an unspecified order), "
+                  "and are not in the error statistics (beyond_f32)\n";
+}

@@ -106,6 +106,17 @@ void judgeExactTier(Tier &tier, const std::string &typeName);
 void printTier(const Tier &tier);
 llvm::json::Object tierJson(const Tier &tier);
 
+/// The inputs' values that are NaN or infinite (unquantized data, scales,
+/// NaN codes, C, bias), by name, in input order; empty when all are finite.
+llvm::SmallVector<std::pair<std::string, int64_t>>
+countNonFiniteInputs(const OperandData &a, const OperandData &b,
+                     const host::HostTensor &c, const host::HostTensor *bias);
+
+/// The report's line about non-finite inputs (nothing when there are none):
+/// what each holds and how outputs depending on them are judged.
+void printNonFiniteInputs(
+    llvm::ArrayRef<std::pair<std::string, int64_t>> counts);
+
 /// What the grouped mode takes from the command line.
 struct GroupedRun {
   unsigned groups;

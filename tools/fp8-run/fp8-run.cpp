@@ -11,6 +11,7 @@
 #include "LaunchMode.h"
 #include "Runner.h"
 
+#include "qmm/Emulator/Emulator.h"
 #include "qmm/InitQMM.h"
 
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -42,7 +43,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
+#include <new>
 #include <random>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -194,6 +198,11 @@ static cl::opt<bool> jsonOutput("json", cl::init(false),
 static cl::opt<unsigned> iterations("iters", cl::init(0),
                                     cl::desc("time N runs after a warm-up"),
                                     cl::cat(category));
+static cl::opt<int64_t> emuMaxOps(
+    "emu-max-ops", cl::init(emu::kDefaultMaxOperations),
+    cl::desc("emulator: a launch that executes more operations stops with "
+             "an error naming the op (default 2^30)"),
+    cl::cat(category));
 
 // Kernel launch mode.
 static cl::opt<std::string> modulePath(
@@ -247,9 +256,26 @@ void fp8run::failOn(llvm::Error error) {
 // The GEMM from the flags
 //===----------------------------------------------------------------------===//
 
+/// Runs `parse` with the context's diagnostics captured: the first one's
+/// message, or "" when it printed none. Flag errors stay on one line.
+static std::string captureDiagnostics(MLIRContext *ctx,
+                                      llvm::function_ref<void()> parse) {
+  std::string message;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (message.empty())
+      message = diag.str();
+    return success();
+  });
+  parse();
+  return message;
+}
+
 static Type parseElementType(MLIRContext *ctx, llvm::StringRef flag,
                              llvm::StringRef name) {
-  Type type = parseType(name, ctx, nullptr, /*isKnownNullTerminated=*/false);
+  Type type;
+  captureDiagnostics(ctx, [&] {
+    type = parseType(name, ctx, nullptr, /*isKnownNullTerminated=*/false);
+  });
   if (!type)
     fail("--" + flag + ": '" + name + "' is not an MLIR type");
   if (!isQuantizedElementType(type))
@@ -276,9 +302,23 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
   llvm::StringRef(gemmShape).split(dims, 'x');
   if (dims.size() != 3 || dims[0].getAsInteger(10, spec.m) ||
       dims[1].getAsInteger(10, spec.n) || dims[2].getAsInteger(10, spec.k) ||
-      spec.m <= 0 || spec.n <= 0 || spec.k <= 0)
-    fail("--gemm: expected MxNxK with positive extents, got '" + gemmShape +
-         "'");
+      spec.m <= 0 || spec.n <= 0 || spec.k < 0)
+    fail("--gemm: expected MxNxK with positive M and N and K >= 0 (K = 0: an "
+         "empty sum), got '" + gemmShape + "'");
+  // Limits of the host side (operands, f64 references): a larger problem
+  // would exhaust memory rather than fail clearly.
+  constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+  constexpr int64_t kMaxElements = int64_t(1) << 32;
+  if (spec.m > kMaxExtent || spec.n > kMaxExtent || spec.k > kMaxExtent)
+    fail("--gemm: extents are limited to " + llvm::Twine(kMaxExtent) +
+         ", got '" + gemmShape + "'");
+  for (auto [rows, cols, name] :
+       {std::tuple(spec.m, spec.k, "A"), std::tuple(spec.n, spec.k, "B"),
+        std::tuple(spec.m, spec.n, "D")})
+    if (rows * cols > kMaxElements)
+      fail("--gemm: " + llvm::Twine(name) + " would have " +
+           llvm::Twine(rows * cols) + " elements, over the runner's limit of "
+           "2^32");
   std::string native =
       chip.nativeFP8 == FormatFamily::FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
   spec.a.elementType =
@@ -390,6 +430,11 @@ void fp8run::verifyOrFail(ModuleOp module, llvm::StringRef what) {
 //===----------------------------------------------------------------------===//
 
 int main(int argc, char **argv) {
+  // Memory exhaustion is bad input (a problem too large for this host), not
+  // a crash (the project builds without exceptions: a new handler).
+  std::set_new_handler([] {
+    fail("out of host memory: the problem is too large for this machine");
+  });
   describeStatsOption();
   cl::HideUnrelatedOptions(category);
   std::string parseErrors;
@@ -414,6 +459,10 @@ int main(int argc, char **argv) {
          getSupportedChipNames() + ")");
   if (iterations > 100000)
     fail("--iters: at most 100000");
+  if (emuMaxOps <= 0)
+    fail("--emu-max-ops: expected a positive count, got " +
+         llvm::Twine(emuMaxOps.getValue()));
+  emu::setMaxOperationsPerLaunch(emuMaxOps);
   if (distribution != "normal" && distribution != "uniform" &&
       distribution != "outliers" && distribution != "near-max")
     fail("--dist: expected normal, uniform, outliers or near-max, got '" +
@@ -438,6 +487,20 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  // A malformed --config is bad input here, not a pipeline failure that
+  // --device auto would fall back from.
+  if (!kernelConfig.empty()) {
+    Attribute config;
+    std::string message = captureDiagnostics(&context, [&] {
+      config = parseAttribute(kernelConfig, &context, Type(), nullptr,
+                              /*isKnownNullTerminated=*/false);
+    });
+    if (!config)
+      fail("--config: cannot parse '" + kernelConfig + "': " + message);
+    if (!isa<ConfigAttr>(config))
+      fail("--config: expected #qmm.config<...>, got '" + kernelConfig + "'");
+  }
+
   if (!modulePath.empty()) {
     LaunchRequest request;
     request.modulePath = modulePath;
@@ -449,6 +512,7 @@ int main(int argc, char **argv) {
     request.device = deviceName;
     request.stats = llvm::AreStatisticsEnabled();
     request.iterations = int(iterations);
+    request.flags = &category;
     return runLaunchMode(context, *chip, request);
   }
 
@@ -599,6 +663,10 @@ int main(int argc, char **argv) {
                                spec.k);
     return std::make_pair(pre, post);
   };
+  // Outputs that depend on non-finite or f32-overflowing quantized inputs
+  // are judged in the exact tier only (the unquantized inputs need not
+  // explain them).
+  llvm::SmallVector<bool> beyondF32(spec.m * spec.n, false);
   Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
   Tier auxExact{"aux (pre-activation) exact tier"};
   auxExact.skipped = !spec.auxType;
@@ -610,6 +678,8 @@ int main(int argc, char **argv) {
         dequantize(b.quantized.data, b.quantized.scales, spec.b, spec.n,
                    spec.k),
         cValues, spec.m, spec.n, spec.k));
+    for (size_t i = 0; i < beyondF32.size(); ++i)
+      beyondF32[i] = isBeyondF32(reference, i);
     if (spec.auxType) {
       const HostTensor &aux = result.results[1];
       std::vector<double> auxValues(aux.getNumElements());
@@ -657,7 +727,7 @@ int main(int argc, char **argv) {
                                cValues, spec.m, spec.n, spec.k))
             .second;
     quality.metrics = compare(output, reference, outName, /*checkUlps=*/false,
-                              spec.k);
+                              spec.k, beyondF32);
     quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
     quality.pass = quality.metrics.calcDiff < threshold &&
                    quality.metrics.nanMismatches == 0;
@@ -682,6 +752,8 @@ int main(int argc, char **argv) {
       save("d_scale.npy", *outScales);
   }
 
+  auto nonFiniteInputs =
+      countNonFiniteInputs(a, b, c, bias ? &*bias : nullptr);
   bool quantizerAgrees = quantizerCheck.codeMismatches == 0 &&
                          quantizerCheck.scaleMismatches == 0;
   bool pass = exact.pass && auxExact.pass && quality.pass && quantizerAgrees;
@@ -710,6 +782,13 @@ int main(int argc, char **argv) {
         {"device", device->getName().str()},
         {"exact", tierJson(exact)},
         {"quantization", tierJson(quality)},
+        {"non_finite_inputs",
+         [&] {
+           llvm::json::Object counts;
+           for (auto [name, count] : nonFiniteInputs)
+             counts[name] = count;
+           return counts;
+         }()},
         {"quantize", quantizeOn.getValue()},
         {"iters", int64_t(result.iterations)},
         {"result", pass ? "PASS" : "FAIL"}};
@@ -751,6 +830,7 @@ int main(int argc, char **argv) {
           quantizerCheck.codeMismatches, quantizerCheck.codes,
           quantizerCheck.scaleMismatches, quantizerCheck.scales,
           quantizerAgrees ? "PASS" : "FAIL");
+    printNonFiniteInputs(nonFiniteInputs);
     printTier(exact);
     if (spec.auxType)
       printTier(auxExact);

@@ -9,7 +9,10 @@
 //
 // It also checks what hardware would not: out-of-bounds accesses, LDS over
 // the chip's limit, barriers not reached by every wave, LDS races between two
-// barriers. Each is reported as an error naming the op and its location.
+// barriers, and what LLVM leaves undefined (integer division by zero or
+// overflowing, scf.for steps that are not positive). Each is reported as an
+// error naming the op and its location. Work is bounded: a launch stops
+// with an error after a set number of executed operations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +56,9 @@ struct KernelStats {
   int64_t ldsBankConflictCycles = 0;
   int64_t barriers = 0;
   int64_t ldsBytesAllocated = 0;
+  /// Operations the waves executed (one per op per wave, terminators
+  /// included): what the launch limit counts.
+  int64_t operations = 0;
 };
 
 struct LaunchConfig {
@@ -60,8 +66,35 @@ struct LaunchConfig {
   std::array<int64_t, 3> block = {64, 1, 1};
 };
 
-/// Runs `kernel` over the grid. Errors (unsupported ops, safety checks) come
-/// back as one message naming the op and its location.
+/// The default bound on the operations one launch executes (KernelStats::
+/// operations): about 75 times the largest launch of the project's
+/// benchmarks (benchmarks/emulator_shapes.sh: the 4096x7168x512 blockwise
+/// GEMM executes 1.4e7 on gfx942, in two minutes), while a loop of simple
+/// ops that never ends stops within minutes.
+constexpr int64_t kDefaultMaxOperations = int64_t(1) << 30;
+
+/// The bound every launch of this process runs under (fp8-run sets it from
+/// --emu-max-ops); it must be positive.
+void setMaxOperationsPerLaunch(int64_t limit);
+int64_t getMaxOperationsPerLaunch();
+
+/// Element types the emulator holds (in memrefs, vectors and scalars):
+/// integers and floats of at most 64 bits, and index.
+bool isSupportedElementType(Type type);
+
+/// Checks workgroup extents against the chip's limits, as HIP does; the
+/// message says what is wrong ("at most 1024 threads per workgroup, got
+/// 2048").
+llvm::Error verifyBlockExtents(const ChipInfo &chip,
+                               const std::array<int64_t, 3> &block);
+/// Checks grid extents (positive, gridDim * blockDim within the chip's
+/// limit per dimension) for valid workgroup extents.
+llvm::Error verifyGridExtents(const ChipInfo &chip,
+                              const std::array<int64_t, 3> &grid,
+                              const std::array<int64_t, 3> &block);
+
+/// Runs `kernel` over the grid. Errors (unsupported ops, safety checks, the
+/// operation limit) come back as one message naming the op and its location.
 llvm::Error launchKernel(const ChipInfo &chip, gpu::GPUFuncOp kernel,
                          const LaunchConfig &config,
                          llvm::ArrayRef<KernelArgument> args,

@@ -53,19 +53,30 @@ struct ErrorMetrics {
   /// than an output ulp without any bug; a wrong scale or layout is far
   /// beyond the bound.)
   int64_t ulpViolations = 0;
-  /// Elements where exactly one of d, r is NaN.
+  /// Elements where d is NaN but r is finite, or d is finite but r is NaN
+  /// or infinite.
   int64_t nanMismatches = 0;
+  /// Elements whose reference is NaN or infinite, or whose products sum
+  /// past f32's range (NaN or Inf inputs or scales, huge scales): judged
+  /// only by whether they are finite (see compare), not in the statistics.
+  int64_t outOfRangeElements = 0;
   /// FP8 outputs: blocks whose scale breaks the scale rule (see
   /// checkQuantizedOutput); their codes count in `ulpViolations`.
   int64_t scaleViolations = 0;
 };
 
+/// Whether element `i` of `ref` is NaN or infinite, or sums products past
+/// f32's range: the output may then be NaN or infinite.
+bool isBeyondF32(const Reference &ref, size_t i);
+
 /// `outputType` names the type D was produced in (f32, bf16, f16). With
 /// `checkUlps`, counts `ulpViolations` against `reference` (whose k is
-/// `reductionSize`).
+/// `reductionSize`). Elements marked in `excluded` are not judged (they
+/// count in `outOfRangeElements`).
 ErrorMetrics compare(llvm::ArrayRef<double> output, const Reference &reference,
                      const std::string &outputType, bool checkUlps,
-                     int64_t reductionSize);
+                     int64_t reductionSize,
+                     llvm::ArrayRef<bool> excluded = {});
 
 /// The exact tier of an FP8 output (`codes` [m, n] with `scales` by the
 /// encoding of `output`, quantized by `rounding` / `minAmax`) against

@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -56,6 +57,12 @@ struct ChipInfo {
   int registerGranule;
   int maxWavesPerSimd;
   int64_t ldsBytesPerCU;
+  /// Launch limits, as HIP checks them (hipDeviceProp_t maxThreadsPerBlock
+  /// and maxThreadsDim; the dispatch packet holds the grid in work-items as
+  /// a u32 per dimension, so gridDim * blockDim stays below 2^32 in each).
+  int64_t maxThreadsPerWorkgroup;
+  std::array<int64_t, 3> maxWorkgroupExtents;
+  int64_t maxGridWorkItemsPerDimension;
 
   const MFMAShape *findMFMA(MFMAKind kind, int m, int n, int k) const;
 

@@ -288,8 +288,8 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   // 128-byte K tiles: one LDS row per phase of 16-byte writes, and one
   // K tile per 128-wide scale block.
   int64_t tileK = std::max<int64_t>(shape->k, 128);
-  if (k < tileK)
-    tileK = llvm::alignTo(k, shape->k);
+  if (k < tileK) // (K = 0 still gets a tile: the kernel runs no K loop)
+    tileK = llvm::alignTo(std::max<int64_t>(k, 1), shape->k);
   // A K tile must not straddle two scale blocks: the largest divisor of
   // the scale block that does not exceed the tile.
   if (scaleBlockK < k)

@@ -198,6 +198,13 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
   int64_t count = config.getNumAccumulators();
   int64_t numTiles = llvm::divideCeil(p.k, tileK);
+  if (numTiles == 0) {
+    // K = 0: an empty sum. The epilogue still runs on zero accumulators
+    // (D = C with `accumulate`, plus bias and activation), as BLAS does.
+    ops.createStore(b, loc, SmallVector<Value>(count, zero), subTileRow,
+                    subTileCol, config);
+    return;
+  }
   if (config.getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4) {
     // The instruction applies the E8M0 scales: the accumulators go straight
     // through the MFMAs, with the scales of the tile's first K block.
@@ -397,11 +404,15 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
   // output are the group's views.
   operands.b = op.getB();
   operands.bGroup = {group};
-  operands.bScales = selectGroup(b, loc, op.getBScales(), group);
+  // With K = 0 no scale is read (and an empty view would not verify).
+  bool readsScales = p.k != 0;
+  if (readsScales)
+    operands.bScales = selectGroup(b, loc, op.getBScales(), group);
   if (masked) {
     operands.a = op.getA();
     operands.aGroup = {group};
-    operands.aScales = selectGroup(b, loc, op.getAScales(), group);
+    if (readsScales)
+      operands.aScales = selectGroup(b, loc, op.getAScales(), group);
     operands.init = selectGroup(b, loc, op.getInit(), group);
     if (Value aux = op.getAux())
       operands.aux = selectGroup(b, loc, aux, group);

@@ -70,6 +70,30 @@ static bool extentsDisagree(int64_t lhs, int64_t rhs) {
          lhs != rhs;
 }
 
+/// The first static extent among `extents` (dynamic when none is): the
+/// extent every operand holding this dimension must have. Operands are
+/// checked against it, so two static extents that disagree are caught
+/// whatever else is dynamic.
+static int64_t getKnownExtent(std::initializer_list<int64_t> extents) {
+  for (int64_t extent : extents)
+    if (!ShapedType::isDynamic(extent))
+      return extent;
+  return ShapedType::kDynamic;
+}
+
+/// Extent `dim` of a shaped value, dynamic when the value is absent or has
+/// too few dimensions (those are diagnosed elsewhere).
+static int64_t getExtentOrDynamic(Value value, int64_t dim) {
+  if (!value)
+    return ShapedType::kDynamic;
+  auto type = cast<ShapedType>(value.getType());
+  if (dim < 0)
+    dim += type.getRank();
+  if (dim < 0 || dim >= type.getRank())
+    return ShapedType::kDynamic;
+  return type.getDimSize(dim);
+}
+
 /// Two shapes of equal rank that disagree on some static extent.
 static bool shapesDisagree(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
   return llvm::any_of(llvm::zip_equal(lhs, rhs), [](auto dims) {
@@ -94,12 +118,24 @@ static std::pair<int64_t, int64_t> getRowsAndK(Value data,
   return {shape[1], shape[0]};
 }
 
+/// (rows, K) of two rank-2 shapes that hold the same matrix in `layout`,
+/// each extent static when either shape knows it.
+static std::pair<int64_t, int64_t>
+getKnownRowsAndK(ArrayRef<int64_t> shape, ArrayRef<int64_t> other,
+                 OperandLayout layout) {
+  int64_t d0 = getKnownExtent({shape[0], other[0]});
+  int64_t d1 = getKnownExtent({shape[1], other[1]});
+  return layout == OperandLayout::NK ? std::pair(d0, d1) : std::pair(d1, d0);
+}
+
 /// Checks one (data, scales, encoding) triple: ranks, element types, the MX
-/// element-type and K-divisibility rules, and the scale tensor's shape.
-static LogicalResult verifyQuantizedOperand(Operation *op, StringRef name,
-                                            Value data, Value scales,
-                                            ScaleEncodingAttr encoding,
-                                            OperandLayout layout) {
+/// element-type and K-divisibility rules, and the scale tensor's shape for
+/// the op's `rows` and `k` (what all its operands say of them; the data's
+/// own extents when absent).
+static LogicalResult
+verifyQuantizedOperand(Operation *op, StringRef name, Value data, Value scales,
+                       ScaleEncodingAttr encoding, OperandLayout layout,
+                       std::optional<std::pair<int64_t, int64_t>> extents = {}) {
   if (failed(verifyRank2(op, name, data)) ||
       failed(verifyRank2(op, Twine(name + " scales").str(), scales)))
     return failure();
@@ -123,7 +159,7 @@ static LogicalResult verifyQuantizedOperand(Operation *op, StringRef name,
               "f6E2M3FN, f6E3M2FN, f4E2M1FN), got "
            << elementType;
 
-  auto [rows, k] = getRowsAndK(data, layout);
+  auto [rows, k] = extents ? *extents : getRowsAndK(data, layout);
   int64_t kMultiple = encoding.getRequiredKMultiple();
   if (!ShapedType::isDynamic(k) && k % kMultiple != 0)
     return op->emitOpError() << "K (" << k << ") of " << name
@@ -246,12 +282,32 @@ int64_t MatmulOp::getN() {
 }
 
 LogicalResult MatmulOp::verify() {
-  if (failed(verifyUniformSemantics(*this)))
+  if (failed(verifyUniformSemantics(*this)) ||
+      failed(verifyRank2(*this, "A", getA())) ||
+      failed(verifyRank2(*this, "B", getB())) ||
+      failed(verifyRank2(*this, "init", getInit())))
     return failure();
+  // M, N and K as every operand holding them says (A, then B first).
+  int64_t m = getKnownExtent({getM(), getExtentOrDynamic(getInit(), 0),
+                              getExtentOrDynamic(getAux(), 0)});
+  int64_t n = getKnownExtent(
+      {getN(), getExtentOrDynamic(getInit(), 1),
+       getExtentOrDynamic(getBias(), 0), getExtentOrDynamic(getAux(), 1)});
+  int64_t kA = getK();
+  int64_t kB = getRowsAndK(getB(), getBLayout()).second;
+  if (extentsDisagree(kA, kB))
+    return emitOpError() << "K of A (" << kA << ") and K of B (" << kB
+                         << ") differ"
+                         << (getBLayout() == OperandLayout::NK
+                                 ? "; B is [N, K] (layout nk)"
+                                 : "; B is [K, N] (layout kn)");
+  int64_t k = getKnownExtent({kA, kB});
   if (failed(verifyQuantizedOperand(*this, "A", getA(), getAScales(),
-                                    getAEncoding(), OperandLayout::NK)) ||
+                                    getAEncoding(), OperandLayout::NK,
+                                    std::pair(m, k))) ||
       failed(verifyQuantizedOperand(*this, "B", getB(), getBScales(),
-                                    getBEncoding(), getBLayout())))
+                                    getBEncoding(), getBLayout(),
+                                    std::pair(n, k))))
     return failure();
 
   Type aType = getElementTypeOrSelf(getA().getType());
@@ -264,24 +320,12 @@ LogicalResult MatmulOp::verify() {
                          << ") mix FNUZ and OCP formats; both must be FNUZ "
                             "(gfx942) or both OCP";
 
-  int64_t kA = getK();
-  int64_t kB = getRowsAndK(getB(), getBLayout()).second;
-  if (extentsDisagree(kA, kB))
-    return emitOpError() << "K of A (" << kA << ") and K of B (" << kB
-                         << ") differ"
-                         << (getBLayout() == OperandLayout::NK
-                                 ? "; B is [N, K] (layout nk)"
-                                 : "; B is [K, N] (layout kn)");
-
-  if (failed(verifyRank2(*this, "init", getInit())))
-    return failure();
   Type outType = getElementTypeOrSelf(getInit().getType());
   if (!isHighPrecisionType(outType) && !isFP8OutputType(outType))
     return emitOpError() << "output element type must be f32, bf16, f16 or "
                             "an FP8 type (with scales), got "
                          << outType;
   ArrayRef<int64_t> outShape = cast<ShapedType>(getInit().getType()).getShape();
-  int64_t m = getM(), n = getN();
   if (extentsDisagree(outShape[0], m) || extentsDisagree(outShape[1], n)) {
     InFlightDiagnostic diag = emitOpError();
     diag << "init must have shape [M, N] = " << formatShape({m, n}) << ", got "
@@ -322,7 +366,8 @@ LogicalResult MatmulOp::verifyQuantizedOutput(int64_t m, int64_t n) {
                          << encoding.getRequiredKMultiple() << " for an "
                          << encoding << " output";
   if (failed(verifyQuantizedOperand(*this, "output", getInit(), getOutScales(),
-                                    encoding, OperandLayout::NK)))
+                                    encoding, OperandLayout::NK,
+                                    std::pair(m, n))))
     return failure();
   return verifyScaleRule(*this, encoding, getEffectiveOutRounding(),
                          getOutMinAmax());
@@ -410,7 +455,8 @@ int64_t GroupedMatmulOp::getK() {
 static LogicalResult verifyGroupedOperand(Operation *op, StringRef name,
                                           Value data, Value scales,
                                           ScaleEncodingAttr encoding,
-                                          ArrayRef<int64_t> lead) {
+                                          ArrayRef<int64_t> lead,
+                                          int64_t knownRows, int64_t knownK) {
   auto type = cast<ShapedType>(data.getType());
   int64_t rank = lead.size() + 2;
   if (type.getRank() != rank)
@@ -434,7 +480,9 @@ static LogicalResult verifyGroupedOperand(Operation *op, StringRef name,
     return op->emitOpError() << "'mx' encoding of " << name
                              << " requires an OCP MX element type, got "
                              << element;
-  int64_t rows = type.getDimSize(rank - 2), k = type.getDimSize(rank - 1);
+  // The callers' extents already agree with the data's own.
+  int64_t rows = getKnownExtent({type.getDimSize(rank - 2), knownRows});
+  int64_t k = getKnownExtent({type.getDimSize(rank - 1), knownK});
   if (!ShapedType::isDynamic(k) && k % encoding.getRequiredKMultiple() != 0)
     return op->emitOpError() << "K (" << k << ") of " << name
                              << " must be a multiple of "
@@ -458,21 +506,38 @@ LogicalResult GroupedMatmulOp::verify() {
   if (bType.getRank() != 3)
     return emitOpError() << "B must be [G, N, K], got rank "
                          << bType.getRank();
-  int64_t g = bType.getDimSize(0), n = bType.getDimSize(1),
-          k = bType.getDimSize(2);
+  auto aType = cast<ShapedType>(getA().getType());
+  if (aType.getRank() != (masked ? 3 : 2))
+    return emitOpError() << "A must be rank " << (masked ? 3 : 2)
+                         << ", got rank " << aType.getRank();
+  int64_t aK = aType.getDimSize(aType.getRank() - 1);
+  if (extentsDisagree(aK, bType.getDimSize(2)))
+    return emitOpError() << "K of A (" << aK << ") and K of B ("
+                         << bType.getDimSize(2) << ") differ";
+  // G, M, N and K as every operand holding them says (B, then A first).
+  int64_t g = getKnownExtent(
+      {bType.getDimSize(0), masked ? aType.getDimSize(0) : ShapedType::kDynamic,
+       masked ? getExtentOrDynamic(getGroups(), 0) : ShapedType::kDynamic,
+       getExtentOrDynamic(getBias(), 0),
+       masked ? getExtentOrDynamic(getInit(), 0) : ShapedType::kDynamic,
+       masked ? getExtentOrDynamic(getAux(), 0) : ShapedType::kDynamic});
+  int64_t n = getKnownExtent({bType.getDimSize(1),
+                              getExtentOrDynamic(getInit(), -1),
+                              getExtentOrDynamic(getBias(), 1),
+                              getExtentOrDynamic(getAux(), -1)});
+  int64_t k = getKnownExtent({bType.getDimSize(2), aK});
+  int64_t m = getKnownExtent(
+      {aType.getDimSize(aType.getRank() - 2), getExtentOrDynamic(getInit(), -2),
+       getExtentOrDynamic(getAux(), -2),
+       masked ? ShapedType::kDynamic : getExtentOrDynamic(getGroups(), 0)});
   SmallVector<int64_t, 1> lead;
   if (masked)
     lead.push_back(g);
   if (failed(verifyGroupedOperand(*this, "A", getA(), getAScales(),
-                                  getAEncoding(), lead)) ||
+                                  getAEncoding(), lead, m, k)) ||
       failed(verifyGroupedOperand(*this, "B", getB(), getBScales(),
-                                  getBEncoding(), {g})))
+                                  getBEncoding(), {g}, n, k)))
     return failure();
-  auto aType = cast<ShapedType>(getA().getType());
-  int64_t m = aType.getDimSize(aType.getRank() - 2);
-  if (extentsDisagree(aType.getDimSize(aType.getRank() - 1), k))
-    return emitOpError() << "K of A (" << aType.getDimSize(aType.getRank() - 1)
-                         << ") and K of B (" << k << ") differ";
   Type aElement = aType.getElementType(), bElement = bType.getElementType();
   if (aElement.getIntOrFloatBitWidth() == 8 &&
       bElement.getIntOrFloatBitWidth() == 8 &&
@@ -563,8 +628,7 @@ LogicalResult QuantizeOp::verify() {
     return emitOpError() << "input element type must be f32, bf16 or f16, "
                             "got "
                          << inType;
-  if (failed(verifyQuantizedOperand(*this, "quantized", getQuantized(),
-                                    getScales(), getEncoding(), getLayout())))
+  if (failed(verifyRank2(*this, "quantized", getQuantized())))
     return failure();
   ArrayRef<int64_t> inShape = cast<ShapedType>(getInput().getType()).getShape();
   ArrayRef<int64_t> qShape =
@@ -575,6 +639,10 @@ LogicalResult QuantizeOp::verify() {
          << formatShape(inShape) << ", got " << formatShape(qShape);
     return diag;
   }
+  if (failed(verifyQuantizedOperand(
+          *this, "quantized", getQuantized(), getScales(), getEncoding(),
+          getLayout(), getKnownRowsAndK(qShape, inShape, getLayout()))))
+    return failure();
 
   return verifyScaleRule(*this, getEncoding(), getEffectiveRounding(),
                          getMinAmax());
@@ -593,8 +661,7 @@ void QuantizeOp::getEffects(
 
 LogicalResult DequantizeOp::verify() {
   if (failed(verifyUniformSemantics(*this)) ||
-      failed(verifyQuantizedOperand(*this, "quantized", getQuantized(),
-                                    getScales(), getEncoding(), getLayout())) ||
+      failed(verifyRank2(*this, "quantized", getQuantized())) ||
       failed(verifyRank2(*this, "init", getInit())))
     return failure();
   Type outType = getElementTypeOrSelf(getInit().getType());
@@ -611,7 +678,9 @@ LogicalResult DequantizeOp::verify() {
          << ", got " << formatShape(outShape);
     return diag;
   }
-  return success();
+  return verifyQuantizedOperand(
+      *this, "quantized", getQuantized(), getScales(), getEncoding(),
+      getLayout(), getKnownRowsAndK(qShape, outShape, getLayout()));
 }
 
 void DequantizeOp::getEffects(
