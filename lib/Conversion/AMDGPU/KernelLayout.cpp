@@ -276,26 +276,41 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   // (below): 16-wide MFMAs keep that within 256 columns for more widths.
   bool large = m >= 128 && n >= 128 &&
                (!outputBlockN || std::lcm(outputBlockN, int64_t(32)) <= 256);
-  int64_t mn = large ? 32 : 16;
+  // 128-byte K tiles: one LDS row per phase of 16-byte writes, and one
+  // K tile per 128-wide scale block. A K tile must not straddle two scale
+  // blocks: the largest divisor of the scale block that does not exceed
+  // the tile. Returns 0 when no tile of whole MFMA steps fits a block.
+  auto getTileK = [&](const MFMAShape &shape) -> int64_t {
+    int64_t tileK = std::max<int64_t>(shape.k, 128);
+    if (k < tileK) // (K = 0 still gets a tile: the kernel runs no K loop)
+      tileK = llvm::alignTo(std::max<int64_t>(k, 1), shape.k);
+    if (scaleBlockK < k)
+      tileK = std::gcd(tileK, scaleBlockK);
+    return tileK % shape.k == 0 && tileK % 16 == 0 ? tileK : 0;
+  };
+  // The preferred shape, else the other one when only its K fits the
+  // scale blocks (48-wide blocks: 32x32x16 instead of 16x16x32), else, for
+  // FP8 on gfx950, the fp8 forms when the f8f6f4 ones are too deep.
+  SmallVector<MFMAKind, 2> kinds = {*kind};
+  if (*kind == MFMAKind::F8F6F4 && operands.a.getIntOrFloatBitWidth() == 8 &&
+      operands.b.getIntOrFloatBitWidth() == 8)
+    kinds.push_back(MFMAKind::FP8);
   const MFMAShape *shape = nullptr;
-  for (const MFMAShape &candidate : chip.mfmaShapes)
-    if (candidate.kind == *kind && candidate.m == mn && candidate.n == mn)
-      shape = &candidate;
+  int64_t tileK = 0;
+  for (MFMAKind candidateKind : kinds)
+    for (int64_t size : {large ? 32 : 16, large ? 16 : 32})
+      for (const MFMAShape &candidate : chip.mfmaShapes)
+        if (!shape && candidate.kind == candidateKind && candidate.m == size &&
+            candidate.n == size && getTileK(candidate)) {
+          shape = &candidate;
+          tileK = getTileK(candidate);
+        }
   if (!shape)
     return {};
+  kind = shape->kind;
+  int64_t mn = shape->m;
   int64_t tileM = powerOfTwoTile(m, mn, 128);
   int64_t tileN = powerOfTwoTile(n, mn, 128);
-  // 128-byte K tiles: one LDS row per phase of 16-byte writes, and one
-  // K tile per 128-wide scale block.
-  int64_t tileK = std::max<int64_t>(shape->k, 128);
-  if (k < tileK) // (K = 0 still gets a tile: the kernel runs no K loop)
-    tileK = llvm::alignTo(std::max<int64_t>(k, 1), shape->k);
-  // A K tile must not straddle two scale blocks: the largest divisor of
-  // the scale block that does not exceed the tile.
-  if (scaleBlockK < k)
-    tileK = std::gcd(tileK, scaleBlockK);
-  if (tileK % shape->k != 0 || tileK % 16 != 0)
-    return {}; // e.g. 48-wide scale blocks with a 32-deep MFMA
   int64_t wavesM = std::min<int64_t>(2, tileM / mn);
   int64_t wavesN = std::min<int64_t>(2, tileN / mn);
   // An FP8 output's block amax is reduced within one wave: when 2 x 2

@@ -75,6 +75,12 @@ struct QMMSelectConfigPass
                    op.getBEncoding().getBlockExtent(n, k).second);
       ConfigAttr chosen = selectConfig(&getContext(), target, m, n, k,
                                        operands, scaleBlockK, outputBlockN);
+      // K tiles must not straddle scale blocks, and are whole 16-byte rows
+      // and whole MFMA steps.
+      if (!chosen && scaleBlockK < k && scaleBlockK % 16 != 0)
+        return op.emitOpError("qmm-select-config: scale blocks of ")
+               << scaleBlockK << " along K are not a multiple of 16: no K "
+               << "tile of the AMD pipeline fits inside one";
       if (!chosen)
         return op.emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << aElement << " x " << bElement

@@ -88,3 +88,19 @@ func.func @mxfp4_mxfp6(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf8E8M0FN
                   outs(%d : tensor<256x256xbf16>) -> tensor<256x256xbf16>
   return %0 : tensor<256x256xbf16>
 }
+
+// -----
+
+// Scale blocks 48 deep along K: the K tile is gcd(128, 48) = 16, which
+// the f8f6f4 forms (64 or 128 K per step) and fp8 16x16x32 cannot step
+// through; the selector falls back to fp8 32x32x16.
+// GFX950-LABEL: func.func @k_blocks_of_48
+// GFX950: config #qmm.config<tile = [64, 64, 16], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+func.func @k_blocks_of_48(%a: tensor<64x192xf8E4M3FN>, %as: tensor<64x4xf32>,
+                          %b: tensor<64x192xf8E4M3FN>, %bs: tensor<64x4xf32>,
+                          %d: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<64x192xf8E4M3FN>, tensor<64x4xf32>) #qmm.scale<block 1x48>
+                  b(%b, %bs : tensor<64x192xf8E4M3FN>, tensor<64x4xf32>) #qmm.scale<block 1x48>
+                  outs(%d : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}

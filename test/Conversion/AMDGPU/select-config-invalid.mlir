@@ -98,3 +98,16 @@ func.func @fp8_output_blocks_split(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<2
                     -> tensor<256x256xf8E4M3FNUZ>, tensor<256x2xf32>
   return %0#0, %0#1 : tensor<256x256xf8E4M3FNUZ>, tensor<256x2xf32>
 }
+
+// -----
+
+// Scale blocks 8 deep along K: no K tile of whole 16-byte rows fits one.
+func.func @k_blocks_too_narrow(%a: tensor<64x64xf8E4M3FNUZ>, %as: tensor<64x8xf32>,
+                               %b: tensor<64x64xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                               %d: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{qmm-select-config: scale blocks of 8 along K are not a multiple of 16: no K tile of the AMD pipeline fits inside one}}
+  %0 = qmm.matmul a(%a, %as : tensor<64x64xf8E4M3FNUZ>, tensor<64x8xf32>) #qmm.scale<block 1x8>
+                  b(%b, %bs : tensor<64x64xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
