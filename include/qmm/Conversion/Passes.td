@@ -161,16 +161,20 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     * tile K: 128 (one K tile per 128-wide scale block), the extent
       rounded up to the MFMA's K when K is smaller; when the scale blocks
       along K are shorter than K, its greatest common divisor with the
-      block (so no K tile straddles two blocks: 32 for block-32 scales), then
-      halved (while it stays a multiple of the MFMA's K) until two
+      block (so no K tile straddles two blocks: 32 for block-32 scales; when
+      the preferred MFMA's K step does not divide that, the other shape, or
+      on gfx950 the fp8 forms, is taken; blocks not a multiple of 16 deep
+      are a diagnostic), then halved (while it stays a multiple of the MFMA's K) until two
       workgroups' tiles fit in one CU's LDS, so that one workgroup's copies
       can overlap another's MFMAs (gfx942 128x128 tiles: tile K 64,
       occupancy 2 instead of 1);
     * waves: up to 2 x 2, each wave holding at least one MFMA tile. An FP8
       output reduces each scale block's amax within one wave: when the
       sub-tiles would split a block (1x128 scales on 64-column sub-tiles),
-      all waves go along M (up to 4 x 1), and the tile is widened to one
-      block when it is narrower than the block but N is not;
+      all waves go along M (up to 4 x 1), and when N spans several tiles
+      the tile is widened to lcm(C, MFMA N) columns (at most 256; 16-wide
+      MFMAs when 32-wide ones would exceed it), so that every block starts
+      at a multiple of C inside one wave;
     * stages: 1. Double buffering (`stages = 2`, by config) halves the
       barriers but doubles the LDS footprint and so lowers occupancy; its
       latency hiding cannot be measured on the emulator, so it is not

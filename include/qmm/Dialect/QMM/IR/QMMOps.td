@@ -53,7 +53,8 @@ def QMM_MatmulOp : QMM_Op<"matmul", [
       order; in particular an implementation may apply block scales to f32
       partial sums of the raw products, once per K block (the DeepGEMM
       scheme), and per-tensor / per-row scales once in the epilogue. C, when
-      accumulated, is added in f32.
+      accumulated, is added in f32. K = 0 is an empty sum: the product is
+      0, so D = C (or 0) before the epilogue, as BLAS defines it.
     * The f32 result is rounded once to the output type, round to nearest
       even; bf16/f16 overflow gives ±Inf (no saturation).
     * NaN encodings of the inputs (0x7F/0xFF in f8E4M3FN, 0x80 in the FNUZ
