@@ -64,8 +64,9 @@ static Value elementwise(OpBuilder &b, Location loc, Value input,
                          Type resultElementType,
                          function_ref<Value(OpBuilder &, Location, Value)> fn) {
   auto type = cast<RankedTensorType>(input.getType());
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       resultElementType);
+  // Dynamic extents are read off the input.
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, input), resultElementType);
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   SmallVector<utils::IteratorType> parallel(type.getRank(),
@@ -142,9 +143,9 @@ static std::pair<Value, Value> toFNUZ(OpBuilder &b, Location loc, Value data,
 
 static Value transposeToNK(OpBuilder &b, Location loc, Value data) {
   auto type = cast<RankedTensorType>(data.getType());
-  Value init = tensor::EmptyOp::create(
-      b, loc, ArrayRef<int64_t>{type.getDimSize(1), type.getDimSize(0)},
-      type.getElementType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, data);
+  Value init = tensor::EmptyOp::create(b, loc, {sizes[1], sizes[0]},
+                                       type.getElementType());
   return linalg::TransposeOp::create(b, loc, data, init,
                                      ArrayRef<int64_t>{1, 0})
       .getResult()[0];

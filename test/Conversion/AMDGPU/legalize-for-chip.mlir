@@ -150,3 +150,26 @@ func.func @mxfp4_mxfp8(%a: tensor<32x64xf4E2M1FN>, %as: tensor<32x2xf8E8M0FNU>,
                   outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %0 : tensor<32x16xf32>
 }
+
+// -----
+
+// A dynamic M (found by fuzzing: the rewritten operands used to be
+// tensor.empty() without their dynamic extent, IR that does not verify):
+// the converted A and its scales take M from the originals.
+// GFX942-LABEL: func.func @dynamic_m
+// GFX942-SAME:    (%[[A:.*]]: tensor<?x128xf8E4M3FN>, %[[SA:.*]]: tensor<?x1xf32>,
+// GFX942:         %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x128xf8E4M3FN>
+// GFX942:         tensor.empty(%[[M]]) : tensor<?x128xf8E4M3FNUZ>
+// GFX942:         %[[MS:.*]] = tensor.dim %[[SA]], %{{.*}} : tensor<?x1xf32>
+// GFX942:         tensor.empty(%[[MS]]) : tensor<?x1xf32>
+// GFX942:         qmm.matmul a(%{{.*}}, %{{.*}} : tensor<?x128xf8E4M3FNUZ>, tensor<?x1xf32>)
+// GFX950-LABEL: func.func @dynamic_m
+// GFX950-NOT:     tensor.empty
+func.func @dynamic_m(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<?x1xf32>,
+                     %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>,
+                     %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %d = qmm.matmul a(%a, %sa : tensor<?x128xf8E4M3FN>, tensor<?x1xf32>) #qmm.scale<per_row>
+                  b(%b, %sb : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %d : tensor<?x64xf32>
+}

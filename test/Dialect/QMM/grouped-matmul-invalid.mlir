@@ -126,3 +126,19 @@ func.func @aux_type(%a: tensor<64x128xf8E4M3FN>, %s: tensor<1x1xf32>, %b: tensor
            outs(%d : tensor<64x32xf32>, aux %aux : tensor<64x32xf8E4M3FN>) -> tensor<64x32xf32>, tensor<64x32xf8E4M3FN>
   return %0#0, %0#1 : tensor<64x32xf32>, tensor<64x32xf8E4M3FN>
 }
+
+// -----
+
+// Scales of the wrong rank (found by fuzzing: a rank-3 A scale tensor of a
+// contiguous grouped matmul was accepted, its extra extent never read).
+func.func @a_scales_rank(%a: tensor<256x128xf8E4M3FN>, %sa: tensor<256x1x3xf32>,
+                         %b: tensor<2x64x128xf8E4M3FN>, %sb: tensor<2x1x1xf32>,
+                         %g: tensor<256xi32>, %init: tensor<256x64xbf16>) -> tensor<256x64xbf16> {
+  // expected-error @+1 {{'qmm.grouped_matmul' op A scales must have shape [256, 1] for #qmm.scale<block 1x128>, got [256, 1, 3]}}
+  %r = qmm.grouped_matmul contiguous
+         a(%a, %sa : tensor<256x128xf8E4M3FN>, tensor<256x1x3xf32>) #qmm.scale<block 1x128>
+         b(%b, %sb : tensor<2x64x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor>
+         groups(%g : tensor<256xi32>)
+         outs(%init : tensor<256x64xbf16>) -> tensor<256x64xbf16>
+  return %r : tensor<256x64xbf16>
+}

@@ -94,8 +94,10 @@ static int64_t getExtentOrDynamic(Value value, int64_t dim) {
   return type.getDimSize(dim);
 }
 
-/// Two shapes of equal rank that disagree on some static extent.
+/// Two shapes of different ranks, or that disagree on some static extent.
 static bool shapesDisagree(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  if (lhs.size() != rhs.size())
+    return true;
   return llvm::any_of(llvm::zip_equal(lhs, rhs), [](auto dims) {
     return extentsDisagree(std::get<0>(dims), std::get<1>(dims));
   });
