@@ -23,7 +23,8 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.qmm_tools_dir, config.llvm_tools_dir]
-tools = ["fp8-opt", "fp8-run", "qmm-compile", "mlir-runner", "llvm-readelf"]
+tools = ["fp8-opt", "fp8-run", "qmm-compile", "qmm-gen-program", "mlir-runner",
+         "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Runtime libraries of mlir-runner (printing from JIT-compiled tests).
@@ -59,3 +60,22 @@ except Exception:
 
 # The build tree (python_packages/ for the Python API's tests).
 config.substitutions.append(("%qmm_build_dir", config.qmm_obj_root))
+
+# Sanitized builds (scripts/run-sanitized-tests.sh configures build-asan/
+# with QMM_SANITIZERS=address,undefined; the README's "Sanitizers" section).
+if getattr(config, "qmm_sanitizers", ""):
+    config.available_features.add("sanitizers")
+    # A report aborts the tool: a crash, which `not` and %expect-exit do not
+    # take for an expected failure. allow_user_poisoning=0: LLVM's
+    # BumpPtrAllocator poisons its slabs in ASan-instrumented code (ours)
+    # but not in libMLIR.so, which hands the same memory out (false
+    # use-after-poison). Leaks are checked: LLVM's process-lifetime
+    # allocations are reachable from globals, and the suite leaks nothing.
+    config.environment.setdefault(
+        "ASAN_OPTIONS", "abort_on_error=1:allow_user_poisoning=0:detect_leaks=1")
+    config.environment.setdefault(
+        "UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1")
+# The Python package is not built in sanitized builds: an uninstrumented
+# python3 cannot load an ASan-instrumented extension.
+if getattr(config, "qmm_build_python", "ON").upper() in ("OFF", "0", "FALSE", "NO", ""):
+    config.excludes.append("python")

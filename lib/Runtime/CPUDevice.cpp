@@ -97,9 +97,13 @@ public:
                                        diagnostics.c_str());
     }
 
+    // options.transformer is a function_ref: the transformer it refers to
+    // must outlive create() (found by ASan: a temporary died first).
+    std::function<llvm::Error(llvm::Module *)> optimize =
+        makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
+                                  /*targetMachine=*/nullptr);
     ExecutionEngineOptions options;
-    options.transformer = makeOptimizingTransformer(
-        /*optLevel=*/2, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+    options.transformer = optimize;
     auto engine = ExecutionEngine::create(*lowered, options);
     if (!engine)
       return engine.takeError();
