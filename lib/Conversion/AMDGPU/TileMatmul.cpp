@@ -452,13 +452,19 @@ struct QMMTileMatmulPass
         FailureOr<MatmulProblem> problem = analyzeMatmul(matmul, *target);
         if (failed(problem))
           return signalPassFailure();
-        tileMatmul(b, matmul, *target, *problem);
+        // An empty output (M = 0 or N = 0) has nothing to compute or
+        // write: no kernel.
+        if (problem->m != 0 && problem->n != 0)
+          tileMatmul(b, matmul, *target, *problem);
       } else {
         auto grouped = cast<GroupedMatmulOp>(op);
         FailureOr<MatmulProblem> problem = analyzeMatmul(grouped, *target);
         if (failed(problem))
           return signalPassFailure();
-        tileGroupedMatmul(b, grouped, *target, *problem);
+        bool noGroups = grouped.getLayout() == GroupedLayout::Masked &&
+                        grouped.getNumGroups() == 0;
+        if (problem->m != 0 && problem->n != 0 && !noGroups)
+          tileGroupedMatmul(b, grouped, *target, *problem);
       }
       op->erase();
     }
