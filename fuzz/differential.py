@@ -43,7 +43,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "test", "Utils"))
-from formats import FORMATS, table  # noqa: E402
+from formats import FORMATS, table, unpack_rows  # noqa: E402
 
 # Mantissa bits and smallest normal exponent of the high-precision outputs.
 HIGH_PRECISION = {"f32": (23, -126), "bf16": (7, -126), "f16": (10, -14)}
@@ -84,16 +84,6 @@ def parse_scale(text):
     return ("block", rows, k, mn_major)
 
 
-def unpack(raw, fmt, cols):
-    """Codes of rows packed as a little-endian bit stream (FP4/FP6)."""
-    width = 1 + FORMATS[fmt][0] + FORMATS[fmt][1]
-    if width == 8:
-        return raw
-    bits = np.unpackbits(raw, axis=1, bitorder="little")
-    bits = bits[:, : cols * width].reshape(raw.shape[0], cols, width)
-    return (bits * (1 << np.arange(width))).sum(axis=2).astype(np.uint8)
-
-
 def scale_values(raw, kind):
     if kind == "mx":
         values = np.ldexp(1.0, raw.astype(np.int64) - 127)
@@ -118,7 +108,7 @@ def expand_scales(raw, encoding, rows, k):
 def dequantize(directory, name, fmt, encoding, layout, rows, k):
     codes = np.load(os.path.join(directory, name + ".npy"))
     raw_scales = np.load(os.path.join(directory, name + "_scale.npy"))
-    codes = unpack(codes, fmt, k if layout == "nk" else rows)
+    codes = unpack_rows(codes, fmt, k if layout == "nk" else rows)
     if layout == "kn":
         codes = codes.T
     assert codes.shape == (rows, k), (name, codes.shape, rows, k)

@@ -43,18 +43,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 build_dir="${QMM_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-llvm_prefix="$(llvm-config-22 --prefix 2>/dev/null || echo /usr/lib/llvm-22)"
 lock=/tmp/qmm-build.lock
-if [ ! -f "$build_dir/build.ninja" ]; then
-  flock "$lock" cmake -G Ninja -S "$root" -B "$build_dir" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DQMM_SANITIZERS=address,undefined -DQMM_BUILD_FUZZERS=ON \
-    -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
-    -DLLVM_DIR="$llvm_prefix/lib/cmake/llvm" \
-    -DPython3_EXECUTABLE=/usr/bin/python3 \
-    -DQMM_LIT_PATH="$llvm_prefix/bin/lit" >/dev/null
-fi
+flock "$lock" bash "$root/scripts/configure.sh" "$build_dir" \
+  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DQMM_SANITIZERS=address,undefined -DQMM_BUILD_FUZZERS=ON >/dev/null
 if [ "${QMM_FUZZ_SKIP_BUILD:-0}" = 1 ]; then
   echo "qmm-fuzz: QMM_FUZZ_SKIP_BUILD=1: running the targets as last built"
 else

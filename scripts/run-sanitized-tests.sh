@@ -11,19 +11,12 @@ bash "$root/scripts/install-deps.sh"
 build_dir="${QMM_ASAN_BUILD_DIR:-$root/build-asan}"
 llvm_prefix="$(llvm-config-22 --prefix 2>/dev/null || echo /usr/lib/llvm-22)"
 lock=/tmp/qmm-build.lock
-if [ ! -f "$build_dir/build.ninja" ]; then
-  # -O1: the usual optimization for ASan builds, and a faster build than
-  # -O3; -g1: line numbers in reports.
-  flock "$lock" cmake -G Ninja -S "$root" -B "$build_dir" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_C_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" \
-    -DQMM_SANITIZERS=address,undefined \
-    -DMLIR_DIR="$llvm_prefix/lib/cmake/mlir" \
-    -DLLVM_DIR="$llvm_prefix/lib/cmake/llvm" \
-    -DPython3_EXECUTABLE=/usr/bin/python3 \
-    -DQMM_LIT_PATH="$llvm_prefix/bin/lit" >/dev/null
-fi
+# -O1: the usual optimization for ASan builds, and a faster build than
+# -O3; -g1: line numbers in reports.
+flock "$lock" bash "$root/scripts/configure.sh" "$build_dir" \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" \
+  -DCMAKE_C_FLAGS_RELEASE="-O1 -g1 -DNDEBUG" \
+  -DQMM_SANITIZERS=address,undefined >/dev/null
 # The tools the lit tests run (the Python package is not built: see
 # test/lit.cfg.py).
 start=$SECONDS

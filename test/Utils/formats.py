@@ -63,3 +63,15 @@ def pack_rows(codes, bits):
     stream = ((codes[..., None].astype(np.uint16) >> np.arange(bits)) & 1)
     stream = stream.reshape(rows, cols * bits).astype(np.uint8)
     return np.packbits(stream, axis=1, bitorder="little")
+
+
+def unpack_rows(raw, name, cols):
+    """The inverse of pack_rows: each row's `cols` codes of format `name`
+    from its little-endian bit stream (8-bit formats are returned as they
+    are)."""
+    bits = width(name)
+    if bits == 8:
+        return raw
+    stream = np.unpackbits(raw, axis=1, bitorder="little")
+    stream = stream[:, : cols * bits].reshape(raw.shape[0], cols, bits)
+    return (stream * (1 << np.arange(bits))).sum(axis=2).astype(np.uint8)

@@ -256,17 +256,30 @@ void fp8run::failOn(llvm::Error error) {
 // The GEMM from the flags
 //===----------------------------------------------------------------------===//
 
-/// Runs `parse` with the context's diagnostics captured: the first one's
-/// message, or "" when it printed none. Flag errors stay on one line.
+/// "file:line:col: message" for diagnostics located in a file.
+static std::string formatDiagnostic(Diagnostic &diag) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn() << ": ";
+  os << diag.str();
+  return text;
+}
+
+/// Runs `action` with the context's diagnostics captured: the first one's
+/// message (after its file location when `withLocation`), or "" when it
+/// emitted none. Errors stay on one line.
 static std::string captureDiagnostics(MLIRContext *ctx,
-                                      llvm::function_ref<void()> parse) {
+                                      llvm::function_ref<void()> action,
+                                      bool withLocation = false) {
   std::string message;
   ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
     if (message.empty())
-      message = diag.str();
+      message = withLocation ? formatDiagnostic(diag) : diag.str();
     return success();
   });
-  parse();
+  action();
   return message;
 }
 
@@ -402,26 +415,14 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
   return spec;
 }
 
-/// "file:line:col: message" for diagnostics located in a file.
-static std::string formatDiagnostic(Diagnostic &diag) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-       << loc.getColumn() << ": ";
-  os << diag.str();
-  return text;
-}
 
 /// Verifies `module`, turning the first diagnostic into a usage error.
 void fp8run::verifyOrFail(ModuleOp module, llvm::StringRef what) {
-  std::string message;
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    if (message.empty())
-      message = formatDiagnostic(diag);
-    return success();
-  });
-  if (failed(verify(module)))
+  LogicalResult verified = success();
+  std::string message = captureDiagnostics(
+      module.getContext(), [&] { verified = verify(module); },
+      /*withLocation=*/true);
+  if (failed(verified))
     fail(what + ": " + message);
 }
 
@@ -528,21 +529,16 @@ int main(int argc, char **argv) {
       if (flag->getNumOccurrences())
         fail("--" + flag->ArgStr + " cannot be combined with an input file "
              "(the file fixes the GEMM)");
-    std::string message;
-    {
-      ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-        if (message.empty())
-          message = formatDiagnostic(diag);
-        return success();
-      });
-      llvm::SourceMgr sourceMgr;
-      std::string errorMessage;
-      auto file = openInputFile(inputFile, &errorMessage);
-      if (!file)
-        fail("cannot read '" + inputFile + "': " + errorMessage);
-      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-      module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-    }
+    std::string errorMessage;
+    auto file = openInputFile(inputFile, &errorMessage);
+    if (!file)
+      fail("cannot read '" + inputFile + "': " + errorMessage);
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    std::string message = captureDiagnostics(
+        &context,
+        [&] { module = parseSourceFile<ModuleOp>(sourceMgr, &context); },
+        /*withLocation=*/true);
     if (!module)
       fail(message);
     verifyOrFail(*module, inputFile);

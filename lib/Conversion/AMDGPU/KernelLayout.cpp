@@ -301,10 +301,8 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     for (int64_t size : {large ? 32 : 16, large ? 16 : 32})
       for (const MFMAShape &candidate : chip.mfmaShapes)
         if (!shape && candidate.kind == candidateKind && candidate.m == size &&
-            candidate.n == size && getTileK(candidate)) {
+            candidate.n == size && (tileK = getTileK(candidate)))
           shape = &candidate;
-          tileK = getTileK(candidate);
-        }
   if (!shape)
     return {};
   kind = shape->kind;

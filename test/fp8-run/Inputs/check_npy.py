@@ -15,17 +15,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Utils"))
-from formats import FORMATS, table  # noqa: E402
-
-
-def unpack(raw, name, cols):
-    """Unpacks FP4/FP6 rows packed as a little-endian bit stream."""
-    width = 1 + FORMATS[name][0] + FORMATS[name][1]
-    if width == 8:
-        return raw
-    bits = np.unpackbits(raw, axis=1, bitorder="little")
-    bits = bits[:, : cols * width].reshape(raw.shape[0], cols, width)
-    return (bits * (1 << np.arange(width))).sum(axis=2).astype(np.uint8)
+from formats import table, unpack_rows  # noqa: E402
 
 
 def expand_scales(scales, block, rows, k):
@@ -46,7 +36,7 @@ def dequantize(directory, name, fmt, block, layout, rows, k):
     scales = np.load(f"{directory}/{name}_scale.npy")
     assert data.dtype == np.uint8, data.dtype
     stored_cols = k if layout == "nk" else rows
-    codes = unpack(data, fmt, stored_cols)
+    codes = unpack_rows(data, fmt, stored_cols)
     if layout == "kn":
         codes = codes.T
     assert codes.shape == (rows, k), codes.shape
