@@ -61,6 +61,20 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     llvm::outs() << "\n";
     return 0;
   }
+  // The model reads shapes only: all rows are counted as useful (contiguous
+  // padding rows and masked rows past the counts included).
+  std::vector<perf::KernelPrediction> predictions;
+  if (run.model.device)
+    predictions = modelOrFail(*module, chip, run.model, run.config);
+  if (run.model.only) {
+    if (run.json)
+      llvm::outs() << llvm::formatv(
+          "{0}\n", llvm::json::Value(llvm::json::Object{
+                       {"modeled", true}, {"model", modelJson(predictions)}}));
+    else
+      printModel(predictions, nullptr, run.device);
+    return 0;
+  }
 
   // The grouping: contiguous, 128-row tiles dealt to groups (segments in
   // group order), each segment ending in padding rows; masked, a count of
@@ -294,6 +308,8 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
       "[untouched]  {3}\n",
       masked ? "past the counts" : "padding", untouchedDiffer, untouched,
       untouchedPass ? "PASS" : "FAIL", aux ? " (output and aux)" : "");
+  if (run.model.device)
+    printModel(predictions, &result, device->getName());
   llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
   return pass ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #ifndef QMM_TOOLS_FP8RUN_RUNNER_H
 #define QMM_TOOLS_FP8RUN_RUNNER_H
 
+#include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
@@ -117,6 +118,27 @@ countNonFiniteInputs(const OperandData &a, const OperandData &b,
 void printNonFiniteInputs(
     llvm::ArrayRef<std::pair<std::string, int64_t>> counts);
 
+/// --model, --model-only and --model-param, checked.
+struct ModelRequest {
+  const DeviceInfo *device = nullptr; ///< null: no model asked for
+  perf::ModelParameters params;
+  bool only = false; ///< compile and model; generate and run nothing
+};
+ModelRequest parseModelRequest(const ChipInfo &chip, bool requested,
+                               llvm::StringRef deviceName, bool only,
+                               llvm::ArrayRef<std::string> params);
+/// Models the kernels of `module` (a qmm program); bad input on failure.
+std::vector<perf::KernelPrediction> modelOrFail(ModuleOp module,
+                                                const ChipInfo &chip,
+                                                const ModelRequest &request,
+                                                llvm::StringRef config);
+llvm::json::Array
+modelJson(llvm::ArrayRef<perf::KernelPrediction> predictions);
+/// The predictions; with `measured` on a hip device, the measured time
+/// next to them.
+void printModel(llvm::ArrayRef<perf::KernelPrediction> predictions,
+                const RunResult *measured, llvm::StringRef device);
+
 /// What the grouped mode takes from the command line.
 struct GroupedRun {
   unsigned groups;
@@ -125,6 +147,8 @@ struct GroupedRun {
   std::string device, config;
   unsigned iterations;
   bool emitIR;
+  ModelRequest model;
+  bool json = false; ///< with model.only
 };
 
 /// --groups: the grouped (MoE) GEMM of `spec` (per group) with

@@ -195,6 +195,23 @@ static cl::opt<bool> jsonOutput("json", cl::init(false),
                                 cl::desc("print the report as one JSON "
                                          "object"),
                                 cl::cat(category));
+static cl::opt<std::string> modelDevice(
+    "model", cl::ValueOptional, cl::init(""),
+    cl::desc("print the performance model of every kernel (MODELED, not "
+             "measured): --model or --model=mi300x|mi325x|mi355x (default: "
+             "the chip's first product)"),
+    cl::cat(category));
+static cl::opt<bool> modelOnly(
+    "model-only", cl::init(false),
+    cl::desc("compile and model only: no data, no execution (implies "
+             "--model)"),
+    cl::cat(category));
+static cl::list<std::string> modelParams(
+    "model-param",
+    cl::desc("override a model parameter, NAME=VALUE (clock, "
+             "global-latency, lds-latency, barrier, valu, mfma-issue, "
+             "memory-issue, salu, l2-bw, mall-bw, hbm-bw, launch)"),
+    cl::cat(category));
 static cl::opt<unsigned> iterations("iters", cl::init(0),
                                     cl::desc("time N runs after a warm-up"),
                                     cl::cat(category));
@@ -502,6 +519,13 @@ int main(int argc, char **argv) {
       fail("--config: expected #qmm.config<...>, got '" + kernelConfig + "'");
   }
 
+  ModelRequest model = parseModelRequest(
+      *chip, modelDevice.getNumOccurrences() > 0, modelDevice, modelOnly,
+      std::vector<std::string>(modelParams.begin(), modelParams.end()));
+  if (model.device && !modulePath.empty())
+    fail("--model works on qmm programs (an input file or the generated "
+         "GEMM); for a code object use qmm-model");
+
   if (!modulePath.empty()) {
     LaunchRequest request;
     request.modulePath = modulePath;
@@ -547,11 +571,12 @@ int main(int argc, char **argv) {
     spec = specFromFlags(&context, *chip);
     if (numGroups) {
       if (quantizeOn != "host" || !loadDir.empty() || !saveDir.empty() ||
-          jsonOutput)
-        fail("--groups: --quantize device, --load, --save and --json are "
-             "not supported on grouped GEMMs yet");
-      GroupedRun run{numGroups, maskedGroups, seed,       deviceName,
-                     kernelConfig, iterations, emitIR};
+          (jsonOutput && !model.only))
+        fail("--groups: --quantize device, --load, --save and --json (but "
+             "with --model-only) are not supported on grouped GEMMs yet");
+      GroupedRun run{numGroups,    maskedGroups, seed,   deviceName,
+                     kernelConfig, iterations,   emitIR, model,
+                     jsonOutput};
       return runGrouped(context, spec, *chip, run);
     }
     module = buildGemmModule(&context, spec);
@@ -580,6 +605,22 @@ int main(int argc, char **argv) {
   if (emitIR) {
     module->print(llvm::outs());
     llvm::outs() << "\n";
+    return 0;
+  }
+  if (model.device && deviceQuantizes)
+    fail("--model: the AMD pipeline does not compile the quantize functions "
+         "of --quantize device; model with --quantize host");
+  std::vector<perf::KernelPrediction> predictions;
+  if (model.device)
+    predictions = modelOrFail(*module, *chip, model, kernelConfig);
+  if (model.only) {
+    if (jsonOutput)
+      llvm::outs() << llvm::formatv(
+                          "{0}\n", llvm::json::Value(llvm::json::Object{
+                                       {"modeled", true},
+                                       {"model", modelJson(predictions)}}));
+    else
+      printModel(predictions, nullptr, deviceName);
     return 0;
   }
 
@@ -812,6 +853,8 @@ int main(int argc, char **argv) {
       report["time_ms"] = result.secondsPerIteration * 1e3;
       report["tflops"] = tflops;
     }
+    if (model.device)
+      report["model"] = modelJson(predictions);
     llvm::outs() << llvm::formatv("{0}", llvm::json::Value(std::move(report)))
                  << "\n";
   } else {
@@ -835,6 +878,8 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::formatv(
           "  time: {0:f3} ms/iter, {1:f4} TFLOP/s ({2} iterations)\n",
           result.secondsPerIteration * 1e3, tflops, result.iterations);
+    if (model.device)
+      printModel(predictions, &result, device->getName());
     llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
   }
   return pass ? 0 : 1;

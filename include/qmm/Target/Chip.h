@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -31,10 +32,26 @@ enum class MFMAKind {
 struct MFMAShape {
   MFMAKind kind;
   int m, n, k;
-  /// Issue cycles (CDNA3/CDNA4 ISA guides; the f8f6f4 forms take the
-  /// larger value when an operand is FP8).
+  /// Cycles the SIMD's matrix pipe is busy (CDNA3/CDNA4 ISA guides, LLVM
+  /// SISchedule.td; ../shared/perf.md): the f8f6f4 forms take this when an
+  /// operand is FP8...
   int cycles;
+  /// ...and this when both operands are FP6 or FP4 (0: the form reads no
+  /// such operands).
+  int narrowCycles = 0;
+
+  /// Dense FLOP one instruction performs (2 m n k).
+  int64_t getFlops() const { return int64_t(2) * m * n * k; }
 };
+
+/// The instruction family and shape an MFMA mnemonic names
+/// ("v_mfma_f32_16x16x32_fp8_fp8", "v_mfma_scale_f32_32x32x64_f8f6f4");
+/// nullopt for mnemonics that are not MFMAs of these families.
+struct MFMAMnemonic {
+  MFMAKind kind;
+  int m, n, k;
+};
+std::optional<MFMAMnemonic> parseMFMAMnemonic(llvm::StringRef mnemonic);
 
 struct ChipInfo {
   llvm::StringRef name;    ///< LLVM's gfx name: "gfx942"
@@ -66,11 +83,51 @@ struct ChipInfo {
 
   const MFMAShape *findMFMA(MFMAKind kind, int m, int n, int k) const;
 
+  /// Bytes the LDS of one CU serves per clock (one dword per bank).
+  int64_t getLdsBytesPerClock() const { return int64_t(ldsBanks) * ldsBankBytes; }
+
+  /// Dense FLOP per CU per clock of the fastest MFMA reading operands of
+  /// `aBits` and `bBits` bits (8, 6 or 4): every SIMD's matrix pipe busy.
+  /// 0 when no MFMA of the chip reads them.
+  int64_t getPeakFlopsPerClock(int aBits, int bBits) const;
+
   /// Waves per SIMD a kernel reaches, limited by its registers (`vgprs` +
   /// `agprs` per lane) and by the LDS of its workgroups.
   int getOccupancy(int vgprs, int agprs, int64_t ldsBytesPerWorkgroup,
                    int wavesPerWorkgroup) const;
 };
+
+/// One product built on a chip: what a performance model needs beyond the
+/// chip (product pages and ROCm gpu-arch-specs; ../shared/perf.md). Clocks
+/// and bandwidths under load are model parameters, not facts: see
+/// qmm/PerfModel.
+struct DeviceInfo {
+  llvm::StringRef name;    ///< "mi300x"
+  llvm::StringRef product; ///< "AMD Instinct MI300X"
+  llvm::StringRef chip;    ///< "gfx942"
+  int computeUnits;
+  /// Chiplets (XCDs), each with its own L2; workgroups are dispatched
+  /// round-robin over them.
+  int xcds;
+  double peakClockGHz;
+  int64_t l2BytesPerXcd;
+  int64_t infinityCacheBytes;
+  /// Peak HBM bandwidth of the product sheet (TB/s).
+  double hbmPeakTBps;
+
+  const ChipInfo &getChip() const;
+  /// Dense peak TFLOP/s at the peak clock for operands of these widths.
+  double getPeakTflops(int aBits, int bBits) const;
+};
+
+/// mi300x, mi325x or mi355x; null for anything else.
+const DeviceInfo *lookupDevice(llvm::StringRef name);
+llvm::ArrayRef<DeviceInfo> getSupportedDevices();
+/// "mi300x, mi325x or mi355x", for diagnostics.
+std::string getSupportedDeviceNames();
+/// The product a chip name stands for when no device is named (gfx942:
+/// mi300x, gfx950: mi355x).
+const DeviceInfo *getDefaultDevice(const ChipInfo &chip);
 
 /// gfx942 or gfx950; null for anything else.
 const ChipInfo *lookupChip(llvm::StringRef name);

@@ -172,6 +172,27 @@ LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
   return mapping;
 }
 
+int64_t qmm::getLdsConflictCyclesPerTile(const ChipInfo &chip,
+                                          ConfigAttr config,
+                                          OperandTypes operands) {
+  auto shape = config.getMfmaShape();
+  int64_t cycles = 0;
+  for (auto [type, waveRows, tileRows] :
+       {std::tuple(operands.a, config.getWaveTileM(), config.getTileM()),
+        std::tuple(operands.b, config.getWaveTileN(), config.getTileN())}) {
+    MFMAOperandLayout layout = getMFMAOperandLayout(config, type);
+    int64_t rowBytes = getLdsRowBytes(chip, config, type);
+    // One read per run, MFMA step along K and fragment row block.
+    int64_t reads = (waveRows / shape[0]) * (config.getTileK() / shape[2]) *
+                    layout.pieces;
+    cycles += reads * fragmentReadConflicts(chip, layout, rowBytes);
+    LdsCopyMapping mapping = getLdsCopyMapping(chip, config, type, tileRows);
+    cycles += copyWriteConflicts(chip, mapping, tileRows, rowBytes) /
+              config.getNumWaves();
+  }
+  return cycles;
+}
+
 int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
                              OperandTypes operands) {
   return config.getStages() *

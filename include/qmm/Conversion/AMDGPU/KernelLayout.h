@@ -107,6 +107,13 @@ std::optional<MFMAKind> getMFMAKindFor(const ChipInfo &chip,
 int64_t getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
                         OperandTypes operands);
 
+/// LDS bank-conflict cycles one wave spends per K tile under `config`
+/// (the emulator's phase model on the compiler's layout): its fragment
+/// reads of A and B, and its share of the tile copies' writes. The
+/// performance model reads it from the kernel (see qmm-tile-matmul).
+int64_t getLdsConflictCyclesPerTile(const ChipInfo &chip, ConfigAttr config,
+                                    OperandTypes operands);
+
 /// Checks that `config` runs on `chip` for the operands: the MFMA exists on
 /// the chip and reads these types, and the tiles fit in LDS.
 LogicalResult verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,

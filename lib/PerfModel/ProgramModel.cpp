@@ -1,0 +1,196 @@
+//===- ProgramModel.cpp - every kernel a qmm program launches, modeled ----===//
+//
+// Reads each gpu.launch_func of the host functions (grid, block, buffers),
+// compiles the kernel's gpu.module to a code object, and takes what the
+// code object cannot say (the GEMM, its tiles, the trips of the K loop)
+// from the `qmm.kernel` attribute qmm-tile-matmul leaves on the K loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/PerfModel/PerfModel.h"
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
+#include "qmm/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::perf;
+
+/// Bytes of a static memref (packed sub-byte elements).
+static int64_t getMemRefBytes(MemRefType type) {
+  if (!type.hasStaticShape())
+    return 0;
+  int64_t bits = type.getElementType().isIndex()
+                     ? 64
+                     : type.getElementType().getIntOrFloatBitWidth();
+  return (type.getNumElements() * bits + 7) / 8;
+}
+
+/// Fills the GEMM part of `w` from the K loop's `qmm.kernel` attribute.
+static void readKernelAttribute(gpu::GPUFuncOp kernel, KernelWorkload &w) {
+  scf::ForOp mainLoop;
+  kernel.walk([&](scf::ForOp loop) {
+    if (!mainLoop && loop->hasAttr("qmm.kernel"))
+      mainLoop = loop;
+  });
+  if (!mainLoop)
+    return;
+  auto info = mainLoop->getAttrOfType<DictionaryAttr>("qmm.kernel");
+  auto config = info.getAs<ConfigAttr>("config");
+  auto problem = info.getAs<DenseI64ArrayAttr>("problem");
+  auto aType = info.getAs<TypeAttr>("a_type");
+  auto bType = info.getAs<TypeAttr>("b_type");
+  auto scaleBlock = info.getAs<IntegerAttr>("scale_block_k");
+  auto conflicts = info.getAs<IntegerAttr>("lds_conflict_cycles");
+  if (!config || !problem || problem.size() != 3 || !aType || !bType)
+    return;
+  int64_t m = problem[0], n = problem[1], k = problem[2];
+  std::optional<int64_t> lb = getConstantIntValue(mainLoop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(mainLoop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(mainLoop.getStep());
+  if (lb && ub && step && *step > 0)
+    w.loopTrips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  int64_t mfmas = 0;
+  mainLoop.getBody()->walk([&](Operation *op) {
+    mfmas += isa<amdgpu::MFMAOp, amdgpu::ScaledMFMAOp>(op);
+  });
+  w.mfmasPerTrip = mfmas;
+  // Blocks of scales spanning several K tiles: the block's update runs on
+  // the trips that end a block.
+  int64_t tileK = config.getTileK();
+  int64_t blockK = scaleBlock ? scaleBlock.getInt() : k;
+  if (w.loopTrips > 0 && blockK < k && blockK > tileK) {
+    int64_t tilesPerBlock = blockK / tileK;
+    w.conditionalShare =
+        double((w.loopTrips + tilesPerBlock - 1) / tilesPerBlock) /
+        double(w.loopTrips);
+  } else if (w.loopTrips > 0 && blockK >= k) {
+    // Per-tensor/per-row: one update after the last trip.
+    w.conditionalShare = 1.0 / double(w.loopTrips);
+  }
+  int aBits = aType.getValue().getIntOrFloatBitWidth();
+  int bBits = bType.getValue().getIntOrFloatBitWidth();
+  w.aBits = aBits;
+  w.bBits = bBits;
+  // Workgroups in z are groups (masked grouped GEMMs).
+  w.usefulFlops = 2.0 * double(m) * double(n) * double(k) * w.grid[2];
+  w.tileM = config.getTileM();
+  w.tileN = config.getTileN();
+  w.aPanelBytes = w.tileM * k * aBits / 8;
+  w.bPanelBytes = w.tileN * k * bBits / 8;
+  if (conflicts)
+    w.ldsConflictCyclesPerTrip = double(conflicts.getInt());
+}
+
+llvm::Expected<std::vector<KernelPrediction>>
+perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
+                   const DeviceInfo &device, const ModelParameters &params) {
+  if (device.getChip().name != chip.name)
+    return llvm::createStringError(
+        "device %s is a %s, but the program is compiled for %s",
+        device.name.str().c_str(), device.chip.str().c_str(),
+        chip.name.str().c_str());
+  std::vector<KernelPrediction> predictions;
+  std::map<std::string, std::vector<DisassembledKernel>> codeObjects;
+  llvm::Error error = llvm::Error::success();
+  gpuModule.walk([&](gpu::LaunchFuncOp launch) {
+    if (error)
+      return WalkResult::interrupt();
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernel());
+    if (!kernel) {
+      error = llvm::createStringError("no kernel %s",
+                                      launch.getKernelName().str().c_str());
+      return WalkResult::interrupt();
+    }
+    std::string moduleName = launch.getKernelModuleName().str();
+    std::string kernelName = launch.getKernelName().str();
+    KernelWorkload w;
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    Value gridValues[] = {grid.x, grid.y, grid.z};
+    Value blockValues[] = {block.x, block.y, block.z};
+    for (int d = 0; d < 3; ++d) {
+      std::optional<int64_t> g = getConstantIntValue(gridValues[d]);
+      std::optional<int64_t> b = getConstantIntValue(blockValues[d]);
+      if (!g || !b) {
+        error = llvm::createStringError(
+            "the launch of %s::%s has a grid or block size known only at run "
+            "time; the model needs constant ones",
+            moduleName.c_str(), kernelName.c_str());
+        return WalkResult::interrupt();
+      }
+      w.grid[d] = *g;
+      w.block[d] = *b;
+    }
+    for (Value operand : launch.getKernelOperands())
+      if (auto type = dyn_cast<MemRefType>(operand.getType()))
+        w.compulsoryBytes += getMemRefBytes(type);
+    readKernelAttribute(kernel, w);
+
+    auto found = codeObjects.find(moduleName);
+    if (found == codeObjects.end()) {
+      llvm::Expected<std::string> elf = compileKernelModule(
+          gpuModule, kernelName, chip.name, "bin", moduleName);
+      if (!elf) {
+        error = elf.takeError();
+        return WalkResult::interrupt();
+      }
+      auto kernels = disassembleCodeObject(*elf, chip);
+      if (!kernels) {
+        error = kernels.takeError();
+        return WalkResult::interrupt();
+      }
+      found = codeObjects.emplace(moduleName, std::move(*kernels)).first;
+    }
+    const DisassembledKernel *code = nullptr;
+    for (const DisassembledKernel &k : found->second)
+      if (k.name == kernelName)
+        code = &k;
+    if (!code) {
+      error = llvm::createStringError("kernel %s is not in the code object of "
+                                      "%s",
+                                      kernelName.c_str(), moduleName.c_str());
+      return WalkResult::interrupt();
+    }
+    llvm::Expected<KernelPrediction> prediction =
+        modelKernel(*code, w, device, params);
+    if (!prediction) {
+      error = prediction.takeError();
+      return WalkResult::interrupt();
+    }
+    prediction->kernel = "@" + moduleName + "::" + kernelName;
+    predictions.push_back(std::move(*prediction));
+    return WalkResult::advance();
+  });
+  if (error)
+    return std::move(error);
+  return predictions;
+}
+
+llvm::Expected<std::vector<KernelPrediction>>
+perf::modelQMMProgram(ModuleOp program, const ChipInfo &chip,
+                      const DeviceInfo &device, const ModelParameters &params,
+                      llvm::StringRef config) {
+  OwningOpRef<ModuleOp> lowered = program.clone();
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream os(diagnostics);
+    ScopedDiagnosticHandler handler(program.getContext(), [&](Diagnostic &d) {
+      os << d.getLocation() << ": " << d << "\n";
+      return success();
+    });
+    PassManager pm(program.getContext());
+    AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
+    if (failed(buildAMDGPUPipeline(pm, options)) || failed(pm.run(*lowered)))
+      return llvm::createStringError("the AMD pipeline failed for " +
+                                     chip.name.str() + ": " + diagnostics);
+  }
+  return modelProgram(*lowered, chip, device, params);
+}

@@ -1,0 +1,169 @@
+//===- qmm-model.cpp - the performance model on any code object -----------===//
+//
+// Models a kernel of an AMDGPU code object (from this compiler, llvm-mc or
+// anywhere else) for a launch the command line gives: the tool for
+// checking the model on hand-written assembly and for calibrating its
+// parameters against hardware. fp8-run --model does the same for the
+// kernels of a qmm program, with the workload read from the IR.
+//
+// Exit codes: 0 modeled, 2 bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/PerfModel/PerfModel.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::qmm;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("qmm-model options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<code object>"),
+                                      cl::cat(category));
+static cl::opt<std::string> deviceName(
+    "device", cl::init("mi300x"),
+    cl::desc("mi300x, mi325x or mi355x (the code object's chip must match)"),
+    cl::cat(category));
+static cl::opt<std::string> kernelName(
+    "kernel", cl::init(""),
+    cl::desc("the kernel to model (default: the only one)"),
+    cl::cat(category));
+static cl::opt<std::string> gridText("grid", cl::init("1,1,1"),
+                                     cl::desc("workgroups X,Y,Z"),
+                                     cl::cat(category));
+static cl::opt<std::string> blockText("block", cl::init("64,1,1"),
+                                      cl::desc("threads per workgroup X,Y,Z"),
+                                      cl::cat(category));
+static cl::opt<int64_t> trips("trips", cl::init(0),
+                              cl::desc("trips of the main loop per workgroup"),
+                              cl::cat(category));
+static cl::opt<double> share(
+    "conditional-share", cl::init(1.0),
+    cl::desc("share of trips that run the loop's conditional blocks"),
+    cl::cat(category));
+static cl::opt<double> flops("flops", cl::init(0),
+                             cl::desc("useful FLOP of the launch (default: "
+                                      "the MFMAs' FLOP)"),
+                             cl::cat(category));
+static cl::opt<int64_t> bytes("bytes", cl::init(0),
+                              cl::desc("compulsory bytes the launch reads "
+                                       "and writes"),
+                              cl::cat(category));
+static cl::opt<std::string> bits("operand-bits", cl::init("8,8"),
+                                 cl::desc("A,B operand widths for the peak"),
+                                 cl::cat(category));
+static cl::list<std::string> params(
+    "model-param", cl::desc("override a model parameter: NAME=VALUE"),
+    cl::cat(category));
+static cl::opt<bool> json("json", cl::init(false),
+                          cl::desc("print the prediction as JSON"),
+                          cl::cat(category));
+static cl::opt<bool> listInstructions(
+    "list", cl::init(false),
+    cl::desc("print the kernel's instructions with their class"),
+    cl::cat(category));
+
+[[noreturn]] static void fail(const llvm::Twine &message) {
+  llvm::errs() << "qmm-model: error: " << message << "\n";
+  exit(2);
+}
+
+static std::array<int64_t, 3> parseTriple(llvm::StringRef flag,
+                                          llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef, 3> parts;
+  text.split(parts, ',');
+  std::array<int64_t, 3> result = {1, 1, 1};
+  if (parts.empty() || parts.size() > 3)
+    fail("--" + flag + ": expected X[,Y[,Z]], got '" + text + "'");
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].trim().getAsInteger(10, result[i]) || result[i] <= 0)
+      fail("--" + flag + ": expected positive integers, got '" + text + "'");
+  return result;
+}
+
+static const char *className(perf::InstructionClass kind) {
+  using perf::InstructionClass;
+  switch (kind) {
+  case InstructionClass::MFMA: return "mfma";
+  case InstructionClass::VALU: return "valu";
+  case InstructionClass::SALU: return "salu";
+  case InstructionClass::LDS: return "lds";
+  case InstructionClass::GlobalLoad: return "gload";
+  case InstructionClass::GlobalStore: return "gstore";
+  case InstructionClass::ScalarLoad: return "sload";
+  case InstructionClass::WaitCount: return "wait";
+  case InstructionClass::Barrier: return "barrier";
+  case InstructionClass::Branch: return "branch";
+  case InstructionClass::Nop: return "nop";
+  case InstructionClass::Other: return "other";
+  }
+  return "?";
+}
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "qmm-model: the performance model (MODELED figures) of a kernel in an "
+      "AMDGPU code object\n");
+  const DeviceInfo *device = lookupDevice(deviceName);
+  if (!device)
+    fail("--device: unknown device '" + deviceName + "' (expected " +
+         getSupportedDeviceNames() + ")");
+  perf::ModelParameters parameters = perf::getDefaultParameters(*device);
+  for (const std::string &assignment : params)
+    if (llvm::Error error = perf::setParameter(parameters, assignment))
+      fail("--model-param: " + llvm::toString(std::move(error)));
+  if (share < 0 || share > 1)
+    fail("--conditional-share: expected a share in [0, 1]");
+  if (trips < 0 || flops < 0 || bytes < 0)
+    fail("--trips, --flops and --bytes must not be negative");
+
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
+  if (!file)
+    fail("cannot read '" + inputFile + "': " + file.getError().message());
+  auto kernels =
+      perf::disassembleCodeObject((*file)->getBuffer(), device->getChip());
+  if (!kernels)
+    fail(inputFile + ": " + llvm::toString(kernels.takeError()));
+  const perf::DisassembledKernel *kernel = nullptr;
+  for (const perf::DisassembledKernel &k : *kernels)
+    if (kernelName.empty() ? kernels->size() == 1 : k.name == kernelName)
+      kernel = &k;
+  if (!kernel) {
+    std::string names;
+    for (const perf::DisassembledKernel &k : *kernels)
+      names += " " + k.name;
+    fail("--kernel: name one of the kernels:" + names);
+  }
+
+  if (listInstructions)
+    for (const perf::Instruction &inst : kernel->instructions)
+      llvm::outs() << llvm::format("%6llx %-7s ", inst.address,
+                                   className(inst.kind))
+                   << inst.text << "\n";
+
+  perf::KernelWorkload workload;
+  workload.grid = parseTriple("grid", gridText);
+  workload.block = parseTriple("block", blockText);
+  workload.loopTrips = trips;
+  workload.conditionalShare = share;
+  workload.usefulFlops = flops;
+  workload.compulsoryBytes = bytes;
+  auto widths = parseTriple("operand-bits", bits);
+  workload.aBits = int(widths[0]);
+  workload.bBits = int(widths[1]);
+  auto prediction =
+      perf::modelKernel(*kernel, workload, *device, parameters);
+  if (!prediction)
+    fail(llvm::toString(prediction.takeError()));
+  if (json)
+    llvm::outs() << llvm::formatv("{0:2}\n", llvm::json::Value(
+                                                prediction->toJson()));
+  else
+    llvm::outs() << prediction->format();
+  return 0;
+}
