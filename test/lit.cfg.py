@@ -23,8 +23,8 @@ llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.qmm_tools_dir, config.llvm_tools_dir]
-tools = ["fp8-opt", "fp8-run", "qmm-compile", "qmm-gen-program", "mlir-runner",
-         "llvm-readelf"]
+tools = ["fp8-opt", "fp8-run", "qmm-compile", "qmm-gen-program", "qmm-model",
+         "mlir-runner", "llvm-readelf", "llvm-mc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Runtime libraries of mlir-runner (printing from JIT-compiled tests).

@@ -72,6 +72,11 @@ llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
   if (!kept)
     return llvm::createStringError("no gpu.module holds kernel @%s",
                                    kernelName.str().c_str());
+  // Launches of the other modules' kernels would no longer verify.
+  clone->walk([&](gpu::LaunchFuncOp launch) {
+    if (launch.getKernelModuleName() != kept.getName())
+      launch.erase();
+  });
   if (llvm::Error error = runGPUToBinary(*clone, chip, format))
     return std::move(error);
   for (auto binary : clone->getOps<gpu::BinaryOp>())

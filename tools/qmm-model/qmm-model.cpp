@@ -20,7 +20,11 @@ using namespace mlir::qmm;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("qmm-model options");
-static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+static cl::opt<bool> listDevices(
+    "devices", cl::init(false),
+    cl::desc("print every device's facts and peak TFLOP/s, then stop"),
+    cl::cat(category));
+static cl::opt<std::string> inputFile(cl::Positional, cl::init(""),
                                       cl::desc("<code object>"),
                                       cl::cat(category));
 static cl::opt<std::string> deviceName(
@@ -109,6 +113,30 @@ int main(int argc, char **argv) {
       argc, argv,
       "qmm-model: the performance model (MODELED figures) of a kernel in an "
       "AMDGPU code object\n");
+  if (listDevices) {
+    // Peak = FLOP per CU and clock of the best MFMA (4 SIMDs busy) x CUs x
+    // peak clock, for the operand widths each chip's MFMAs read.
+    for (const DeviceInfo &d : getSupportedDevices()) {
+      llvm::outs() << llvm::formatv("{0} ({1}, {2}): {3} CUs, {4} XCDs, "
+                                    "{5:f1} GHz peak",
+                                    d.name, d.product, d.chip, d.computeUnits,
+                                    d.xcds, d.peakClockGHz);
+      for (auto [label, bitsA, bitsB] :
+           {std::tuple("FP8", 8, 8), std::tuple("FP6", 6, 6),
+            std::tuple("FP4", 4, 4), std::tuple("BF16", 16, 16)}) {
+        int64_t perClock = d.getChip().getPeakFlopsPerClock(bitsA, bitsB);
+        if (perClock)
+          llvm::outs() << llvm::formatv(", {0} {1} FLOP/CU/clk = {2:f0} "
+                                        "TFLOP/s",
+                                        label, perClock,
+                                        d.getPeakTflops(bitsA, bitsB));
+      }
+      llvm::outs() << "\n";
+    }
+    return 0;
+  }
+  if (inputFile.empty())
+    fail("no code object given (or --devices)");
   const DeviceInfo *device = lookupDevice(deviceName);
   if (!device)
     fail("--device: unknown device '" + deviceName + "' (expected " +
