@@ -26,6 +26,21 @@ using namespace mlir::qmm::perf;
 // Parameters
 //===----------------------------------------------------------------------===//
 
+llvm::Expected<const DeviceInfo *>
+perf::resolveDevice(const ChipInfo &chip, llvm::StringRef name) {
+  const DeviceInfo *device =
+      name.empty() ? getDefaultDevice(chip) : lookupDevice(name);
+  if (!device)
+    return llvm::createStringError("unknown device '" + name.str() +
+                                   "' (expected " + getSupportedDeviceNames() +
+                                   ")");
+  if (device->chip != chip.name)
+    return llvm::createStringError(device->name.str() + " is a " +
+                                   device->chip.str() + ", but the chip is " +
+                                   chip.name.str());
+  return device;
+}
+
 ModelParameters perf::getDefaultParameters(const DeviceInfo &device) {
   ModelParameters p;
   bool cdna4 = device.getChip().name == "gfx950";
@@ -479,6 +494,7 @@ llvm::json::Object KernelPrediction::toJson() const {
                      {"trips", loopTrips},
                      {"mfma", std::move(mfmas)},
                      {"mfma_cycles", loop.mfmaCycles},
+                     {"mfma_flops", loop.mfmaFlops},
                      {"valu", loop.valu},
                      {"valu_cycles", loop.valuCycles},
                      {"valu_on_mfma_results", loop.valuOnMfmaResults},

@@ -17,7 +17,10 @@ row in the low nibble of byte i), int32 for group indices.
     gemm = qmm.Gemm(256, 1024, 512, a_type="f8E4M3FNUZ", b_type="f8E4M3FNUZ")
     program = gemm.compile("gfx942")          # code objects + metadata
     d = gemm(qa, sa, qb, sb, chip="gfx942")   # on the emulator
+    (p,) = gemm.model("gfx942")               # MODELED time on an MI300X
 """
+
+import json
 
 import numpy as np
 
@@ -31,6 +34,7 @@ __all__ = [
     "decode",
     "dequantize",
     "linalg_to_qmm",
+    "model",
     "quantize",
     "run",
 ]
@@ -88,6 +92,32 @@ def compile(ir, chip="gfx942", config=""):
     return _qmm.compile(ir, chip, config)
 
 
+def model(ir, chip="gfx942", device=None, config="", params=None):
+    """Predicts how fast a qmm program (MLIR text) runs on a GPU, without
+    running it: compiles it for `chip` and feeds each kernel's code object,
+    launch and workload to the performance model (qmm/PerfModel).
+
+    Every figure returned is MODELED, not measured: it rests on the model's
+    parameters (sustained clock, latencies, bandwidths; README "Performance
+    model"), which `params` overrides, as a dict {name: number} (e.g.
+    {"clock": 2.1, "hbm-bw": 5.3}) or a list of "name=value" strings.
+    `device` is "mi300x", "mi325x" or "mi355x" (default: the chip's, mi300x
+    for gfx942 and mi355x for gfx950) and must be built on `chip`; `config`
+    forces a #qmm.config<...> on every matmul.
+
+    Returns a list of dicts, one per kernel launched, as fp8-run --model
+    --json writes them: "kernel", "modeled" (True), "device", "chip",
+    "parameters", "seconds", "tflops", "peak_tflops", "fraction_of_peak",
+    "bound", resources ("vgprs", "lds_bytes", "occupancy", ...), the grid
+    ("workgroups", "rounds", "grid_efficiency"), "main_loop" (None when the
+    kernel has none, else its counts and bounds: "trips", "mfma",
+    "mfma_busy", "iteration_cycles", "bound", ...), "compute_seconds",
+    "mall_seconds", "hbm_seconds", "compulsory_bytes" and "notes". Raises
+    ValueError for an unknown chip, device or parameter and RuntimeError
+    when the program does not compile."""
+    return json.loads(_qmm.model(ir, chip, device or "", config, params))
+
+
 def run(ir, function, args, device="emu", chip="gfx942", config="",
         iterations=0):
     """Calls `function` of the program on `device` ("emu", "cpu", "hip" or
@@ -135,6 +165,11 @@ class Gemm:
 
     def compile(self, chip="gfx942", config=""):
         return compile(self._ir, chip, config)
+
+    def model(self, chip="gfx942", device=None, config="", params=None):
+        """The performance model's MODELED (not measured) figures for this
+        GEMM on `device`; see qmm.model."""
+        return model(self._ir, chip, device, config, params)
 
     def __call__(self, a, a_scales, b, b_scales, bias=None, c=None,
                  device="emu", chip="gfx942", config=""):
@@ -184,6 +219,11 @@ class GroupedGemm:
 
     def compile(self, chip="gfx942", config=""):
         return compile(self._ir, chip, config)
+
+    def model(self, chip="gfx942", device=None, config="", params=None):
+        """The performance model's MODELED (not measured) figures for this
+        GEMM on `device`; see qmm.model."""
+        return model(self._ir, chip, device, config, params)
 
     def __call__(self, a, a_scales, b, b_scales, groups, init, bias=None,
                  aux=None, device="emu", chip="gfx942", config=""):

@@ -1,7 +1,8 @@
 //===- QMMModule.cpp - Python bindings of the qmm compiler ----------------===//
 //
 // The C++ pieces behind the `qmm` Python package: GEMM IR builders, the
-// embedding API's compile(), the devices' run(), and the host quantizer.
+// embedding API's compile(), the devices' run(), the performance model's
+// model() (MODELED figures, no execution), and the host quantizer.
 // Arrays cross the boundary as they are stored in fp8-run's .npy files:
 // f32 (and f16/bf16 values) as float32, 8-bit formats as uint8 bit
 // patterns, FP4/FP6 packed along the last dimension into uint8, i32 as
@@ -13,6 +14,7 @@
 #include "qmm/API/Compiler.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
@@ -26,12 +28,14 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <cstring>
 #include <optional>
 
@@ -443,6 +447,80 @@ static py::tuple run(const std::string &ir, const std::string &function,
 }
 
 //===----------------------------------------------------------------------===//
+// Performance model
+//===----------------------------------------------------------------------===//
+
+/// "name=value" assignments from a dict {name: number} or a sequence of
+/// "name=value" strings (None: none).
+static std::vector<std::string> parameterAssignments(const py::object &params) {
+  std::vector<std::string> assignments;
+  if (params.is_none())
+    return assignments;
+  if (py::isinstance<py::dict>(params)) {
+    for (auto [name, value] : params.cast<py::dict>()) {
+      if (!py::isinstance<py::str>(name))
+        raiseValueError("params: parameter names must be strings");
+      double number;
+      try {
+        number = py::float_(py::reinterpret_borrow<py::object>(value));
+      } catch (py::error_already_set &) {
+        raiseValueError("params: the value of '" + name.cast<std::string>() +
+                        "' is not a number");
+      }
+      char text[64];
+      std::snprintf(text, sizeof(text), "%.17g", number);
+      assignments.push_back(name.cast<std::string>() + "=" + text);
+    }
+    return assignments;
+  }
+  if (py::isinstance<py::str>(params))
+    return {params.cast<std::string>()};
+  try {
+    return params.cast<std::vector<std::string>>();
+  } catch (py::cast_error &) {
+    raiseValueError("params: expected a dict {name: number} or a list of "
+                    "'name=value' strings");
+  }
+}
+
+/// Models every kernel the program launches; returns the predictions as a
+/// JSON array (KernelPrediction::toJson, one object per kernel).
+static std::string model(const std::string &ir, const std::string &chipName,
+                         const std::string &deviceName,
+                         const std::string &config, const py::object &params) {
+  const ChipInfo *chip = lookupChip(chipName);
+  if (!chip)
+    raiseValueError("unknown chip '" + chipName + "' (expected " +
+                    getSupportedChipNames() + ")");
+  llvm::Expected<const DeviceInfo *> resolved =
+      perf::resolveDevice(*chip, deviceName);
+  if (!resolved)
+    raiseValueError(llvm::toString(resolved.takeError()));
+  const DeviceInfo *device = *resolved;
+  perf::ModelParameters parameters = perf::getDefaultParameters(*device);
+  for (const std::string &assignment : parameterAssignments(params))
+    if (llvm::Error error = perf::setParameter(parameters, assignment))
+      raiseValueError("params: " + llvm::toString(std::move(error)));
+  OwningOpRef<ModuleOp> module;
+  {
+    DiagnosticCapture capture;
+    module = parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
+    if (!module)
+      raiseValueError("cannot parse the program: " +
+                      llvm::StringRef(capture.text).rtrim().str());
+  }
+  std::vector<perf::KernelPrediction> predictions = orRaise(
+      perf::modelQMMProgram(*module, *chip, *device, parameters, config));
+  llvm::json::Array array;
+  for (const perf::KernelPrediction &prediction : predictions)
+    array.push_back(prediction.toJson());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(array));
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
 // Module
 //===----------------------------------------------------------------------===//
 
@@ -545,4 +623,7 @@ PYBIND11_MODULE(_qmm, m) {
   m.def("run", &run, py::arg("ir"), py::arg("function"), py::arg("args"),
         py::arg("device") = "emu", py::arg("chip") = "gfx942",
         py::arg("config") = "", py::arg("iterations") = 0);
+  m.def("model", &model, py::arg("ir"), py::arg("chip") = "gfx942",
+        py::arg("device") = "", py::arg("config") = "",
+        py::arg("params") = py::none());
 }

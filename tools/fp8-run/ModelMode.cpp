@@ -26,17 +26,11 @@ ModelRequest fp8run::parseModelRequest(const ChipInfo &chip, bool requested,
       fail("--model-param needs --model or --model-only");
     return request;
   }
-  if (deviceName.empty()) {
-    request.device = getDefaultDevice(chip);
-  } else {
-    request.device = lookupDevice(deviceName);
-    if (!request.device)
-      fail("--model: unknown device '" + deviceName + "' (expected " +
-           getSupportedDeviceNames() + ")");
-  }
-  if (request.device->chip != chip.name)
-    fail("--model: " + request.device->name + " is a " +
-         request.device->chip + ", but --chip is " + chip.name);
+  llvm::Expected<const DeviceInfo *> device =
+      perf::resolveDevice(chip, deviceName);
+  if (!device)
+    fail("--model: " + llvm::toString(device.takeError()));
+  request.device = *device;
   request.params = perf::getDefaultParameters(*request.device);
   for (const std::string &assignment : params)
     if (llvm::Error error = perf::setParameter(request.params, assignment))

@@ -78,6 +78,11 @@ struct ModelParameters {
   double launchMicroseconds = 3;
 };
 
+/// The device `name` names (empty: the chip's default product), checked to
+/// be built on `chip`; the error says what is wrong.
+llvm::Expected<const DeviceInfo *> resolveDevice(const ChipInfo &chip,
+                                                 llvm::StringRef name);
+
 /// The defaults for `device` (clock and measured bandwidths depend on it).
 ModelParameters getDefaultParameters(const DeviceInfo &device);
 
