@@ -390,6 +390,8 @@ std::string KernelPrediction::format() const {
                       seconds * 1e6, tflops, 100 * fractionOfPeak, peakTflops,
                       workload.aBits, workload.bBits, device->peakClockGHz,
                       kernelBound);
+  if (!workload.config.empty())
+    os << "  config: " << workload.config << "\n";
   os << llvm::formatv("  occupancy: {0} VGPR + {1} AGPR, LDS {2} B, scratch "
                       "{3} B{4} -> {5} waves/SIMD, {6} workgroups/CU ({7} "
                       "limit), {8} waves/workgroup\n",
@@ -477,6 +479,8 @@ llvm::json::Object KernelPrediction::toJson() const {
       {"peak_tflops", peakTflops},
       {"fraction_of_peak", fractionOfPeak},
       {"bound", kernelBound},
+      {"config", workload.config.empty() ? llvm::json::Value(nullptr)
+                                         : llvm::json::Value(workload.config)},
       {"vgprs", descriptor.vgprs},
       {"agprs", descriptor.agprs},
       {"lds_bytes", descriptor.ldsBytes},

@@ -51,6 +51,7 @@ static void readKernelAttribute(gpu::GPUFuncOp kernel, KernelWorkload &w) {
   if (!config || !problem || problem.size() != 3 || !aType || !bType)
     return;
   int64_t m = problem[0], n = problem[1], k = problem[2];
+  llvm::raw_string_ostream(w.config) << config;
   std::optional<int64_t> lb = getConstantIntValue(mainLoop.getLowerBound());
   std::optional<int64_t> ub = getConstantIntValue(mainLoop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(mainLoop.getStep());

@@ -188,6 +188,8 @@ struct KernelWorkload {
   /// of a tile column are `aPanelBytes` and `bPanelBytes` (K included).
   int64_t tileM = 0, tileN = 0;
   int64_t aPanelBytes = 0, bPanelBytes = 0;
+  /// The #qmm.config<...> the kernel was built with (empty: unknown).
+  std::string config;
   /// Operand widths for the device's peak (8, 6, 4; 16 for bf16).
   int aBits = 8, bBits = 8;
   /// LDS bank-conflict cycles per wave and trip, from the compiler's LDS
