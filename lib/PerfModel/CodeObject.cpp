@@ -300,6 +300,19 @@ perf::disassembleCodeObject(llvm::StringRef elf, const ChipInfo &chip) {
   if (!object)
     return llvm::createStringError("not an ELF code object: " +
                                    llvm::toString(object.takeError()));
+  // The code object names its processor; decoding it as another one would
+  // misread its instructions.
+  if (auto *elfObject =
+          llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get())) {
+    if (elfObject->getEMachine() != llvm::ELF::EM_AMDGPU)
+      return llvm::createStringError("not an AMDGPU code object (ELF "
+                                     "machine %u)",
+                                     unsigned(elfObject->getEMachine()));
+    std::optional<llvm::StringRef> cpu = elfObject->tryGetCPUName();
+    if (cpu && !cpu->empty() && *cpu != chip.name)
+      return llvm::createStringError("the code object is for " + cpu->str() +
+                                     ", not " + chip.name.str());
+  }
   llvm::Expected<Disassembler> d = createDisassembler(chip);
   if (!d)
     return d.takeError();
