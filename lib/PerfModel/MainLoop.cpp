@@ -244,12 +244,4 @@ LoopCounts perf::countLoop(const DisassembledKernel &kernel,
   return counts;
 }
 
-std::optional<LoopCounts>
-perf::analyzeMainLoop(const DisassembledKernel &kernel,
-                      double conditionalShare) {
-  std::optional<LoopRegion> loop = findMainLoop(kernel);
-  if (!loop)
-    return std::nullopt;
-  return countLoop(kernel, *loop, conditionalShare, ModelParameters(), 64);
-}
 

@@ -198,7 +198,7 @@ static cl::opt<bool> jsonOutput("json", cl::init(false),
 static cl::opt<std::string> modelDevice(
     "model", cl::ValueOptional, cl::init(""),
     cl::desc("print the performance model of every kernel (MODELED, not "
-             "measured): --model or --model=mi300x|mi325x|mi355x (default: "
+             "measured): --model, or --model mi300x|mi325x|mi355x (default: "
              "the chip's first product)"),
     cl::cat(category));
 static cl::opt<bool> modelOnly(
@@ -455,6 +455,20 @@ int main(int argc, char **argv) {
   });
   describeStatsOption();
   cl::HideUnrelatedOptions(category);
+  // `--model DEVICE` reads as `--model=DEVICE` when DEVICE names a device
+  // (the option's value is optional, so the parser would not take it).
+  std::vector<std::string> argStorage(argv, argv + argc);
+  for (size_t i = 1; i + 1 < argStorage.size(); ++i)
+    if ((argStorage[i] == "--model" || argStorage[i] == "-model") &&
+        lookupDevice(argStorage[i + 1])) {
+      argStorage[i] += "=" + argStorage[i + 1];
+      argStorage.erase(argStorage.begin() + i + 1);
+    }
+  std::vector<char *> mergedArgv;
+  for (std::string &arg : argStorage)
+    mergedArgv.push_back(arg.data());
+  argc = int(mergedArgv.size());
+  argv = mergedArgv.data();
   std::string parseErrors;
   llvm::raw_string_ostream parseErrorStream(parseErrors);
   if (!cl::ParseCommandLineOptions(

@@ -62,8 +62,8 @@ struct ModelParameters {
   /// Cycles a wave spends in s_barrier when all waves of its workgroup
   /// arrive together (synchronization, not imbalance).
   double barrierCycles = 16;
-  /// Cycles a wave64 VALU instruction occupies its SIMD (4; transcendental
-  /// and 64-bit integer ops 4 times as long); v_pk_fma_f32 counts once.
+  /// Cycles a wave64 VALU instruction occupies its SIMD's issue (4;
+  /// quarter-rate transcendentals 4 times as long); v_pk_fma_f32 counts once.
   double valuCycles = 4;
   /// Cycles an MFMA blocks its wave's issue before independent
   /// instructions co-execute (4, matrix instruction calculator).
@@ -215,7 +215,8 @@ struct LoopCounts {
   double barriers = 0, waits = 0;
 };
 
-/// One wave's simulated steady-state iteration.
+/// The simulated steady-state iteration of the SIMD (cycles) and the
+/// waits of its first wave.
 struct WaveTimeline {
   double cycles = 0;
   /// Where the wave waited beyond issuing: on global data (vmcnt), on LDS
@@ -280,10 +281,6 @@ llvm::Expected<KernelPrediction> modelKernel(const DisassembledKernel &kernel,
                                              const KernelWorkload &workload,
                                              const DeviceInfo &device,
                                              const ModelParameters &params);
-
-/// Finds the main loop and counts its work (exposed for tests).
-std::optional<LoopCounts> analyzeMainLoop(const DisassembledKernel &kernel,
-                                          double conditionalShare);
 
 //===----------------------------------------------------------------------===//
 // Programs
