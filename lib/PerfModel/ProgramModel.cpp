@@ -16,7 +16,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -180,18 +179,10 @@ perf::modelQMMProgram(ModuleOp program, const ChipInfo &chip,
                       const DeviceInfo &device, const ModelParameters &params,
                       llvm::StringRef config) {
   OwningOpRef<ModuleOp> lowered = program.clone();
-  std::string diagnostics;
-  {
-    llvm::raw_string_ostream os(diagnostics);
-    ScopedDiagnosticHandler handler(program.getContext(), [&](Diagnostic &d) {
-      os << d.getLocation() << ": " << d << "\n";
-      return success();
-    });
-    PassManager pm(program.getContext());
-    AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
-    if (failed(buildAMDGPUPipeline(pm, options)) || failed(pm.run(*lowered)))
-      return llvm::createStringError("the AMD pipeline failed for " +
-                                     chip.name.str() + ": " + diagnostics);
-  }
+  AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
+  if (llvm::Error error = runAMDGPUPipeline(*lowered, options))
+    return llvm::createStringError("the AMD pipeline failed for " +
+                                   chip.name.str() + ": " +
+                                   llvm::toString(std::move(error)));
   return modelProgram(*lowered, chip, device, params);
 }

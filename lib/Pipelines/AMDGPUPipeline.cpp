@@ -3,6 +3,8 @@
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Target/Chip.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -42,6 +44,20 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
     return failure();
   return buildGPUToBinaryPipeline(pm, options.chip, options.format,
                                   getToolkitPath());
+}
+
+llvm::Error qmm::runAMDGPUPipeline(ModuleOp module,
+                                   const AMDGPUPipelineOptions &options) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  PassManager pm(module.getContext());
+  if (failed(buildAMDGPUPipeline(pm, options)) || failed(pm.run(module)))
+    return llvm::createStringError(diagnostics);
+  return llvm::Error::success();
 }
 
 namespace {

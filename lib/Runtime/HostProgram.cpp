@@ -162,21 +162,12 @@ qmm::compileForGPUDevice(ModuleOp module, llvm::StringRef deviceName,
                          llvm::StringRef function, size_t numArguments,
                          size_t numResults) {
   OwningOpRef<ModuleOp> lowered = module.clone();
-  std::string diagnostics;
-  {
-    llvm::raw_string_ostream os(diagnostics);
-    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-      os << d.getLocation() << ": " << d << "\n";
-      return success();
-    });
-    PassManager pm(module.getContext());
-    AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
-    if (failed(buildAMDGPUPipeline(pm, options)) || failed(pm.run(*lowered)))
-      return llvm::make_error<NotCompiledForGPUError>(
-          (deviceName + " device: the AMD pipeline failed for " + chip.name +
-           ": " + diagnostics)
-              .str());
-  }
+  AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
+  if (llvm::Error error = runAMDGPUPipeline(*lowered, options))
+    return llvm::make_error<NotCompiledForGPUError>(
+        (deviceName + " device: the AMD pipeline failed for " + chip.name +
+         ": " + llvm::toString(std::move(error)))
+            .str());
   auto func = lowered->lookupSymbol<func::FuncOp>(function);
   if (!func || func.getNumArguments() != numArguments ||
       func.getNumResults() != numResults)

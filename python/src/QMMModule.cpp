@@ -381,6 +381,17 @@ static py::dict compile(const std::string &ir, const std::string &chip,
   return result;
 }
 
+/// Parses a qmm program; ValueError with the parser's message otherwise.
+static OwningOpRef<ModuleOp> parseProgram(const std::string &ir) {
+  DiagnosticCapture capture;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
+  if (!module)
+    raiseValueError("cannot parse the program: " +
+                    llvm::StringRef(capture.text).rtrim().str());
+  return module;
+}
+
 static py::tuple run(const std::string &ir, const std::string &function,
                      const std::vector<py::array> &args,
                      const std::string &deviceName, const std::string &chip,
@@ -390,14 +401,7 @@ static py::tuple run(const std::string &ir, const std::string &function,
                     getSupportedChipNames() + ")");
   if (iterations < 0)
     raiseValueError("iterations must be non-negative");
-  OwningOpRef<ModuleOp> module;
-  {
-    DiagnosticCapture capture;
-    module = parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
-    if (!module)
-      raiseValueError("cannot parse the program: " +
-                      llvm::StringRef(capture.text).rtrim().str());
-  }
+  OwningOpRef<ModuleOp> module = parseProgram(ir);
   auto func = module->lookupSymbol<func::FuncOp>(function);
   if (!func || func.isExternal())
     raiseValueError("the program has no function @" + function);
@@ -501,14 +505,7 @@ static std::string model(const std::string &ir, const std::string &chipName,
   for (const std::string &assignment : parameterAssignments(params))
     if (llvm::Error error = perf::setParameter(parameters, assignment))
       raiseValueError("params: " + llvm::toString(std::move(error)));
-  OwningOpRef<ModuleOp> module;
-  {
-    DiagnosticCapture capture;
-    module = parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
-    if (!module)
-      raiseValueError("cannot parse the program: " +
-                      llvm::StringRef(capture.text).rtrim().str());
-  }
+  OwningOpRef<ModuleOp> module = parseProgram(ir);
   std::vector<perf::KernelPrediction> predictions = orRaise(
       perf::modelQMMProgram(*module, *chip, *device, parameters, config));
   llvm::json::Array array;

@@ -59,6 +59,11 @@ struct AMDGPUPipelineOptions {
 LogicalResult buildAMDGPUPipeline(OpPassManager &pm,
                                   const AMDGPUPipelineOptions &options);
 
+/// Runs the AMD pipeline on `module` in place; the error holds the
+/// diagnostics, each with its location.
+llvm::Error runAMDGPUPipeline(ModuleOp module,
+                              const AMDGPUPipelineOptions &options);
+
 /// Registers the pipelines with the pass registry (for fp8-opt).
 void registerQMMPipelines();
 void registerGPUToBinaryPipeline();

@@ -1,4 +1,6 @@
-// FP8 MFMAs only, the f8f6f4 opcode (32 cycles for 16x16x128).
+// Four FP8 MFMAs and the loop counter; the test substitutes MFMA and the
+// operands: the f8f6f4 opcode (32 cycles for 16x16x128) or the gfx942
+// one (16 cycles for 16x16x32).
 .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 .text
 .globl fp8_loop
@@ -7,10 +9,10 @@
 fp8_loop:
   s_mov_b32 s4, 0
 .Lloop:
-  v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[16:23], v[24:31], v[0:3]
-  v_mfma_f32_16x16x128_f8f6f4 v[4:7], v[16:23], v[24:31], v[4:7]
-  v_mfma_f32_16x16x128_f8f6f4 v[8:11], v[16:23], v[24:31], v[8:11]
-  v_mfma_f32_16x16x128_f8f6f4 v[12:15], v[16:23], v[24:31], v[12:15]
+  MFMA v[0:3], OPERANDS, v[0:3]
+  MFMA v[4:7], OPERANDS, v[4:7]
+  MFMA v[8:11], OPERANDS, v[8:11]
+  MFMA v[12:15], OPERANDS, v[12:15]
   s_add_u32 s4, s4, 1
   s_cmp_lg_u32 s4, 100
   s_cbranch_scc1 .Lloop
