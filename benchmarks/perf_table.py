@@ -102,7 +102,7 @@ def main():
             f"{ascale}/{bscale}",
             f"{chip}/{device}",
             "; ".join(configs) + (f" ({len(kernels)} kernels)" if len(kernels) > 1 else ""),
-            f"{main_k['vgprs']}+{main_k['agprs']}",
+            str(main_k['registers']),
             str(main_k["occupancy"]),
             f"{100 * busy:.0f}%" if busy is not None else "-",
             main_k["bound"],
@@ -121,7 +121,7 @@ def main():
     print("% of peak is of the chip's dense peak at its peak clock for the operand type: " +
           "; ".join(f"{k} {v:.0f}" for k, v in peaks.items()) + " TFLOP/s.")
     print("Config = qmm-select-config's choice: tile MxNxK, waves MxN, MFMA family-shape, "
-          "LDS stages. regs = VGPRs+AGPRs; occ = waves/SIMD; MFMA busy = main loop.")
+          "LDS stages. regs = registers per lane allocated (VGPRs+AGPRs); occ = waves/SIMD; MFMA busy = main loop.")
     print("MoE row: contiguous grouped GEMM, 8 groups x 4096 rows, blockwise 1x128/128x128 "
           "scales; FLOPs over all 32768 rows.")
     print("\"published (theirs)\" = others' measurements on real hardware (source per row; "

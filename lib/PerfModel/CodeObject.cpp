@@ -50,7 +50,12 @@ static void parseRegisters(llvm::StringRef operand,
   static const llvm::Regex range("^([vas])\\[([0-9]+):([0-9]+)\\]$");
   static const llvm::Regex single("^([vas])([0-9]+)$");
   llvm::SmallVector<llvm::StringRef, 4> m;
+  // Source modifiers: -v0, |v1|, -|v2|, neg(v3), abs(v4), sext(v5).
   operand = operand.trim();
+  for (llvm::StringRef wrapper : {"neg(", "abs(", "sext("})
+    if (operand.consume_front(wrapper))
+      operand.consume_back(")");
+  operand = operand.ltrim("-").trim("|");
   if (range.match(operand, &m)) {
     int first = 0, last = 0;
     m[2].getAsInteger(10, first);
@@ -63,14 +68,19 @@ static void parseRegisters(llvm::StringRef operand,
   }
 }
 
-/// Bytes per lane a memory mnemonic moves: dwordxN, dword, short, byte, or
-/// a _bNN/_uNN/_iNN width (read2/write2 move two).
+/// Bytes per lane a memory mnemonic moves: dwordxN, dword, short, byte,
+/// format components, or a _bNN/_uNN/_iNN/_fNN width (read2/write2 move
+/// two).
 static int memoryWidth(llvm::StringRef mnemonic) {
   static const llvm::Regex dwords("dwordx([0-9])");
-  static const llvm::Regex bits("_[bui]([0-9]+)");
+  static const llvm::Regex bits("_[buif]([0-9]+)");
+  static const llvm::Regex format("_format_([xyzw]+)");
   llvm::SmallVector<llvm::StringRef, 2> m;
   int bytes = 0;
-  if (dwords.match(mnemonic, &m)) {
+  if (format.match(mnemonic, &m)) {
+    // buffer_load_format_xyzw: up to four 32-bit components (d16: 16-bit).
+    bytes = int(m[1].size()) * (mnemonic.contains("d16") ? 2 : 4);
+  } else if (dwords.match(mnemonic, &m)) {
     m[1].getAsInteger(10, bytes);
     bytes *= 4;
   } else if (mnemonic.contains("dword")) {
@@ -285,10 +295,9 @@ static KernelDescriptor decodeDescriptor(llvm::ArrayRef<uint8_t> bytes,
   uint32_t rsrc1 = read32le(bytes.data() + 48);
   // gfx90a+: one unified file, granulated in units of 8; ACCUM_OFFSET (in
   // units of 4, minus 1) says where the AGPRs start.
-  int total = int((rsrc1 & 0x3f) + 1) * chip.registerGranule;
-  int accumOffset = int((rsrc3 & 0x3f) + 1) * 4;
-  kd.vgprs = std::min(total, accumOffset);
-  kd.agprs = total - kd.vgprs;
+  kd.found = true;
+  kd.registers = int((rsrc1 & 0x3f) + 1) * chip.registerGranule;
+  kd.accumOffset = std::min(kd.registers, int((rsrc3 & 0x3f) + 1) * 4);
   return kd;
 }
 

@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -78,6 +79,7 @@ static const ParameterField kParameterFields[] = {
     {"mall-bw", &ModelParameters::mallTBps},
     {"hbm-bw", &ModelParameters::hbmTBps},
     {"launch", &ModelParameters::launchMicroseconds},
+    {"cu-l2-bw", &ModelParameters::cuL2BytesPerClock},
 };
 
 llvm::Error perf::setParameter(ModelParameters &params,
@@ -123,25 +125,54 @@ perf::listParameters(const ModelParameters &params) {
 
 /// Bytes the A/B panels that workgroups sharing an XCD's L2 in one round
 /// fetch from the Infinity Cache: each distinct tile row (A) and column
-/// (B) once per XCD and round. Workgroup i runs on XCD i % xcds.
+/// (B) once per XCD and round. Workgroup i runs on XCD i % xcds and is
+/// tile (x, y, z) = (i % gx, i / gx % gy, i / (gx gy)); an XCD's round holds
+/// its workgroups j = i / xcds in [r S, (r + 1) S), so the rows it touches
+/// are the span of i / gx and its columns the residues of xcds j mod gx.
+/// Closed form: O(rounds x XCDs) for any grid.
 static double modelL2Fills(const KernelWorkload &w, int64_t workgroups,
-                           int xcds, int64_t slotsPerXcd) {
-  std::map<std::pair<int64_t, int64_t>, std::pair<llvm::DenseSet<int64_t>,
-                                                  llvm::DenseSet<int64_t>>>
-      panels; // (xcd, round) -> (A rows, B columns)
+                           int64_t xcds, int64_t slotsPerXcd) {
   int64_t gx = w.grid[0], gy = w.grid[1];
-  for (int64_t i = 0; i < workgroups; ++i) {
-    int64_t x = i % gx, y = (i / gx) % gy, z = i / (gx * gy);
-    int64_t xcd = i % xcds, round = (i / xcds) / slotsPerXcd;
-    auto &[rows, cols] = panels[{xcd, round}];
-    rows.insert(z * gy + y);
-    cols.insert(z * gx + x);
-  }
+  int64_t period = gx / std::gcd(gx, xcds); // distinct columns in a row
   double bytes = 0;
-  for (auto &[key, sets] : panels)
-    bytes += double(sets.first.size()) * w.aPanelBytes +
-             double(sets.second.size()) * w.bPanelBytes;
+  for (int64_t xcd = 0; xcd < std::min(xcds, workgroups); ++xcd) {
+    int64_t onXcd = (workgroups - xcd + xcds - 1) / xcds;
+    for (int64_t first = 0; first < onXcd; first += slotsPerXcd) {
+      int64_t count = std::min(slotsPerXcd, onXcd - first);
+      int64_t iFirst = first * xcds + xcd;
+      int64_t iLast = (first + count - 1) * xcds + xcd;
+      // Rows: every row the range spans when a row has at least `xcds`
+      // workgroups, else one per workgroup.
+      int64_t rows = gx >= xcds ? iLast / gx - iFirst / gx + 1 : count;
+      int64_t slabs = iLast / (gx * gy) - iFirst / (gx * gy) + 1;
+      int64_t columns = std::min(count, period) * slabs;
+      bytes += double(rows) * double(w.aPanelBytes) +
+               double(std::min(columns, count)) * double(w.bPanelBytes);
+    }
+  }
   return bytes;
+}
+
+/// FLOP of the MFMAs outside the loop (peeled trips, prologue).
+static double outsideMfmaFlops(const DisassembledKernel &kernel,
+                               const LoopRegion &loop) {
+  double flops = 0;
+  for (int i = 0, e = int(kernel.instructions.size()); i < e; ++i) {
+    const Instruction &inst = kernel.instructions[i];
+    if (inst.kind == InstructionClass::MFMA && inst.mfma &&
+        (i < loop.header || i > loop.latch))
+      flops += double(inst.mfma->getFlops());
+  }
+  return flops;
+}
+
+/// The instructions of a kernel with no loop, as one "iteration".
+static LoopRegion wholeKernel(const DisassembledKernel &kernel) {
+  LoopRegion region;
+  region.header = 0;
+  region.latch = int(kernel.instructions.size()) - 1;
+  region.weights.assign(kernel.instructions.size(), 1.0);
+  return region;
 }
 
 llvm::Expected<KernelPrediction>
@@ -157,14 +188,47 @@ perf::modelKernel(const DisassembledKernel &kernel,
   p.descriptor = kernel.descriptor;
   if (params.clockGHz <= 0)
     return llvm::createStringError("model parameter clock must be positive");
+  if (kernel.instructions.empty())
+    return llvm::createStringError("kernel %s has no instructions",
+                                   kernel.name.c_str());
+  for (const Instruction &inst : kernel.instructions)
+    if (inst.kind == InstructionClass::MFMA && !inst.mfma)
+      return llvm::createStringError(
+          "kernel %s: the target description has no cycle count for %s on "
+          "%s",
+          kernel.name.c_str(), inst.mnemonic.c_str(), chip.name.str().c_str());
+
+  // The launch, checked as HIP would.
+  int64_t threads = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (workload.grid[d] <= 0 || workload.block[d] <= 0 ||
+        workload.block[d] > chip.maxWorkgroupExtents[d] ||
+        workload.grid[d] * workload.block[d] >
+            chip.maxGridWorkItemsPerDimension)
+      return llvm::createStringError(
+          "grid %lld,%lld,%lld x block %lld,%lld,%lld is not a valid launch "
+          "on %s",
+          (long long)workload.grid[0], (long long)workload.grid[1],
+          (long long)workload.grid[2], (long long)workload.block[0],
+          (long long)workload.block[1], (long long)workload.block[2],
+          chip.name.str().c_str());
+    threads *= workload.block[d];
+  }
+  if (threads > chip.maxThreadsPerWorkgroup)
+    return llvm::createStringError("%lld threads per workgroup: at most %lld "
+                                   "on %s",
+                                   (long long)threads,
+                                   (long long)chip.maxThreadsPerWorkgroup,
+                                   chip.name.str().c_str());
 
   // Occupancy from the code object's descriptor.
-  int64_t threads = workload.block[0] * workload.block[1] * workload.block[2];
-  p.wavesPerWorkgroup = int(std::max<int64_t>(
-      1, (threads + chip.waveSize - 1) / chip.waveSize));
+  p.wavesPerWorkgroup = int((threads + chip.waveSize - 1) / chip.waveSize);
   const KernelDescriptor &kd = kernel.descriptor;
+  if (!kd.found)
+    p.notes.push_back("no kernel descriptor: registers, LDS and scratch "
+                      "unknown (none assumed)");
   p.spills = kd.scratchBytes > 0;
-  int registers = std::max(kd.vgprs + kd.agprs, chip.registerGranule);
+  int registers = std::max(kd.registers, chip.registerGranule);
   int byRegisters =
       std::min(chip.maxWavesPerSimd, chip.registersPerSimdLane / registers);
   int wavesPerSimdPerWorkgroup =
@@ -186,56 +250,58 @@ perf::modelKernel(const DisassembledKernel &kernel,
   p.occupancy = std::min(chip.maxWavesPerSimd,
                          p.workgroupsPerCU * wavesPerSimdPerWorkgroup);
 
+  // The main loop, or the whole kernel run once.
+  double share = std::clamp(workload.conditionalShare, 0.0, 1.0);
+  std::optional<LoopRegion> found = findMainLoop(kernel);
+  p.hasLoop = found.has_value();
+  LoopRegion loop = found ? *found : wholeKernel(kernel);
+  p.loop = countLoop(kernel, loop, share, params, chip.waveSize);
+  int lastInstruction = int(kernel.instructions.size()) - 1;
+  double loopMfmas = 0, outsideMfmas = 0; // every-trip MFMAs; the others
+  for (int i = 0; i <= lastInstruction; ++i) {
+    if (kernel.instructions[i].kind != InstructionClass::MFMA)
+      continue;
+    if (i >= loop.header && i <= loop.latch && loop.weight(i, 1.0) == 1.0)
+      loopMfmas += 1;
+    else if (i < loop.header || i > loop.latch)
+      outsideMfmas += 1;
+  }
+  // Disassembled trips from the IR's: LLVM may unroll the loop and peel
+  // MFMAs out of it.
+  double unroll = 1;
+  if (!p.hasLoop) {
+    p.loopTrips = 1;
+    p.notes.push_back("no loop: the kernel is modeled as one pass of its "
+                      "waves");
+  } else if (workload.loopTrips > 0 && workload.mfmasPerTrip > 0 &&
+             loopMfmas > 0) {
+    double irMfmas = double(workload.loopTrips) * workload.mfmasPerTrip;
+    p.loopTrips =
+        std::max<int64_t>(1, std::llround((irMfmas - outsideMfmas) /
+                                          loopMfmas));
+    unroll = loopMfmas / double(workload.mfmasPerTrip);
+  } else if (workload.loopTrips > 0) {
+    p.loopTrips = workload.loopTrips;
+  } else {
+    p.loopTrips = 1;
+    p.notes.push_back("main-loop trip count unknown: 1 assumed");
+  }
+  if (loop.nested)
+    p.notes.push_back("nested loops: the innermost loop holding MFMAs is the "
+                      "main loop; the outer ones count as prologue and "
+                      "epilogue, once");
+  if (p.hasLoop && p.loop.conditionalBlocks && workload.conditionalShare >= 1.0)
+    p.notes.push_back("the loop's conditional blocks are counted on every "
+                      "iteration (no share given)");
+  double conflictsPerIteration = workload.ldsConflictCyclesPerTrip * unroll;
+
   double clockHz = params.clockGHz * 1e9;
-  double l2BytesPerClockPerCU =
-      params.l2TBps * 1e12 / clockHz / device.computeUnits;
   TimelineCosts costs;
   costs.waveSize = chip.waveSize;
   costs.ldsBytesPerClock = double(chip.getLdsBytesPerClock());
-  costs.memoryBytesPerClock = l2BytesPerClockPerCU;
-  costs.simdsSharingMemory = chip.simdsPerCU;
-
-  // The main loop.
-  std::optional<LoopRegion> loop = findMainLoop(kernel);
-  int lastInstruction = int(kernel.instructions.size()) - 1;
-  if (loop) {
-    p.hasLoop = true;
-    double share = std::clamp(workload.conditionalShare, 0.0, 1.0);
-    p.loop = countLoop(kernel, *loop, share, params, chip.waveSize);
-    if (p.loop.ldsInstructions > 0)
-      costs.ldsConflictCyclesPerInstruction =
-          workload.ldsConflictCyclesPerTrip / p.loop.ldsInstructions;
-    // Trips of the disassembled loop: the IR's trips times its MFMAs per
-    // trip over the loop's (LLVM may have unrolled it).
-    double unweightedMfmas = 0;
-    for (int i = loop->header; i <= loop->latch; ++i)
-      if (kernel.instructions[i].kind == InstructionClass::MFMA &&
-          loop->weight(i, 1.0) == 1.0)
-        unweightedMfmas += 1;
-    if (workload.loopTrips > 0 && workload.mfmasPerTrip > 0 &&
-        unweightedMfmas > 0) {
-      p.loopTrips = std::max<int64_t>(
-          1, std::llround(double(workload.loopTrips) * workload.mfmasPerTrip /
-                          unweightedMfmas));
-    } else if (workload.loopTrips > 0) {
-      p.loopTrips = workload.loopTrips;
-    } else {
-      p.loopTrips = 1;
-      p.notes.push_back("main-loop trip count unknown: 1 assumed");
-    }
-    if (p.loop.conditionalBlocks && workload.conditionalShare >= 1.0)
-      p.notes.push_back("the loop's conditional blocks are counted on every "
-                        "iteration (no share given)");
-    p.prologueCycles =
-        simulateStraightLine(kernel, 0, loop->header - 1, params, costs);
-    p.epilogueCycles = simulateStraightLine(kernel, loop->latch + 1,
-                                            lastInstruction, params, costs);
-  } else {
-    p.notes.push_back("no loop with MFMAs: the kernel is modeled as "
-                      "straight-line code run once per wave");
-    p.prologueCycles =
-        simulateStraightLine(kernel, 0, lastInstruction, params, costs);
-  }
+  if (p.loop.ldsInstructions > 0)
+    costs.ldsConflictCyclesPerInstruction =
+        conflictsPerIteration / p.loop.ldsInstructions;
 
   // The grid in rounds, on the busiest XCD.
   p.workgroups = workload.grid[0] * workload.grid[1] * workload.grid[2];
@@ -246,84 +312,111 @@ perf::modelKernel(const DisassembledKernel &kernel,
   p.gridEfficiency = double(p.workgroups) /
                      double(p.rounds * slotsPerXcd * device.xcds);
 
+  // One round: `perCU` workgroups on each busy CU.
   const LoopCounts &c = p.loop;
-  double share = std::clamp(workload.conditionalShare, 0.0, 1.0);
-  // One wave alone: its own critical path.
-  if (p.hasLoop)
-    p.wave = simulateLoop(kernel, *loop, share, 1, 1, params, costs).wave;
-  std::map<int, double> simulated; // waves per SIMD -> cycles per iteration
-  auto simulateSimd = [&](int waves) {
-    auto it = simulated.find(waves);
-    if (it != simulated.end())
-      return it->second;
-    double cycles = simulateLoop(kernel, *loop, share, waves,
-                                 wavesPerSimdPerWorkgroup, params, costs)
-                        .iterationCycles;
-    simulated[waves] = cycles;
-    return cycles;
-  }; 
-  double computeCycles = 0;
-  for (int64_t round = 0; round < p.rounds; ++round) {
-    int64_t here = std::min(slotsPerXcd, onBusiestXcd - round * slotsPerXcd);
-    int64_t perCU = (here + cusPerXcd - 1) / cusPerXcd;
+  std::map<std::tuple<int, int, double>, double> simulated;
+  auto roundCycles = [&](int64_t perCU, bool first) {
     int wavesPerSimd = int(std::min<int64_t>(
         p.occupancy, perCU * wavesPerSimdPerWorkgroup));
     double wavesOnCU = double(perCU * p.wavesPerWorkgroup);
-    double iteration = 0;
-    if (p.hasLoop) {
-      double mfma = wavesPerSimd * c.mfmaCycles;
-      double valu = wavesPerSimd *
-                    (c.valuCycles + params.mfmaIssueCycles * c.mfmas);
-      double lds = wavesOnCU * (c.ldsBytes / costs.ldsBytesPerClock +
-                                workload.ldsConflictCyclesPerTrip);
-      double l2 = wavesOnCU * (c.globalLoadBytes + c.globalStoreBytes) /
-                  l2BytesPerClockPerCU;
-      double latency = simulateSimd(wavesPerSimd);
-      iteration = std::max({mfma, valu, lds, l2, latency});
-      if (round == 0) {
-        p.wavesPerSimd = wavesPerSimd;
-        p.mfmaBound = mfma;
-        p.valuBound = valu;
-        p.ldsBound = lds;
-        p.l2Bound = l2;
-        p.latencyBound = latency;
-        p.iterationCycles = iteration;
-        p.mfmaBusy = iteration > 0 ? mfma / iteration : 0;
-        if (iteration == mfma)
-          p.loopBound = "MFMA";
-        else if (iteration == valu)
-          p.loopBound = "VALU";
-        else if (iteration == lds)
-          p.loopBound = "LDS";
-        else if (iteration == l2)
-          p.loopBound = "L2";
-        else {
-          // The wave's own path: name its largest wait.
-          std::pair<double, const char *> waits[] = {
-              {p.wave.globalWait, "latency: global loads"},
-              {p.wave.ldsWait, "latency: LDS"},
-              {p.wave.dependencyWait, "latency: VALU on MFMA results"},
-              {p.wave.barrierWait, "latency: barriers"},
-              {p.wave.mfmaPipeWait, "issue: one wave"}};
-          auto *largest = std::max_element(
-              std::begin(waits), std::end(waits),
-              [](auto &a, auto &b) { return a.first < b.first; });
-          p.loopBound = largest->first > 0 ? largest->second
-                                           : "issue: one wave";
-        }
+    // L2 bandwidth is shared by the CUs at work, each capped.
+    int64_t busyCUs = std::min<int64_t>(
+        device.computeUnits,
+        (std::min(p.workgroups, perCU * device.computeUnits) + perCU - 1) /
+            perCU);
+    double l2PerCU = std::min(params.l2TBps * 1e12 / clockHz / busyCUs,
+                              params.cuL2BytesPerClock);
+    TimelineCosts roundCosts = costs;
+    roundCosts.memoryBytesPerClock = l2PerCU;
+    roundCosts.simdsSharingMemory = int(std::min<int64_t>(
+        chip.simdsPerCU, perCU * p.wavesPerWorkgroup));
+    auto key = std::make_tuple(wavesPerSimd, roundCosts.simdsSharingMemory,
+                               l2PerCU);
+    auto it = simulated.find(key);
+    if (it == simulated.end()) {
+      double cycles =
+          p.hasLoop
+              ? simulateLoop(kernel, loop, share, wavesPerSimd,
+                             wavesPerSimdPerWorkgroup, params, roundCosts)
+                    .iterationCycles
+              : simulateStraightLine(kernel, 0, lastInstruction, wavesPerSimd,
+                                     wavesPerSimdPerWorkgroup, params,
+                                     roundCosts);
+      it = simulated.emplace(key, cycles).first;
+    }
+    double mfma = wavesPerSimd * c.mfmaCycles;
+    double valu =
+        wavesPerSimd * (c.valuCycles + params.mfmaIssueCycles * c.mfmas);
+    double lds = wavesOnCU * (c.ldsBytes / costs.ldsBytesPerClock +
+                              conflictsPerIteration);
+    double l2 = wavesOnCU * (c.globalLoadBytes + c.globalStoreBytes) / l2PerCU;
+    double iteration = std::max({mfma, valu, lds, l2, it->second});
+    if (first) {
+      p.wavesPerSimd = wavesPerSimd;
+      p.mfmaBound = mfma;
+      p.valuBound = valu;
+      p.ldsBound = lds;
+      p.l2Bound = l2;
+      p.latencyBound = it->second;
+      p.iterationCycles = iteration;
+      p.mfmaBusy = iteration > 0 ? mfma / iteration : 0;
+      if (iteration == mfma)
+        p.loopBound = "MFMA";
+      else if (iteration == valu)
+        p.loopBound = "VALU";
+      else if (iteration == lds)
+        p.loopBound = "LDS";
+      else if (iteration == l2)
+        p.loopBound = "L2";
+      else {
+        // The simulated schedule: name the largest wait of its first wave.
+        std::pair<double, const char *> waits[] = {
+            {p.wave.globalWait, "latency: global loads"},
+            {p.wave.ldsWait, "latency: LDS"},
+            {p.wave.dependencyWait, "latency: VALU on MFMA results"},
+            {p.wave.barrierWait, "latency: barriers"},
+            {p.wave.mfmaPipeWait, "issue: MFMA chains"}};
+        auto *largest = std::max_element(
+            std::begin(waits), std::end(waits),
+            [](auto &a, auto &b) { return a.first < b.first; });
+        p.loopBound = !p.hasLoop              ? "one pass: latency and issue"
+                      : largest->first > 0 ? largest->second
+                                           : "issue";
       }
     }
-    computeCycles +=
-        p.prologueCycles + double(p.loopTrips) * iteration + p.epilogueCycles;
+    return p.hasLoop ? p.prologueCycles + double(p.loopTrips) * iteration +
+                           p.epilogueCycles
+                     : iteration;
+  };
+  if (p.hasLoop) {
+    TimelineCosts alone = costs;
+    alone.memoryBytesPerClock = std::min(
+        params.l2TBps * 1e12 / clockHz / device.computeUnits,
+        params.cuL2BytesPerClock);
+    p.wave = simulateLoop(kernel, loop, share, 1, 1, params, alone).wave;
+    p.prologueCycles =
+        simulateStraightLine(kernel, 0, loop.header - 1, 1, 1, params, alone);
+    p.epilogueCycles = simulateStraightLine(kernel, loop.latch + 1,
+                                            lastInstruction, 1, 1, params,
+                                            alone);
   }
+  // Full rounds are alike: model one and the last, partial one.
+  int64_t fullRounds = onBusiestXcd / slotsPerXcd;
+  int64_t remainder = onBusiestXcd % slotsPerXcd;
+  double computeCycles = 0;
+  if (fullRounds > 0)
+    computeCycles += double(fullRounds) * roundCycles(p.workgroupsPerCU, true);
+  if (remainder > 0)
+    computeCycles += roundCycles((remainder + cusPerXcd - 1) / cusPerXcd,
+                                 fullRounds == 0);
   p.computeSeconds = computeCycles / clockHz;
 
   // Memory beyond the CUs.
   double compulsory = double(workload.compulsoryBytes);
   if (workload.tileM > 0 && workload.tileN > 0 &&
       (workload.aPanelBytes > 0 || workload.bPanelBytes > 0)) {
-    p.mallBytes = modelL2Fills(workload, p.workgroups, device.xcds,
-                               slotsPerXcd);
+    p.mallBytes =
+        modelL2Fills(workload, p.workgroups, device.xcds, slotsPerXcd);
   } else {
     p.mallBytes = compulsory;
     if (p.hasLoop)
@@ -334,30 +427,40 @@ perf::modelKernel(const DisassembledKernel &kernel,
     p.notes.push_back("buffers unknown: no HBM or Infinity Cache traffic "
                       "modeled");
   p.mallSeconds = p.mallBytes / (params.mallTBps * 1e12);
-  // Working sets beyond the Infinity Cache stream from HBM as often as the
-  // L2s fetch them.
-  double hbmBytes = compulsory > double(device.infinityCacheBytes)
-                        ? std::max(compulsory, p.mallBytes)
-                        : compulsory;
-  p.hbmSeconds = hbmBytes / (params.hbmTBps * 1e12);
+  // A working set beyond the Infinity Cache: the share of the L2 fills it
+  // cannot hold come from HBM as well.
+  p.hbmBytes = compulsory;
+  double cache = double(device.infinityCacheBytes);
+  if (compulsory > cache)
+    p.hbmBytes += std::max(0.0, p.mallBytes - compulsory) *
+                  (1.0 - cache / compulsory);
+  p.hbmSeconds = p.hbmBytes / (params.hbmTBps * 1e12);
   double body = std::max({p.computeSeconds, p.mallSeconds, p.hbmSeconds});
   p.kernelBound = body == p.computeSeconds
-                      ? "compute (" + (p.hasLoop ? p.loopBound : "no loop") +
-                            ")"
+                      ? "compute (" + p.loopBound + ")"
                   : body == p.hbmSeconds ? "HBM"
                                          : "Infinity Cache -> L2";
   p.seconds = body + params.launchMicroseconds * 1e-6;
 
   double flops = workload.usefulFlops;
   if (flops <= 0) {
-    flops = double(p.workgroups) * p.wavesPerWorkgroup * p.loopTrips *
-            c.mfmaFlops;
-    if (flops > 0)
-      p.notes.push_back("useful FLOP unknown: the MFMAs' FLOP counted "
-                        "(padding included)");
+    flops = double(p.workgroups) * p.wavesPerWorkgroup *
+            (double(p.loopTrips) * c.mfmaFlops +
+             (p.hasLoop ? outsideMfmaFlops(kernel, loop) : 0));
+    p.notes.push_back(flops > 0 ? "useful FLOP unknown: the MFMAs' FLOP "
+                                  "counted (padding included)"
+                                : "no MFMAs: 0 FLOP");
   }
-  p.tflops = flops / p.seconds * 1e-12;
+  p.tflops = p.seconds > 0 ? flops / p.seconds * 1e-12 : 0;
   p.peakTflops = device.getPeakTflops(workload.aBits, workload.bBits);
+  if (p.peakTflops == 0) {
+    p.peakTflops = device.getPeakTflops(8, 8);
+    p.notes.push_back(llvm::formatv("no {0}x{1}-bit MFMA on {2}: operands "
+                                    "are converted; fraction of the FP8 "
+                                    "peak",
+                                    workload.aBits, workload.bBits, chip.name)
+                          .str());
+  }
   p.fractionOfPeak = p.peakTflops > 0 ? p.tflops / p.peakTflops : 0;
   return p;
 }
@@ -392,10 +495,11 @@ std::string KernelPrediction::format() const {
                       kernelBound);
   if (!workload.config.empty())
     os << "  config: " << workload.config << "\n";
-  os << llvm::formatv("  occupancy: {0} VGPR + {1} AGPR, LDS {2} B, scratch "
-                      "{3} B{4} -> {5} waves/SIMD, {6} workgroups/CU ({7} "
-                      "limit), {8} waves/workgroup\n",
-                      descriptor.vgprs, descriptor.agprs, descriptor.ldsBytes,
+  os << llvm::formatv("  occupancy: {0} registers (AGPRs from {1}), LDS {2} "
+                      "B, scratch {3} B{4} -> {5} waves/SIMD, {6} "
+                      "workgroups/CU ({7} limit), {8} waves/workgroup\n",
+                      descriptor.registers, descriptor.accumOffset,
+                      descriptor.ldsBytes,
                       descriptor.scratchBytes, spills ? " (SPILLING)" : "",
                       occupancy, workgroupsPerCU, occupancyLimit,
                       wavesPerWorkgroup);
@@ -404,10 +508,13 @@ std::string KernelPrediction::format() const {
                       "round-robin\n",
                       workgroups, rounds, device->computeUnits,
                       workgroupsPerCU, 100 * gridEfficiency, device->xcds);
-  if (hasLoop) {
+  if (hasLoop)
     os << llvm::formatv("  main loop @{0:x}-{1:x}: {2} trips per workgroup; "
                         "per wave and trip:\n",
                         loop.headerAddress, loop.latchAddress, loopTrips);
+  else
+    os << "  no loop: the whole kernel, once per wave:\n";
+  {
     for (const auto &[name, countCycles] : loop.mfmaByOpcode)
       os << llvm::formatv("    {0} x{1:f2}: {2:f0} MFMA-pipe cycles\n", name,
                           countCycles.first, countCycles.second);
@@ -426,30 +533,33 @@ std::string KernelPrediction::format() const {
                             loop.conditionalBlocks, workload.conditionalShare)
                   .str()
             : std::string());
-    os << llvm::formatv(
-        "    one wave alone: {0:f0} cycles (waits: global {1:f0}, LDS "
-        "{2:f0}, MFMA results {3:f0}, MFMA pipe {4:f0}, barriers {5:f0}); ",
-        wave.cycles, wave.globalWait, wave.ldsWait, wave.dependencyWait,
-        wave.mfmaPipeWait, wave.barrierWait);
-    if (wave.prefetchIterations < 0)
-      os << "no global load waited on in the loop\n";
-    else
-      os << llvm::formatv("global loads issued {0} iteration(s), {1:f0} "
-                          "cycles ahead of their wait\n",
-                          wave.prefetchIterations, wave.prefetchCycles);
+    if (hasLoop) {
+      os << llvm::formatv(
+          "    one wave alone: {0:f0} cycles (waits: global {1:f0}, LDS "
+          "{2:f0}, MFMA results {3:f0}, MFMA pipe {4:f0}, barriers {5:f0}); ",
+          wave.cycles, wave.globalWait, wave.ldsWait, wave.dependencyWait,
+          wave.mfmaPipeWait, wave.barrierWait);
+      if (wave.prefetchIterations < 0)
+        os << "no global load waited on in the loop\n";
+      else
+        os << llvm::formatv("global loads issued {0} iteration(s), {1:f0} "
+                            "cycles ahead of their wait\n",
+                            wave.prefetchIterations, wave.prefetchCycles);
+    }
     os << llvm::formatv(
         "    SIMD with {0} wave(s): MFMA {1:f0}, VALU issue {2:f0}, LDS "
         "{3:f0}, L2 {4:f0}, simulated {5:f0} -> {6:f0} cycles per "
-        "iteration, MFMA busy {7:f1}%, bound: {8}\n",
+        "{9}, MFMA busy {7:f1}%, bound: {8}\n",
         wavesPerSimd, mfmaBound, valuBound, ldsBound, l2Bound, latencyBound,
-        iterationCycles, 100 * mfmaBusy, loopBound);
+        iterationCycles, 100 * mfmaBusy, loopBound,
+        hasLoop ? "iteration" : "pass");
   }
   os << llvm::formatv(
       "  prologue {0:f0} + epilogue {1:f0} cycles per workgroup; compute "
-      "{2:f1} us, Infinity Cache -> L2 {3} ({4:f1} us), HBM compulsory {5} "
-      "({6:f1} us), launch {7:f1} us\n",
+      "{2:f1} us, Infinity Cache -> L2 {3} ({4:f1} us), HBM {5} of which "
+      "compulsory {6} ({7:f1} us), launch {8:f1} us\n",
       prologueCycles, epilogueCycles, computeSeconds * 1e6,
-      formatBytes(mallBytes), mallSeconds * 1e6,
+      formatBytes(mallBytes), mallSeconds * 1e6, formatBytes(hbmBytes),
       formatBytes(double(workload.compulsoryBytes)), hbmSeconds * 1e6,
       pr.launchMicroseconds);
   for (const std::string &note : notes)
@@ -481,8 +591,8 @@ llvm::json::Object KernelPrediction::toJson() const {
       {"bound", kernelBound},
       {"config", workload.config.empty() ? llvm::json::Value(nullptr)
                                          : llvm::json::Value(workload.config)},
-      {"vgprs", descriptor.vgprs},
-      {"agprs", descriptor.agprs},
+      {"registers", descriptor.registers},
+      {"accum_offset", descriptor.accumOffset},
       {"lds_bytes", descriptor.ldsBytes},
       {"scratch_bytes", descriptor.scratchBytes},
       {"spills", spills},
@@ -509,6 +619,7 @@ llvm::json::Object KernelPrediction::toJson() const {
                      {"global_loads", loop.globalLoads},
                      {"global_load_bytes", loop.globalLoadBytes},
                      {"global_stores", loop.globalStores},
+                     {"global_store_bytes", loop.globalStoreBytes},
                      {"barriers", loop.barriers},
                      {"conditional_blocks", loop.conditionalBlocks},
                      {"wave_cycles", wave.cycles},
@@ -516,6 +627,7 @@ llvm::json::Object KernelPrediction::toJson() const {
                      {"lds_wait", wave.ldsWait},
                      {"dependency_wait", wave.dependencyWait},
                      {"barrier_wait", wave.barrierWait},
+                     {"mfma_pipe_wait", wave.mfmaPipeWait},
                      {"prefetch_iterations", wave.prefetchIterations},
                      {"prefetch_cycles", wave.prefetchCycles},
                      {"waves_per_simd", wavesPerSimd},
@@ -534,6 +646,7 @@ llvm::json::Object KernelPrediction::toJson() const {
       {"mall_bytes", mallBytes},
       {"mall_seconds", mallSeconds},
       {"compulsory_bytes", workload.compulsoryBytes},
+      {"hbm_bytes", hbmBytes},
       {"hbm_seconds", hbmSeconds},
       {"notes", std::move(noteArray)}};
 }

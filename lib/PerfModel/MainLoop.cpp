@@ -44,20 +44,42 @@ std::optional<LoopRegion> perf::findMainLoop(const DisassembledKernel &kernel) {
       continue;
     loops[header] = std::max(loops[header], i);
   }
-  std::optional<LoopRegion> best;
-  int bestMfmas = 0;
-  for (auto [header, latch] : loops) {
+  // The main loop: of the loops that hold MFMAs and no inner loop holding
+  // MFMAs (a nest runs its inner loop's body most often), the one with the
+  // most; without MFMAs anywhere, the longest loop.
+  auto mfmasIn = [&](int header, int latch) {
     int mfmas = 0;
     for (int i = header; i <= latch; ++i)
       mfmas += insts[i].kind == InstructionClass::MFMA;
-    if (mfmas > bestMfmas) {
+    return mfmas;
+  };
+  auto hasInnerMfmaLoop = [&](int header, int latch) {
+    for (auto [h, l] : loops)
+      if ((h != header || l != latch) && h >= header && l <= latch &&
+          mfmasIn(h, l) > 0)
+        return true;
+    return false;
+  };
+  std::optional<LoopRegion> best;
+  int bestMfmas = 0, bestLength = 0;
+  bool nested = false;
+  for (auto [header, latch] : loops) {
+    int mfmas = mfmasIn(header, latch);
+    if (mfmas > 0 && hasInnerMfmaLoop(header, latch)) {
+      nested = true;
+      continue;
+    }
+    int length = latch - header + 1;
+    if (mfmas > bestMfmas || (bestMfmas == 0 && mfmas == 0 &&
+                              length > bestLength)) {
       bestMfmas = mfmas;
+      bestLength = length;
       best = LoopRegion{header, latch, {}};
     }
   }
   if (!best)
     return std::nullopt;
-
+  best->nested = nested;
   // Blocks: split at branch targets inside the loop and after branches.
   int header = best->header, latch = best->latch;
   std::vector<int> starts = {header};

@@ -16,6 +16,8 @@ struct LoopRegion {
   int header = 0, latch = 0;
   std::vector<double> weights;
   int conditionalBlocks = 0;
+  /// An outer loop holding it was passed over.
+  bool nested = false;
 
   double weight(int index, double conditionalShare) const {
     double w = weights[index - header];
@@ -32,8 +34,8 @@ LoopCounts countLoop(const DisassembledKernel &kernel, const LoopRegion &loop,
 /// What the timeline needs beyond the parameters.
 struct TimelineCosts {
   int waveSize = 64;
-  /// The CU's LDS and L2 bandwidth (bytes per clock; 0: unbounded), shared
-  /// by `simdsSharingMemory` SIMDs running the same schedule.
+  /// The LDS and L2 bandwidth of the CU (bytes per clock; 0: unbounded),
+  /// shared by `simdsSharingMemory` busy SIMDs running the same schedule.
   double ldsBytesPerClock = 128, memoryBytesPerClock = 0;
   int simdsSharingMemory = 4;
   double ldsConflictCyclesPerInstruction = 0;
@@ -44,7 +46,7 @@ struct TimelineCosts {
 struct SimdTimeline {
   /// Cycles per iteration (each wave does one) in the steady state.
   double iterationCycles = 0;
-  /// The first wave's waits in its last iteration.
+  /// The first wave's waits, per iteration of the measured half.
   WaveTimeline wave;
 };
 SimdTimeline simulateLoop(const DisassembledKernel &kernel,
@@ -53,10 +55,11 @@ SimdTimeline simulateLoop(const DisassembledKernel &kernel,
                           const ModelParameters &params,
                           const TimelineCosts &costs);
 
-/// Cycles one wave takes through instructions [first, last] once, until its
-/// memory accesses complete.
+/// Cycles `waves` waves of one SIMD take through instructions [first, last]
+/// once, until their MFMAs and memory accesses complete.
 double simulateStraightLine(const DisassembledKernel &kernel, int first,
-                            int last, const ModelParameters &params,
+                            int last, int waves, int wavesPerWorkgroup,
+                            const ModelParameters &params,
                             const TimelineCosts &costs);
 
 bool isQuarterRate(llvm::StringRef mnemonic);

@@ -3,7 +3,7 @@
 // Reads each gpu.launch_func of the host functions (grid, block, buffers),
 // compiles the kernel's gpu.module to a code object, and takes what the
 // code object cannot say (the GEMM, its tiles, the trips of the K loop)
-// from the `qmm.kernel` attribute qmm-tile-matmul leaves on the K loop.
+// from the description qmm-tile-matmul leaves in the kernel's location.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,47 +31,62 @@ static int64_t getMemRefBytes(MemRefType type) {
   return (type.getNumElements() * bits + 7) / 8;
 }
 
-/// Fills the GEMM part of `w` from the K loop's `qmm.kernel` attribute.
-static void readKernelAttribute(gpu::GPUFuncOp kernel, KernelWorkload &w) {
-  scf::ForOp mainLoop;
-  kernel.walk([&](scf::ForOp loop) {
-    if (!mainLoop && loop->hasAttr("qmm.kernel"))
-      mainLoop = loop;
-  });
-  if (!mainLoop)
+/// The kernel's description qmm-tile-matmul left as the metadata of the
+/// launch's (so the gpu.func's) fused location; null when absent.
+static DictionaryAttr getKernelInfo(gpu::GPUFuncOp kernel) {
+  auto fused = dyn_cast<FusedLoc>(kernel.getLoc());
+  return fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
+               : DictionaryAttr();
+}
+
+/// Fills the GEMM part of `w` from the kernel's description; notes what it
+/// cannot account for.
+static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
+                           std::vector<std::string> &notes) {
+  DictionaryAttr info = getKernelInfo(kernel);
+  if (!info)
     return;
-  auto info = mainLoop->getAttrOfType<DictionaryAttr>("qmm.kernel");
   auto config = info.getAs<ConfigAttr>("config");
   auto problem = info.getAs<DenseI64ArrayAttr>("problem");
   auto aType = info.getAs<TypeAttr>("a_type");
   auto bType = info.getAs<TypeAttr>("b_type");
   auto scaleBlock = info.getAs<IntegerAttr>("scale_block_k");
   auto conflicts = info.getAs<IntegerAttr>("lds_conflict_cycles");
+  auto grouped = info.getAs<StringAttr>("grouped");
   if (!config || !problem || problem.size() != 3 || !aType || !bType)
     return;
   int64_t m = problem[0], n = problem[1], k = problem[2];
   llvm::raw_string_ostream(w.config) << config;
-  std::optional<int64_t> lb = getConstantIntValue(mainLoop.getLowerBound());
-  std::optional<int64_t> ub = getConstantIntValue(mainLoop.getUpperBound());
-  std::optional<int64_t> step = getConstantIntValue(mainLoop.getStep());
-  if (lb && ub && step && *step > 0)
-    w.loopTrips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  // The K loop (folded away when K fits one tile: one trip).
+  scf::ForOp kLoop;
+  kernel.walk([&](scf::ForOp loop) {
+    if (!kLoop && loop->hasAttr("qmm.k_loop"))
+      kLoop = loop;
+  });
+  w.loopTrips = 1;
+  if (kLoop) {
+    std::optional<int64_t> lb = getConstantIntValue(kLoop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(kLoop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(kLoop.getStep());
+    if (lb && ub && step && *step > 0)
+      w.loopTrips = std::max<int64_t>(0, (*ub - *lb + *step - 1) / *step);
+  }
   int64_t mfmas = 0;
-  mainLoop.getBody()->walk([&](Operation *op) {
+  Operation *scope = kLoop ? kLoop.getOperation() : kernel.getOperation();
+  scope->walk([&](Operation *op) {
     mfmas += isa<amdgpu::MFMAOp, amdgpu::ScaledMFMAOp>(op);
   });
   w.mfmasPerTrip = mfmas;
   // Blocks of scales spanning several K tiles: the block's update runs on
-  // the trips that end a block.
+  // the trips that end a block; per tensor or row, after the last trip.
   int64_t tileK = config.getTileK();
   int64_t blockK = scaleBlock ? scaleBlock.getInt() : k;
-  if (w.loopTrips > 0 && blockK < k && blockK > tileK) {
+  if (w.loopTrips > 1 && blockK < k && blockK > tileK) {
     int64_t tilesPerBlock = blockK / tileK;
     w.conditionalShare =
         double((w.loopTrips + tilesPerBlock - 1) / tilesPerBlock) /
         double(w.loopTrips);
-  } else if (w.loopTrips > 0 && blockK >= k) {
-    // Per-tensor/per-row: one update after the last trip.
+  } else if (w.loopTrips > 1 && blockK >= k) {
     w.conditionalShare = 1.0 / double(w.loopTrips);
   }
   int aBits = aType.getValue().getIntOrFloatBitWidth();
@@ -86,6 +101,13 @@ static void readKernelAttribute(gpu::GPUFuncOp kernel, KernelWorkload &w) {
   w.bPanelBytes = w.tileN * k * bBits / 8;
   if (conflicts)
     w.ldsConflictCyclesPerTrip = double(conflicts.getInt());
+  if (grouped && grouped.getValue() == "masked")
+    notes.push_back("grouped (masked): every row of every group counted as "
+                    "valid (FLOP and time)");
+  if (grouped && grouped.getValue() == "contiguous")
+    notes.push_back("grouped (contiguous): padding rows counted as useful; B "
+                    "panels counted per tile column, not per group (the "
+                    "Infinity Cache traffic of B is a lower bound)");
 }
 
 llvm::Expected<std::vector<KernelPrediction>>
@@ -132,7 +154,8 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
     for (Value operand : launch.getKernelOperands())
       if (auto type = dyn_cast<MemRefType>(operand.getType()))
         w.compulsoryBytes += getMemRefBytes(type);
-    readKernelAttribute(kernel, w);
+    std::vector<std::string> notes;
+    readKernelInfo(kernel, w, notes);
 
     auto found = codeObjects.find(moduleName);
     if (found == codeObjects.end()) {
@@ -166,6 +189,7 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
       return WalkResult::interrupt();
     }
     prediction->kernel = "@" + moduleName + "::" + kernelName;
+    llvm::append_range(prediction->notes, notes);
     predictions.push_back(std::move(*prediction));
     return WalkResult::advance();
   });

@@ -12,13 +12,16 @@
 //    and s_waitcnt waits for the oldest ones in order, as the counters do;
 //  - s_barrier: the waves of one workgroup on this SIMD meet (the other
 //    SIMDs run the same schedule), plus barrierCycles.
-// The loop runs kIterations times per wave; the steady state is measured
-// over the last half.
+// Blocks some trips skip run on a deterministic share of the iterations
+// (iteration i runs them when floor((i + 1) s) > floor(i s)); the loop runs
+// long enough for that share to show, and the steady state is measured over
+// the second half of the iterations.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PerfModelInternal.h"
 
+#include <cmath>
 #include <deque>
 #include <functional>
 
@@ -48,14 +51,17 @@ struct Wave {
 
 class SimdSimulator {
 public:
+  /// `executes(i, iteration)`: whether instruction i runs in that
+  /// iteration.
   SimdSimulator(const DisassembledKernel &kernel, int first, int last,
-                std::function<double(int)> weight,
+                std::function<bool(int, int)> executes,
                 const ModelParameters &params, const TimelineCosts &costs,
                 int waves, int wavesPerWorkgroup, int iterations)
       : insts(kernel.instructions), first(first), last(last),
-        weight(std::move(weight)), params(params), costs(costs),
+        executes(std::move(executes)), params(params), costs(costs),
         wavesPerWorkgroup(std::max(1, wavesPerWorkgroup)),
-        iterations(iterations), waves(waves) {}
+        iterations(iterations), measuredFrom(iterations / 2),
+        waves(waves) {}
 
   /// Runs every wave to the end; `record` collects wave 0's waits in its
   /// last iteration.
@@ -74,19 +80,21 @@ public:
     }
   }
 
-  /// Mean cycles per iteration over the last half of the iterations.
+  /// Mean cycles per iteration over the measured iterations.
   double steadyIterationCycles() const {
     double sum = 0;
-    int from = iterations / 2;
     for (const Wave &w : waves)
-      sum += (w.iterationStarts[iterations] - w.iterationStarts[from]) /
-             double(iterations - from);
+      sum += (w.iterationStarts[iterations] -
+              w.iterationStarts[measuredFrom]) /
+             double(iterations - measuredFrom);
     return sum / double(waves.size());
   }
 
-  /// The time every wave has finished, its accesses included.
+  int measuredIterations() const { return iterations - measuredFrom; }
+
+  /// The time every wave has finished, its accesses and MFMAs included.
   double finish() const {
-    double end = 0;
+    double end = res.mfmaFree;
     for (const Wave &w : waves) {
       end = std::max(end, w.t);
       for (const PendingAccess &p : w.vm)
@@ -122,12 +130,12 @@ private:
   }
 
   bool recording(const Wave &w) const {
-    return record && &w == &waves.front() && w.iteration == iterations - 1;
+    return record && &w == &waves.front() && w.iteration >= measuredFrom;
   }
 
   /// Waits until at most `count` accesses of `queue` are outstanding.
   void waitFor(Wave &w, std::deque<PendingAccess> &queue, int count,
-               double share, double &waited, bool global) {
+               double &waited, bool global) {
     double until = w.t;
     while (int(queue.size()) > count) {
       PendingAccess p = queue.front();
@@ -143,24 +151,23 @@ private:
           record->prefetchCycles = cycles;
       }
     }
-    double stall = (until - w.t) * share;
     if (recording(w))
-      waited += stall;
-    w.t += stall;
+      waited += until - w.t;
+    w.t = until;
   }
 
   /// Starts a memory access: issue, a share of the bandwidth, latency.
-  void access(Wave &w, double share, double serviceCycles, double &pipeFree,
-              double latency, std::deque<PendingAccess> &queue) {
+  void access(Wave &w, double serviceCycles, double &pipeFree, double latency,
+              std::deque<PendingAccess> &queue) {
     double start = std::max(w.t, res.issueFree);
-    w.t = start + params.memoryIssueCycles * share;
+    w.t = start + params.memoryIssueCycles;
     res.issueFree = w.t;
-    double served = std::max(w.t, pipeFree) + serviceCycles * share;
+    double served = std::max(w.t, pipeFree) + serviceCycles;
     pipeFree = served;
     queue.push_back({served + latency, w.t, w.iteration});
   }
 
-  void arriveAtBarrier(Wave &w, double share) {
+  void arriveAtBarrier(Wave &w) {
     w.atBarrier = true;
     size_t index = &w - waves.data();
     size_t group = index / wavesPerWorkgroup;
@@ -175,8 +182,8 @@ private:
     for (size_t i = begin; i < end; ++i) {
       Wave &peer = waves[i];
       if (recording(peer))
-        record->barrierWait += meet - peer.t + params.barrierCycles * share;
-      peer.t = meet + params.barrierCycles * share;
+        record->barrierWait += meet - peer.t + params.barrierCycles;
+      peer.t = meet + params.barrierCycles;
       peer.atBarrier = false;
     }
   }
@@ -195,8 +202,7 @@ private:
     if (w.pc < first)
       w.pc = first;
     const Instruction &inst = insts[w.pc];
-    double share = weight(w.pc);
-    if (share <= 0) {
+    if (!executes(w.pc, w.iteration)) {
       advance(w);
       return;
     }
@@ -204,46 +210,43 @@ private:
     WaveTimeline &r = recording(w) ? *record : scratch;
     switch (inst.kind) {
     case InstructionClass::MFMA: {
-      double ready =
+      double start =
           std::max({w.t, readyTime(w, inst.uses), res.mfmaFree, res.issueFree});
-      r.mfmaPipeWait += (ready - w.t) * share;
-      double start = w.t + (ready - w.t) * share;
-      double cycles = getMFMACycles(inst) * share;
-      res.mfmaFree = start + cycles;
-      define(w, inst.defs, start + cycles);
-      w.t = start + params.mfmaIssueCycles * share;
+      r.mfmaPipeWait += start - w.t;
+      res.mfmaFree = start + getMFMACycles(inst);
+      define(w, inst.defs, res.mfmaFree);
+      w.t = start + params.mfmaIssueCycles;
       res.issueFree = w.t;
       break;
     }
     case InstructionClass::VALU: {
       double operands = readyTime(w, inst.uses);
       if (operands > w.t)
-        r.dependencyWait += (operands - w.t) * share;
-      double ready = std::max({w.t, operands, res.issueFree});
-      double start = w.t + (ready - w.t) * share;
-      w.t = start + getValuCycles(inst, params) * share;
+        r.dependencyWait += operands - w.t;
+      double start = std::max({w.t, operands, res.issueFree});
+      w.t = start + getValuCycles(inst, params);
       res.issueFree = w.t;
       define(w, inst.defs, w.t);
       break;
     }
     case InstructionClass::SALU:
     case InstructionClass::Branch:
-      w.t += params.saluCycles * share;
+      w.t += params.saluCycles;
       break;
     case InstructionClass::Nop:
-      w.t += inst.nopCycles * share;
+      w.t += inst.nopCycles;
       break;
     case InstructionClass::LDS: {
-      // The CU's LDS serves its 4 SIMDs: this SIMD's share of it.
+      // The CU's LDS serves its busy SIMDs: this SIMD's share of it.
       double service = (inst.bytesPerLane * double(costs.waveSize) /
                             costs.ldsBytesPerClock +
                         costs.ldsConflictCyclesPerInstruction) *
                        costs.simdsSharingMemory;
-      access(w, share, service, res.ldsFree, params.ldsLatencyCycles, w.lgkm);
+      access(w, service, res.ldsFree, params.ldsLatencyCycles, w.lgkm);
       break;
     }
     case InstructionClass::ScalarLoad:
-      w.t += params.saluCycles * share;
+      w.t += params.saluCycles;
       w.lgkm.push_back({w.t + params.ldsLatencyCycles, w.t, w.iteration});
       break;
     case InstructionClass::GlobalLoad:
@@ -253,19 +256,18 @@ private:
               ? inst.bytesPerLane * double(costs.waveSize) /
                     costs.memoryBytesPerClock * costs.simdsSharingMemory
               : 0;
-      access(w, share, service, res.memoryFree, params.globalLatencyCycles,
-             w.vm);
+      access(w, service, res.memoryFree, params.globalLatencyCycles, w.vm);
       break;
     }
     case InstructionClass::WaitCount:
       if (inst.vmcnt >= 0)
-        waitFor(w, w.vm, inst.vmcnt, share, r.globalWait, true);
+        waitFor(w, w.vm, inst.vmcnt, r.globalWait, true);
       if (inst.lgkmcnt >= 0)
-        waitFor(w, w.lgkm, inst.lgkmcnt, share, r.ldsWait, false);
+        waitFor(w, w.lgkm, inst.lgkmcnt, r.ldsWait, false);
       break;
     case InstructionClass::Barrier:
       advance(w);
-      arriveAtBarrier(w, share);
+      arriveAtBarrier(w);
       return;
     case InstructionClass::Other:
       break;
@@ -275,16 +277,24 @@ private:
 
   const std::vector<Instruction> &insts;
   int first, last;
-  std::function<double(int)> weight;
+  std::function<bool(int, int)> executes;
   const ModelParameters &params;
   const TimelineCosts &costs;
   size_t wavesPerWorkgroup;
-  int iterations;
+  int iterations, measuredFrom;
   std::vector<Wave> waves;
   SimdResources res;
   WaveTimeline *record = nullptr;
 };
 } // namespace
+
+/// Iterations enough for a conditional share `share` to show in the
+/// measured half (16 runs of the conditional blocks), within [8, 1024].
+static int iterationsFor(double share) {
+  if (share <= 0 || share >= 1)
+    return 8;
+  return int(std::clamp(std::ceil(32.0 / share), 8.0, 1024.0));
+}
 
 SimdTimeline perf::simulateLoop(const DisassembledKernel &kernel,
                                 const LoopRegion &loop,
@@ -292,26 +302,37 @@ SimdTimeline perf::simulateLoop(const DisassembledKernel &kernel,
                                 int wavesPerWorkgroup,
                                 const ModelParameters &params,
                                 const TimelineCosts &costs) {
-  constexpr int kIterations = 8;
-  SimdSimulator sim(
-      kernel, loop.header, loop.latch,
-      [&](int i) { return loop.weight(i, conditionalShare); }, params, costs,
-      waves, wavesPerWorkgroup, kIterations);
+  double share = std::clamp(conditionalShare, 0.0, 1.0);
+  int iterations = loop.conditionalBlocks ? iterationsFor(share) : 8;
+  auto executes = [&](int i, int iteration) {
+    if (loop.weight(i, 1.0) == 1.0)
+      return true;
+    return std::floor((iteration + 1) * share) > std::floor(iteration * share);
+  };
+  SimdSimulator sim(kernel, loop.header, loop.latch, executes, params, costs,
+                    waves, wavesPerWorkgroup, iterations);
   SimdTimeline result;
   sim.run(&result.wave);
   result.iterationCycles = sim.steadyIterationCycles();
-  result.wave.cycles = result.iterationCycles;
+  // The first wave's waits, per iteration.
+  WaveTimeline &w = result.wave;
+  double n = sim.measuredIterations();
+  for (double *wait : {&w.globalWait, &w.ldsWait, &w.dependencyWait,
+                       &w.mfmaPipeWait, &w.barrierWait})
+    *wait /= n;
+  w.cycles = result.iterationCycles;
   return result;
 }
 
 double perf::simulateStraightLine(const DisassembledKernel &kernel, int first,
-                                  int last, const ModelParameters &params,
+                                  int last, int waves, int wavesPerWorkgroup,
+                                  const ModelParameters &params,
                                   const TimelineCosts &costs) {
   if (first > last)
     return 0;
   SimdSimulator sim(
-      kernel, first, last, [](int) { return 1.0; }, params, costs,
-      /*waves=*/1, /*wavesPerWorkgroup=*/1, /*iterations=*/1);
+      kernel, first, last, [](int, int) { return true; }, params, costs,
+      waves, wavesPerWorkgroup, /*iterations=*/1);
   sim.run(nullptr);
   return sim.finish();
 }

@@ -91,8 +91,11 @@ std::optional<MFMAMnemonic> mlir::qmm::parseMFMAMnemonic(
 int64_t ChipInfo::getPeakFlopsPerClock(int aBits, int bBits) const {
   int64_t best = 0;
   for (const MFMAShape &shape : mfmaShapes) {
-    bool sixteenBit = shape.kind == MFMAKind::BF16;
-    if (sixteenBit != (aBits == 16 && bBits == 16))
+    // What each family reads natively: 8-bit FP8, FP8/FP6/FP4, bf16.
+    bool reads = shape.kind == MFMAKind::BF16  ? aBits == 16 && bBits == 16
+                 : shape.kind == MFMAKind::FP8 ? aBits == 8 && bBits == 8
+                                               : aBits <= 8 && bBits <= 8;
+    if (!reads)
       continue;
     int cycles = shape.cycles;
     if (shape.narrowCycles && aBits <= 6 && bBits <= 6)

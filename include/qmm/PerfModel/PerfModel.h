@@ -76,6 +76,9 @@ struct ModelParameters {
   double l2TBps = 0, mallTBps = 0, hbmTBps = 0;
   /// Host-side launch overhead per kernel (microseconds).
   double launchMicroseconds = 3;
+  /// Bytes per clock one CU can take from L2 however idle the others are
+  /// (its L1 fill path).
+  double cuL2BytesPerClock = 64;
 };
 
 /// The device `name` names (empty: the chip's default product), checked to
@@ -144,8 +147,11 @@ struct Instruction {
 
 /// Resources from the kernel descriptor (<kernel>.kd) in the code object.
 struct KernelDescriptor {
+  bool found = false;
   int64_t ldsBytes = 0, scratchBytes = 0;
-  int vgprs = 0, agprs = 0; ///< allocated (granule-rounded)
+  /// Registers per lane allocated (VGPRs and AGPRs, granule-rounded), and
+  /// where the AGPRs start (the VGPRs below it).
+  int registers = 0, accumOffset = 0;
 };
 
 struct DisassembledKernel {
@@ -264,7 +270,7 @@ struct KernelPrediction {
   int64_t workgroups = 0, rounds = 0;
   double gridEfficiency = 0; ///< workgroups / (rounds x slots)
   double computeSeconds = 0;
-  double mallBytes = 0, mallSeconds = 0, hbmSeconds = 0;
+  double mallBytes = 0, mallSeconds = 0, hbmBytes = 0, hbmSeconds = 0;
   double seconds = 0;
   std::string kernelBound; ///< "compute (<loop bound>)", "HBM", "MALL"
   double tflops = 0, peakTflops = 0, fractionOfPeak = 0;

@@ -87,8 +87,9 @@ struct ChipInfo {
   int64_t getLdsBytesPerClock() const { return int64_t(ldsBanks) * ldsBankBytes; }
 
   /// Dense FLOP per CU per clock of the fastest MFMA reading operands of
-  /// `aBits` and `bBits` bits (8, 6 or 4): every SIMD's matrix pipe busy.
-  /// 0 when no MFMA of the chip reads them.
+  /// `aBits` and `bBits` bits (8, 6, 4; 16 for bf16) natively: every SIMD's
+  /// matrix pipe busy. 0 when no MFMA of the chip reads them (gfx942 has
+  /// no FP6/FP4 MFMA: kernels convert them to FP8).
   int64_t getPeakFlopsPerClock(int aBits, int bBits) const;
 
   /// Waves per SIMD a kernel reaches, limited by its registers (`vgprs` +

@@ -174,29 +174,36 @@ static TilePosition locateTile(IndexMath &im, gpu::LaunchOp launch,
   return at;
 }
 
-/// Records on the K loop what the performance model (qmm/PerfModel) needs
-/// to know about the kernel and cannot read from its code object: the
-/// config, the problem, the scale block and the LDS layout's bank-conflict
-/// cycles. Attributes inside the launch survive kernel outlining.
-static void annotateMainLoop(scf::ForOp loop, const ChipInfo &chip,
-                             ConfigAttr config, const MatmulProblem &p,
-                             const TileOperands &ops) {
-  Builder b(loop.getContext());
+/// Records what the performance model (qmm/PerfModel) needs to know about
+/// the kernel and cannot read from its code object (the config, the
+/// problem, the scale block, the LDS layout's bank-conflict cycles) as the
+/// metadata of the launch's fused location: the outlined gpu.func keeps the
+/// launch's location through outlining and canonicalization. The K loop is
+/// marked `qmm.k_loop` (it folds away when K fits one tile).
+static void annotateKernel(scf::ForOp loop, const ChipInfo &chip,
+                           ConfigAttr config, const MatmulProblem &p,
+                           const TileOperands &ops) {
+  MLIRContext *ctx = loop.getContext();
+  Builder b(ctx);
+  loop->setAttr("qmm.k_loop", b.getUnitAttr());
+  auto launch = loop->getParentOfType<gpu::LaunchOp>();
   Type aType = cast<MemRefType>(ops.a.getType()).getElementType();
   Type bType = cast<MemRefType>(ops.b.getType()).getElementType();
   OperandTypes operands{aType, bType, ops.aEncoding.isMX()};
-  loop->setAttr(
-      "qmm.kernel",
-      b.getDictionaryAttr({
-          b.getNamedAttr("config", config),
-          b.getNamedAttr("problem", b.getDenseI64ArrayAttr({p.m, p.n, p.k})),
-          b.getNamedAttr("scale_block_k", b.getI64IntegerAttr(p.scaleBlockK)),
-          b.getNamedAttr("a_type", TypeAttr::get(aType)),
-          b.getNamedAttr("b_type", TypeAttr::get(bType)),
-          b.getNamedAttr("lds_conflict_cycles",
-                         b.getI64IntegerAttr(getLdsConflictCyclesPerTile(
-                             chip, config, operands))),
-      }));
+  SmallVector<NamedAttribute> info = {
+      b.getNamedAttr("config", config),
+      b.getNamedAttr("problem", b.getDenseI64ArrayAttr({p.m, p.n, p.k})),
+      b.getNamedAttr("scale_block_k", b.getI64IntegerAttr(p.scaleBlockK)),
+      b.getNamedAttr("a_type", TypeAttr::get(aType)),
+      b.getNamedAttr("b_type", TypeAttr::get(bType)),
+      b.getNamedAttr("lds_conflict_cycles",
+                     b.getI64IntegerAttr(
+                         getLdsConflictCyclesPerTile(chip, config, operands)))};
+  if (ops.validRows || ops.rowGroups)
+    info.push_back(b.getNamedAttr(
+        "grouped", b.getStringAttr(ops.validRows ? "masked" : "contiguous")));
+  launch->setLoc(FusedLoc::get(ctx, {launch.getLoc()},
+                               b.getDictionaryAttr(info)));
 }
 
 /// The K loop of one workgroup tile and its store, at the builder.
@@ -248,7 +255,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
           ValueRange{tileCol, kBlock}, config);
       scf::YieldOp::create(b, loc, mma.getResults());
     }
-    annotateMainLoop(tiles, chip, config, p, ops);
+    annotateKernel(tiles, chip, config, p, ops);
     ops.createStore(b, loc, tiles.getResults(), subTileRow, subTileCol,
                     config);
     return;
@@ -261,7 +268,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
   SmallVector<Value> init(carriesPartials ? 2 * count : count, zero);
   auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
                                   im.cst(1), init);
-  annotateMainLoop(tiles, chip, config, p, ops);
+  annotateKernel(tiles, chip, config, p, ops);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(tiles.getBody());

@@ -21,6 +21,7 @@ blocks:
   v_pk_fma_f32 v[10:11], v[2:3], v[24:25], v[10:11]
   v_pk_fma_f32 v[12:13], v[4:5], v[24:25], v[12:13]
   v_pk_fma_f32 v[14:15], v[6:7], v[24:25], v[14:15]
+  // EXTRA
   s_cmp_lg_u32 s4, 64
   s_cbranch_scc1 .Lloop
   s_endpgm

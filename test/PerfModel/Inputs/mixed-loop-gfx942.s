@@ -18,6 +18,7 @@ mixed:
   v_add_u32_e32 v50, 64, v50
   v_exp_f32_e32 v52, v53
   v_add_f32_e32 v54, v0, v4
+  v_add_f32_e64 v55, -v1, |v5|
   s_waitcnt vmcnt(0)
   ds_write_b64 v51, v[40:41]
   global_store_dword v[60:61], v54, off
