@@ -210,7 +210,7 @@ static cl::list<std::string> modelParams(
     "model-param",
     cl::desc("override a model parameter, NAME=VALUE (clock, "
              "global-latency, lds-latency, barrier, valu, mfma-issue, "
-             "memory-issue, salu, l2-bw, mall-bw, hbm-bw, launch)"),
+             "memory-issue, salu, l2-bw, mall-bw, hbm-bw, launch, cu-l2-bw)"),
     cl::cat(category));
 static cl::opt<unsigned> iterations("iters", cl::init(0),
                                     cl::desc("time N runs after a warm-up"),
