@@ -114,7 +114,7 @@ void qmm::registerGPUToBinaryPipeline() {
         if (options.format != "isa" && options.format != "bin" &&
             options.format != "llvm")
           return errorHandler("qmm-gpu-to-binary: unknown format '" +
-                              options.format + "' (expected isa or bin)");
+                              options.format + "' (expected llvm, isa or bin)");
         return buildGPUToBinaryPipeline(pm, options.chip, options.format,
                                         getToolkitPath());
       },

@@ -83,6 +83,30 @@ float fp8run::getMinAmax(ScaleRounding rounding) {
   return getDefaultMinAmax(rounding);
 }
 
+/// The dimensions of `shape` that are not 1.
+static std::vector<int64_t> withoutUnitDims(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> dims;
+  for (int64_t d : shape)
+    if (d != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+/// Scales from `path`, in `shape`; shapes that differ only by dimensions of
+/// 1 hold the same scales and are accepted (torch's `_scaled_mm` keeps a
+/// per-tensor scale as a 0-d or [1] array, a per-row one as [M]).
+static HostTensor readScales(llvm::StringRef path, const std::string &type,
+                             const std::vector<int64_t> &shape) {
+  host::NpyArray array = orFail(host::readNpyArray(path));
+  std::vector<int64_t> stored = shape;
+  if (array.shape != shape &&
+      withoutUnitDims(array.shape) == withoutUnitDims(shape))
+    stored = array.shape;
+  HostTensor scales = orFail(readNpy(path, type, stored));
+  scales.shape = shape;
+  return scales;
+}
+
 OperandData fp8run::prepareOperand(llvm::StringRef name,
                                   const OperandSpec &operand, int64_t rows,
                                   int64_t k, unsigned streamSeed) {
@@ -106,7 +130,7 @@ OperandData fp8run::prepareOperand(llvm::StringRef name,
       data.highPrecision = toFloats(orFail(readNpy(hpPath, "f32", dataShape)));
     if (haveQuantized) {
       data.quantized.data = orFail(readNpy(qPath, dataType, dataShape));
-      data.quantized.scales = orFail(readNpy(sPath, scaleType, scaleShape));
+      data.quantized.scales = readScales(sPath, scaleType, scaleShape);
       return data;
     }
     if (!data.highPrecision)

@@ -356,11 +356,16 @@ static GemmSpec specFromFlags(MLIRContext *ctx, const ChipInfo &chip) {
   spec.b.elementType =
       parseElementType(ctx, "b-type", bType.empty() ? native : bType);
   if (wgrad) {
-    for (cl::Option *flag : std::initializer_list<cl::Option *>{
-             &aScale, &bScale, &outType, &accumulate})
-      if (flag->getNumOccurrences())
-        fail("--wgrad fixes --" + flag->ArgStr.str() +
+    // Values that agree with what --wgrad fixes are fine.
+    for (auto [flag, value] :
+         {std::pair<cl::opt<std::string> *, llvm::StringRef>(&aScale, "1x128"),
+          {&bScale, "1x128"}, {&outType, "f32"}})
+      if (flag->getNumOccurrences() && flag->getValue() != value)
+        fail("--wgrad fixes --" + flag->ArgStr.str() + " to " + value +
              " (1x128 scales on both operands, f32 output, accumulate)");
+    if (accumulate.getNumOccurrences() && !accumulate)
+      fail("--wgrad fixes --accumulate (1x128 scales on both operands, f32 "
+           "output, accumulate)");
     aScale = "1x128";
     bScale = "1x128";
     outType = "f32";
@@ -485,6 +490,20 @@ int main(int argc, char **argv) {
     fail(first.trim());
   }
 
+  // `--bias --gelu tanh` gives --bias the value "--gelu": say what --bias
+  // needs instead of complaining about the input file "tanh".
+  for (cl::opt<std::string> *text :
+       {&gemmShape, &aType, &bType, &aScale, &bScale, &aScaleMajor,
+        &bScaleMajor, &bLayout, &outType, &outScale, &outRounding, &biasType,
+        &geluKind, &auxType, &chipName, &deviceName, &kernelConfig,
+        &distribution, &roundingName, &quantizeOn, &saveDir, &loadDir,
+        &modelDevice, &modulePath, &kernelName, &gridText, &blockText,
+        &outDir})
+    if (text->getNumOccurrences() &&
+        llvm::StringRef(text->getValue()).starts_with("--"))
+      fail("--" + text->ArgStr.str() + " needs a value (" +
+           text->HelpStr.str() + "), got the option '" + text->getValue() +
+           "'");
   const ChipInfo *chip = lookupChip(chipName);
   if (!chip)
     fail("--chip: unknown chip '" + chipName + "' (expected " +

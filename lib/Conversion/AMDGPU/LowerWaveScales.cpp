@@ -93,7 +93,8 @@ struct QMMLowerWaveScalesPass
     WalkResult result = getOperation()->walk([&](WaveScaleAccumulateOp op) {
       if (op.getAEncoding().isMX() || op.getBEncoding().isMX()) {
         op.emitOpError("qmm-lower-wave-scales: MX (E8M0) scales are applied "
-                       "by the scaled MFMA, which is not implemented yet");
+                       "by the scaled MFMA (the MX kernel carries them into "
+                       "qmm.wave_mma), never by this op");
         return WalkResult::interrupt();
       }
       OpBuilder b(op);
