@@ -48,7 +48,7 @@ GROUPED_M_ALIGNMENT = _qmm.grouped_matmul_m_alignment()
 
 def native_fp8(chip):
     """The FP8 e4m3 type the chip's MFMAs read natively."""
-    return "f8E4M3FNUZ" if chip == "gfx942" else "f8E4M3FN"
+    return _qmm.native_fp8(chip)
 
 
 def quantize(x, element_type, scale, layout="nk", rounding=None,

@@ -526,10 +526,17 @@ PYBIND11_MODULE(_qmm, m) {
 
   m.def("chips", [] {
     std::vector<std::string> names;
-    for (llvm::StringRef name : {"gfx942", "gfx950"})
-      if (lookupChip(name))
-        names.push_back(name.str());
+    for (const ChipInfo &chip : getSupportedChips())
+      names.push_back(chip.name.str());
     return names;
+  });
+  m.def("native_fp8", [](const std::string &name) {
+    const ChipInfo *chip = lookupChip(name);
+    if (!chip)
+      raiseValueError("unknown chip '" + name + "' (expected " +
+                      getSupportedChipNames() + ")");
+    return std::string(chip->nativeFP8 == FormatFamily::FNUZ ? "f8E4M3FNUZ"
+                                                             : "f8E4M3FN");
   });
 
   m.def("quantize", &quantize, py::arg("x"), py::arg("element_type"),

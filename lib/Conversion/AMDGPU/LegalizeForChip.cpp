@@ -21,9 +21,6 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 
-/// K extent of one OCP MX scale block.
-constexpr int64_t kMXBlockK = 32;
-
 /// The FNUZ type holding the same bits as an OCP FP8 type at half the value.
 static Type getFNUZCounterpart(Type type) {
   MLIRContext *ctx = type.getContext();
@@ -204,7 +201,7 @@ struct QMMLegalizeForChipPass
           return encoding;
         if (!fp8)
           scales = e8m0ScalesToF32(b, loc, scales);
-        return ScaleEncodingAttr::getBlock(b.getContext(), 1, kMXBlockK,
+        return ScaleEncodingAttr::getBlock(b.getContext(), 1, kMXBlockSize,
                                            encoding.getMajorness());
       };
       op.setAEncodingAttr(legalizeOperand(a, aScales, op.getAEncoding()));

@@ -178,9 +178,6 @@ static Value convertSubByteToFNUZ(OpBuilder &b, Location loc, Value fragment) {
       bytes);
 }
 
-/// K extent of one OCP MX scale block.
-constexpr int64_t kMXBlockK = 32;
-
 namespace {
 /// Builds the MFMA loop of one qmm.wave_mma.
 struct WaveMmaLowering {
@@ -244,7 +241,7 @@ struct WaveMmaLowering {
     auto type = cast<MemRefType>(scales.getType());
     Value r = im.min(im.add(origin[0], row), type.getDimSize(0) - 1);
     Value block = im.add(origin[1], im.add(im.div(lane, aLayout.m),
-                                           kStep / kMXBlockK));
+                                           kStep / kMXBlockSize));
     Value c = im.min(block, type.getDimSize(1) - 1);
     return memref::LoadOp::create(b, loc, scales, ValueRange{r, c});
   }

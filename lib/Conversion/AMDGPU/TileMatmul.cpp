@@ -10,6 +10,7 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
@@ -26,9 +27,6 @@ namespace qmm {
 
 using namespace mlir;
 using namespace mlir::qmm;
-
-/// K extent of one OCP MX scale block.
-constexpr int64_t kMXBlock = 32;
 
 namespace {
 /// The extents and the scale block of one qmm.matmul.
@@ -105,9 +103,9 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     // FP4/FP6 (packed, see the dialect) are read by gfx950's f8f6f4 forms
     // and converted in registers on gfx942.
     if (t.getIntOrFloatBitWidth() < 8) {
-      if (p.k % kMXBlock != 0)
+      if (p.k % kMXBlockSize != 0)
         return fail("packed ")
-               << t << " operands need K to be a multiple of " << kMXBlock;
+               << t << " operands need K to be a multiple of " << kMXBlockSize;
       continue;
     }
     if (getFormatFamily(t) != chip.nativeFP8 && !convertsToBF16)
@@ -246,7 +244,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       OpBuilder::InsertionGuard loopGuard(b);
       b.setInsertionPointToStart(tiles.getBody());
       Value k = im.mul(tiles.getInductionVar(), tileK);
-      Value kBlock = im.div(k, kMXBlock);
+      Value kBlock = im.div(k, kMXBlockSize);
       auto mma = WaveMmaOp::create(
           b, loc, ops.a, origin(ops.aGroup, tileRow, k), ops.b,
           origin(ops.bGroup, tileCol, k), waveRow, waveCol,
@@ -331,7 +329,6 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
   ops.createStore(b, loc, tiles.getResults().take_front(count), subTileRow,
                   subTileCol, config);
 }
-
 
 /// Builds the tiled kernel of `op` in front of it.
 static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,

@@ -58,9 +58,6 @@ ScaleEncodingAttr ScaleEncodingAttr::getMX(MLIRContext *ctx,
              getDefaultScaleType(ctx, ScaleKind::MX), majorness);
 }
 
-/// The only MX block OCP MX v1.0 defines.
-static constexpr int64_t kMXBlockK = 32;
-
 LogicalResult
 ScaleEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           ScaleKind kind, ArrayRef<int64_t> blockShape,
@@ -83,8 +80,8 @@ ScaleEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     break;
   case ScaleKind::MX:
     if (blockShape.size() != 2 || blockShape[0] != 1 ||
-        blockShape[1] != kMXBlockK)
-      return emitError() << "mx scale blocks are 1x" << kMXBlockK
+        blockShape[1] != kMXBlockSize)
+      return emitError() << "mx scale blocks are 1x" << kMXBlockSize
                          << " (OCP MX v1.0)";
     break;
   }
@@ -124,7 +121,7 @@ Attribute ScaleEncodingAttr::parse(AsmParser &parser, Type) {
       return {};
     }
   } else if (*kind == ScaleKind::MX) {
-    blockShape = {1, kMXBlockK};
+    blockShape = {1, kMXBlockSize};
   }
 
   Type scaleType;
@@ -214,7 +211,7 @@ SmallVector<int64_t, 2> ScaleEncodingAttr::getScaleShape(int64_t rows,
 }
 
 int64_t ScaleEncodingAttr::getRequiredKMultiple() const {
-  return isMX() ? kMXBlockK : 1;
+  return isMX() ? kMXBlockSize : 1;
 }
 
 //===----------------------------------------------------------------------===//

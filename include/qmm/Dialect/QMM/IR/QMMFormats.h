@@ -14,6 +14,9 @@
 namespace mlir {
 namespace qmm {
 
+/// Values along K that share one E8M0 scale in OCP MX v1.0.
+constexpr int64_t kMXBlockSize = 32;
+
 /// FP8 families: the same bits mean different values in each.
 enum class FormatFamily { OCP, FNUZ };
 
