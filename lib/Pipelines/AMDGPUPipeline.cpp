@@ -101,7 +101,7 @@ void qmm::registerAMDGPUPipeline() {
         qmm::AMDGPUPipelineOptions options{cl.chip, cl.format, cl.config};
         return buildAMDGPUPipeline(pm, options);
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(AMDGPUPipelineCLOptions());
       });
 }

@@ -118,7 +118,7 @@ void qmm::registerGPUToBinaryPipeline() {
         return buildGPUToBinaryPipeline(pm, options.chip, options.format,
                                         getToolkitPath());
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
         optHandler(GPUToBinaryOptions());
       });
 }

@@ -8,6 +8,7 @@
 #ifndef QMM_TARGET_CHIP_H
 #define QMM_TARGET_CHIP_H
 
+#include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -21,13 +22,9 @@
 namespace mlir {
 namespace qmm {
 
-/// The matrix-core instruction families the compiler targets.
-enum class MFMAKind {
-  FP8,          ///< v_mfma_f32_*_{fp8,bf8}_{fp8,bf8}: 8 FP8 values per lane
-  F8F6F4,       ///< v_mfma_f32_*_f8f6f4: 32 FP8/FP6/FP4 values per lane
-  ScaledF8F6F4, ///< v_mfma_scale_f32_*_f8f6f4: the same with E8M0 scales
-  BF16,         ///< v_mfma_f32_*_bf16: 8 bf16 values per lane
-};
+// MFMAKind, the matrix-core instruction families the compiler targets
+// (fp8, f8f6f4, scaled_f8f6f4, bf16), is the dialect's enum: configs name it
+// and the target description tells its shapes and cycles.
 
 struct MFMAShape {
   MFMAKind kind;

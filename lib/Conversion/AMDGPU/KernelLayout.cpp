@@ -12,20 +12,6 @@
 using namespace mlir;
 using namespace mlir::qmm;
 
-static MFMAKind toTargetKind(MFMAKindAttrValue kind) {
-  switch (kind) {
-  case MFMAKindAttrValue::FP8:
-    return MFMAKind::FP8;
-  case MFMAKindAttrValue::F8F6F4:
-    return MFMAKind::F8F6F4;
-  case MFMAKindAttrValue::ScaledF8F6F4:
-    return MFMAKind::ScaledF8F6F4;
-  case MFMAKindAttrValue::BF16:
-    return MFMAKind::BF16;
-  }
-  return MFMAKind::ScaledF8F6F4;
-}
-
 MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config,
                                             Type elementType) {
   ArrayRef<int64_t> shape = config.getMfmaShape();
@@ -35,8 +21,8 @@ MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config,
   layout.k = shape[2];
   layout.accElements = layout.m * layout.n / 64;
   layout.elementBits = elementType.getIntOrFloatBitWidth();
-  if (config.getMfmaKind() == MFMAKindAttrValue::FP8 ||
-      config.getMfmaKind() == MFMAKindAttrValue::BF16) {
+  if (config.getMfmaKind() == MFMAKind::FP8 ||
+      config.getMfmaKind() == MFMAKind::BF16) {
     // v_mfma_f32_{16x16x32,32x32x16}_{fp8,bf16}: 8 consecutive K values per
     // lane (FP4/FP6 and, for bf16, FNUZ data converted in registers).
     layout.pieces = 1;
@@ -237,8 +223,8 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                          OperandTypes operands,
                          function_ref<InFlightDiagnostic()> emitError) {
   ArrayRef<int64_t> s = config.getMfmaShape();
-  MFMAKindAttrValue kind = config.getMfmaKind();
-  if (!chip.findMFMA(toTargetKind(kind), s[0], s[1], s[2]))
+  MFMAKind kind = config.getMfmaKind();
+  if (!chip.findMFMA(kind, s[0], s[1], s[2]))
     return emitError() << "config: " << chip.name << " has no "
                        << stringifyEnum(kind) << " MFMA " << s[0] << "x"
                        << s[1] << "x" << s[2];
@@ -249,14 +235,14 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
   if (readable) {
     switch (*readable) {
     case MFMAKind::BF16:
-      matches = kind == MFMAKindAttrValue::BF16;
+      matches = kind == MFMAKind::BF16;
       break;
     case MFMAKind::ScaledF8F6F4:
-      matches = kind == MFMAKindAttrValue::ScaledF8F6F4;
+      matches = kind == MFMAKind::ScaledF8F6F4;
       break;
     default:
-      matches = kind == MFMAKindAttrValue::FP8 ||
-                kind == MFMAKindAttrValue::F8F6F4;
+      matches = kind == MFMAKind::FP8 ||
+                kind == MFMAKind::F8F6F4;
     }
   }
   if (!matches)
@@ -343,13 +329,13 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     if (tileN % outputBlockN != 0 && n > tileN && blocksAndTiles <= 256)
       tileN = blocksAndTiles;
   }
-  MFMAKindAttrValue attrKind = MFMAKindAttrValue::F8F6F4;
+  MFMAKind attrKind = MFMAKind::F8F6F4;
   if (*kind == MFMAKind::FP8)
-    attrKind = MFMAKindAttrValue::FP8;
+    attrKind = MFMAKind::FP8;
   else if (*kind == MFMAKind::BF16)
-    attrKind = MFMAKindAttrValue::BF16;
+    attrKind = MFMAKind::BF16;
   else if (*kind == MFMAKind::ScaledF8F6F4)
-    attrKind = MFMAKindAttrValue::ScaledF8F6F4;
+    attrKind = MFMAKind::ScaledF8F6F4;
   auto make = [&](int64_t tk) {
     return ConfigAttr::get(ctx, {tileM, tileN, tk}, {wavesM, wavesN},
                            attrKind, {shape->m, shape->n, shape->k},

@@ -222,9 +222,9 @@ struct WaveMmaLowering {
         concat[i] = i;
       return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
     }
-    if (config.getMfmaKind() == MFMAKindAttrValue::BF16)
+    if (config.getMfmaKind() == MFMAKind::BF16)
       return convertFNUZToBF16(b, loc, pieces.front());
-    if (config.getMfmaKind() == MFMAKindAttrValue::FP8 &&
+    if (config.getMfmaKind() == MFMAKind::FP8 &&
         layout.elementBits < 8)
       return convertSubByteToFNUZ(b, loc, pieces.front());
     return pieces.front();

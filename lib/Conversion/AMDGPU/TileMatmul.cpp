@@ -98,7 +98,7 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   bool mx = aEncoding.isMX();
   if (mx && (aEncoding.isMNMajor() || bEncoding.isMNMajor()))
     return fail("MX scales must be K-major ([rows, K / 32])");
-  bool convertsToBF16 = config.getMfmaKind() == MFMAKindAttrValue::BF16;
+  bool convertsToBF16 = config.getMfmaKind() == MFMAKind::BF16;
   for (Type t : {aType.getElementType(), bElement}) {
     // FP4/FP6 (packed, see the dialect) are read by gfx950's f8f6f4 forms
     // and converted in registers on gfx942.
@@ -142,7 +142,7 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     return fail("scale blocks along K (") << aBlockK << " and " << bBlockK
                                           << ") must nest";
   // The scaled MFMA applies MX scales itself, whatever the tile K.
-  if (config.getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4)
+  if (config.getMfmaKind() == MFMAKind::ScaledF8F6F4)
     p.scaleBlockK = p.k;
   if (p.scaleBlockK < p.k && p.scaleBlockK % config.getTileK() != 0)
     return fail("tile K = ") << config.getTileK()
@@ -235,7 +235,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
                     subTileCol, config);
     return;
   }
-  if (config.getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4) {
+  if (config.getMfmaKind() == MFMAKind::ScaledF8F6F4) {
     // The instruction applies the E8M0 scales: the accumulators go straight
     // through the MFMAs, with the scales of the tile's first K block.
     auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),

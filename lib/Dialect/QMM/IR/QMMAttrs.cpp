@@ -221,7 +221,7 @@ int64_t ScaleEncodingAttr::getRequiredKMultiple() const {
 LogicalResult
 ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    ArrayRef<int64_t> tile, ArrayRef<int64_t> waves,
-                   MFMAKindAttrValue mfmaKind, ArrayRef<int64_t> mfmaShape,
+                   MFMAKind mfmaKind, ArrayRef<int64_t> mfmaShape,
                    int64_t stages) {
   if (tile.size() != 3 || waves.size() != 2 || mfmaShape.size() != 3)
     return emitError() << "config needs tile = [M, N, K], waves = [M, N] and "

@@ -81,9 +81,9 @@ LogicalResult WaveMmaOp::verify() {
         return emitOpError() << "scales of " << name << " take 2 indices, got "
                              << indices.size();
     }
-    if (getConfig().getMfmaKind() != MFMAKindAttrValue::ScaledF8F6F4)
+    if (getConfig().getMfmaKind() != MFMAKind::ScaledF8F6F4)
       return emitOpError("scales need a scaled MFMA (mfma = scaled_f8f6f4)");
-  } else if (getConfig().getMfmaKind() == MFMAKindAttrValue::ScaledF8F6F4) {
+  } else if (getConfig().getMfmaKind() == MFMAKind::ScaledF8F6F4) {
     return emitOpError("mfma = scaled_f8f6f4 needs scales");
   }
   return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),

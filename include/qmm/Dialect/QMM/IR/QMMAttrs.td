@@ -191,7 +191,7 @@ def QMM_ScaleEncodingAttr : AttrDef<QMM_Dialect, "ScaleEncoding"> {
 // Kernel configuration
 //===----------------------------------------------------------------------===//
 
-def QMM_MFMAKind : I32EnumAttr<"MFMAKindAttrValue",
+def QMM_MFMAKind : I32EnumAttr<"MFMAKind",
     "matrix-core instruction family of a kernel configuration", [
     I32EnumAttrCase<"FP8", 0, "fp8">,
     I32EnumAttrCase<"F8F6F4", 1, "f8f6f4">,
