@@ -9,6 +9,7 @@
 
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
+#include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -20,16 +21,6 @@
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::perf;
-
-/// Bytes of a static memref (packed sub-byte elements).
-static int64_t getMemRefBytes(MemRefType type) {
-  if (!type.hasStaticShape())
-    return 0;
-  int64_t bits = type.getElementType().isIndex()
-                     ? 64
-                     : type.getElementType().getIntOrFloatBitWidth();
-  return (type.getNumElements() * bits + 7) / 8;
-}
 
 /// The kernel's description qmm-tile-matmul left as the metadata of the
 /// launch's (so the gpu.func's) fused location; null when absent.
@@ -152,8 +143,9 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
       w.block[d] = *b;
     }
     for (Value operand : launch.getKernelOperands())
-      if (auto type = dyn_cast<MemRefType>(operand.getType()))
-        w.compulsoryBytes += getMemRefBytes(type);
+      if (auto type = dyn_cast<MemRefType>(operand.getType());
+          type && type.hasStaticShape())
+        w.compulsoryBytes += getBufferBytes(type);
     std::vector<std::string> notes;
     readKernelInfo(kernel, w, notes);
 

@@ -16,14 +16,6 @@ using namespace mlir::qmm;
 
 KernelLauncher::~KernelLauncher() = default;
 
-int64_t qmm::getBufferBytes(MemRefType type) {
-  int64_t bits = type.getNumElements() *
-                 (type.getElementType().isIndex()
-                      ? 64
-                      : type.getElementType().getIntOrFloatBitWidth());
-  return (bits + 7) / 8;
-}
-
 static std::string describeHostOp(Operation *op) {
   std::string location;
   llvm::raw_string_ostream os(location);

@@ -69,8 +69,6 @@ llvm::Expected<std::vector<host::HostTensor>>
 collectResults(const HostBuffers &buffers, llvm::ArrayRef<size_t> returned,
                llvm::ArrayRef<TensorSpec> results);
 
-/// Bytes of a dense buffer of `type` (static shape).
-int64_t getBufferBytes(MemRefType type);
 
 } // namespace qmm
 } // namespace mlir

@@ -43,6 +43,12 @@ int qmm::getFormatMaxExponent(Type type) {
   return llvm::ilogb(llvm::APFloat::getLargest(sem));
 }
 
+int64_t qmm::getBufferBytes(MemRefType type) {
+  Type element = type.getElementType();
+  int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+  return (type.getNumElements() * bits + 7) / 8;
+}
+
 const char *qmm::getQuantizedElementTypeList() {
   return "f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f6E2M3FN, f6E3M2FN or "
          "f4E2M1FN";

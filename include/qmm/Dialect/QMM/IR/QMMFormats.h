@@ -9,6 +9,7 @@
 #ifndef QMM_DIALECT_QMM_IR_QMMFORMATS_H
 #define QMM_DIALECT_QMM_IR_QMMFORMATS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
 
 namespace mlir {
@@ -44,6 +45,10 @@ double getFormatMax(Type type);
 
 /// Exponent of the largest finite value: emax_elem of OCP MX v1.0.
 int getFormatMaxExponent(Type type);
+
+/// Bytes of a dense buffer of `type` (static shape; sub-byte elements
+/// packed, index as 64 bits).
+int64_t getBufferBytes(MemRefType type);
 
 /// Human-readable list of the accepted quantized element types.
 const char *getQuantizedElementTypeList();
