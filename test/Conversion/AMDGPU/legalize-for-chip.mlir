@@ -14,12 +14,16 @@
 // GFX942:         arith.select %{{.*}}, %c-128_i8
 // GFX942:         arith.bitcast %{{.*}} : i8 to f8E4M3FNUZ
 // GFX942:       } -> tensor<32x64xf8E4M3FNUZ>
-// GFX942:       %[[AS:.*]] = linalg.generic
-// GFX942:         arith.mulf %{{.*}}, %cst
+// GFX942:       %[[AS:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32x1xf32>)
+// GFX942:         ^bb0(%[[SCALE:.*]]: f32, %{{.*}}: f32):
+// GFX942:         %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// GFX942:         %[[DOUBLED:.*]] = arith.mulf %[[SCALE]], %[[TWO]] : f32
+// GFX942:         linalg.yield %[[DOUBLED]] : f32
 // GFX942:       } -> tensor<32x1xf32>
 // GFX942:       %[[B:.*]] = linalg.generic
 // GFX942:       } -> tensor<16x64xf8E4M3FNUZ>
-// GFX942:       %[[BS:.*]] = linalg.generic
+// GFX942:       %[[BS:.*]] = linalg.generic {{.*}} ins(%arg3 : tensor<1x1xf32>)
+// GFX942:         arith.constant 2.000000e+00 : f32
 // GFX942:       qmm.matmul a(%[[A]], %[[AS]] : tensor<32x64xf8E4M3FNUZ>, tensor<32x1xf32>) #qmm.scale<per_row> b(%[[B]], %[[BS]] : tensor<16x64xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs
 // On gfx950 OCP is native and nothing changes.
 // GFX950-LABEL: func.func @ocp_e4m3_on_gfx942
