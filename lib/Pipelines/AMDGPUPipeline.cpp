@@ -33,6 +33,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
       "qmm-lower-wave-scales{{chip={0}},"
       "qmm-lower-wave-store{{chip={0}},"
       "gpu-kernel-outlining,"
+      "gpu.module(qmm-expand-kernel-math),"
       "canonicalize,cse",
       options.chip, override);
   if (failed(parsePassPipeline(text, pm)))

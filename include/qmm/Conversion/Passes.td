@@ -384,9 +384,8 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
     arithmetic on the f32 bits (LLVM has no such types), the same on both
     chips and bit-exact.
 
-    GELU's tanh and erf are expanded into f32 polynomials (MLIR's math
-    approximations): the kernels need no device math library, and the
-    emulator runs the same arithmetic as the chip.
+    GELU's tanh and erf stay math ops and the conversions to FP8 stay
+    `arith.truncf`: qmm-expand-kernel-math expands them for the device.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -398,6 +397,30 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMExpandKernelMath : Pass<"qmm-expand-kernel-math"> {
+  let summary = "Expand the math kernels cannot call into arithmetic "
+                "(pipeline stage 8, on each gpu.module)";
+  let description = [{
+    What the chip has no instruction or library for becomes plain f32 and
+    integer arithmetic, so that the kernels need no device math library and
+    the emulator runs exactly what the chip runs:
+    - `math.tanh` and `math.erf` (GELU) become MLIR's f32 polynomial
+      approximations (`populatePolynomialApproximate{Tanh,Erf}Pattern`);
+    - `arith.truncf` to FP8, FP6, FP4 and E8M0 (LLVM has no such types)
+      becomes integer arithmetic on the f32 bits, round to nearest even with
+      saturation as qmm.quantize defines it, bit-exact on every chip.
+    The pipeline runs it on each gpu.module after outlining; it works on any
+    op, so tests can run it on kernels still inside gpu.launch. Truncations
+    with another rounding mode, or from types other than f32/f16/bf16, are
+    errors.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
     "::mlir::vector::VectorDialect",
   ];
 }

@@ -14,9 +14,6 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Approximation.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -396,25 +393,6 @@ struct QMMLowerWaveStorePass
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      return signalPassFailure();
-    // The activations' tanh and erf become polynomials in f32: the kernels
-    // call no device math library, and the emulator runs what the chip
-    // runs.
-    SmallVector<Operation *> special;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<math::TanhOp, math::ErfOp>(op))
-        special.push_back(op);
-    });
-    RewritePatternSet patterns(&getContext());
-    populatePolynomialApproximateTanhPattern(patterns);
-    populatePolynomialApproximateErfPattern(patterns);
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    if (failed(applyOpPatternsGreedily(special, std::move(patterns), config)))
-      return signalPassFailure();
-    // FP8 codes and E8M0 scales: LLVM has no such types; the conversions
-    // become integer arithmetic, bit-exact on every chip.
-    if (failed(expandSmallFloatTruncations(getOperation())))
       signalPassFailure();
   }
 };

@@ -1,4 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-wave-store=chip=gfx942 --cse | FileCheck %s
+// The epilogue as the pipeline leaves it: lowered, then with the math the
+// device cannot call expanded (qmm-expand-kernel-math, tested on its own in
+// expand-kernel-math.mlir).
+// RUN: fp8-opt %s -split-input-file --qmm-lower-wave-store=chip=gfx942 --qmm-expand-kernel-math --cse | FileCheck %s
 
 // An e4m3fnuz output of 40 x 200 with per-token scales per 32 columns,
 // 16x16 MFMA, 2 tiles along N: each 32-column block is the lane's 8 items

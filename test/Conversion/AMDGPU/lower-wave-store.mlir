@@ -1,4 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-wave-store=chip=gfx942 --cse | FileCheck %s
+// The epilogue as the pipeline leaves it: lowered, then with the math the
+// device cannot call expanded (qmm-expand-kernel-math, tested on its own in
+// expand-kernel-math.mlir).
+// RUN: fp8-opt %s -split-input-file --qmm-lower-wave-store=chip=gfx942 --qmm-expand-kernel-math --cse | FileCheck %s
 
 // bf16 output of 40 x 48, 16x16 MFMA: lane l's 4 items are row
 // `row` + l % 16, columns `col` + 4 * (l / 16) .. +3. Nothing is stored at

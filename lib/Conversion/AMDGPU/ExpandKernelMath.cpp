@@ -1,0 +1,51 @@
+//===- ExpandKernelMath.cpp - math kernels cannot call, as arithmetic -----===//
+//
+// Stage 8 of the AMD pipeline (on each gpu.module): GELU's tanh and erf
+// become f32 polynomials and conversions to FP8/FP6/FP4/E8M0 become integer
+// arithmetic on the f32 bits (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/Utils.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMEXPANDKERNELMATH
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+namespace {
+struct QMMExpandKernelMathPass
+    : public qmm::impl::QMMExpandKernelMathBase<QMMExpandKernelMathPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    // Only the tanh and erf ops (and what their expansion creates) are
+    // rewritten; other math stays for the backend.
+    SmallVector<Operation *> special;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::TanhOp, math::ErfOp>(op))
+        special.push_back(op);
+    });
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateTanhPattern(patterns);
+    populatePolynomialApproximateErfPattern(patterns);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(special, std::move(patterns), config)))
+      return signalPassFailure();
+    if (failed(expandSmallFloatTruncations(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
