@@ -1,7 +1,14 @@
 //===- AMDGPUPipeline.cpp - qmm to MFMA kernels for gfx942 / gfx950 -------===//
 
 #include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Conversion/Passes.h"
 #include "qmm/Target/Chip.h"
+
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -9,40 +16,40 @@
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
+using namespace mlir::qmm;
 
 LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
                                        const AMDGPUPipelineOptions &options) {
   if (!lookupChip(options.chip))
     return failure();
-  std::string override;
-  if (!options.config.empty())
-    override = llvm::formatv(" override=\"{0}\"", options.config).str();
+  if (options.format != "gpu" && options.format != "llvm" &&
+      options.format != "isa" && options.format != "bin")
+    return failure();
+  const std::string &chip = options.chip;
   // Legalize and configure on tensors, bufferize, run the legalization's
   // element-wise loops as kernels; then the matmul kernels stage by stage
-  // (tiling, LDS promotion, MFMA, scales, epilogue); outline.
-  std::string text = llvm::formatv(
-      "qmm-legalize-for-chip{{chip={0}},"
-      "qmm-select-config{{chip={0}{1}},"
-      "one-shot-bufferize{{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "func.func(convert-linalg-to-parallel-loops),"
-      "qmm-parallel-loops-to-gpu,"
-      "qmm-tile-matmul{{chip={0}},"
-      "qmm-promote-operands-to-lds{{chip={0}},"
-      "qmm-lower-wave-mma-to-mfma{{chip={0}},"
-      "qmm-lower-wave-scales{{chip={0}},"
-      "qmm-lower-wave-store{{chip={0}},"
-      "gpu-kernel-outlining,"
-      "gpu.module(qmm-expand-kernel-math),"
-      "canonicalize,cse",
-      options.chip, override);
-  if (failed(parsePassPipeline(text, pm)))
-    return failure();
+  // (tiling, LDS promotion, MFMA, scales, epilogue); outline; expand the
+  // math the kernels cannot call.
+  pm.addPass(createQMMLegalizeForChip({chip}));
+  pm.addPass(createQMMSelectConfig({chip, options.config}));
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createQMMParallelLoopsToGPU());
+  pm.addPass(createQMMTileMatmul({chip}));
+  pm.addPass(createQMMPromoteOperandsToLds({chip}));
+  pm.addPass(createQMMLowerWaveMmaToMFMA({chip}));
+  pm.addPass(createQMMLowerWaveScales({chip}));
+  pm.addPass(createQMMLowerWaveStore({chip}));
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createQMMExpandKernelMath());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   if (options.format == "gpu")
     return success();
-  if (options.format != "llvm" && options.format != "isa" &&
-      options.format != "bin")
-    return failure();
   return buildGPUToBinaryPipeline(pm, options.chip, options.format,
                                   getToolkitPath());
 }

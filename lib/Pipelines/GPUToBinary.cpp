@@ -3,10 +3,12 @@
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Target/Chip.h"
 
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
 
@@ -21,20 +23,30 @@ std::string qmm::getToolkitPath() {
 LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
                                             StringRef chip, StringRef format,
                                             StringRef toolkit) {
-  std::string text = llvm::formatv(
-      "rocdl-attach-target{{chip={0}},"
-      // Views (the groups of a grouped matmul) become explicit offsets and
-      // strides before the ROCDL conversion.
-      "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
-      "convert-gpu-to-rocdl{{chipset={0} use-bare-ptr-memref-call-conv=true},"
-      "reconcile-unrealized-casts)",
-      chip);
+  if (format != "llvm" && format != "isa" && format != "bin")
+    return failure();
+  GpuROCDLAttachTargetOptions target;
+  target.chip = chip.str();
+  pm.addPass(createGpuROCDLAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Views (the groups of a grouped matmul) become explicit offsets and
+  // strides before the ROCDL conversion.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = chip.str();
+  rocdl.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
   // `llvm` stops after the ROCDL conversion.
-  if (format != "llvm")
-    text += llvm::formatv(",gpu-module-to-binary{{format={0} toolkit={1}}",
-                          format, toolkit)
-                .str();
-  return parsePassPipeline(text, pm);
+  if (format != "llvm") {
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = format.str();
+    binary.toolkitPath = toolkit.str();
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
+  return success();
 }
 
 llvm::Error qmm::runGPUToBinary(ModuleOp module, StringRef chip,
