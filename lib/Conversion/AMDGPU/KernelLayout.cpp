@@ -19,7 +19,6 @@ MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config,
   layout.m = shape[0];
   layout.n = shape[1];
   layout.k = shape[2];
-  layout.accElements = layout.m * layout.n / 64;
   layout.elementBits = elementType.getIntOrFloatBitWidth();
   if (config.getMfmaKind() == MFMAKind::FP8 ||
       config.getMfmaKind() == MFMAKind::BF16) {

@@ -24,8 +24,6 @@ namespace qmm {
 struct MFMAOperandLayout {
   int64_t m, n, k;
   int64_t pieces, itemsPerPiece, pieceStrideK;
-  /// f32 result items per lane (m * n / 64).
-  int64_t accElements;
   /// Bits of one element as stored (8, or 4 and 6 for packed FP4/FP6).
   int64_t elementBits;
 
