@@ -605,12 +605,8 @@ PYBIND11_MODULE(_qmm, m) {
   m.def(
       "linalg_to_qmm",
       [](const std::string &ir) {
+        OwningOpRef<ModuleOp> module = parseProgram(ir);
         DiagnosticCapture capture;
-        OwningOpRef<ModuleOp> module =
-            parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
-        if (!module)
-          raiseValueError("cannot parse the program: " +
-                          llvm::StringRef(capture.text).rtrim().str());
         PassManager pm(&getContext());
         pm.addPass(createQMMLinalgToQMM());
         if (failed(pm.run(*module)))
