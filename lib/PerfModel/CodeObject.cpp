@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "qmm/PerfModel/PerfModel.h"
+#include "PerfModelInternal.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/MC/MCAsmInfo.h"

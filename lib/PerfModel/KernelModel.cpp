@@ -229,26 +229,19 @@ perf::modelKernel(const DisassembledKernel &kernel,
                       "unknown (none assumed)");
   p.spills = kd.scratchBytes > 0;
   int registers = std::max(kd.registers, chip.registerGranule);
-  int byRegisters =
-      std::min(chip.maxWavesPerSimd, chip.registersPerSimdLane / registers);
   int wavesPerSimdPerWorkgroup =
       (p.wavesPerWorkgroup + chip.simdsPerCU - 1) / chip.simdsPerCU;
-  int64_t byLds = kd.ldsBytes > 0 ? chip.ldsBytesPerCU / kd.ldsBytes : 64;
-  int64_t byWaves = int64_t(chip.maxWavesPerSimd) * chip.simdsPerCU /
-                    p.wavesPerWorkgroup;
-  int64_t byRegs = byRegisters / wavesPerSimdPerWorkgroup;
-  p.workgroupsPerCU = int(std::min({byRegs, byLds, byWaves}));
-  p.occupancyLimit = p.workgroupsPerCU == byRegs   ? "registers"
-                     : p.workgroupsPerCU == byLds ? "LDS"
-                                                   : "waves per CU";
+  ChipInfo::Residency residency =
+      chip.getResidency(registers, kd.ldsBytes, p.wavesPerWorkgroup);
+  p.workgroupsPerCU = residency.workgroupsPerCU;
+  p.occupancyLimit = residency.limit.str();
+  p.occupancy = residency.wavesPerSimd;
   if (p.workgroupsPerCU < 1)
     return llvm::createStringError(
         "kernel %s does not fit on a %s CU (%d registers per lane, %lld "
         "bytes of LDS, %d waves)",
         kernel.name.c_str(), chip.name.str().c_str(), registers,
         (long long)kd.ldsBytes, p.wavesPerWorkgroup);
-  p.occupancy = std::min(chip.maxWavesPerSimd,
-                         p.workgroupsPerCU * wavesPerSimdPerWorkgroup);
 
   // The main loop, or the whole kernel run once.
   double share = std::clamp(workload.conditionalShare, 0.0, 1.0);

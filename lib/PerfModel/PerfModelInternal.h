@@ -25,6 +25,9 @@ struct LoopRegion {
   }
 };
 
+/// Classifies one instruction from its printed form.
+void classifyInstruction(Instruction &inst, const ChipInfo &chip);
+
 std::optional<LoopRegion> findMainLoop(const DisassembledKernel &kernel);
 
 LoopCounts countLoop(const DisassembledKernel &kernel, const LoopRegion &loop,

@@ -134,22 +134,40 @@ const MFMAShape *ChipInfo::findMFMA(MFMAKind kind, int m, int n, int k) const {
   return nullptr;
 }
 
+int ChipInfo::getAllocatedRegisters(int vgprs, int agprs) const {
+  auto alignTo = [](int v, int a) { return (v + a - 1) / a * a; };
+  return alignTo(alignTo(std::max(vgprs, 1), 4) + agprs, registerGranule);
+}
+
+ChipInfo::Residency ChipInfo::getResidency(int registers,
+                                           int64_t ldsBytesPerWorkgroup,
+                                           int wavesPerWorkgroup) const {
+  wavesPerWorkgroup = std::max(wavesPerWorkgroup, 1);
+  int wavesPerSimdPerWorkgroup =
+      (wavesPerWorkgroup + simdsPerCU - 1) / simdsPerCU;
+  int byRegisters =
+      std::min(maxWavesPerSimd,
+               registersPerSimdLane / std::max(registers, registerGranule)) /
+      wavesPerSimdPerWorkgroup;
+  int byWaves = maxWavesPerSimd * simdsPerCU / wavesPerWorkgroup;
+  int byLds = ldsBytesPerWorkgroup > 0
+                  ? int(ldsBytesPerCU / ldsBytesPerWorkgroup)
+                  : byWaves;
+  Residency r;
+  r.workgroupsPerCU = std::min({byRegisters, byLds, byWaves});
+  r.limit = r.workgroupsPerCU == byRegisters ? "registers"
+            : r.workgroupsPerCU == byLds     ? "LDS"
+                                             : "waves per CU";
+  r.wavesPerSimd = std::min(maxWavesPerSimd,
+                            r.workgroupsPerCU * wavesPerSimdPerWorkgroup);
+  return r;
+}
+
 int ChipInfo::getOccupancy(int vgprs, int agprs, int64_t ldsBytesPerWorkgroup,
                            int wavesPerWorkgroup) const {
-  // AGPRs are allocated after the VGPRs (aligned to 4), the sum rounded up
-  // to the allocation granule.
-  auto alignTo = [](int v, int a) { return (v + a - 1) / a * a; };
-  int registers =
-      alignTo(alignTo(std::max(vgprs, 1), 4) + agprs, registerGranule);
-  int byRegisters = std::min(maxWavesPerSimd, registersPerSimdLane / registers);
-  int byLds = maxWavesPerSimd;
-  if (ldsBytesPerWorkgroup > 0) {
-    int64_t workgroups = ldsBytesPerCU / ldsBytesPerWorkgroup;
-    byLds = int(std::min<int64_t>(
-        maxWavesPerSimd,
-        (workgroups * wavesPerWorkgroup + simdsPerCU - 1) / simdsPerCU));
-  }
-  return std::min(byRegisters, byLds);
+  return getResidency(getAllocatedRegisters(vgprs, agprs),
+                      ldsBytesPerWorkgroup, wavesPerWorkgroup)
+      .wavesPerSimd;
 }
 
 const ChipInfo *mlir::qmm::lookupChip(llvm::StringRef name) {

@@ -166,9 +166,6 @@ struct DisassembledKernel {
 llvm::Expected<std::vector<DisassembledKernel>>
 disassembleCodeObject(llvm::StringRef elf, const ChipInfo &chip);
 
-/// Classifies one instruction from its printed form (exposed for tests).
-void classifyInstruction(Instruction &inst, const ChipInfo &chip);
-
 //===----------------------------------------------------------------------===//
 // The model
 //===----------------------------------------------------------------------===//

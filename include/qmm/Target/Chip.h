@@ -89,8 +89,22 @@ struct ChipInfo {
   /// no FP6/FP4 MFMA: kernels convert them to FP8).
   int64_t getPeakFlopsPerClock(int aBits, int bBits) const;
 
-  /// Waves per SIMD a kernel reaches, limited by its registers (`vgprs` +
-  /// `agprs` per lane) and by the LDS of its workgroups.
+  /// Registers per lane a kernel of `vgprs` and `agprs` allocates: the
+  /// AGPRs after the VGPRs (aligned to 4), rounded up to the granule.
+  int getAllocatedRegisters(int vgprs, int agprs) const;
+
+  /// What one CU holds of a kernel: whole workgroups (their waves go
+  /// round-robin over the SIMDs), as many as the registers (`registers`
+  /// allocated per lane), the LDS and the waves per SIMD allow.
+  struct Residency {
+    int workgroupsPerCU = 0; ///< 0: a workgroup does not fit
+    int wavesPerSimd = 0;
+    llvm::StringRef limit; ///< "registers", "LDS" or "waves per CU"
+  };
+  Residency getResidency(int registers, int64_t ldsBytesPerWorkgroup,
+                         int wavesPerWorkgroup) const;
+
+  /// Waves per SIMD a kernel reaches (getResidency of its allocation).
   int getOccupancy(int vgprs, int agprs, int64_t ldsBytesPerWorkgroup,
                    int wavesPerWorkgroup) const;
 };
