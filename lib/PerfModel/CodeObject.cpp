@@ -146,8 +146,8 @@ void perf::classifyInstruction(Instruction &inst, const ChipInfo &chip) {
 
   if (mnemonic.starts_with("v_mfma")) {
     inst.kind = InstructionClass::MFMA;
-    if (std::optional<MFMAMnemonic> parsed = parseMFMAMnemonic(mnemonic))
-      inst.mfma = chip.findMFMA(parsed->kind, parsed->m, parsed->n, parsed->k);
+    if (const MMAIntrinsicInfo *info = lookupMMAIntrinsicByMnemonic(mnemonic))
+      inst.mfma = chip.executes(*info) ? info : nullptr;
     // f8f6f4 operand formats (CDNA4 ISA): cbsz for A, blgp for B; 0 fp8,
     // 1 bf8, 2 fp6, 3 bf6, 4 fp4 (absent: 0).
     if (inst.mfma && inst.mfma->narrowCycles)

@@ -25,13 +25,16 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   if (options.format != "gpu" && options.format != "llvm" &&
       options.format != "isa" && options.format != "bin")
     return failure();
-  const std::string &chip = options.chip;
+  // The chip is recorded once in the IR; every stage reads it from there.
   // Legalize and configure on tensors, bufferize, run the legalization's
   // element-wise loops as kernels; then the matmul kernels stage by stage
   // (tiling, LDS promotion, MFMA, scales, epilogue); outline; expand the
   // math the kernels cannot call.
-  pm.addPass(createQMMLegalizeForChip({chip}));
-  pm.addPass(createQMMSelectConfig({chip, options.config}));
+  pm.addPass(createQMMAttachTarget({options.chip}));
+  pm.addPass(createQMMLegalizeForChip());
+  QMMSelectConfigOptions select;
+  select.override = options.config;
+  pm.addPass(createQMMSelectConfig(select));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -39,11 +42,11 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createQMMParallelLoopsToGPU());
-  pm.addPass(createQMMTileMatmul({chip}));
-  pm.addPass(createQMMPromoteOperandsToLds({chip}));
-  pm.addPass(createQMMLowerWaveMmaToMFMA({chip}));
-  pm.addPass(createQMMLowerWaveScales({chip}));
-  pm.addPass(createQMMLowerWaveStore({chip}));
+  pm.addPass(createQMMTileMatmul());
+  pm.addPass(createQMMPromoteOperandsToLds());
+  pm.addPass(createQMMLowerWaveMmaToMFMA());
+  pm.addPass(createQMMLowerWaveScales());
+  pm.addPass(createQMMLowerWaveStore());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createQMMExpandKernelMath());
   pm.addPass(createCanonicalizerPass());

@@ -13,28 +13,10 @@
 
 using namespace mlir::qmm;
 
-static const MFMAShape kGfx942MFMA[] = {
-    {MFMAKind::FP8, 16, 16, 32, 16},
-    {MFMAKind::FP8, 32, 32, 16, 32},
-};
-
-static const MFMAShape kGfx950MFMA[] = {
-    {MFMAKind::FP8, 16, 16, 32, 16},
-    {MFMAKind::FP8, 32, 32, 16, 32},
-    // Both operands FP6/FP4: twice the FP8 rate.
-    {MFMAKind::F8F6F4, 16, 16, 128, 32, /*narrowCycles=*/16},
-    {MFMAKind::F8F6F4, 32, 32, 64, 64, /*narrowCycles=*/32},
-    {MFMAKind::ScaledF8F6F4, 16, 16, 128, 32, /*narrowCycles=*/16},
-    {MFMAKind::ScaledF8F6F4, 32, 32, 64, 64, /*narrowCycles=*/32},
-    // gfx950's 8-value bf16 forms; cycles from bf16's half-of-FP8 peak rate.
-    {MFMAKind::BF16, 16, 16, 32, 16},
-    {MFMAKind::BF16, 32, 32, 16, 32},
-};
-
 static const ChipInfo kChips[] = {
     {"gfx942", "MI300X (CDNA3)", FormatFamily::FNUZ, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/64 * 1024, /*ldsBanks=*/32, /*ldsBankBytes=*/4,
-     /*hasScaledMFMA=*/false, kGfx942MFMA, /*simdsPerCU=*/4,
+     /*hasScaledMFMA=*/false, CDNA3, /*simdsPerCU=*/4,
      /*registersPerSimdLane=*/512, /*registerGranule=*/8,
      /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/64 * 1024,
      /*maxThreadsPerWorkgroup=*/1024,
@@ -42,7 +24,7 @@ static const ChipInfo kChips[] = {
      /*maxGridWorkItemsPerDimension=*/(int64_t(1) << 32) - 1},
     {"gfx950", "MI355X (CDNA4)", FormatFamily::OCP, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/160 * 1024, /*ldsBanks=*/64, /*ldsBankBytes=*/4,
-     /*hasScaledMFMA=*/true, kGfx950MFMA, /*simdsPerCU=*/4,
+     /*hasScaledMFMA=*/true, CDNA4, /*simdsPerCU=*/4,
      /*registersPerSimdLane=*/512, /*registerGranule=*/8,
      /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/160 * 1024,
      /*maxThreadsPerWorkgroup=*/1024,
@@ -62,45 +44,15 @@ static const DeviceInfo kDevices[] = {
      int64_t(256) << 20, 8.0},
 };
 
-std::optional<MFMAMnemonic> mlir::qmm::parseMFMAMnemonic(
-    llvm::StringRef mnemonic) {
-  MFMAMnemonic result;
-  llvm::StringRef rest = mnemonic;
-  bool scaled = rest.consume_front("v_mfma_scale_f32_");
-  if (!scaled && !rest.consume_front("v_mfma_f32_"))
-    return std::nullopt;
-  auto [shape, types] = rest.split('_');
-  llvm::SmallVector<llvm::StringRef, 3> extents;
-  shape.split(extents, 'x');
-  if (extents.size() != 3 || extents[0].getAsInteger(10, result.m) ||
-      extents[1].getAsInteger(10, result.n) ||
-      extents[2].getAsInteger(10, result.k))
-    return std::nullopt;
-  if (types == "f8f6f4")
-    result.kind = scaled ? MFMAKind::ScaledF8F6F4 : MFMAKind::F8F6F4;
-  else if (!scaled && (types == "fp8_fp8" || types == "fp8_bf8" ||
-                       types == "bf8_fp8" || types == "bf8_bf8"))
-    result.kind = MFMAKind::FP8;
-  else if (!scaled && types == "bf16")
-    result.kind = MFMAKind::BF16;
-  else
-    return std::nullopt;
-  return result;
-}
-
 int64_t ChipInfo::getPeakFlopsPerClock(int aBits, int bBits) const {
   int64_t best = 0;
-  for (const MFMAShape &shape : mfmaShapes) {
-    // What each family reads natively: 8-bit FP8, FP8/FP6/FP4, bf16.
-    bool reads = shape.kind == MFMAKind::BF16  ? aBits == 16 && bBits == 16
-                 : shape.kind == MFMAKind::FP8 ? aBits == 8 && bBits == 8
-                                               : aBits <= 8 && bBits <= 8;
-    if (!reads)
+  for (const MMAIntrinsicInfo *info : getIntrinsics()) {
+    if (!info->readsNatively(aBits) || !info->readsNatively(bBits))
       continue;
-    int cycles = shape.cycles;
-    if (shape.narrowCycles && aBits <= 6 && bBits <= 6)
-      cycles = shape.narrowCycles;
-    best = std::max(best, simdsPerCU * shape.getFlops() / cycles);
+    int cycles = info->cycles;
+    if (info->narrowCycles && aBits <= 6 && bBits <= 6)
+      cycles = info->narrowCycles;
+    best = std::max(best, simdsPerCU * info->getFlops() / cycles);
   }
   return best;
 }
@@ -127,11 +79,18 @@ const DeviceInfo *mlir::qmm::getDefaultDevice(const ChipInfo &chip) {
   return lookupDevice(chip.name == "gfx950" ? "mi355x" : "mi300x");
 }
 
-const MFMAShape *ChipInfo::findMFMA(MFMAKind kind, int m, int n, int k) const {
-  for (const MFMAShape &shape : mfmaShapes)
-    if (shape.kind == kind && shape.m == m && shape.n == n && shape.k == k)
-      return &shape;
-  return nullptr;
+const MMAIntrinsicInfo *ChipInfo::findMFMA(MFMAKind kind, int64_t m,
+                                           int64_t n, int64_t k) const {
+  const MMAIntrinsicInfo *info = lookupMMAIntrinsic(kind, m, n, k);
+  return info && executes(*info) ? info : nullptr;
+}
+
+llvm::SmallVector<const MMAIntrinsicInfo *> ChipInfo::getIntrinsics() const {
+  llvm::SmallVector<const MMAIntrinsicInfo *> intrinsics;
+  for (const MMAIntrinsicInfo &info : getMMAIntrinsics())
+    if (executes(info))
+      intrinsics.push_back(&info);
+  return intrinsics;
 }
 
 int ChipInfo::getAllocatedRegisters(int vgprs, int agprs) const {

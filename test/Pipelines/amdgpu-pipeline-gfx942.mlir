@@ -7,7 +7,7 @@
 // RUN: fp8-opt %s --qmm-to-amdgpu-pipeline="chip=gfx942 format=isa" | FileCheck %s --check-prefix=ISA
 // RUN: fp8-opt %s --qmm-to-amdgpu-pipeline="chip=gfx942 format=bin" | FileCheck %s --check-prefix=BIN
 
-// GPU: module attributes {gpu.container_module}
+// GPU: module attributes {gpu.container_module, qmm.target = #rocdl.target<chip = "gfx942">}
 // GPU: func.func @gemm(%{{.*}}: memref<256x512xf8E4M3FNUZ>, %{{.*}}: memref<256x4xf32>, %{{.*}}: memref<256x512xf8E4M3FNUZ>, %{{.*}}: memref<2x4xf32>, %{{.*}}: memref<256x256xbf16>) -> memref<256x256xbf16>
 // GPU:   gpu.launch_func @gemm_kernel::@gemm_kernel blocks in (%c2, %c2, %c1) threads in (%c256, %c1, %c1)
 // GPU: gpu.module @gemm_kernel

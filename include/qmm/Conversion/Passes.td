@@ -95,6 +95,24 @@ def QMMLowerToReference : Pass<"qmm-lower-to-reference", "ModuleOp"> {
 // AMD pipeline
 //===----------------------------------------------------------------------===//
 
+def QMMAttachTarget : Pass<"qmm-attach-target", "ModuleOp"> {
+  let summary = "Record the chip the module is compiled for, once, in the IR";
+  let description = [{
+    Sets `qmm.target = #rocdl.target<chip = "...">` on the module. Every
+    later stage of the AMD pipeline reads its chip from there (through
+    `getTargetChip`, which also finds the `#rocdl.target` of a gpu.module),
+    so two stages cannot compile for different chips; a pass that needs a
+    chip and finds none says so. A module that already carries a target
+    keeps it when it names the same chip and is rejected when it names
+    another.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+}
+
 def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
   let summary = "Rewrite qmm.matmul operands into forms the chip's matrix "
                 "cores read, exactly";
@@ -130,8 +148,9 @@ def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
     gfx950, which the scaled MFMA reads, are left as they are.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -186,8 +205,9 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     within one wave's sub-tile.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">,
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">,
     Option<"override", "override", "std::string", /*default=*/"\"\"",
            "a #qmm.config<...> forced on every qmm.matmul">
   ];
@@ -232,8 +252,9 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     multiple of 32.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -277,8 +298,9 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "ModuleOp"> {
     Operands already in workgroup memory are left alone.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -320,8 +342,9 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
     The operands must be in workgroup memory (qmm-promote-operands-to-lds).
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
     "::mlir::amdgpu::AMDGPUDialect",
@@ -348,8 +371,9 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "ModuleOp"> {
     (gfx942), and are not lowered here.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -388,8 +412,9 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
     `arith.truncf`: qmm-expand-kernel-math expands them for the device.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (gfx942 or gfx950); default: the IR's target "
+           "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

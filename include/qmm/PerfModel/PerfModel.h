@@ -141,7 +141,7 @@ struct Instruction {
   int nopCycles = 0;
   /// MFMA: the target description's entry, and whether both operands are
   /// FP6/FP4 (f8f6f4 forms: cbsz/blgp >= 2).
-  const MFMAShape *mfma = nullptr;
+  const MMAIntrinsicInfo *mfma = nullptr;
   bool narrowOperands = false;
 };
 

@@ -10,8 +10,10 @@
 
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -22,33 +24,9 @@
 namespace mlir {
 namespace qmm {
 
-// MFMAKind, the matrix-core instruction families the compiler targets
-// (fp8, f8f6f4, scaled_f8f6f4, bf16), is the dialect's enum: configs name it
-// and the target description tells its shapes and cycles.
-
-struct MFMAShape {
-  MFMAKind kind;
-  int m, n, k;
-  /// Cycles the SIMD's matrix pipe is busy (CDNA3/CDNA4 ISA guides, LLVM
-  /// SISchedule.td; ../shared/perf.md): the f8f6f4 forms take this when an
-  /// operand is FP8...
-  int cycles;
-  /// ...and this when both operands are FP6 or FP4 (0: the form reads no
-  /// such operands).
-  int narrowCycles = 0;
-
-  /// Dense FLOP one instruction performs (2 m n k).
-  int64_t getFlops() const { return int64_t(2) * m * n * k; }
-};
-
-/// The instruction family and shape an MFMA mnemonic names
-/// ("v_mfma_f32_16x16x32_fp8_fp8", "v_mfma_scale_f32_32x32x64_f8f6f4");
-/// nullopt for mnemonics that are not MFMAs of these families.
-struct MFMAMnemonic {
-  MFMAKind kind;
-  int m, n, k;
-};
-std::optional<MFMAMnemonic> parseMFMAMnemonic(llvm::StringRef mnemonic);
+// The matrix instructions themselves (shapes, cycles, lane layouts) are
+// the rows of the dialect's intrinsic table (QMMIntrinsics.def); a chip
+// names its generation and executes the rows of that generation.
 
 struct ChipInfo {
   llvm::StringRef name;    ///< LLVM's gfx name: "gfx942"
@@ -61,8 +39,9 @@ struct ChipInfo {
   int ldsBankBytes;
   /// v_mfma_scale_f32_*_f8f6f4 (MX with E8M0 scales) and FP4/FP6 inputs.
   bool hasScaledMFMA;
-  /// The MFMA shapes the chip executes.
-  llvm::ArrayRef<MFMAShape> mfmaShapes;
+  /// The chip's generation (a MatrixISA bit): which rows of the intrinsic
+  /// table it executes.
+  MatrixISA matrixISA;
   /// Occupancy limits (CDNA3/CDNA4 ISA guides): SIMDs per CU, the unified
   /// VGPR+AGPR file per SIMD lane, its allocation granule, waves per SIMD,
   /// and the LDS one CU shares among its workgroups.
@@ -78,7 +57,14 @@ struct ChipInfo {
   std::array<int64_t, 3> maxWorkgroupExtents;
   int64_t maxGridWorkItemsPerDimension;
 
-  const MFMAShape *findMFMA(MFMAKind kind, int m, int n, int k) const;
+  /// The instruction of this family and shape, when the chip executes it.
+  const MMAIntrinsicInfo *findMFMA(MFMAKind kind, int64_t m, int64_t n,
+                                   int64_t k) const;
+  bool executes(const MMAIntrinsicInfo &info) const {
+    return info.isa & matrixISA;
+  }
+  /// Every instruction of the table the chip executes, in table order.
+  llvm::SmallVector<const MMAIntrinsicInfo *> getIntrinsics() const;
 
   /// Bytes the LDS of one CU serves per clock (one dword per bank).
   int64_t getLdsBytesPerClock() const { return int64_t(ldsBanks) * ldsBankBytes; }

@@ -12,34 +12,10 @@
 using namespace mlir;
 using namespace mlir::qmm;
 
-MFMAOperandLayout qmm::getMFMAOperandLayout(ConfigAttr config,
-                                            Type elementType) {
-  ArrayRef<int64_t> shape = config.getMfmaShape();
-  MFMAOperandLayout layout;
-  layout.m = shape[0];
-  layout.n = shape[1];
-  layout.k = shape[2];
-  layout.elementBits = elementType.getIntOrFloatBitWidth();
-  if (config.getMfmaKind() == MFMAKind::FP8 ||
-      config.getMfmaKind() == MFMAKind::BF16) {
-    // v_mfma_f32_{16x16x32,32x32x16}_{fp8,bf16}: 8 consecutive K values per
-    // lane (FP4/FP6 and, for bf16, FNUZ data converted in registers).
-    layout.pieces = 1;
-    layout.itemsPerPiece = 8;
-    layout.pieceStrideK = 0;
-  } else if (layout.elementBits == 8) {
-    // gfx950 f8f6f4 with FP8 operands (CDNA4 ISA guide): items 0-15 at
-    // k = 16 * (l / m), items 16-31 half the instruction's K further.
-    layout.pieces = 2;
-    layout.itemsPerPiece = 16;
-    layout.pieceStrideK = layout.k / 2;
-  } else {
-    // FP4/FP6 operands: 32 consecutive K values at k = 32 * (l / m).
-    layout.pieces = 1;
-    layout.itemsPerPiece = 32;
-    layout.pieceStrideK = 0;
-  }
-  return layout;
+OperandLaneLayout qmm::getOperandLayout(ConfigAttr config, Type elementType,
+                                        bool forB) {
+  return config.getIntrinsic().getOperandLayout(
+      elementType.getIntOrFloatBitWidth(), forB);
 }
 
 int64_t qmm::getTileRowBytes(ConfigAttr config, Type elementType) {
@@ -82,22 +58,22 @@ static int64_t countBankConflicts(const ChipInfo &chip, int64_t count,
 /// Extra bank cycles one wave's fragment reads take with rows of
 /// `rowBytes`.
 static int64_t fragmentReadConflicts(const ChipInfo &chip,
-                                     const MFMAOperandLayout &layout,
+                                     const OperandLaneLayout &layout,
                                      int64_t rowBytes) {
-  int64_t pieceBytes = layout.pieceBytes();
-  return countBankConflicts(chip, chip.waveSize, pieceBytes, [&](int64_t lane) {
-    return (lane % layout.m) * rowBytes + (lane / layout.m) * pieceBytes;
+  int64_t runBytes = layout.getRunBytes();
+  return countBankConflicts(chip, chip.waveSize, runBytes, [&](int64_t lane) {
+    return (lane % layout.rows) * rowBytes + (lane / layout.rows) * runBytes;
   });
 }
 
 int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
-                              Type elementType) {
+                              Type elementType, bool forB) {
   // The smallest padding, in whole fragment runs (whole dwords, so
   // fragment reads stay aligned), whose fragment reads are free of bank
   // conflicts; the tile copies choose their row order to match (see
   // getLdsCopyMapping).
-  MFMAOperandLayout layout = getMFMAOperandLayout(config, elementType);
-  int64_t unit = std::lcm<int64_t>(layout.pieceBytes(), chip.ldsBankBytes);
+  OperandLaneLayout layout = getOperandLayout(config, elementType, forB);
+  int64_t unit = std::lcm<int64_t>(layout.getRunBytes(), chip.ldsBankBytes);
   int64_t rowBytes = getTileRowBytes(config, elementType);
   int64_t best = unit, bestConflicts = -1;
   for (int64_t units = 1; units <= 8; ++units) {
@@ -127,12 +103,13 @@ static int64_t copyWriteConflicts(const ChipInfo &chip,
 }
 
 LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
-                                      Type elementType, int64_t tileRows) {
+                                      Type elementType, bool forB,
+                                      int64_t tileRows) {
   LdsCopyMapping mapping;
   mapping.chunkBytes = getCopyChunkBytes(elementType);
   mapping.chunksPerRow =
       getTileRowBytes(config, elementType) / mapping.chunkBytes;
-  int64_t rowBytes = getLdsRowBytes(chip, config, elementType);
+  int64_t rowBytes = getLdsRowBytes(chip, config, elementType, forB);
   int64_t lanesPerPhase = getLanesPerPhase(chip, mapping.chunkBytes);
   int64_t best = copyWriteConflicts(chip, mapping, tileRows, rowBytes);
   int64_t rowsPerPhase = lanesPerPhase / mapping.chunksPerRow;
@@ -160,18 +137,19 @@ LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
 int64_t qmm::getLdsConflictCyclesPerTile(const ChipInfo &chip,
                                           ConfigAttr config,
                                           OperandTypes operands) {
-  auto shape = config.getMfmaShape();
   int64_t cycles = 0;
-  for (auto [type, waveRows, tileRows] :
-       {std::tuple(operands.a, config.getWaveTileM(), config.getTileM()),
-        std::tuple(operands.b, config.getWaveTileN(), config.getTileN())}) {
-    MFMAOperandLayout layout = getMFMAOperandLayout(config, type);
-    int64_t rowBytes = getLdsRowBytes(chip, config, type);
+  for (auto [type, forB, waveRows, tileRows] :
+       {std::tuple(operands.a, false, config.getWaveTileM(), config.getTileM()),
+        std::tuple(operands.b, true, config.getWaveTileN(),
+                   config.getTileN())}) {
+    OperandLaneLayout layout = getOperandLayout(config, type, forB);
+    int64_t rowBytes = getLdsRowBytes(chip, config, type, forB);
     // One read per run, MFMA step along K and fragment row block.
-    int64_t reads = (waveRows / shape[0]) * (config.getTileK() / shape[2]) *
-                    layout.pieces;
+    int64_t reads = (waveRows / layout.rows) *
+                    (config.getTileK() / config.getIntrinsic().k) * layout.runs;
     cycles += reads * fragmentReadConflicts(chip, layout, rowBytes);
-    LdsCopyMapping mapping = getLdsCopyMapping(chip, config, type, tileRows);
+    LdsCopyMapping mapping =
+        getLdsCopyMapping(chip, config, type, forB, tileRows);
     cycles += copyWriteConflicts(chip, mapping, tileRows, rowBytes) /
               config.getNumWaves();
   }
@@ -181,8 +159,8 @@ int64_t qmm::getLdsConflictCyclesPerTile(const ChipInfo &chip,
 int64_t qmm::getLdsFootprint(const ChipInfo &chip, ConfigAttr config,
                              OperandTypes operands) {
   return config.getStages() *
-         (getLdsRowBytes(chip, config, operands.a) * config.getTileM() +
-          getLdsRowBytes(chip, config, operands.b) * config.getTileN());
+         (getLdsRowBytes(chip, config, operands.a, false) * config.getTileM() +
+          getLdsRowBytes(chip, config, operands.b, true) * config.getTileN());
 }
 
 std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip,
@@ -210,8 +188,8 @@ std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip,
   // FNUZ data on gfx950: every e4m3fnuz / e5m2fnuz value is exact in bf16
   // (no FP8 scaling maps all of them onto OCP), so the fragments are
   // converted in registers and run on the bf16 forms.
-  for (const MFMAShape &shape : chip.mfmaShapes)
-    if (shape.kind == MFMAKind::BF16 && isFNUZType(aType) &&
+  for (const MMAIntrinsicInfo *info : chip.getIntrinsics())
+    if (info->kind == MFMAKind::BF16 && isFNUZType(aType) &&
         isFNUZType(bType))
       return MFMAKind::BF16;
   return std::nullopt;
@@ -286,7 +264,7 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   // K tile per 128-wide scale block. A K tile must not straddle two scale
   // blocks: the largest divisor of the scale block that does not exceed
   // the tile. Returns 0 when no tile of whole MFMA steps fits a block.
-  auto getTileK = [&](const MFMAShape &shape) -> int64_t {
+  auto getTileK = [&](const MMAIntrinsicInfo &shape) -> int64_t {
     int64_t tileK = std::max<int64_t>(shape.k, 128);
     if (k < tileK) // (K = 0 still gets a tile: the kernel runs no K loop)
       tileK = llvm::alignTo(std::max<int64_t>(k, 1), shape.k);
@@ -301,14 +279,15 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   if (*kind == MFMAKind::F8F6F4 && operands.a.getIntOrFloatBitWidth() == 8 &&
       operands.b.getIntOrFloatBitWidth() == 8)
     kinds.push_back(MFMAKind::FP8);
-  const MFMAShape *shape = nullptr;
+  const MMAIntrinsicInfo *shape = nullptr;
   int64_t tileK = 0;
   for (MFMAKind candidateKind : kinds)
     for (int64_t size : {large ? 32 : 16, large ? 16 : 32})
-      for (const MFMAShape &candidate : chip.mfmaShapes)
-        if (!shape && candidate.kind == candidateKind && candidate.m == size &&
-            candidate.n == size && (tileK = getTileK(candidate)))
-          shape = &candidate;
+      for (const MMAIntrinsicInfo *candidate : chip.getIntrinsics())
+        if (!shape && candidate->kind == candidateKind &&
+            candidate->m == size && candidate->n == size &&
+            (tileK = getTileK(*candidate)))
+          shape = candidate;
   if (!shape)
     return {};
   kind = shape->kind;

@@ -1,6 +1,7 @@
 //===- LegalizeForChip.cpp - operands the matrix cores can read -----------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Utils.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -154,12 +155,9 @@ struct QMMLegalizeForChipPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-legalize-for-chip: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-legalize-for-chip");
+    if (!target)
       return signalPassFailure();
-    }
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<MatmulOp, GroupedMatmulOp>(op))

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -184,50 +185,54 @@ struct WaveMmaLowering {
   OpBuilder &b;
   Location loc;
   ConfigAttr config;
-  /// Placement of A's and B's values (they differ for FP8 x FP4 on gfx950);
-  /// the instruction shape is the same in both.
-  MFMAOperandLayout aLayout, bLayout;
+  /// The instruction (its row of the intrinsic table) and the placement of
+  /// A's and B's values (they differ for FP8 x FP4 on gfx950).
+  const MMAIntrinsicInfo &mfma;
+  OperandLaneLayout aLayout, bLayout;
   Value lane;
 
   /// The fragment of `lane` for the MFMA step at `kStep` of tile row `row`
   /// of an LDS tile addressed by `indices` ([stage,] row origin, column
   /// origin; columns are bytes), converted to what the instruction reads.
-  Value readFragment(const MFMAOperandLayout &layout, Value lds,
+  Value readFragment(const OperandLaneLayout &layout, Value lds,
                      ValueRange indices, Value row, int64_t kStep) {
     IndexMath im{b, loc};
     Type elementType = cast<MemRefType>(lds.getType()).getElementType();
-    Value group = im.div(lane, layout.m);
-    auto pieceType = VectorType::get({layout.itemsPerPiece}, elementType);
+    Value group = im.div(lane, layout.rows);
+    auto runType = VectorType::get({layout.runLength}, elementType);
     SmallVector<Value, 3> at(indices.drop_back(2));
     Value ldsRow = im.add(indices[indices.size() - 2], row);
     Value columnOrigin = indices.back();
-    SmallVector<Value> pieces;
-    for (int64_t piece = 0; piece < layout.pieces; ++piece) {
-      Value k = im.add(im.mul(group, layout.itemsPerPiece),
-                       kStep + piece * layout.pieceStrideK);
+    SmallVector<Value> runs;
+    for (int64_t run = 0; run < layout.runs; ++run) {
+      Value k = im.add(im.mul(group, layout.runLength),
+                       kStep + run * layout.runStrideK);
       // Packed FP4/FP6: the value's byte.
       Value column = im.add(
           columnOrigin, layout.elementBits == 8
                             ? k
                             : im.div(im.mul(k, layout.elementBits), 8));
-      SmallVector<Value, 3> pieceAt(at);
-      pieceAt.append({ldsRow, column});
-      pieces.push_back(
-          vector::LoadOp::create(b, loc, pieceType, lds, pieceAt));
+      SmallVector<Value, 3> runAt(at);
+      runAt.append({ldsRow, column});
+      runs.push_back(vector::LoadOp::create(b, loc, runType, lds, runAt));
     }
-    if (pieces.size() == 2) {
-      // A shuffle, not a strided insert: it lowers directly to LLVM.
-      SmallVector<int64_t> concat(2 * layout.itemsPerPiece);
+    Value fragment = runs.front();
+    for (size_t run = 1; run < runs.size(); ++run) {
+      // Shuffles, not strided inserts: they lower directly to LLVM.
+      int64_t width = cast<VectorType>(fragment.getType()).getNumElements();
+      SmallVector<int64_t> concat(width + layout.runLength);
       for (int64_t i = 0; i < (int64_t)concat.size(); ++i)
         concat[i] = i;
-      return vector::ShuffleOp::create(b, loc, pieces[0], pieces[1], concat);
+      fragment =
+          vector::ShuffleOp::create(b, loc, fragment, runs[run], concat);
     }
-    if (config.getMfmaKind() == MFMAKind::BF16)
-      return convertFNUZToBF16(b, loc, pieces.front());
-    if (config.getMfmaKind() == MFMAKind::FP8 &&
-        layout.elementBits < 8)
-      return convertSubByteToFNUZ(b, loc, pieces.front());
-    return pieces.front();
+    // What the instruction does not read natively is converted exactly:
+    // FNUZ FP8 to bf16, FP4/FP6 to FNUZ FP8.
+    unsigned bits = layout.elementBits;
+    if (!mfma.readsNatively(bits))
+      return mfma.readsNatively(16) ? convertFNUZToBF16(b, loc, fragment)
+                                    : convertSubByteToFNUZ(b, loc, fragment);
+    return fragment;
   }
 
   /// The E8M0 scale the instruction takes from `lane` for an operand whose
@@ -240,15 +245,14 @@ struct WaveMmaLowering {
     IndexMath im{b, loc};
     auto type = cast<MemRefType>(scales.getType());
     Value r = im.min(im.add(origin[0], row), type.getDimSize(0) - 1);
-    Value block = im.add(origin[1], im.add(im.div(lane, aLayout.m),
-                                           kStep / kMXBlockSize));
+    Value block = im.add(origin[1], im.add(im.div(lane, aLayout.rows),
+                                           kStep / mfma.scaleBlockK));
     Value c = im.min(block, type.getDimSize(1) - 1);
     return memref::LoadOp::create(b, loc, scales, ValueRange{r, c});
   }
 
   SmallVector<Value> lower(WaveMmaOp op) {
     IndexMath im{b, loc};
-    const MFMAOperandLayout &mfma = aLayout;
     int64_t repeatsM = config.getMfmaRepeatsM();
     int64_t repeatsN = config.getMfmaRepeatsN();
     Value fragRow = im.rem(lane, mfma.m);
@@ -266,7 +270,7 @@ struct WaveMmaLowering {
             bLayout, op.getB(), op.getBIndices(),
             im.add(im.add(op.getWaveCol(), rn * mfma.n), fragCol), kStep));
       SmallVector<Value> aScales, bScales;
-      if (op.getAScales()) {
+      if (mfma.hasBlockScales()) {
         for (int64_t rm = 0; rm < repeatsM; ++rm)
           aScales.push_back(loadScale(
               op.getAScales(), op.getAScaleIndices(),
@@ -281,14 +285,14 @@ struct WaveMmaLowering {
       for (int64_t rm = 0; rm < repeatsM; ++rm)
         for (int64_t rn = 0; rn < repeatsN; ++rn) {
           Value &tile = acc[rm * repeatsN + rn];
-          if (op.getAScales())
+          if (mfma.hasBlockScales())
             tile = amdgpu::ScaledMFMAOp::create(
                 b, loc, accType, mfma.n, mfma.m, mfma.k, bFrags[rn],
                 aFrags[rm], tile, bScales[rn], aScales[rm],
                 /*scalesIdxA=*/0, /*scalesIdxB=*/0);
           else
             tile = amdgpu::MFMAOp::create(b, loc, accType, mfma.n, mfma.m,
-                                          mfma.k, /*blocks=*/1, bFrags[rn],
+                                          mfma.k, mfma.blocks, bFrags[rn],
                                           aFrags[rm], tile);
         }
     }
@@ -301,12 +305,9 @@ struct QMMLowerWaveMmaToMFMAPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-lower-wave-mma-to-mfma: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-lower-wave-mma-to-mfma");
+    if (!target)
       return signalPassFailure();
-    }
     WalkResult result = getOperation()->walk([&](WaveMmaOp op) {
       if (failed(lowerOp(op, *target)))
         return WalkResult::interrupt();
@@ -340,8 +341,11 @@ struct QMMLowerWaveMmaToMFMAPass
         b,
         op.getLoc(),
         config,
-        getMFMAOperandLayout(config, op.getA().getType().getElementType()),
-        getMFMAOperandLayout(config, op.getB().getType().getElementType()),
+        config.getIntrinsic(),
+        getOperandLayout(config, op.getA().getType().getElementType(),
+                         /*forB=*/false),
+        getOperandLayout(config, op.getB().getType().getElementType(),
+                         /*forB=*/true),
         im.lane(chip.waveSize)};
     SmallVector<Value> results = lowering.lower(op);
     op.replaceAllUsesWith(results);

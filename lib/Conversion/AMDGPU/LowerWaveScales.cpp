@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
@@ -43,7 +44,7 @@ static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
   Location loc = op.getLoc();
   IndexMath im{b, loc};
   ConfigAttr config = op.getConfig();
-  AccumulatorLayout layout{config, chip.waveSize};
+  AccumulatorLayout layout(config);
   ArrayRef<int64_t> size = op.getProblemSize();
   int64_t m = size[0], n = size[1], k = size[2];
   Value lane = im.lane(chip.waveSize);
@@ -84,12 +85,9 @@ struct QMMLowerWaveScalesPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-lower-wave-scales: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-lower-wave-scales");
+    if (!target)
       return signalPassFailure();
-    }
     WalkResult result = getOperation()->walk([&](WaveScaleAccumulateOp op) {
       if (op.getAEncoding().isMX() || op.getBEncoding().isMX()) {
         op.emitOpError("qmm-lower-wave-scales: MX (E8M0) scales are applied "

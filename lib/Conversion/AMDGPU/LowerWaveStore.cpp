@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Utils.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -109,12 +110,15 @@ static void forEachStoredPart(
 
 /// Item group `first` (4 consecutive columns of one row) of accumulator
 /// `tile`, as a vector<4xf32>.
-static Value extractQuad(OpBuilder &b, Location loc, Value tile,
-                         int64_t first) {
+/// Items [first, first + length) of an accumulator: one run of
+/// consecutive output columns.
+static Value extractRun(OpBuilder &b, Location loc, Value tile, int64_t first,
+                        int64_t length) {
   // A shuffle, not extract_strided_slice: it lowers directly to LLVM.
-  return vector::ShuffleOp::create(
-      b, loc, tile, tile,
-      ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
+  SmallVector<int64_t, 8> items;
+  for (int64_t i = 0; i < length; ++i)
+    items.push_back(first + i);
+  return vector::ShuffleOp::create(b, loc, tile, tile, items);
 }
 
 static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
@@ -123,7 +127,7 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   // at the right edge, nothing below the last row.
   Location loc = op.getLoc();
   IndexMath im{b, loc};
-  AccumulatorLayout layout{op.getConfig(), chip.waveSize};
+  AccumulatorLayout layout(op.getConfig());
   Epilogue epilogue{op, loc};
   int64_t m = op.getOut().getType().getDimSize(0);
   int64_t n = op.getOut().getType().getDimSize(1);
@@ -132,9 +136,10 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
     Value row = im.add(op.getRow(), layout.row(im, lane, rm));
     for (int64_t rn = 0; rn < op.getConfig().getMfmaRepeatsN(); ++rn) {
       Value tile = op.getAcc()[layout.index(rm, rn)];
-      for (int64_t first = 0; first < layout.items(); first += 4) {
+      for (int64_t first = 0; first < layout.items();
+           first += layout.runLength()) {
         Value col = im.add(op.getCol(), layout.col(im, lane, rn, first));
-        Value quad = extractQuad(b, loc, tile, first);
+        Value quad = extractRun(b, loc, tile, first, layout.runLength());
         Value rowOk = im.lt(row, m);
         if (Value valid = op.getValidRows())
           rowOk = arith::AndIOp::create(
@@ -164,14 +169,14 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   }
 }
 
-/// bias[col .. col + 3] as a vector<4xf32>; columns past `n` read the last
-/// bias (their results are never stored).
-static Value loadBiasQuad(OpBuilder &b, Location loc, Value bias, Value col,
-                          int64_t n) {
+/// bias[col .. col + width - 1] as a vector of f32; columns past `n` read
+/// the last bias (their results are never stored).
+static Value loadBiasRun(OpBuilder &b, Location loc, Value bias, Value col,
+                         int64_t n, int64_t width) {
   IndexMath im{b, loc};
   Type element = cast<MemRefType>(bias.getType()).getElementType();
-  auto quadType = VectorType::get({4}, element);
-  Value fits = n >= 4 ? im.lt(col, n - 3) : im.boolean(false);
+  auto quadType = VectorType::get({width}, element);
+  Value fits = n >= width ? im.lt(col, n - (width - 1)) : im.boolean(false);
   auto load = scf::IfOp::create(b, loc, TypeRange{quadType}, fits,
                                 /*withElseRegion=*/true);
   OpBuilder vecB = load.getThenBodyBuilder();
@@ -181,7 +186,7 @@ static Value loadBiasQuad(OpBuilder &b, Location loc, Value bias, Value col,
   OpBuilder edgeB = load.getElseBodyBuilder();
   IndexMath eim{edgeB, loc};
   SmallVector<Value> elements;
-  for (int64_t j = 0; j < 4; ++j)
+  for (int64_t j = 0; j < width; ++j)
     elements.push_back(memref::LoadOp::create(
         edgeB, loc, bias, eim.min(eim.add(col, j), n - 1)));
   scf::YieldOp::create(
@@ -191,7 +196,7 @@ static Value loadBiasQuad(OpBuilder &b, Location loc, Value bias, Value col,
   Value quad = load.getResult(0);
   if (element.isF32())
     return quad;
-  return arith::ExtFOp::create(b, loc, VectorType::get({4}, b.getF32Type()),
+  return arith::ExtFOp::create(b, loc, VectorType::get({width}, b.getF32Type()),
                                quad);
 }
 
@@ -213,7 +218,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
   Location loc = op.getLoc();
   IndexMath im{b, loc};
   ConfigAttr config = op.getConfig();
-  AccumulatorLayout layout{config, chip.waveSize};
+  AccumulatorLayout layout(config);
   MemRefType outType = op.getOut().getType();
   int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
   ScaleEncodingAttr encoding = *op.getOutEncoding();
@@ -258,13 +263,14 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
       for (int64_t rn = rn0; rn < rnEnd; ++rn) {
         auto [tileFirstBlock, tileLastBlock] = blocksOfTile(rn);
         Value tile = op.getAcc()[layout.index(rm, rn)];
-        for (int64_t first = 0; first < layout.items(); first += 4) {
+        for (int64_t first = 0; first < layout.items();
+           first += layout.runLength()) {
           Value offset = layout.col(im, lane, rn, first);
           Value col = im.add(op.getCol(), offset);
-          Value pre = extractQuad(b, loc, tile, first);
+          Value pre = extractRun(b, loc, tile, first, layout.runLength());
           if (Value bias = op.getBias())
             pre = arith::AddFOp::create(b, loc, pre,
-                                        loadBiasQuad(b, loc, bias, col, n));
+                                        loadBiasRun(b, loc, bias, col, n, layout.runLength()));
           if (Value aux = op.getAux()) {
             auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
             OpBuilder rowB = rowInside.getThenBodyBuilder();
@@ -372,12 +378,9 @@ struct QMMLowerWaveStorePass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-lower-wave-store: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-lower-wave-store");
+    if (!target)
       return signalPassFailure();
-    }
     WalkResult result = getOperation()->walk([&](WaveStoreOp op) {
       if (!op.getOut().getType().hasStaticShape()) {
         op.emitOpError("qmm-lower-wave-store: needs an output of static "

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -46,6 +47,7 @@ struct OperandTile {
   Value global;
   int64_t tileRows;
   Value lds;
+  bool isB;
 
   MemRefType globalType() const { return cast<MemRefType>(global.getType()); }
   Type elementType() const { return globalType().getElementType(); }
@@ -165,7 +167,8 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile,
   // whole rows of global memory. LDS columns are bytes (packed FP4/FP6).
   IndexMath im{b, loc};
   LdsCopyMapping mapping =
-      getLdsCopyMapping(chip, config, tile.elementType(), tile.tileRows);
+      getLdsCopyMapping(chip, config, tile.elementType(), tile.isB,
+                        tile.tileRows);
   int64_t chunksPerRow = mapping.chunksPerRow;
   int64_t chunks = tile.tileRows * chunksPerRow;
   int64_t lastRow =
@@ -241,12 +244,9 @@ struct QMMPromoteOperandsToLdsPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-promote-operands-to-lds: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-promote-operands-to-lds");
+    if (!target)
       return signalPassFailure();
-    }
     SmallVector<WaveMmaOp> ops;
     getOperation()->walk([&](WaveMmaOp op) {
       if (!isWorkgroupMemory(op.getA()) || !isWorkgroupMemory(op.getB()))
@@ -303,7 +303,7 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
   Location loc = op.getLoc();
   auto workgroup = gpu::AddressSpaceAttr::get(&getContext(),
                                               gpu::AddressSpace::Workgroup);
-  auto addBuffer = [&](Value global, int64_t rows) -> OperandTile {
+  auto addBuffer = [&](Value global, int64_t rows, bool isB) -> OperandTile {
     // Rows of bytes: packed FP4/FP6 data is addressed by byte.
     SmallVector<int64_t, 3> shape;
     if (stages > 1)
@@ -311,14 +311,15 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     shape.append(
         {rows, getLdsRowBytes(chip, config,
                               cast<MemRefType>(global.getType())
-                                  .getElementType())});
+                                  .getElementType(),
+                              isB)});
     auto type = MemRefType::get(
         shape, cast<MemRefType>(global.getType()).getElementType(),
         MemRefLayoutAttrInterface(), workgroup);
-    return {global, rows, launch.addWorkgroupAttribution(type, loc)};
+    return {global, rows, launch.addWorkgroupAttribution(type, loc), isB};
   };
-  OperandTile tiles[] = {addBuffer(op.getA(), config.getTileM()),
-                         addBuffer(op.getB(), config.getTileN())};
+  OperandTile tiles[] = {addBuffer(op.getA(), config.getTileM(), false),
+                         addBuffer(op.getB(), config.getTileN(), true)};
   ValueRange indices[] = {op.getAIndices(), op.getBIndices()};
   TileCopier copier{chip, config, loc};
 

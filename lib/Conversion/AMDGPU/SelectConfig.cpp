@@ -1,6 +1,7 @@
 //===- SelectConfig.cpp - choose and check #qmm.config ---------------------===//
 
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
@@ -22,12 +23,9 @@ struct QMMSelectConfigPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-select-config: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-select-config");
+    if (!target)
       return signalPassFailure();
-    }
     ConfigAttr forced;
     if (!override.empty()) {
       forced = llvm::dyn_cast_or_null<ConfigAttr>(

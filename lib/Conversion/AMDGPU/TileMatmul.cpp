@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
@@ -222,7 +223,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
   };
 
   auto accType = VectorType::get(
-      {config.getMfmaShape()[0] * config.getMfmaShape()[1] / chip.waveSize},
+      {config.getIntrinsic().getAccumulatorItems()},
       b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
@@ -466,12 +467,9 @@ struct QMMTileMatmulPass
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = lookupChip(chip);
-    if (!target) {
-      getOperation()->emitError("qmm-tile-matmul: unknown chip '")
-          << chip << "' (expected " << getSupportedChipNames() << ")";
+    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-tile-matmul");
+    if (!target)
       return signalPassFailure();
-    }
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<MatmulOp, GroupedMatmulOp>(op))

@@ -102,7 +102,7 @@ func.func @double_buffer_carried_index(%a: memref<32x512xf8E4M3FNUZ>, %b: memref
 
 // -----
 
-func.func @packed_tile_k(%a: memref<32x128xf4E2M1FN>, %b: memref<32x128xf8E4M3FNUZ>,
+func.func @packed_tile_k(%a: memref<32x112xf4E2M1FN>, %b: memref<32x112xf8E4M3FNUZ>,
                          %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -112,8 +112,8 @@ func.func @packed_tile_k(%a: memref<32x128xf4E2M1FN>, %b: memref<32x128xf8E4M3FN
              threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
     // expected-error @+1 {{packed 'f4E2M1FN' operands need K and tile K to be multiples of 32}}
     %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
-           config #qmm.config<tile = [16, 16, 16], waves = [1, 1], mfma = fp8 [16, 16, 16], stages = 1>
-           acc(%zero) : memref<32x128xf4E2M1FN>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
+           config #qmm.config<tile = [16, 16, 32], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+           acc(%zero) : memref<32x112xf4E2M1FN>, memref<32x112xf8E4M3FNUZ>, vector<4xf32>
     vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
     gpu.terminator
   }

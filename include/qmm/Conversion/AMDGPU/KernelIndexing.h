@@ -10,6 +10,7 @@
 #define QMM_CONVERSION_AMDGPU_KERNELINDEXING_H
 
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -50,23 +51,34 @@ struct IndexMath {
   }
 };
 
-/// Positions of a lane's accumulator items in its wave's sub-tile.
+/// Positions of a lane's accumulator items in its wave's sub-tile. The
+/// wave lowering passes B as the instruction's first operand, so tile
+/// (rm, rn) is the transpose of the instruction's D: output row = D's
+/// column (lane % the instruction's N), output column = D's row, whose
+/// items come in runs of consecutive columns (the intrinsic table's
+/// accumulator layout).
 struct AccumulatorLayout {
   ConfigAttr config;
-  int64_t waveSize;
+  const MMAIntrinsicInfo &mfma;
 
-  int64_t m() const { return config.getMfmaShape()[0]; }
-  int64_t n() const { return config.getMfmaShape()[1]; }
-  int64_t items() const { return m() * n() / waveSize; }
+  explicit AccumulatorLayout(ConfigAttr config)
+      : config(config), mfma(config.getIntrinsic()) {}
+
+  int64_t m() const { return mfma.n; } ///< output rows of one tile
+  int64_t n() const { return mfma.m; } ///< output columns of one tile
+  int64_t items() const { return mfma.getAccumulatorItems(); }
+  /// Consecutive output columns in consecutive items.
+  int64_t runLength() const { return mfma.accumulatorRunLength; }
 
   /// Row in the sub-tile of every item of accumulator (rm, rn).
   Value row(IndexMath &im, Value lane, int64_t rm) const {
-    return im.add(im.rem(lane, m()), rm * m());
+    return im.add(im.rem(lane, mfma.n), rm * m());
   }
-  /// Column in the sub-tile of item `i` of accumulator (rm, rn).
+  /// Column in the sub-tile of item `i` of accumulator (rm, rn): D's row
+  /// of item i, R * (lane / N) + (its value for lane 0).
   Value col(IndexMath &im, Value lane, int64_t rn, int64_t i) const {
-    return im.add(im.mul(im.div(lane, n()), 4),
-                  rn * n() + (i % 4) + 4 * (waveSize / n()) * (i / 4));
+    return im.add(im.mul(im.div(lane, mfma.n), runLength()),
+                  rn * n() + mfma.getAccumulatorPosition(0, i).first);
   }
   /// Index of accumulator (rm, rn) in the op's operand list.
   int64_t index(int64_t rm, int64_t rn) const {

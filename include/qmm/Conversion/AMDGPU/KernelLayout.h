@@ -17,40 +17,26 @@
 namespace mlir {
 namespace qmm {
 
-/// Operand and result placement of one MFMA instruction for one operand
-/// (AMD CDNA3/CDNA4 ISA guides). Lane l holds row l % m of A (column l % n
-/// of B); its K items come in `pieces` runs of `itemsPerPiece` consecutive
-/// values, run p starting at k = (l / m) * itemsPerPiece + p * pieceStrideK.
-struct MFMAOperandLayout {
-  int64_t m, n, k;
-  int64_t pieces, itemsPerPiece, pieceStrideK;
-  /// Bits of one element as stored (8, or 4 and 6 for packed FP4/FP6).
-  int64_t elementBits;
-
-  /// Bytes of one run in packed storage.
-  int64_t pieceBytes() const { return itemsPerPiece * elementBits / 8; }
-};
-
-/// The placement for operands of `elementType` under `config`: FP8 on the
-/// f8f6f4 forms comes in two runs of 16, FP4/FP6 in one run of 32; the fp8
-/// and bf16 forms read 8 consecutive values (FP4/FP6 and FNUZ data are
-/// converted in registers).
-MFMAOperandLayout getMFMAOperandLayout(ConfigAttr config, Type elementType);
+/// The lane layout of the A (`forB` false) or B operand of `elementType`
+/// under `config`: its instruction's row of the intrinsic table.
+OperandLaneLayout getOperandLayout(ConfigAttr config, Type elementType,
+                                   bool forB);
 
 /// Bytes of one K tile row of `elementType` data in packed storage.
 int64_t getTileRowBytes(ConfigAttr config, Type elementType);
 
-/// Bytes added to every LDS row of a tile of `elementType` so that the
-/// fragment reads of a wave spread over all banks (a multiple of 8 bytes
-/// and of the fragment run, so LDS accesses stay aligned).
+/// Bytes added to every LDS row of the A (`forB` false) or B tile of
+/// `elementType` so that the fragment reads of a wave spread over all banks
+/// (a multiple of 8 bytes and of the fragment run, so LDS accesses stay
+/// aligned).
 int64_t getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
-                         Type elementType);
+                         Type elementType, bool forB);
 
-/// LDS bytes of a padded tile row of `elementType`.
+/// LDS bytes of a padded row of the A or B tile.
 inline int64_t getLdsRowBytes(const ChipInfo &chip, ConfigAttr config,
-                              Type elementType) {
+                              Type elementType, bool forB) {
   return getTileRowBytes(config, elementType) +
-         getLdsRowPadding(chip, config, elementType);
+         getLdsRowPadding(chip, config, elementType, forB);
 }
 
 /// Bytes one thread copies from global memory to LDS at once: 16, or 24
@@ -83,12 +69,13 @@ struct LdsCopyMapping {
   }
 };
 
-/// The copy mapping of a tile of `tileRows` rows of `elementType`: the
+/// The copy mapping of the A or B tile of `tileRows` rows: the
 /// row stride with the fewest bank conflicts for the tile's writes
 /// (evaluated against the chip's banks), row after row when that is free
 /// of them.
 LdsCopyMapping getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
-                                 Type elementType, int64_t tileRows);
+                                 Type elementType, bool forB,
+                                 int64_t tileRows);
 
 /// What the choice of instruction depends on: the operand element types and
 /// whether they carry MX (E8M0, block-32) scales.

@@ -2,6 +2,7 @@
 
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -218,6 +219,11 @@ int64_t ScaleEncodingAttr::getRequiredKMultiple() const {
 // ConfigAttr
 //===----------------------------------------------------------------------===//
 
+const MMAIntrinsicInfo &ConfigAttr::getIntrinsic() const {
+  ArrayRef<int64_t> shape = getMfmaShape();
+  return *lookupMMAIntrinsic(getMfmaKind(), shape[0], shape[1], shape[2]);
+}
+
 LogicalResult
 ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    ArrayRef<int64_t> tile, ArrayRef<int64_t> waves,
@@ -232,6 +238,18 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "config extents must be positive";
   if (stages < 1 || stages > 4)
     return emitError() << "config stages must be 1 to 4, got " << stages;
+  if (!lookupMMAIntrinsic(mfmaKind, mfmaShape[0], mfmaShape[1], mfmaShape[2])) {
+    InFlightDiagnostic diag = emitError()
+                              << "config: no " << stringifyEnum(mfmaKind)
+                              << " instruction of shape " << mfmaShape[0]
+                              << "x" << mfmaShape[1] << "x" << mfmaShape[2]
+                              << " (the " << stringifyEnum(mfmaKind)
+                              << " forms:";
+    for (const MMAIntrinsicInfo &info : getMMAIntrinsics())
+      if (info.kind == mfmaKind)
+        diag << " " << info.m << "x" << info.n << "x" << info.k;
+    return diag << ")";
+  }
   for (int d = 0; d < 2; ++d)
     if (tile[d] % (waves[d] * mfmaShape[d]) != 0)
       return emitError() << "tile " << (d ? "N" : "M") << " (" << tile[d]

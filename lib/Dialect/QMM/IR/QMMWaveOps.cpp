@@ -1,6 +1,7 @@
 //===- QMMWaveOps.cpp - wave-level ops of the AMD pipeline ----------------===//
 
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -10,7 +11,7 @@ using namespace mlir::qmm;
 
 
 /// Accumulators of one wave: as many vectors as the configuration has MFMA
-/// tiles per wave, all of one length, m * n / 64 (64 lanes per wave).
+/// tiles per wave, all of the length its instruction gives each lane.
 static LogicalResult verifyAccumulators(Operation *op, ConfigAttr config,
                                         TypeRange types, StringRef what) {
   int64_t expected = config.getNumAccumulators();
@@ -20,7 +21,7 @@ static LogicalResult verifyAccumulators(Operation *op, ConfigAttr config,
                              << " x " << config.getMfmaRepeatsN()
                              << " of the configuration), got " << types.size();
   ArrayRef<int64_t> shape = config.getMfmaShape();
-  int64_t items = shape[0] * shape[1] / 64;
+  int64_t items = config.getIntrinsic().getAccumulatorItems();
   for (Type t : types)
     if (cast<VectorType>(t).getNumElements() != items)
       return op->emitOpError()
@@ -81,9 +82,9 @@ LogicalResult WaveMmaOp::verify() {
         return emitOpError() << "scales of " << name << " take 2 indices, got "
                              << indices.size();
     }
-    if (getConfig().getMfmaKind() != MFMAKind::ScaledF8F6F4)
+    if (!getConfig().getIntrinsic().hasBlockScales())
       return emitOpError("scales need a scaled MFMA (mfma = scaled_f8f6f4)");
-  } else if (getConfig().getMfmaKind() == MFMAKind::ScaledF8F6F4) {
+  } else if (getConfig().getIntrinsic().hasBlockScales()) {
     return emitOpError("mfma = scaled_f8f6f4 needs scales");
   }
   return verifyAccumulators(*this, getConfig(), getAcc().getTypes(),

@@ -243,6 +243,9 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     int64_t getTileN() const { return getTile()[1]; }
     int64_t getTileK() const { return getTile()[2]; }
     int64_t getNumWaves() const { return getWaves()[0] * getWaves()[1]; }
+    /// The instruction the config names: its row of the intrinsic table
+    /// (QMMIntrinsics.def; the verifier checks that there is one).
+    const ::mlir::qmm::MMAIntrinsicInfo &getIntrinsic() const;
     /// The sub-tile one wave computes.
     int64_t getWaveTileM() const { return getTileM() / getWaves()[0]; }
     int64_t getWaveTileN() const { return getTileN() / getWaves()[1]; }

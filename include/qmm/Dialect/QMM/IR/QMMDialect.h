@@ -11,6 +11,10 @@
 
 #include "qmm/Dialect/QMM/IR/QMMEnums.h.inc"
 
+namespace mlir::qmm {
+struct MMAIntrinsicInfo;
+} // namespace mlir::qmm
+
 #define GET_ATTRDEF_CLASSES
 #include "qmm/Dialect/QMM/IR/QMMAttrs.h.inc"
 
