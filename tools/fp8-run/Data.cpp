@@ -47,7 +47,7 @@ std::vector<float> fp8run::generate(int64_t count, unsigned streamSeed) {
 
 HostTensor fp8run::toTensor(llvm::ArrayRef<float> values,
                            llvm::ArrayRef<int64_t> shape) {
-  HostTensor tensor("f32", shape);
+  HostTensor tensor(ElementType::F32, shape);
   std::memcpy(tensor.bytes.data(), values.data(), values.size() * 4);
   return tensor;
 }
@@ -95,7 +95,7 @@ static std::vector<int64_t> withoutUnitDims(llvm::ArrayRef<int64_t> shape) {
 /// Scales from `path`, in `shape`; shapes that differ only by dimensions of
 /// 1 hold the same scales and are accepted (torch's `_scaled_mm` keeps a
 /// per-tensor scale as a 0-d or [1] array, a per-row one as [M]).
-static HostTensor readScales(llvm::StringRef path, const std::string &type,
+static HostTensor readScales(llvm::StringRef path, ElementType type,
                              const std::vector<int64_t> &shape) {
   host::NpyArray array = orFail(host::readNpyArray(path));
   std::vector<int64_t> stored = shape;
@@ -112,8 +112,8 @@ OperandData fp8run::prepareOperand(llvm::StringRef name,
                                   int64_t k, unsigned streamSeed) {
   std::vector<int64_t> dataShape = operand.getDataShape(rows, k);
   std::vector<int64_t> scaleShape = operand.getScaleShape(rows, k);
-  std::string dataType = getTypeName(operand.elementType);
-  std::string scaleType = getTypeName(operand.encoding.getScaleType());
+  ElementType dataType = toElementType(operand.elementType);
+  ElementType scaleType = toElementType(operand.encoding.getScaleType());
   ScaleRounding rounding = getRounding(operand);
   OperandData data;
   if (!loadDir.empty()) {
@@ -127,7 +127,7 @@ OperandData fp8run::prepareOperand(llvm::StringRef name,
       fail("--load: '" + (haveQuantized ? qPath : sPath) +
            "' needs its companion '" + (haveQuantized ? sPath : qPath) + "'");
     if (llvm::sys::fs::exists(hpPath))
-      data.highPrecision = toFloats(orFail(readNpy(hpPath, "f32", dataShape)));
+      data.highPrecision = toFloats(orFail(readNpy(hpPath, ElementType::F32, dataShape)));
     if (haveQuantized) {
       data.quantized.data = orFail(readNpy(qPath, dataType, dataShape));
       data.quantized.scales = readScales(sPath, scaleType, scaleShape);
@@ -179,7 +179,7 @@ void fp8run::quantizeOnDevice(Device &device, ModuleOp module,
 
 /// C in the output type, generated (or loaded as c.npy).
 HostTensor fp8run::prepareAccumulator(const GemmSpec &spec) {
-  std::string type = getTypeName(spec.outputType);
+  ElementType type = toElementType(spec.outputType);
   HostTensor c(type, {spec.m, spec.n});
   if (!spec.accumulate)
     return c;
@@ -195,9 +195,9 @@ HostTensor fp8run::prepareAccumulator(const GemmSpec &spec) {
     float value = float(roundToFormat(format, values[i]));
     uint32_t bits;
     std::memcpy(&bits, &value, 4);
-    if (type == "f32")
+    if (type == ElementType::F32)
       c.setBits(i, bits);
-    else if (type == "bf16")
+    else if (type == ElementType::BF16)
       c.setBits(i, bits >> 16);
     else { // f16: encode from the exactly representable value
       const FormatSpec &half = format;
@@ -217,14 +217,14 @@ HostTensor fp8run::prepareAccumulator(const GemmSpec &spec) {
 /// A bias per output column: the generator's values rounded to the bias
 /// type.
 HostTensor fp8run::generateBias(const GemmSpec &spec) {
-  std::string type = getTypeName(spec.biasType);
+  ElementType type = toElementType(spec.biasType);
   HostTensor bias(type, {spec.n});
   std::vector<float> values = generate(spec.n, seed + 3);
   for (int64_t i = 0; i < spec.n; ++i) {
     float value = float(roundToFormat(*lookupFormat(type), values[i]));
     uint32_t bits;
     std::memcpy(&bits, &value, 4);
-    bias.setBits(i, type == "f32" ? bits : bits >> 16);
+    bias.setBits(i, type == ElementType::F32 ? bits : bits >> 16);
   }
   return bias;
 }

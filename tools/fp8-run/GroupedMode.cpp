@@ -105,7 +105,7 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
         info.push_back(r < valid ? int32_t(g) : -1);
     }
   }
-  HostTensor groupInfo("i32", {int64_t(info.size())});
+  HostTensor groupInfo(ElementType::I32, {int64_t(info.size())});
   for (size_t i = 0; i < info.size(); ++i)
     groupInfo.setBits(i, uint32_t(info[i]));
 
@@ -159,20 +159,20 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     args.push_back(&*bias);
   args.append({&groupInfo, &init});
   std::vector<TensorSpec> resultSpecs = {
-      {getTypeName(spec.outputType), init.shape}};
+      {toElementType(spec.outputType), init.shape}};
   // The pre-activation output starts as -7 everywhere, so that rows the
   // kernel must not write are seen to be untouched.
   std::optional<HostTensor> auxInit;
   if (spec.auxType) {
-    std::string auxName = getTypeName(spec.auxType);
-    auxInit = HostTensor(auxName, init.shape);
-    uint32_t minusSeven = auxName == "f32"    ? 0xC0E00000u
-                          : auxName == "bf16" ? 0xC0E0u
-                                              : 0xC700u; // f16
+    ElementType auxType = toElementType(spec.auxType);
+    auxInit = HostTensor(auxType, init.shape);
+    uint32_t minusSeven = auxType == ElementType::F32    ? 0xC0E00000u
+                          : auxType == ElementType::BF16 ? 0xC0E0u
+                                                         : 0xC700u; // f16
     for (int64_t i = 0; i < auxInit->getNumElements(); ++i)
       auxInit->setBits(i, minusSeven);
     args.push_back(&*auxInit);
-    resultSpecs.push_back({auxName, init.shape});
+    resultSpecs.push_back({auxType, init.shape});
   }
   RunResult result = orFail(device->run(*module, spec.functionName, args,
                                         resultSpecs, run.iterations));
@@ -180,7 +180,7 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   const HostTensor *aux = spec.auxType ? &result.results[1] : nullptr;
 
   // Row r of group g: the f64 reference of that row alone.
-  std::string outName = getTypeName(spec.outputType);
+  ElementType outType = toElementType(spec.outputType);
   std::vector<double> output, exactRef, exactMag, qualityRef, qualityMag;
   std::vector<double> auxOutput, auxRef, auxMag;
   int64_t untouchedDiffer = 0, untouched = 0, computed = 0;
@@ -233,8 +233,7 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     auto epilogue = [&](Reference product) {
       product = preActivation(product);
       if (spec.activation != Activation::None)
-        product = applyActivation(
-            product, stringifyActivation(spec.activation).str(), spec.k);
+        product = applyActivation(product, spec.activation, spec.k);
       return product;
     };
     Reference exactProduct =
@@ -260,20 +259,20 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
   }
   Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
   exact.metrics =
-      compare(output, {exactRef, exactMag}, outName, /*checkUlps=*/true, spec.k);
-  judgeExactTier(exact, outName);
+      compare(output, {exactRef, exactMag}, outType, /*checkUlps=*/true, spec.k);
+  judgeExactTier(exact, outType);
   Tier auxExact{"aux (pre-activation) exact tier"};
   auxExact.pass = true;
   if (aux) {
-    std::string auxName = getTypeName(spec.auxType);
-    auxExact.metrics = compare(auxOutput, {auxRef, auxMag}, auxName,
+    ElementType auxType = toElementType(spec.auxType);
+    auxExact.metrics = compare(auxOutput, {auxRef, auxMag}, auxType,
                                /*checkUlps=*/true, spec.k);
-    judgeExactTier(auxExact, auxName);
+    judgeExactTier(auxExact, auxType);
   }
   Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
-  double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
-                                              getTypeName(spec.b.elementType));
-  quality.metrics = compare(output, {qualityRef, qualityMag}, outName,
+  double threshold = getQuantizationThreshold(toElementType(spec.a.elementType),
+                                              toElementType(spec.b.elementType));
+  quality.metrics = compare(output, {qualityRef, qualityMag}, outType,
                             /*checkUlps=*/false, spec.k);
   quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
   quality.pass = quality.metrics.calcDiff < threshold &&

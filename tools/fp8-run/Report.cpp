@@ -16,14 +16,15 @@ using namespace mlir::qmm::fp8run;
 // Report
 //===----------------------------------------------------------------------===//
 
-/// The exact tier's criterion for an output of `typeName`: f32 within
+/// The exact tier's criterion for an output of `type`: f32 within
 /// 80 dB SQNR, bf16/f16 within one output ulp plus the f32 accumulation
 /// bound everywhere; NaN where the reference has it and nowhere else.
-void fp8run::judgeExactTier(Tier &tier, const std::string &typeName) {
-  if (typeName == "f32") {
+void fp8run::judgeExactTier(Tier &tier, ElementType type) {
+  std::string typeName = getElementTypeName(type).str();
+  if (type == ElementType::F32) {
     tier.criterion = "sqnr >= 80 dB";
     tier.pass = tier.metrics.sqnrDb >= 80.0;
-  } else if (typeName.rfind("f8", 0) == 0) {
+  } else if (getElementBitWidth(type) == 8) {
     tier.criterion = "every block's scale by the rule from the reference "
                      "amax (+- accumulation bound), every code within half "
                      "a " + typeName + " unit of reference / scale";

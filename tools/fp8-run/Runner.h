@@ -100,10 +100,10 @@ struct Tier {
   bool skipped = false;
 };
 
-/// The exact tier's criterion for an output of `typeName`: f32 within
+/// The exact tier's criterion for an output of `type`: f32 within
 /// 80 dB SQNR, bf16/f16 within one output ulp plus the f32 accumulation
 /// bound everywhere; NaN where the reference has it and nowhere else.
-void judgeExactTier(Tier &tier, const std::string &typeName);
+void judgeExactTier(Tier &tier, ElementType type);
 void printTier(const Tier &tier);
 llvm::json::Object tierJson(const Tier &tier);
 

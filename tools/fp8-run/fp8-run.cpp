@@ -675,11 +675,11 @@ int main(int argc, char **argv) {
     bias = generateBias(spec);
   std::optional<HostTensor> auxInit, outScalesInit;
   if (spec.auxType)
-    auxInit = HostTensor(getTypeName(spec.auxType), {spec.m, spec.n});
-  std::string outScaleType;
+    auxInit = HostTensor(toElementType(spec.auxType), {spec.m, spec.n});
+  ElementType outScaleType = ElementType::F32;
   std::vector<int64_t> outScaleShape;
   if (spec.outEncoding) {
-    outScaleType = getTypeName(spec.outEncoding.getScaleType());
+    outScaleType = toElementType(spec.outEncoding.getScaleType());
     outScaleShape = spec.getOutputOperand().getScaleShape(spec.m, spec.n);
     outScalesInit = HostTensor(outScaleType, outScaleShape);
   }
@@ -695,9 +695,9 @@ int main(int argc, char **argv) {
   if (outScalesInit)
     args.push_back(&*outScalesInit);
   std::vector<TensorSpec> resultSpecs = {
-      {getTypeName(spec.outputType), {spec.m, spec.n}}};
+      {toElementType(spec.outputType), {spec.m, spec.n}}};
   if (spec.auxType)
-    resultSpecs.push_back({getTypeName(spec.auxType), {spec.m, spec.n}});
+    resultSpecs.push_back({toElementType(spec.auxType), {spec.m, spec.n}});
   if (spec.outEncoding)
     resultSpecs.push_back({outScaleType, outScaleShape});
   RunResult result = orFail(device->run(*module, spec.functionName, args,
@@ -718,7 +718,7 @@ int main(int argc, char **argv) {
   if (outScales)
     output = dequantize(d, *outScales, spec.getOutputOperand(), spec.m, spec.n);
 
-  std::string outName = getTypeName(spec.outputType);
+  ElementType outputType = toElementType(spec.outputType);
   std::vector<double> biasValues;
   if (bias)
     for (int64_t i = 0; i < bias->getNumElements(); ++i)
@@ -728,9 +728,7 @@ int main(int argc, char **argv) {
     Reference pre = bias ? addBias(product, biasValues, spec.n) : product;
     Reference post = spec.activation == Activation::None
                          ? pre
-                         : applyActivation(
-                               pre, stringifyActivation(spec.activation).str(),
-                               spec.k);
+                         : applyActivation(pre, spec.activation, spec.k);
     return std::make_pair(pre, post);
   };
   // Outputs that depend on non-finite or f32-overflowing quantized inputs
@@ -755,10 +753,10 @@ int main(int argc, char **argv) {
       std::vector<double> auxValues(aux.getNumElements());
       for (size_t i = 0; i < auxValues.size(); ++i)
         auxValues[i] = aux.getValue(i);
-      std::string auxName = getTypeName(spec.auxType);
-      auxExact.metrics = compare(auxValues, pre, auxName, /*checkUlps=*/true,
+      ElementType auxType = toElementType(spec.auxType);
+      auxExact.metrics = compare(auxValues, pre, auxType, /*checkUlps=*/true,
                                  spec.k);
-      judgeExactTier(auxExact, auxName);
+      judgeExactTier(auxExact, auxType);
     }
     if (outScales) {
       exact.metrics = checkQuantizedOutput(d, *outScales,
@@ -766,18 +764,18 @@ int main(int argc, char **argv) {
                                            spec.outRounding, spec.outMinAmax,
                                            spec.k);
     } else {
-      exact.metrics = compare(output, reference, outName, /*checkUlps=*/true,
+      exact.metrics = compare(output, reference, outputType, /*checkUlps=*/true,
                               spec.k);
     }
-    judgeExactTier(exact, outName);
+    judgeExactTier(exact, outputType);
   }
 
   Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
-  double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
-                                              getTypeName(spec.b.elementType));
+  double threshold = getQuantizationThreshold(toElementType(spec.a.elementType),
+                                              toElementType(spec.b.elementType));
   // An FP8 output is one more quantization.
   if (spec.outEncoding)
-    threshold += getFormatQuantizationBudget(outName);
+    threshold += getFormatQuantizationBudget(outputType);
   if (a.highPrecision && b.highPrecision) {
     auto logical = [](const std::vector<float> &values,
                       const OperandSpec &operand, int64_t rows, int64_t k) {
@@ -796,7 +794,7 @@ int main(int argc, char **argv) {
                                        spec.k),
                                cValues, spec.m, spec.n, spec.k))
             .second;
-    quality.metrics = compare(output, reference, outName, /*checkUlps=*/false,
+    quality.metrics = compare(output, reference, outputType, /*checkUlps=*/false,
                               spec.k, beyondF32);
     quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
     quality.pass = quality.metrics.calcDiff < threshold &&
@@ -840,7 +838,7 @@ int main(int argc, char **argv) {
         {"a_type", getTypeName(spec.a.elementType)},
         {"b_type", getTypeName(spec.b.elementType)},
         {"b_layout", stringifyOperandLayout(spec.b.layout).str()},
-        {"out_type", outName},
+        {"out_type", getElementTypeName(outputType).str()},
         {"out_scale", spec.outEncoding ? llvm::json::Value([&] {
            std::string text;
            llvm::raw_string_ostream(text) << spec.outEncoding;

@@ -23,7 +23,7 @@ namespace qmm {
 
 /// Element type and shape of one function result.
 struct TensorSpec {
-  std::string elementType;
+  ElementType elementType;
   std::vector<int64_t> shape;
 };
 
