@@ -198,15 +198,13 @@ static std::optional<Failure> launch(MLIRContext &context,
   if (request.flags)
     if (std::optional<Failure> failure = rejectUnusedFlags(*request.flags))
       return failure;
-  if (request.device != "emu" && request.device != "hip" &&
-      request.device != "auto")
-    return badInput("unknown device '" + request.device +
-                    "' (expected emu, hip or auto)");
+  if (request.device == DeviceKind::CPU)
+    return badInput("unknown device 'cpu' (expected emu, hip or auto)");
   // hip: the runtime and a GPU of the chip must be there. auto: hip when
   // they are, else the emulator.
   std::unique_ptr<HIPRuntime> hip;
   int hipDevice = -1;
-  if (request.device != "emu") {
+  if (request.device != DeviceKind::Emulator) {
     auto runtime = HIPRuntime::load();
     llvm::Expected<int> device =
         runtime ? (*runtime)->findDevice(chip.name)
@@ -214,7 +212,7 @@ static std::optional<Failure> launch(MLIRContext &context,
     if (device) {
       hip = std::move(*runtime);
       hipDevice = *device;
-    } else if (request.device == "hip") {
+    } else if (request.device == DeviceKind::HIP) {
       return badInput("--device hip: " + llvm::toString(device.takeError()));
     } else {
       llvm::consumeError(device.takeError());

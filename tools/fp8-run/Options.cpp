@@ -19,15 +19,10 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::fp8run;
 namespace cl = llvm::cl;
 
-/// Spellings in the enums' order: the option values and the report use them.
-static constexpr llvm::StringLiteral kDeviceKindNames[] = {"cpu", "emu", "hip",
-                                                           "auto"};
+/// Spellings in the enum's order: the option's values and the report use
+/// them.
 static constexpr llvm::StringLiteral kDistributionNames[] = {
     "normal", "uniform", "outliers", "near-max"};
-
-llvm::StringRef fp8run::getDeviceKindName(DeviceKind kind) {
-  return kDeviceKindNames[unsigned(kind)];
-}
 
 llvm::StringRef fp8run::getDistributionName(Distribution distribution) {
   return kDistributionNames[unsigned(distribution)];
@@ -38,6 +33,11 @@ template <typename Enum, size_t N>
 static cl::OptionEnumValue namedValue(const llvm::StringLiteral (&names)[N],
                                       Enum value) {
   return {names[unsigned(value)], int(value), ""};
+}
+
+/// A cl::values entry for a device, spelled as the runtime spells it.
+static cl::OptionEnumValue deviceValue(DeviceKind kind) {
+  return {getDeviceKindName(kind), int(kind), ""};
 }
 
 namespace {
@@ -239,10 +239,8 @@ static ChoiceOpt<DeviceKind> deviceKind(
     cl::desc("where to run: cpu, emu, hip or auto (hip when a GPU of the "
              "chip is present, else emu; programs the AMD pipeline does not "
              "compile yet run on cpu)"),
-    cl::values(namedValue(kDeviceKindNames, DeviceKind::CPU),
-               namedValue(kDeviceKindNames, DeviceKind::Emulator),
-               namedValue(kDeviceKindNames, DeviceKind::HIP),
-               namedValue(kDeviceKindNames, DeviceKind::Auto)),
+    cl::values(deviceValue(DeviceKind::CPU), deviceValue(DeviceKind::Emulator),
+               deviceValue(DeviceKind::HIP), deviceValue(DeviceKind::Auto)),
     cl::cat(category));
 static cl::opt<std::string> kernelConfig(
     "config", cl::init(""),
@@ -483,7 +481,7 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     request.block = blockText;
     request.args.assign(kernelArgs.begin(), kernelArgs.end());
     request.outDir = outDir;
-    request.device = getDeviceKindName(deviceKind).str();
+    request.device = deviceKind;
     request.stats = llvm::AreStatisticsEnabled();
     request.iterations = int(iterations);
     request.flags = &category;

@@ -15,6 +15,7 @@
 
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/PerfModel/PerfModel.h"
+#include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/ElementType.h"
 #include "qmm/Target/Chip.h"
 
@@ -26,10 +27,6 @@
 namespace mlir {
 namespace qmm {
 namespace fp8run {
-
-/// --device.
-enum class DeviceKind { CPU, Emulator, HIP, Auto };
-llvm::StringRef getDeviceKindName(DeviceKind kind);
 
 /// --dist: the generated data.
 enum class Distribution { Normal, Uniform, Outliers, NearMax };

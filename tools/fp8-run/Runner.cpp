@@ -80,8 +80,7 @@ int GemmRunner::run() {
   buildProgram();
   if (printProgramOrModel())
     return 0;
-  device = orFail(createDevice(getDeviceKindName(config.device), chip.name,
-                               config.kernelConfig));
+  device = orFail(createDevice(config.device, chip, config.kernelConfig));
   if (isGrouped())
     prepareGroupedInputs();
   else
