@@ -16,6 +16,8 @@
 #include "Interpreter.h"
 #include "Numerics.h"
 
+#include "qmm/Dialect/QMM/IR/StorageSize.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -233,9 +235,7 @@ static LogicalResult resolveLane(WaveInterpreter &wave, Operation *op,
                                  const MemRefView &view,
                                  ArrayRef<int64_t> indices, unsigned count,
                                  int lane, LaneAccess &access) {
-  unsigned bits = getBitWidth(view.elementType);
-  unsigned bytes = bits < 8 ? (count * bits + 7) / 8
-                            : count * getStorageBytes(view.elementType);
+  unsigned bytes = qmm::getStorageBytes(count, view.elementType);
   return resolve(wave, op, view, indices, count, bytes, lane, access);
 }
 

@@ -2,6 +2,8 @@
 
 #include "Numerics.h"
 
+#include "qmm/Dialect/QMM/IR/StorageSize.h"
+
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -17,13 +19,11 @@ using llvm::APFloat;
 using llvm::APInt;
 
 unsigned mlir::qmm::emu::getBitWidth(Type type) {
-  if (type.isIndex())
-    return 64;
-  return type.getIntOrFloatBitWidth();
+  return getStorageBitWidth(type);
 }
 
 unsigned mlir::qmm::emu::getStorageBytes(Type type) {
-  return (getBitWidth(type) + 7) / 8;
+  return qmm::getStorageBytes(1, type);
 }
 
 double mlir::qmm::emu::floatValue(FloatType type, uint64_t bits) {

@@ -3,6 +3,8 @@
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/HIPRuntime.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace mlir;
 using namespace mlir::qmm;
 
@@ -62,21 +64,47 @@ qmm::createAutoDevice(const ChipInfo &chip, llvm::StringRef config) {
   return std::make_unique<AutoDevice>(std::move(gpu), createCPUDevice());
 }
 
+/// In the enum's order.
+static constexpr llvm::StringLiteral kDeviceKindNames[] = {"cpu", "emu", "hip",
+                                                           "auto"};
+
+llvm::StringRef qmm::getDeviceKindName(DeviceKind kind) {
+  return kDeviceKindNames[unsigned(kind)];
+}
+
+std::optional<DeviceKind> qmm::parseDeviceKind(llvm::StringRef name) {
+  for (auto [i, spelling] : llvm::enumerate(kDeviceKindNames))
+    if (spelling == name)
+      return DeviceKind(i);
+  return std::nullopt;
+}
+
+llvm::Expected<std::unique_ptr<Device>>
+qmm::createDevice(DeviceKind kind, const ChipInfo &chip,
+                  llvm::StringRef config) {
+  switch (kind) {
+  case DeviceKind::CPU:
+    return createCPUDevice();
+  case DeviceKind::Auto:
+    return createAutoDevice(chip, config);
+  case DeviceKind::Emulator:
+    return createEmulatorDevice(chip, config);
+  case DeviceKind::HIP:
+    return createHIPDevice(chip, config);
+  }
+  llvm_unreachable("unknown device kind");
+}
+
 llvm::Expected<std::unique_ptr<Device>>
 qmm::createDevice(llvm::StringRef name, llvm::StringRef chip,
                   llvm::StringRef config) {
   const ChipInfo *target = lookupChip(chip);
   if (!target)
     return llvm::createStringError("unknown chip '%s'", chip.str().c_str());
-  if (name == "cpu")
-    return createCPUDevice();
-  if (name == "auto")
-    return createAutoDevice(*target, config);
-  if (name == "emu")
-    return createEmulatorDevice(*target, config);
-  if (name == "hip")
-    return createHIPDevice(*target, config);
-  return llvm::createStringError(
-      "unknown device '%s' (expected cpu, emu, hip or auto)",
-      name.str().c_str());
+  std::optional<DeviceKind> kind = parseDeviceKind(name);
+  if (!kind)
+    return llvm::createStringError(
+        "unknown device '%s' (expected cpu, emu, hip or auto)",
+        name.str().c_str());
+  return createDevice(*kind, *target, config);
 }

@@ -53,19 +53,20 @@ std::vector<int64_t> OperandSpec::getScaleShape(int64_t rows, int64_t k) const {
 
 std::vector<GemmSpec::Argument> GemmSpec::getArguments() const {
   std::vector<Argument> arguments = {
-      {"a", getTypeName(a.elementType), a.getDataShape(m, k)},
-      {"a_scales", getTypeName(a.encoding.getScaleType()),
+      {"a", toElementType(a.elementType), a.getDataShape(m, k)},
+      {"a_scales", toElementType(a.encoding.getScaleType()),
        a.getScaleShape(m, k)},
-      {"b", getTypeName(b.elementType), b.getDataShape(n, k)},
-      {"b_scales", getTypeName(b.encoding.getScaleType()),
+      {"b", toElementType(b.elementType), b.getDataShape(n, k)},
+      {"b_scales", toElementType(b.encoding.getScaleType()),
        b.getScaleShape(n, k)}};
   if (biasType)
-    arguments.push_back({"bias", getTypeName(biasType), {n}});
-  arguments.push_back({"init", getTypeName(outputType), {m, n}});
+    arguments.push_back({"bias", toElementType(biasType), {n}});
+  arguments.push_back({"init", toElementType(outputType), {m, n}});
   if (auxType)
-    arguments.push_back({"aux", getTypeName(auxType), {m, n}});
+    arguments.push_back({"aux", toElementType(auxType), {m, n}});
   if (outEncoding)
-    arguments.push_back({"out_scales", getTypeName(outEncoding.getScaleType()),
+    arguments.push_back({"out_scales",
+                         toElementType(outEncoding.getScaleType()),
                          getOutputOperand().getScaleShape(m, n)});
   return arguments;
 }
@@ -103,18 +104,9 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   SmallVector<Type> argTypes;
   llvm::StringMap<unsigned> position;
   for (const GemmSpec::Argument &arg : spec.getArguments()) {
-    Type elementType =
-        arg.name == "a"          ? spec.a.elementType
-        : arg.name == "b"        ? spec.b.elementType
-        : arg.name == "a_scales" ? spec.a.encoding.getScaleType()
-        : arg.name == "b_scales" ? spec.b.encoding.getScaleType()
-        : arg.name == "bias"     ? spec.biasType
-        : arg.name == "aux"      ? spec.auxType
-        : arg.name == "out_scales"
-            ? spec.outEncoding.getScaleType()
-            : spec.outputType;
     position[arg.name] = argTypes.size();
-    argTypes.push_back(RankedTensorType::get(arg.shape, elementType));
+    argTypes.push_back(RankedTensorType::get(
+        arg.shape, getMLIRType(arg.elementType, ctx)));
   }
   SmallVector<Type> resultTypes = {argTypes[position["init"]]};
   if (spec.auxType)

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "qmm/Dialect/QMM/IR/StorageSize.h"
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/HIPRuntime.h"
@@ -46,7 +47,7 @@ public:
         a.buffer = &buffers[arg.buffer];
       } else {
         a.scalar = arg.scalarBits;
-        a.bytes = type.isIndex() ? 8 : (type.getIntOrFloatBitWidth() + 7) / 8;
+        a.bytes = getStorageBytes(1, type);
       }
       hipArgs.push_back(a);
     }

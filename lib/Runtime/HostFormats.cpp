@@ -12,25 +12,26 @@
 #include <mutex>
 #include <vector>
 
+using namespace mlir::qmm;
 using namespace mlir::qmm::host;
 
 static const FormatSpec kFormats[] = {
-    {"f8E4M3FN", 8, 4, 3, 7, Specials::FN},
-    {"f8E5M2", 8, 5, 2, 15, Specials::IEEE},
-    {"f8E4M3FNUZ", 8, 4, 3, 8, Specials::FNUZ},
-    {"f8E5M2FNUZ", 8, 5, 2, 16, Specials::FNUZ},
-    {"f6E2M3FN", 6, 2, 3, 1, Specials::Finite},
-    {"f6E3M2FN", 6, 3, 2, 3, Specials::Finite},
-    {"f4E2M1FN", 4, 2, 1, 1, Specials::Finite},
-    {"f8E8M0FNU", 8, 8, 0, 127, Specials::E8M0},
-    {"f16", 16, 5, 10, 15, Specials::IEEE},
-    {"bf16", 16, 8, 7, 127, Specials::IEEE},
-    {"f32", 32, 8, 23, 127, Specials::IEEE},
+    {ElementType::F8E4M3FN, 4, 3, 7, Specials::FN},
+    {ElementType::F8E5M2, 5, 2, 15, Specials::IEEE},
+    {ElementType::F8E4M3FNUZ, 4, 3, 8, Specials::FNUZ},
+    {ElementType::F8E5M2FNUZ, 5, 2, 16, Specials::FNUZ},
+    {ElementType::F6E2M3FN, 2, 3, 1, Specials::Finite},
+    {ElementType::F6E3M2FN, 3, 2, 3, Specials::Finite},
+    {ElementType::F4E2M1FN, 2, 1, 1, Specials::Finite},
+    {ElementType::F8E8M0FNU, 8, 0, 127, Specials::E8M0},
+    {ElementType::F16, 5, 10, 15, Specials::IEEE},
+    {ElementType::BF16, 8, 7, 127, Specials::IEEE},
+    {ElementType::F32, 8, 23, 127, Specials::IEEE},
 };
 
-const FormatSpec *mlir::qmm::host::lookupFormat(llvm::StringRef name) {
+const FormatSpec *mlir::qmm::host::lookupFormat(ElementType type) {
   for (const FormatSpec &format : kFormats)
-    if (format.name == name)
+    if (format.type == type)
       return &format;
   return nullptr;
 }
@@ -39,7 +40,7 @@ double mlir::qmm::host::decode(const FormatSpec &f, uint32_t code) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (f.specials == Specials::E8M0)
     return code == 0xFF ? nan : std::ldexp(1.0, int(code) - 127);
-  uint32_t signMask = 1u << (f.bits - 1);
+  uint32_t signMask = 1u << (f.getBits() - 1);
   uint32_t magnitude = code & (signMask - 1);
   bool negative = code & signMask;
   uint32_t exponent = magnitude >> f.mantissaBits;
@@ -86,8 +87,8 @@ static const PositiveTable &getPositiveTable(const FormatSpec &f) {
   std::lock_guard<std::mutex> lock(mutex);
   PositiveTable &table = tables[&f];
   if (table.values.empty()) {
-    uint32_t limit = f.specials == Specials::E8M0 ? (1u << f.bits)
-                                                  : (1u << (f.bits - 1));
+    uint32_t limit = f.specials == Specials::E8M0 ? (1u << f.getBits())
+                                                  : (1u << (f.getBits() - 1));
     for (uint32_t code = 0; code < limit; ++code) {
       double value = decode(f, code);
       if (std::isfinite(value)) {
@@ -108,7 +109,7 @@ int mlir::qmm::host::maxExponent(const FormatSpec &f) {
 }
 
 static uint32_t nanCode(const FormatSpec &f) {
-  uint32_t signMask = 1u << (f.bits - 1);
+  uint32_t signMask = 1u << (f.getBits() - 1);
   switch (f.specials) {
   case Specials::IEEE: // all-ones exponent, top mantissa bit: a quiet NaN
     return (((1u << f.exponentBits) - 1) << f.mantissaBits) |
@@ -151,7 +152,7 @@ uint32_t mlir::qmm::host::encodeSaturating(const FormatSpec &f, float value) {
   bool negative = std::signbit(value);
   bool hasNegativeZero = f.specials != Specials::FNUZ;
   if (negative && (code != 0 || hasNegativeZero))
-    code |= 1u << (f.bits - 1);
+    code |= 1u << (f.getBits() - 1);
   return code;
 }
 

@@ -65,7 +65,8 @@ QuantizedOperand host::quantize(llvm::ArrayRef<float> values,
                                 const OperandSpec &operand, int64_t rows,
                                 int64_t k, ScaleRounding rounding,
                                 float minAmax) {
-  const FormatSpec &format = *lookupFormat(getTypeName(operand.elementType));
+  ElementType dataType = toElementType(operand.elementType);
+  const FormatSpec &format = *lookupFormat(dataType);
   bool e8m0Scales = isa<Float8E8M0FNUType>(operand.encoding.getScaleType());
 
   std::vector<int64_t> scaleShape = operand.getScaleShape(rows, k);
@@ -84,8 +85,9 @@ QuantizedOperand host::quantize(llvm::ArrayRef<float> values,
     }
 
   QuantizedOperand result{
-      HostTensor(getTypeName(operand.elementType), operand.getDataShape(rows, k)),
-      HostTensor(e8m0Scales ? "f8E8M0FNU" : "f32", scaleShape)};
+      HostTensor(dataType, operand.getDataShape(rows, k)),
+      HostTensor(e8m0Scales ? ElementType::F8E8M0FNU : ElementType::F32,
+                 scaleShape)};
   std::vector<float> reciprocal(numScales);
   for (int64_t i = 0; i < numScales; ++i) {
     BlockScale block = computeBlockScale(format, amax[i], rounding, minAmax);

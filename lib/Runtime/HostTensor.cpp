@@ -12,19 +12,12 @@
 #include <cstring>
 #include <numeric>
 
+using namespace mlir::qmm;
 using namespace mlir::qmm::host;
 using llvm::StringRef;
 
-unsigned mlir::qmm::host::getElementBitWidth(StringRef elementType) {
-  if (const FormatSpec *format = lookupFormat(elementType))
-    return format->bits;
-  if (elementType == "i32") // group indices and counts
-    return 32;
-  return 0;
-}
-
-HostTensor::HostTensor(StringRef elementType, llvm::ArrayRef<int64_t> shape)
-    : elementType(elementType.str()), shape(shape.begin(), shape.end()) {
+HostTensor::HostTensor(ElementType elementType, llvm::ArrayRef<int64_t> shape)
+    : elementType(elementType), shape(shape.begin(), shape.end()) {
   bytes.assign(getNumElements() * getElementBytes(), 0);
 }
 
@@ -34,7 +27,8 @@ int64_t HostTensor::getNumElements() const {
 }
 
 unsigned HostTensor::getElementBytes() const {
-  return (getElementBitWidth(elementType) + 7) / 8;
+  // Sub-byte formats unpacked: one element's storage, a byte.
+  return getStorageBytes(1, elementType);
 }
 
 uint32_t HostTensor::getBits(int64_t i) const {
@@ -48,7 +42,7 @@ void HostTensor::setBits(int64_t i, uint32_t bits) {
 }
 
 double HostTensor::getValue(int64_t i) const {
-  if (elementType == "f32") {
+  if (elementType == ElementType::F32) {
     float value;
     std::memcpy(&value, bytes.data() + i * 4, 4);
     return value;
@@ -56,12 +50,11 @@ double HostTensor::getValue(int64_t i) const {
   return decode(*lookupFormat(elementType), getBits(i));
 }
 
-std::vector<int64_t> mlir::qmm::host::getNpyShape(StringRef elementType,
+std::vector<int64_t> mlir::qmm::host::getNpyShape(ElementType elementType,
                                                   llvm::ArrayRef<int64_t> shape) {
   std::vector<int64_t> npyShape(shape.begin(), shape.end());
-  unsigned width = getElementBitWidth(elementType);
-  if (width < 8 && !npyShape.empty())
-    npyShape.back() = (npyShape.back() * width + 7) / 8;
+  if (getElementBitWidth(elementType) < 8 && !npyShape.empty())
+    npyShape.back() = getStorageBytes(npyShape.back(), elementType);
   return npyShape;
 }
 
@@ -82,10 +75,11 @@ static std::string formatShapeTuple(llvm::ArrayRef<int64_t> shape) {
 
 /// Packs rows of `width`-bit elements into a little-endian bit stream per
 /// row.
-static std::vector<uint8_t> packRows(const HostTensor &tensor, unsigned width) {
+static std::vector<uint8_t> packRows(const HostTensor &tensor) {
+  unsigned width = getElementBitWidth(tensor.elementType);
   int64_t cols = tensor.shape.empty() ? 1 : tensor.shape.back();
   int64_t rows = tensor.getNumElements() / std::max<int64_t>(cols, 1);
-  int64_t rowBytes = (cols * width + 7) / 8;
+  int64_t rowBytes = getStorageBytes(cols, tensor.elementType);
   std::vector<uint8_t> packed(rows * rowBytes, 0);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
@@ -100,15 +94,16 @@ static std::vector<uint8_t> packRows(const HostTensor &tensor, unsigned width) {
 }
 
 std::vector<uint8_t> mlir::qmm::host::getDeviceBytes(const HostTensor &tensor) {
-  unsigned width = getElementBitWidth(tensor.elementType);
-  return width < 8 ? packRows(tensor, width) : tensor.bytes;
+  return getElementBitWidth(tensor.elementType) < 8 ? packRows(tensor)
+                                                    : tensor.bytes;
 }
 
 NpyArray mlir::qmm::host::toNpyArray(const HostTensor &tensor) {
   unsigned width = getElementBitWidth(tensor.elementType);
   std::string descr;
   std::vector<uint8_t> payload;
-  if (tensor.elementType == "f32" || tensor.elementType == "i32") {
+  if (tensor.elementType == ElementType::F32 ||
+      tensor.elementType == ElementType::I32) {
     descr = "<f4";
     payload = tensor.bytes;
   } else if (width == 16) {
@@ -124,10 +119,10 @@ NpyArray mlir::qmm::host::toNpyArray(const HostTensor &tensor) {
     payload = tensor.bytes;
   } else {
     descr = "|u1";
-    payload = packRows(tensor, width);
+    payload = packRows(tensor);
   }
 
-  if (tensor.elementType == "i32")
+  if (tensor.elementType == ElementType::I32)
     descr = "<i4";
   return {descr, getNpyShape(tensor.elementType, tensor.shape), payload};
 }
@@ -282,7 +277,7 @@ llvm::Expected<NpyArray> mlir::qmm::host::readNpyArray(StringRef path) {
 }
 
 llvm::Expected<HostTensor>
-mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
+mlir::qmm::host::readNpy(StringRef path, ElementType elementType,
                          llvm::ArrayRef<int64_t> shape) {
   auto arrayOrErr = readNpyArray(path);
   if (!arrayOrErr)
@@ -295,7 +290,7 @@ mlir::qmm::host::readNpy(StringRef path, StringRef elementType,
 }
 
 llvm::Expected<HostTensor>
-mlir::qmm::host::fromNpyArray(const NpyArray &array, StringRef elementType,
+mlir::qmm::host::fromNpyArray(const NpyArray &array, ElementType elementType,
                               llvm::ArrayRef<int64_t> shape) {
   auto fail = [&](const llvm::Twine &message) {
     return llvm::createStringError(message);
@@ -304,25 +299,26 @@ mlir::qmm::host::fromNpyArray(const NpyArray &array, StringRef elementType,
   StringRef payload(reinterpret_cast<const char *>(array.bytes.data()),
                     array.bytes.size());
   unsigned width = getElementBitWidth(elementType);
-  if (elementType == "i32") {
+  StringRef typeName = getElementTypeName(elementType);
+  if (elementType == ElementType::I32) {
     if (dtype != "<i4")
       return fail("dtype " + dtype + " does not match i32 (expected int32, "
                   "'<i4')");
   } else {
-    bool wantsFloat = elementType == "f32" || width == 16;
+    bool wantsFloat = elementType == ElementType::F32 || width == 16;
     if (wantsFloat && dtype != "<f4")
-      return fail("dtype " + dtype + " does not match " + elementType +
+      return fail("dtype " + dtype + " does not match " + typeName +
                   " (expected float32, '<f4')");
     if (!wantsFloat && dtype != "|u1" && dtype != "<u1" &&
         !(width == 8 && (dtype == "|i1" || dtype == "<i1")))
-      return fail("dtype " + dtype + " does not match " + elementType +
+      return fail("dtype " + dtype + " does not match " + typeName +
                   " (expected uint8 bit patterns, '|u1')");
   }
   std::vector<int64_t> expected = getNpyShape(elementType, shape);
   if (array.shape != expected)
     return fail("shape " + formatShapeList(array.shape) +
                 " does not match " +
-                elementType + " " + formatShapeList(shape) +
+                typeName + " " + formatShapeList(shape) +
                 (expected != std::vector<int64_t>(shape.begin(), shape.end())
                      ? " (packed: " + formatShapeList(expected) + ")"
                      : std::string()));
@@ -333,7 +329,8 @@ mlir::qmm::host::fromNpyArray(const NpyArray &array, StringRef elementType,
   if (payload.size() != tensor.bytes.size() && (width == 8 || width == 32))
     return fail("payload of " + llvm::Twine(payload.size()) +
                 " bytes, expected " + llvm::Twine(tensor.bytes.size()));
-  if (elementType == "f32" || elementType == "i32" || width == 8) {
+  if (elementType == ElementType::F32 || elementType == ElementType::I32 ||
+      width == 8) {
     std::memcpy(tensor.bytes.data(), payload.data(), payloadBytes);
   } else if (width == 16) {
     const FormatSpec &format = *lookupFormat(elementType);
@@ -342,12 +339,12 @@ mlir::qmm::host::fromNpyArray(const NpyArray &array, StringRef elementType,
       std::memcpy(&value, payload.data() + 4 * i, 4);
       double rounded = roundToFormat(format, value);
       if (rounded != value && !std::isnan(value))
-        return fail("element " + llvm::Twine(i) + " is not a " + elementType +
+        return fail("element " + llvm::Twine(i) + " is not a " + typeName +
                     " value");
       // Re-encode exactly: f16/bf16 bit patterns from the f32 value.
       uint32_t bits;
       std::memcpy(&bits, &value, 4);
-      if (elementType == "bf16")
+      if (elementType == ElementType::BF16)
         tensor.setBits(i, bits >> 16);
       else
         return fail("f16 .npy input is not supported");

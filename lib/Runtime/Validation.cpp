@@ -44,13 +44,13 @@ Reference mlir::qmm::host::addBias(const Reference &ref,
 }
 
 Reference mlir::qmm::host::applyActivation(const Reference &ref,
-                                           const std::string &activation,
+                                           Activation activation,
                                            int64_t reductionSize) {
   Reference result = ref;
   double unit = double(reductionSize + 2) * std::ldexp(1.0, -24);
   for (size_t i = 0; i < result.values.size(); ++i) {
     double x = ref.values[i];
-    double inner = activation == "gelu_tanh"
+    double inner = activation == Activation::GeluTanh
                        ? std::tanh(std::sqrt(2.0 / M_PI) *
                                    (x + 0.044715 * x * x * x))
                        : std::erf(x / std::sqrt(2.0));
@@ -68,7 +68,7 @@ bool mlir::qmm::host::isBeyondF32(const Reference &ref, size_t i) {
 
 ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
                                       const Reference &ref,
-                                      const std::string &outputType,
+                                      ElementType outputType,
                                       bool checkUlps, int64_t reductionSize,
                                       llvm::ArrayRef<bool> excluded) {
   ErrorMetrics metrics;
@@ -118,7 +118,7 @@ ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
     sumSquares += d * d + r * r;
     signal += r * r;
     noise += (d - r) * (d - r);
-    if (checkUlps && format && outputType != "f32") {
+    if (checkUlps && format && outputType != ElementType::F32) {
       double rounded = roundToFormat(*format, r);
       double allowed = ulpOf(*format, rounded) +
                        accumulationBound * ref.magnitudes[i];
@@ -137,7 +137,7 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
     const OperandSpec &output, const Reference &reference,
     ScaleRounding rounding, float minAmax, int64_t reductionSize) {
   int64_t m = codes.shape[0], n = codes.shape[1];
-  const FormatSpec &format = *lookupFormat(getTypeName(output.elementType));
+  const FormatSpec &format = *lookupFormat(toElementType(output.elementType));
   double fmax = maxFinite(format);
   double unit = double(reductionSize + 2) * std::ldexp(1.0, -24);
   // What the device's f32 D may differ from the reference by: the
@@ -211,7 +211,7 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
         ++metrics.ulpViolations;
     }
   ErrorMetrics values =
-      compare(dequantized, reference, "f32", /*checkUlps=*/false,
+      compare(dequantized, reference, ElementType::F32, /*checkUlps=*/false,
               reductionSize);
   metrics.maxAbsError = values.maxAbsError;
   metrics.maxRelError = values.maxRelError;
@@ -220,18 +220,24 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
   return metrics;
 }
 
-double mlir::qmm::host::getFormatQuantizationBudget(const std::string &type) {
-  if (type == "f8E4M3FN" || type == "f8E4M3FNUZ")
+double mlir::qmm::host::getFormatQuantizationBudget(ElementType type) {
+  switch (type) {
+  case ElementType::F8E4M3FN:
+  case ElementType::F8E4M3FNUZ:
     return 5e-4;
-  if (type == "f8E5M2" || type == "f8E5M2FNUZ" || type == "f6E2M3FN")
+  case ElementType::F8E5M2:
+  case ElementType::F8E5M2FNUZ:
+  case ElementType::F6E2M3FN:
     return 2e-3;
-  if (type == "f6E3M2FN")
+  case ElementType::F6E3M2FN:
     return 4e-3;
-  return 9.5e-3; // f4E2M1FN
+  default:
+    return 9.5e-3; // f4E2M1FN
+  }
 }
 
-double mlir::qmm::host::getQuantizationThreshold(const std::string &aType,
-                                                 const std::string &bType) {
+double mlir::qmm::host::getQuantizationThreshold(ElementType aType,
+                                                 ElementType bType) {
   return getFormatQuantizationBudget(aType) +
          getFormatQuantizationBudget(bType);
 }

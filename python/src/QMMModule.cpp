@@ -101,6 +101,15 @@ static Type parseQuantizedType(const std::string &name, const char *what) {
   return type;
 }
 
+/// The runtime's element type of a program's argument or result.
+static ElementType getRuntimeElementType(Type type, const std::string &what) {
+  std::optional<ElementType> elementType = getElementType(type);
+  if (!elementType)
+    raiseValueError(what + ": element type " + getTypeName(type) +
+                    " is not supported by the runtime");
+  return *elementType;
+}
+
 static ScaleEncodingAttr parseScale(const std::string &text, bool mnMajor,
                                     const char *what) {
   llvm::Expected<ScaleEncodingAttr> encoding =
@@ -168,7 +177,7 @@ static py::array toNumpy(const host::HostTensor &tensor) {
 }
 
 static host::HostTensor toHostTensor(const py::array &array,
-                                     const std::string &elementType,
+                                     ElementType elementType,
                                      llvm::ArrayRef<int64_t> shape,
                                      const std::string &what) {
   llvm::Expected<host::HostTensor> tensor =
@@ -231,9 +240,10 @@ static py::array dequantize(const py::array &codes, const py::array &scales,
                             const std::string &layout, bool mnMajor) {
   OperandSpec operand = makeOperand(elementType, scale, layout, mnMajor);
   host::HostTensor data =
-      toHostTensor(codes, elementType, operand.getDataShape(rows, k), "codes");
+      toHostTensor(codes, toElementType(operand.elementType),
+                   operand.getDataShape(rows, k), "codes");
   host::HostTensor scaleTensor =
-      toHostTensor(scales, getTypeName(operand.encoding.getScaleType()),
+      toHostTensor(scales, toElementType(operand.encoding.getScaleType()),
                    operand.getScaleShape(rows, k), "scales");
   std::vector<double> values =
       host::dequantize(data, scaleTensor, operand, rows, k);
@@ -245,8 +255,9 @@ static py::array dequantize(const py::array &codes, const py::array &scales,
 
 static py::array decode(const py::array &codes, const std::string &elementType,
                         std::vector<int64_t> shape) {
-  parseQuantizedType(elementType, "element_type");
-  host::HostTensor data = toHostTensor(codes, elementType, shape, "codes");
+  Type type = parseQuantizedType(elementType, "element_type");
+  host::HostTensor data =
+      toHostTensor(codes, toElementType(type), shape, "codes");
   std::vector<py::ssize_t> dims(shape.begin(), shape.end());
   py::array_t<double> result(dims);
   double *out = result.mutable_data();
@@ -415,14 +426,18 @@ static py::tuple run(const std::string &ir, const std::string &function,
     if (!shaped || !shaped.hasStaticShape())
       raiseValueError("argument " + std::to_string(i) +
                       " is not a statically shaped tensor");
+    std::string what =
+        "argument " + std::to_string(i) + " (" + getTypeName(type) + ")";
     tensors.push_back(toHostTensor(
-        args[i], getTypeName(shaped.getElementType()), shaped.getShape(),
-        "argument " + std::to_string(i) + " (" + getTypeName(type) + ")"));
+        args[i], getRuntimeElementType(shaped.getElementType(), what),
+        shaped.getShape(), what));
   }
   std::vector<TensorSpec> results;
   for (Type type : func.getResultTypes()) {
     auto shaped = cast<ShapedType>(type);
-    results.push_back({getTypeName(shaped.getElementType()),
+    results.push_back({getRuntimeElementType(shaped.getElementType(),
+                                             "result (" + getTypeName(type) +
+                                                 ")"),
                        std::vector<int64_t>(shaped.getShape().begin(),
                                             shaped.getShape().end())});
   }

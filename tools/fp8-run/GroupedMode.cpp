@@ -1,10 +1,10 @@
 //===- GroupedMode.cpp - fp8-run --groups: grouped (MoE) GEMMs -------------===//
 //
-// Generates a grouping (contiguous: 128-aligned segments of unequal sizes
-// with padding rows and an empty group; masked: valid-row counts), quantizes
-// A and each group's B, runs the grouped program and checks every computed
-// row against the f64 reference of its group, and every other row for being
-// untouched.
+// The grouped mode's inputs and validation: a grouping (contiguous:
+// 128-aligned segments of unequal sizes with padding rows and an empty
+// group; masked: valid-row counts), A and each group's B quantized and
+// stacked; every computed row checked against the f64 reference of its
+// group, and every other row for being untouched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +13,6 @@
 #include "qmm/Runtime/HostQuantizer.h"
 #include "qmm/Runtime/Validation.h"
 
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <optional>
 #include <random>
 
 using namespace mlir;
@@ -35,52 +31,17 @@ static HostTensor stack(llvm::ArrayRef<HostTensor> parts) {
   return result;
 }
 
-/// The grouped mode: generates the grouping, quantizes A and every group's
-/// B, runs the program, and checks each computed row against the f64
-/// reference of its group (both tiers) and every other row against init
-/// (it must be untouched).
-int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
-                       const ChipInfo &chip, const GroupedRun &run) {
-  int64_t groups = run.groups;
-  unsigned seed = run.seed;
-  GroupedLayout layout =
-      run.masked ? GroupedLayout::Masked : GroupedLayout::Contiguous;
-  bool masked = layout == GroupedLayout::Masked;
+void GemmRunner::prepareGroupedInputs() {
+  int64_t groups = config.groups;
+  bool masked = config.masked;
+  unsigned seed = config.seed;
   int64_t alignment = getGroupedMatmulMAlignment();
-  if (spec.b.layout != OperandLayout::NK)
-    fail("--groups: B is [G, N, K]; --b-layout kn is not supported");
-  if (!masked && spec.m % alignment != 0)
-    fail("--groups (contiguous): M = " + std::to_string(spec.m) +
-         " must be a multiple of the M alignment " +
-         std::to_string(alignment));
-  OwningOpRef<ModuleOp> module =
-      buildGroupedGemmModule(&context, spec, groups, layout);
-  verifyOrFail(*module, "the grouped GEMM described by the flags");
-  if (run.emitIR) {
-    module->print(llvm::outs());
-    llvm::outs() << "\n";
-    return 0;
-  }
-  // The model reads shapes only: all rows are counted as useful (contiguous
-  // padding rows and masked rows past the counts included).
-  std::vector<perf::KernelPrediction> predictions;
-  if (run.model.device)
-    predictions = modelOrFail(*module, chip, run.model, run.config);
-  if (run.model.only) {
-    if (run.json)
-      llvm::outs() << llvm::formatv(
-          "{0}\n", llvm::json::Value(llvm::json::Object{
-                       {"modeled", true}, {"model", modelJson(predictions)}}));
-    else
-      printModel(predictions, nullptr, run.device);
-    return 0;
-  }
 
   // The grouping: contiguous, 128-row tiles dealt to groups (segments in
   // group order), each segment ending in padding rows; masked, a count of
   // valid rows per group.
   std::mt19937_64 rng(seed + 5);
-  std::vector<int32_t> info;
+  std::vector<int32_t> &info = groupInfo;
   if (masked) {
     for (int64_t g = 0; g < groups; ++g)
       info.push_back(int32_t(rng() % (spec.m + 1)));
@@ -105,85 +66,59 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
         info.push_back(r < valid ? int32_t(g) : -1);
     }
   }
-  HostTensor groupInfo("i32", {int64_t(info.size())});
+  groupInfoTensor = HostTensor(ElementType::I32, {int64_t(info.size())});
   for (size_t i = 0; i < info.size(); ++i)
-    groupInfo.setBits(i, uint32_t(info[i]));
+    groupInfoTensor->setBits(i, uint32_t(info[i]));
 
   // Data: A whole (contiguous) or per group (masked), B per group.
-  auto quantizeOne = [&](const OperandSpec &operand, int64_t rows,
-                         unsigned streamSeed) {
-    OperandData data;
-    data.highPrecision = generate(rows * spec.k, streamSeed);
-    ScaleRounding rounding = getRounding(operand);
-    data.quantized = quantize(*data.highPrecision, operand, rows, spec.k,
-                              rounding, getMinAmax(rounding));
-    return data;
-  };
-  std::vector<OperandData> aParts, bParts;
   for (int64_t g = 0; g < (masked ? groups : 1); ++g)
-    aParts.push_back(quantizeOne(spec.a, spec.m, seed + 100 * g));
+    aParts.push_back(generateOperand(spec.a, spec.m, seed + 100 * g));
   for (int64_t g = 0; g < groups; ++g)
-    bParts.push_back(quantizeOne(spec.b, spec.n, seed + 100 * g + 1));
+    bParts.push_back(generateOperand(spec.b, spec.n, seed + 100 * g + 1));
   auto stackParts = [&](const std::vector<OperandData> &parts, bool data) {
     std::vector<HostTensor> tensors;
     for (const OperandData &part : parts)
       tensors.push_back(data ? part.quantized.data : part.quantized.scales);
     return stack(tensors);
   };
-  HostTensor aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
-  HostTensor aScales =
-      masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
-  HostTensor bData = stackParts(bParts, true);
-  HostTensor bScales = stackParts(bParts, false);
+  aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
+  aScales = masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
+  bData = stackParts(bParts, true);
+  bScales = stackParts(bParts, false);
 
   // C (or zeros): rows of every group matrix.
-  GemmSpec rowsSpec = spec;
-  rowsSpec.m = masked ? groups * spec.m : spec.m;
-  HostTensor init = prepareAccumulator(rowsSpec);
+  init = prepareAccumulator(masked ? groups * spec.m : spec.m);
   if (masked)
     init.shape = {groups, spec.m, spec.n};
-
-  std::unique_ptr<Device> device =
-      orFail(createDevice(run.device, chip.name, run.config));
   // A bias per group: [G, N].
-  std::optional<HostTensor> bias;
   if (spec.biasType) {
-    GemmSpec biasSpec = spec;
-    biasSpec.n = groups * spec.n;
-    bias = generateBias(biasSpec);
+    bias = generateBias(groups * spec.n);
     bias->shape = {groups, spec.n};
   }
-  llvm::SmallVector<const HostTensor *> args = {&aData, &aScales, &bData,
-                                                &bScales};
-  if (bias)
-    args.push_back(&*bias);
-  args.append({&groupInfo, &init});
-  std::vector<TensorSpec> resultSpecs = {
-      {getTypeName(spec.outputType), init.shape}};
   // The pre-activation output starts as -7 everywhere, so that rows the
   // kernel must not write are seen to be untouched.
-  std::optional<HostTensor> auxInit;
   if (spec.auxType) {
-    std::string auxName = getTypeName(spec.auxType);
-    auxInit = HostTensor(auxName, init.shape);
-    uint32_t minusSeven = auxName == "f32"    ? 0xC0E00000u
-                          : auxName == "bf16" ? 0xC0E0u
-                                              : 0xC700u; // f16
+    ElementType auxType = toElementType(spec.auxType);
+    auxInit = HostTensor(auxType, init.shape);
+    uint32_t minusSeven = auxType == ElementType::F32    ? 0xC0E00000u
+                          : auxType == ElementType::BF16 ? 0xC0E0u
+                                                         : 0xC700u; // f16
     for (int64_t i = 0; i < auxInit->getNumElements(); ++i)
       auxInit->setBits(i, minusSeven);
-    args.push_back(&*auxInit);
-    resultSpecs.push_back({auxName, init.shape});
   }
-  RunResult result = orFail(device->run(*module, spec.functionName, args,
-                                        resultSpecs, run.iterations));
+}
+
+void GemmRunner::validateGroupedRows() {
+  bool masked = config.masked;
+  const std::vector<int32_t> &info = groupInfo;
   const HostTensor &d = result.results.front();
   const HostTensor *aux = spec.auxType ? &result.results[1] : nullptr;
+  int64_t rows = masked ? config.groups * spec.m : spec.m;
 
   // Row r of group g: the f64 reference of that row alone.
-  std::string outName = getTypeName(spec.outputType);
+  ElementType outputType = toElementType(spec.outputType);
   std::vector<double> output, exactRef, exactMag, qualityRef, qualityMag;
   std::vector<double> auxOutput, auxRef, auxMag;
-  int64_t untouchedDiffer = 0, untouched = 0, computed = 0;
   std::vector<std::vector<double>> dqA, hpA, dqB, hpB;
   for (OperandData &part : aParts) {
     dqA.push_back(dequantize(part.quantized.data, part.quantized.scales,
@@ -195,7 +130,7 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
                              spec.b, spec.n, spec.k));
     hpB.emplace_back(part.highPrecision->begin(), part.highPrecision->end());
   }
-  for (int64_t row = 0; row < rowsSpec.m; ++row) {
+  for (int64_t row = 0; row < rows; ++row) {
     int64_t g = masked ? row / spec.m : info[row];
     int64_t local = masked ? row % spec.m : row;
     bool valid = masked ? local < info[g] : g >= 0;
@@ -210,7 +145,6 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
       }
       continue;
     }
-    ++computed;
     int64_t aPart = masked ? g : 0;
     std::vector<double> c;
     if (spec.accumulate)
@@ -233,8 +167,7 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
     auto epilogue = [&](Reference product) {
       product = preActivation(product);
       if (spec.activation != Activation::None)
-        product = applyActivation(
-            product, stringifyActivation(spec.activation).str(), spec.k);
+        product = applyActivation(product, spec.activation, spec.k);
       return product;
     };
     Reference exactProduct =
@@ -258,59 +191,19 @@ int fp8run::runGrouped(MLIRContext &context, GemmSpec spec,
       qualityMag.push_back(qualityRow.magnitudes[n]);
     }
   }
-  Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
-  exact.metrics =
-      compare(output, {exactRef, exactMag}, outName, /*checkUlps=*/true, spec.k);
-  judgeExactTier(exact, outName);
-  Tier auxExact{"aux (pre-activation) exact tier"};
+  exact.metrics = compare(output, {exactRef, exactMag}, outputType,
+                          /*checkUlps=*/true, spec.k);
+  judgeExactTier(exact, outputType);
   auxExact.pass = true;
   if (aux) {
-    std::string auxName = getTypeName(spec.auxType);
-    auxExact.metrics = compare(auxOutput, {auxRef, auxMag}, auxName,
+    ElementType auxType = toElementType(spec.auxType);
+    auxExact.metrics = compare(auxOutput, {auxRef, auxMag}, auxType,
                                /*checkUlps=*/true, spec.k);
-    judgeExactTier(auxExact, auxName);
+    judgeExactTier(auxExact, auxType);
   }
-  Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
-  double threshold = getQuantizationThreshold(getTypeName(spec.a.elementType),
-                                              getTypeName(spec.b.elementType));
-  quality.metrics = compare(output, {qualityRef, qualityMag}, outName,
+  double threshold = getQuantizationThreshold(
+      toElementType(spec.a.elementType), toElementType(spec.b.elementType));
+  quality.metrics = compare(output, {qualityRef, qualityMag}, outputType,
                             /*checkUlps=*/false, spec.k);
-  quality.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
-  quality.pass = quality.metrics.calcDiff < threshold &&
-                 quality.metrics.nanMismatches == 0;
-  bool untouchedPass = untouchedDiffer == 0;
-  bool pass = exact.pass && auxExact.pass && quality.pass && untouchedPass;
-
-  llvm::outs() << "fp8-run: " << spec.describe() << "\n";
-  llvm::outs() << "  grouped " << stringifyGroupedLayout(layout) << ", "
-               << groups << " groups, "
-               << (masked ? "valid rows per group:" : "rows per group:");
-  for (int64_t g = 0; g < groups; ++g) {
-    int64_t rows = 0;
-    if (masked)
-      rows = info[g];
-    else
-      for (int32_t v : info)
-        rows += v == g;
-    llvm::outs() << " " << rows;
-  }
-  if (!masked)
-    llvm::outs() << " (+" << llvm::count(info, -1) << " padding)";
-  llvm::outs() << "\n  chip " << chip.name << " (" << chip.product
-               << "), device " << device->getName() << ", seed " << seed
-               << "\n";
-  printTier(exact);
-  if (aux)
-    printTier(auxExact);
-  printTier(quality);
-  llvm::outs() << llvm::formatv(
-      "  rows not computed ({0}): {1} of {2} values differ from init{4}  "
-      "[untouched]  {3}\n",
-      masked ? "past the counts" : "padding", untouchedDiffer, untouched,
-      untouchedPass ? "PASS" : "FAIL", aux ? " (output and aux)" : "");
-  if (run.model.device)
-    printModel(predictions, &result, device->getName());
-  llvm::outs() << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
-  return pass ? 0 : 1;
+  judgeQualityTier(quality, threshold);
 }
-

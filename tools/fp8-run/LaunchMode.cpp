@@ -14,6 +14,7 @@
 
 #include "LaunchMode.h"
 
+#include "qmm/Dialect/QMM/IR/StorageSize.h"
 #include "qmm/Emulator/Emulator.h"
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/HIPRuntime.h"
@@ -65,12 +66,6 @@ static constexpr llvm::StringLiteral kLaunchModeFlags[] = {
     "module", "kernel", "grid",  "block", "arg",        "out",
     "device", "chip",   "stats", "iters", "emu-max-ops"};
 
-/// Bytes one element of `type` takes in a buffer (as in the emulator; for
-/// element types it supports).
-static unsigned getStorageBytes(Type type) {
-  unsigned bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
-  return (bits + 7) / 8;
-}
 
 /// numpy dtypes accepted for a memref element type.
 static bool dtypeMatches(Type type, llvm::StringRef descr) {
@@ -81,7 +76,7 @@ static bool dtypeMatches(Type type, llvm::StringRef descr) {
     return kind == "f8";
   if (type.isF16())
     return kind == "f2" || kind == "u2" || kind == "i2";
-  unsigned bytes = getStorageBytes(type);
+  unsigned bytes = getStorageBytes(1, type);
   if (bytes == 1) // 8-bit and smaller floats and integers: one byte each
     return kind == "u1" || kind == "i1" || kind == "b1";
   return kind == "u" + std::to_string(bytes) ||
@@ -95,7 +90,7 @@ static std::string dtypeFor(Type type) {
     return "<f8";
   if (type.isF16())
     return "<f2";
-  unsigned bytes = getStorageBytes(type);
+  unsigned bytes = getStorageBytes(1, type);
   if (bytes == 1)
     return "|u1";
   if (isa<FloatType>(type)) // bf16: bit patterns
@@ -203,15 +198,13 @@ static std::optional<Failure> launch(MLIRContext &context,
   if (request.flags)
     if (std::optional<Failure> failure = rejectUnusedFlags(*request.flags))
       return failure;
-  if (request.device != "emu" && request.device != "hip" &&
-      request.device != "auto")
-    return badInput("unknown device '" + request.device +
-                    "' (expected emu, hip or auto)");
+  if (request.device == DeviceKind::CPU)
+    return badInput("unknown device 'cpu' (expected emu, hip or auto)");
   // hip: the runtime and a GPU of the chip must be there. auto: hip when
   // they are, else the emulator.
   std::unique_ptr<HIPRuntime> hip;
   int hipDevice = -1;
-  if (request.device != "emu") {
+  if (request.device != DeviceKind::Emulator) {
     auto runtime = HIPRuntime::load();
     llvm::Expected<int> device =
         runtime ? (*runtime)->findDevice(chip.name)
@@ -219,7 +212,7 @@ static std::optional<Failure> launch(MLIRContext &context,
     if (device) {
       hip = std::move(*runtime);
       hipDevice = *device;
-    } else if (request.device == "hip") {
+    } else if (request.device == DeviceKind::HIP) {
       return badInput("--device hip: " + llvm::toString(device.takeError()));
     } else {
       llvm::consumeError(device.takeError());
@@ -338,7 +331,7 @@ static std::optional<Failure> launch(MLIRContext &context,
       }
       Type type = kernel.getArgumentTypes()[i];
       hipArgs[i].scalar = args[i].scalarBits;
-      hipArgs[i].bytes = type.isIndex() ? 8 : (type.getIntOrFloatBitWidth() + 7) / 8;
+      hipArgs[i].bytes = getStorageBytes(1, type);
     }
     auto ms = hip->launch(hipDevice, *codeObject, request.kernelName,
                           config.grid, config.block, hipArgs,

@@ -3,6 +3,7 @@
 #ifndef QMM_TOOLS_FP8RUN_LAUNCHMODE_H
 #define QMM_TOOLS_FP8RUN_LAUNCHMODE_H
 
+#include "qmm/Runtime/Device.h"
 #include "qmm/Target/Chip.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -21,7 +22,7 @@ struct LaunchRequest {
   std::string block = "64,1,1";
   std::vector<std::string> args;
   std::string outDir;
-  std::string device;
+  DeviceKind device = DeviceKind::Auto;
   bool stats = false;
   int iterations = 0;
   /// fp8-run's flags: those launch mode does not read are rejected when

@@ -38,17 +38,6 @@ ModelRequest fp8run::parseModelRequest(const ChipInfo &chip, bool requested,
   return request;
 }
 
-std::vector<perf::KernelPrediction>
-fp8run::modelOrFail(ModuleOp module, const ChipInfo &chip,
-                    const ModelRequest &request, llvm::StringRef config) {
-  llvm::Expected<std::vector<perf::KernelPrediction>> predictions =
-      perf::modelQMMProgram(module, chip, *request.device, request.params,
-                            config);
-  if (!predictions)
-    fail("--model: " + llvm::toString(predictions.takeError()));
-  return std::move(*predictions);
-}
-
 llvm::json::Array
 fp8run::modelJson(llvm::ArrayRef<perf::KernelPrediction> predictions) {
   llvm::json::Array array;

@@ -1,4 +1,4 @@
-//===- Report.cpp - fp8-run: validation tiers as reported ---------------===//
+//===- Report.cpp - fp8-run: the report, text or JSON ---------------------===//
 
 #include "Runner.h"
 
@@ -16,14 +16,15 @@ using namespace mlir::qmm::fp8run;
 // Report
 //===----------------------------------------------------------------------===//
 
-/// The exact tier's criterion for an output of `typeName`: f32 within
+/// The exact tier's criterion for an output of `type`: f32 within
 /// 80 dB SQNR, bf16/f16 within one output ulp plus the f32 accumulation
 /// bound everywhere; NaN where the reference has it and nowhere else.
-void fp8run::judgeExactTier(Tier &tier, const std::string &typeName) {
-  if (typeName == "f32") {
+void fp8run::judgeExactTier(Tier &tier, ElementType type) {
+  std::string typeName = getElementTypeName(type).str();
+  if (type == ElementType::F32) {
     tier.criterion = "sqnr >= 80 dB";
     tier.pass = tier.metrics.sqnrDb >= 80.0;
-  } else if (typeName.rfind("f8", 0) == 0) {
+  } else if (getElementBitWidth(type) == 8) {
     tier.criterion = "every block's scale by the rule from the reference "
                      "amax (+- accumulation bound), every code within half "
                      "a " + typeName + " unit of reference / scale";
@@ -35,6 +36,12 @@ void fp8run::judgeExactTier(Tier &tier, const std::string &typeName) {
     tier.pass = tier.metrics.ulpViolations == 0;
   }
   tier.pass = tier.pass && tier.metrics.nanMismatches == 0;
+}
+
+void fp8run::judgeQualityTier(Tier &tier, double threshold) {
+  tier.criterion = llvm::formatv("calc_diff < {0:e1}", threshold).str();
+  tier.pass =
+      tier.metrics.calcDiff < threshold && tier.metrics.nanMismatches == 0;
 }
 
 static llvm::json::Value sqnrJson(double sqnr) {
@@ -132,4 +139,127 @@ void fp8run::printNonFiniteInputs(
   llvm::outs() << " values NaN or Inf: outputs that depend on them must be "
                   "NaN or Inf (either: IEEE f32 in an unspecified order), "
                   "and are not in the error statistics (beyond_f32)\n";
+}
+
+//===----------------------------------------------------------------------===//
+// The run's report
+//===----------------------------------------------------------------------===//
+
+static std::string printToString(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream(text) << attr;
+  return text;
+}
+
+void GemmRunner::printJsonReport(bool pass, double tflops) const {
+  const OperandData &a = aParts.front(), &b = bParts.front();
+  auto nonFiniteInputs =
+      countNonFiniteInputs(a, b, init, bias ? &*bias : nullptr);
+  llvm::json::Object report{
+      {"gemm", llvm::formatv("{0}x{1}x{2}", spec.m, spec.n, spec.k).str()},
+      {"m", spec.m},
+      {"n", spec.n},
+      {"k", spec.k},
+      {"a_type", getTypeName(spec.a.elementType)},
+      {"b_type", getTypeName(spec.b.elementType)},
+      {"b_layout", stringifyOperandLayout(spec.b.layout).str()},
+      {"out_type", getTypeName(spec.outputType)},
+      {"out_scale", spec.outEncoding
+                        ? llvm::json::Value(printToString(spec.outEncoding))
+                        : llvm::json::Value(nullptr)},
+      {"accumulate", spec.accumulate},
+      {"chip", chip.name.str()},
+      {"device", device->getName().str()},
+      {"exact", tierJson(exact)},
+      {"quantization", tierJson(quality)},
+      {"non_finite_inputs",
+       [&] {
+         llvm::json::Object counts;
+         for (auto [name, count] : nonFiniteInputs)
+           counts[name] = count;
+         return counts;
+       }()},
+      {"quantize", deviceQuantizes ? "device" : "host"},
+      {"iters", int64_t(result.iterations)},
+      {"result", pass ? "PASS" : "FAIL"}};
+  report["a_scale"] = printToString(spec.a.encoding);
+  if (spec.biasType)
+    report["bias"] = getTypeName(spec.biasType);
+  if (spec.activation != Activation::None)
+    report["activation"] = stringifyActivation(spec.activation).str();
+  if (spec.auxType) {
+    report["aux_type"] = getTypeName(spec.auxType);
+    report["aux_exact"] = tierJson(auxExact);
+  }
+  report["b_scale"] = printToString(spec.b.encoding);
+  if (quantizerCheck.ran)
+    report["quantizer_check"] = llvm::json::Object{
+        {"code_mismatches", quantizerCheck.codeMismatches},
+        {"codes", quantizerCheck.codes},
+        {"scale_mismatches", quantizerCheck.scaleMismatches},
+        {"scales", quantizerCheck.scales},
+        {"pass", quantizerCheck.agrees()}};
+  if (result.iterations) {
+    report["time_ms"] = result.secondsPerIteration * 1e3;
+    report["tflops"] = tflops;
+  }
+  if (config.model.device)
+    report["model"] = modelJson(predictions);
+  llvm::outs() << llvm::formatv("{0}", llvm::json::Value(std::move(report)))
+               << "\n";
+}
+
+void GemmRunner::printTextReport(bool pass, double tflops) const {
+  llvm::raw_ostream &os = llvm::outs();
+  os << "fp8-run: " << spec.describe() << "\n";
+  if (isGrouped()) {
+    bool masked = config.masked;
+    os << "  grouped " << stringifyGroupedLayout(getGroupedLayout()) << ", "
+       << config.groups << " groups, "
+       << (masked ? "valid rows per group:" : "rows per group:");
+    for (int64_t g = 0; g < config.groups; ++g) {
+      int64_t rows = 0;
+      if (masked)
+        rows = groupInfo[g];
+      else
+        for (int32_t v : groupInfo)
+          rows += v == g;
+      os << " " << rows;
+    }
+    if (!masked)
+      os << " (+" << llvm::count(groupInfo, -1) << " padding)";
+    os << "\n  chip " << chip.name << " (" << chip.product << "), device "
+       << device->getName() << ", seed " << config.seed << "\n";
+  } else {
+    os << "  chip " << chip.name << " (" << chip.product << "), device "
+       << device->getName() << ", seed " << config.seed << ", dist "
+       << getDistributionName(config.distribution) << "\n";
+    if (quantizerCheck.ran)
+      os << llvm::formatv(
+          "  quantizer check (device qmm.quantize vs host quantizer): "
+          "{0} of {1} codes and {2} of {3} scales differ  [bit-exact]  {4}\n",
+          quantizerCheck.codeMismatches, quantizerCheck.codes,
+          quantizerCheck.scaleMismatches, quantizerCheck.scales,
+          quantizerCheck.agrees() ? "PASS" : "FAIL");
+    printNonFiniteInputs(countNonFiniteInputs(
+        aParts.front(), bParts.front(), init, bias ? &*bias : nullptr));
+  }
+  printTier(exact);
+  if (spec.auxType)
+    printTier(auxExact);
+  printTier(quality);
+  if (isGrouped())
+    os << llvm::formatv(
+        "  rows not computed ({0}): {1} of {2} values differ from init{4}  "
+        "[untouched]  {3}\n",
+        config.masked ? "past the counts" : "padding", untouchedDiffer,
+        untouched, untouchedDiffer == 0 ? "PASS" : "FAIL",
+        spec.auxType ? " (output and aux)" : "");
+  else if (result.iterations)
+    os << llvm::formatv(
+        "  time: {0:f3} ms/iter, {1:f4} TFLOP/s ({2} iterations)\n",
+        result.secondsPerIteration * 1e3, tflops, result.iterations);
+  if (config.model.device)
+    printModel(predictions, &result, device->getName());
+  os << "RESULT: " << (pass ? "PASS" : "FAIL") << "\n";
 }

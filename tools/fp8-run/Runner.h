@@ -1,7 +1,18 @@
-//===- Runner.h - pieces of fp8-run shared by its modes ---------*- C++ -*-===//
+//===- Runner.h - fp8-run's run: one object for every mode ------*- C++ -*-===//
+//
+// A GemmRunner takes one RunConfig (the command line, parsed once) through
+// the steps of a run, in order: build the program, compile and model it,
+// prepare the inputs, run it on the device, validate the outputs and
+// report. Dense and grouped (--groups) GEMMs share every step; they differ
+// in the program builder, in how A, B and the rows are laid out and in what
+// the validation compares row by row (GroupedMode.cpp).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef QMM_TOOLS_FP8RUN_RUNNER_H
 #define QMM_TOOLS_FP8RUN_RUNNER_H
+
+#include "Options.h"
 
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
@@ -12,11 +23,12 @@
 #include "qmm/Target/Chip.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,11 +36,6 @@
 namespace mlir {
 namespace qmm {
 namespace fp8run {
-
-/// The data options (defined with the others in fp8-run.cpp).
-extern llvm::cl::opt<std::string> distribution, roundingName, loadDir, saveDir;
-extern llvm::cl::opt<float> minAmax;
-extern llvm::cl::opt<unsigned> seed;
 
 /// Bad input: reported on one line, exit code 2.
 [[noreturn]] void fail(const llvm::Twine &message);
@@ -40,19 +47,15 @@ template <typename T> T orFail(llvm::Expected<T> value) {
   return std::move(*value);
 }
 
+/// Runs `action` with the context's diagnostics captured: the first one's
+/// message (after its file location when `withLocation`), or "" when it
+/// emitted none. Errors stay on one line.
+std::string captureDiagnostics(MLIRContext *context,
+                               llvm::function_ref<void()> action,
+                               bool withLocation = false);
+
 /// Verifies a module fp8-run built or read; fails with the first error.
 void verifyOrFail(ModuleOp module, llvm::StringRef what);
-
-/// `count` values of the --dist distribution from one seeded stream.
-std::vector<float> generate(int64_t count, unsigned streamSeed);
-
-/// The scale rule (--rounding, or the encoding's default) and amax floor.
-ScaleRounding getRounding(const OperandSpec &operand);
-float getMinAmax(ScaleRounding rounding);
-
-/// C in the output type ([spec.m, spec.n]): generated when accumulating
-/// (or loaded as c.npy), zeros otherwise.
-host::HostTensor prepareAccumulator(const GemmSpec &spec);
 
 /// One operand's data: the unquantized values when known, and the
 /// quantized pair.
@@ -66,30 +69,13 @@ host::HostTensor toTensor(llvm::ArrayRef<float> values,
                           llvm::ArrayRef<int64_t> shape);
 std::vector<float> toFloats(const host::HostTensor &tensor);
 
-/// Operand `name` ("a" or "b"): loaded (--load) or generated from
-/// `streamSeed`, and quantized by the host quantizer unless loaded so.
-OperandData prepareOperand(llvm::StringRef name, const OperandSpec &operand,
-                           int64_t rows, int64_t k, unsigned streamSeed);
-
 /// How the device's qmm.quantize agreed with the host quantizer.
 struct QuantizerCheck {
   bool ran = false;
   int64_t codeMismatches = 0, codes = 0;
   int64_t scaleMismatches = 0, scales = 0;
+  bool agrees() const { return codeMismatches == 0 && scaleMismatches == 0; }
 };
-
-/// Quantizes the operand's unquantized data with the device's qmm.quantize,
-/// compares the result with the host quantizer's and keeps the device's.
-void quantizeOnDevice(Device &device, ModuleOp module, llvm::StringRef function,
-                      OperandData &data, const OperandSpec &operand,
-                      int64_t rows, int64_t k, QuantizerCheck &check);
-
-/// A bias per output column: generated values rounded to the bias type.
-host::HostTensor generateBias(const GemmSpec &spec);
-
-/// --save: the operands, C and D as .npy files.
-void saveAll(const GemmSpec &spec, const OperandData &a, const OperandData &b,
-             const host::HostTensor &c, const host::HostTensor &d);
 
 /// One validation tier as reported.
 struct Tier {
@@ -100,10 +86,12 @@ struct Tier {
   bool skipped = false;
 };
 
-/// The exact tier's criterion for an output of `typeName`: f32 within
+/// The exact tier's criterion for an output of `type`: f32 within
 /// 80 dB SQNR, bf16/f16 within one output ulp plus the f32 accumulation
 /// bound everywhere; NaN where the reference has it and nowhere else.
-void judgeExactTier(Tier &tier, const std::string &typeName);
+void judgeExactTier(Tier &tier, ElementType type);
+/// The quantization tier's: calc_diff below `threshold`, no NaN mismatch.
+void judgeQualityTier(Tier &tier, double threshold);
 void printTier(const Tier &tier);
 llvm::json::Object tierJson(const Tier &tier);
 
@@ -118,20 +106,10 @@ countNonFiniteInputs(const OperandData &a, const OperandData &b,
 void printNonFiniteInputs(
     llvm::ArrayRef<std::pair<std::string, int64_t>> counts);
 
-/// --model, --model-only and --model-param, checked.
-struct ModelRequest {
-  const DeviceInfo *device = nullptr; ///< null: no model asked for
-  perf::ModelParameters params;
-  bool only = false; ///< compile and model; generate and run nothing
-};
+/// --model: checked against the chip; bad input on failure.
 ModelRequest parseModelRequest(const ChipInfo &chip, bool requested,
                                llvm::StringRef deviceName, bool only,
                                llvm::ArrayRef<std::string> params);
-/// Models the kernels of `module` (a qmm program); bad input on failure.
-std::vector<perf::KernelPrediction> modelOrFail(ModuleOp module,
-                                                const ChipInfo &chip,
-                                                const ModelRequest &request,
-                                                llvm::StringRef config);
 llvm::json::Array
 modelJson(llvm::ArrayRef<perf::KernelPrediction> predictions);
 /// The predictions; with `measured` on a hip device, the measured time
@@ -139,22 +117,101 @@ modelJson(llvm::ArrayRef<perf::KernelPrediction> predictions);
 void printModel(llvm::ArrayRef<perf::KernelPrediction> predictions,
                 const RunResult *measured, llvm::StringRef device);
 
-/// What the grouped mode takes from the command line.
-struct GroupedRun {
-  unsigned groups;
-  bool masked;
-  unsigned seed;
-  std::string device, config;
-  unsigned iterations;
-  bool emitIR;
-  ModelRequest model;
-  bool json = false; ///< with model.only
-};
+/// One fp8-run run of a dense or grouped GEMM.
+class GemmRunner {
+public:
+  GemmRunner(MLIRContext &context, const RunConfig &config);
 
-/// --groups: the grouped (MoE) GEMM of `spec` (per group) with
-/// `run.groups` groups. Returns the exit code.
-int runGrouped(MLIRContext &context, GemmSpec spec, const ChipInfo &chip,
-               const GroupedRun &run);
+  /// All steps; returns the exit code (0 PASS, 1 FAIL; bad input exits 2).
+  int run();
+
+private:
+  //===--- Steps ----------------------------------------------------------===//
+  /// The program: the user's file, or the (grouped) GEMM of the flags, with
+  /// the quantize functions of --quantize device.
+  void buildProgram();
+  /// --emit-ir and --model; true when the run stops there.
+  bool printProgramOrModel();
+  /// The device's arguments, generated or loaded.
+  void prepareInputs();
+  void prepareGroupedInputs(); // GroupedMode.cpp
+  void execute();
+  void validate();
+  void validateGroupedRows(); // GroupedMode.cpp
+  /// Prints the report; returns whether the run passes.
+  bool report();
+
+  //===--- Data (Data.cpp) ------------------------------------------------===//
+  /// GemmSpec from the flags (element types and scales need the context).
+  GemmSpec buildSpecFromFlags();
+  /// `count` values of the --dist distribution from one seeded stream.
+  std::vector<float> generate(int64_t count, unsigned streamSeed) const;
+  /// The scale rule (--rounding, or the encoding's default) and amax floor.
+  ScaleRounding getRounding(const OperandSpec &operand) const;
+  float getMinAmax(ScaleRounding rounding) const;
+  /// Operand `name` ("a" or "b"): loaded (--load) or generated from
+  /// `streamSeed`, and quantized by the host quantizer unless loaded so.
+  OperandData prepareOperand(llvm::StringRef name, const OperandSpec &operand,
+                             int64_t rows, int64_t k,
+                             unsigned streamSeed) const;
+  /// Generated with the host quantizer (the grouped mode's operands).
+  OperandData generateOperand(const OperandSpec &operand, int64_t rows,
+                              unsigned streamSeed) const;
+  /// C in the output type ([rows, spec.n]): generated when accumulating
+  /// (or loaded as c.npy), zeros otherwise.
+  host::HostTensor prepareAccumulator(int64_t rows) const;
+  /// `columns` bias values: generated values rounded to the bias type.
+  host::HostTensor generateBias(int64_t columns) const;
+  /// Quantizes the operand's unquantized data with the device's
+  /// qmm.quantize, compares the result with the host quantizer's and keeps
+  /// the device's.
+  void quantizeOnDevice(llvm::StringRef function, OperandData &data,
+                        const OperandSpec &operand, int64_t rows);
+  /// --save: the inputs and outputs as .npy files.
+  void saveAll() const;
+
+  //===--- Report (Report.cpp) --------------------------------------------===//
+  void printJsonReport(bool pass, double tflops) const;
+  void printTextReport(bool pass, double tflops) const;
+
+  bool isGrouped() const { return config.groups != 0; }
+  GroupedLayout getGroupedLayout() const {
+    return config.masked ? GroupedLayout::Masked : GroupedLayout::Contiguous;
+  }
+
+  MLIRContext &context;
+  const RunConfig &config;
+  const ChipInfo &chip;
+
+  GemmSpec spec;
+  OwningOpRef<ModuleOp> module;
+  bool deviceQuantizes = false;
+  std::vector<perf::KernelPrediction> predictions;
+  std::unique_ptr<Device> device;
+
+  /// Inputs. Dense: one operand each; grouped: A whole (contiguous) or per
+  /// group (masked), B per group, stacked into the device's arguments.
+  std::vector<OperandData> aParts, bParts;
+  host::HostTensor aData, aScales, bData, bScales;
+  std::optional<host::HostTensor> bias;
+  /// Grouped: row -> group (contiguous, -1 padding) or rows per group
+  /// (masked), as the program's i32 argument.
+  std::vector<int32_t> groupInfo;
+  std::optional<host::HostTensor> groupInfoTensor;
+  /// C (zeros unless accumulating); the output starts from it.
+  host::HostTensor init;
+  std::optional<host::HostTensor> auxInit, outScalesInit;
+  QuantizerCheck quantizerCheck;
+
+  RunResult result;
+
+  /// Validation.
+  Tier exact{"exact tier (vs f64 of the dequantized inputs)"};
+  Tier auxExact{"aux (pre-activation) exact tier"};
+  Tier quality{"quantization tier (vs f64 of the unquantized inputs)"};
+  /// Grouped: values of rows not computed that differ from init.
+  int64_t untouchedDiffer = 0, untouched = 0;
+};
 
 } // namespace fp8run
 } // namespace qmm

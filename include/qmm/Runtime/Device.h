@@ -17,13 +17,14 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 
 namespace mlir {
 namespace qmm {
 
 /// Element type and shape of one function result.
 struct TensorSpec {
-  std::string elementType;
+  ElementType elementType;
   std::vector<int64_t> shape;
 };
 
@@ -81,7 +82,20 @@ createHIPDevice(const ChipInfo &chip, llvm::StringRef config = "");
 llvm::Expected<std::unique_ptr<Device>>
 createAutoDevice(const ChipInfo &chip, llvm::StringRef config = "");
 
-/// `cpu`, `emu`, `hip` or `auto`; an error names what is not available.
+/// Where a program runs.
+enum class DeviceKind { CPU, Emulator, HIP, Auto };
+
+/// The spellings of the command line and the Python API: `cpu`, `emu`,
+/// `hip`, `auto`.
+llvm::StringRef getDeviceKindName(DeviceKind kind);
+std::optional<DeviceKind> parseDeviceKind(llvm::StringRef name);
+
+/// An error names what is not available.
+llvm::Expected<std::unique_ptr<Device>>
+createDevice(DeviceKind kind, const ChipInfo &chip,
+             llvm::StringRef config = "");
+
+/// createDevice by names (the Python API); an unknown name is an error.
 llvm::Expected<std::unique_ptr<Device>>
 createDevice(llvm::StringRef name, llvm::StringRef chip,
              llvm::StringRef config = "");

@@ -11,6 +11,7 @@
 #define QMM_RUNTIME_GEMMPROGRAM_H
 
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Runtime/ElementType.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -55,11 +56,11 @@ struct GemmSpec {
     return {outputType, outEncoding, OperandLayout::NK};
   }
 
-  /// Element type names and shapes of the function's arguments, in order:
+  /// Element types and shapes of the function's arguments, in order:
   /// a, a_scales, b, b_scales, [bias,] init[, aux][, out_scales].
   struct Argument {
     std::string name;
-    std::string elementType;
+    ElementType elementType;
     std::vector<int64_t> shape;
   };
   std::vector<Argument> getArguments() const;

@@ -10,7 +10,7 @@
 #ifndef QMM_RUNTIME_HOSTFORMATS_H
 #define QMM_RUNTIME_HOSTFORMATS_H
 
-#include "llvm/ADT/StringRef.h"
+#include "qmm/Runtime/ElementType.h"
 
 #include <cstdint>
 
@@ -28,17 +28,17 @@ enum class Specials {
 };
 
 struct FormatSpec {
-  llvm::StringRef name; ///< the MLIR type name, e.g. "f8E4M3FN"
-  int bits;
+  ElementType type;
   int exponentBits;
   int mantissaBits;
   int bias;
   Specials specials;
+
+  int getBits() const { return getElementBitWidth(type); }
 };
 
-/// The format named like the MLIR type (f8E4M3FN, f8E5M2, f8E4M3FNUZ,
-/// f8E5M2FNUZ, f6E2M3FN, f6E3M2FN, f4E2M1FN, f8E8M0FNU, f16, bf16), or null.
-const FormatSpec *lookupFormat(llvm::StringRef name);
+/// The format of a float element type (every type but i32), or null.
+const FormatSpec *lookupFormat(ElementType type);
 
 /// The exact value of `code`; NaN for NaN encodings.
 double decode(const FormatSpec &format, uint32_t code);

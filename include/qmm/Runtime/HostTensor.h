@@ -3,6 +3,8 @@
 #ifndef QMM_RUNTIME_HOSTTENSOR_H
 #define QMM_RUNTIME_HOSTTENSOR_H
 
+#include "qmm/Runtime/ElementType.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -15,17 +17,17 @@ namespace mlir {
 namespace qmm {
 namespace host {
 
-/// A dense row-major host buffer holding elements of an MLIR type. Formats
+/// A dense row-major host buffer holding elements of one type. Formats
 /// of 8 bits or fewer take one byte per element (the bit pattern in the low
 /// bits), as the compiled kernels read them; f16/bf16 take two bytes, f32
 /// four. Packing of FP4/FP6 happens only at the .npy boundary.
 struct HostTensor {
-  std::string elementType; ///< MLIR type name: f32, bf16, f8E4M3FN, ...
+  ElementType elementType = ElementType::F32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
 
   HostTensor() = default;
-  HostTensor(llvm::StringRef elementType, llvm::ArrayRef<int64_t> shape);
+  HostTensor(ElementType elementType, llvm::ArrayRef<int64_t> shape);
 
   int64_t getNumElements() const;
   unsigned getElementBytes() const;
@@ -41,9 +43,6 @@ struct HostTensor {
 /// storage the qmm dialect documents), other types as stored here.
 std::vector<uint8_t> getDeviceBytes(const HostTensor &tensor);
 
-/// Bits of one element of `elementType` (4, 6, 8, 16 or 32).
-unsigned getElementBitWidth(llvm::StringRef elementType);
-
 /// Writes `tensor` as .npy: f32 as '<f4'; types of 8 bits as '|u1' bit
 /// patterns; FP4/FP6 packed along the last dimension into '|u1' bytes
 /// (little-endian bit stream: element j of a row occupies bits
@@ -55,7 +54,7 @@ llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 /// `shape`; the file's dtype and shape must match exactly (8-bit formats
 /// also accept '|i1').
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
-                                   llvm::StringRef elementType,
+                                   ElementType elementType,
                                    llvm::ArrayRef<int64_t> shape);
 
 /// A .npy file as it is: numpy dtype string ('<f4', '|u1', ...), shape and
@@ -72,12 +71,12 @@ llvm::Error writeNpyArray(llvm::StringRef path, const NpyArray &array);
 NpyArray toNpyArray(const HostTensor &tensor);
 /// An array as readNpy reads it (dtype and shape must match exactly).
 llvm::Expected<HostTensor> fromNpyArray(const NpyArray &array,
-                                        llvm::StringRef elementType,
+                                        ElementType elementType,
                                         llvm::ArrayRef<int64_t> shape);
 
 /// The shape a tensor has in its .npy file (packed last dimension for
 /// FP4/FP6).
-std::vector<int64_t> getNpyShape(llvm::StringRef elementType,
+std::vector<int64_t> getNpyShape(ElementType elementType,
                                  llvm::ArrayRef<int64_t> shape);
 
 } // namespace host

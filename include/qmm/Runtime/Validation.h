@@ -31,11 +31,11 @@ Reference referenceGemm(llvm::ArrayRef<double> a, llvm::ArrayRef<double> b,
 Reference addBias(const Reference &ref, llvm::ArrayRef<double> bias,
                   int64_t n);
 
-/// `activation` ("gelu_tanh" or "gelu_erf", from their definitions in f64)
+/// `activation` (GELU tanh or erf, from their definitions in f64)
 /// of every value. The error scale follows the largest slope of GELU
 /// (1.13) plus its evaluation in f32 (2^-20 of the pre-activation), in the
 /// units compare() uses for a reduction of `reductionSize`.
-Reference applyActivation(const Reference &ref, const std::string &activation,
+Reference applyActivation(const Reference &ref, Activation activation,
                           int64_t reductionSize);
 
 struct ErrorMetrics {
@@ -69,12 +69,12 @@ struct ErrorMetrics {
 /// f32's range: the output may then be NaN or infinite.
 bool isBeyondF32(const Reference &ref, size_t i);
 
-/// `outputType` names the type D was produced in (f32, bf16, f16). With
+/// `outputType` is the type D was produced in (f32, bf16, f16). With
 /// `checkUlps`, counts `ulpViolations` against `reference` (whose k is
 /// `reductionSize`). Elements marked in `excluded` are not judged (they
 /// count in `outOfRangeElements`).
 ErrorMetrics compare(llvm::ArrayRef<double> output, const Reference &reference,
-                     const std::string &outputType, bool checkUlps,
+                     ElementType outputType, bool checkUlps,
                      int64_t reductionSize,
                      llvm::ArrayRef<bool> excluded = {});
 
@@ -100,14 +100,13 @@ ErrorMetrics checkQuantizedOutput(const HostTensor &codes,
                                   int64_t reductionSize);
 
 /// Tier-2 calc_diff budget of one format: see getQuantizationThreshold.
-double getFormatQuantizationBudget(const std::string &type);
+double getFormatQuantizationBudget(ElementType type);
 
 /// Tier-2 calc_diff threshold for an A x B format pair: each operand adds
 /// its format's budget (e4m3 5e-4, e5m2 2e-3, e2m3 2e-3, e3m2 4e-3,
 /// e2m1 9.5e-3), so FP8 e4m3 x e4m3 is held to DeepGEMM's 1e-3, one FP4
 /// operand to ~1e-2 and two to ~2e-2.
-double getQuantizationThreshold(const std::string &aType,
-                                const std::string &bType);
+double getQuantizationThreshold(ElementType aType, ElementType bType);
 
 } // namespace host
 } // namespace qmm

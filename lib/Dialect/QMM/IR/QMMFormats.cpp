@@ -1,6 +1,7 @@
 //===- QMMFormats.cpp - facts about qmm element formats -------------------===//
 
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/StorageSize.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
@@ -44,9 +45,7 @@ int qmm::getFormatMaxExponent(Type type) {
 }
 
 int64_t qmm::getBufferBytes(MemRefType type) {
-  Type element = type.getElementType();
-  int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
-  return (type.getNumElements() * bits + 7) / 8;
+  return getStorageBytes(type.getNumElements(), type.getElementType());
 }
 
 const char *qmm::getQuantizedElementTypeList() {

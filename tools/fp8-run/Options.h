@@ -1,0 +1,99 @@
+//===- Options.h - fp8-run's command line, typed ----------------*- C++ -*-===//
+//
+// The command line is parsed once into a RunConfig (as mlir-opt's
+// MlirOptMainConfig): enumerated options are cl::opts over enums whose
+// parser rejects other spellings with the list of valid ones; what needs an
+// MLIRContext to parse (element and scale types) stays text until the
+// runner builds the program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_TOOLS_FP8RUN_OPTIONS_H
+#define QMM_TOOLS_FP8RUN_OPTIONS_H
+
+#include "LaunchMode.h"
+
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/PerfModel/PerfModel.h"
+#include "qmm/Runtime/Device.h"
+#include "qmm/Runtime/ElementType.h"
+#include "qmm/Target/Chip.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace qmm {
+namespace fp8run {
+
+/// --dist: the generated data.
+enum class Distribution { Normal, Uniform, Outliers, NearMax };
+llvm::StringRef getDistributionName(Distribution distribution);
+
+/// --quantize: who quantizes generated data.
+enum class QuantizeOn { Host, Device };
+
+/// --model, --model-only and --model-param, checked.
+struct ModelRequest {
+  const DeviceInfo *device = nullptr; ///< null: no model asked for
+  perf::ModelParameters params;
+  bool only = false; ///< compile and model; generate and run nothing
+};
+
+/// Everything one fp8-run invocation asks for (launch mode aside).
+struct RunConfig {
+  /// The program: a user's file, or the GEMM of the flags.
+  std::string inputFile;
+  int64_t m = 0, n = 0, k = 0;
+  /// MLIR spellings, empty for the chip's e4m3 (parsed with a context).
+  std::string aType, bType;
+  /// Scale specs as parseScaleSpec reads them.
+  std::string aScale, bScale, outScale;
+  bool aScaleMNMajor = false, bScaleMNMajor = false;
+  OperandLayout bLayout = OperandLayout::NK;
+  ElementType outType = ElementType::BF16;
+  std::optional<ScaleRounding> outRounding; ///< none: the encoding's default
+  bool accumulate = false;
+  std::optional<ElementType> biasType, auxType;
+  Activation activation = Activation::None;
+  /// Grouped (MoE) GEMMs: 0 groups for a dense one.
+  unsigned groups = 0;
+  bool masked = false;
+
+  /// Where and how it runs.
+  const ChipInfo *chip = nullptr;
+  DeviceKind device = DeviceKind::Auto;
+  std::string kernelConfig; ///< #qmm.config<...>, empty: the selector's
+  unsigned iterations = 0;
+
+  /// Data.
+  unsigned seed = 0;
+  Distribution distribution = Distribution::Normal;
+  std::optional<ScaleRounding> rounding; ///< none: the encoding's default
+  std::optional<float> minAmax;          ///< none: the rule's default
+  QuantizeOn quantize = QuantizeOn::Host;
+  std::string saveDir, loadDir;
+
+  /// Output.
+  bool emitIR = false;
+  bool json = false;
+  ModelRequest model;
+};
+
+/// Parses the command line (exiting with code 2 and one error line on bad
+/// input). Returns the launch-mode request when --module is given, else
+/// fills `config`.
+std::optional<LaunchRequest> parseCommandLine(int argc, char **argv,
+                                              RunConfig &config);
+
+/// The flags that describe the GEMM, given on the command line: they cannot
+/// be combined with an input file.
+llvm::SmallVector<std::string> getGivenGeneratorFlags();
+
+} // namespace fp8run
+} // namespace qmm
+} // namespace mlir
+
+#endif
