@@ -10,6 +10,7 @@
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Conversion/AMDGPU/WaveLowerings.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include <cmath>
 
@@ -300,45 +302,24 @@ struct WaveMmaLowering {
   }
 };
 
-struct QMMLowerWaveMmaToMFMAPass
-    : public qmm::impl::QMMLowerWaveMmaToMFMABase<QMMLowerWaveMmaToMFMAPass> {
-  using Base::Base;
+/// Lowers one qmm.wave_mma whose operands are in LDS and whose config the
+/// chip runs (the pass checks both first and reports what does not hold).
+struct LowerWaveMma : public OpRewritePattern<WaveMmaOp> {
+  LowerWaveMma(MLIRContext *context, const ChipInfo &chip)
+      : OpRewritePattern(context), chip(chip) {}
 
-  void runOnOperation() override {
-    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-lower-wave-mma-to-mfma");
-    if (!target)
-      return signalPassFailure();
-    WalkResult result = getOperation()->walk([&](WaveMmaOp op) {
-      if (failed(lowerOp(op, *target)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
-  }
-
-  LogicalResult lowerOp(WaveMmaOp op, const ChipInfo &chip) {
-    auto fail = [&](const Twine &message) {
-      return op.emitOpError("qmm-lower-wave-mma-to-mfma: ") << message;
-    };
-    for (Value operand : {op.getA(), op.getB()}) {
-      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-          cast<MemRefType>(operand.getType()).getMemorySpace());
-      if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
-        return fail("reads its operands from LDS; run "
-                    "qmm-promote-operands-to-lds first");
-    }
+  LogicalResult matchAndRewrite(WaveMmaOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!readsFromLds(op))
+      return rewriter.notifyMatchFailure(op, "operands not in LDS");
     ConfigAttr config = op.getConfig();
-    if (failed(verifyConfigForChip(
-            config, chip,
-            {op.getA().getType().getElementType(),
-             op.getB().getType().getElementType(), bool(op.getAScales())},
-            [&]() { return op.emitOpError(); })))
-      return failure();
-    OpBuilder b(op);
-    IndexMath im{b, op.getLoc()};
+    if (!chip.findMFMA(config.getMfmaKind(), config.getMfmaShape()[0],
+                       config.getMfmaShape()[1], config.getMfmaShape()[2]))
+      return rewriter.notifyMatchFailure(op, "instruction not on the chip");
+    rewriter.setInsertionPoint(op);
+    IndexMath im{rewriter, op.getLoc()};
     WaveMmaLowering lowering{
-        b,
+        rewriter,
         op.getLoc(),
         config,
         config.getIntrinsic(),
@@ -347,10 +328,56 @@ struct QMMLowerWaveMmaToMFMAPass
         getOperandLayout(config, op.getB().getType().getElementType(),
                          /*forB=*/true),
         im.lane(chip.waveSize)};
-    SmallVector<Value> results = lowering.lower(op);
-    op.replaceAllUsesWith(results);
-    op.erase();
+    rewriter.replaceOp(op, lowering.lower(op));
     return success();
+  }
+
+  static bool readsFromLds(WaveMmaOp op) {
+    return llvm::all_of(ValueRange{op.getA(), op.getB()}, [](Value operand) {
+      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+          cast<MemRefType>(operand.getType()).getMemorySpace());
+      return space && space.getValue() == gpu::AddressSpace::Workgroup;
+    });
+  }
+
+  const ChipInfo &chip;
+};
+
+struct QMMLowerWaveMmaToMFMAPass
+    : public qmm::impl::QMMLowerWaveMmaToMFMABase<QMMLowerWaveMmaToMFMAPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ChipInfo *target =
+        getTargetChip(getOperation(), chip, "qmm-lower-wave-mma-to-mfma");
+    if (!target)
+      return signalPassFailure();
+    WalkResult result = getOperation()->walk([&](WaveMmaOp op) {
+      return succeeded(check(op, *target)) ? WalkResult::advance()
+                                           : WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateWaveMmaToMFMAPatterns(patterns, *target);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+
+  /// What the pattern expects, reported.
+  LogicalResult check(WaveMmaOp op, const ChipInfo &chip) {
+    if (!LowerWaveMma::readsFromLds(op))
+      return op.emitOpError("qmm-lower-wave-mma-to-mfma: reads its operands "
+                            "from LDS; run qmm-promote-operands-to-lds first");
+    return verifyConfigForChip(
+        op.getConfig(), chip,
+        {op.getA().getType().getElementType(),
+         op.getB().getType().getElementType(), bool(op.getAScales())},
+        [&]() { return op.emitOpError(); });
   }
 };
 } // namespace
+
+void qmm::populateWaveMmaToMFMAPatterns(RewritePatternSet &patterns,
+                                        const ChipInfo &chip) {
+  patterns.add<LowerWaveMma>(patterns.getContext(), chip);
+}

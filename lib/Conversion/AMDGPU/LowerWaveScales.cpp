@@ -9,12 +9,14 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
+#include "qmm/Conversion/AMDGPU/WaveLowerings.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
 namespace qmm {
@@ -80,12 +82,30 @@ static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
 }
 
 namespace {
+struct LowerWaveScaleAccumulate
+    : public OpRewritePattern<WaveScaleAccumulateOp> {
+  LowerWaveScaleAccumulate(MLIRContext *context, const ChipInfo &chip)
+      : OpRewritePattern(context), chip(chip) {}
+
+  LogicalResult matchAndRewrite(WaveScaleAccumulateOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getAEncoding().isMX() || op.getBEncoding().isMX())
+      return rewriter.notifyMatchFailure(op, "MX scales");
+    rewriter.setInsertionPoint(op);
+    rewriter.replaceOp(op, lowerScaleAccumulate(rewriter, op, chip));
+    return success();
+  }
+
+  const ChipInfo &chip;
+};
+
 struct QMMLowerWaveScalesPass
     : public qmm::impl::QMMLowerWaveScalesBase<QMMLowerWaveScalesPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-lower-wave-scales");
+    const ChipInfo *target =
+        getTargetChip(getOperation(), chip, "qmm-lower-wave-scales");
     if (!target)
       return signalPassFailure();
     WalkResult result = getOperation()->walk([&](WaveScaleAccumulateOp op) {
@@ -95,13 +115,18 @@ struct QMMLowerWaveScalesPass
                        "qmm.wave_mma), never by this op");
         return WalkResult::interrupt();
       }
-      OpBuilder b(op);
-      op.replaceAllUsesWith(lowerScaleAccumulate(b, op, *target));
-      op.erase();
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateWaveScalesPatterns(patterns, *target);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
+
+void qmm::populateWaveScalesPatterns(RewritePatternSet &patterns,
+                                     const ChipInfo &chip) {
+  patterns.add<LowerWaveScaleAccumulate>(patterns.getContext(), chip);
+}

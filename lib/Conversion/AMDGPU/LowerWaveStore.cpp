@@ -10,6 +10,7 @@
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Utils.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
+#include "qmm/Conversion/AMDGPU/WaveLowerings.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir {
 namespace qmm {
@@ -373,12 +375,33 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
 }
 
 namespace {
+struct LowerWaveStore : public OpRewritePattern<WaveStoreOp> {
+  LowerWaveStore(MLIRContext *context, const ChipInfo &chip)
+      : OpRewritePattern(context), chip(chip) {}
+
+  LogicalResult matchAndRewrite(WaveStoreOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getOut().getType().hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "output of dynamic shape");
+    rewriter.setInsertionPoint(op);
+    if (op.getOutScales())
+      lowerQuantizingWaveStore(rewriter, op, chip);
+    else
+      lowerWaveStore(rewriter, op, chip);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const ChipInfo &chip;
+};
+
 struct QMMLowerWaveStorePass
     : public qmm::impl::QMMLowerWaveStoreBase<QMMLowerWaveStorePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-lower-wave-store");
+    const ChipInfo *target =
+        getTargetChip(getOperation(), chip, "qmm-lower-wave-store");
     if (!target)
       return signalPassFailure();
     WalkResult result = getOperation()->walk([&](WaveStoreOp op) {
@@ -387,16 +410,18 @@ struct QMMLowerWaveStorePass
                        "shape");
         return WalkResult::interrupt();
       }
-      OpBuilder b(op);
-      if (op.getOutScales())
-        lowerQuantizingWaveStore(b, op, *target);
-      else
-        lowerWaveStore(b, op, *target);
-      op.erase();
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateWaveStorePatterns(patterns, *target);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 } // namespace
+
+void qmm::populateWaveStorePatterns(RewritePatternSet &patterns,
+                                    const ChipInfo &chip) {
+  patterns.add<LowerWaveStore>(patterns.getContext(), chip);
+}
