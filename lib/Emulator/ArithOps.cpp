@@ -352,8 +352,7 @@ static LogicalResult divisionCheck(WaveInterpreter &wave, const Instr &inst,
           signExtend(lhs.at(lane, e), width) == minimum)
         return wave.fail(inst.op, "signed integer division overflows (" +
                                       std::to_string(minimum) +
-                                      " / -1) on lane " +
-                                      std::to_string(lane));
+                                      " / -1) on lane " + std::to_string(lane));
     }
     // Uniform operands: every executing lane is the same.
     if (lhs.uniform && rhs.uniform)
@@ -363,17 +362,16 @@ static LogicalResult divisionCheck(WaveInterpreter &wave, const Instr &inst,
 }
 
 #define QMM_INT_BINARY(EXPR)                                                   \
-  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                    \
-    return intBinary(wave, inst,                                               \
-                     [](uint64_t a, uint64_t b, unsigned w) {                  \
-                       (void)w;                                                \
-                       return uint64_t(EXPR);                                  \
-                     });                                                       \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                     \
+    return intBinary(wave, inst, [](uint64_t a, uint64_t b, unsigned w) {      \
+      (void)w;                                                                 \
+      return uint64_t(EXPR);                                                   \
+    });                                                                        \
   }
 
 /// A division: checked on the executing lanes, then computed on all.
 #define QMM_INT_DIVISION(SIGNED, EXPR)                                         \
-  [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {               \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {                \
     if (failed(divisionCheck(wave, inst, mask, SIGNED)))                       \
       return failure();                                                        \
     return intBinary(wave, inst, [](uint64_t a, uint64_t b, unsigned w) {      \
@@ -382,16 +380,16 @@ static LogicalResult divisionCheck(WaveInterpreter &wave, const Instr &inst,
   }
 
 #define QMM_FLOAT_BINARY(EXPR)                                                 \
-  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                    \
-    return floatBinary(wave, inst, [](double a, double b, bool isF32) {       \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                     \
+    return floatBinary(wave, inst, [](double a, double b, bool isF32) {        \
       (void)isF32;                                                             \
       return double(EXPR);                                                     \
     });                                                                        \
   }
 
 #define QMM_FLOAT_UNARY(EXPR)                                                  \
-  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                    \
-    return floatUnary(wave, inst, [](double a) { return double(EXPR); });     \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                     \
+    return floatUnary(wave, inst, [](double a) { return double(EXPR); });      \
   }
 
 static double maximumF(double a, double b) {
@@ -431,8 +429,8 @@ static void registerIntegerOps(Registry &r) {
       truncateBits(b, w) >= w ? 0 : truncateBits(a, w) >> truncateBits(b, w)));
   r.add<arith::ShRSIOp>(QMM_INT_BINARY(
       signExtend(a, w) >> std::min<uint64_t>(truncateBits(b, w), w - 1)));
-  r.add<arith::DivSIOp>(QMM_INT_DIVISION(
-      true, divideSigned(signExtend(a, w), signExtend(b, w))));
+  r.add<arith::DivSIOp>(
+      QMM_INT_DIVISION(true, divideSigned(signExtend(a, w), signExtend(b, w))));
   r.add<arith::DivUIOp>(QMM_INT_DIVISION(
       false, truncateBits(b, w) ? truncateBits(a, w) / truncateBits(b, w) : 0));
   r.add<arith::RemSIOp>(QMM_INT_DIVISION(
@@ -447,8 +445,10 @@ static void registerIntegerOps(Registry &r) {
                  : (truncateBits(a, w) - 1) / truncateBits(b, w) + 1));
   r.add<arith::FloorDivSIOp>(QMM_INT_DIVISION(
       true, floorDivideSigned(signExtend(a, w), signExtend(b, w))));
-  r.add<arith::MaxSIOp>(QMM_INT_BINARY(signExtend(a, w) >= signExtend(b, w) ? a : b));
-  r.add<arith::MinSIOp>(QMM_INT_BINARY(signExtend(a, w) <= signExtend(b, w) ? a : b));
+  r.add<arith::MaxSIOp>(
+      QMM_INT_BINARY(signExtend(a, w) >= signExtend(b, w) ? a : b));
+  r.add<arith::MinSIOp>(
+      QMM_INT_BINARY(signExtend(a, w) <= signExtend(b, w) ? a : b));
   r.add<arith::MaxUIOp>(
       QMM_INT_BINARY(truncateBits(a, w) >= truncateBits(b, w) ? a : b));
   r.add<arith::MinUIOp>(
@@ -472,19 +472,20 @@ static void registerIntegerOps(Registry &r) {
         return success();
       });
   r.add<arith::CmpIOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
-    arith::CmpIPredicate predicate = cast<arith::CmpIOp>(inst.op).getPredicate();
+    arith::CmpIPredicate predicate =
+        cast<arith::CmpIOp>(inst.op).getPredicate();
     unsigned width = getBitWidth(operandElementType(inst));
     mapBinary(wave, [&](uint64_t a, uint64_t b) {
       return uint64_t(compareInts(predicate, a, b, width));
     });
     return success();
   });
-  r.add<affine::AffineApplyOp>(
-      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        return execAffineMap(wave, inst,
-                             cast<affine::AffineApplyOp>(inst.op).getAffineMap(),
-                             mask, false, false);
-      });
+  r.add<affine::AffineApplyOp>([](WaveInterpreter &wave, const Instr &inst,
+                                  ExecMask mask) {
+    return execAffineMap(wave, inst,
+                         cast<affine::AffineApplyOp>(inst.op).getAffineMap(),
+                         mask, false, false);
+  });
   r.add<affine::AffineMinOp>(
       [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
         return execAffineMap(wave, inst,
@@ -531,11 +532,12 @@ static void registerFloatOps(Registry &r) {
     return success();
   });
   r.add<arith::CmpFOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
-    arith::CmpFPredicate predicate = cast<arith::CmpFOp>(inst.op).getPredicate();
+    arith::CmpFPredicate predicate =
+        cast<arith::CmpFOp>(inst.op).getPredicate();
     auto type = cast<FloatType>(operandElementType(inst));
     mapBinary(wave, [&](uint64_t a, uint64_t b) {
-      return uint64_t(compareFloats(predicate, floatValue(type, a),
-                                    floatValue(type, b)));
+      return uint64_t(
+          compareFloats(predicate, floatValue(type, a), floatValue(type, b)));
     });
     return success();
   });
@@ -558,8 +560,8 @@ static LogicalResult execSelect(WaveInterpreter &wave, const Instr &inst,
       uniform ? wave.defineUniform(0, t.width) : wave.defineResult(0, t.width);
   for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane)
     for (unsigned e = 0; e < t.width; ++e) {
-      uint64_t c = condition.width == 1 ? condition.at(lane, 0)
-                                        : condition.at(lane, e);
+      uint64_t c =
+          condition.width == 1 ? condition.at(lane, 0) : condition.at(lane, e);
       out.at(lane, e) = (c & 1) ? t.at(lane, e) : f.at(lane, e);
     }
   return success();
@@ -637,15 +639,14 @@ static void registerConversions(Registry &r) {
       });
   r.add<arith::SIToFPOp, arith::UIToFPOp>(execIntToFloat);
   r.add<arith::FPToSIOp, arith::FPToUIOp>(execFloatToInt);
-  r.add<arith::ExtFOp, arith::TruncFOp>(
-      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
-        auto from = cast<FloatType>(operandElementType(inst));
-        FloatType to = resultFloatType(inst);
-        mapUnary(wave, wave.operand(0), [&](uint64_t a) {
-          return floatBits(to, floatValue(from, a));
-        });
-        return success();
-      });
+  r.add<arith::ExtFOp, arith::TruncFOp>([](WaveInterpreter &wave,
+                                           const Instr &inst, ExecMask) {
+    auto from = cast<FloatType>(operandElementType(inst));
+    FloatType to = resultFloatType(inst);
+    mapUnary(wave, wave.operand(0),
+             [&](uint64_t a) { return floatBits(to, floatValue(from, a)); });
+    return success();
+  });
   r.add<arith::BitcastOp>(
       [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
         unsigned width = inst.bitWidth;

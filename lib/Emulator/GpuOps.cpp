@@ -95,13 +95,13 @@ void mlir::qmm::emu::registerGpuHandlers(Registry &registry) {
         return defineUniform(
             wave, wave.kernel.config.grid[dimensionOf<gpu::GridDimOp>(inst)]);
       });
-  registry.add<gpu::LaneIdOp>([](WaveInterpreter &wave, const Instr &,
-                                 ExecMask) {
-    Lanes &out = wave.defineResult(0, 1);
-    for (int lane = 0; lane < kMaxLanes; ++lane)
-      out.at(lane, 0) = uint64_t(lane);
-    return success();
-  });
+  registry.add<gpu::LaneIdOp>(
+      [](WaveInterpreter &wave, const Instr &, ExecMask) {
+        Lanes &out = wave.defineResult(0, 1);
+        for (int lane = 0; lane < kMaxLanes; ++lane)
+          out.at(lane, 0) = uint64_t(lane);
+        return success();
+      });
   registry.add<gpu::SubgroupIdOp>(
       [](WaveInterpreter &wave, const Instr &, ExecMask) {
         return defineUniform(wave, wave.waveIndex);

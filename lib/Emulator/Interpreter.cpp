@@ -66,8 +66,8 @@ WaveInterpreter::WaveInterpreter(KernelContext &kernel,
   int64_t threads = block[0] * block[1] * block[2];
   int64_t first = int64_t(waveIndex) * kernel.chip.waveSize;
   activeLanes = int(std::min<int64_t>(kernel.chip.waveSize, threads - first));
-  launchMask = activeLanes >= 64 ? kAllLanes
-                                 : ((ExecMask(1) << activeLanes) - 1);
+  launchMask =
+      activeLanes >= 64 ? kAllLanes : ((ExecMask(1) << activeLanes) - 1);
 }
 
 Lanes &WaveInterpreter::get(Value value) {
@@ -78,32 +78,20 @@ Lanes &WaveInterpreter::get(Value value) {
   llvm_unreachable("not an operand of the running op");
 }
 
-Lanes &WaveInterpreter::defineResult(unsigned i, unsigned width) {
+/// Result `i` of the running instruction, zero, with `lanes` copies (1 or
+/// 64).
+Lanes &WaveInterpreter::defineLanes(unsigned i, unsigned width, int lanes) {
   int32_t index = current->results[i];
-  Lanes &lanes = slots[index];
-  lanes.width = width;
-  lanes.uniform = false;
+  Lanes &value = slots[index];
+  value.width = width;
+  value.uniform = lanes == 1;
   if (code.slotIsMemRef[index]) {
-    lanes.views.resize(kMaxLanes);
-    lanes.bits.clear();
+    value.views.resize(lanes);
+    value.bits.clear();
   } else {
-    lanes.bits.assign(size_t(kMaxLanes) * width, 0);
+    value.bits.assign(size_t(lanes) * width, 0);
   }
-  return lanes;
-}
-
-Lanes &WaveInterpreter::defineUniform(unsigned i, unsigned width) {
-  int32_t index = current->results[i];
-  Lanes &lanes = slots[index];
-  lanes.width = width;
-  lanes.uniform = true;
-  if (code.slotIsMemRef[index]) {
-    lanes.views.resize(1);
-    lanes.bits.clear();
-  } else {
-    lanes.bits.assign(width, 0);
-  }
-  return lanes;
+  return value;
 }
 
 Lanes &WaveInterpreter::define(Value value, unsigned width) {
@@ -219,8 +207,8 @@ WaveStatus WaveInterpreter::resume(gpu::GPUFuncOp func,
     // huge grid still reaches the limit.
     if (++kernel.executedOperations > kernel.maxOperations) {
       (void)fail(inst.op, "the launch reached the limit of " +
-                        llvm::Twine(kernel.maxOperations) +
-                        " executed operations");
+                              llvm::Twine(kernel.maxOperations) +
+                              " executed operations");
       return WaveStatus::Failed;
     }
     current = &inst;
@@ -351,8 +339,7 @@ void WaveInterpreter::nextIteration(const Instr &forInst, const Instr &yield) {
       copyLanes(slots[body.arguments[i + 1]], scratch[i], active);
   } else {
     for (size_t i = 0; i < yield.operands.size(); ++i)
-      copyLanes(slots[body.arguments[i + 1]], slots[yield.operands[i]],
-                active);
+      copyLanes(slots[body.arguments[i + 1]], slots[yield.operands[i]], active);
   }
   Lanes &iv = slots[body.arguments[0]];
   const Lanes &step = slots[forInst.operands[2]];
@@ -365,8 +352,7 @@ void WaveInterpreter::nextIteration(const Instr &forInst, const Instr &yield) {
         iv.at(lane, 0) =
             truncateBits(iv.at(lane, 0) + step.at(lane, 0), info.ivWidth);
   }
-  active =
-      continuingLanes(iv, slots[forInst.operands[1]], frame.other, info);
+  active = continuingLanes(iv, slots[forInst.operands[1]], frame.other, info);
   if (active) {
     frame.mask = active;
     frame.pc = 0;

@@ -251,9 +251,13 @@ public:
   /// An operand of the running op by value (a scan of its few operands).
   Lanes &get(Value value);
   /// Result `i` of the running instruction, all lanes zero.
-  Lanes &defineResult(unsigned i, unsigned width);
+  Lanes &defineResult(unsigned i, unsigned width) {
+    return defineLanes(i, width, kMaxLanes);
+  }
   /// Result `i`, one copy for every lane (zero).
-  Lanes &defineUniform(unsigned i, unsigned width);
+  Lanes &defineUniform(unsigned i, unsigned width) {
+    return defineLanes(i, width, 1);
+  }
   /// A result of the running op by value.
   Lanes &define(Value value, unsigned width);
   /// Records an error at `op`; always returns failure.
@@ -275,6 +279,7 @@ private:
     ExecMask other = 0;
   };
 
+  Lanes &defineLanes(unsigned i, unsigned width, int lanes);
   bool start(gpu::GPUFuncOp func, llvm::ArrayRef<KernelArgument> args);
   LogicalResult enterFor(const Instr &inst, ExecMask mask);
   LogicalResult enterIf(const Instr &inst, ExecMask mask);

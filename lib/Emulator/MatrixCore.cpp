@@ -167,8 +167,8 @@ static void classifyMFMA(const ChipInfo &chip, amdgpu::MFMAOp mfma,
   if ((shape.k == 128 && shape.m == 16) ||
       (shape.k == 64 && shape.m == 32 && getBitWidth(aType) <= 8)) {
     if (!chip.findMFMA(MFMAKind::F8F6F4, shape.m, shape.n, shape.k)) {
-      info.error = "the f8f6f4 MFMA " + dims + " does not exist on " +
-                   chip.name.str();
+      info.error =
+          "the f8f6f4 MFMA " + dims + " does not exist on " + chip.name.str();
       return;
     }
     shape.f8f6f4 = true;
@@ -186,8 +186,8 @@ static void classifyMFMA(const ChipInfo &chip, amdgpu::MFMAOp mfma,
                    " FP8 operands";
       return;
     }
-    info.name = "v_mfma_f32_" + dims + "_" + fp8Name(aType) + "_" +
-                fp8Name(bType);
+    info.name =
+        "v_mfma_f32_" + dims + "_" + fp8Name(aType) + "_" + fp8Name(bType);
   } else if (isa<FloatType>(aType)) {
     if (aType.isBF16() &&
         !chip.findMFMA(MFMAKind::BF16, shape.m, shape.n, shape.k)) {
@@ -211,7 +211,8 @@ static void classifyScaledMFMA(const ChipInfo &chip, amdgpu::ScaledMFMAOp op,
   std::string dims = std::to_string(shape.m) + "x" + std::to_string(shape.n) +
                      "x" + std::to_string(shape.k);
   if (!chip.findMFMA(MFMAKind::ScaledF8F6F4, shape.m, shape.n, shape.k)) {
-    info.error = "scaled MFMA " + dims + " does not exist on " + chip.name.str();
+    info.error =
+        "scaled MFMA " + dims + " does not exist on " + chip.name.str();
     return;
   }
   if (isConstantZero(op.getScalesA()) && isConstantZero(op.getScalesB())) {
@@ -231,13 +232,14 @@ static void decodeMatrix(DecodedKernel &kernel, Instr &inst) {
   if (auto mfma = dyn_cast<amdgpu::MFMAOp>(inst.op))
     classifyMFMA(*kernel.chip, mfma, info);
   else
-    classifyScaledMFMA(*kernel.chip, cast<amdgpu::ScaledMFMAOp>(inst.op),
-                       info);
+    classifyScaledMFMA(*kernel.chip, cast<amdgpu::ScaledMFMAOp>(inst.op), info);
   if (!info.error.empty())
     return;
   Operation *op = inst.op;
-  info.aType = cast<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType()));
-  info.bType = cast<FloatType>(getElementTypeOrSelf(op->getOperand(1).getType()));
+  info.aType =
+      cast<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType()));
+  info.bType =
+      cast<FloatType>(getElementTypeOrSelf(op->getOperand(1).getType()));
   Type cType = getElementTypeOrSelf(op->getOperand(2).getType());
   if (!cType.isF32()) {
     info.error = "only f32 accumulators are supported";
@@ -254,8 +256,10 @@ static void decodeMatrix(DecodedKernel &kernel, Instr &inst) {
         table.push_back((block * rows + index) * shape.k + k);
       }
   };
-  operandTable(op->getOperand(0), getBitWidth(info.aType), shape.m, info.aIndex);
-  operandTable(op->getOperand(1), getBitWidth(info.bType), shape.n, info.bIndex);
+  operandTable(op->getOperand(0), getBitWidth(info.aType), shape.m,
+               info.aIndex);
+  operandTable(op->getOperand(1), getBitWidth(info.bType), shape.n,
+               info.bIndex);
   unsigned cWidth = widthOf(op->getOperand(2).getType());
   for (int lane = 0; lane < 64; ++lane)
     for (unsigned item = 0; item < cWidth; ++item) {
@@ -286,7 +290,8 @@ static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
   const MatrixShape &shape = info.shape;
   const Lanes &lc = wave.operand(2);
 
-  // Logical operands: A[block][row][k], B[block][column][k], C[block][row][col].
+  // Logical operands: A[block][row][k], B[block][column][k],
+  // C[block][row][col].
   std::vector<float> A(size_t(shape.blocks) * shape.m * shape.k, NAN);
   std::vector<float> B(size_t(shape.blocks) * shape.n * shape.k, NAN);
   std::vector<float> C(size_t(shape.blocks) * shape.m * shape.n);
@@ -320,7 +325,8 @@ static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
   for (int blk = 0; blk < shape.blocks; ++blk) {
     for (int j = 0; j < shape.n; ++j)
       for (int k = 0; k < shape.k; ++k)
-        Bt[size_t(k) * shape.n + j] = B[(size_t(blk) * shape.n + j) * shape.k + k];
+        Bt[size_t(k) * shape.n + j] =
+            B[(size_t(blk) * shape.n + j) * shape.k + k];
     for (int i = 0; i < shape.m; ++i) {
       const float *aRow = &A[(size_t(blk) * shape.m + i) * shape.k];
       const float *cRow = &C[(size_t(blk) * shape.m + i) * shape.n];

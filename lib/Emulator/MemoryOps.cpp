@@ -237,7 +237,7 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
       for (int64_t dword = first; dword <= last; ++dword)
         dwords.push_back(dword);
     }
-    llvm::sort(dwords);
+    std::sort(dwords.begin(), dwords.end());
     dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
     std::fill(perBank.begin(), perBank.end(), 0u);
     unsigned worst = 0;
@@ -262,10 +262,48 @@ static LogicalResult resolveLane(WaveInterpreter &wave, Operation *op,
                  access);
 }
 
+/// Fixed-size copies for the common sizes (a variable-size memcpy is a
+/// call per element).
+template <typename T> static uint64_t readWord(const uint8_t *memory) {
+  T word;
+  std::memcpy(&word, memory, sizeof(T));
+  return word;
+}
+
 static uint64_t readBits(const uint8_t *memory, unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    return *memory;
+  case 2:
+    return readWord<uint16_t>(memory);
+  case 4:
+    return readWord<uint32_t>(memory);
+  case 8:
+    return readWord<uint64_t>(memory);
+  }
   uint64_t bits = 0;
   std::memcpy(&bits, memory, bytes);
   return bits;
+}
+
+template <typename T> static void writeWord(uint8_t *memory, uint64_t bits) {
+  T word = T(bits);
+  std::memcpy(memory, &word, sizeof(T));
+}
+
+static void writeBits(uint8_t *memory, uint64_t bits, unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    *memory = uint8_t(bits);
+    return;
+  case 2:
+    return writeWord<uint16_t>(memory, bits);
+  case 4:
+    return writeWord<uint32_t>(memory, bits);
+  case 8:
+    return writeWord<uint64_t>(memory, bits);
+  }
+  std::memcpy(memory, &bits, bytes);
 }
 
 /// Loads `count` elements of `elementType` per active lane starting at
@@ -351,10 +389,8 @@ static LogicalResult store(WaveInterpreter &wave, Operation *op,
         }
     } else {
       unsigned elementBytes = element.bytes;
-      for (unsigned e = 0; e < count; ++e) {
-        uint64_t bitsValue = value.at(lane, e);
-        std::memcpy(base + e * elementBytes, &bitsValue, elementBytes);
-      }
+      for (unsigned e = 0; e < count; ++e)
+        writeBits(base + e * elementBytes, value.at(lane, e), elementBytes);
     }
   }
   if (!buffer)
@@ -421,10 +457,8 @@ static LogicalResult transfer(WaveInterpreter &wave, Operation *op,
       uint8_t *at = buffer->data + access.byteAddress;
       if (readInto)
         readInto->at(lane, e) = access.dropped ? 0 : readBits(at, bytes);
-      else if (!access.dropped) {
-        uint64_t value = toWrite->at(lane, e);
-        std::memcpy(at, &value, bytes);
-      }
+      else if (!access.dropped)
+        writeBits(at, toWrite->at(lane, e), bytes);
     }
   }
   if (!buffer)
@@ -563,10 +597,10 @@ static LogicalResult execFatRawBufferCast(WaveInterpreter &wave,
       std::optional<int64_t> base =
           emu::checkedAdd(view.baseElements, view.offset);
       if (!base && (uniform || laneActive(mask, lane)))
-        return wave.fail(inst.op,
-                         "the buffer's base offset overflows on lane " +
-                             std::to_string(uniform ? llvm::countr_zero(mask)
-                                                    : lane));
+        return wave.fail(
+            inst.op,
+            "the buffer's base offset overflows on lane " +
+                std::to_string(uniform ? llvm::countr_zero(mask) : lane));
       view.baseElements = base.value_or(0);
       view.offset = 0;
     }
@@ -617,10 +651,9 @@ static LogicalResult execGatherToLDS(WaveInterpreter &wave, const Instr &inst,
                                std::to_string(lane));
     std::memset(lds.data + at, 0, slot);
     unsigned elementBytes = getStorageBytes(element);
-    for (unsigned e = 0; e < count; ++e) {
-      uint64_t bitsValue = loaded.at(lane, e);
-      std::memcpy(lds.data + at + e * elementBytes, &bitsValue, elementBytes);
-    }
+    for (unsigned e = 0; e < count; ++e)
+      writeBits(lds.data + at + e * elementBytes, loaded.at(lane, e),
+                elementBytes);
     accesses.push_back({lane, at, slot, false});
   }
   return account(wave, op, lds, accesses, /*isWrite=*/true);
@@ -668,8 +701,8 @@ static LogicalResult execTransferRead(WaveInterpreter &wave, const Instr &inst,
                   &padding, nullptr);
 }
 
-static LogicalResult execTransferWrite(WaveInterpreter &wave,
-                                       const Instr &inst, ExecMask mask) {
+static LogicalResult execTransferWrite(WaveInterpreter &wave, const Instr &inst,
+                                       ExecMask mask) {
   auto write = cast<vector::TransferWriteOp>(inst.op);
   if (write.getMask())
     return wave.fail(inst.op, "masked transfers are not supported");
@@ -704,30 +737,29 @@ void mlir::qmm::emu::registerMemoryHandlers(Registry &r) {
       });
   r.add<vector::TransferReadOp>(execTransferRead);
   r.add<vector::TransferWriteOp>(execTransferWrite);
-  r.add<amdgpu::RawBufferLoadOp>(
-      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        auto load_ = cast<amdgpu::RawBufferLoadOp>(inst.op);
-        if (load_.getSgprOffset() || load_.getIndexOffset())
-          return wave.fail(inst.op, "raw_buffer_load offsets are not supported");
-        unsigned count = widthOf(load_.getType());
-        Lanes &out = wave.define(load_.getResult(), count);
-        Lanes memref = wave.get(load_.getMemref());
-        makeRawBufferViews(memref);
-        return load(wave, inst.op, memref,
-                    gatherIndices(wave, load_.getIndices()), count, mask, out);
-      });
-  r.add<amdgpu::RawBufferStoreOp>(
-      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        auto store_ = cast<amdgpu::RawBufferStoreOp>(inst.op);
-        if (store_.getSgprOffset() || store_.getIndexOffset())
-          return wave.fail(inst.op,
-                           "raw_buffer_store offsets are not supported");
-        unsigned count = widthOf(store_.getValue().getType());
-        Lanes memref = wave.get(store_.getMemref());
-        makeRawBufferViews(memref);
-        return store(wave, inst.op, wave.get(store_.getValue()), memref,
-                     gatherIndices(wave, store_.getIndices()), count, mask);
-      });
+  r.add<amdgpu::RawBufferLoadOp>([](WaveInterpreter &wave, const Instr &inst,
+                                    ExecMask mask) {
+    auto load_ = cast<amdgpu::RawBufferLoadOp>(inst.op);
+    if (load_.getSgprOffset() || load_.getIndexOffset())
+      return wave.fail(inst.op, "raw_buffer_load offsets are not supported");
+    unsigned count = widthOf(load_.getType());
+    Lanes &out = wave.define(load_.getResult(), count);
+    Lanes memref = wave.get(load_.getMemref());
+    makeRawBufferViews(memref);
+    return load(wave, inst.op, memref, gatherIndices(wave, load_.getIndices()),
+                count, mask, out);
+  });
+  r.add<amdgpu::RawBufferStoreOp>([](WaveInterpreter &wave, const Instr &inst,
+                                     ExecMask mask) {
+    auto store_ = cast<amdgpu::RawBufferStoreOp>(inst.op);
+    if (store_.getSgprOffset() || store_.getIndexOffset())
+      return wave.fail(inst.op, "raw_buffer_store offsets are not supported");
+    unsigned count = widthOf(store_.getValue().getType());
+    Lanes memref = wave.get(store_.getMemref());
+    makeRawBufferViews(memref);
+    return store(wave, inst.op, wave.get(store_.getValue()), memref,
+                 gatherIndices(wave, store_.getIndices()), count, mask);
+  });
   r.add<amdgpu::FatRawBufferCastOp>(execFatRawBufferCast);
   r.add<amdgpu::GatherToLDSOp>(execGatherToLDS);
   r.add<memref::SubViewOp>(execSubview);

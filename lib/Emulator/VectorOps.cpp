@@ -154,32 +154,24 @@ static LogicalResult execReduction(WaveInterpreter &wave,
 }
 
 void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
-  r.add<vector::BitCastOp>([](WaveInterpreter &wave, const Instr &inst,
-                              ExecMask) {
-    return execBitcast(wave, cast<vector::BitCastOp>(inst.op));
-  });
-      r.add<vector::BroadcastOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto broadcast = cast<vector::BroadcastOp>(op);
-        return execBroadcast(wave, broadcast.getSource(), broadcast.getResult());
+  r.add<vector::BitCastOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        return execBitcast(wave, cast<vector::BitCastOp>(inst.op));
       });
-      r.add<vector::ShapeCastOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
+  r.add<vector::BroadcastOp>([](WaveInterpreter &wave, const Instr &inst,
+                                ExecMask) {
+    auto broadcast = cast<vector::BroadcastOp>(inst.op);
+    return execBroadcast(wave, broadcast.getSource(), broadcast.getResult());
+  });
+  r.add<vector::ShapeCastOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
         // The same elements in the same order: a copy, uniform or not.
         const Lanes &in = wave.operand(0);
         wave.defineResult(0, in.width) = in;
         return success();
       });
-      r.add<vector::FromElementsOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto from = cast<vector::FromElementsOp>(op);
-        (void)from;
+  r.add<vector::FromElementsOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
         size_t count = inst.operands.size();
         Lanes &out = wave.defineResult(0, count);
         for (size_t e = 0; e < count; ++e) {
@@ -189,63 +181,55 @@ void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
         }
         return success();
       });
-      r.add<vector::ExtractOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto extract = cast<vector::ExtractOp>(op);
-        const Lanes &in = wave.get(extract.getSource());
-        SmallVector<int64_t> shape = shapeOf(extract.getSource().getType());
-        SmallVector<int64_t> strides = rowMajorStrides(shape);
-        SmallVector<int64_t> resultShape = shapeOf(extract.getResult().getType());
-        unsigned count = product(resultShape);
-        SmallVector<OpFoldResult> mixed = extract.getMixedPosition();
-        Lanes &out = wave.define(extract.getResult(), count);
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          SmallVector<int64_t> position =
-              staticOrLanePositions(wave, mixed, lane);
-          int64_t start = 0;
-          for (size_t d = 0; d < position.size(); ++d) {
-            if (position[d] < 0 || position[d] >= shape[d])
-              return wave.fail(op, "vector.extract position out of range");
-            start += position[d] * strides[d];
-          }
-          for (unsigned e = 0; e < count; ++e)
-            out.at(lane, e) = in.at(lane, start + e);
-        }
-        return success();
-      });
-      r.add<vector::InsertOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto insert = cast<vector::InsertOp>(op);
-        const Lanes &value = wave.get(insert.getValueToStore());
-        Lanes dest = wave.get(insert.getDest());
-        dest.expand();
-        SmallVector<int64_t> shape = shapeOf(insert.getDest().getType());
-        SmallVector<int64_t> strides = rowMajorStrides(shape);
-        SmallVector<OpFoldResult> mixed = insert.getMixedPosition();
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          SmallVector<int64_t> position =
-              staticOrLanePositions(wave, mixed, lane);
-          int64_t start = 0;
-          for (size_t d = 0; d < position.size(); ++d) {
-            if (position[d] < 0 || position[d] >= shape[d])
-              return wave.fail(op, "vector.insert position out of range");
-            start += position[d] * strides[d];
-          }
-          for (unsigned e = 0; e < value.width; ++e)
-            dest.at(lane, start + e) = value.at(lane, e);
-        }
-        wave.define(insert.getResult(), dest.width) = dest;
-        return success();
-      });
-      r.add<vector::ExtractStridedSliceOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto slice = cast<vector::ExtractStridedSliceOp>(op);
+  r.add<vector::ExtractOp>([](WaveInterpreter &wave, const Instr &inst,
+                              ExecMask) {
+    auto extract = cast<vector::ExtractOp>(inst.op);
+    const Lanes &in = wave.get(extract.getSource());
+    SmallVector<int64_t> shape = shapeOf(extract.getSource().getType());
+    SmallVector<int64_t> strides = rowMajorStrides(shape);
+    SmallVector<int64_t> resultShape = shapeOf(extract.getResult().getType());
+    unsigned count = product(resultShape);
+    SmallVector<OpFoldResult> mixed = extract.getMixedPosition();
+    Lanes &out = wave.define(extract.getResult(), count);
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      SmallVector<int64_t> position = staticOrLanePositions(wave, mixed, lane);
+      int64_t start = 0;
+      for (size_t d = 0; d < position.size(); ++d) {
+        if (position[d] < 0 || position[d] >= shape[d])
+          return wave.fail(inst.op, "vector.extract position out of range");
+        start += position[d] * strides[d];
+      }
+      for (unsigned e = 0; e < count; ++e)
+        out.at(lane, e) = in.at(lane, start + e);
+    }
+    return success();
+  });
+  r.add<vector::InsertOp>([](WaveInterpreter &wave, const Instr &inst,
+                             ExecMask) {
+    auto insert = cast<vector::InsertOp>(inst.op);
+    const Lanes &value = wave.get(insert.getValueToStore());
+    Lanes dest = wave.get(insert.getDest());
+    dest.expand();
+    SmallVector<int64_t> shape = shapeOf(insert.getDest().getType());
+    SmallVector<int64_t> strides = rowMajorStrides(shape);
+    SmallVector<OpFoldResult> mixed = insert.getMixedPosition();
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      SmallVector<int64_t> position = staticOrLanePositions(wave, mixed, lane);
+      int64_t start = 0;
+      for (size_t d = 0; d < position.size(); ++d) {
+        if (position[d] < 0 || position[d] >= shape[d])
+          return wave.fail(inst.op, "vector.insert position out of range");
+        start += position[d] * strides[d];
+      }
+      for (unsigned e = 0; e < value.width; ++e)
+        dest.at(lane, start + e) = value.at(lane, e);
+    }
+    wave.define(insert.getResult(), dest.width) = dest;
+    return success();
+  });
+  r.add<vector::ExtractStridedSliceOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto slice = cast<vector::ExtractStridedSliceOp>(inst.op);
         const Lanes &in = wave.get(slice.getSource());
         SmallVector<int64_t> shape = shapeOf(slice.getSource().getType());
         SmallVector<int64_t> strides = rowMajorStrides(shape);
@@ -271,11 +255,9 @@ void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
         }
         return success();
       });
-      r.add<vector::InsertStridedSliceOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto slice = cast<vector::InsertStridedSliceOp>(op);
+  r.add<vector::InsertStridedSliceOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto slice = cast<vector::InsertStridedSliceOp>(inst.op);
         const Lanes &value = wave.get(slice.getValueToStore());
         Lanes dest = wave.get(slice.getDest());
         dest.expand();
@@ -302,58 +284,48 @@ void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
         wave.define(slice.getResult(), dest.width) = dest;
         return success();
       });
-      r.add<vector::FMAOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto fma = cast<vector::FMAOp>(op);
-        auto type = cast<FloatType>(fma.getVectorType().getElementType());
-        const Lanes &a = wave.get(fma.getLhs()), &b = wave.get(fma.getRhs()),
-                    &c = wave.get(fma.getAcc());
-        Lanes &out = wave.define(fma.getResult(), a.width);
-        for (int lane = 0; lane < kMaxLanes; ++lane)
-          for (unsigned e = 0; e < a.width; ++e)
-            out.at(lane, e) = fusedMultiplyAdd(type, a.at(lane, e),
-                                               b.at(lane, e), c.at(lane, e));
-        return success();
-      });
-      r.add<vector::ReductionOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto reduction = cast<vector::ReductionOp>(op);
+  r.add<vector::FMAOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    auto fma = cast<vector::FMAOp>(inst.op);
+    auto type = cast<FloatType>(fma.getVectorType().getElementType());
+    const Lanes &a = wave.get(fma.getLhs()), &b = wave.get(fma.getRhs()),
+                &c = wave.get(fma.getAcc());
+    Lanes &out = wave.define(fma.getResult(), a.width);
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      for (unsigned e = 0; e < a.width; ++e)
+        out.at(lane, e) =
+            fusedMultiplyAdd(type, a.at(lane, e), b.at(lane, e), c.at(lane, e));
+    return success();
+  });
+  r.add<vector::ReductionOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto reduction = cast<vector::ReductionOp>(inst.op);
         return execReduction(wave, reduction);
       });
-      r.add<vector::ShuffleOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto shuffle = cast<vector::ShuffleOp>(op);
+  r.add<vector::ShuffleOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto shuffle = cast<vector::ShuffleOp>(inst.op);
         const Lanes &v1 = wave.get(shuffle.getV1()),
                     &v2 = wave.get(shuffle.getV2());
         ArrayRef<int64_t> positions = shuffle.getMask();
         if (shuffle.getResultVectorType().getRank() != 1)
-          return wave.fail(op, "only 1-D vector.shuffle is supported");
+          return wave.fail(inst.op, "only 1-D vector.shuffle is supported");
         Lanes &out = wave.define(shuffle.getResult(), positions.size());
         for (int lane = 0; lane < kMaxLanes; ++lane)
           for (size_t e = 0; e < positions.size(); ++e) {
             int64_t p = positions[e];
-            out.at(lane, e) = p < int64_t(v1.width)
-                                  ? v1.at(lane, p)
-                                  : p >= 0 ? v2.at(lane, p - v1.width) : 0;
+            out.at(lane, e) = p < int64_t(v1.width) ? v1.at(lane, p)
+                              : p >= 0              ? v2.at(lane, p - v1.width)
+                                                    : 0;
           }
         return success();
       });
-      r.add<vector::StepOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        Operation *op = inst.op;
-        (void)op;
-        (void)mask;
-        auto step = cast<vector::StepOp>(op);
-        unsigned count = step.getResult().getType().getNumElements();
-        Lanes &out = wave.define(step.getResult(), count);
-        for (int lane = 0; lane < kMaxLanes; ++lane)
-          for (unsigned e = 0; e < count; ++e)
-            out.at(lane, e) = e;
-        return success();
-      });
+  r.add<vector::StepOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    auto step = cast<vector::StepOp>(inst.op);
+    unsigned count = step.getResult().getType().getNumElements();
+    Lanes &out = wave.define(step.getResult(), count);
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      for (unsigned e = 0; e < count; ++e)
+        out.at(lane, e) = e;
+    return success();
+  });
 }
