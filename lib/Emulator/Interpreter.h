@@ -236,6 +236,12 @@ public:
   /// which; the next call goes on after it) or fails (message in
   /// kernel.error).
   WaveStatus resume(gpu::GPUFuncOp func, llvm::ArrayRef<KernelArgument> args);
+  /// Prepares the wave to run the kernel again, for the next workgroup.
+  void reset() {
+    frames.clear();
+    started = false;
+    barrier = nullptr;
+  }
   Operation *getBarrier() const { return barrier; }
 
   // --- used by the op handlers ---

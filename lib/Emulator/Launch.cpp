@@ -317,15 +317,13 @@ static LogicalResult verifyArguments(KernelContext &kernel, gpu::GPUFuncOp func,
 /// others wait, the barrier can never complete.
 static LogicalResult runWorkgroup(KernelContext &kernel,
                                   WorkgroupContext &workgroup,
-                                  const DecodedKernel &code,
+                                  MutableArrayRef<WaveInterpreter> waves,
                                   gpu::GPUFuncOp func,
                                   ArrayRef<KernelArgument> args) {
   enum class State { Running, AtBarrier, Done };
   int n = workgroup.numWaves;
-  std::vector<WaveInterpreter> waves;
-  waves.reserve(n);
-  for (int w = 0; w < n; ++w)
-    waves.emplace_back(kernel, workgroup, code, w);
+  for (WaveInterpreter &wave : waves)
+    wave.reset();
   std::vector<State> states(n, State::Running);
   Operation *waitingAt = nullptr;
   int current = 0;
@@ -404,20 +402,27 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
   // Counted into the stats however the launch ends.
   llvm::scope_exit countOperations(
       [&] { stats.operations += kernel.executedOperations; });
+  // One set of waves serves every workgroup in turn: their slots keep their
+  // storage (a value is always defined before it is read).
+  WorkgroupContext workgroup;
+  workgroup.lds = ldsBuffer;
+  workgroup.numWaves = numWaves;
+  std::vector<WaveInterpreter> waves;
+  waves.reserve(numWaves);
+  for (int w = 0; w < numWaves; ++w)
+    waves.emplace_back(kernel, workgroup, *code, w);
   for (int64_t z = 0; z < config.grid[2]; ++z)
     for (int64_t y = 0; y < config.grid[1]; ++y)
       for (int64_t x = 0; x < config.grid[0]; ++x) {
-        WorkgroupContext workgroup;
         workgroup.blockId = {x, y, z};
-        workgroup.lds = ldsBuffer;
-        workgroup.numWaves = numWaves;
+        workgroup.epoch = 1;
         std::fill(lds.begin(), lds.end(), 0);
         workgroup.shadowEpoch.assign(lds.size(), 0);
         workgroup.shadowWriter.assign(lds.size(), -1);
         workgroup.shadowReaders.assign(lds.size(), 0);
         ++stats.workgroups;
         stats.waves += numWaves;
-        if (failed(runWorkgroup(kernel, workgroup, *code, kernelFunc, args)))
+        if (failed(runWorkgroup(kernel, workgroup, waves, kernelFunc, args)))
           return llvm::createStringError(kernel.error);
       }
   return llvm::Error::success();

@@ -282,6 +282,22 @@ static void gatherOperand(const Lanes &lanes, FloatType type,
   }
 }
 
+/// partial[c] = sum over k in [kBegin, kEnd) of aRow[k] * Bt[k][j + c] for
+/// J columns from j, each summed in k order; J sums at once stay in
+/// registers.
+template <int J>
+static void dotColumns(const float *aRow, const float *Bt, int n, int j,
+                       int kBegin, int kEnd, float *partial) {
+  float sums[J] = {};
+  for (int k = kBegin; k < kEnd; ++k) {
+    float a = aRow[k];
+    const float *bRow = Bt + size_t(k) * n + j;
+    for (int c = 0; c < J; ++c)
+      sums[c] += a * bRow[c];
+  }
+  std::copy(sums, sums + J, partial);
+}
+
 static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
                                 ExecMask) {
   auto &info = *static_cast<MatrixInfo *>(inst.data);
@@ -333,13 +349,14 @@ static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
       for (int j = 0; j < shape.n; ++j)
         sum[j] = cRow[j];
       for (int kb = 0; kb < kBlocks; ++kb) {
-        std::fill(partial.begin(), partial.end(), 0.0f);
-        for (int k = kb * kPerBlock; k < (kb + 1) * kPerBlock; ++k) {
-          float a = aRow[k];
-          const float *bRow = &Bt[size_t(k) * shape.n];
-          for (int j = 0; j < shape.n; ++j)
-            partial[j] += a * bRow[j];
-        }
+        int kBegin = kb * kPerBlock, kEnd = (kb + 1) * kPerBlock;
+        int j = 0;
+        for (; j + 16 <= shape.n; j += 16)
+          dotColumns<16>(aRow, Bt.data(), shape.n, j, kBegin, kEnd,
+                         &partial[j]);
+        for (; j < shape.n; ++j)
+          dotColumns<1>(aRow, Bt.data(), shape.n, j, kBegin, kEnd,
+                        &partial[j]);
         for (int j = 0; j < shape.n; ++j) {
           float scale = scaleA[size_t(i) * kBlocks + kb] *
                         scaleB[size_t(j) * kBlocks + kb];
