@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 #include <limits>
@@ -224,6 +225,18 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
   int lanesPerPhase = std::max<int>(
       1, std::min<int>(kMaxLanes, chip.ldsBanks * chip.ldsBankBytes /
                                       int(std::max(bytesPerLane, 4u))));
+  // Powers of two (every chip's) divide by shifts and masks, not a 64-bit
+  // division per dword.
+  bool powersOfTwo = llvm::isPowerOf2_32(chip.ldsBanks) &&
+                     llvm::isPowerOf2_32(chip.ldsBankBytes);
+  unsigned bankShift = llvm::Log2_32(chip.ldsBankBytes);
+  auto dwordOf = [&](int64_t byte) {
+    return powersOfTwo && byte >= 0 ? byte >> bankShift
+                                    : byte / chip.ldsBankBytes;
+  };
+  auto bankOf = [&](int64_t dword) {
+    return powersOfTwo ? dword & (chip.ldsBanks - 1) : dword % chip.ldsBanks;
+  };
   // The distinct dwords of a phase, then how many fall in each bank.
   SmallVector<int64_t, 256> dwords;
   SmallVector<unsigned, 64> perBank(chip.ldsBanks);
@@ -232,8 +245,8 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
     for (const LaneAccess &access : accesses) {
       if (access.lane < phase || access.lane >= phase + lanesPerPhase)
         continue;
-      int64_t first = access.byteAddress / chip.ldsBankBytes;
-      int64_t last = (access.byteAddress + access.bytes - 1) / chip.ldsBankBytes;
+      int64_t first = dwordOf(access.byteAddress);
+      int64_t last = dwordOf(access.byteAddress + access.bytes - 1);
       for (int64_t dword = first; dword <= last; ++dword)
         dwords.push_back(dword);
     }
@@ -242,7 +255,7 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
     std::fill(perBank.begin(), perBank.end(), 0u);
     unsigned worst = 0;
     for (int64_t dword : dwords)
-      worst = std::max(worst, ++perBank[dword % chip.ldsBanks]);
+      worst = std::max(worst, ++perBank[bankOf(dword)]);
     if (worst > 1)
       stats.ldsBankConflictCycles += worst - 1;
   }

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::qmm::emu;
@@ -57,6 +58,23 @@ static SmallVector<int64_t> staticOrLanePositions(WaveInterpreter &wave,
           int64_t(wave.get(cast<Value>(position)).at(lane, 0)));
   }
   return positions;
+}
+
+/// The flat offset of lane `lane`'s position (extract / insert); nullopt
+/// when it is outside `shape`.
+static std::optional<int64_t> flatPosition(WaveInterpreter &wave,
+                                           ArrayRef<OpFoldResult> mixed,
+                                           ArrayRef<int64_t> shape,
+                                           ArrayRef<int64_t> strides,
+                                           int lane) {
+  SmallVector<int64_t> position = staticOrLanePositions(wave, mixed, lane);
+  int64_t start = 0;
+  for (size_t d = 0; d < position.size(); ++d) {
+    if (position[d] < 0 || position[d] >= shape[d])
+      return std::nullopt;
+    start += position[d] * strides[d];
+  }
+  return start;
 }
 
 static LogicalResult execBitcast(WaveInterpreter &wave, vector::BitCastOp op) {
@@ -192,15 +210,12 @@ void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
     SmallVector<OpFoldResult> mixed = extract.getMixedPosition();
     Lanes &out = wave.define(extract.getResult(), count);
     for (int lane = 0; lane < kMaxLanes; ++lane) {
-      SmallVector<int64_t> position = staticOrLanePositions(wave, mixed, lane);
-      int64_t start = 0;
-      for (size_t d = 0; d < position.size(); ++d) {
-        if (position[d] < 0 || position[d] >= shape[d])
-          return wave.fail(inst.op, "vector.extract position out of range");
-        start += position[d] * strides[d];
-      }
+      std::optional<int64_t> start =
+          flatPosition(wave, mixed, shape, strides, lane);
+      if (!start)
+        return wave.fail(inst.op, "vector.extract position out of range");
       for (unsigned e = 0; e < count; ++e)
-        out.at(lane, e) = in.at(lane, start + e);
+        out.at(lane, e) = in.at(lane, *start + e);
     }
     return success();
   });
@@ -214,15 +229,12 @@ void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
     SmallVector<int64_t> strides = rowMajorStrides(shape);
     SmallVector<OpFoldResult> mixed = insert.getMixedPosition();
     for (int lane = 0; lane < kMaxLanes; ++lane) {
-      SmallVector<int64_t> position = staticOrLanePositions(wave, mixed, lane);
-      int64_t start = 0;
-      for (size_t d = 0; d < position.size(); ++d) {
-        if (position[d] < 0 || position[d] >= shape[d])
-          return wave.fail(inst.op, "vector.insert position out of range");
-        start += position[d] * strides[d];
-      }
+      std::optional<int64_t> start =
+          flatPosition(wave, mixed, shape, strides, lane);
+      if (!start)
+        return wave.fail(inst.op, "vector.insert position out of range");
       for (unsigned e = 0; e < value.width; ++e)
-        dest.at(lane, start + e) = value.at(lane, e);
+        dest.at(lane, *start + e) = value.at(lane, e);
     }
     wave.define(insert.getResult(), dest.width) = dest;
     return success();
