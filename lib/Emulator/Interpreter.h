@@ -11,10 +11,12 @@
 // same in every lane: constants, arguments, block ids and what is computed
 // from them only), and ops run for all lanes under an exec mask (a bit per
 // lane). A wave keeps its position as an explicit stack of frames (block,
-// program counter, mask, loop state), so it can stop at a barrier and resume
-// later: the waves of a workgroup run one at a time on the launching thread,
-// switching at barriers. They share a WorkgroupContext (LDS, the race shadow,
-// the barrier epoch); all workgroups share a KernelContext.
+// program counter, exec mask; a loop's state lives in the slots of its body's
+// arguments), so it can stop at a barrier and resume later: the waves of a
+// workgroup run one at a time on the launching thread, switching at barriers
+// (Launch.cpp). They share a WorkgroupContext (LDS, the race shadow, the
+// barrier epoch); all workgroups share a KernelContext, and one set of waves
+// (with their slots' storage) serves them in turn.
 //
 //===----------------------------------------------------------------------===//
 
