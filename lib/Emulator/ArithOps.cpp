@@ -8,65 +8,101 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Index/IR/IndexOps.h"
 #include "mlir/IR/AffineExprVisitor.h"
-#include "llvm/ADT/TypeSwitch.h"
 
+#include <array>
 #include <cmath>
 #include <optional>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::qmm::emu;
 
-static Type elementTypeOf(Type type) { return getElementTypeOrSelf(type); }
-
-/// out[i] = fn(in[i]) over every lane and element.
+/// out[i] = fn(in[i]) over every lane and element (once for a uniform
+/// operand).
 template <typename Fn>
-static void mapUnary(WaveInterpreter &wave, Value result, Value input, Fn fn) {
-  Lanes in = wave.get(input);
-  Lanes &out = wave.define(result, in.width);
+static void mapUnary(WaveInterpreter &wave, const Lanes &in, Fn fn) {
+  if (in.uniform) {
+    Lanes &out = wave.defineUniform(0, in.width);
+    for (unsigned e = 0; e < in.width; ++e)
+      out.bits[e] = fn(in.bits[e]);
+    return;
+  }
+  Lanes &out = wave.defineResult(0, in.width);
   for (size_t i = 0; i < in.bits.size(); ++i)
     out.bits[i] = fn(in.bits[i]);
 }
 
+/// The same for any number of operands of one width.
+template <size_t N, typename Fn>
+static void mapElements(WaveInterpreter &wave,
+                        const std::array<const Lanes *, N> &in, Fn fn) {
+  unsigned width = in[0]->width;
+  bool uniform = llvm::all_of(in, [](const Lanes *l) { return l->uniform; });
+  std::array<uint64_t, N> args;
+  if (uniform) {
+    Lanes &out = wave.defineUniform(0, width);
+    for (unsigned e = 0; e < width; ++e) {
+      for (size_t k = 0; k < N; ++k)
+        args[k] = in[k]->bits[e];
+      out.bits[e] = std::apply(fn, args);
+    }
+    return;
+  }
+  Lanes &out = wave.defineResult(0, width);
+  if (llvm::none_of(in, [](const Lanes *l) { return l->uniform; })) {
+    for (size_t i = 0; i < out.bits.size(); ++i) {
+      for (size_t k = 0; k < N; ++k)
+        args[k] = in[k]->bits[i];
+      out.bits[i] = std::apply(fn, args);
+    }
+    return;
+  }
+  for (int lane = 0; lane < kMaxLanes; ++lane)
+    for (unsigned e = 0; e < width; ++e) {
+      for (size_t k = 0; k < N; ++k)
+        args[k] = in[k]->at(lane, e);
+      out.bits[size_t(lane) * width + e] = std::apply(fn, args);
+    }
+}
+
 template <typename Fn>
-static void mapBinary(WaveInterpreter &wave, Value result, Value lhs,
-                      Value rhs, Fn fn) {
-  const Lanes &a = wave.get(lhs);
-  const Lanes &b = wave.get(rhs);
-  Lanes out;
-  out.width = a.width;
-  out.bits.resize(a.bits.size());
-  for (size_t i = 0; i < a.bits.size(); ++i)
-    out.bits[i] = fn(a.bits[i], b.bits[i]);
-  wave.define(result, a.width) = std::move(out);
+static void mapBinary(WaveInterpreter &wave, Fn fn) {
+  mapElements<2>(wave, {&wave.operand(0), &wave.operand(1)}, fn);
+}
+
+static FloatType resultFloatType(const Instr &inst) {
+  return cast<FloatType>(getElementTypeOrSelf(inst.op->getResult(0).getType()));
 }
 
 /// A float op computed in f32 (f32 operands) or exactly in f64 and rounded
 /// once (narrower types).
 template <typename Fn>
-static void floatBinary(WaveInterpreter &wave, Operation *op, Fn fn) {
-  auto type = cast<FloatType>(elementTypeOf(op->getResult(0).getType()));
+static LogicalResult floatBinary(WaveInterpreter &wave, const Instr &inst,
+                                 Fn fn) {
+  FloatType type = resultFloatType(inst);
   if (type.isF32()) {
-    mapBinary(wave, op->getResult(0), op->getOperand(0), op->getOperand(1),
-              [&](uint64_t a, uint64_t b) {
-                return f32Bits(float(fn(double(f32Value(a)), double(f32Value(b)), true)));
-              });
-    return;
+    mapBinary(wave, [&](uint64_t a, uint64_t b) {
+      return f32Bits(
+          float(fn(double(f32Value(a)), double(f32Value(b)), true)));
+    });
+    return success();
   }
-  mapBinary(wave, op->getResult(0), op->getOperand(0), op->getOperand(1),
-            [&](uint64_t a, uint64_t b) {
-              return floatBits(type, fn(floatValue(type, a),
-                                        floatValue(type, b), false));
-            });
+  mapBinary(wave, [&](uint64_t a, uint64_t b) {
+    return floatBits(type, fn(floatValue(type, a), floatValue(type, b), false));
+  });
+  return success();
 }
 
 template <typename Fn>
-static void floatUnary(WaveInterpreter &wave, Operation *op, Fn fn) {
-  auto type = cast<FloatType>(elementTypeOf(op->getResult(0).getType()));
-  mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
+static LogicalResult floatUnary(WaveInterpreter &wave, const Instr &inst,
+                                Fn fn) {
+  FloatType type = resultFloatType(inst);
+  mapUnary(wave, wave.operand(0), [&](uint64_t a) {
     if (type.isF32())
       return f32Bits(float(fn(double(f32Value(a)))));
     return floatBits(type, fn(floatValue(type, a)));
   });
+  return success();
 }
 
 static bool compareInts(arith::CmpIPredicate predicate, uint64_t a,
@@ -120,31 +156,40 @@ static uint64_t attributeBits(Attribute attr) {
   return 0;
 }
 
-static LogicalResult execConstant(WaveInterpreter &wave,
-                                  arith::ConstantOp op) {
-  Attribute value = op.getValue();
-  Value result = op.getResult();
+namespace {
+/// A constant's elements, decoded once.
+struct ConstantInfo {
+  bool supported = false;
+  SmallVector<uint64_t> elements;
+};
+} // namespace
+
+static void decodeConstant(DecodedKernel &kernel, Instr &inst) {
+  ConstantInfo &info = kernel.allocate<ConstantInfo>();
+  Attribute value = cast<arith::ConstantOp>(inst.op).getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    unsigned width = dense.getNumElements();
-    Lanes &out = wave.define(result, width);
-    SmallVector<uint64_t> elements;
+    info.supported = true;
     if (isa<FloatType>(dense.getElementType()))
       for (APFloat element : dense.getValues<APFloat>())
-        elements.push_back(element.bitcastToAPInt().getZExtValue());
+        info.elements.push_back(element.bitcastToAPInt().getZExtValue());
     else
       for (APInt element : dense.getValues<APInt>())
-        elements.push_back(element.getZExtValue());
-    for (int lane = 0; lane < kMaxLanes; ++lane)
-      for (unsigned e = 0; e < width; ++e)
-        out.at(lane, e) = elements[e];
-    return success();
+        info.elements.push_back(element.getZExtValue());
+  } else if (isa<IntegerAttr, FloatAttr>(value)) {
+    info.supported = true;
+    info.elements.push_back(attributeBits(value));
   }
-  if (!isa<IntegerAttr, FloatAttr>(value))
-    return wave.fail(op, "unsupported constant");
-  Lanes &out = wave.define(result, 1);
-  uint64_t bits = attributeBits(value);
-  for (int lane = 0; lane < kMaxLanes; ++lane)
-    out.at(lane, 0) = bits;
+  inst.data = &info;
+}
+
+/// Constants are the same in every lane: stored once.
+static LogicalResult execConstant(WaveInterpreter &wave, const Instr &inst,
+                                  ExecMask) {
+  const auto &info = *static_cast<const ConstantInfo *>(inst.data);
+  if (!info.supported)
+    return wave.fail(inst.op, "unsupported constant");
+  Lanes &out = wave.defineUniform(0, info.elements.size());
+  std::copy(info.elements.begin(), info.elements.end(), out.bits.begin());
   return success();
 }
 
@@ -231,18 +276,23 @@ static int64_t evaluate(AffineExpr expr, ArrayRef<int64_t> dims,
   }
 }
 
-static LogicalResult execAffineMap(WaveInterpreter &wave, Operation *op,
-                                   AffineMap map, ValueRange operands,
-                                   ExecMask mask, bool isMin, bool isMax) {
-  SmallVector<Lanes> inputs;
-  for (Value operand : operands)
-    inputs.push_back(wave.get(operand));
-  Lanes &out = wave.define(op->getResult(0), 1);
+/// affine.apply / min / max over the lanes (once when every operand is
+/// uniform; a bad divisor is then reported on the first executing lane).
+static LogicalResult execAffineMap(WaveInterpreter &wave, const Instr &inst,
+                                   AffineMap map, ExecMask mask, bool isMin,
+                                   bool isMax) {
+  SmallVector<const Lanes *, 4> inputs;
+  bool uniform = true;
+  for (unsigned i = 0; i < inst.operands.size(); ++i) {
+    inputs.push_back(&wave.operand(i));
+    uniform &= inputs.back()->uniform;
+  }
+  Lanes &out = uniform ? wave.defineUniform(0, 1) : wave.defineResult(0, 1);
   unsigned numDims = map.getNumDims();
   SmallVector<int64_t> dims(numDims), symbols(map.getNumSymbols());
-  for (int lane = 0; lane < kMaxLanes; ++lane) {
+  for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane) {
     for (unsigned i = 0; i < inputs.size(); ++i) {
-      int64_t v = int64_t(inputs[i].at(lane, 0));
+      int64_t v = int64_t(inputs[i]->at(lane, 0));
       if (i < numDims)
         dims[i] = v;
       else
@@ -254,238 +304,163 @@ static LogicalResult execAffineMap(WaveInterpreter &wave, Operation *op,
       int64_t v = evaluate(expr, dims, symbols, badDivisor);
       result = isMin ? std::min(result, v) : isMax ? std::max(result, v) : v;
     }
-    if (badDivisor && laneActive(mask, lane))
-      return wave.fail(op, "mod, floordiv or ceildiv by " +
-                               std::to_string(*badDivisor) + " on lane " +
-                               std::to_string(lane) +
-                               " (the affine lowering needs positive "
-                               "divisors)");
+    int reported = uniform ? llvm::countr_zero(mask) : lane;
+    if (badDivisor && (uniform || laneActive(mask, lane)))
+      return wave.fail(inst.op, "mod, floordiv or ceildiv by " +
+                                    std::to_string(*badDivisor) + " on lane " +
+                                    std::to_string(reported) +
+                                    " (the affine lowering needs positive "
+                                    "divisors)");
     out.at(lane, 0) = uint64_t(result);
   }
   return success();
 }
 
 //===----------------------------------------------------------------------===//
-// Dispatch
+// Registration
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
-                                          Operation *op, ExecMask mask,
-                                          bool &handled) {
-  handled = true;
-  auto intWidth = [&]() {
-    return getBitWidth(elementTypeOf(op->getResult(0).getType()));
-  };
-  auto intBinary = [&](auto fn) {
-    unsigned width = intWidth();
-    mapBinary(wave, op->getResult(0), op->getOperand(0), op->getOperand(1),
-              [&](uint64_t a, uint64_t b) {
-                return truncateBits(fn(a, b, width), width);
-              });
-    return success();
-  };
-  auto divisionCheck = [&](bool isSigned) -> LogicalResult {
-    // Division by zero and signed overflow (the minimum value by -1) are
-    // undefined behaviour in LLVM IR; report them on the lanes that execute
-    // the op.
-    const Lanes &lhs = wave.get(op->getOperand(0));
-    const Lanes &rhs = wave.get(op->getOperand(1));
-    unsigned width = intWidth();
-    int64_t minimum = signExtend(uint64_t(1) << (width - 1), width);
-    for (int lane = 0; lane < kMaxLanes; ++lane) {
-      if (!laneActive(mask, lane))
-        continue;
-      for (unsigned e = 0; e < rhs.width; ++e) {
-        uint64_t divisor = truncateBits(rhs.at(lane, e), width);
-        if (divisor == 0)
-          return wave.fail(op, "integer division by zero on lane " +
-                                   std::to_string(lane));
-        if (isSigned && signExtend(divisor, width) == -1 &&
-            signExtend(lhs.at(lane, e), width) == minimum)
-          return wave.fail(op, "signed integer division overflows (" +
-                                   std::to_string(minimum) + " / -1) on lane " +
-                                   std::to_string(lane));
-      }
-    }
-    return success();
-  };
+/// An integer op on the result's width.
+template <typename Fn>
+static LogicalResult intBinary(WaveInterpreter &wave, const Instr &inst,
+                               Fn fn) {
+  unsigned width = inst.bitWidth;
+  mapBinary(wave, [&](uint64_t a, uint64_t b) {
+    return truncateBits(fn(a, b, width), width);
+  });
+  return success();
+}
 
-  return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](arith::ConstantOp c) { return execConstant(wave, c); })
-      .Case([&](arith::AddIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned) { return a + b; });
-      })
-      .Case([&](arith::SubIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned) { return a - b; });
-      })
-      .Case([&](arith::MulIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned) { return a * b; });
-      })
-      .Case([&](arith::AndIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned) { return a & b; });
-      })
-      .Case([&](arith::OrIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned) { return a | b; });
-      })
-      .Case([&](arith::XOrIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned) { return a ^ b; });
-      })
-      // Shifts by the width or more are poison in LLVM; the emulator defines
-      // them (0, or the sign for shrsi) so that a select that discards them
-      // stays valid.
-      .Case([&](arith::ShLIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          b = truncateBits(b, w);
-          return b >= w ? 0 : a << b;
-        });
-      })
-      .Case([&](arith::ShRUIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          b = truncateBits(b, w);
-          return b >= w ? 0 : truncateBits(a, w) >> b;
-        });
-      })
-      .Case([&](arith::ShRSIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(signExtend(a, w) >>
-                          std::min<uint64_t>(truncateBits(b, w), w - 1));
-        });
-      })
-      .Case([&](arith::DivSIOp) {
-        if (failed(divisionCheck(true)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(divideSigned(signExtend(a, w), signExtend(b, w)));
-        });
-      })
-      .Case([&](arith::DivUIOp) {
-        if (failed(divisionCheck(false)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          uint64_t d = truncateBits(b, w);
-          return d ? truncateBits(a, w) / d : 0;
-        });
-      })
-      .Case([&](arith::RemSIOp) {
-        if (failed(divisionCheck(true)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(remainderSigned(signExtend(a, w), signExtend(b, w)));
-        });
-      })
-      .Case([&](arith::RemUIOp) {
-        if (failed(divisionCheck(false)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          uint64_t d = truncateBits(b, w);
-          return d ? truncateBits(a, w) % d : 0;
-        });
-      })
-      .Case([&](arith::CeilDivSIOp) {
-        if (failed(divisionCheck(true)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(ceilDivideSigned(signExtend(a, w), signExtend(b, w)));
-        });
-      })
-      .Case([&](arith::CeilDivUIOp) {
-        if (failed(divisionCheck(false)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          uint64_t x = truncateBits(a, w), y = truncateBits(b, w);
-          return y == 0 || x == 0 ? 0 : (x - 1) / y + 1;
-        });
-      })
-      .Case([&](arith::FloorDivSIOp) {
-        if (failed(divisionCheck(true)))
-          return failure();
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return uint64_t(
-              floorDivideSigned(signExtend(a, w), signExtend(b, w)));
-        });
-      })
-      .Case([&](arith::MaxSIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return signExtend(a, w) >= signExtend(b, w) ? a : b;
-        });
-      })
-      .Case([&](arith::MinSIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return signExtend(a, w) <= signExtend(b, w) ? a : b;
-        });
-      })
-      .Case([&](arith::MaxUIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return truncateBits(a, w) >= truncateBits(b, w) ? a : b;
-        });
-      })
-      .Case([&](arith::MinUIOp) {
-        return intBinary([](uint64_t a, uint64_t b, unsigned w) {
-          return truncateBits(a, w) <= truncateBits(b, w) ? a : b;
-        });
-      })
-      .Case([&](arith::AddFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) { return a + b; });
-        return success();
-      })
-      .Case([&](arith::SubFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) { return a - b; });
-        return success();
-      })
-      .Case([&](arith::MulFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) { return a * b; });
-        return success();
-      })
-      .Case([&](arith::DivFOp) {
-        floatBinary(wave, op, [](double a, double b, bool isF32) {
-          return isF32 ? double(float(a) / float(b)) : a / b;
-        });
-        return success();
-      })
-      .Case([&](arith::MaximumFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) {
-          if (std::isnan(a) || std::isnan(b))
-            return std::nan("");
-          if (a == b)
-            return std::signbit(a) ? b : a;
-          return std::max(a, b);
-        });
-        return success();
-      })
-      .Case([&](arith::MinimumFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) {
-          if (std::isnan(a) || std::isnan(b))
-            return std::nan("");
-          if (a == b)
-            return std::signbit(a) ? a : b;
-          return std::min(a, b);
-        });
-        return success();
-      })
-      .Case([&](arith::MaxNumFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) { return std::fmax(a, b); });
-        return success();
-      })
-      .Case([&](arith::MinNumFOp) {
-        floatBinary(wave, op, [](double a, double b, bool) { return std::fmin(a, b); });
-        return success();
-      })
-      .Case([&](arith::NegFOp) {
-        floatUnary(wave, op, [](double a) { return -a; });
-        return success();
-      })
-      .Case([&](math::AbsFOp) {
-        floatUnary(wave, op, [](double a) { return std::fabs(a); });
-        return success();
-      })
-      .Case<math::CountLeadingZerosOp, math::CountTrailingZerosOp,
-            math::CtPopOp>([&](Operation *) {
-        // Bit counts within the operand's width (a zero operand counts all
-        // of its bits as leading / trailing zeros).
-        unsigned width = intWidth();
-        bool leading = isa<math::CountLeadingZerosOp>(op);
-        bool trailing = isa<math::CountTrailingZerosOp>(op);
-        mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
+/// Division by zero and signed overflow (the minimum value by -1) are
+/// undefined behaviour in LLVM IR; report them on the lanes that execute
+/// the op.
+static LogicalResult divisionCheck(WaveInterpreter &wave, const Instr &inst,
+                                   ExecMask mask, bool isSigned) {
+  const Lanes &lhs = wave.operand(0);
+  const Lanes &rhs = wave.operand(1);
+  unsigned width = inst.bitWidth;
+  int64_t minimum = signExtend(uint64_t(1) << (width - 1), width);
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    for (unsigned e = 0; e < rhs.width; ++e) {
+      uint64_t divisor = truncateBits(rhs.at(lane, e), width);
+      if (divisor == 0)
+        return wave.fail(inst.op, "integer division by zero on lane " +
+                                      std::to_string(lane));
+      if (isSigned && signExtend(divisor, width) == -1 &&
+          signExtend(lhs.at(lane, e), width) == minimum)
+        return wave.fail(inst.op, "signed integer division overflows (" +
+                                      std::to_string(minimum) +
+                                      " / -1) on lane " + std::to_string(lane));
+    }
+    // Uniform operands: every executing lane is the same.
+    if (lhs.uniform && rhs.uniform)
+      break;
+  }
+  return success();
+}
+
+#define QMM_INT_BINARY(EXPR)                                                   \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                     \
+    return intBinary(wave, inst, [](uint64_t a, uint64_t b, unsigned w) {      \
+      (void)w;                                                                 \
+      return uint64_t(EXPR);                                                   \
+    });                                                                        \
+  }
+
+/// A division: checked on the executing lanes, then computed on all.
+#define QMM_INT_DIVISION(SIGNED, EXPR)                                         \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {                \
+    if (failed(divisionCheck(wave, inst, mask, SIGNED)))                       \
+      return failure();                                                        \
+    return intBinary(wave, inst, [](uint64_t a, uint64_t b, unsigned w) {      \
+      return uint64_t(EXPR);                                                   \
+    });                                                                        \
+  }
+
+#define QMM_FLOAT_BINARY(EXPR)                                                 \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                     \
+    return floatBinary(wave, inst, [](double a, double b, bool isF32) {        \
+      (void)isF32;                                                             \
+      return double(EXPR);                                                     \
+    });                                                                        \
+  }
+
+#define QMM_FLOAT_UNARY(EXPR)                                                  \
+  [](WaveInterpreter &wave, const Instr &inst, ExecMask) {                     \
+    return floatUnary(wave, inst, [](double a) { return double(EXPR); });      \
+  }
+
+static double maximumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return std::max(a, b);
+}
+
+static double minimumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::nan("");
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return std::min(a, b);
+}
+
+static Type operandElementType(const Instr &inst, unsigned i = 0) {
+  return getElementTypeOrSelf(inst.op->getOperand(i).getType());
+}
+
+static void registerIntegerOps(Registry &r) {
+  r.add<arith::ConstantOp>(execConstant, decodeConstant);
+  r.add<arith::AddIOp>(QMM_INT_BINARY(a + b));
+  r.add<arith::SubIOp>(QMM_INT_BINARY(a - b));
+  r.add<arith::MulIOp>(QMM_INT_BINARY(a * b));
+  r.add<arith::AndIOp>(QMM_INT_BINARY(a & b));
+  r.add<arith::OrIOp>(QMM_INT_BINARY(a | b));
+  r.add<arith::XOrIOp>(QMM_INT_BINARY(a ^ b));
+  // Shifts by the width or more are poison in LLVM; the emulator defines
+  // them (0, or the sign for shrsi) so that a select that discards them
+  // stays valid.
+  r.add<arith::ShLIOp>(
+      QMM_INT_BINARY(truncateBits(b, w) >= w ? 0 : a << truncateBits(b, w)));
+  r.add<arith::ShRUIOp>(QMM_INT_BINARY(
+      truncateBits(b, w) >= w ? 0 : truncateBits(a, w) >> truncateBits(b, w)));
+  r.add<arith::ShRSIOp>(QMM_INT_BINARY(
+      signExtend(a, w) >> std::min<uint64_t>(truncateBits(b, w), w - 1)));
+  r.add<arith::DivSIOp>(
+      QMM_INT_DIVISION(true, divideSigned(signExtend(a, w), signExtend(b, w))));
+  r.add<arith::DivUIOp>(QMM_INT_DIVISION(
+      false, truncateBits(b, w) ? truncateBits(a, w) / truncateBits(b, w) : 0));
+  r.add<arith::RemSIOp>(QMM_INT_DIVISION(
+      true, remainderSigned(signExtend(a, w), signExtend(b, w))));
+  r.add<arith::RemUIOp>(QMM_INT_DIVISION(
+      false, truncateBits(b, w) ? truncateBits(a, w) % truncateBits(b, w) : 0));
+  r.add<arith::CeilDivSIOp>(QMM_INT_DIVISION(
+      true, ceilDivideSigned(signExtend(a, w), signExtend(b, w))));
+  r.add<arith::CeilDivUIOp>(QMM_INT_DIVISION(
+      false, truncateBits(b, w) == 0 || truncateBits(a, w) == 0
+                 ? 0
+                 : (truncateBits(a, w) - 1) / truncateBits(b, w) + 1));
+  r.add<arith::FloorDivSIOp>(QMM_INT_DIVISION(
+      true, floorDivideSigned(signExtend(a, w), signExtend(b, w))));
+  r.add<arith::MaxSIOp>(
+      QMM_INT_BINARY(signExtend(a, w) >= signExtend(b, w) ? a : b));
+  r.add<arith::MinSIOp>(
+      QMM_INT_BINARY(signExtend(a, w) <= signExtend(b, w) ? a : b));
+  r.add<arith::MaxUIOp>(
+      QMM_INT_BINARY(truncateBits(a, w) >= truncateBits(b, w) ? a : b));
+  r.add<arith::MinUIOp>(
+      QMM_INT_BINARY(truncateBits(a, w) <= truncateBits(b, w) ? a : b));
+  // Bit counts within the operand's width (a zero operand counts all of its
+  // bits as leading / trailing zeros).
+  r.add<math::CountLeadingZerosOp, math::CountTrailingZerosOp, math::CtPopOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        unsigned width = inst.bitWidth;
+        bool leading = isa<math::CountLeadingZerosOp>(inst.op);
+        bool trailing = isa<math::CountTrailingZerosOp>(inst.op);
+        mapUnary(wave, wave.operand(0), [&](uint64_t a) {
           a = truncateBits(a, width);
           if (leading)
             return uint64_t(a == 0 ? width
@@ -495,199 +470,194 @@ LogicalResult mlir::qmm::emu::execArithOp(WaveInterpreter &wave,
           return uint64_t(llvm::popcount(a));
         });
         return success();
-      })
-      .Case([&](math::SqrtOp) {
-        floatUnary(wave, op, [](double a) { return std::sqrt(a); });
-        return success();
-      })
-      .Case([&](math::ExpOp) {
-        floatUnary(wave, op, [](double a) { return std::exp(a); });
-        return success();
-      })
-      .Case([&](math::TanhOp) {
-        floatUnary(wave, op, [](double a) { return std::tanh(a); });
-        return success();
-      })
-      .Case([&](math::ErfOp) {
-        floatUnary(wave, op, [](double a) { return std::erf(a); });
-        return success();
-      })
-      .Case([&](math::Exp2Op) {
-        floatUnary(wave, op, [](double a) { return std::exp2(a); });
-        return success();
-      })
-      .Case([&](math::LogOp) {
-        floatUnary(wave, op, [](double a) { return std::log(a); });
-        return success();
-      })
-      .Case([&](math::Log2Op) {
-        floatUnary(wave, op, [](double a) { return std::log2(a); });
-        return success();
-      })
-      .Case([&](math::RsqrtOp) {
-        floatUnary(wave, op, [](double a) { return 1.0 / std::sqrt(a); });
-        return success();
-      })
-      .Case([&](math::FloorOp) {
-        floatUnary(wave, op, [](double a) { return std::floor(a); });
-        return success();
-      })
-      .Case([&](math::CeilOp) {
-        floatUnary(wave, op, [](double a) { return std::ceil(a); });
-        return success();
-      })
-      .Case([&](math::RoundEvenOp) {
-        floatUnary(wave, op, [](double a) { return std::nearbyint(a); });
-        return success();
-      })
-      .Case([&](math::FmaOp fma) {
-        auto type = cast<FloatType>(elementTypeOf(fma.getType()));
-        const Lanes &a = wave.get(fma.getA());
-        const Lanes &b = wave.get(fma.getB());
-        const Lanes &c = wave.get(fma.getC());
-        Lanes out;
-        out.width = a.width;
-        out.bits.resize(a.bits.size());
-        for (size_t i = 0; i < a.bits.size(); ++i)
-          out.bits[i] =
-              fusedMultiplyAdd(type, a.bits[i], b.bits[i], c.bits[i]);
-        wave.define(fma.getResult(), a.width) = std::move(out);
-        return success();
-      })
-      .Case([&](arith::CmpIOp cmp) {
-        unsigned width = getBitWidth(elementTypeOf(cmp.getLhs().getType()));
-        mapBinary(wave, cmp.getResult(), cmp.getLhs(), cmp.getRhs(),
-                  [&](uint64_t a, uint64_t b) {
-                    return uint64_t(compareInts(cmp.getPredicate(), a, b, width));
-                  });
-        return success();
-      })
-      .Case([&](arith::CmpFOp cmp) {
-        auto type = cast<FloatType>(elementTypeOf(cmp.getLhs().getType()));
-        mapBinary(wave, cmp.getResult(), cmp.getLhs(), cmp.getRhs(),
-                  [&](uint64_t a, uint64_t b) {
-                    return uint64_t(compareFloats(cmp.getPredicate(),
-                                                  floatValue(type, a),
-                                                  floatValue(type, b)));
-                  });
-        return success();
-      })
-      .Case([&](arith::SelectOp select) {
-        // A copy: define() below may grow the value map.
-        Lanes condition = wave.get(select.getCondition());
-        if (isa<MemRefType>(select.getType())) {
-          Lanes t = wave.get(select.getTrueValue());
-          Lanes f = wave.get(select.getFalseValue());
-          Lanes &out = wave.define(select.getResult(), 1);
-          for (int lane = 0; lane < kMaxLanes; ++lane)
-            out.views[lane] = (condition.at(lane, 0) & 1) ? t.views[lane]
-                                                           : f.views[lane];
-          return success();
-        }
-        Lanes t = wave.get(select.getTrueValue());
-        Lanes f = wave.get(select.getFalseValue());
-        Lanes &out = wave.define(select.getResult(), t.width);
-        for (int lane = 0; lane < kMaxLanes; ++lane)
-          for (unsigned e = 0; e < t.width; ++e) {
-            uint64_t c = condition.width == 1 ? condition.at(lane, 0)
-                                              : condition.at(lane, e);
-            out.at(lane, e) = (c & 1) ? t.at(lane, e) : f.at(lane, e);
-          }
-        return success();
-      })
-      .Case<arith::IndexCastOp, arith::ExtSIOp>([&](Operation *) {
-        unsigned from = getBitWidth(elementTypeOf(op->getOperand(0).getType()));
-        unsigned to = intWidth();
-        mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
+      });
+  r.add<arith::CmpIOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    arith::CmpIPredicate predicate =
+        cast<arith::CmpIOp>(inst.op).getPredicate();
+    unsigned width = getBitWidth(operandElementType(inst));
+    mapBinary(wave, [&](uint64_t a, uint64_t b) {
+      return uint64_t(compareInts(predicate, a, b, width));
+    });
+    return success();
+  });
+  r.add<affine::AffineApplyOp>([](WaveInterpreter &wave, const Instr &inst,
+                                  ExecMask mask) {
+    return execAffineMap(wave, inst,
+                         cast<affine::AffineApplyOp>(inst.op).getAffineMap(),
+                         mask, false, false);
+  });
+  r.add<affine::AffineMinOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
+        return execAffineMap(wave, inst,
+                             cast<affine::AffineMinOp>(inst.op).getAffineMap(),
+                             mask, true, false);
+      });
+  r.add<affine::AffineMaxOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
+        return execAffineMap(wave, inst,
+                             cast<affine::AffineMaxOp>(inst.op).getAffineMap(),
+                             mask, false, true);
+      });
+}
+
+static void registerFloatOps(Registry &r) {
+  r.add<arith::AddFOp>(QMM_FLOAT_BINARY(a + b));
+  r.add<arith::SubFOp>(QMM_FLOAT_BINARY(a - b));
+  r.add<arith::MulFOp>(QMM_FLOAT_BINARY(a * b));
+  r.add<arith::DivFOp>(
+      QMM_FLOAT_BINARY(isF32 ? double(float(a) / float(b)) : a / b));
+  r.add<arith::MaximumFOp>(QMM_FLOAT_BINARY(maximumF(a, b)));
+  r.add<arith::MinimumFOp>(QMM_FLOAT_BINARY(minimumF(a, b)));
+  r.add<arith::MaxNumFOp>(QMM_FLOAT_BINARY(std::fmax(a, b)));
+  r.add<arith::MinNumFOp>(QMM_FLOAT_BINARY(std::fmin(a, b)));
+  r.add<arith::NegFOp>(QMM_FLOAT_UNARY(-a));
+  r.add<math::AbsFOp>(QMM_FLOAT_UNARY(std::fabs(a)));
+  r.add<math::SqrtOp>(QMM_FLOAT_UNARY(std::sqrt(a)));
+  r.add<math::ExpOp>(QMM_FLOAT_UNARY(std::exp(a)));
+  r.add<math::TanhOp>(QMM_FLOAT_UNARY(std::tanh(a)));
+  r.add<math::ErfOp>(QMM_FLOAT_UNARY(std::erf(a)));
+  r.add<math::Exp2Op>(QMM_FLOAT_UNARY(std::exp2(a)));
+  r.add<math::LogOp>(QMM_FLOAT_UNARY(std::log(a)));
+  r.add<math::Log2Op>(QMM_FLOAT_UNARY(std::log2(a)));
+  r.add<math::RsqrtOp>(QMM_FLOAT_UNARY(1.0 / std::sqrt(a)));
+  r.add<math::FloorOp>(QMM_FLOAT_UNARY(std::floor(a)));
+  r.add<math::CeilOp>(QMM_FLOAT_UNARY(std::ceil(a)));
+  r.add<math::RoundEvenOp>(QMM_FLOAT_UNARY(std::nearbyint(a)));
+  r.add<math::FmaOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    FloatType type = resultFloatType(inst);
+    mapElements<3>(wave, {&wave.operand(0), &wave.operand(1), &wave.operand(2)},
+                   [&](uint64_t a, uint64_t b, uint64_t c) {
+                     return fusedMultiplyAdd(type, a, b, c);
+                   });
+    return success();
+  });
+  r.add<arith::CmpFOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    arith::CmpFPredicate predicate =
+        cast<arith::CmpFOp>(inst.op).getPredicate();
+    auto type = cast<FloatType>(operandElementType(inst));
+    mapBinary(wave, [&](uint64_t a, uint64_t b) {
+      return uint64_t(
+          compareFloats(predicate, floatValue(type, a), floatValue(type, b)));
+    });
+    return success();
+  });
+}
+
+static LogicalResult execSelect(WaveInterpreter &wave, const Instr &inst,
+                                ExecMask) {
+  const Lanes &condition = wave.operand(0);
+  const Lanes &t = wave.operand(1);
+  const Lanes &f = wave.operand(2);
+  bool uniform = condition.uniform && t.uniform && f.uniform;
+  if (t.isMemRef()) {
+    Lanes &out = uniform ? wave.defineUniform(0, 1) : wave.defineResult(0, 1);
+    for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane)
+      out.views[lane] =
+          (condition.at(lane, 0) & 1) ? t.view(lane) : f.view(lane);
+    return success();
+  }
+  Lanes &out =
+      uniform ? wave.defineUniform(0, t.width) : wave.defineResult(0, t.width);
+  for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane)
+    for (unsigned e = 0; e < t.width; ++e) {
+      uint64_t c =
+          condition.width == 1 ? condition.at(lane, 0) : condition.at(lane, e);
+      out.at(lane, e) = (c & 1) ? t.at(lane, e) : f.at(lane, e);
+    }
+  return success();
+}
+
+static LogicalResult execIntToFloat(WaveInterpreter &wave, const Instr &inst,
+                                    ExecMask) {
+  unsigned from = getBitWidth(operandElementType(inst));
+  FloatType to = resultFloatType(inst);
+  bool isSigned = isa<arith::SIToFPOp>(inst.op);
+  const llvm::fltSemantics &semantics = to.getFloatSemantics();
+  mapUnary(wave, wave.operand(0), [&](uint64_t a) {
+    uint64_t extended =
+        isSigned ? uint64_t(signExtend(a, from)) : truncateBits(a, from);
+    double v = isSigned ? double(int64_t(extended)) : double(extended);
+    // Integers above 2^53 would be rounded twice through f64; round them
+    // once, like the hardware.
+    if (std::fabs(v) < 0x1p53 || to.isF64() ||
+        APFloat::semanticsMaxExponent(semantics) < 53)
+      return floatBits(to, v);
+    APFloat value(semantics);
+    value.convertFromAPInt(APInt(64, extended), isSigned,
+                           APFloat::rmNearestTiesToEven);
+    return value.bitcastToAPInt().getZExtValue();
+  });
+  return success();
+}
+
+/// As v_cvt_{i32,u32}_f32 do: toward zero, saturated to the result type's
+/// range, NaN to 0 (LLVM makes out-of-range results poison).
+static LogicalResult execFloatToInt(WaveInterpreter &wave, const Instr &inst,
+                                    ExecMask) {
+  auto from = cast<FloatType>(operandElementType(inst));
+  unsigned to = inst.bitWidth;
+  bool isSigned = isa<arith::FPToSIOp>(inst.op);
+  uint64_t maxUnsigned = truncateBits(~uint64_t(0), to);
+  int64_t maxSigned = int64_t(maxUnsigned >> 1);
+  int64_t minSigned = -maxSigned - 1;
+  // 2^(w-1) and 2^w: the first values out of range.
+  double signedBound = std::ldexp(1.0, int(to) - 1);
+  double unsignedBound = std::ldexp(1.0, int(to));
+  mapUnary(wave, wave.operand(0), [&](uint64_t a) {
+    double v = std::trunc(floatValue(from, a));
+    if (std::isnan(v))
+      return uint64_t(0);
+    if (!isSigned)
+      return v <= 0 ? 0 : v >= unsignedBound ? maxUnsigned : uint64_t(v);
+    int64_t result = v >= signedBound   ? maxSigned
+                     : v < -signedBound ? minSigned
+                                        : int64_t(v);
+    return truncateBits(uint64_t(result), to);
+  });
+  return success();
+}
+
+static void registerConversions(Registry &r) {
+  r.add<arith::SelectOp>(execSelect);
+  r.add<arith::IndexCastOp, arith::ExtSIOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        unsigned from = getBitWidth(operandElementType(inst));
+        unsigned to = inst.bitWidth;
+        mapUnary(wave, wave.operand(0), [&](uint64_t a) {
           return truncateBits(uint64_t(signExtend(a, from)), to);
         });
         return success();
-      })
-      .Case<arith::IndexCastUIOp, arith::ExtUIOp, arith::TruncIOp>(
-          [&](Operation *) {
-            unsigned from =
-                getBitWidth(elementTypeOf(op->getOperand(0).getType()));
-            unsigned to = intWidth();
-            mapUnary(wave, op->getResult(0), op->getOperand(0),
-                     [&](uint64_t a) {
-                       return truncateBits(truncateBits(a, from), to);
-                     });
-            return success();
-          })
-      .Case<arith::SIToFPOp, arith::UIToFPOp>([&](Operation *) {
-        unsigned from = getBitWidth(elementTypeOf(op->getOperand(0).getType()));
-        auto to = cast<FloatType>(elementTypeOf(op->getResult(0).getType()));
-        bool isSigned = isa<arith::SIToFPOp>(op);
-        const llvm::fltSemantics &semantics = to.getFloatSemantics();
-        mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
-          uint64_t extended =
-              isSigned ? uint64_t(signExtend(a, from)) : truncateBits(a, from);
-          double v = isSigned ? double(int64_t(extended)) : double(extended);
-          // Integers above 2^53 would be rounded twice through f64; round
-          // them once, like the hardware.
-          if (std::fabs(v) < 0x1p53 || to.isF64() ||
-              APFloat::semanticsMaxExponent(semantics) < 53)
-            return floatBits(to, v);
-          APFloat value(semantics);
-          value.convertFromAPInt(APInt(64, extended), isSigned,
-                                 APFloat::rmNearestTiesToEven);
-          return value.bitcastToAPInt().getZExtValue();
+      });
+  r.add<arith::IndexCastUIOp, arith::ExtUIOp, arith::TruncIOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        unsigned from = getBitWidth(operandElementType(inst));
+        unsigned to = inst.bitWidth;
+        mapUnary(wave, wave.operand(0), [&](uint64_t a) {
+          return truncateBits(truncateBits(a, from), to);
         });
         return success();
-      })
-      .Case<arith::FPToSIOp, arith::FPToUIOp>([&](Operation *) {
-        // As v_cvt_{i32,u32}_f32 do: toward zero, saturated to the result
-        // type's range, NaN to 0 (LLVM makes out-of-range results poison).
-        auto from = cast<FloatType>(elementTypeOf(op->getOperand(0).getType()));
-        unsigned to = intWidth();
-        bool isSigned = isa<arith::FPToSIOp>(op);
-        uint64_t maxUnsigned = truncateBits(~uint64_t(0), to);
-        int64_t maxSigned = int64_t(maxUnsigned >> 1);
-        int64_t minSigned = -maxSigned - 1;
-        // 2^(w-1) and 2^w: the first values out of range.
-        double signedBound = std::ldexp(1.0, int(to) - 1);
-        double unsignedBound = std::ldexp(1.0, int(to));
-        mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
-          double v = std::trunc(floatValue(from, a));
-          if (std::isnan(v))
-            return uint64_t(0);
-          if (!isSigned)
-            return v <= 0 ? 0 : v >= unsignedBound ? maxUnsigned : uint64_t(v);
-          int64_t result = v >= signedBound   ? maxSigned
-                           : v < -signedBound ? minSigned
-                                              : int64_t(v);
-          return truncateBits(uint64_t(result), to);
-        });
-        return success();
-      })
-      .Case<arith::ExtFOp, arith::TruncFOp>([&](Operation *) {
-        auto from = cast<FloatType>(elementTypeOf(op->getOperand(0).getType()));
-        auto to = cast<FloatType>(elementTypeOf(op->getResult(0).getType()));
-        mapUnary(wave, op->getResult(0), op->getOperand(0), [&](uint64_t a) {
-          return floatBits(to, floatValue(from, a));
-        });
-        return success();
-      })
-      .Case([&](arith::BitcastOp) {
-        unsigned width = intWidth();
-        mapUnary(wave, op->getResult(0), op->getOperand(0),
+      });
+  r.add<arith::SIToFPOp, arith::UIToFPOp>(execIntToFloat);
+  r.add<arith::FPToSIOp, arith::FPToUIOp>(execFloatToInt);
+  r.add<arith::ExtFOp, arith::TruncFOp>([](WaveInterpreter &wave,
+                                           const Instr &inst, ExecMask) {
+    auto from = cast<FloatType>(operandElementType(inst));
+    FloatType to = resultFloatType(inst);
+    mapUnary(wave, wave.operand(0),
+             [&](uint64_t a) { return floatBits(to, floatValue(from, a)); });
+    return success();
+  });
+  r.add<arith::BitcastOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        unsigned width = inst.bitWidth;
+        mapUnary(wave, wave.operand(0),
                  [&](uint64_t a) { return truncateBits(a, width); });
         return success();
-      })
-      .Case([&](affine::AffineApplyOp apply) {
-        return execAffineMap(wave, op, apply.getAffineMap(),
-                             apply.getMapOperands(), mask, false, false);
-      })
-      .Case([&](affine::AffineMinOp min) {
-        return execAffineMap(wave, op, min.getAffineMap(), min.getMapOperands(),
-                             mask, true, false);
-      })
-      .Case([&](affine::AffineMaxOp max) {
-        return execAffineMap(wave, op, max.getAffineMap(), max.getMapOperands(),
-                             mask, false, true);
-      })
-      .Default([&](Operation *) {
-        handled = false;
-        return failure();
       });
+}
+
+void mlir::qmm::emu::registerArithHandlers(Registry &registry) {
+  registerIntegerOps(registry);
+  registerFloatOps(registry);
+  registerConversions(registry);
 }

@@ -26,6 +26,7 @@
 
 #include "Interpreter.h"
 #include "Numerics.h"
+#include "qmm/Emulator/IsaLayouts.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,54 +38,9 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::emu;
 
-namespace {
-struct MatrixShape {
-  int m, n, k, blocks;
-  bool f8f6f4; ///< the gfx950 16x16x128 / 32x32x64 family
-};
-} // namespace
-
-/// Logical (row or column, k, block) of item `item` of lane `lane` of the A
-/// (or B) operand.
-static void operandPosition(const MatrixShape &shape, unsigned elementBits,
-                            int lane, int item, int &index, int &k,
-                            int &block) {
-  if (shape.f8f6f4) {
-    int group = lane / shape.m;
-    index = lane % shape.m;
-    block = 0;
-    if (elementBits == 8)
-      k = item < 16 ? 16 * group + item
-                    : shape.k / 2 + 16 * group + (item - 16);
-    else
-      k = 32 * group + item;
-    return;
-  }
-  int kPerLane = shape.k / (64 / (shape.m * shape.blocks));
-  index = lane % shape.m;
-  int rest = lane / shape.m;
-  block = rest % shape.blocks;
-  k = (rest / shape.blocks) * kPerLane + item;
-}
-
-/// Logical (block, row, column) of item `item` of lane `lane` of C / D.
-static void outputPosition(const MatrixShape &shape, int lane, int item,
-                           int &block, int &row, int &col) {
-  const int h = 4;
-  int blocksPerItem = (64 + shape.n * shape.m / h - 1) / (shape.n * shape.m / h);
-  int rowsPerItem = (64 / blocksPerItem) / shape.n;
-  int groups = shape.m / (h * rowsPerItem);
-  col = lane % shape.n;
-  int t = lane / shape.n;
-  int rowGroup = t % rowsPerItem;
-  int blockLow = t / rowsPerItem;
-  int rowInGroup = item % h;
-  int q = item / h;
-  int high = q % groups;
-  int blockHigh = q / groups;
-  row = high * h * rowsPerItem + rowGroup * h + rowInGroup;
-  block = blockHigh * blocksPerItem + blockLow;
-}
+// The lane formulas above live in IsaLayouts.cpp (a test compares them with
+// the compiler's intrinsic table).
+using MatrixShape = IsaMatrixShape;
 
 static std::string fp8Name(Type type) {
   return isa<Float8E5M2Type, Float8E5M2FNUZType>(type) ? "bf8" : "fp8";
@@ -125,180 +81,260 @@ static float scaleValue(uint8_t code) {
   return code == 0xFF ? NAN : std::ldexp(1.0f, int(code) - 127);
 }
 
-static LogicalResult execMatrix(WaveInterpreter &wave, Operation *op,
-                                MatrixShape shape, Value a, Value b, Value c,
-                                Value result, const Lanes *scalesA,
-                                const Lanes *scalesB, unsigned indexA,
-                                unsigned indexB, const std::string &name) {
-  auto aType = cast<FloatType>(getElementTypeOrSelf(a.getType()));
-  auto bType = cast<FloatType>(getElementTypeOrSelf(b.getType()));
-  auto cType = getElementTypeOrSelf(c.getType());
-  if (!cType.isF32())
-    return wave.fail(op, "only f32 accumulators are supported");
-  Lanes la = wave.get(a), lb = wave.get(b), lc = wave.get(c);
-  unsigned aBits = getBitWidth(aType), bBits = getBitWidth(bType);
+static bool isFp8(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+             Float8E5M2FNUZType>(t);
+}
 
-  // Logical operands, decoded to f32 (every input format fits exactly).
+namespace {
+/// One MFMA, decoded: the instruction it is (or why it cannot run) and where
+/// each register item sits in the logical matrices.
+struct MatrixInfo {
+  std::string error; ///< reported when the op runs
+  MatrixShape shape;
+  std::string name;
+  FloatType aType, bType;
+  bool scaled = false;
+  unsigned indexA = 0, indexB = 0;
+  /// Flat A / B / C index of item `lane * width + item`.
+  std::vector<int32_t> aIndex, bIndex, cIndex;
+  /// Counted on first use, so that --stats lists executed MFMAs only.
+  int64_t *counter = nullptr;
+};
+} // namespace
+
+/// Checks the MFMA against the chip; names the instruction.
+static void classifyMFMA(const ChipInfo &chip, amdgpu::MFMAOp mfma,
+                         MatrixInfo &info) {
+  if (mfma.getCbsz() || mfma.getAbid() ||
+      mfma.getBlgp() != amdgpu::MFMAPermB::none || mfma.getNegateA() ||
+      mfma.getNegateB() || mfma.getNegateC() || mfma.getReducePrecision()) {
+    info.error = "broadcast, negation and reduced-precision modifiers are not "
+                 "supported";
+    return;
+  }
+  Type aType = getElementTypeOrSelf(mfma.getSourceA().getType());
+  Type bType = getElementTypeOrSelf(mfma.getSourceB().getType());
+  MatrixShape &shape = info.shape;
+  shape = decodeIsaMatrixShape(int(mfma.getM()), int(mfma.getN()),
+                               int(mfma.getK()), int(mfma.getBlocks()),
+                               getBitWidth(aType));
+  std::string dims = std::to_string(shape.m) + "x" + std::to_string(shape.n) +
+                     "x" + std::to_string(shape.k);
+  if (shape.f8f6f4) {
+    if (!chip.findMFMA(MFMAKind::F8F6F4, shape.m, shape.n, shape.k)) {
+      info.error =
+          "the f8f6f4 MFMA " + dims + " does not exist on " + chip.name.str();
+      return;
+    }
+    info.name = "v_mfma_f32_" + dims + "_f8f6f4";
+  } else if (isFp8(aType) || isFp8(bType)) {
+    if (!chip.findMFMA(MFMAKind::FP8, shape.m, shape.n, shape.k)) {
+      info.error =
+          "the FP8 MFMA " + dims + " does not exist on " + chip.name.str();
+      return;
+    }
+    bool fnuz = isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(aType);
+    if (fnuz != (chip.nativeFP8 == FormatFamily::FNUZ)) {
+      info.error = "FP8 MFMA on " + chip.name.str() + " takes " +
+                   (chip.nativeFP8 == FormatFamily::FNUZ ? "FNUZ" : "OCP") +
+                   " FP8 operands";
+      return;
+    }
+    info.name =
+        "v_mfma_f32_" + dims + "_" + fp8Name(aType) + "_" + fp8Name(bType);
+  } else if (isa<FloatType>(aType)) {
+    if (aType.isBF16() &&
+        !chip.findMFMA(MFMAKind::BF16, shape.m, shape.n, shape.k)) {
+      info.error = "the bf16 MFMA " + dims +
+                   " is not in the target description of " + chip.name.str();
+      return;
+    }
+    std::string typeName;
+    llvm::raw_string_ostream os(typeName);
+    os << aType;
+    info.name = "v_mfma_f32_" + dims + "_" + typeName;
+  } else {
+    info.error = "integer MFMA is not supported by the emulator";
+  }
+}
+
+static void classifyScaledMFMA(const ChipInfo &chip, amdgpu::ScaledMFMAOp op,
+                               MatrixInfo &info) {
+  MatrixShape &shape = info.shape;
+  shape = MatrixShape{int(op.getM()), int(op.getN()), int(op.getK()), 1, true};
+  std::string dims = std::to_string(shape.m) + "x" + std::to_string(shape.n) +
+                     "x" + std::to_string(shape.k);
+  if (!chip.findMFMA(MFMAKind::ScaledF8F6F4, shape.m, shape.n, shape.k)) {
+    info.error =
+        "scaled MFMA " + dims + " does not exist on " + chip.name.str();
+    return;
+  }
+  if (isConstantZero(op.getScalesA()) && isConstantZero(op.getScalesB())) {
+    info.name = "v_mfma_f32_" + dims + "_f8f6f4";
+    return;
+  }
+  info.scaled = true;
+  info.indexA = op.getScalesIdxA();
+  info.indexB = op.getScalesIdxB();
+  info.name = "v_mfma_scale_f32_" + dims + "_f8f6f4";
+}
+
+/// Operands 0-2 of both ops are A, B and C.
+static void decodeMatrix(DecodedKernel &kernel, Instr &inst) {
+  MatrixInfo &info = kernel.allocate<MatrixInfo>();
+  inst.data = &info;
+  if (auto mfma = dyn_cast<amdgpu::MFMAOp>(inst.op))
+    classifyMFMA(*kernel.chip, mfma, info);
+  else
+    classifyScaledMFMA(*kernel.chip, cast<amdgpu::ScaledMFMAOp>(inst.op), info);
+  if (!info.error.empty())
+    return;
+  Operation *op = inst.op;
+  info.aType =
+      cast<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType()));
+  info.bType =
+      cast<FloatType>(getElementTypeOrSelf(op->getOperand(1).getType()));
+  Type cType = getElementTypeOrSelf(op->getOperand(2).getType());
+  if (!cType.isF32()) {
+    info.error = "only f32 accumulators are supported";
+    return;
+  }
+  const MatrixShape &shape = info.shape;
+  auto operandTable = [&](Value operand, unsigned bits, int rows,
+                          std::vector<int32_t> &table) {
+    unsigned width = widthOf(operand.getType());
+    for (int lane = 0; lane < 64; ++lane)
+      for (unsigned item = 0; item < width; ++item) {
+        int index, k, block;
+        getIsaOperandPosition(shape, bits, lane, item, index, k, block);
+        table.push_back((block * rows + index) * shape.k + k);
+      }
+  };
+  operandTable(op->getOperand(0), getBitWidth(info.aType), shape.m,
+               info.aIndex);
+  operandTable(op->getOperand(1), getBitWidth(info.bType), shape.n,
+               info.bIndex);
+  unsigned cWidth = widthOf(op->getOperand(2).getType());
+  for (int lane = 0; lane < 64; ++lane)
+    for (unsigned item = 0; item < cWidth; ++item) {
+      int block, row, col;
+      getIsaOutputPosition(shape, lane, item, block, row, col);
+      info.cIndex.push_back((block * shape.m + row) * shape.n + col);
+    }
+}
+
+/// Decodes the items of `lanes` into `matrix` at `index` (f32 holds every
+/// input format exactly).
+static void gatherOperand(const Lanes &lanes, FloatType type,
+                          ArrayRef<int32_t> index, std::vector<float> &matrix) {
+  unsigned width = type.getWidth();
+  const float *table = width <= 8 ? getDecodeTable(type) : nullptr;
+  for (size_t i = 0; i < index.size(); ++i) {
+    uint64_t bits = lanes.bits[lanes.uniform ? i % lanes.width : i];
+    matrix[index[i]] = table ? table[bits & ((1u << width) - 1)]
+                             : float(floatValue(type, bits));
+  }
+}
+
+/// partial[c] = sum over k in [kBegin, kEnd) of aRow[k] * Bt[k][j + c] for
+/// J columns from j, each summed in k order; J sums at once stay in
+/// registers.
+template <int J>
+static void dotColumns(const float *aRow, const float *Bt, int n, int j,
+                       int kBegin, int kEnd, float *partial) {
+  float sums[J] = {};
+  for (int k = kBegin; k < kEnd; ++k) {
+    float a = aRow[k];
+    const float *bRow = Bt + size_t(k) * n + j;
+    for (int c = 0; c < J; ++c)
+      sums[c] += a * bRow[c];
+  }
+  std::copy(sums, sums + J, partial);
+}
+
+static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
+                                ExecMask) {
+  auto &info = *static_cast<MatrixInfo *>(inst.data);
+  if (!info.error.empty())
+    return wave.fail(inst.op, info.error);
+  const MatrixShape &shape = info.shape;
+  const Lanes &lc = wave.operand(2);
+
+  // Logical operands: A[block][row][k], B[block][column][k],
+  // C[block][row][col].
   std::vector<float> A(size_t(shape.blocks) * shape.m * shape.k, NAN);
   std::vector<float> B(size_t(shape.blocks) * shape.n * shape.k, NAN);
-  for (int lane = 0; lane < 64; ++lane) {
-    for (unsigned item = 0; item < la.width; ++item) {
-      int index, k, block;
-      operandPosition(shape, aBits, lane, item, index, k, block);
-      A[(size_t(block) * shape.m + index) * shape.k + k] =
-          float(floatValue(aType, la.at(lane, item)));
-    }
-    for (unsigned item = 0; item < lb.width; ++item) {
-      int index, k, block;
-      operandPosition(shape, bBits, lane, item, index, k, block);
-      B[(size_t(block) * shape.n + index) * shape.k + k] =
-          float(floatValue(bType, lb.at(lane, item)));
-    }
-  }
   std::vector<float> C(size_t(shape.blocks) * shape.m * shape.n);
-  for (int lane = 0; lane < 64; ++lane)
-    for (unsigned item = 0; item < lc.width; ++item) {
-      int block, row, col;
-      outputPosition(shape, lane, item, block, row, col);
-      C[(size_t(block) * shape.m + row) * shape.n + col] =
-          f32Value(lc.at(lane, item));
-    }
+  gatherOperand(wave.operand(0), info.aType, info.aIndex, A);
+  gatherOperand(wave.operand(1), info.bType, info.bIndex, B);
+  for (size_t i = 0; i < info.cIndex.size(); ++i)
+    C[info.cIndex[i]] = f32Value(lc.bits[lc.uniform ? i % lc.width : i]);
 
   // Scales per (row, K block) and (column, K block).
   int kBlocks = shape.f8f6f4 ? shape.k / 32 : 1;
   int kPerBlock = shape.k / kBlocks;
   std::vector<float> scaleA(size_t(shape.m) * kBlocks, 1.0f);
   std::vector<float> scaleB(size_t(shape.n) * kBlocks, 1.0f);
-  if (scalesA && scalesB)
+  if (info.scaled) {
+    const Lanes &scalesA = wave.operand(3);
+    const Lanes &scalesB = wave.operand(4);
     for (int lane = 0; lane < 64; ++lane) {
-      scaleA[size_t(lane % shape.m) * kBlocks + lane / shape.m] =
-          scaleValue(scaleByte(*scalesA, lane, indexA));
-      scaleB[size_t(lane % shape.n) * kBlocks + lane / shape.n] =
-          scaleValue(scaleByte(*scalesB, lane, indexB));
+      int row, block;
+      getIsaScalePosition(shape, /*forB=*/false, lane, row, block);
+      scaleA[size_t(row) * kBlocks + block] =
+          scaleValue(scaleByte(scalesA, lane, info.indexA));
+      getIsaScalePosition(shape, /*forB=*/true, lane, row, block);
+      scaleB[size_t(row) * kBlocks + block] =
+          scaleValue(scaleByte(scalesB, lane, info.indexB));
     }
+  }
 
+  // D[i][j] = C[i][j] + sum over K blocks of (scale * the block's partial
+  // sum, accumulated in k order). The j loop is innermost so that the
+  // columns' sums advance together; each one is still summed in k order.
+  std::vector<float> Bt(size_t(shape.k) * shape.n);
+  SmallVector<float, 64> partial(shape.n), sum(shape.n);
   std::vector<float> D(C.size());
-  for (int blk = 0; blk < shape.blocks; ++blk)
-    for (int i = 0; i < shape.m; ++i)
-      for (int j = 0; j < shape.n; ++j) {
-        const float *aRow = &A[(size_t(blk) * shape.m + i) * shape.k];
-        const float *bCol = &B[(size_t(blk) * shape.n + j) * shape.k];
-        float sum = C[(size_t(blk) * shape.m + i) * shape.n + j];
-        for (int kb = 0; kb < kBlocks; ++kb) {
-          float partial = 0.0f;
-          for (int k = kb * kPerBlock; k < (kb + 1) * kPerBlock; ++k)
-            partial += aRow[k] * bCol[k];
+  for (int blk = 0; blk < shape.blocks; ++blk) {
+    for (int j = 0; j < shape.n; ++j)
+      for (int k = 0; k < shape.k; ++k)
+        Bt[size_t(k) * shape.n + j] =
+            B[(size_t(blk) * shape.n + j) * shape.k + k];
+    for (int i = 0; i < shape.m; ++i) {
+      const float *aRow = &A[(size_t(blk) * shape.m + i) * shape.k];
+      const float *cRow = &C[(size_t(blk) * shape.m + i) * shape.n];
+      for (int j = 0; j < shape.n; ++j)
+        sum[j] = cRow[j];
+      for (int kb = 0; kb < kBlocks; ++kb) {
+        int kBegin = kb * kPerBlock, kEnd = (kb + 1) * kPerBlock;
+        int j = 0;
+        for (; j + 16 <= shape.n; j += 16)
+          dotColumns<16>(aRow, Bt.data(), shape.n, j, kBegin, kEnd,
+                         &partial[j]);
+        for (; j < shape.n; ++j)
+          dotColumns<1>(aRow, Bt.data(), shape.n, j, kBegin, kEnd,
+                        &partial[j]);
+        for (int j = 0; j < shape.n; ++j) {
           float scale = scaleA[size_t(i) * kBlocks + kb] *
                         scaleB[size_t(j) * kBlocks + kb];
-          sum += scale == 1.0f ? partial : partial * scale;
+          sum[j] += scale == 1.0f ? partial[j] : partial[j] * scale;
         }
-        D[(size_t(blk) * shape.m + i) * shape.n + j] = sum;
       }
-
-  Lanes &out = wave.define(result, lc.width);
-  for (int lane = 0; lane < 64; ++lane)
-    for (unsigned item = 0; item < lc.width; ++item) {
-      int block, row, col;
-      outputPosition(shape, lane, item, block, row, col);
-      out.at(lane, item) =
-          f32Bits(D[(size_t(block) * shape.m + row) * shape.n + col]);
+      std::copy(sum.begin(), sum.end(),
+                &D[(size_t(blk) * shape.m + i) * shape.n]);
     }
-  ++wave.kernel.stats.mfmaCounts[name];
+  }
+
+  Lanes &out = wave.defineResult(0, lc.width);
+  for (size_t i = 0; i < info.cIndex.size(); ++i)
+    out.bits[i] = f32Bits(D[info.cIndex[i]]);
+  if (!info.counter)
+    info.counter = &wave.kernel.stats.mfmaCounts[info.name];
+  ++*info.counter;
   return success();
 }
 
-static bool isFp8(Type t) {
-  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
-             Float8E5M2FNUZType>(t);
-}
-
-LogicalResult mlir::qmm::emu::execMatrixOp(WaveInterpreter &wave,
-                                           Operation *op, ExecMask mask,
-                                           bool &handled) {
-  (void)mask;
-  handled = true;
-  const ChipInfo &chip = wave.kernel.chip;
-  if (auto mfma = dyn_cast<amdgpu::MFMAOp>(op)) {
-    if (mfma.getCbsz() || mfma.getAbid() ||
-        mfma.getBlgp() != amdgpu::MFMAPermB::none || mfma.getNegateA() ||
-        mfma.getNegateB() || mfma.getNegateC() || mfma.getReducePrecision())
-      return wave.fail(op, "broadcast, negation and reduced-precision "
-                           "modifiers are not supported");
-    Type aType = getElementTypeOrSelf(mfma.getSourceA().getType());
-    Type bType = getElementTypeOrSelf(mfma.getSourceB().getType());
-    MatrixShape shape{int(mfma.getM()), int(mfma.getN()), int(mfma.getK()),
-                      int(mfma.getBlocks()), false};
-    std::string name;
-    auto dims = [&] {
-      return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
-             std::to_string(shape.k);
-    };
-    if ((shape.k == 128 && shape.m == 16) || (shape.k == 64 && shape.m == 32 &&
-                                              getBitWidth(aType) <= 8)) {
-      if (!chip.findMFMA(MFMAKind::F8F6F4, shape.m, shape.n, shape.k))
-        return wave.fail(op, "the f8f6f4 MFMA " + dims() +
-                                 " does not exist on " + chip.name.str());
-      shape.f8f6f4 = true;
-      name = "v_mfma_f32_" + std::to_string(shape.m) + "x" +
-             std::to_string(shape.n) + "x" + std::to_string(shape.k) +
-             "_f8f6f4";
-    } else if (isFp8(aType) || isFp8(bType)) {
-      if (!chip.findMFMA(MFMAKind::FP8, shape.m, shape.n, shape.k))
-        return wave.fail(op, "the FP8 MFMA " + dims() + " does not exist on " +
-                                 chip.name.str());
-      bool fnuz = isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(aType);
-      if (fnuz != (chip.nativeFP8 == FormatFamily::FNUZ))
-        return wave.fail(op, "FP8 MFMA on " + chip.name.str() + " takes " +
-                                 (chip.nativeFP8 == FormatFamily::FNUZ
-                                      ? "FNUZ"
-                                      : "OCP") +
-                                 " FP8 operands");
-      name = "v_mfma_f32_" + std::to_string(shape.m) + "x" +
-             std::to_string(shape.n) + "x" + std::to_string(shape.k) + "_" +
-             fp8Name(aType) + "_" + fp8Name(bType);
-    } else if (isa<FloatType>(aType)) {
-      if (aType.isBF16() &&
-          !chip.findMFMA(MFMAKind::BF16, shape.m, shape.n, shape.k))
-        return wave.fail(op, "the bf16 MFMA " + dims() +
-                                 " is not in the target description of " +
-                                 chip.name.str());
-      std::string typeName;
-      llvm::raw_string_ostream os(typeName);
-      os << aType;
-      name = "v_mfma_f32_" + std::to_string(shape.m) + "x" +
-             std::to_string(shape.n) + "x" + std::to_string(shape.k) + "_" +
-             typeName;
-    } else {
-      return wave.fail(op, "integer MFMA is not supported by the emulator");
-    }
-    return execMatrix(wave, op, shape, mfma.getSourceA(), mfma.getSourceB(),
-                      mfma.getDestC(), mfma.getDestD(), nullptr, nullptr, 0, 0,
-                      name);
-  }
-  if (auto scaled = dyn_cast<amdgpu::ScaledMFMAOp>(op)) {
-    MatrixShape shape{int(scaled.getM()), int(scaled.getN()),
-                      int(scaled.getK()), 1, true};
-    if (!chip.findMFMA(MFMAKind::ScaledF8F6F4, shape.m, shape.n, shape.k))
-      return wave.fail(op, "scaled MFMA " + std::to_string(shape.m) + "x" +
-                               std::to_string(shape.n) + "x" +
-                               std::to_string(shape.k) + " does not exist on " +
-                               chip.name.str());
-    std::string dims = std::to_string(shape.m) + "x" +
-                       std::to_string(shape.n) + "x" + std::to_string(shape.k);
-    if (isConstantZero(scaled.getScalesA()) &&
-        isConstantZero(scaled.getScalesB()))
-      return execMatrix(wave, op, shape, scaled.getSourceA(),
-                        scaled.getSourceB(), scaled.getDestC(),
-                        scaled.getDestD(), nullptr, nullptr, 0, 0,
-                        "v_mfma_f32_" + dims + "_f8f6f4");
-    Lanes scalesA = wave.get(scaled.getScalesA());
-    Lanes scalesB = wave.get(scaled.getScalesB());
-    return execMatrix(wave, op, shape, scaled.getSourceA(),
-                      scaled.getSourceB(), scaled.getDestC(),
-                      scaled.getDestD(), &scalesA, &scalesB,
-                      scaled.getScalesIdxA(), scaled.getScalesIdxB(),
-                      "v_mfma_scale_f32_" + dims + "_f8f6f4");
-  }
-  handled = false;
-  return failure();
+void mlir::qmm::emu::registerMatrixHandlers(Registry &registry) {
+  registry.add<amdgpu::MFMAOp, amdgpu::ScaledMFMAOp>(execMatrix, decodeMatrix);
 }

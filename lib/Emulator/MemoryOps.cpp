@@ -5,11 +5,9 @@
 // dropped, as on hardware), and LDS bytes touched by two waves between two
 // barriers with at least one write are reported as a race.
 //
-// Bank conflicts: an LDS instruction is served in phases of
-// banks * 4 / (bytes per lane) consecutive lanes (all 64 lanes at most); in a
-// phase, the distinct dwords that fall into one bank are served one per
-// cycle (lanes reading the same dword share it). The extra cycles, summed
-// over phases, are the instruction's conflicts.
+// Bank conflicts are counted by the target description's model
+// (ChipInfo::countLdsBankConflictCycles), the one the compiler's LDS layout
+// choices use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,12 +20,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/SmallSet.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 #include <limits>
-#include <set>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -57,7 +54,7 @@ static std::optional<int64_t> getLinearOffset(int64_t offset,
                                               ArrayRef<int64_t> strides) {
   std::optional<int64_t> linear = offset;
   for (size_t d = 0; d < indices.size() && linear; ++d)
-    linear = llvm::checkedMulAdd(indices[d], strides[d], *linear);
+    linear = emu::checkedMulAdd(indices[d], strides[d], *linear);
   return linear;
 }
 
@@ -68,25 +65,41 @@ static int64_t getSpanBytes(const MemRefView &view) {
   int64_t elements = 0;
   for (auto [size, stride] : llvm::zip(view.sizes, view.strides))
     elements =
-        std::max(elements, llvm::checkedMul(size, stride)
+        std::max(elements, emu::checkedMul(size, stride)
                                .value_or(std::numeric_limits<int64_t>::max()));
-  return llvm::checkedMul(elements, int64_t(getStorageBytes(view.elementType)))
+  return emu::checkedMul(elements, int64_t(getStorageBytes(view.elementType)))
       .value_or(std::numeric_limits<int64_t>::max());
 }
+
+namespace {
+/// The sizes of the element type of the lanes' views (the same type in
+/// every lane: type queries are kept out of the per-lane loops).
+struct ElementSize {
+  Type type;
+  unsigned bits = 0, bytes = 0;
+  void update(Type elementType) {
+    if (elementType == type)
+      return;
+    type = elementType;
+    bits = getBitWidth(type);
+    bytes = getStorageBytes(type);
+  }
+};
+} // namespace
 
 /// Resolves element `indices` (plus `count` consecutive elements along the
 /// innermost dimension) of `view` for one lane. Address arithmetic is
 /// checked: an offset that overflows is out of bounds.
 static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
-                             const MemRefView &view, ArrayRef<int64_t> indices,
-                             unsigned count, unsigned bytes, int lane,
-                             LaneAccess &access) {
+                             const MemRefView &view, const ElementSize &element,
+                             ArrayRef<int64_t> indices, unsigned count,
+                             unsigned bytes, int lane, LaneAccess &access) {
   const Buffer &buffer = wave.kernel.buffers[view.buffer];
-  int64_t elementBytes = getStorageBytes(view.elementType);
+  int64_t elementBytes = element.bytes;
   std::optional<int64_t> linear =
       getLinearOffset(view.offset, indices, view.strides);
   std::optional<int64_t> byteOffset =
-      linear ? llvm::checkedMul(*linear, elementBytes) : std::nullopt;
+      linear ? emu::checkedMul(*linear, elementBytes) : std::nullopt;
   auto overflows = [&] {
     return wave.fail(op, "out-of-bounds access to " + buffer.name +
                              " on lane " + std::to_string(lane) +
@@ -98,7 +111,7 @@ static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
   access = {lane, 0, bytes, false};
   if (view.fatBuffer) {
     std::optional<int64_t> end =
-        byteOffset ? llvm::checkedAdd(*byteOffset, int64_t(bytes))
+        byteOffset ? emu::checkedAdd(*byteOffset, int64_t(bytes))
                    : std::nullopt;
     if (!end)
       return overflows();
@@ -109,19 +122,19 @@ static LogicalResult resolve(WaveInterpreter &wave, Operation *op,
       return success();
     }
     std::optional<int64_t> fromBase =
-        llvm::checkedAdd(view.baseElements, *linear);
+        emu::checkedAdd(view.baseElements, *linear);
     std::optional<int64_t> address =
-        fromBase ? llvm::checkedMul(*fromBase, elementBytes) : std::nullopt;
+        fromBase ? emu::checkedMul(*fromBase, elementBytes) : std::nullopt;
     if (!address)
       return overflows();
     access.byteAddress = *address;
   } else {
     // A packed sub-byte vector spans its bytes' element slots (slot = byte,
     // as LLVM lays out i4/i6 in memory).
-    int64_t slots = getBitWidth(view.elementType) < 8 ? bytes : count;
+    int64_t slots = element.bits < 8 ? bytes : count;
     for (size_t d = 0; d < indices.size(); ++d) {
       int64_t extent = d + 1 == indices.size() ? slots : 1;
-      std::optional<int64_t> end = llvm::checkedAdd(indices[d], extent);
+      std::optional<int64_t> end = emu::checkedAdd(indices[d], extent);
       if (indices[d] < 0 || !end || *end > view.sizes[d])
         return wave.fail(op, "out-of-bounds " +
                                  std::string(buffer.space ==
@@ -166,11 +179,13 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
   (isWrite ? stats.ldsStores : stats.ldsLoads) += 1;
   (isWrite ? stats.ldsBytesWritten : stats.ldsBytesRead) += bytes;
 
-  // Races: another wave touched the byte since the last barrier.
+  // Races: another wave touched the byte since the last barrier (never
+  // with one wave).
   WorkgroupContext &wg = wave.workgroup;
-  uint32_t epoch = wg.scheduler ? wg.scheduler->getEpoch() : 1;
+  uint32_t epoch = wg.epoch;
   int16_t me = int16_t(wave.waveIndex);
-  for (const LaneAccess &access : accesses) {
+  for (const LaneAccess &access : wg.numWaves > 1 ? accesses
+                                                  : ArrayRef<LaneAccess>()) {
     for (unsigned b = 0; b < access.bytes; ++b) {
       int64_t at = access.byteAddress + b;
       if (wg.shadowEpoch[at] != epoch) {
@@ -200,32 +215,12 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
     }
   }
 
-  // Bank conflicts.
-  const ChipInfo &chip = wave.kernel.chip;
-  unsigned bytesPerLane = 0;
+  // Bank conflicts, by the target description's bank model.
+  SmallVector<LdsLaneAccess, kMaxLanes> lanes;
   for (const LaneAccess &access : accesses)
-    bytesPerLane = std::max(bytesPerLane, access.bytes);
-  if (!bytesPerLane)
-    return success();
-  int lanesPerPhase = std::max<int>(
-      1, std::min<int>(kMaxLanes, chip.ldsBanks * chip.ldsBankBytes /
-                                      int(std::max(bytesPerLane, 4u))));
-  for (int phase = 0; phase < kMaxLanes; phase += lanesPerPhase) {
-    std::vector<std::set<int64_t>> dwordsPerBank(chip.ldsBanks);
-    for (const LaneAccess &access : accesses) {
-      if (access.lane < phase || access.lane >= phase + lanesPerPhase)
-        continue;
-      int64_t first = access.byteAddress / chip.ldsBankBytes;
-      int64_t last = (access.byteAddress + access.bytes - 1) / chip.ldsBankBytes;
-      for (int64_t dword = first; dword <= last; ++dword)
-        dwordsPerBank[dword % chip.ldsBanks].insert(dword);
-    }
-    size_t worst = 0;
-    for (const auto &dwords : dwordsPerBank)
-      worst = std::max(worst, dwords.size());
-    if (worst > 1)
-      stats.ldsBankConflictCycles += worst - 1;
-  }
+    lanes.push_back({access.lane, access.byteAddress, access.bytes});
+  stats.ldsBankConflictCycles +=
+      wave.kernel.chip.countLdsBankConflictCycles(lanes);
   return success();
 }
 
@@ -233,16 +228,56 @@ static LogicalResult account(WaveInterpreter &wave, Operation *op,
 /// elements are packed, the others take whole bytes each.
 static LogicalResult resolveLane(WaveInterpreter &wave, Operation *op,
                                  const MemRefView &view,
+                                 const ElementSize &element,
                                  ArrayRef<int64_t> indices, unsigned count,
                                  int lane, LaneAccess &access) {
-  unsigned bytes = qmm::getStorageBytes(count, view.elementType);
-  return resolve(wave, op, view, indices, count, bytes, lane, access);
+  unsigned bytes = qmm::getStorageBytes(count, element.bits);
+  return resolve(wave, op, view, element, indices, count, bytes, lane,
+                 access);
+}
+
+/// Fixed-size copies for the common sizes (a variable-size memcpy is a
+/// call per element).
+template <typename T> static uint64_t readWord(const uint8_t *memory) {
+  T word;
+  std::memcpy(&word, memory, sizeof(T));
+  return word;
 }
 
 static uint64_t readBits(const uint8_t *memory, unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    return *memory;
+  case 2:
+    return readWord<uint16_t>(memory);
+  case 4:
+    return readWord<uint32_t>(memory);
+  case 8:
+    return readWord<uint64_t>(memory);
+  }
   uint64_t bits = 0;
   std::memcpy(&bits, memory, bytes);
   return bits;
+}
+
+template <typename T> static void writeWord(uint8_t *memory, uint64_t bits) {
+  T word = T(bits);
+  std::memcpy(memory, &word, sizeof(T));
+}
+
+static void writeBits(uint8_t *memory, uint64_t bits, unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    *memory = uint8_t(bits);
+    return;
+  case 2:
+    return writeWord<uint16_t>(memory, bits);
+  case 4:
+    return writeWord<uint32_t>(memory, bits);
+  case 8:
+    return writeWord<uint64_t>(memory, bits);
+  }
+  std::memcpy(memory, &bits, bytes);
 }
 
 /// Loads `count` elements of `elementType` per active lane starting at
@@ -251,16 +286,18 @@ static LogicalResult load(WaveInterpreter &wave, Operation *op,
                           const Lanes &memref,
                           const std::vector<SmallVector<int64_t, 4>> &indices,
                           unsigned count, ExecMask mask, Lanes &out) {
-  SmallVector<LaneAccess> accesses;
+  SmallVector<LaneAccess, kMaxLanes> accesses;
   const Buffer *buffer = nullptr;
+  ElementSize element;
   for (int lane = 0; lane < kMaxLanes; ++lane) {
     if (!laneActive(mask, lane))
       continue;
-    const MemRefView &view = memref.views[lane];
-    Type elementType = view.elementType;
-    unsigned bits = getBitWidth(elementType);
+    const MemRefView &view = memref.view(lane);
+    element.update(view.elementType);
+    unsigned bits = element.bits;
     LaneAccess access;
-    if (failed(resolveLane(wave, op, view, indices[lane], count, lane, access)))
+    if (failed(resolveLane(wave, op, view, element, indices[lane], count, lane,
+                           access)))
       return failure();
     accesses.push_back(access);
     buffer = &wave.kernel.buffers[view.buffer];
@@ -280,7 +317,7 @@ static LogicalResult load(WaveInterpreter &wave, Operation *op,
         out.at(lane, e) = value;
       }
     } else {
-      unsigned elementBytes = getStorageBytes(elementType);
+      unsigned elementBytes = element.bytes;
       for (unsigned e = 0; e < count; ++e)
         out.at(lane, e) = readBits(base + e * elementBytes, elementBytes);
     }
@@ -294,19 +331,21 @@ static LogicalResult store(WaveInterpreter &wave, Operation *op,
                            const Lanes &value, const Lanes &memref,
                            const std::vector<SmallVector<int64_t, 4>> &indices,
                            unsigned count, ExecMask mask) {
-  SmallVector<LaneAccess> accesses;
+  SmallVector<LaneAccess, kMaxLanes> accesses;
   const Buffer *buffer = nullptr;
+  ElementSize element;
   for (int lane = 0; lane < kMaxLanes; ++lane) {
     if (!laneActive(mask, lane))
       continue;
-    const MemRefView &view = memref.views[lane];
+    const MemRefView &view = memref.view(lane);
     buffer = &wave.kernel.buffers[view.buffer];
     if (buffer->space == AddressSpace::Constant)
       return wave.fail(op, "store to the constant global " + buffer->name);
-    Type elementType = view.elementType;
-    unsigned bits = getBitWidth(elementType);
+    element.update(view.elementType);
+    unsigned bits = element.bits;
     LaneAccess access;
-    if (failed(resolveLane(wave, op, view, indices[lane], count, lane, access)))
+    if (failed(resolveLane(wave, op, view, element, indices[lane], count, lane,
+                           access)))
       return failure();
     accesses.push_back(access);
     if (access.dropped)
@@ -323,11 +362,9 @@ static LogicalResult store(WaveInterpreter &wave, Operation *op,
             base[bit / 8] &= uint8_t(~mask8);
         }
     } else {
-      unsigned elementBytes = getStorageBytes(elementType);
-      for (unsigned e = 0; e < count; ++e) {
-        uint64_t bitsValue = value.at(lane, e);
-        std::memcpy(base + e * elementBytes, &bitsValue, elementBytes);
-      }
+      unsigned elementBytes = element.bytes;
+      for (unsigned e = 0; e < count; ++e)
+        writeBits(base + e * elementBytes, value.at(lane, e), elementBytes);
     }
   }
   if (!buffer)
@@ -351,14 +388,16 @@ static LogicalResult transfer(WaveInterpreter &wave, Operation *op,
     return wave.fail(op, "only minor-identity transfer maps are supported");
   ArrayRef<int64_t> shape = vectorType.getShape();
   int64_t count = vectorType.getNumElements();
-  SmallVector<LaneAccess> accesses;
+  SmallVector<LaneAccess, kMaxLanes> accesses;
   const Buffer *buffer = nullptr;
+  ElementSize element;
   for (int lane = 0; lane < kMaxLanes; ++lane) {
     if (!laneActive(mask, lane))
       continue;
-    const MemRefView &view = memref.views[lane];
+    const MemRefView &view = memref.view(lane);
     buffer = &wave.kernel.buffers[view.buffer];
-    unsigned bytes = getStorageBytes(view.elementType);
+    element.update(view.elementType);
+    unsigned bytes = element.bytes;
     size_t lead = view.sizes.size() - shape.size();
     for (int64_t e = 0; e < count; ++e) {
       SmallVector<int64_t, 4> indices = base[lane];
@@ -369,7 +408,7 @@ static LogicalResult transfer(WaveInterpreter &wave, Operation *op,
         rest /= shape[d];
         // An index that overflows is outside the memref.
         std::optional<int64_t> index =
-            llvm::checkedAdd(indices[lead + d], position);
+            emu::checkedAdd(indices[lead + d], position);
         indices[lead + d] = index.value_or(-1);
         if (indices[lead + d] >= view.sizes[lead + d] || indices[lead + d] < 0) {
           if (inBounds[d])
@@ -385,16 +424,15 @@ static LogicalResult transfer(WaveInterpreter &wave, Operation *op,
         continue;
       }
       LaneAccess access;
-      if (failed(resolve(wave, op, view, indices, 1, bytes, lane, access)))
+      if (failed(resolve(wave, op, view, element, indices, 1, bytes, lane,
+                         access)))
         return failure();
       accesses.push_back(access);
       uint8_t *at = buffer->data + access.byteAddress;
       if (readInto)
         readInto->at(lane, e) = access.dropped ? 0 : readBits(at, bytes);
-      else if (!access.dropped) {
-        uint64_t value = toWrite->at(lane, e);
-        std::memcpy(at, &value, bytes);
-      }
+      else if (!access.dropped)
+        writeBits(at, toWrite->at(lane, e), bytes);
     }
   }
   if (!buffer)
@@ -415,10 +453,17 @@ gatherIndices(WaveInterpreter &wave, ValueRange indices) {
   return result;
 }
 
-static unsigned widthOf(Type type) {
-  if (auto vector = dyn_cast<VectorType>(type))
-    return vector.getNumElements();
-  return 1;
+/// Are all operands of `inst` the same in every lane?
+static bool allUniform(WaveInterpreter &wave, const Instr &inst) {
+  for (unsigned i = 0; i < inst.operands.size(); ++i)
+    if (!wave.operand(i).uniform)
+      return false;
+  return true;
+}
+
+/// Defines result 0 as a view per lane, or one view when `uniform`.
+static Lanes &defineViews(WaveInterpreter &wave, bool uniform) {
+  return uniform ? wave.defineUniform(0, 1) : wave.defineResult(0, 1);
 }
 
 /// Mixed static/dynamic values of one lane (subview offsets, sizes...).
@@ -436,13 +481,16 @@ static SmallVector<int64_t> mixedValues(WaveInterpreter &wave,
   return values;
 }
 
-static LogicalResult execSubview(WaveInterpreter &wave, memref::SubViewOp op,
+static LogicalResult execSubview(WaveInterpreter &wave, const Instr &inst,
                                  ExecMask mask) {
-  Lanes source = wave.get(op.getSource());
-  Lanes &out = wave.define(op.getResult(), 1);
+  auto op = cast<memref::SubViewOp>(inst.op);
+  const Lanes &source = wave.get(op.getSource());
+  // Uniform operands: one view, checked on the first executing lane.
+  bool uniform = allUniform(wave, inst);
+  Lanes &out = defineViews(wave, uniform);
   llvm::SmallBitVector dropped = op.getDroppedDims();
-  for (int lane = 0; lane < kMaxLanes; ++lane) {
-    const MemRefView &from = source.views[lane];
+  for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane) {
+    const MemRefView &from = source.view(lane);
     MemRefView view = from;
     SmallVector<int64_t> offsets =
         mixedValues(wave, op.getStaticOffsets(), op.getOffsets(), lane);
@@ -458,16 +506,17 @@ static LogicalResult execSubview(WaveInterpreter &wave, memref::SubViewOp op,
       if (dropped.test(d))
         continue;
       std::optional<int64_t> stride =
-          llvm::checkedMul(from.strides[d], strides[d]);
+          emu::checkedMul(from.strides[d], strides[d]);
       if (!stride)
         offset = std::nullopt;
       view.sizes.push_back(sizes[d]);
       view.strides.push_back(stride.value_or(0));
     }
     // Lanes outside the exec mask may hold anything.
-    if (!offset && laneActive(mask, lane))
+    if (!offset && (uniform || laneActive(mask, lane)))
       return wave.fail(op, "the subview's offset or strides overflow on lane " +
-                               std::to_string(lane));
+                               std::to_string(uniform ? llvm::countr_zero(mask)
+                                                      : lane));
     view.offset = offset.value_or(0);
     out.views[lane] = view;
   }
@@ -477,11 +526,13 @@ static LogicalResult execSubview(WaveInterpreter &wave, memref::SubViewOp op,
 /// A new view of the source's buffer with the given offset (from the
 /// buffer's start), sizes and strides.
 static LogicalResult execReinterpretCast(WaveInterpreter &wave,
-                                         memref::ReinterpretCastOp op) {
-  Lanes source = wave.get(op.getSource());
-  Lanes &out = wave.define(op.getResult(), 1);
-  for (int lane = 0; lane < kMaxLanes; ++lane) {
-    MemRefView view = source.views[lane];
+                                         const Instr &inst) {
+  auto op = cast<memref::ReinterpretCastOp>(inst.op);
+  const Lanes &source = wave.get(op.getSource());
+  bool uniform = allUniform(wave, inst);
+  Lanes &out = defineViews(wave, uniform);
+  for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane) {
+    MemRefView view = source.view(lane);
     view.offset =
         mixedValues(wave, op.getStaticOffsets(), op.getOffsets(), lane)[0];
     view.sizes = mixedValues(wave, op.getStaticSizes(), op.getSizes(), lane);
@@ -501,205 +552,208 @@ static void makeRawBufferViews(Lanes &memref) {
     }
 }
 
-LogicalResult mlir::qmm::emu::execMemoryOp(WaveInterpreter &wave,
-                                           Operation *op, ExecMask mask,
-                                           bool &handled) {
-  handled = true;
-  auto passThrough = [&](Value result, Value source) {
-    Lanes copy = wave.get(source);
-    wave.define(result, 1) = copy;
-    return success();
-  };
-  return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](memref::LoadOp load_) {
-        Lanes &out = wave.define(load_.getResult(), 1);
-        Lanes memref = wave.get(load_.getMemRef());
-        return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
-                    1, mask, out);
-      })
-      .Case([&](memref::StoreOp store_) {
-        return store(wave, op, wave.get(store_.getValueToStore()),
-                     wave.get(store_.getMemRef()),
-                     gatherIndices(wave, store_.getIndices()), 1, mask);
-      })
-      .Case([&](vector::LoadOp load_) {
-        unsigned count = widthOf(load_.getType());
-        Lanes &out = wave.define(load_.getResult(), count);
-        Lanes memref = wave.get(load_.getBase());
-        return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
+/// Casts that keep the view: a copy, uniform or not.
+static LogicalResult passThrough(WaveInterpreter &wave, const Instr &inst,
+                                 ExecMask) {
+  wave.defineResult(0, 1) = wave.operand(0);
+  return success();
+}
+
+static LogicalResult execFatRawBufferCast(WaveInterpreter &wave,
+                                          const Instr &inst, ExecMask mask) {
+  auto castOp = cast<amdgpu::FatRawBufferCastOp>(inst.op);
+  const Lanes &source = wave.get(castOp.getSource());
+  bool uniform = allUniform(wave, inst);
+  Lanes &out = defineViews(wave, uniform);
+  for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane) {
+    MemRefView view = source.view(lane);
+    if (castOp.getResetOffset()) {
+      std::optional<int64_t> base =
+          emu::checkedAdd(view.baseElements, view.offset);
+      if (!base && (uniform || laneActive(mask, lane)))
+        return wave.fail(
+            inst.op,
+            "the buffer's base offset overflows on lane " +
+                std::to_string(uniform ? llvm::countr_zero(mask) : lane));
+      view.baseElements = base.value_or(0);
+      view.offset = 0;
+    }
+    view.validBytes = getSpanBytes(view);
+    if (castOp.getValidBytes())
+      view.validBytes = int64_t(wave.get(castOp.getValidBytes()).at(lane, 0));
+    view.fatBuffer = true;
+    out.views[lane] = view;
+  }
+  return success();
+}
+
+static LogicalResult execGatherToLDS(WaveInterpreter &wave, const Instr &inst,
+                                     ExecMask mask) {
+  Operation *op = inst.op;
+  auto gather = cast<amdgpu::GatherToLDSOp>(op);
+  Type transfer = gather.getTransferType();
+  unsigned count = widthOf(transfer);
+  Type element = getElementTypeOrSelf(transfer);
+  unsigned bytes = count * getStorageBytes(element);
+  unsigned slot = std::max(4u, bytes == 12 ? 16u : bytes);
+  Lanes loaded;
+  loaded.width = count;
+  loaded.bits.assign(size_t(kMaxLanes) * count, 0);
+  const Lanes &source = wave.get(gather.getSrc());
+  if (failed(load(wave, op, source, gatherIndices(wave, gather.getSrcIndices()),
+                  count, mask, loaded)))
+    return failure();
+  // Lane 0's destination indices give the base; lanes follow in order.
+  const Lanes &dest = wave.get(gather.getDst());
+  std::vector<SmallVector<int64_t, 4>> dstIndices =
+      gatherIndices(wave, gather.getDstIndices());
+  const MemRefView &view = dest.view(0);
+  LaneAccess baseAccess;
+  ElementSize destElement;
+  destElement.update(view.elementType);
+  if (failed(resolve(wave, op, view, destElement, dstIndices[0], 1,
+                     destElement.bytes, 0, baseAccess)))
+    return failure();
+  const Buffer &lds = wave.kernel.buffers[view.buffer];
+  SmallVector<LaneAccess, kMaxLanes> accesses;
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    int64_t at = baseAccess.byteAddress + int64_t(lane) * slot;
+    if (at + slot > lds.size)
+      return wave.fail(op, "out-of-bounds LDS write by lane " +
+                               std::to_string(lane));
+    std::memset(lds.data + at, 0, slot);
+    unsigned elementBytes = getStorageBytes(element);
+    for (unsigned e = 0; e < count; ++e)
+      writeBits(lds.data + at + e * elementBytes, loaded.at(lane, e),
+                elementBytes);
+    accesses.push_back({lane, at, slot, false});
+  }
+  return account(wave, op, lds, accesses, /*isWrite=*/true);
+}
+
+static LogicalResult execGetGlobal(WaveInterpreter &wave, const Instr &inst,
+                                   ExecMask) {
+  Operation *op = inst.op;
+  auto get = cast<memref::GetGlobalOp>(op);
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  Operation *global =
+      module ? SymbolTable::lookupSymbolIn(module, get.getNameAttr()) : nullptr;
+  if (!global)
+    return wave.fail(op, "unknown global @" + get.getName().str());
+  MemRefView view;
+  std::string error;
+  int buffer;
+  int64_t byteOffset = 0;
+  auto it = wave.kernel.ldsGlobalOffsets.find(global);
+  if (it != wave.kernel.ldsGlobalOffsets.end()) {
+    buffer = wave.workgroup.lds;
+    byteOffset = it->second;
+  } else {
+    buffer = wave.kernel.constantBuffers.lookup(global);
+  }
+  if (failed(makeView(get.getType(), buffer, view, error)))
+    return wave.fail(op, error);
+  view.offset += byteOffset / getStorageBytes(view.elementType);
+  wave.defineUniform(0, 1).views[0] = view;
+  return success();
+}
+
+static LogicalResult execTransferRead(WaveInterpreter &wave, const Instr &inst,
+                                      ExecMask mask) {
+  auto read = cast<vector::TransferReadOp>(inst.op);
+  if (read.getMask())
+    return wave.fail(inst.op, "masked transfers are not supported");
+  VectorType type = read.getVectorType();
+  Lanes &out = wave.define(read.getResult(), type.getNumElements());
+  const Lanes &memref = wave.get(read.getBase());
+  const Lanes &padding = wave.get(read.getPadding());
+  SmallVector<bool> inBounds = read.getInBoundsValues();
+  return transfer(wave, inst.op, type, read.getPermutationMap(), inBounds,
+                  memref, gatherIndices(wave, read.getIndices()), mask, &out,
+                  &padding, nullptr);
+}
+
+static LogicalResult execTransferWrite(WaveInterpreter &wave, const Instr &inst,
+                                       ExecMask mask) {
+  auto write = cast<vector::TransferWriteOp>(inst.op);
+  if (write.getMask())
+    return wave.fail(inst.op, "masked transfers are not supported");
+  if (!isa<MemRefType>(write.getBase().getType()))
+    return wave.fail(inst.op, "transfers to tensors are not supported");
+  const Lanes &value = wave.get(write.getValueToStore());
+  const Lanes &memref = wave.get(write.getBase());
+  SmallVector<bool> inBounds = write.getInBoundsValues();
+  return transfer(wave, inst.op, write.getVectorType(),
+                  write.getPermutationMap(), inBounds, memref,
+                  gatherIndices(wave, write.getIndices()), mask, nullptr,
+                  nullptr, &value);
+}
+
+void mlir::qmm::emu::registerMemoryHandlers(Registry &r) {
+  // Loads and stores: the memref is operand 0 (stores: 1, after the value),
+  // the indices follow it.
+  r.add<memref::LoadOp, vector::LoadOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
+        unsigned count = widthOf(inst.op->getResult(0).getType());
+        Lanes &out = wave.defineResult(0, count);
+        return load(wave, inst.op, wave.operand(0),
+                    gatherIndices(wave, inst.op->getOperands().drop_front(1)),
                     count, mask, out);
-      })
-      .Case([&](vector::StoreOp store_) {
-        unsigned count = widthOf(store_.getValueToStore().getType());
-        return store(wave, op, wave.get(store_.getValueToStore()),
-                     wave.get(store_.getBase()),
-                     gatherIndices(wave, store_.getIndices()), count, mask);
-      })
-      .Case([&](vector::TransferReadOp read) {
-        if (read.getMask())
-          return wave.fail(op, "masked transfers are not supported");
-        VectorType type = read.getVectorType();
-        Lanes &out = wave.define(read.getResult(), type.getNumElements());
-        Lanes memref = wave.get(read.getBase());
-        Lanes padding = wave.get(read.getPadding());
-        SmallVector<bool> inBounds = read.getInBoundsValues();
-        return transfer(wave, op, type, read.getPermutationMap(), inBounds,
-                        memref, gatherIndices(wave, read.getIndices()), mask,
-                        &out, &padding, nullptr);
-      })
-      .Case([&](vector::TransferWriteOp write) {
-        if (write.getMask())
-          return wave.fail(op, "masked transfers are not supported");
-        if (!isa<MemRefType>(write.getBase().getType()))
-          return wave.fail(op, "transfers to tensors are not supported");
-        Lanes value = wave.get(write.getValueToStore());
-        Lanes memref = wave.get(write.getBase());
-        SmallVector<bool> inBounds = write.getInBoundsValues();
-        return transfer(wave, op, write.getVectorType(),
-                        write.getPermutationMap(), inBounds, memref,
-                        gatherIndices(wave, write.getIndices()), mask, nullptr,
-                        nullptr, &value);
-      })
-      .Case([&](amdgpu::RawBufferLoadOp load_) {
-        if (load_.getSgprOffset() || load_.getIndexOffset())
-          return wave.fail(op, "raw_buffer_load offsets are not supported");
-        unsigned count = widthOf(load_.getType());
-        Lanes &out = wave.define(load_.getResult(), count);
-        Lanes memref = wave.get(load_.getMemref());
-        makeRawBufferViews(memref);
-        return load(wave, op, memref, gatherIndices(wave, load_.getIndices()),
-                    count, mask, out);
-      })
-      .Case([&](amdgpu::RawBufferStoreOp store_) {
-        if (store_.getSgprOffset() || store_.getIndexOffset())
-          return wave.fail(op, "raw_buffer_store offsets are not supported");
-        unsigned count = widthOf(store_.getValue().getType());
-        Lanes memref = wave.get(store_.getMemref());
-        makeRawBufferViews(memref);
-        return store(wave, op, wave.get(store_.getValue()), memref,
-                     gatherIndices(wave, store_.getIndices()), count, mask);
-      })
-      .Case([&](amdgpu::FatRawBufferCastOp cast) {
-        Lanes source = wave.get(cast.getSource());
-        Lanes &out = wave.define(cast.getResult(), 1);
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          MemRefView view = source.views[lane];
-          if (cast.getResetOffset()) {
-            std::optional<int64_t> base =
-                llvm::checkedAdd(view.baseElements, view.offset);
-            if (!base && laneActive(mask, lane))
-              return wave.fail(op, "the buffer's base offset overflows on "
-                                   "lane " +
-                                       std::to_string(lane));
-            view.baseElements = base.value_or(0);
-            view.offset = 0;
-          }
-          view.validBytes = getSpanBytes(view);
-          if (cast.getValidBytes())
-            view.validBytes = int64_t(wave.get(cast.getValidBytes()).at(lane, 0));
-          view.fatBuffer = true;
-          out.views[lane] = view;
-        }
-        return success();
-      })
-      .Case([&](amdgpu::GatherToLDSOp gather) {
-        Type transfer = gather.getTransferType();
-        unsigned count = widthOf(transfer);
-        Type element = getElementTypeOrSelf(transfer);
-        unsigned bytes = count * getStorageBytes(element);
-        unsigned slot = std::max(4u, bytes == 12 ? 16u : bytes);
-        Lanes loaded;
-        loaded.width = count;
-        loaded.bits.assign(size_t(kMaxLanes) * count, 0);
-        Lanes source = wave.get(gather.getSrc());
-        if (failed(load(wave, op, source,
-                        gatherIndices(wave, gather.getSrcIndices()), count,
-                        mask, loaded)))
-          return failure();
-        // Lane 0's destination indices give the base; lanes follow in order.
-        Lanes dest = wave.get(gather.getDst());
-        std::vector<SmallVector<int64_t, 4>> dstIndices =
-            gatherIndices(wave, gather.getDstIndices());
-        const MemRefView &view = dest.views[0];
-        LaneAccess baseAccess;
-        if (failed(resolve(wave, op, view, dstIndices[0], 1,
-                           getStorageBytes(view.elementType), 0, baseAccess)))
-          return failure();
-        const Buffer &lds = wave.kernel.buffers[view.buffer];
-        SmallVector<LaneAccess> accesses;
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          if (!laneActive(mask, lane))
-            continue;
-          int64_t at = baseAccess.byteAddress + int64_t(lane) * slot;
-          if (at + slot > lds.size)
-            return wave.fail(op, "out-of-bounds LDS write by lane " +
-                                     std::to_string(lane));
-          std::memset(lds.data + at, 0, slot);
-          unsigned elementBytes = getStorageBytes(element);
-          for (unsigned e = 0; e < count; ++e) {
-            uint64_t bitsValue = loaded.at(lane, e);
-            std::memcpy(lds.data + at + e * elementBytes, &bitsValue,
-                        elementBytes);
-          }
-          accesses.push_back({lane, at, slot, false});
-        }
-        return account(wave, op, lds, accesses, /*isWrite=*/true);
-      })
-      .Case([&](memref::SubViewOp subview) {
-        return execSubview(wave, subview, mask);
-      })
-      .Case([&](memref::ReinterpretCastOp cast) {
-        return execReinterpretCast(wave, cast);
-      })
-      .Case([&](memref::CastOp cast) {
-        return passThrough(cast.getResult(), cast.getSource());
-      })
-      .Case([&](memref::MemorySpaceCastOp cast) {
-        return passThrough(cast.getResult(), cast.getSource());
-      })
-      .Case([&](memref::AssumeAlignmentOp assume) {
-        return passThrough(assume.getResult(), assume.getMemref());
-      })
-      .Case([&](memref::DimOp dim) {
-        Lanes memref = wave.get(dim.getSource());
-        Lanes index = wave.get(dim.getIndex()); // define() may rehash
-        Lanes &out = wave.define(dim.getResult(), 1);
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          int64_t d = int64_t(index.at(lane, 0));
-          const MemRefView &view = memref.views[lane];
-          out.at(lane, 0) =
-              d >= 0 && d < int64_t(view.sizes.size()) ? view.sizes[d] : 0;
-        }
-        return success();
-      })
-      .Case([&](memref::GetGlobalOp get) {
-        auto module = op->getParentOfType<gpu::GPUModuleOp>();
-        Operation *global =
-            module ? SymbolTable::lookupSymbolIn(module, get.getNameAttr())
-                   : nullptr;
-        if (!global)
-          return wave.fail(op, "unknown global @" + get.getName().str());
-        MemRefView view;
-        std::string error;
-        int buffer;
-        int64_t byteOffset = 0;
-        auto it = wave.kernel.ldsGlobalOffsets.find(global);
-        if (it != wave.kernel.ldsGlobalOffsets.end()) {
-          buffer = wave.workgroup.lds;
-          byteOffset = it->second;
-        } else {
-          buffer = wave.kernel.constantBuffers.lookup(global);
-        }
-        if (failed(makeView(get.getType(), buffer, view, error)))
-          return wave.fail(op, error);
-        view.offset += byteOffset / getStorageBytes(view.elementType);
-        Lanes &out = wave.define(get.getResult(), 1);
-        for (int lane = 0; lane < kMaxLanes; ++lane)
-          out.views[lane] = view;
-        return success();
-      })
-      .Default([&](Operation *) {
-        handled = false;
-        return failure();
       });
+  r.add<memref::StoreOp, vector::StoreOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
+        unsigned count = widthOf(inst.op->getOperand(0).getType());
+        return store(wave, inst.op, wave.operand(0), wave.operand(1),
+                     gatherIndices(wave, inst.op->getOperands().drop_front(2)),
+                     count, mask);
+      });
+  r.add<vector::TransferReadOp>(execTransferRead);
+  r.add<vector::TransferWriteOp>(execTransferWrite);
+  r.add<amdgpu::RawBufferLoadOp>([](WaveInterpreter &wave, const Instr &inst,
+                                    ExecMask mask) {
+    auto load_ = cast<amdgpu::RawBufferLoadOp>(inst.op);
+    if (load_.getSgprOffset() || load_.getIndexOffset())
+      return wave.fail(inst.op, "raw_buffer_load offsets are not supported");
+    unsigned count = widthOf(load_.getType());
+    Lanes &out = wave.define(load_.getResult(), count);
+    Lanes memref = wave.get(load_.getMemref());
+    makeRawBufferViews(memref);
+    return load(wave, inst.op, memref, gatherIndices(wave, load_.getIndices()),
+                count, mask, out);
+  });
+  r.add<amdgpu::RawBufferStoreOp>([](WaveInterpreter &wave, const Instr &inst,
+                                     ExecMask mask) {
+    auto store_ = cast<amdgpu::RawBufferStoreOp>(inst.op);
+    if (store_.getSgprOffset() || store_.getIndexOffset())
+      return wave.fail(inst.op, "raw_buffer_store offsets are not supported");
+    unsigned count = widthOf(store_.getValue().getType());
+    Lanes memref = wave.get(store_.getMemref());
+    makeRawBufferViews(memref);
+    return store(wave, inst.op, wave.get(store_.getValue()), memref,
+                 gatherIndices(wave, store_.getIndices()), count, mask);
+  });
+  r.add<amdgpu::FatRawBufferCastOp>(execFatRawBufferCast);
+  r.add<amdgpu::GatherToLDSOp>(execGatherToLDS);
+  r.add<memref::SubViewOp>(execSubview);
+  r.add<memref::ReinterpretCastOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        return execReinterpretCast(wave, inst);
+      });
+  r.add<memref::CastOp, memref::MemorySpaceCastOp, memref::AssumeAlignmentOp>(
+      passThrough);
+  r.add<memref::DimOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    const Lanes &memref = wave.operand(0);
+    const Lanes &index = wave.operand(1);
+    Lanes &out = wave.defineResult(0, 1);
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      int64_t d = int64_t(index.at(lane, 0));
+      const MemRefView &view = memref.view(lane);
+      out.at(lane, 0) =
+          d >= 0 && d < int64_t(view.sizes.size()) ? view.sizes[d] : 0;
+    }
+    return success();
+  });
+  r.add<memref::GetGlobalOp>(execGetGlobal);
 }

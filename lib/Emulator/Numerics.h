@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mlir {
 namespace qmm {
@@ -50,6 +51,26 @@ inline int64_t signExtend(uint64_t bits, unsigned width) {
 }
 inline uint64_t truncateBits(uint64_t bits, unsigned width) {
   return width >= 64 ? bits : bits & ((uint64_t(1) << width) - 1);
+}
+
+/// int64 arithmetic that gives nullopt on overflow (llvm::checkedMul and
+/// friends go through APInt, too slow for per-lane address arithmetic).
+inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_add_overflow(a, b, &result))
+    return std::nullopt;
+  return result;
+}
+inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_mul_overflow(a, b, &result))
+    return std::nullopt;
+  return result;
+}
+/// a * b + c.
+inline std::optional<int64_t> checkedMulAdd(int64_t a, int64_t b, int64_t c) {
+  std::optional<int64_t> product = checkedMul(a, b);
+  return product ? checkedAdd(*product, c) : std::nullopt;
 }
 
 /// fma(a, b, c) with one rounding to `type`.

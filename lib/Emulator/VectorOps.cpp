@@ -9,9 +9,9 @@
 #include "Numerics.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::qmm::emu;
@@ -60,8 +60,25 @@ static SmallVector<int64_t> staticOrLanePositions(WaveInterpreter &wave,
   return positions;
 }
 
+/// The flat offset of lane `lane`'s position (extract / insert); nullopt
+/// when it is outside `shape`.
+static std::optional<int64_t> flatPosition(WaveInterpreter &wave,
+                                           ArrayRef<OpFoldResult> mixed,
+                                           ArrayRef<int64_t> shape,
+                                           ArrayRef<int64_t> strides,
+                                           int lane) {
+  SmallVector<int64_t> position = staticOrLanePositions(wave, mixed, lane);
+  int64_t start = 0;
+  for (size_t d = 0; d < position.size(); ++d) {
+    if (position[d] < 0 || position[d] >= shape[d])
+      return std::nullopt;
+    start += position[d] * strides[d];
+  }
+  return start;
+}
+
 static LogicalResult execBitcast(WaveInterpreter &wave, vector::BitCastOp op) {
-  Lanes source = wave.get(op.getSource());
+  const Lanes &source = wave.get(op.getSource());
   unsigned fromBits = getBitWidth(op.getSourceVectorType().getElementType());
   unsigned toBits = getBitWidth(op.getResultVectorType().getElementType());
   unsigned toCount = op.getResultVectorType().getNumElements();
@@ -81,7 +98,7 @@ static LogicalResult execBitcast(WaveInterpreter &wave, vector::BitCastOp op) {
 
 static LogicalResult execBroadcast(WaveInterpreter &wave, Value source,
                                    Value result) {
-  Lanes in = wave.get(source);
+  const Lanes &in = wave.get(source);
   SmallVector<int64_t> fromShape = shapeOf(source.getType());
   SmallVector<int64_t> toShape = shapeOf(result.getType());
   unsigned count = product(toShape);
@@ -101,7 +118,7 @@ static LogicalResult execBroadcast(WaveInterpreter &wave, Value source,
 
 static LogicalResult execReduction(WaveInterpreter &wave,
                                    vector::ReductionOp op) {
-  Lanes in = wave.get(op.getVector());
+  const Lanes &in = wave.get(op.getVector());
   Type elementType = op.getType();
   Lanes &out = wave.define(op.getResult(), 1);
   auto floatType = dyn_cast<FloatType>(elementType);
@@ -154,73 +171,78 @@ static LogicalResult execReduction(WaveInterpreter &wave,
   return success();
 }
 
-LogicalResult mlir::qmm::emu::execVectorOp(WaveInterpreter &wave,
-                                           Operation *op, ExecMask mask,
-                                           bool &handled) {
-  handled = true;
-  return TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](vector::BitCastOp bitcast) { return execBitcast(wave, bitcast); })
-      .Case([&](vector::BroadcastOp broadcast) {
-        return execBroadcast(wave, broadcast.getSource(), broadcast.getResult());
-      })
-      .Case([&](vector::ShapeCastOp cast) {
-        Lanes in = wave.get(cast.getSource());
-        wave.define(cast.getResult(), in.width) = in;
+void mlir::qmm::emu::registerVectorHandlers(Registry &r) {
+  r.add<vector::BitCastOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        return execBitcast(wave, cast<vector::BitCastOp>(inst.op));
+      });
+  r.add<vector::BroadcastOp>([](WaveInterpreter &wave, const Instr &inst,
+                                ExecMask) {
+    auto broadcast = cast<vector::BroadcastOp>(inst.op);
+    return execBroadcast(wave, broadcast.getSource(), broadcast.getResult());
+  });
+  r.add<vector::ShapeCastOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        // The same elements in the same order: a copy, uniform or not.
+        const Lanes &in = wave.operand(0);
+        wave.defineResult(0, in.width) = in;
         return success();
-      })
-      .Case([&](vector::FromElementsOp from) {
-        SmallVector<Lanes> elements;
-        for (Value element : from.getElements())
-          elements.push_back(wave.get(element));
-        Lanes &out = wave.define(from.getResult(), elements.size());
-        for (int lane = 0; lane < kMaxLanes; ++lane)
-          for (size_t e = 0; e < elements.size(); ++e)
-            out.at(lane, e) = elements[e].at(lane, 0);
-        return success();
-      })
-      .Case([&](vector::ExtractOp extract) {
-        Lanes in = wave.get(extract.getSource());
-        SmallVector<int64_t> shape = shapeOf(extract.getSource().getType());
-        SmallVector<int64_t> strides = rowMajorStrides(shape);
-        SmallVector<int64_t> resultShape = shapeOf(extract.getResult().getType());
-        unsigned count = product(resultShape);
-        Lanes &out = wave.define(extract.getResult(), count);
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          SmallVector<int64_t> position = staticOrLanePositions(
-              wave, extract.getMixedPosition(), lane);
-          int64_t start = 0;
-          for (size_t d = 0; d < position.size(); ++d) {
-            if (position[d] < 0 || position[d] >= shape[d])
-              return wave.fail(op, "vector.extract position out of range");
-            start += position[d] * strides[d];
-          }
-          for (unsigned e = 0; e < count; ++e)
-            out.at(lane, e) = in.at(lane, start + e);
+      });
+  r.add<vector::FromElementsOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        size_t count = inst.operands.size();
+        Lanes &out = wave.defineResult(0, count);
+        for (size_t e = 0; e < count; ++e) {
+          const Lanes &element = wave.operand(e);
+          for (int lane = 0; lane < kMaxLanes; ++lane)
+            out.at(lane, e) = element.at(lane, 0);
         }
         return success();
-      })
-      .Case([&](vector::InsertOp insert) {
-        Lanes value = wave.get(insert.getValueToStore());
-        Lanes dest = wave.get(insert.getDest());
-        SmallVector<int64_t> shape = shapeOf(insert.getDest().getType());
-        SmallVector<int64_t> strides = rowMajorStrides(shape);
-        for (int lane = 0; lane < kMaxLanes; ++lane) {
-          SmallVector<int64_t> position =
-              staticOrLanePositions(wave, insert.getMixedPosition(), lane);
-          int64_t start = 0;
-          for (size_t d = 0; d < position.size(); ++d) {
-            if (position[d] < 0 || position[d] >= shape[d])
-              return wave.fail(op, "vector.insert position out of range");
-            start += position[d] * strides[d];
-          }
-          for (unsigned e = 0; e < value.width; ++e)
-            dest.at(lane, start + e) = value.at(lane, e);
-        }
-        wave.define(insert.getResult(), dest.width) = dest;
-        return success();
-      })
-      .Case([&](vector::ExtractStridedSliceOp slice) {
-        Lanes in = wave.get(slice.getSource());
+      });
+  r.add<vector::ExtractOp>([](WaveInterpreter &wave, const Instr &inst,
+                              ExecMask) {
+    auto extract = cast<vector::ExtractOp>(inst.op);
+    const Lanes &in = wave.get(extract.getSource());
+    SmallVector<int64_t> shape = shapeOf(extract.getSource().getType());
+    SmallVector<int64_t> strides = rowMajorStrides(shape);
+    SmallVector<int64_t> resultShape = shapeOf(extract.getResult().getType());
+    unsigned count = product(resultShape);
+    SmallVector<OpFoldResult> mixed = extract.getMixedPosition();
+    Lanes &out = wave.define(extract.getResult(), count);
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      std::optional<int64_t> start =
+          flatPosition(wave, mixed, shape, strides, lane);
+      if (!start)
+        return wave.fail(inst.op, "vector.extract position out of range");
+      for (unsigned e = 0; e < count; ++e)
+        out.at(lane, e) = in.at(lane, *start + e);
+    }
+    return success();
+  });
+  r.add<vector::InsertOp>([](WaveInterpreter &wave, const Instr &inst,
+                             ExecMask) {
+    auto insert = cast<vector::InsertOp>(inst.op);
+    const Lanes &value = wave.get(insert.getValueToStore());
+    Lanes dest = wave.get(insert.getDest());
+    dest.expand();
+    SmallVector<int64_t> shape = shapeOf(insert.getDest().getType());
+    SmallVector<int64_t> strides = rowMajorStrides(shape);
+    SmallVector<OpFoldResult> mixed = insert.getMixedPosition();
+    for (int lane = 0; lane < kMaxLanes; ++lane) {
+      std::optional<int64_t> start =
+          flatPosition(wave, mixed, shape, strides, lane);
+      if (!start)
+        return wave.fail(inst.op, "vector.insert position out of range");
+      for (unsigned e = 0; e < value.width; ++e)
+        dest.at(lane, *start + e) = value.at(lane, e);
+    }
+    wave.define(insert.getResult(), dest.width) = dest;
+    return success();
+  });
+  r.add<vector::ExtractStridedSliceOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto slice = cast<vector::ExtractStridedSliceOp>(inst.op);
+        const Lanes &in = wave.get(slice.getSource());
         SmallVector<int64_t> shape = shapeOf(slice.getSource().getType());
         SmallVector<int64_t> strides = rowMajorStrides(shape);
         SmallVector<int64_t> resultShape = shapeOf(slice.getType());
@@ -244,10 +266,13 @@ LogicalResult mlir::qmm::emu::execVectorOp(WaveInterpreter &wave,
             out.at(lane, e) = in.at(lane, from);
         }
         return success();
-      })
-      .Case([&](vector::InsertStridedSliceOp slice) {
-        Lanes value = wave.get(slice.getValueToStore());
+      });
+  r.add<vector::InsertStridedSliceOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto slice = cast<vector::InsertStridedSliceOp>(inst.op);
+        const Lanes &value = wave.get(slice.getValueToStore());
         Lanes dest = wave.get(slice.getDest());
+        dest.expand();
         SmallVector<int64_t> shape = shapeOf(slice.getDest().getType());
         SmallVector<int64_t> strides = rowMajorStrides(shape);
         SmallVector<int64_t> valueShape = shapeOf(slice.getSourceVectorType());
@@ -270,46 +295,49 @@ LogicalResult mlir::qmm::emu::execVectorOp(WaveInterpreter &wave,
         }
         wave.define(slice.getResult(), dest.width) = dest;
         return success();
-      })
-      .Case([&](vector::FMAOp fma) {
-        auto type = cast<FloatType>(fma.getVectorType().getElementType());
-        Lanes a = wave.get(fma.getLhs()), b = wave.get(fma.getRhs()),
-              c = wave.get(fma.getAcc());
-        Lanes &out = wave.define(fma.getResult(), a.width);
-        for (size_t i = 0; i < a.bits.size(); ++i)
-          out.bits[i] =
-              fusedMultiplyAdd(type, a.bits[i], b.bits[i], c.bits[i]);
-        return success();
-      })
-      .Case([&](vector::ReductionOp reduction) {
+      });
+  r.add<vector::FMAOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    auto fma = cast<vector::FMAOp>(inst.op);
+    auto type = cast<FloatType>(fma.getVectorType().getElementType());
+    const Lanes &a = wave.get(fma.getLhs()), &b = wave.get(fma.getRhs()),
+                &c = wave.get(fma.getAcc());
+    Lanes &out = wave.define(fma.getResult(), a.width);
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      for (unsigned e = 0; e < a.width; ++e)
+        out.at(lane, e) =
+            fusedMultiplyAdd(type, a.at(lane, e), b.at(lane, e), c.at(lane, e));
+    return success();
+  });
+  r.add<vector::ReductionOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto reduction = cast<vector::ReductionOp>(inst.op);
         return execReduction(wave, reduction);
-      })
-      .Case([&](vector::ShuffleOp shuffle) {
-        Lanes v1 = wave.get(shuffle.getV1()), v2 = wave.get(shuffle.getV2());
+      });
+  r.add<vector::ShuffleOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+        auto shuffle = cast<vector::ShuffleOp>(inst.op);
+        const Lanes &v1 = wave.get(shuffle.getV1()),
+                    &v2 = wave.get(shuffle.getV2());
         ArrayRef<int64_t> positions = shuffle.getMask();
         if (shuffle.getResultVectorType().getRank() != 1)
-          return wave.fail(op, "only 1-D vector.shuffle is supported");
+          return wave.fail(inst.op, "only 1-D vector.shuffle is supported");
         Lanes &out = wave.define(shuffle.getResult(), positions.size());
         for (int lane = 0; lane < kMaxLanes; ++lane)
           for (size_t e = 0; e < positions.size(); ++e) {
             int64_t p = positions[e];
-            out.at(lane, e) = p < int64_t(v1.width)
-                                  ? v1.at(lane, p)
-                                  : p >= 0 ? v2.at(lane, p - v1.width) : 0;
+            out.at(lane, e) = p < int64_t(v1.width) ? v1.at(lane, p)
+                              : p >= 0              ? v2.at(lane, p - v1.width)
+                                                    : 0;
           }
         return success();
-      })
-      .Case([&](vector::StepOp step) {
-        unsigned count = step.getResult().getType().getNumElements();
-        Lanes &out = wave.define(step.getResult(), count);
-        for (int lane = 0; lane < kMaxLanes; ++lane)
-          for (unsigned e = 0; e < count; ++e)
-            out.at(lane, e) = e;
-        return success();
-      })
-      .Default([&](Operation *) {
-        handled = false;
-        (void)mask;
-        return failure();
       });
+  r.add<vector::StepOp>([](WaveInterpreter &wave, const Instr &inst, ExecMask) {
+    auto step = cast<vector::StepOp>(inst.op);
+    unsigned count = step.getResult().getType().getNumElements();
+    Lanes &out = wave.define(step.getResult(), count);
+    for (int lane = 0; lane < kMaxLanes; ++lane)
+      for (unsigned e = 0; e < count; ++e)
+        out.at(lane, e) = e;
+    return success();
+  });
 }

@@ -8,6 +8,7 @@
 #include "qmm/Target/Chip.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -91,6 +92,57 @@ llvm::SmallVector<const MMAIntrinsicInfo *> ChipInfo::getIntrinsics() const {
     if (executes(info))
       intrinsics.push_back(&info);
   return intrinsics;
+}
+
+int64_t ChipInfo::countLdsBankConflictCycles(
+    llvm::ArrayRef<LdsLaneAccess> accesses) const {
+  int64_t bytesPerLane = 0;
+  for (const LdsLaneAccess &access : accesses)
+    bytesPerLane = std::max(bytesPerLane, access.bytes);
+  if (!bytesPerLane)
+    return 0;
+  int64_t lanesPerPhase = std::max<int64_t>(
+      1, int64_t(ldsBanks) * ldsBankBytes /
+             std::max<int64_t>(bytesPerLane, ldsBankBytes));
+  // Powers of two (every chip's) divide by shifts and masks, not a 64-bit
+  // division per dword: the emulator counts every LDS instruction.
+  bool powersOfTwo =
+      llvm::isPowerOf2_32(ldsBanks) && llvm::isPowerOf2_32(ldsBankBytes);
+  unsigned bankShift = llvm::Log2_32(ldsBankBytes);
+  auto dwordOf = [&](int64_t byte) {
+    return powersOfTwo && byte >= 0 ? byte >> bankShift : byte / ldsBankBytes;
+  };
+  auto bankOf = [&](int64_t dword) {
+    return powersOfTwo ? dword & (ldsBanks - 1) : dword % ldsBanks;
+  };
+  llvm::SmallVector<int64_t, 256> dwords;
+  llvm::SmallVector<unsigned, 64> perBank(ldsBanks);
+  int64_t cycles = 0;
+  auto servePhase = [&] {
+    std::sort(dwords.begin(), dwords.end());
+    dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
+    std::fill(perBank.begin(), perBank.end(), 0u);
+    unsigned worst = 0;
+    for (int64_t dword : dwords)
+      worst = std::max(worst, ++perBank[bankOf(dword)]);
+    if (worst > 1)
+      cycles += worst - 1;
+    dwords.clear();
+  };
+  int64_t phase = -1;
+  for (const LdsLaneAccess &access : accesses) {
+    int64_t accessPhase = access.lane / lanesPerPhase;
+    if (accessPhase != phase && !dwords.empty())
+      servePhase();
+    phase = accessPhase;
+    int64_t first = dwordOf(access.byteAddress);
+    int64_t last = dwordOf(access.byteAddress + access.bytes - 1);
+    for (int64_t dword = first; dword <= last; ++dword)
+      dwords.push_back(dword);
+  }
+  if (!dwords.empty())
+    servePhase();
+  return cycles;
 }
 
 int ChipInfo::getAllocatedRegisters(int vgprs, int agprs) const {

@@ -69,7 +69,7 @@ struct LaunchConfig {
 /// The default bound on the operations one launch executes (KernelStats::
 /// operations): about 75 times the largest launch of the project's
 /// benchmarks (benchmarks/emulator_shapes.sh: the 4096x7168x512 blockwise
-/// GEMM executes 1.4e7 on gfx942, in two minutes), while a loop of simple
+/// GEMM executes 1.4e7 on gfx942, in half a minute), while a loop of simple
 /// ops that never ends stops within minutes.
 constexpr int64_t kDefaultMaxOperations = int64_t(1) << 30;
 

@@ -28,6 +28,14 @@ namespace qmm {
 // the rows of the dialect's intrinsic table (QMMIntrinsics.def); a chip
 // names its generation and executes the rows of that generation.
 
+/// One lane's part of an LDS instruction (or one thread's chunk of a tile
+/// copy): `bytes` bytes from `byteAddress`.
+struct LdsLaneAccess {
+  int64_t lane;
+  int64_t byteAddress;
+  int64_t bytes;
+};
+
 struct ChipInfo {
   llvm::StringRef name;    ///< LLVM's gfx name: "gfx942"
   llvm::StringRef product; ///< "MI300X (CDNA3)"
@@ -65,6 +73,15 @@ struct ChipInfo {
   }
   /// Every instruction of the table the chip executes, in table order.
   llvm::SmallVector<const MMAIntrinsicInfo *> getIntrinsics() const;
+
+  /// The LDS bank model, for the emulator's statistics and the compiler's
+  /// layout choices alike: an instruction is served in phases of
+  /// banks * bank bytes / (bytes per lane) consecutive lanes; in a phase,
+  /// the distinct dwords that fall into one bank are served one per cycle
+  /// (lanes reading the same dword share it). Returns the extra cycles over
+  /// one per phase. `accesses` are in increasing lane order.
+  int64_t countLdsBankConflictCycles(
+      llvm::ArrayRef<LdsLaneAccess> accesses) const;
 
   /// Bytes the LDS of one CU serves per clock (one dword per bank).
   int64_t getLdsBytesPerClock() const { return int64_t(ldsBanks) * ldsBankBytes; }

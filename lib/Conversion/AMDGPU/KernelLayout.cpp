@@ -6,7 +6,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
-#include <set>
 #include <vector>
 
 using namespace mlir;
@@ -23,36 +22,22 @@ int64_t qmm::getTileRowBytes(ConfigAttr config, Type elementType) {
 }
 
 /// Lanes whose LDS accesses of `bytes` each the banks serve in one cycle
-/// (the emulator's model of the hardware's phases).
+/// (the target description's bank model).
 static int64_t getLanesPerPhase(const ChipInfo &chip, int64_t bytes) {
   return std::max<int64_t>(1, chip.ldsBanks * chip.ldsBankBytes /
                                   std::max<int64_t>(bytes, chip.ldsBankBytes));
 }
 
-/// Extra bank cycles of `count` LDS accesses of `bytes` each, the i-th at
-/// `addressOf(i)`, following the hardware's phases (the emulator's model):
-/// as many lanes as the banks serve with one access each go together, and
-/// each bank serves one dword per cycle.
+/// Extra bank cycles of `count` LDS accesses of `bytes` each, the i-th (by
+/// thread i) at `addressOf(i)`, under the chip's bank model.
 static int64_t countBankConflicts(const ChipInfo &chip, int64_t count,
                                   int64_t bytes,
                                   function_ref<int64_t(int64_t)> addressOf) {
-  int64_t lanesPerPhase = getLanesPerPhase(chip, bytes);
-  int64_t conflicts = 0;
-  for (int64_t first = 0; first < count; first += lanesPerPhase) {
-    std::vector<std::set<int64_t>> dwordsPerBank(chip.ldsBanks);
-    for (int64_t i = first; i < std::min(first + lanesPerPhase, count); ++i) {
-      int64_t address = addressOf(i);
-      for (int64_t byte = 0; byte < bytes; byte += chip.ldsBankBytes) {
-        int64_t dword = (address + byte) / chip.ldsBankBytes;
-        dwordsPerBank[dword % chip.ldsBanks].insert(dword);
-      }
-    }
-    size_t worst = 1;
-    for (const std::set<int64_t> &dwords : dwordsPerBank)
-      worst = std::max(worst, dwords.size());
-    conflicts += int64_t(worst) - 1;
-  }
-  return conflicts;
+  std::vector<LdsLaneAccess> accesses;
+  accesses.reserve(count);
+  for (int64_t i = 0; i < count; ++i)
+    accesses.push_back({i, addressOf(i), bytes});
+  return chip.countLdsBankConflictCycles(accesses);
 }
 
 /// Extra bank cycles one wave's fragment reads take with rows of

@@ -1,0 +1,104 @@
+//===- IntrinsicTableCheck.cpp - the intrinsic table against the ISA ------===//
+//
+// Compares every row of the compiler's intrinsic table (QMMIntrinsics.def)
+// with the emulator's own lane formulas, written from AMD's ISA guides, on
+// every chip that executes the row: where each lane's A and B items sit
+// (FP8, and FP6/FP4 where the row reads them), where its accumulator items
+// sit, and which E8M0 scale each lane supplies. Prints one line per
+// (instruction, chip) and exits non-zero on any mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
+#include "qmm/Emulator/IsaLayouts.h"
+#include "qmm/Target/Chip.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::qmm;
+
+namespace {
+struct Checker {
+  const MMAIntrinsicInfo &info;
+  emu::IsaMatrixShape shape;
+  int mismatches = 0;
+
+  void expect(bool same, llvm::StringRef what, int lane, int item) {
+    if (same)
+      return;
+    if (mismatches++ < 5)
+      llvm::outs() << "  mismatch: " << info.spelling << " " << what
+                   << " lane " << lane << " item " << item << "\n";
+  }
+
+  /// A (`forB` false) or B items of `bits`-bit data: (row, k).
+  void checkOperand(unsigned bits, bool forB) {
+    OperandLaneLayout layout = info.getOperandLayout(bits, forB);
+    // Narrow data the row does not read natively is converted to FP8
+    // before it reaches the instruction.
+    unsigned isaBits = info.readsNatively(bits) ? bits : 8;
+    for (int lane = 0; lane < MMAIntrinsicInfo::kWaveSize; ++lane)
+      for (int item = 0; item < layout.getItems(); ++item) {
+        auto [row, k] = layout.getPosition(lane, item);
+        int isaRow, isaK, isaBlock;
+        emu::getIsaOperandPosition(shape, isaBits, lane, item, isaRow, isaK,
+                                   isaBlock);
+        expect(row == isaRow && k == isaK && isaBlock == 0,
+               forB ? "B" : "A", lane, item);
+      }
+  }
+
+  void checkAccumulator() {
+    for (int lane = 0; lane < MMAIntrinsicInfo::kWaveSize; ++lane)
+      for (int item = 0; item < info.getAccumulatorItems(); ++item) {
+        auto [i, j] = info.getAccumulatorPosition(lane, item);
+        int block, row, col;
+        emu::getIsaOutputPosition(shape, lane, item, block, row, col);
+        expect(i == row && j == col && block == 0, "D", lane, item);
+      }
+  }
+
+  void checkScales() {
+    for (bool forB : {false, true})
+      for (int lane = 0; lane < MMAIntrinsicInfo::kWaveSize; ++lane) {
+        auto [index, kBlock] = info.getScalePosition(lane, forB);
+        int isaIndex, isaBlock;
+        emu::getIsaScalePosition(shape, forB, lane, isaIndex, isaBlock);
+        expect(index == isaIndex && kBlock == isaBlock,
+               forB ? "B scale" : "A scale", lane, 0);
+      }
+    // One scale per 32 K (ISA 7.2): K / 32 blocks, one per lane group.
+    expect(info.scaleBlockK * (MMAIntrinsicInfo::kWaveSize / info.m) ==
+               info.k,
+           "scale block", 0, 0);
+  }
+};
+} // namespace
+
+int main() {
+  int failed = 0;
+  for (const ChipInfo &chip : getSupportedChips()) {
+    for (const MMAIntrinsicInfo *info : chip.getIntrinsics()) {
+      // The emulator decodes the instruction from what the op gives it:
+      // its shape and the width of its A operand.
+      unsigned aBits = info->readsNatively(16) ? 16 : 8;
+      Checker check{*info, emu::decodeIsaMatrixShape(info->m, info->n, info->k,
+                                                     info->blocks, aBits)};
+      for (unsigned bits : {8u, 6u, 4u}) {
+        if (bits != 8 && !info->readsNatively(bits))
+          continue;
+        check.checkOperand(bits, /*forB=*/false);
+        check.checkOperand(bits, /*forB=*/true);
+      }
+      check.checkAccumulator();
+      if (info->hasBlockScales())
+        check.checkScales();
+      llvm::outs() << info->spelling << " on " << chip.name << ": "
+                   << (check.mismatches ? "MISMATCH" : "matches the ISA")
+                   << "\n";
+      failed += check.mismatches != 0;
+    }
+  }
+  llvm::outs() << failed << " mismatching\n";
+  return failed ? 1 : 0;
+}
