@@ -43,10 +43,13 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createQMMParallelLoopsToGPU());
   pm.addPass(createQMMTileMatmul());
-  pm.addPass(createQMMPromoteOperandsToLds());
-  pm.addPass(createQMMLowerWaveMmaToMFMA());
-  pm.addPass(createQMMLowerWaveScales());
-  pm.addPass(createQMMLowerWaveStore());
+  // The kernel stages work function by function (in parallel when the
+  // context is multithreaded), each reading the module's target.
+  OpPassManager &functions = pm.nest<func::FuncOp>();
+  functions.addPass(createQMMPromoteOperandsToLds());
+  functions.addPass(createQMMLowerWaveMmaToMFMA());
+  functions.addPass(createQMMLowerWaveScales());
+  functions.addPass(createQMMLowerWaveStore());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createQMMExpandKernelMath());
   pm.addPass(createCanonicalizerPass());

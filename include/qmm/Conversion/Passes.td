@@ -264,7 +264,7 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
   ];
 }
 
-def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "ModuleOp"> {
+def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "func::FuncOp"> {
   let summary = "Stage the operand tiles of qmm.wave_mma through LDS "
                 "(pipeline stage 4)";
   let description = [{
@@ -311,7 +311,7 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "ModuleOp"> {
   ];
 }
 
-def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
+def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "func::FuncOp"> {
   let summary = "Lower qmm.wave_mma on LDS tiles to amdgpu.mfma "
                 "(pipeline stage 5)";
   let description = [{
@@ -355,7 +355,7 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "ModuleOp"> {
   ];
 }
 
-def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "ModuleOp"> {
+def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "func::FuncOp"> {
   let summary = "Lower qmm.wave_scale_accumulate to scale loads and FMAs "
                 "(pipeline stage 6)";
   let description = [{
@@ -383,7 +383,7 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "ModuleOp"> {
   ];
 }
 
-def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "ModuleOp"> {
+def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "func::FuncOp"> {
   let summary = "Lower qmm.wave_store to masked vector stores "
                 "(pipeline stage 7, the epilogue)";
   let description = [{

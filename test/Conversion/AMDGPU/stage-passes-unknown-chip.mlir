@@ -12,4 +12,7 @@
 // SCALES: error: qmm-lower-wave-scales: unknown chip 'mi300' (expected gfx942 or gfx950)
 // STORE: error: qmm-lower-wave-store: no target chip: set one with qmm-attach-target (or the pass's chip option), expected gfx942 or gfx950
 module {
+  func.func @empty() {
+    return
+  }
 }
