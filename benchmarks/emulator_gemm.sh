@@ -44,7 +44,9 @@ stats = open(f"{d}/stats.txt").read()
 mfmas = int(re.search(r"mfma: (\d+)", stats).group(1))
 wall = end - start
 print(stats, end="")
+flops = 2 * 1024**3
 print(f"emulator 1024x1024x1024 FP8 GEMM: {wall:.2f} s wall, {mfmas} MFMAs, "
-      f"{mfmas / wall:,.0f} emulated MFMA/s, result {'exact' if ok else 'WRONG'}")
+      f"{mfmas / wall:,.0f} emulated MFMA/s, {flops / wall / 1e9:.2f} GFLOP/s "
+      f"emulated, result {'exact' if ok else 'WRONG'}")
 sys.exit(0 if ok else 1)
 PY
