@@ -46,9 +46,11 @@ static const ElementTypeInfo kElementTypes[] = {
 };
 
 static const ElementTypeInfo &getInfo(ElementType type) {
-  const ElementTypeInfo &info = kElementTypes[unsigned(type)];
-  assert(info.type == type && "table out of the enum's order");
-  return info;
+  // Looked up, not indexed: the table's order cannot drift from the enum's.
+  for (const ElementTypeInfo &info : kElementTypes)
+    if (info.type == type)
+      return info;
+  llvm_unreachable("an ElementType missing from kElementTypes");
 }
 
 llvm::StringRef qmm::getElementTypeName(ElementType type) {

@@ -112,8 +112,11 @@ int64_t ChipInfo::countLdsBankConflictCycles(
   auto dwordOf = [&](int64_t byte) {
     return powersOfTwo && byte >= 0 ? byte >> bankShift : byte / ldsBankBytes;
   };
-  auto bankOf = [&](int64_t dword) {
-    return powersOfTwo ? dword & (ldsBanks - 1) : dword % ldsBanks;
+  auto bankOf = [&](int64_t dword) -> int64_t {
+    if (powersOfTwo)
+      return dword & (ldsBanks - 1);
+    int64_t bank = dword % ldsBanks;
+    return bank < 0 ? bank + ldsBanks : bank;
   };
   llvm::SmallVector<int64_t, 256> dwords;
   llvm::SmallVector<unsigned, 64> perBank(ldsBanks);

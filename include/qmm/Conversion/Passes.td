@@ -102,9 +102,11 @@ def QMMAttachTarget : Pass<"qmm-attach-target", "ModuleOp"> {
     later stage of the AMD pipeline reads its chip from there (through
     `getTargetChip`, which also finds the `#rocdl.target` of a gpu.module),
     so two stages cannot compile for different chips; a pass that needs a
-    chip and finds none says so. A module that already carries a target
-    keeps it when it names the same chip and is rejected when it names
-    another.
+    chip and finds none says so, and IR that names two chips (a module's
+    target and a gpu.module's) is rejected. A module that already carries a
+    target keeps it when the option names the same chip and is rejected
+    when it names another (the pipeline's `chip` option, default gfx942,
+    must match a target the module already has).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -264,7 +266,7 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
   ];
 }
 
-def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "func::FuncOp"> {
+def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
   let summary = "Stage the operand tiles of qmm.wave_mma through LDS "
                 "(pipeline stage 4)";
   let description = [{
@@ -311,7 +313,7 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds", "func::FuncOp"
   ];
 }
 
-def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "func::FuncOp"> {
+def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma"> {
   let summary = "Lower qmm.wave_mma on LDS tiles to amdgpu.mfma "
                 "(pipeline stage 5)";
   let description = [{
@@ -355,7 +357,7 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma", "func::FuncOp"> {
   ];
 }
 
-def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "func::FuncOp"> {
+def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales"> {
   let summary = "Lower qmm.wave_scale_accumulate to scale loads and FMAs "
                 "(pipeline stage 6)";
   let description = [{
@@ -383,7 +385,7 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales", "func::FuncOp"> {
   ];
 }
 
-def QMMLowerWaveStore : Pass<"qmm-lower-wave-store", "func::FuncOp"> {
+def QMMLowerWaveStore : Pass<"qmm-lower-wave-store"> {
   let summary = "Lower qmm.wave_store to masked vector stores "
                 "(pipeline stage 7, the epilogue)";
   let description = [{

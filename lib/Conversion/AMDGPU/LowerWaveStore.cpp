@@ -89,20 +89,21 @@ struct Epilogue {
 };
 } // namespace
 
-/// The 4 consecutive columns `quad` of one row starting at `col`: `emit`
-/// runs once with the whole vector when all 4 columns are inside the
-/// matrix's `n`, else once per element inside it.
+/// The consecutive columns `quad` (one accumulator run) of one row starting
+/// at `col`: `emit` runs once with the whole vector when all its columns are
+/// inside the matrix's `n`, else once per element inside it.
 static void forEachStoredPart(
     OpBuilder &b, Location loc, Value quad, Value col, int64_t n,
     function_ref<void(OpBuilder &, Value part, Value col)> emit) {
   IndexMath im{b, loc};
-  Value fits = n >= 4 ? im.lt(col, n - 3) : im.boolean(false);
+  int64_t width = cast<VectorType>(quad.getType()).getNumElements();
+  Value fits = n >= width ? im.lt(col, n - (width - 1)) : im.boolean(false);
   auto whole = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
   OpBuilder vecB = whole.getThenBodyBuilder();
   emit(vecB, quad, col);
   OpBuilder edgeB = whole.getElseBodyBuilder();
   IndexMath eim{edgeB, loc};
-  for (int64_t j = 0; j < 4; ++j) {
+  for (int64_t j = 0; j < width; ++j) {
     Value c = eim.add(col, j);
     auto inside = scf::IfOp::create(edgeB, loc, eim.lt(c, n), false);
     OpBuilder elemB = inside.getThenBodyBuilder();
@@ -283,7 +284,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
           }
           Value post = createActivation(b, loc, pre, op.getActivation());
           // Columns past N do not count; arith.maximumf keeps NaN.
-          for (int64_t j = 0; j < 4; ++j) {
+          for (int64_t j = 0; j < layout.runLength(); ++j) {
             Value magnitude = math::AbsFOp::create(
                 b, loc, vector::ExtractOp::create(b, loc, post, j));
             Value itemOffset = im.add(offset, j);
@@ -336,7 +337,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
         if (tileFirstBlock != tileLastBlock) {
           // Each item's own block's reciprocal.
           SmallVector<Value> items;
-          for (int64_t j = 0; j < 4; ++j) {
+          for (int64_t j = 0; j < layout.runLength(); ++j) {
             Value itemOffset = rim.add(quad.offset, j);
             Value item = reciprocals[tileFirstBlock - firstBlock];
             for (int64_t block = tileFirstBlock + 1; block <= tileLastBlock;
@@ -347,7 +348,8 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
             items.push_back(item);
           }
           reciprocal = vector::FromElementsOp::create(
-              rowB, loc, VectorType::get({4}, rowB.getF32Type()), items);
+              rowB, loc,
+              VectorType::get({layout.runLength()}, rowB.getF32Type()), items);
         }
         Value codes = createQuantizedElement(rowB, loc, quad.values,
                                              reciprocal, rule.elementType);
