@@ -101,9 +101,7 @@ int64_t ChipInfo::countLdsBankConflictCycles(
     bytesPerLane = std::max(bytesPerLane, access.bytes);
   if (!bytesPerLane)
     return 0;
-  int64_t lanesPerPhase = std::max<int64_t>(
-      1, int64_t(ldsBanks) * ldsBankBytes /
-             std::max<int64_t>(bytesPerLane, ldsBankBytes));
+  int64_t lanesPerPhase = getLdsLanesPerPhase(bytesPerLane);
   // Powers of two (every chip's) divide by shifts and masks, not a 64-bit
   // division per dword: the emulator counts every LDS instruction.
   bool powersOfTwo =

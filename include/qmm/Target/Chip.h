@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -82,6 +83,12 @@ struct ChipInfo {
   /// one per phase. `accesses` are in increasing lane order.
   int64_t countLdsBankConflictCycles(
       llvm::ArrayRef<LdsLaneAccess> accesses) const;
+  /// Lanes one phase of that model serves when each accesses `bytesPerLane`.
+  int64_t getLdsLanesPerPhase(int64_t bytesPerLane) const {
+    return std::max<int64_t>(1, int64_t(ldsBanks) * ldsBankBytes /
+                                    std::max<int64_t>(bytesPerLane,
+                                                      ldsBankBytes));
+  }
 
   /// Bytes the LDS of one CU serves per clock (one dword per bank).
   int64_t getLdsBytesPerClock() const { return int64_t(ldsBanks) * ldsBankBytes; }

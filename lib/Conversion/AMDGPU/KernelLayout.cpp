@@ -21,13 +21,6 @@ int64_t qmm::getTileRowBytes(ConfigAttr config, Type elementType) {
   return config.getTileK() * elementType.getIntOrFloatBitWidth() / 8;
 }
 
-/// Lanes whose LDS accesses of `bytes` each the banks serve in one cycle
-/// (the target description's bank model).
-static int64_t getLanesPerPhase(const ChipInfo &chip, int64_t bytes) {
-  return std::max<int64_t>(1, chip.ldsBanks * chip.ldsBankBytes /
-                                  std::max<int64_t>(bytes, chip.ldsBankBytes));
-}
-
 /// Extra bank cycles of `count` LDS accesses of `bytes` each, the i-th (by
 /// thread i) at `addressOf(i)`, under the chip's bank model.
 static int64_t countBankConflicts(const ChipInfo &chip, int64_t count,
@@ -95,7 +88,7 @@ LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
   mapping.chunksPerRow =
       getTileRowBytes(config, elementType) / mapping.chunkBytes;
   int64_t rowBytes = getLdsRowBytes(chip, config, elementType, forB);
-  int64_t lanesPerPhase = getLanesPerPhase(chip, mapping.chunkBytes);
+  int64_t lanesPerPhase = chip.getLdsLanesPerPhase(mapping.chunkBytes);
   int64_t best = copyWriteConflicts(chip, mapping, tileRows, rowBytes);
   int64_t rowsPerPhase = lanesPerPhase / mapping.chunksPerRow;
   if (best == 0 || rowsPerPhase < 2 ||
