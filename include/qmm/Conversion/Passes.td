@@ -259,6 +259,7 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
            "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
@@ -305,6 +306,7 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
            "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
@@ -349,6 +351,7 @@ def QMMLowerWaveMmaToMFMA : Pass<"qmm-lower-wave-mma-to-mfma"> {
            "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
@@ -378,6 +381,7 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales"> {
            "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
@@ -419,6 +423,7 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store"> {
            "(qmm-attach-target), which a chip given here must match">
   ];
   let dependentDialects = [
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",

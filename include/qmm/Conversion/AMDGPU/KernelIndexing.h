@@ -12,29 +12,42 @@
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir {
 namespace qmm {
 
-/// Index arithmetic on `index` values; multiplying or dividing by one and
-/// adding zero build nothing.
+/// Index arithmetic on non-negative `index` values, built as affine.apply
+/// ops composed with the applies that produce their operands and folded
+/// (adding zero, multiplying by one and constant operands build nothing).
 struct IndexMath {
   OpBuilder &b;
   Location loc;
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+  /// `expr` over dimensions d0, d1, ... bound to `operands`.
+  Value apply(AffineExpr expr, ArrayRef<OpFoldResult> operands) {
+    OpFoldResult result = affine::makeComposedFoldedAffineApply(
+        b, loc, AffineMap::get(operands.size(), 0, expr), operands);
+    return getValueOrCreateConstantIndexOp(b, loc, result);
+  }
+  Value add(Value x, Value y) {
+    return apply(b.getAffineDimExpr(0) + b.getAffineDimExpr(1), {x, y});
+  }
+  Value add(Value x, int64_t y) {
+    return apply(b.getAffineDimExpr(0) + y, {x});
+  }
   Value mul(Value x, int64_t y) {
-    return y == 1 ? x : arith::MulIOp::create(b, loc, x, cst(y)).getResult();
+    return apply(b.getAffineDimExpr(0) * y, {x});
   }
   Value div(Value x, int64_t y) {
-    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, cst(y)).getResult();
+    return apply(b.getAffineDimExpr(0).floorDiv(y), {x});
   }
   Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, cst(y));
+    return apply(b.getAffineDimExpr(0) % y, {x});
   }
   Value min(Value x, int64_t y) {
     return arith::MinUIOp::create(b, loc, x, cst(y));
