@@ -4,6 +4,8 @@
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -33,6 +35,12 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
   // strides before the ROCDL conversion.
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+  // lower-affine expands floordiv / mod for signed operands; the kernels'
+  // indices are thread and block ids and offsets, never negative: integer
+  // range analysis turns the expansion back into unsigned arithmetic.
+  kernels.addPass(arith::createArithIntRangeOpts());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = chip.str();
