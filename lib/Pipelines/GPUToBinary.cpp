@@ -1,6 +1,7 @@
 //===- GPUToBinary.cpp - GPU-level IR to AMDGPU code objects --------------===//
 
 #include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Conversion/Passes.h"
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -34,11 +35,8 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
   // Views (the groups of a grouped matmul) become explicit offsets and
   // strides before the ROCDL conversion.
   kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createQMMExpandIndexMaps());
   kernels.addPass(createLowerAffinePass());
-  // lower-affine expands floordiv / mod for signed operands; the kernels'
-  // indices are thread and block ids and offsets, never negative: integer
-  // range analysis turns the expansion back into unsigned arithmetic.
-  kernels.addPass(arith::createArithIntRangeOpts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createSCFToControlFlowPass());

@@ -457,6 +457,15 @@ def QMMExpandKernelMath : Pass<"qmm-expand-kernel-math"> {
   ];
 }
 
+def QMMExpandIndexMaps : Pass<"qmm-expand-index-maps"> {
+  let summary = "The kernels' affine.apply index maps as unsigned arith";
+  let description = [{
+    Every index the AMD pipeline builds is non-negative, where floordiv and
+    mod are divui and remui; lower-affine's signed expansion costs selects.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def QMMParallelLoopsToGPU : Pass<"qmm-parallel-loops-to-gpu", "ModuleOp"> {
   let summary = "Run the element-wise scf.parallel loops of host functions "
                 "as GPU kernels";
