@@ -37,8 +37,6 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createQMMExpandIndexMaps());
   kernels.addPass(createLowerAffinePass());
-  kernels.addPass(createCanonicalizerPass());
-  kernels.addPass(createCSEPass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = chip.str();

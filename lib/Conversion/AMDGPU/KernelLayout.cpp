@@ -67,15 +67,40 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
   return best;
 }
 
+AffineMap LdsCopyMapping::getMap(MLIRContext *context) const {
+  AffineExpr chunk = getAffineDimExpr(0, context);
+  if (rowStride == 0)
+    return AffineMap::get(1, 0,
+                          {chunk.floorDiv(chunksPerRow),
+                           (chunk % chunksPerRow) * chunkBytes},
+                          context);
+  int64_t perPhase = rowsPerPhase * chunksPerRow;
+  int64_t perGroup = perPhase * rowStride;
+  AffineExpr inGroup = chunk % perGroup;
+  AffineExpr inPhase = inGroup % perPhase;
+  AffineExpr row = chunk.floorDiv(perGroup) * (rowsPerPhase * rowStride) +
+                   inGroup.floorDiv(perPhase) +
+                   inPhase.floorDiv(chunksPerRow) * rowStride;
+  return AffineMap::get(1, 0, {row, (inPhase % chunksPerRow) * chunkBytes},
+                        context);
+}
+
+std::pair<int64_t, int64_t> qmm::placeChunk(AffineMap copyMap,
+                                            int64_t chunk) {
+  SmallVector<int64_t, 2> place = copyMap.compose(ArrayRef<int64_t>{chunk});
+  return {place[0], place[1]};
+}
+
 /// Extra bank cycles of the writes of a whole tile copied with `mapping`
 /// into rows of `rowBytes`: each wave's lanes write consecutive chunks.
-static int64_t copyWriteConflicts(const ChipInfo &chip,
+static int64_t copyWriteConflicts(const ChipInfo &chip, MLIRContext *context,
                                   const LdsCopyMapping &mapping,
                                   int64_t tileRows, int64_t rowBytes) {
+  AffineMap map = mapping.getMap(context);
   return countBankConflicts(
       chip, tileRows * mapping.chunksPerRow, mapping.chunkBytes,
       [&](int64_t chunk) {
-        auto [row, col] = mapping.place(chunk);
+        auto [row, col] = placeChunk(map, chunk);
         return row * rowBytes + col;
       });
 }
@@ -89,7 +114,7 @@ LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
       getTileRowBytes(config, elementType) / mapping.chunkBytes;
   int64_t rowBytes = getLdsRowBytes(chip, config, elementType, forB);
   int64_t lanesPerPhase = chip.getLdsLanesPerPhase(mapping.chunkBytes);
-  int64_t best = copyWriteConflicts(chip, mapping, tileRows, rowBytes);
+  int64_t best = copyWriteConflicts(chip, config.getContext(), mapping, tileRows, rowBytes);
   int64_t rowsPerPhase = lanesPerPhase / mapping.chunksPerRow;
   if (best == 0 || rowsPerPhase < 2 ||
       lanesPerPhase % mapping.chunksPerRow != 0)
@@ -101,7 +126,8 @@ LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
       continue;
     candidate.rowStride = stride;
     int64_t conflicts =
-        copyWriteConflicts(chip, candidate, tileRows, rowBytes);
+        copyWriteConflicts(chip, config.getContext(), candidate, tileRows,
+                           rowBytes);
     if (conflicts < best) {
       best = conflicts;
       mapping = candidate;
@@ -128,7 +154,7 @@ int64_t qmm::getLdsConflictCyclesPerTile(const ChipInfo &chip,
     cycles += reads * fragmentReadConflicts(chip, layout, rowBytes);
     LdsCopyMapping mapping =
         getLdsCopyMapping(chip, config, type, forB, tileRows);
-    cycles += copyWriteConflicts(chip, mapping, tileRows, rowBytes) /
+    cycles += copyWriteConflicts(chip, config.getContext(), mapping, tileRows, rowBytes) /
               config.getNumWaves();
   }
   return cycles;

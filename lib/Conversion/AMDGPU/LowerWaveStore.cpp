@@ -91,10 +91,14 @@ struct Epilogue {
 
 /// The consecutive columns `quad` (one accumulator run) of one row starting
 /// at `col`: `emit` runs once with the whole vector when all its columns are
-/// inside the matrix's `n`, else once per element inside it.
+/// inside the matrix's `n` (known when `colsInBounds`), else once per
+/// element inside it.
 static void forEachStoredPart(
     OpBuilder &b, Location loc, Value quad, Value col, int64_t n,
+    bool colsInBounds,
     function_ref<void(OpBuilder &, Value part, Value col)> emit) {
+  if (colsInBounds)
+    return emit(b, quad, col);
   IndexMath im{b, loc};
   int64_t width = cast<VectorType>(quad.getType()).getNumElements();
   Value fits = n >= width ? im.lt(col, n - (width - 1)) : im.boolean(false);
@@ -124,10 +128,26 @@ static Value extractRun(OpBuilder &b, Location loc, Value tile, int64_t first,
   return vector::ShuffleOp::create(b, loc, tile, tile, items);
 }
 
+/// `b` itself when `condition` is null (nothing to test), else the builder
+/// of a new scf.if on it.
+static OpBuilder guardedBy(OpBuilder &b, Location loc, Value condition) {
+  if (!condition)
+    return b;
+  return scf::IfOp::create(b, loc, condition, false).getThenBodyBuilder();
+}
+
+/// `x and y`, where a null operand means `true`.
+static Value andOf(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x || !y)
+    return x ? x : y;
+  return arith::AndIOp::create(b, loc, x, y);
+}
+
 static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
-  // Each group of 4 accumulator items is 4 consecutive columns of one row:
-  // one vector store when they are all inside the matrix, element stores
-  // at the right edge, nothing below the last row.
+  // Each accumulator run is consecutive columns of one row: one vector
+  // store when they are all inside the matrix, element stores at the right
+  // edge, nothing below the last row (tests left out where in_bounds says
+  // they cannot fail).
   Location loc = op.getLoc();
   IndexMath im{b, loc};
   AccumulatorLayout layout(op.getConfig());
@@ -143,14 +163,12 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
            first += layout.runLength()) {
         Value col = im.add(op.getCol(), layout.col(im, lane, rn, first));
         Value quad = extractRun(b, loc, tile, first, layout.runLength());
-        Value rowOk = im.lt(row, m);
+        Value rowOk = op.isInBounds(0) ? Value() : im.lt(row, m);
         if (Value valid = op.getValidRows())
-          rowOk = arith::AndIOp::create(
-              b, loc, rowOk,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                                    valid));
-        auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
-        OpBuilder rowB = rowInside.getThenBodyBuilder();
+          rowOk = andOf(b, loc, rowOk,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              row, valid));
+        OpBuilder rowB = guardedBy(b, loc, rowOk);
         if (Value groups = op.getRowGroups()) {
           // Padding rows of a contiguous grouped matmul keep their values.
           Value group = memref::LoadOp::create(rowB, loc, groups, row);
@@ -163,7 +181,7 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
               false);
           rowB = notPadding.getThenBodyBuilder();
         }
-        forEachStoredPart(rowB, loc, quad, col, n,
+        forEachStoredPart(rowB, loc, quad, col, n, op.isInBounds(1),
                           [&](OpBuilder &partB, Value part, Value c) {
                             epilogue.store(partB, part, row, c);
                           });
@@ -175,10 +193,18 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
 /// bias[col .. col + width - 1] as a vector of f32; columns past `n` read
 /// the last bias (their results are never stored).
 static Value loadBiasRun(OpBuilder &b, Location loc, Value bias, Value col,
-                         int64_t n, int64_t width) {
+                         int64_t n, int64_t width, bool colsInBounds) {
   IndexMath im{b, loc};
   Type element = cast<MemRefType>(bias.getType()).getElementType();
   auto quadType = VectorType::get({width}, element);
+  auto toF32 = [&](Value quad) -> Value {
+    if (element.isF32())
+      return quad;
+    return arith::ExtFOp::create(
+        b, loc, VectorType::get({width}, b.getF32Type()), quad);
+  };
+  if (colsInBounds)
+    return toF32(vector::LoadOp::create(b, loc, quadType, bias, col));
   Value fits = n >= width ? im.lt(col, n - (width - 1)) : im.boolean(false);
   auto load = scf::IfOp::create(b, loc, TypeRange{quadType}, fits,
                                 /*withElseRegion=*/true);
@@ -196,11 +222,7 @@ static Value loadBiasRun(OpBuilder &b, Location loc, Value bias, Value col,
       edgeB, loc,
       ValueRange{vector::FromElementsOp::create(edgeB, loc, quadType,
                                                 elements)});
-  Value quad = load.getResult(0);
-  if (element.isF32())
-    return quad;
-  return arith::ExtFOp::create(b, loc, VectorType::get({width}, b.getF32Type()),
-                               quad);
+  return toF32(load.getResult(0));
 }
 
 /// FP8 outputs. For each row, the epilogue's f32 values (bias, aux,
@@ -233,6 +255,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
   Type i32 = b.getI32Type();
   Value lane = im.lane(chip.waveSize);
   Value zero = createF32(b, loc, 0.0);
+  bool colsInBounds = op.isInBounds(1);
   auto atLeast = [&](OpBuilder &ob, Value x, int64_t bound) {
     return arith::CmpIOp::create(
         ob, loc, arith::CmpIPredicate::uge, x,
@@ -253,7 +276,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
   };
   for (int64_t rm = 0; rm < config.getMfmaRepeatsM(); ++rm) {
     Value row = im.add(op.getRow(), layout.row(im, lane, rm));
-    Value rowOk = im.lt(row, m);
+    Value rowOk = op.isInBounds(0) ? Value() : im.lt(row, m);
     for (int64_t rn0 = 0; rn0 < repeatsN;) {
       // Tiles [rn0, rnEnd): extended while a block crosses the boundary.
       int64_t rnEnd = rn0 + 1;
@@ -272,12 +295,13 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
           Value col = im.add(op.getCol(), offset);
           Value pre = extractRun(b, loc, tile, first, layout.runLength());
           if (Value bias = op.getBias())
-            pre = arith::AddFOp::create(b, loc, pre,
-                                        loadBiasRun(b, loc, bias, col, n, layout.runLength()));
+            pre = arith::AddFOp::create(
+                b, loc, pre,
+                loadBiasRun(b, loc, bias, col, n, layout.runLength(),
+                            colsInBounds));
           if (Value aux = op.getAux()) {
-            auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
-            OpBuilder rowB = rowInside.getThenBodyBuilder();
-            forEachStoredPart(rowB, loc, pre, col, n,
+            OpBuilder rowB = guardedBy(b, loc, rowOk);
+            forEachStoredPart(rowB, loc, pre, col, n, colsInBounds,
                               [&](OpBuilder &partB, Value part, Value c) {
                                 storeConverted(partB, loc, part, aux, row, c);
                               });
@@ -288,13 +312,14 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
             Value magnitude = math::AbsFOp::create(
                 b, loc, vector::ExtractOp::create(b, loc, post, j));
             Value itemOffset = im.add(offset, j);
-            Value inside = im.lt(im.add(col, j), n);
+            Value inside =
+                colsInBounds ? Value() : im.lt(im.add(col, j), n);
             for (int64_t block = tileFirstBlock; block <= tileLastBlock;
                  ++block) {
               Value counts = inside;
               if (tileFirstBlock != tileLastBlock) {
                 // The tile holds several blocks: is the item in this one?
-                counts = arith::AndIOp::create(
+                counts = andOf(
                     b, loc, counts,
                     arith::AndIOp::create(
                         b, loc, atLeast(b, itemOffset, block * blockN),
@@ -303,7 +328,9 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
               Value &blockAmax = amax[block - firstBlock];
               blockAmax = arith::MaximumFOp::create(
                   b, loc, blockAmax,
-                  arith::SelectOp::create(b, loc, counts, magnitude, zero));
+                  counts ? arith::SelectOp::create(b, loc, counts, magnitude,
+                                                   zero)
+                         : magnitude);
             }
           }
           quads.push_back({post, col, offset, rn});
@@ -328,8 +355,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
         scales.push_back(scale);
         reciprocals.push_back(reciprocal);
       }
-      auto rowInside = scf::IfOp::create(b, loc, rowOk, false);
-      OpBuilder rowB = rowInside.getThenBodyBuilder();
+      OpBuilder rowB = guardedBy(b, loc, rowOk);
       IndexMath rim{rowB, loc};
       for (const Quad &quad : quads) {
         auto [tileFirstBlock, tileLastBlock] = blocksOfTile(quad.rn);
@@ -353,7 +379,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
         }
         Value codes = createQuantizedElement(rowB, loc, quad.values,
                                              reciprocal, rule.elementType);
-        forEachStoredPart(rowB, loc, codes, quad.col, n,
+        forEachStoredPart(rowB, loc, codes, quad.col, n, colsInBounds,
                           [&](OpBuilder &partB, Value part, Value c) {
                             storeConverted(partB, loc, part, op.getOut(), row,
                                            c);
@@ -362,10 +388,9 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
       // One lane per row writes each block's scale.
       for (int64_t block = firstBlock; block <= lastBlock; ++block) {
         Value blockStart = rim.add(op.getCol(), block * blockN);
-        Value writes = arith::AndIOp::create(
-            rowB, loc, rim.lt(lane, layout.m()), rim.lt(blockStart, n));
-        auto writer = scf::IfOp::create(rowB, loc, writes, false);
-        OpBuilder writerB = writer.getThenBodyBuilder();
+        Value writes = andOf(rowB, loc, rim.lt(lane, layout.m()),
+                             colsInBounds ? Value() : rim.lt(blockStart, n));
+        OpBuilder writerB = guardedBy(rowB, loc, writes);
         IndexMath wim{writerB, loc};
         memref::StoreOp::create(writerB, loc, scales[block - firstBlock],
                                 op.getOutScales(),

@@ -164,41 +164,33 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile,
   ValueRange group = origin.drop_back(2);
   Value rowBase = origin[origin.size() - 2], kBase = origin.back();
   // Consecutive threads on consecutive chunks of a row, so a wave reads
-  // whole rows of global memory. LDS columns are bytes (packed FP4/FP6).
+  // whole rows of global memory (the placement is LdsCopyMapping's map).
+  // LDS columns are bytes (packed FP4/FP6).
   IndexMath im{b, loc};
   LdsCopyMapping mapping =
       getLdsCopyMapping(chip, config, tile.elementType(), tile.isB,
                         tile.tileRows);
+  AffineMap copyMap = mapping.getMap(b.getContext());
   int64_t chunksPerRow = mapping.chunksPerRow;
   int64_t chunks = tile.tileRows * chunksPerRow;
-  int64_t lastRow =
-      tile.globalType().getDimSize(tile.globalType().getRank() - 2) - 1;
+  int64_t rows =
+      tile.globalType().getDimSize(tile.globalType().getRank() - 2);
+  int64_t lastRow = rows - 1;
+  bool rowsDivide = rows % tile.tileRows == 0;
   int64_t bits = tile.elementBits();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   for (int64_t first = 0; first < chunks; first += threads()) {
     Value chunk = im.add(tid, first);
     auto copyChunk = [&](OpBuilder &nested) {
-      // LdsCopyMapping::place, as index arithmetic.
       IndexMath nim{nested, loc};
-      Value row, col;
-      if (mapping.rowStride > 0) {
-        int64_t perPhase = mapping.rowsPerPhase * chunksPerRow;
-        int64_t perGroup = perPhase * mapping.rowStride;
-        Value group = nim.div(chunk, perGroup);
-        Value inGroup = nim.rem(chunk, perGroup);
-        Value inPhase = nim.rem(inGroup, perPhase);
-        row = nim.add(
-            nim.add(nim.mul(group, perGroup / chunksPerRow),
-                    nim.div(inGroup, perPhase)),
-            nim.mul(nim.div(inPhase, chunksPerRow), mapping.rowStride));
-        col = nim.mul(nim.rem(inPhase, chunksPerRow), mapping.chunkBytes);
-      } else {
-        row = nim.div(chunk, chunksPerRow);
-        col = nim.mul(nim.rem(chunk, chunksPerRow), mapping.chunkBytes);
-      }
+      SmallVector<Value, 2> place = nim.apply(copyMap, {chunk});
+      Value row = place[0], col = place[1];
       // Rows past the matrix read the last row: their products land in
-      // output rows the epilogue does not store.
-      Value globalRow = nim.min(nim.add(rowBase, row), lastRow);
+      // output rows the epilogue does not store. Where the tile divides the
+      // rows there are none.
+      Value globalRow = nim.add(rowBase, row);
+      if (!rowsDivide)
+        globalRow = nim.min(globalRow, lastRow);
       Value k =
           nim.add(kBase, bits == 8 ? col : nim.div(nim.mul(col, 8), bits));
       Value data = loadChunk(nested, tile, group, globalRow, k);

@@ -62,11 +62,20 @@ struct TileOperands {
   void createStore(OpBuilder &b, Location loc, ValueRange acc, Value row,
                    Value col, ConfigAttr config) const {
     MLIRContext *ctx = b.getContext();
+    // The grid has ceil(M / tile M) x ceil(N / tile N) workgroups: where a
+    // tile divides its dimension, no wave's sub-tile crosses the edge.
+    auto outType = cast<MemRefType>(init.getType());
+    auto divides = [&](unsigned dim, int64_t tile) {
+      return !outType.isDynamicDim(dim) && outType.getDimSize(dim) % tile == 0;
+    };
+    bool inBounds[2] = {divides(0, config.getTileM()),
+                        divides(1, config.getTileN())};
     WaveStoreOp::create(
         b, loc, acc, init, row, col, bias, aux, rowGroups, validRows,
         outScales, accumulate, activation, config, outEncoding,
         outScales ? ScaleRoundingAttr::get(ctx, outRounding) : nullptr,
-        outScales ? b.getF32FloatAttr(outMinAmax) : nullptr);
+        outScales ? b.getF32FloatAttr(outMinAmax) : nullptr,
+        b.getDenseBoolArrayAttr(inBounds));
   }
 };
 } // namespace

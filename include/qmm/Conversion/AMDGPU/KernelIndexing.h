@@ -28,11 +28,20 @@ struct IndexMath {
   Location loc;
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  /// `expr` over dimensions d0, d1, ... bound to `operands`.
+  /// `expr` over dimensions d0, d1, ... bound to `operands`, composed with
+  /// the affine.apply ops that produce them and folded.
   Value apply(AffineExpr expr, ArrayRef<OpFoldResult> operands) {
-    OpFoldResult result = affine::makeComposedFoldedAffineApply(
-        b, loc, AffineMap::get(operands.size(), 0, expr), operands);
-    return getValueOrCreateConstantIndexOp(b, loc, result);
+    return apply(AffineMap::get(operands.size(), 0, expr), operands).front();
+  }
+  /// Each result of `map` applied to `operands`.
+  SmallVector<Value, 2> apply(AffineMap map, ArrayRef<OpFoldResult> operands) {
+    SmallVector<Value, 2> results;
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      results.push_back(getValueOrCreateConstantIndexOp(
+          b, loc,
+          affine::makeComposedFoldedAffineApply(b, loc, map.getSubMap({i}),
+                                                operands)));
+    return results;
   }
   Value add(Value x, Value y) {
     return apply(b.getAffineDimExpr(0) + b.getAffineDimExpr(1), {x, y});

@@ -55,19 +55,16 @@ struct LdsCopyMapping {
   int64_t chunksPerRow, chunkBytes;
   int64_t rowsPerPhase = 1, rowStride = 0;
 
-  /// Row and byte column of chunk `chunk` (thread `chunk` of the copy).
-  std::pair<int64_t, int64_t> place(int64_t chunk) const {
-    if (rowStride == 0)
-      return {chunk / chunksPerRow, (chunk % chunksPerRow) * chunkBytes};
-    int64_t perPhase = rowsPerPhase * chunksPerRow;
-    int64_t perGroup = perPhase * rowStride;
-    int64_t group = chunk / perGroup, inGroup = chunk % perGroup;
-    int64_t phase = inGroup / perPhase, inPhase = inGroup % perPhase;
-    return {group * rowsPerPhase * rowStride + phase +
-                (inPhase / chunksPerRow) * rowStride,
-            (inPhase % chunksPerRow) * chunkBytes};
-  }
+  /// (chunk) -> (row, byte column): where thread `chunk` of the copy
+  /// writes. Rows go one after another, or (rowStride > 0) in groups of
+  /// rowsPerPhase * rowStride rows where consecutive phases of chunks take
+  /// rows rowStride apart. The copy lowering applies this map and the
+  /// bank-conflict search evaluates it, so the two cannot disagree.
+  AffineMap getMap(MLIRContext *context) const;
 };
+
+/// (row, byte column) of `chunk` under a map from LdsCopyMapping::getMap.
+std::pair<int64_t, int64_t> placeChunk(AffineMap copyMap, int64_t chunk);
 
 /// The copy mapping of the A or B tile of `tileRows` rows: the
 /// row stride with the fewest bank conflicts for the tile's writes

@@ -159,6 +159,20 @@ LogicalResult WaveStoreOp::verify() {
              << getConfig().getWaveTileN()
              << " columns, starting at a multiple of the block";
   }
+  if (std::optional<ArrayRef<bool>> inBounds = getInBounds()) {
+    if (inBounds->size() != 2)
+      return emitOpError("in_bounds needs 2 entries (rows, columns), got ")
+             << inBounds->size();
+    // A sub-tile larger than the output cannot lie inside it.
+    int64_t waveExtent[2] = {getConfig().getWaveTileM(),
+                             getConfig().getWaveTileN()};
+    for (unsigned dim = 0; dim < 2; ++dim)
+      if ((*inBounds)[dim] && !type.isDynamicDim(dim) &&
+          waveExtent[dim] > type.getDimSize(dim))
+        return emitOpError("in_bounds claims a wave sub-tile of ")
+               << waveExtent[dim] << " inside dimension " << dim << " of "
+               << type.getDimSize(dim);
+  }
   if (Value bias = getBias()) {
     auto biasType = cast<MemRefType>(bias.getType());
     if (biasType.getRank() != 1 || !(biasType.getElementType().isF32() ||

@@ -172,7 +172,11 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     `row` and column `col`: each value is converted to the output element
     type (f32, bf16 or f16; round to nearest even). With `accumulate`, the
     value `out` holds there is added in f32 first. Items past row M or
-    column N are not written.
+    column N are not written. `in_bounds` (rows, columns), as on
+    vector.transfer_write, records what the producer guarantees: `true`
+    says the wave's sub-tile lies inside the output along that dimension,
+    and no bounds test is emitted for it (the tiling sets it where the
+    workgroup tile divides M or N).
 
     The qmm.matmul epilogue: `bias` ([N]) is added in f32 after that, the
     `activation` is applied to the sum (the pre-activation) before the
@@ -210,10 +214,12 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     QMM_ConfigAttr:$config,
     OptionalAttr<QMM_ScaleEncodingAttr>:$out_encoding,
     OptionalAttr<QMM_ScaleRoundingAttr>:$out_rounding,
-    OptionalAttr<F32Attr>:$out_min_amax
+    OptionalAttr<F32Attr>:$out_min_amax,
+    OptionalAttr<DenseBoolArrayAttr>:$in_bounds
   );
   let assemblyFormat = [{
-    $acc `into` $out `[` $row `,` $col `]` (`accumulate` $accumulate^)?
+    $acc `into` $out `[` $row `,` $col `]` (`in_bounds` $in_bounds^)?
+    (`accumulate` $accumulate^)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`activation` custom<EnumKeyword>($activation)^)?
     (`aux` `(` $aux^ `:` type($aux) `)`)?
@@ -225,6 +231,14 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     `config` `(` qualified($config) `)` attr-dict `:` type($out) `,` type($acc)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the sub-tile is known to lie inside the output's rows
+    /// (dimension 0) or columns (dimension 1).
+    bool isInBounds(unsigned dim) {
+      std::optional<ArrayRef<bool>> inBounds = getInBounds();
+      return inBounds && (*inBounds)[dim];
+    }
+  }];
 }
 
 #endif // QMM_WAVE_OPS
