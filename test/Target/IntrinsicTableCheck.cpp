@@ -4,11 +4,14 @@
 // with the emulator's own lane formulas, written from AMD's ISA guides, on
 // every chip that executes the row: where each lane's A and B items sit
 // (FP8, and FP6/FP4 where the row reads them), where its accumulator items
-// sit, and which E8M0 scale each lane supplies. Prints one line per
+// sit, and which E8M0 scale each lane supplies. Also the wave lowerings'
+// accumulator map (AccumulatorLayout::getItemMap, the transpose of D since
+// B goes first), evaluated for every lane and item. Prints one line per
 // (instruction, chip) and exits non-zero on any mismatch.
 //
 //===----------------------------------------------------------------------===//
 
+#include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 #include "qmm/Emulator/IsaLayouts.h"
 #include "qmm/Target/Chip.h"
@@ -58,6 +61,26 @@ struct Checker {
       }
   }
 
+  /// The map the stores and scale lowerings apply: item i of lane l of
+  /// tile (rm, rn) at output (rm * N + D's column, rn * M + D's row).
+  void checkAccumulatorMap(mlir::MLIRContext &context) {
+    AccumulatorLayout layout(info, /*repeatsN=*/2);
+    for (int64_t rm = 0; rm < 2; ++rm)
+      for (int64_t rn = 0; rn < 2; ++rn)
+        for (int item = 0; item < info.getAccumulatorItems(); ++item) {
+          mlir::AffineMap map = layout.getItemMap(&context, rm, rn, item);
+          for (int lane = 0; lane < MMAIntrinsicInfo::kWaveSize; ++lane) {
+            llvm::SmallVector<int64_t, 2> place =
+                map.compose(llvm::ArrayRef<int64_t>{lane});
+            int block, row, col;
+            emu::getIsaOutputPosition(shape, lane, item, block, row, col);
+            expect(place[0] == rm * info.n + col &&
+                       place[1] == rn * info.m + row && block == 0,
+                   "accumulator map", lane, item);
+          }
+        }
+  }
+
   void checkScales() {
     for (bool forB : {false, true})
       for (int lane = 0; lane < MMAIntrinsicInfo::kWaveSize; ++lane) {
@@ -76,6 +99,7 @@ struct Checker {
 } // namespace
 
 int main() {
+  mlir::MLIRContext context;
   int failed = 0;
   for (const ChipInfo &chip : getSupportedChips()) {
     for (const MMAIntrinsicInfo *info : chip.getIntrinsics()) {
@@ -91,6 +115,7 @@ int main() {
         check.checkOperand(bits, /*forB=*/true);
       }
       check.checkAccumulator();
+      check.checkAccumulatorMap(context);
       if (info->hasBlockScales())
         check.checkScales();
       llvm::outs() << info->spelling << " on " << chip.name << ": "

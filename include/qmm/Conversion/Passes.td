@@ -393,14 +393,17 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store"> {
   let summary = "Lower qmm.wave_store to masked vector stores "
                 "(pipeline stage 7, the epilogue)";
   let description = [{
-    Each group of 4 accumulator items of a lane is 4 consecutive columns of
-    one output row: with `accumulate` the output's values there are loaded
+    Each run of accumulator items of a lane (4 for the MFMAs in use; the
+    intrinsic table's accumulator layout) is consecutive columns of one
+    output row: with `accumulate` the output's values there are loaded
     and added in f32, then the bias of those columns; the pre-activation
     goes to `aux` when there is one, the activation (GELU) is applied, and
     the results are converted to the output type (f32, bf16 or f16, round
-    to nearest even) and stored with one 4-element vector store when all 4
+    to nearest even) and stored with one vector store when all the run's
     columns are inside the matrix, element by element at the right edge,
-    not at all below the last row.
+    not at all below the last row. Where the op's `in_bounds` says the
+    wave's sub-tile lies inside the output along a dimension (qmm-tile-matmul
+    sets it when the tile divides M or N), no test is emitted for it.
 
     FP8 outputs (`out_scales`): for each row of each block of C columns
     (C = 32 for MX), the lane's f32 results (bias, aux and activation as
@@ -458,10 +461,38 @@ def QMMExpandKernelMath : Pass<"qmm-expand-kernel-math"> {
 }
 
 def QMMExpandIndexMaps : Pass<"qmm-expand-index-maps"> {
-  let summary = "The kernels' affine.apply index maps as unsigned arith";
+  let summary = "Expand the kernels' affine.apply index maps into unsigned "
+                "arith (pipeline stage 9, before lower-affine)";
   let description = [{
-    Every index the AMD pipeline builds is non-negative, where floordiv and
-    mod are divui and remui; lower-affine's signed expansion costs selects.
+    The wave lowerings build every index as one affine.apply, composed and
+    folded (the LDS copy's placement, a lane's operand and accumulator
+    positions, tile origins). This pass turns each into arith for the ROCDL
+    conversion, for the indices of a kernel:
+
+    - A floordiv or mod whose dividend is non-negative whenever the map's
+      operands are becomes `arith.divui` / `arith.remui` (ceildiv:
+      `arith.ceildivui`). upstream lower-affine's signed expansion would
+      add compares and selects per division that the backend cannot remove,
+      since it does not know the indices are non-negative. A dividend that
+      may be negative (a negative coefficient or constant that is not part
+      of a restored mod) keeps the exact signed expansion.
+    - Composition writes `k * (x mod c)` as `k * x - k * c * (x floordiv
+      c)`; the mod is restored, so indices need no 64-bit subtraction.
+    - Sums add their operand-only terms (ids, loop invariants) first and
+      subtract last, so a partial sum is never negative.
+
+    Precondition: every operand of an affine.apply is non-negative (thread,
+    block and lane ids, loop counters from 0, offsets into buffers). An
+    operand that is a negative constant is reported as an error.
+
+    ```mlir
+    // (tid mod 64) floordiv 32 * 8, a lane's K offset:
+    %k = affine.apply affine_map<()[s0] -> (((s0 mod 64) floordiv 32) * 8)>()[%tid]
+    // becomes
+    %0 = arith.remui %tid, %c64 : index
+    %1 = arith.divui %0, %c32 : index
+    %k = arith.muli %1, %c8 : index
+    ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -1,17 +1,21 @@
-//===- ExpandIndexMaps.cpp - affine.apply on kernel indices to arith -------===//
+//===- ExpandIndexMaps.cpp - kernel index maps to unsigned arith -----------===//
 //
-// The kernels' index maps as unsigned arithmetic: every index the AMD
-// pipeline builds (thread, lane and block ids, tile offsets) is
-// non-negative, where floordiv and mod are divui and remui; lower-affine's
-// signed expansion would cost selects the backend cannot remove.
+// The kernels' affine.apply ops as arith. Their operands (thread, lane and
+// block ids, loop counters from 0, tile offsets) are non-negative, so a
+// floordiv or mod of a non-negative expression is divui / remui, where
+// lower-affine's signed expansion costs selects the backend cannot remove.
+// Composition also writes `k * (x mod c)` as `k * x - k * c * (x floordiv
+// c)`; the mods are restored, so no index needs a 64-bit subtraction.
 //
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineExprVisitor.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir {
 namespace qmm {
@@ -54,6 +58,14 @@ struct LinearSum {
         return;
       }
     terms.push_back({expr, coefficient});
+  }
+
+  /// The product of two non-constant expressions this sum is, if it is one.
+  AffineBinaryOpExpr getSingleProduct() const {
+    if (terms.size() != 1 || constant != 0 || terms.front().second != 1 ||
+        terms.front().first.getKind() != AffineExprKind::Mul)
+      return nullptr;
+    return cast<AffineBinaryOpExpr>(terms.front().first);
   }
 
   int64_t coefficientOf(AffineExpr expr) const {
@@ -101,7 +113,39 @@ struct LinearSum {
 };
 } // namespace
 
-/// `expr` over `dims` and `symbols` with unsigned division and remainder.
+/// Whether `expr` is non-negative whenever its dimensions and symbols are:
+/// sums with positive coefficients (after restoring mods), products,
+/// quotients and remainders of such expressions by positive constants.
+static bool isNonNegativeForm(AffineExpr expr) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return c.getValue() >= 0;
+  if (isa<AffineDimExpr, AffineSymbolExpr>(expr))
+    return true;
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+  case AffineExprKind::Mul: {
+    LinearSum sum;
+    sum.add(expr, 1);
+    sum.restoreMods();
+    if (AffineBinaryOpExpr product = sum.getSingleProduct())
+      return isNonNegativeForm(product.getLHS()) &&
+             isNonNegativeForm(product.getRHS());
+    return sum.constant >= 0 && llvm::all_of(sum.terms, [](auto &term) {
+             return term.second > 0 && isNonNegativeForm(term.first);
+           });
+  }
+  default: {
+    auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+    return divisor && divisor.getValue() > 0 &&
+           isNonNegativeForm(binary.getLHS());
+  }
+  }
+}
+
+/// `expr` over `dims` and `symbols` with unsigned division and remainder
+/// where the dividend is non-negative, the exact signed expansion where it
+/// may not be.
 static Value expandUnsigned(OpBuilder &b, Location loc, AffineExpr expr,
                             ValueRange dims, ValueRange symbols) {
   auto constant = [&](int64_t value) -> Value {
@@ -119,11 +163,7 @@ static Value expandUnsigned(OpBuilder &b, Location loc, AffineExpr expr,
     LinearSum sum;
     sum.add(expr, 1);
     sum.restoreMods();
-    if (sum.terms.size() == 1 && sum.constant == 0 &&
-        sum.terms.front().second == 1 &&
-        sum.terms.front().first.getKind() == AffineExprKind::Mul) {
-      // A product of two non-constant expressions.
-      auto product = cast<AffineBinaryOpExpr>(sum.terms.front().first);
+    if (AffineBinaryOpExpr product = sum.getSingleProduct()) {
       return arith::MulIOp::create(
           b, loc, expandUnsigned(b, loc, product.getLHS(), dims, symbols),
           expandUnsigned(b, loc, product.getRHS(), dims, symbols));
@@ -167,8 +207,12 @@ static Value expandUnsigned(OpBuilder &b, Location loc, AffineExpr expr,
                  sum.constant < 0);
     return result;
   }
+  auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  if (!divisor || divisor.getValue() <= 0 ||
+      !isNonNegativeForm(binary.getLHS()))
+    return affine::expandAffineExpr(b, loc, expr, dims, symbols);
   Value lhs = expandUnsigned(b, loc, binary.getLHS(), dims, symbols);
-  Value rhs = expandUnsigned(b, loc, binary.getRHS(), dims, symbols);
+  Value rhs = constant(divisor.getValue());
   switch (expr.getKind()) {
   case AffineExprKind::FloorDiv:
     return arith::DivUIOp::create(b, loc, lhs, rhs);
@@ -185,6 +229,23 @@ namespace {
 struct QMMExpandIndexMapsPass
     : public qmm::impl::QMMExpandIndexMapsBase<QMMExpandIndexMapsPass> {
   void runOnOperation() override {
+    // The precondition, where it can be seen: no operand is a negative
+    // constant.
+    WalkResult checked = getOperation()->walk([](affine::AffineApplyOp apply) {
+      for (Value operand : apply.getOperands()) {
+        APInt value;
+        if (matchPattern(operand, m_ConstantInt(&value)) &&
+            value.isNegative()) {
+          apply.emitOpError("qmm-expand-index-maps: operand ")
+              << value.getSExtValue()
+              << " is negative; kernel indices must not be";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
     getOperation()->walk([](affine::AffineApplyOp apply) {
       AffineMap map = apply.getAffineMap();
       OpBuilder b(apply);

@@ -319,11 +319,13 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
               Value counts = inside;
               if (tileFirstBlock != tileLastBlock) {
                 // The tile holds several blocks: is the item in this one?
+                // (Every offset is at least 0: no test for block 0.)
+                Value fromStart =
+                    block == 0 ? Value() : atLeast(b, itemOffset, block * blockN);
                 counts = andOf(
                     b, loc, counts,
-                    arith::AndIOp::create(
-                        b, loc, atLeast(b, itemOffset, block * blockN),
-                        im.lt(itemOffset, (block + 1) * blockN)));
+                    andOf(b, loc, fromStart,
+                          im.lt(itemOffset, (block + 1) * blockN)));
               }
               Value &blockAmax = amax[block - firstBlock];
               blockAmax = arith::MaximumFOp::create(

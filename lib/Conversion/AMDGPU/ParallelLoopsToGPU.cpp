@@ -1,6 +1,7 @@
 //===- ParallelLoopsToGPU.cpp - element-wise host loops as kernels --------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -53,29 +54,26 @@ static LogicalResult convertLoop(scf::ParallelOp loop) {
       b, loc, cst(b, llvm::divideCeil(total, kThreadsPerWorkgroup)), one, one,
       cst(b, kThreadsPerWorkgroup), one, one);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-  Value linear = arith::AddIOp::create(
-      body, loc,
-      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
-                            cst(body, kThreadsPerWorkgroup)),
-      launch.getThreadIds().x);
-  Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
-                                        linear, cst(body, total));
-  auto guard = scf::IfOp::create(body, loc, inRange, false);
+  IndexMath im{body, loc};
+  Value linear = im.apply(body.getAffineDimExpr(0) * kThreadsPerWorkgroup +
+                              body.getAffineDimExpr(1),
+                          {launch.getBlockIds().x, launch.getThreadIds().x});
+  auto guard = scf::IfOp::create(body, loc, im.lt(linear, total), false);
   gpu::TerminatorOp::create(body, loc);
 
+  // Iteration `linear` in row-major order over the extents: induction
+  // variable d is lower + step * ((linear floordiv inner) mod extent), inner
+  // being the product of the extents after d.
   OpBuilder inner = guard.getThenBodyBuilder();
+  IndexMath iim{inner, loc};
   IRMapping mapping;
-  Value remaining = linear;
+  int64_t innerIterations = 1;
   for (int64_t d = (int64_t)extents.size() - 1; d >= 0; --d) {
-    Value index = arith::RemUIOp::create(inner, loc, remaining,
-                                         cst(inner, extents[d]));
-    remaining = arith::DivUIOp::create(inner, loc, remaining,
-                                       cst(inner, extents[d]));
-    Value iv = arith::AddIOp::create(
-        inner, loc,
-        arith::MulIOp::create(inner, loc, index, cst(inner, steps[d])),
-        cst(inner, lower[d]));
-    mapping.map(loop.getInductionVars()[d], iv);
+    AffineExpr position = inner.getAffineDimExpr(0).floorDiv(innerIterations) %
+                          extents[d];
+    mapping.map(loop.getInductionVars()[d],
+                iim.apply(position * steps[d] + lower[d], {linear}));
+    innerIterations *= extents[d];
   }
   for (Operation &op : loop.getBody()->without_terminator())
     inner.clone(op, mapping);

@@ -330,15 +330,15 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     // the other; the first tile is copied before the loop.
     auto bufferOf = [&](OpBuilder &at, Value iv) {
       IndexMath aim{at, loc};
-      Value iteration = iv;
-      if (getConstantIntValue(loop.getLowerBound()) != 0)
-        iteration =
-            arith::SubIOp::create(at, loc, iteration, loop.getLowerBound());
+      AffineExpr iteration = at.getAffineDimExpr(0) - at.getAffineDimExpr(1);
       if (std::optional<int64_t> step = getConstantIntValue(loop.getStep()))
-        iteration = aim.div(iteration, *step);
-      else
-        iteration = arith::DivUIOp::create(at, loc, iteration, loop.getStep());
-      return aim.rem(iteration, 2);
+        return aim.apply(iteration.floorDiv(*step) % 2,
+                         {iv, loop.getLowerBound()});
+      // A step known at run time only: not an affine map.
+      Value count = arith::DivUIOp::create(
+          at, loc, aim.apply(iteration, {iv, loop.getLowerBound()}),
+          loop.getStep());
+      return aim.rem(count, 2);
     };
     auto copyIteration = [&](OpBuilder &at, Value iv) -> LogicalResult {
       IRMapping mapping;
@@ -363,8 +363,7 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
       return failure();
     gpu::BarrierOp::create(before, loc);
 
-    Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
-                                       loop.getStep());
+    Value next = IndexMath{b, loc}.add(loop.getInductionVar(), loop.getStep());
     auto prefetch = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next,

@@ -5,26 +5,42 @@
 // A's scale: [min(row, 39) / 1, k / 128]; B's: [min(col, 47) / 128, k / 128]
 // (rows and columns past M = 40 and N = 48 clamped). One fma with the
 // products of the scales.
+// Index maps over the thread id s0 (lane = s0 mod 64) and the op's
+// row / col / k:
+//   item row: s1 (row) + lane % 16, which MLIR prints with s0 mod 16
+//   expanded to s0 - (s0 floordiv 16) * 16
+// CHECK-DAG: #[[ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1 - (s0 floordiv 16) * 16)>
+//   block of 128 (k / 128 for A and B, clamped column / 128 for B)
+// CHECK-DAG: #[[DIV128:.*]] = affine_map<()[s0] -> (s0 floordiv 128)>
+//   item i's column: s1 (col) + 4 * (lane / 16) + i
+// CHECK-DAG: #[[COL0:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4)>
+// CHECK-DAG: #[[COL1:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 1)>
+// CHECK-DAG: #[[COL2:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 2)>
+// CHECK-DAG: #[[COL3:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 3)>
 // CHECK-LABEL: func.func @blockwise
-// CHECK-SAME:    (%[[SA:.*]]: memref<40x2xf32>, %[[SB:.*]]: memref<1x2xf32>, %[[ROW:.*]]: index, %[[COL:.*]]: index, %[[K:.*]]: index, %[[P:.*]]: vector<4xf32>, %[[ACC:.*]]: vector<4xf32>,
-// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %c64
-// CHECK:         %[[LROW:.*]] = arith.remui %[[LANE]], %c16
-// CHECK:         %[[R:.*]] = arith.addi %[[ROW]], %[[LROW]]
+// CHECK-SAME:    (%[[SA:.*]]: memref<40x2xf32>, %[[SB:.*]]: memref<1x2xf32>, %[[ROWARG:.*]]: index, %[[COLARG:.*]]: index, %[[K:.*]]: index, %[[P:.*]]: vector<4xf32>, %[[ACC:.*]]: vector<4xf32>,
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
+// CHECK:         %[[R:.*]] = affine.apply #[[ROW]]()[%[[TID]], %[[ROWARG]]]
 // CHECK:         %[[RC:.*]] = arith.minui %[[R]], %c39
-// CHECK:         %[[KB:.*]] = arith.divui %[[K]], %c128
+// CHECK:         %[[KB:.*]] = affine.apply #[[DIV128]]()[%[[K]]]
 // CHECK:         %[[SCALE_A:.*]] = memref.load %[[SA]][%[[RC]], %[[KB]]]
-// CHECK:         %[[GROUP:.*]] = arith.divui %[[LANE]], %c16
-// CHECK:         %[[C0:.*]] = arith.muli %[[GROUP]], %c4
-// CHECK:         %[[C:.*]] = arith.addi %[[COL]], %[[C0]]
-// CHECK:         %[[CC:.*]] = arith.minui %[[C]], %c47
-// CHECK:         %[[BR:.*]] = arith.divui %[[CC]], %c128
-// CHECK:         %[[SCALE_B0:.*]] = memref.load %[[SB]][%[[BR]], %[[KB]]]
-// CHECK:         arith.addi %[[C0]], %c1
-// CHECK:         %[[SCALE_B1:.*]] = memref.load %[[SB]]
-// CHECK:         arith.addi %[[C0]], %c2
-// CHECK:         %[[SCALE_B2:.*]] = memref.load %[[SB]]
-// CHECK:         arith.addi %[[C0]], %c3
-// CHECK:         %[[SCALE_B3:.*]] = memref.load %[[SB]]
+// CHECK:         %[[C0:.*]] = affine.apply #[[COL0]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC0:.*]] = arith.minui %[[C0]], %c47
+// CHECK:         %[[BR0:.*]] = affine.apply #[[DIV128]]()[%[[CC0]]]
+// CHECK:         %[[SCALE_B0:.*]] = memref.load %[[SB]][%[[BR0]], %[[KB]]]
+// CHECK:         %[[C1:.*]] = affine.apply #[[COL1]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC1:.*]] = arith.minui %[[C1]], %c47
+// CHECK:         %[[BR1:.*]] = affine.apply #[[DIV128]]()[%[[CC1]]]
+// CHECK:         %[[SCALE_B1:.*]] = memref.load %[[SB]][%[[BR1]], %[[KB]]]
+// CHECK:         %[[C2:.*]] = affine.apply #[[COL2]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC2:.*]] = arith.minui %[[C2]], %c47
+// CHECK:         %[[BR2:.*]] = affine.apply #[[DIV128]]()[%[[CC2]]]
+// CHECK:         %[[SCALE_B2:.*]] = memref.load %[[SB]][%[[BR2]], %[[KB]]]
+// CHECK:         %[[C3:.*]] = affine.apply #[[COL3]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC3:.*]] = arith.minui %[[C3]], %c47
+// CHECK:         %[[BR3:.*]] = affine.apply #[[DIV128]]()[%[[CC3]]]
+// CHECK:         %[[SCALE_B3:.*]] = memref.load %[[SB]][%[[BR3]], %[[KB]]]
 // CHECK:         %[[S0:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B0]] : f32
 // CHECK:         %[[S1:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B1]] : f32
 // CHECK:         %[[S2:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B2]] : f32
@@ -33,6 +49,7 @@
 // CHECK:         %[[NEW:.*]] = vector.fma %[[P]], %[[S]], %[[ACC]] : vector<4xf32>
 // CHECK:         vector.store %[[NEW]]
 // CHECK-NOT:   qmm.wave_scale_accumulate
+// CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
 func.func @blockwise(%sa: memref<40x2xf32>, %sb: memref<1x2xf32>, %row: index, %col: index, %k: index,
                      %p: vector<4xf32>, %acc: vector<4xf32>, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
@@ -55,15 +72,29 @@ func.func @blockwise(%sa: memref<40x2xf32>, %sb: memref<1x2xf32>, %row: index, %
 // M-major A scales ([K / 128, M]): the same scale, indices swapped.
 // Per-tensor B: block = the whole [48, 256] matrix, index [0, 0] computed
 // as [min(col, 47) / 48, k / 256].
+//   item row and item 0's column as in @blockwise
+// CHECK-DAG: #[[ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1 - (s0 floordiv 16) * 16)>
+//   A's K block: k / 128
+// CHECK-DAG: #[[DIV128:.*]] = affine_map<()[s0] -> (s0 floordiv 128)>
+// CHECK-DAG: #[[COL0:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4)>
+//   B's per-tensor block: clamped column / 48 and k / 256
+// CHECK-DAG: #[[DIV48:.*]] = affine_map<()[s0] -> (s0 floordiv 48)>
+// CHECK-DAG: #[[DIV256:.*]] = affine_map<()[s0] -> (s0 floordiv 256)>
 // CHECK-LABEL: func.func @mn_major_and_per_tensor
-// CHECK-SAME:    (%[[SA:.*]]: memref<2x40xf32>, %[[SB:.*]]: memref<1x1xf32>, %{{.*}}: index, %{{.*}}: index, %[[K:.*]]: index,
-// CHECK:         %[[RC:.*]] = arith.minui %{{.*}}, %c39
-// CHECK:         %[[KB:.*]] = arith.divui %[[K]], %c128
+// CHECK-SAME:    (%[[SA:.*]]: memref<2x40xf32>, %[[SB:.*]]: memref<1x1xf32>, %[[ROWARG:.*]]: index, %[[COLARG:.*]]: index, %[[K:.*]]: index,
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
+// CHECK:         %[[R:.*]] = affine.apply #[[ROW]]()[%[[TID]], %[[ROWARG]]]
+// CHECK:         %[[RC:.*]] = arith.minui %[[R]], %c39
+// CHECK:         %[[KB:.*]] = affine.apply #[[DIV128]]()[%[[K]]]
 // CHECK:         memref.load %[[SA]][%[[KB]], %[[RC]]] : memref<2x40xf32>
-// CHECK:         %[[CC:.*]] = arith.minui %{{.*}}, %c47
-// CHECK:         %[[BR:.*]] = arith.divui %[[CC]], %c48
-// CHECK:         %[[BK:.*]] = arith.divui %[[K]], %c256
+// CHECK:         %[[C0:.*]] = affine.apply #[[COL0]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC:.*]] = arith.minui %[[C0]], %c47
+// CHECK:         %[[BR:.*]] = affine.apply #[[DIV48]]()[%[[CC]]]
+// CHECK:         %[[BK:.*]] = affine.apply #[[DIV256]]()[%[[K]]]
 // CHECK:         memref.load %[[SB]][%[[BR]], %[[BK]]] : memref<1x1xf32>
+// CHECK:         vector.fma {{.*}} : vector<4xf32>
+// CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
 func.func @mn_major_and_per_tensor(%sa: memref<2x40xf32>, %sb: memref<1x1xf32>, %row: index, %col: index, %k: index,
                                    %p: vector<4xf32>, %acc: vector<4xf32>, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
@@ -86,13 +117,43 @@ func.func @mn_major_and_per_tensor(%sa: memref<2x40xf32>, %sb: memref<1x1xf32>, 
 // 32x32 MFMA, 16 items per lane: item i sits at column
 // 4 * (l / 32) + i % 4 + 8 * (i / 4); per-row B scales (one per column).
 // Item 4 is 8 columns after item 0, item 15 is 27 after.
+//   item row: s1 (row) + lane % 32 (printed with the mod expanded)
+// CHECK-DAG: #[[ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1 - (s0 floordiv 32) * 32)>
+//   per-row scales: one block of K = 64
+// CHECK-DAG: #[[DIV64:.*]] = affine_map<()[s0] -> (s0 floordiv 64)>
+//   columns of items 0, 3, 4, 8 and 15: s1 (col) + 4 * (lane / 32) + 0, 3,
+//   8, 16 and 27
+// CHECK-DAG: #[[COL0:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 32) * 4)>
+// CHECK-DAG: #[[COL3:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 32) * 4 + 3)>
+// CHECK-DAG: #[[COL4:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 32) * 4 + 8)>
+// CHECK-DAG: #[[COL8:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 32) * 4 + 16)>
+// CHECK-DAG: #[[COL15:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 32) * 4 + 27)>
 // CHECK-LABEL: func.func @columns_of_32x32
-// CHECK:         %[[GROUP:.*]] = arith.divui %{{.*}}, %c32
-// CHECK:         %[[C0:.*]] = arith.muli %[[GROUP]], %c4
-// CHECK:         arith.addi %[[C0]], %c8
-// CHECK:         arith.addi %[[C0]], %c27
+// CHECK-SAME:    (%[[SA:.*]]: memref<64x1xf32>, %[[SB:.*]]: memref<64x1xf32>, %[[ROWARG:.*]]: index, %[[COLARG:.*]]: index, %[[K:.*]]: index,
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
+// CHECK:         %[[R:.*]] = affine.apply #[[ROW]]()[%[[TID]], %[[ROWARG]]]
+// CHECK:         %[[RC:.*]] = arith.minui %[[R]], %c63
+// CHECK:         %[[KB:.*]] = affine.apply #[[DIV64]]()[%[[K]]]
+// CHECK:         memref.load %[[SA]][%[[RC]], %[[KB]]] : memref<64x1xf32>
+// CHECK:         %[[C0:.*]] = affine.apply #[[COL0]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC0:.*]] = arith.minui %[[C0]], %c63
+// CHECK:         memref.load %[[SB]][%[[CC0]], %[[KB]]] : memref<64x1xf32>
+// CHECK:         %[[C3:.*]] = affine.apply #[[COL3]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC3:.*]] = arith.minui %[[C3]], %c63
+// CHECK:         memref.load %[[SB]][%[[CC3]], %[[KB]]]
+// CHECK:         %[[C4:.*]] = affine.apply #[[COL4]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC4:.*]] = arith.minui %[[C4]], %c63
+// CHECK:         memref.load %[[SB]][%[[CC4]], %[[KB]]]
+// CHECK:         %[[C8:.*]] = affine.apply #[[COL8]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC8:.*]] = arith.minui %[[C8]], %c63
+// CHECK:         memref.load %[[SB]][%[[CC8]], %[[KB]]]
+// CHECK:         %[[C15:.*]] = affine.apply #[[COL15]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC15:.*]] = arith.minui %[[C15]], %c63
+// CHECK:         memref.load %[[SB]][%[[CC15]], %[[KB]]]
 // CHECK:         vector.from_elements {{.*}} : vector<16xf32>
 // CHECK:         vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
 func.func @columns_of_32x32(%sa: memref<64x1xf32>, %sb: memref<64x1xf32>, %row: index, %col: index, %k: index,
                             %p: vector<16xf32>, %acc: vector<16xf32>, %out: memref<16xf32>) {
   %c0 = arith.constant 0 : index

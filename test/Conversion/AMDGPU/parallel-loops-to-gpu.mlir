@@ -1,22 +1,26 @@
 // RUN: fp8-opt %s -split-input-file --qmm-parallel-loops-to-gpu --cse | FileCheck %s
 
 // A 40 x 64 nest: 2560 iterations, 10 workgroups of 256 threads; the linear
-// thread id is split back into (i, j) with j fastest.
+// thread id b * 256 + t is split back into (i, j) with j fastest:
+// j = (b * 256 + t) mod 64 = t mod 64 (256 is a multiple of 64) and
+// i = ((b * 256 + t) floordiv 64) mod 40 = (b * 4 + t floordiv 64) mod 40,
+// each one composed affine map.
+// CHECK-DAG:   #[[LINEAR:.*]] = affine_map<()[s0, s1] -> (s0 * 256 + s1)>
+// CHECK-DAG:   #[[J:.*]] = affine_map<()[s0] -> (s0 mod 64)>
+// CHECK-DAG:   #[[I:.*]] = affine_map<()[s0, s1] -> ((s0 * 4 + s1 floordiv 64) mod 40)>
 // CHECK:       module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @nest
 // CHECK-DAG:   %[[C10:.*]] = arith.constant 10 : index
 // CHECK-DAG:   %[[C256:.*]] = arith.constant 256 : index
 // CHECK:       gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C10]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]],
-// CHECK:         %[[MUL:.*]] = arith.muli %[[BX]], %{{.*}}
-// CHECK:         %[[ID:.*]] = arith.addi %[[MUL]], %[[TX]]
+// CHECK:         %[[ID:.*]] = affine.apply #[[LINEAR]]()[%[[BX]], %[[TX]]]
 // CHECK:         %[[IN:.*]] = arith.cmpi ult, %[[ID]], %c2560
 // CHECK:         scf.if %[[IN]] {
-// CHECK:           %[[J:.*]] = arith.remui %[[ID]], %c64
-// CHECK:           %[[REST:.*]] = arith.divui %[[ID]], %c64
-// CHECK:           %[[I:.*]] = arith.remui %[[REST]], %c40
-// CHECK:           memref.load %arg0[%{{.*}}, %{{.*}}]
+// CHECK:           %[[JV:.*]] = affine.apply #[[J]]()[%[[TX]]]
+// CHECK:           %[[IV:.*]] = affine.apply #[[I]]()[%[[BX]], %[[TX]]]
+// CHECK:           memref.load %arg0[%[[IV]], %[[JV]]]
 // CHECK:           arith.mulf
-// CHECK:           memref.store
+// CHECK:           memref.store %{{.*}}, %arg1[%[[IV]], %[[JV]]]
 // CHECK:         gpu.terminator
 // CHECK-NOT:   scf.parallel
 func.func @nest(%in: memref<40x64xf32>, %out: memref<40x64xf32>) {
@@ -29,6 +33,29 @@ func.func @nest(%in: memref<40x64xf32>, %out: memref<40x64xf32>) {
     %v = memref.load %in[%i, %j] : memref<40x64xf32>
     %w = arith.mulf %v, %two : f32
     memref.store %w, %out[%i, %j] : memref<40x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Lower bound 2, step 3 up to 11: iterations 2, 5, 8 (3 of them); thread
+// (b, t) runs i = 2 + 3 * ((b * 256 + t) mod 3), which MLIR prints with
+// the mod expanded: 768 b + 3 t - 9 * ((256 b + t) floordiv 3) + 2.
+// CHECK-DAG:   #[[STRIDED:.*]] = affine_map<()[s0, s1] -> (s0 * 768 + s1 * 3 - ((s0 * 256 + s1) floordiv 3) * 9 + 2)>
+// CHECK-LABEL: func.func @strided
+// CHECK:       gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in
+// CHECK:         arith.cmpi ult, %{{.*}}, %c3
+// CHECK:           %[[I:.*]] = affine.apply #[[STRIDED]]()[%[[BX]], %[[TX]]]
+// CHECK:           memref.store %{{.*}}, %arg0[%[[I]]]
+func.func @strided(%out: memref<12xf32>) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c11 = arith.constant 11 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c2) to (%c11) step (%c3) {
+    memref.store %one, %out[%i] : memref<12xf32>
     scf.reduce
   }
   return

@@ -6,43 +6,53 @@
 // bytes (32 values; 16 bytes would end inside a value). Global reads go
 // through a flat view of the operand at byte row * (K * w / 8) + k * w / 8
 // (K = 256: rows of 128 and 192 bytes); LDS columns are bytes, rows padded
-// to conflict-free fragment reads (64 + 16 and 96 + 48 bytes).
-// CHECK-LABEL: func.func @packed_tiles
-// CHECK:       workgroup(%[[LA:.*]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>)
+// to conflict-free fragment reads (64 + 16 and 96 + 48 bytes). 32 rows x 4
+// chunks = 128 chunks for 256 threads: threads 128 and up copy nothing.
 // gfx950 writes 16 chunks (64 banks) per LDS phase: 4 FP4 rows of 80
-// bytes, which collide row after row; rows 4 apart fill the banks, so
-// chunk c goes to row 16 * (c / 64) + (c % 64) / 16 + 4 * ((c % 16) / 4),
-// byte 16 * (c % 4).
+// bytes, which collide row after row; rows 4 apart fill the banks
+// (LdsCopyMapping: 4 chunks per row, 4 rows per phase, row stride 4,
+// groups of 16 rows = 64 chunks), so chunk c goes to row
+// 16 * (c floordiv 64) + (c mod 64) floordiv 16 + 4 * ((c mod 16) floordiv 4),
+// byte 16 * (c mod 4).
+// CHECK-DAG:   #[[FP4_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 16 + ((s0 mod 16) floordiv 4) * 4)>
+// CHECK-DAG:   #[[FP4_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 4) * 64)>
+// A's flat byte: (clamped row) * 128 + k * 4 / 8 + the copy byte (value
+// k + 2 * byte).
+// CHECK-DAG:   #[[FP4_AT:map[0-9]*]] = affine_map<()[s0, s1, s2] -> (s0 * 128 + s1 * 16 + s2 floordiv 2 - (s1 floordiv 4) * 64)>
+// FP6: 24-byte chunks, 10 per 256-byte phase (not whole rows): row after
+// row (row stride 0), chunk c at row c floordiv 4, byte 24 * (c mod 4).
+// CHECK-DAG:   #[[FP6_ROW:map[0-9]*]] = affine_map<()[s0] -> (s0 floordiv 4)>
+// CHECK-DAG:   #[[FP6_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 24 - (s0 floordiv 4) * 96)>
+// B's flat byte: (clamped row) * 192 + k * 6 / 8 + the copy byte (value
+// k + 32 * (c mod 4)).
+// CHECK-DAG:   #[[FP6_AT:map[0-9]*]] = affine_map<()[s0, s1, s2] -> (s0 * 192 + s1 * 24 + (s2 * 3) floordiv 4 - (s1 floordiv 4) * 96)>
+// CHECK-LABEL: func.func @packed_tiles
+// CHECK-SAME:    (%[[A:.*]]: memref<40x256xf4E2M1FN>, %[[B:.*]]: memref<48x256xf6E2M3FN>, %[[K:.*]]: index,
+// CHECK:       workgroup(%[[LA:.*]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>)
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
-// CHECK:         scf.if
-// CHECK:           %[[GROUP:.*]] = arith.divui %[[TID]], %c64
-// CHECK:           %[[IN_GROUP:.*]] = arith.remui %[[TID]], %c64
-// CHECK:           %[[IN_PHASE:.*]] = arith.remui %[[IN_GROUP]], %c16
-// CHECK:           %[[K4:.*]] = arith.divui %[[IN_PHASE]], %c4
-// CHECK:           %[[STRIDED:.*]] = arith.muli %[[K4]], %c4
-// CHECK:           %[[PHASE:.*]] = arith.divui %[[IN_GROUP]], %c16
-// CHECK:           %[[GROUP_ROW:.*]] = arith.muli %[[GROUP]], %c16
-// CHECK:           %[[R0:.*]] = arith.addi %[[GROUP_ROW]], %[[PHASE]]
-// CHECK:           %[[ROW:.*]] = arith.addi %[[R0]], %[[STRIDED]]
-// CHECK:           %[[CHUNK:.*]] = arith.remui %[[IN_PHASE]], %c4
-// CHECK:           %[[COL:.*]] = arith.muli %[[CHUNK]], %c16
-// CHECK:           %[[GROW:.*]] = arith.minui %{{.*}}, %c39
-// CHECK:           %[[KBITS:.*]] = arith.muli %[[COL]], %c8
-// CHECK:           %[[KOFF:.*]] = arith.divui %[[KBITS]], %c4
-// CHECK:           %[[K:.*]] = arith.addi %arg2, %[[KOFF]]
-// CHECK:           %[[FLAT:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [10240], strides: [1] : memref<40x256xf4E2M1FN> to memref<10240xf4E2M1FN>
-// CHECK:           %[[KB:.*]] = arith.muli %[[K]], %c4
-// CHECK:           %[[KBYTE:.*]] = arith.divui %[[KB]], %c8
-// CHECK:           %[[ROWBYTE:.*]] = arith.muli %[[GROW]], %c128
-// CHECK:           %[[AT:.*]] = arith.addi %[[ROWBYTE]], %[[KBYTE]]
-// CHECK:           %[[DATA:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<10240xf4E2M1FN>, vector<32xf4E2M1FN>
-// CHECK:           vector.store %[[DATA]], %[[LA]][%[[ROW]], %[[COL]]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, vector<32xf4E2M1FN>
-// CHECK:         scf.if
-// CHECK:           %[[COL6:.*]] = arith.muli %{{.*}}, %c24
-// CHECK:           memref.reinterpret_cast %arg1 to offset: [0], sizes: [12288], strides: [1]
-// CHECK:           arith.muli %{{.*}}, %c192
-// CHECK:           %[[DATA6:.*]] = vector.load %{{.*}} : memref<12288xf6E2M3FN>, vector<32xf6E2M3FN>
-// CHECK:           vector.store %[[DATA6]], %[[LB]][%{{.*}}, %[[COL6]]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>, vector<32xf6E2M3FN>
+// CHECK:         %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c128
+// Rows past the matrix (40 rows, 48 rows: tiles of 32 divide neither) read
+// its last row.
+// CHECK:         scf.if %[[ACTIVE]] {
+// CHECK-NEXT:      %[[ROW:.*]] = affine.apply #[[FP4_ROW]]()[%[[TID]]]
+// CHECK-NEXT:      %[[COL:.*]] = affine.apply #[[FP4_COL]]()[%[[TID]]]
+// CHECK-NEXT:      %[[C39:.*]] = arith.constant 39 : index
+// CHECK-NEXT:      %[[GROW:.*]] = arith.minui %[[ROW]], %[[C39]]
+// CHECK-NEXT:      %[[FLAT:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [10240], strides: [1] : memref<40x256xf4E2M1FN> to memref<10240xf4E2M1FN>
+// CHECK-NEXT:      %[[AT:.*]] = affine.apply #[[FP4_AT]]()[%[[GROW]], %[[TID]], %[[K]]]
+// CHECK-NEXT:      %[[DATA:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<10240xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK-NEXT:      vector.store %[[DATA]], %[[LA]][%[[ROW]], %[[COL]]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, vector<32xf4E2M1FN>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.if %[[ACTIVE]] {
+// CHECK-NEXT:      %[[ROW6:.*]] = affine.apply #[[FP6_ROW]]()[%[[TID]]]
+// CHECK-NEXT:      %[[COL6:.*]] = affine.apply #[[FP6_COL]]()[%[[TID]]]
+// CHECK-NEXT:      %[[C47:.*]] = arith.constant 47 : index
+// CHECK-NEXT:      %[[GROW6:.*]] = arith.minui %[[ROW6]], %[[C47]]
+// CHECK-NEXT:      %[[FLAT6:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [12288], strides: [1] : memref<48x256xf6E2M3FN> to memref<12288xf6E2M3FN>
+// CHECK-NEXT:      %[[AT6:.*]] = affine.apply #[[FP6_AT]]()[%[[GROW6]], %[[TID]], %[[K]]]
+// CHECK-NEXT:      %[[DATA6:.*]] = vector.load %[[FLAT6]][%[[AT6]]] : memref<12288xf6E2M3FN>, vector<32xf6E2M3FN>
+// CHECK-NEXT:      vector.store %[[DATA6]], %[[LB]][%[[ROW6]], %[[COL6]]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>, vector<32xf6E2M3FN>
+// CHECK-NEXT:    }
 func.func @packed_tiles(%a: memref<40x256xf4E2M1FN>, %b: memref<48x256xf6E2M3FN>,
                         %k: index, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
@@ -65,13 +75,37 @@ func.func @packed_tiles(%a: memref<40x256xf4E2M1FN>, %b: memref<48x256xf6E2M3FN>
 // A group's matrix of a [G, rows, K] operand (grouped matmuls): 8-bit data
 // loads with the group as leading index; packed FP4 data takes the group's
 // rows from the operand's start: flat row g * 64 + row, 128 bytes each.
+// Tiles of 32 rows divide both operands' rows (32, 64): no row clamp.
+// FP8 A, rows of 128 bytes = 8 chunks, 2 rows per 16-chunk phase, row
+// stride 8 (groups of 16 rows = 128 chunks): chunk c goes to row
+// 16 * (c floordiv 128) + (c mod 128) floordiv 16 + 8 * ((c mod 16) floordiv 8),
+// byte 16 * (c mod 8); 256 chunks, one per thread, no guard.
+// CHECK-DAG:   #[[FP8_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 128) * 16 + (s0 mod 128) floordiv 16 + ((s0 mod 16) floordiv 8) * 8)>
+// CHECK-DAG:   #[[FP8_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 8) * 128)>
+// CHECK-DAG:   #[[FP8_K:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 8) * 128)>
+// FP4 B: the placement of @packed_tiles.
+// CHECK-DAG:   #[[FP4_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 16 + ((s0 mod 16) floordiv 4) * 4)>
+// CHECK-DAG:   #[[FP4_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 4) * 64)>
+// Flat byte (g * 64 + copy row) * 128 + copy byte + k / 2, the copy row
+// expanded: g * 8192 + 2048 * (c floordiv 64) + 128 * ((c mod 64) floordiv 16)
+// + 512 * ((c mod 16) floordiv 4) + 16 * (c mod 4) + k floordiv 2.
+// CHECK-DAG:   #[[FP4_AT:map[0-9]*]] = affine_map<()[s0, s1, s2] -> (s0 * 8192 + s1 * 16 + s2 floordiv 2 - (s1 floordiv 4) * 64 + (s1 floordiv 64) * 2048 + ((s1 mod 64) floordiv 16) * 128 + ((s1 mod 16) floordiv 4) * 512)>
 // CHECK-LABEL: func.func @group_operands
 // CHECK-SAME:    (%[[A:.*]]: memref<2x32x256xf8E4M3FN>, %[[B:.*]]: memref<3x64x256xf4E2M1FN>, %[[G:.*]]: index, %[[K:.*]]: index,
-// CHECK:         vector.load %[[A]][%[[G]], %{{.*}}, %{{.*}}] : memref<2x32x256xf8E4M3FN>, vector<16xf8E4M3FN>
-// CHECK:         %[[GROUP_ROW:.*]] = arith.muli %[[G]], %c64
-// CHECK:         %[[FLAT_ROW:.*]] = arith.addi %[[GROUP_ROW]], %{{.*}}
-// CHECK:         arith.muli %[[FLAT_ROW]], %c128
-// CHECK:         vector.load %{{.*}} : memref<49152xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK:         workgroup(%[[LA:.*]] : memref<32x144xf8E4M3FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>)
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[FP8_ROW]]()[%[[TID]]]
+// CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[FP8_COL]]()[%[[TID]]]
+// CHECK-NEXT:    %[[GK:.*]] = affine.apply #[[FP8_K]]()[%[[TID]], %[[K]]]
+// CHECK-NEXT:    %[[DATA:.*]] = vector.load %[[A]][%[[G]], %[[ROW]], %[[GK]]] : memref<2x32x256xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK-NEXT:    vector.store %[[DATA]], %[[LA]][%[[ROW]], %[[COL]]]
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[ROW4:.*]] = affine.apply #[[FP4_ROW]]()[%[[TID]]]
+// CHECK-NEXT:      %[[COL4:.*]] = affine.apply #[[FP4_COL]]()[%[[TID]]]
+// CHECK-NEXT:      %[[FLAT:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [49152], strides: [1]
+// CHECK-NEXT:      %[[AT:.*]] = affine.apply #[[FP4_AT]]()[%[[G]], %[[TID]], %[[K]]]
+// CHECK-NEXT:      %[[DATA4:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<49152xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK-NEXT:      vector.store %[[DATA4]], %[[LB]][%[[ROW4]], %[[COL4]]]
 func.func @group_operands(%a: memref<2x32x256xf8E4M3FN>, %b: memref<3x64x256xf4E2M1FN>,
                           %g: index, %k: index, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index

@@ -6,37 +6,47 @@
 // threads: threads 128 and up copy nothing. On gfx942 (32 banks of 4
 // bytes) one LDS phase of 16-byte writes is 8 chunks = two rows of 4
 // chunks; rows are 18 dwords, and 8 * 18 = 16 (mod 32) = half the banks,
-// so a phase writes rows r and r + 8: chunk c goes to row
-// 16 * (c / 64) + (c % 64) / 8 + 8 * ((c % 8) / 4), bytes 16 * (c % 4).
-// Rows past the matrix read its last row (39 for A, 47 for B).
+// so a phase writes rows r and r + 8 (LdsCopyMapping: 4 chunks per row,
+// 2 rows per phase, row stride 8, groups of 2 * 8 rows = 64 chunks):
+// chunk c goes to row 16 * (c floordiv 64) + (c mod 64) floordiv 8
+// + 8 * ((c mod 8) floordiv 4), byte 16 * (c mod 4). One round: c = thread.
+// CHECK-DAG:   #[[COPY_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8)>
+// CHECK-DAG:   #[[COPY_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 4) * 64)>
+// A's tile starts at row 16: global row = 16 + copy row.
+// CHECK-DAG:   #[[A_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8 + 16)>
+// Global column: k + copy byte (1 byte per value).
+// CHECK-DAG:   #[[GLOBAL_K:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64)>
 // CHECK-LABEL: func.func @single_buffer
+// CHECK-SAME:    (%[[A:.*]]: memref<40x256xf8E4M3FNUZ>, %[[B:.*]]: memref<48x256xf8E4M3FNUZ>, %[[K:.*]]: index,
 // CHECK:       gpu.launch
 // CHECK-SAME:    workgroup(%[[LDSA:.*]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
 // CHECK:         gpu.barrier
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK:         %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c128
+// Neither tile divides its operand's rows (40 and 48 for tiles of 32):
+// rows past the matrix read its last row (39 for A, 47 for B).
 // CHECK:         scf.if %[[ACTIVE]] {
-// CHECK:           %[[GROUP:.*]] = arith.divui %[[TID]], %c64
-// CHECK:           %[[IN_GROUP:.*]] = arith.remui %[[TID]], %c64
-// CHECK:           %[[IN_PHASE:.*]] = arith.remui %[[IN_GROUP]], %c8
-// CHECK:           %[[HALF:.*]] = arith.divui %[[IN_PHASE]], %c4
-// CHECK:           %[[PAIR:.*]] = arith.muli %[[HALF]], %c8
-// CHECK:           %[[PHASE:.*]] = arith.divui %[[IN_GROUP]], %c8
-// CHECK:           %[[GROUP_ROW:.*]] = arith.muli %[[GROUP]], %c16
-// CHECK:           %[[R0:.*]] = arith.addi %[[GROUP_ROW]], %[[PHASE]]
-// CHECK:           %[[ROW:.*]] = arith.addi %[[R0]], %[[PAIR]]
-// CHECK:           %[[CHUNK:.*]] = arith.remui %[[IN_PHASE]], %c4
-// CHECK:           %[[COL:.*]] = arith.muli %[[CHUNK]], %c16
-// CHECK:           %[[GROW:.*]] = arith.addi %c16, %[[ROW]]
-// CHECK:           %[[CLAMPED:.*]] = arith.minui %[[GROW]], %c39
-// CHECK:           %[[GK:.*]] = arith.addi %arg2, %[[COL]]
-// CHECK:           %[[DATA:.*]] = vector.load %arg0[%[[CLAMPED]], %[[GK]]] : memref<40x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
-// CHECK:           vector.store %[[DATA]], %[[LDSA]][%[[ROW]], %[[COL]]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<16xf8E4M3FNUZ>
-// CHECK:         scf.if %[[ACTIVE]] {
-// CHECK:           arith.minui %{{.*}}, %c47
-// CHECK:           vector.load %arg1
-// CHECK:           vector.store %{{.*}}, %[[LDSB]]
-// CHECK:         gpu.barrier
+// CHECK-NEXT:      %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK-NEXT:      %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
+// CHECK-NEXT:      %[[GROW:.*]] = affine.apply #[[A_ROW]]()[%[[TID]]]
+// CHECK-NEXT:      %[[C39:.*]] = arith.constant 39 : index
+// CHECK-NEXT:      %[[CLAMPED:.*]] = arith.minui %[[GROW]], %[[C39]]
+// CHECK-NEXT:      %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %[[K]]]
+// CHECK-NEXT:      %[[DATA:.*]] = vector.load %[[A]][%[[CLAMPED]], %[[GK]]] : memref<40x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:      vector.store %[[DATA]], %[[LDSA]][%[[ROW]], %[[COL]]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:    }
+// B's tile starts at row 0: the copy row itself is the global row (no add
+// of 0), clamped.
+// CHECK-NEXT:    scf.if %[[ACTIVE]] {
+// CHECK-NEXT:      %[[BROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK-NEXT:      %[[BCOL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
+// CHECK-NEXT:      %[[C47:.*]] = arith.constant 47 : index
+// CHECK-NEXT:      %[[BCLAMPED:.*]] = arith.minui %[[BROW]], %[[C47]]
+// CHECK-NEXT:      %[[BK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %[[K]]]
+// CHECK-NEXT:      %[[BDATA:.*]] = vector.load %[[B]][%[[BCLAMPED]], %[[BK]]] : memref<48x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:      vector.store %[[BDATA]], %[[LDSB]][%[[BROW]], %[[BCOL]]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.barrier
 // CHECK:         qmm.wave_mma %[[LDSA]][%c0, %c0], %[[LDSB]][%c0, %c0] wave_offset[%c16, %c0]
 // CHECK-SAME:      : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<4xf32>
 func.func @single_buffer(%a: memref<40x256xf8E4M3FNUZ>, %b: memref<48x256xf8E4M3FNUZ>,
@@ -61,15 +71,54 @@ func.func @single_buffer(%a: memref<40x256xf8E4M3FNUZ>, %b: memref<48x256xf8E4M3
 
 // A K tail (K = 80, not a multiple of tile K 64): a chunk wholly inside K
 // (start < 80 - 16 + 1) is one vector load, the others are zeros. 32 x 32
-// MFMA, one 8-byte piece of padding; 64 rows x 4 chunks = 256 chunks, one
-// per thread (no guard).
+// MFMA, one 8-byte piece of padding; A: 64 rows x 4 chunks = 256 chunks
+// for the 64 threads, four rounds (chunk = thread + 64 * round) and no
+// guard. Same placement as above (64 rows: still row stride 8); chunk
+// c + 64 lands 16 rows below chunk c, same byte. Rows are clamped to the
+// last row (33 rows in A, 17 in B: tiles of 64 and 32 do not divide them).
+// CHECK-DAG:   #[[COPY_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8)>
+// CHECK-DAG:   #[[COPY_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 4) * 64)>
+// CHECK-DAG:   #[[GLOBAL_K:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64)>
+// Rounds 1, 2, 3: copy row of the thread + 16, + 32, + 48.
+// CHECK-DAG:   #[[ROW_R1:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8 + 16)>
+// CHECK-DAG:   #[[ROW_R2:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8 + 32)>
+// CHECK-DAG:   #[[ROW_R3:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8 + 48)>
 // CHECK-LABEL: func.func @k_tail
-// CHECK-NOT:   arith.cmpi ult, %{{.*}}, %c256
-// CHECK:       %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c65
-// CHECK:       scf.if %[[IN]] -> (vector<16xf8E4M3FNUZ>)
-// CHECK:         vector.load %arg0
+// CHECK:       workgroup(%[[LDSA:.*]] : memref<64x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
+// CHECK:       %[[TID:.*]] = gpu.thread_id x
+// CHECK-NOT:   arith.cmpi ult, %[[TID]]
+// CHECK:       %[[ROW0:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK:       %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
+// CHECK:       %[[C32:.*]] = arith.constant 32 : index
+// CHECK:       %[[G0:.*]] = arith.minui %[[ROW0]], %[[C32]]
+// CHECK:       %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %arg2]
+// CHECK:       %[[IN:.*]] = arith.cmpi ult, %[[GK]], %c65
+// CHECK:       %[[D0:.*]] = scf.if %[[IN]] -> (vector<16xf8E4M3FNUZ>)
+// CHECK:         vector.load %arg0[%[[G0]], %[[GK]]]
 // CHECK:       } else {
 // CHECK:         arith.constant dense<0.000000e+00> : vector<16xf8E4M3FNUZ>
+// CHECK:       vector.store %[[D0]], %[[LDSA]][%[[ROW0]], %[[COL]]]
+// CHECK:       %[[ROW1:.*]] = affine.apply #[[ROW_R1]]()[%[[TID]]]
+// CHECK:       %[[G1:.*]] = arith.minui %[[ROW1]], %[[C32]]
+// CHECK:       %[[D1:.*]] = scf.if %[[IN]]
+// CHECK:         vector.load %arg0[%[[G1]], %[[GK]]]
+// CHECK:       vector.store %[[D1]], %[[LDSA]][%[[ROW1]], %[[COL]]]
+// CHECK:       %[[ROW2:.*]] = affine.apply #[[ROW_R2]]()[%[[TID]]]
+// CHECK:       arith.minui %[[ROW2]], %[[C32]]
+// CHECK:       vector.store %{{.*}}, %[[LDSA]][%[[ROW2]], %[[COL]]]
+// CHECK:       %[[ROW3:.*]] = affine.apply #[[ROW_R3]]()[%[[TID]]]
+// CHECK:       arith.minui %[[ROW3]], %[[C32]]
+// CHECK:       vector.store %{{.*}}, %[[LDSA]][%[[ROW3]], %[[COL]]]
+// B: 32 rows, two rounds, clamped to its last row 16.
+// CHECK:       %[[C16:.*]] = arith.constant 16 : index
+// CHECK:       %[[H0:.*]] = arith.minui %[[ROW0]], %[[C16]]
+// CHECK:       vector.load %arg1[%[[H0]], %[[GK]]]
+// CHECK:       vector.store %{{.*}}, %[[LDSB]][%[[ROW0]], %[[COL]]]
+// CHECK:       %[[H1:.*]] = arith.minui %[[ROW1]], %[[C16]]
+// CHECK:       vector.load %arg1[%[[H1]], %[[GK]]]
+// CHECK:       vector.store %{{.*}}, %[[LDSB]][%[[ROW1]], %[[COL]]]
+// CHECK-NOT:   vector.store
+// CHECK:       gpu.barrier
 func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %b: memref<17x80xf8E4M3FNUZ>,
                   %k: index, %out: memref<16xf32>) {
   %c0 = arith.constant 0 : index
@@ -90,16 +139,34 @@ func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %b: memref<17x80xf8E4M3FNUZ>,
 // -----
 
 // K = 40, not a multiple of 16: the chunk that crosses K loads byte by
-// byte, indices clamped to K - 1 and zeros selected past K.
+// byte, indices clamped to K - 1 and zeros selected past K. The tile's 32
+// rows divide A's 32: no row clamp, the copy row is the global row.
+// CHECK-DAG:   #[[COPY_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8)>
+// CHECK-DAG:   #[[GLOBAL_K:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64)>
+// Byte j of the chunk: global column + j (j = 1 and 15 checked).
+// CHECK-DAG:   #[[GLOBAL_K1:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64 + 1)>
+// CHECK-DAG:   #[[GLOBAL_K15:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64 + 15)>
 // CHECK-LABEL: func.func @k_not_multiple_of_16
-// CHECK:       %[[WHOLE:.*]] = arith.cmpi ult, %{{.*}}, %c25
+// CHECK:       %[[TID:.*]] = gpu.thread_id x
+// CHECK:       %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK-NOT:   arith.minui
+// CHECK:       %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %arg2]
+// CHECK:       %[[WHOLE:.*]] = arith.cmpi ult, %[[GK]], %c25
 // CHECK:       scf.if %[[WHOLE]] -> (vector<16xf8E4M3FNUZ>)
-// CHECK:         vector.load %arg0
+// CHECK:         vector.load %arg0[%[[ROW]], %[[GK]]]
 // CHECK:       } else {
-// CHECK:         %[[K:.*]] = arith.minui %{{.*}}, %c39
-// CHECK:         memref.load %arg0[%{{.*}}, %[[K]]]
-// CHECK:         %[[INSIDE:.*]] = arith.cmpi ult, %{{.*}}, %c40
+// CHECK:         %[[K:.*]] = arith.minui %[[GK]], %c39
+// CHECK:         memref.load %arg0[%[[ROW]], %[[K]]]
+// CHECK:         %[[INSIDE:.*]] = arith.cmpi ult, %[[GK]], %c40
 // CHECK:         arith.select %[[INSIDE]]
+// CHECK:         %[[GK1:.*]] = affine.apply #[[GLOBAL_K1]]()[%[[TID]], %arg2]
+// CHECK:         %[[K1:.*]] = arith.minui %[[GK1]], %c39
+// CHECK:         memref.load %arg0[%[[ROW]], %[[K1]]]
+// CHECK:         arith.cmpi ult, %[[GK1]], %c40
+// CHECK:         %[[GK15:.*]] = affine.apply #[[GLOBAL_K15]]()[%[[TID]], %arg2]
+// CHECK:         arith.minui %[[GK15]], %c39
+// CHECK:         memref.load
+// CHECK-NOT:     memref.load
 // CHECK:         vector.from_elements {{.*}} : vector<16xf8E4M3FNUZ>
 func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %b: memref<32x40xf8E4M3FNUZ>,
                                 %k: index, %out: memref<4xf32>) {
@@ -123,29 +190,53 @@ func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %b: memref<32x40xf
 // stages = 2: two buffers per operand. The first tile (the loop's lower
 // bound, k = 0 * 64) goes into buffer 0 before the loop, then a barrier.
 // Iteration t copies tile t + 1 (its k recomputed from t + 1) into buffer
-// (t + 1) % 2 when t + 1 < 4, multiplies out of buffer t % 2 and ends with
-// the one barrier.
+// (t + 1) mod 2 when t + 1 < 4, multiplies out of buffer t mod 2 and ends
+// with the one barrier. 128 threads: A (32 rows) is 128 chunks, one each;
+// B (16 rows) is 64, threads 64 and up copy none of it. Both tiles divide
+// their operands' rows: no row clamp. The placement (same map as above)
+// does not depend on t: computed once, before the loop.
+// CHECK-DAG:   #[[COPY_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8)>
+// CHECK-DAG:   #[[COPY_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 4) * 64)>
+// Global column: copy byte + the tile's k (a symbol before the loop, a
+// dimension inside it).
+// CHECK-DAG:   #[[K_FIRST:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64)>
+// CHECK-DAG:   #[[K_NEXT:map[0-9]*]] = affine_map<(d0)[s0] -> (d0 + s0 * 16 - (s0 floordiv 4) * 64)>
+// t + 1; its buffer (t + 1) mod 2, as MLIR simplifies it; t's buffer.
+// CHECK-DAG:   #[[PLUS_ONE:map[0-9]*]] = affine_map<(d0) -> (d0 + 1)>
+// CHECK-DAG:   #[[NEXT_STAGE:map[0-9]*]] = affine_map<(d0) -> (d0 - ((d0 + 1) floordiv 2) * 2 + 1)>
+// CHECK-DAG:   #[[STAGE:map[0-9]*]] = affine_map<(d0) -> (d0 mod 2)>
 // CHECK-LABEL: func.func @double_buffered
 // CHECK:       gpu.launch
 // CHECK-SAME:    workgroup(%[[LDSA:.*]] : memref<2x32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<2x16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
 // CHECK:         %[[K0:.*]] = arith.muli %c0, %c64
-// CHECK:         %[[STAGE0:.*]] = arith.remui %{{.*}}, %c2
-// CHECK:         vector.load %arg0[%{{.*}}, %{{.*}}]
-// CHECK:         vector.store %{{.*}}, %[[LDSA]][%[[STAGE0]], %{{.*}}, %{{.*}}]
-// CHECK:         vector.store %{{.*}}, %[[LDSB]][%[[STAGE0]], %{{.*}}, %{{.*}}]
-// CHECK:         gpu.barrier
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
+// CHECK-NEXT:    %[[GK0:.*]] = affine.apply #[[K_FIRST]]()[%[[TID]], %[[K0]]]
+// CHECK-NEXT:    %[[A0:.*]] = vector.load %arg0[%[[ROW]], %[[GK0]]] : memref<32x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// Buffer 0 (0 mod 2 folded to the constant).
+// CHECK-NEXT:    vector.store %[[A0]], %[[LDSA]][%c0, %[[ROW]], %[[COL]]]
+// CHECK-NEXT:    %[[BACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c64
+// CHECK-NEXT:    scf.if %[[BACTIVE]] {
+// CHECK-NEXT:      %[[B0:.*]] = vector.load %arg1[%[[ROW]], %[[GK0]]] : memref<16x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:      vector.store %[[B0]], %[[LDSB]][%c0, %[[ROW]], %[[COL]]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.barrier
 // CHECK:         scf.for %[[T:.*]] = %c0 to %c4 step %c1 iter_args(
-// CHECK:           %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// CHECK:           %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
 // CHECK:           %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %c4
 // CHECK:           scf.if %[[MORE]] {
 // CHECK:             %[[KN:.*]] = arith.muli %[[NEXT]], %c64
-// CHECK:             %[[NSTAGE:.*]] = arith.remui %[[NEXT]], %c2
-// CHECK:             arith.addi %[[KN]],
-// CHECK:             vector.store %{{.*}}, %[[LDSA]][%[[NSTAGE]], %{{.*}}, %{{.*}}]
-// CHECK:             vector.store %{{.*}}, %[[LDSB]][%[[NSTAGE]], %{{.*}}, %{{.*}}]
+// CHECK:             %[[NSTAGE:.*]] = affine.apply #[[NEXT_STAGE]](%[[T]])
+// CHECK:             %[[GKN:.*]] = affine.apply #[[K_NEXT]](%[[KN]])[%[[TID]]]
+// CHECK:             %[[AN:.*]] = vector.load %arg0[%[[ROW]], %[[GKN]]]
+// CHECK:             vector.store %[[AN]], %[[LDSA]][%[[NSTAGE]], %[[ROW]], %[[COL]]]
+// CHECK:             scf.if %[[BACTIVE]] {
+// CHECK:               %[[BN:.*]] = vector.load %arg1[%[[ROW]], %[[GKN]]]
+// CHECK:               vector.store %[[BN]], %[[LDSB]][%[[NSTAGE]], %[[ROW]], %[[COL]]]
 // CHECK:           }
-// CHECK:           %[[STAGE:.*]] = arith.remui %[[T]], %c2
-// CHECK:           qmm.wave_mma %[[LDSA]][%[[STAGE]], %c0, %c0], %[[LDSB]][%[[STAGE]], %c0, %c0]
+// CHECK:           %[[CUR:.*]] = affine.apply #[[STAGE]](%[[T]])
+// CHECK:           qmm.wave_mma %[[LDSA]][%[[CUR]], %c0, %c0], %[[LDSB]][%[[CUR]], %c0, %c0]
 // CHECK:           gpu.barrier
 // CHECK-NEXT:      scf.yield
 // CHECK-NOT:     gpu.barrier
@@ -216,6 +307,55 @@ func.func @scales_stay(%a: memref<16x128xf8E4M3FN>, %b: memref<16x128xf8E4M3FN>,
            scales(%sa[%row, %kb], %sb[%row, %kb] : memref<16x4xf8E8M0FNU>, memref<16x4xf8E8M0FNU>)
            config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
            acc(%zero) : memref<16x128xf8E4M3FN>, memref<16x128xf8E4M3FN>, vector<4xf32>
+    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// The row clamp exists only where the tile does not divide the operand's
+// rows. Both tiles start at row 32 (the second row of tiles). A has 40
+// rows (32 does not divide them): rows past 39 read row 39. B has 64
+// (32 divides them): every row of the tile exists, no clamp. Tile K 128:
+// rows of 8 chunks, one 8-chunk LDS phase per row, so row after row
+// (row stride 0): chunk c goes to row c floordiv 8, byte 16 * (c mod 8);
+// 32 x 8 = 256 chunks for 256 threads, one round, no guard.
+// CHECK-DAG:   #[[COPY_ROW:map[0-9]*]] = affine_map<()[s0] -> (s0 floordiv 8)>
+// CHECK-DAG:   #[[COPY_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 8) * 128)>
+// Global row 32 + copy row, global column k + copy byte.
+// CHECK-DAG:   #[[GLOBAL_ROW:map[0-9]*]] = affine_map<()[s0] -> (s0 floordiv 8 + 32)>
+// CHECK-DAG:   #[[GLOBAL_K:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 8) * 128)>
+// CHECK-LABEL: func.func @row_clamp
+// CHECK-SAME:    (%[[A:.*]]: memref<40x256xf8E4M3FNUZ>, %[[B:.*]]: memref<64x256xf8E4M3FNUZ>, %[[K:.*]]: index,
+// CHECK:         workgroup(%[[LDSA:.*]] : memref<32x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<32x136xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
+// CHECK-NEXT:    %[[GROW:.*]] = affine.apply #[[GLOBAL_ROW]]()[%[[TID]]]
+// A: clamped.
+// CHECK-NEXT:    %[[C39:.*]] = arith.constant 39 : index
+// CHECK-NEXT:    %[[CLAMPED:.*]] = arith.minui %[[GROW]], %[[C39]]
+// CHECK-NEXT:    %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %[[K]]]
+// CHECK-NEXT:    %[[DA:.*]] = vector.load %[[A]][%[[CLAMPED]], %[[GK]]] : memref<40x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:    vector.store %[[DA]], %[[LDSA]][%[[ROW]], %[[COL]]]
+// B: the global row as it is.
+// CHECK-NEXT:    %[[DB:.*]] = vector.load %[[B]][%[[GROW]], %[[GK]]] : memref<64x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:    vector.store %[[DB]], %[[LDSB]][%[[ROW]], %[[COL]]]
+// CHECK-NEXT:    gpu.barrier
+func.func @row_clamp(%a: memref<40x256xf8E4M3FNUZ>, %b: memref<64x256xf8E4M3FNUZ>,
+                     %k: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %p = qmm.wave_mma %a[%c32, %k], %b[%c32, %k] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+           acc(%zero) : memref<40x256xf8E4M3FNUZ>, memref<64x256xf8E4M3FNUZ>, vector<4xf32>
     vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
     gpu.terminator
   }

@@ -2,43 +2,53 @@
 
 // 1x128 x 128x128 blockwise scales, tile K 64: two K tiles per scale block.
 // Grid ceil(48 / 32) x ceil(40 / 32) = 2 x 2 workgroups of 2 x 2 waves
-// (256 threads); wave w owns rows 16 * (w / 2) and columns 16 * (w % 2) of
-// its workgroup's 32 x 32 tile.
+// (256 threads); wave w = thread floordiv 64 owns rows 16 * (w floordiv 2)
+// and columns 16 * (w mod 2) of its workgroup's 32 x 32 tile, which starts
+// at row 32 * block y, column 32 * block x.
+// CHECK-DAG:   #[[WAVE_ROW:map[0-9]*]] = affine_map<()[s0] -> (((s0 floordiv 64) floordiv 2) * 16)>
+// CHECK-DAG:   #[[WAVE_COL:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 - ((s0 floordiv 64) floordiv 2) * 32)>
+// CHECK-DAG:   #[[TILE_START:map[0-9]*]] = affine_map<()[s0] -> (s0 * 32)>
+// The wave's sub-tile: tile start + wave offset, ()[block, thread].
+// CHECK-DAG:   #[[SUB_ROW:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 32 + ((s1 floordiv 64) floordiv 2) * 16)>
+// CHECK-DAG:   #[[SUB_COL:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 32 + (s1 floordiv 64) * 16 - ((s1 floordiv 64) floordiv 2) * 32)>
+// Tile t starts at k = 64 * t; a block ends when (t + 1) mod 2 = 0 (as
+// MLIR simplifies it); it starts at k = 128 * (t floordiv 2).
+// CHECK-DAG:   #[[K_START:map[0-9]*]] = affine_map<(d0) -> (d0 * 64)>
+// CHECK-DAG:   #[[NEXT_MOD_2:map[0-9]*]] = affine_map<(d0) -> (d0 - ((d0 + 1) floordiv 2) * 2 + 1)>
+// CHECK-DAG:   #[[BLOCK_K:map[0-9]*]] = affine_map<(d0) -> ((d0 floordiv 2) * 128)>
+// The kernel lives in the module, marked as a container of GPU code.
+// CHECK:       module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @two_tiles_per_block
 // CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:   %[[C256:.*]] = arith.constant 256 : index
-// CHECK:       gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in ({{.*}} = %[[C2]], {{.*}} = %[[C2]], {{.*}} = %[[C1]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C256]], {{.*}} = %[[C1]], {{.*}} = %[[C1]])
-// CHECK:         %[[WAVE:.*]] = arith.divui %[[TX]], %c64
-// CHECK:         %[[WM:.*]] = arith.divui %[[WAVE]], %[[C2]]
-// CHECK:         %[[WROW:.*]] = arith.muli %[[WM]], %c16
-// CHECK:         %[[WN:.*]] = arith.remui %[[WAVE]], %[[C2]]
-// CHECK:         %[[WCOL:.*]] = arith.muli %[[WN]], %c16
-// CHECK:         %[[TROW:.*]] = arith.muli %[[BY]], %c32
-// CHECK:         %[[TCOL:.*]] = arith.muli %[[BX]], %c32
-// CHECK:         %[[ROW:.*]] = arith.addi %[[TROW]], %[[WROW]]
-// CHECK:         %[[COL:.*]] = arith.addi %[[TCOL]], %[[WCOL]]
+// CHECK:       gpu.launch blocks(%[[BX:[^ ,]+]], %[[BY:[^ ,]+]], %{{.*}}) in ({{.*}} = %[[C2]], {{.*}} = %[[C2]], {{.*}} = %[[C1]]) threads(%[[TX:[^ ,]+]], %{{.*}}, %{{.*}}) in ({{.*}} = %[[C256]], {{.*}} = %[[C1]], {{.*}} = %[[C1]])
+// CHECK-NEXT:    %[[WROW:.*]] = affine.apply #[[WAVE_ROW]]()[%[[TX]]]
+// CHECK-NEXT:    %[[WCOL:.*]] = affine.apply #[[WAVE_COL]]()[%[[TX]]]
+// CHECK-NEXT:    %[[TROW:.*]] = affine.apply #[[TILE_START]]()[%[[BY]]]
+// CHECK-NEXT:    %[[TCOL:.*]] = affine.apply #[[TILE_START]]()[%[[BX]]]
+// CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[SUB_ROW]]()[%[[BY]], %[[TX]]]
+// CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[SUB_COL]]()[%[[BX]], %[[TX]]]
 // 256 / 64 = 4 K tiles, carrying the accumulator and the block's partials.
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
 // CHECK:         %[[RES:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c4 step %[[C1]] iter_args(%[[ACC:.*]] = %[[ZERO]], %[[PART:.*]] = %[[ZERO]])
-// CHECK:           %[[K:.*]] = arith.muli %[[T]], %c64
+// CHECK:           %[[K:.*]] = affine.apply #[[K_START]](%[[T]])
 // CHECK:           %[[P:.*]] = qmm.wave_mma %arg0[%[[TROW]], %[[K]]], %arg2[%[[TCOL]], %[[K]]] wave_offset[%[[WROW]], %[[WCOL]]] {{.*}} acc(%[[PART]])
 // The block ends after every second tile (4 is a multiple of 2, so the
 // last tile needs no test of its own).
-// CHECK:           %[[NEXT:.*]] = arith.addi %[[T]], %[[C1]]
-// CHECK:           %[[R:.*]] = arith.remui %[[NEXT]], %[[C2]]
+// CHECK-NOT:       arith.{{(addi|remui|cmpi)}}
+// CHECK:           %[[R:.*]] = affine.apply #[[NEXT_MOD_2]](%[[T]])
 // CHECK:           %[[ENDS:.*]] = arith.cmpi eq, %[[R]], %c0
 // CHECK:           scf.if %[[ENDS]]
-// CHECK:             %[[BLOCK:.*]] = arith.divui %[[T]], %[[C2]]
-// CHECK:             %[[KB:.*]] = arith.muli %[[BLOCK]], %c128
+// CHECK:             %[[KB:.*]] = affine.apply #[[BLOCK_K]](%[[T]])
 // CHECK:             %[[S:.*]] = qmm.wave_scale_accumulate %[[P]] into %[[ACC]] at[%[[ROW]], %[[COL]], %[[KB]]] problem_size [40, 48, 256] {{.*}} a_scales(%arg1 : memref<40x2xf32>, #qmm.scale<block 1x128>) b_scales(%arg3 : memref<1x2xf32>, #qmm.scale<block 128x128>)
 // CHECK:             scf.yield %[[S]], %[[ZERO]]
 // CHECK:           } else {
 // CHECK:             scf.yield %[[ACC]], %[[P]]
-// CHECK:         qmm.wave_store %[[RES]]#0 into %arg4[%[[ROW]], %[[COL]]] config(
+// 32 divides neither M = 40 nor N = 48: both edges are tested.
+// CHECK:         qmm.wave_store %[[RES]]#0 into %arg4[%[[ROW]], %[[COL]]] in_bounds [false, false] config(
 // CHECK-SAME:      : memref<40x48xbf16>, vector<4xf32>
 // CHECK-NOT:   qmm.matmul
-// CHECK: module attributes {gpu.container_module}
 func.func @two_tiles_per_block(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf32>,
                                %b: memref<48x256xf8E4M3FNUZ>, %bs: memref<1x2xf32>,
                                %d: memref<40x48xbf16>) {
@@ -54,16 +64,30 @@ func.func @two_tiles_per_block(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf
 // Per-tensor scales: one block spanning K, scaled after the last of
 // ceil(80 / 32) = 3 tiles (a K tail), at K block start 0. One wave with
 // 64 / 32 = 2 MFMA tiles of 32 x 32: two accumulators of 16 items per lane.
-// `accumulate` reaches the store.
+// `accumulate` reaches the store. One wave: its rows start at
+// 64 * (thread floordiv 64), its column offset is 0 (folded: the
+// sub-tile column is the tile's).
+// CHECK-DAG:   #[[WAVE_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 64)>
+// CHECK-DAG:   #[[TILE_ROW:map[0-9]*]] = affine_map<()[s0] -> (s0 * 64)>
+// CHECK-DAG:   #[[TILE_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 32)>
+// CHECK-DAG:   #[[SUB_ROW:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 64 + (s1 floordiv 64) * 64)>
+// CHECK-DAG:   #[[K_START:map[0-9]*]] = affine_map<(d0) -> (d0 * 32)>
+// CHECK-DAG:   #[[PLUS_ONE:map[0-9]*]] = affine_map<(d0) -> (d0 + 1)>
 // CHECK-LABEL: func.func @per_tensor_k_tail
-// CHECK:       threads({{.*}}) in ({{.*}} = %c64,
+// CHECK:       gpu.launch blocks(%[[BX:[^ ,]+]], %[[BY:[^ ,]+]], %{{.*}}) in ({{.*}}) threads(%[[TX:[^ ,]+]], %{{.*}}, %{{.*}}) in ({{.*}} = %c64,
+// CHECK:         %[[WROW:.*]] = affine.apply #[[WAVE_ROW]]()[%[[TX]]]
+// CHECK:         %[[TROW:.*]] = affine.apply #[[TILE_ROW]]()[%[[BY]]]
+// CHECK:         %[[TCOL:.*]] = affine.apply #[[TILE_COL]]()[%[[BX]]]
+// CHECK:         %[[ROW:.*]] = affine.apply #[[SUB_ROW]]()[%[[BY]], %[[TX]]]
 // CHECK:       scf.for %[[T:.*]] = %c0 to %c3 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK:         %[[P:.*]]:2 = qmm.wave_mma
-// CHECK:         %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// CHECK:         %[[K:.*]] = affine.apply #[[K_START]](%[[T]])
+// CHECK:         %[[P:.*]]:2 = qmm.wave_mma %arg0[%[[TROW]], %[[K]]], %arg2[%[[TCOL]], %[[K]]] wave_offset[%[[WROW]], %c0]
+// CHECK:         %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
 // CHECK:         %[[LAST:.*]] = arith.cmpi eq, %[[NEXT]], %c3
 // CHECK:         scf.if %[[LAST]]
-// CHECK:           qmm.wave_scale_accumulate %[[P]]#0, %[[P]]#1 into {{.*}} at[%{{.*}}, %{{.*}}, %c0] problem_size [33, 17, 80]
-// CHECK:       qmm.wave_store {{.*}} accumulate config(
+// CHECK:           qmm.wave_scale_accumulate %[[P]]#0, %[[P]]#1 into {{.*}} at[%[[ROW]], %[[TCOL]], %c0] problem_size [33, 17, 80]
+// Tiles 64 x 32 divide neither M = 33 nor N = 17.
+// CHECK:       qmm.wave_store {{.*}} into %arg4[%[[ROW]], %[[TCOL]]] in_bounds [false, false] accumulate config(
 // CHECK-SAME:    : memref<33x17xf16>, vector<16xf32>, vector<16xf32>
 func.func @per_tensor_k_tail(%a: memref<33x80xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                              %b: memref<17x80xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
@@ -79,15 +103,20 @@ func.func @per_tensor_k_tail(%a: memref<33x80xf8E4M3FNUZ>, %as: memref<1x1xf32>,
 // -----
 
 // Blockwise with a K tail: K = 320 with tile K 64 is 5 tiles, blocks of 2:
-// a block ends after every second tile and after the last one.
+// a block ends after every second tile ((t + 1) mod 2 = 0) and after the
+// last one (t + 1 = 5).
+// CHECK-DAG:   #[[PLUS_ONE:map[0-9]*]] = affine_map<(d0) -> (d0 + 1)>
+// CHECK-DAG:   #[[NEXT_MOD_2:map[0-9]*]] = affine_map<(d0) -> (d0 - ((d0 + 1) floordiv 2) * 2 + 1)>
 // CHECK-LABEL: func.func @blockwise_k_tail
 // CHECK:       scf.for %[[T:.*]] = %c0 to %c5
-// CHECK:         %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// CHECK:         %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
 // CHECK-DAG:     %[[LAST:.*]] = arith.cmpi eq, %[[NEXT]], %c5
-// CHECK-DAG:     %[[R:.*]] = arith.remui %[[NEXT]], %c2
+// CHECK-DAG:     %[[R:.*]] = affine.apply #[[NEXT_MOD_2]](%[[T]])
 // CHECK-DAG:     %[[EVERY:.*]] = arith.cmpi eq, %[[R]], %c0
 // CHECK:         %[[ENDS:.*]] = arith.ori %[[EVERY]], %[[LAST]]
 // CHECK:         scf.if %[[ENDS]]
+// 32 x 32 tiles divide the 32 x 32 output: no edge tests.
+// CHECK:       qmm.wave_store {{.*}} in_bounds [true, true] config(
 func.func @blockwise_k_tail(%a: memref<32x320xf8E4M3FNUZ>, %as: memref<32x3xf32>,
                             %b: memref<32x320xf8E4M3FNUZ>, %bs: memref<1x3xf32>,
                             %d: memref<32x32xf32>) {
@@ -102,7 +131,7 @@ func.func @blockwise_k_tail(%a: memref<32x320xf8E4M3FNUZ>, %as: memref<32x3xf32>
 
 // The epilogue goes to qmm.wave_store: bias, activation and aux.
 // CHECK-LABEL: func.func @epilogue
-// CHECK:       qmm.wave_store %{{.*}} into %arg5[%{{.*}}, %{{.*}}] bias(%arg4 : memref<32xf32>) activation gelu_tanh aux(%arg6 : memref<32x32xbf16>) config(
+// CHECK:       qmm.wave_store %{{.*}} into %arg5[%{{.*}}, %{{.*}}] in_bounds [true, true] bias(%arg4 : memref<32xf32>) activation gelu_tanh aux(%arg6 : memref<32x32xbf16>) config(
 func.func @epilogue(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                     %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
                     %bias: memref<32xf32>, %d: memref<32x32xf32>, %aux: memref<32x32xbf16>) {
@@ -117,9 +146,16 @@ func.func @epilogue(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
 // -----
 
 // An FP8 output: the wave_store carries the scales and the rule in force
-// (the encoding's defaults resolved: `none`, min_amax 1e-4).
+// (the encoding's defaults resolved: `none`, min_amax 1e-4). Waves 2 x 1:
+// wave w = thread floordiv 64 owns rows 16 * w, all 32 columns (column
+// offset 0, folded).
+// CHECK-DAG:   #[[SUB_ROW:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 32 + (s1 floordiv 64) * 16)>
+// CHECK-DAG:   #[[TILE_START:map[0-9]*]] = affine_map<()[s0] -> (s0 * 32)>
 // CHECK-LABEL: func.func @fp8_output
-// CHECK:       qmm.wave_store %{{.*}} into %arg4[%{{.*}}, %{{.*}}] out_scales(%arg5 : memref<32x1xf32>) #qmm.scale<block 1x128> rounding none min_amax 9.99999974E-5 config(
+// CHECK:       gpu.launch blocks(%[[BX:[^ ,]+]], %[[BY:[^ ,]+]], %{{.*}}) in ({{.*}}) threads(%[[TX:[^ ,]+]], %{{.*}}, %{{.*}})
+// CHECK-DAG:     %[[TCOL:.*]] = affine.apply #[[TILE_START]]()[%[[BX]]]
+// CHECK-DAG:     %[[ROW:.*]] = affine.apply #[[SUB_ROW]]()[%[[BY]], %[[TX]]]
+// CHECK:       qmm.wave_store %{{.*}} into %arg4[%[[ROW]], %[[TCOL]]] in_bounds [true, true] out_scales(%arg5 : memref<32x1xf32>) #qmm.scale<block 1x128> rounding none min_amax 9.99999974E-5 config(
 func.func @fp8_output(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                       %b: memref<32x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
                       %d: memref<32x32xf8E4M3FNUZ>, %s: memref<32x1xf32>) {
@@ -127,5 +163,22 @@ func.func @fp8_output(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
              b(%b, %bs : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              config #qmm.config<tile = [32, 32, 128], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 1>
              outs(%d : memref<32x32xf8E4M3FNUZ>) out_scales(%s : memref<32x1xf32>) #qmm.scale<block 1x128>
+  return
+}
+
+// -----
+
+// in_bounds is per dimension: tile M 32 divides M = 64 (no row tests),
+// tile N 32 does not divide N = 40 (column tests).
+// CHECK-LABEL: func.func @in_bounds_rows_only
+// CHECK:       qmm.wave_store {{.*}} in_bounds [true, false] config(
+// CHECK-SAME:    : memref<64x40xf32>, vector<4xf32>
+func.func @in_bounds_rows_only(%a: memref<64x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                               %b: memref<40x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                               %d: memref<64x40xf32>) {
+  qmm.matmul a(%a, %as : memref<64x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<40x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<64x40xf32>)
   return
 }

@@ -8,7 +8,7 @@
 // CHECK-LABEL: func.func @wave_ops
 // CHECK:       %[[P:.*]]:2 = qmm.wave_mma %arg0[%arg4, %arg6], %arg1[%arg5, %arg6] wave_offset[%arg4, %arg5] config #qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1> acc(%arg7, %arg8) : memref<64x128xf8E4M3FNUZ>, memref<32x128xf8E5M2FNUZ>, vector<16xf32>, vector<16xf32>
 // CHECK:       %[[S:.*]]:2 = qmm.wave_scale_accumulate %[[P]]#0, %[[P]]#1 into %arg7, %arg8 at[%arg4, %arg5, %arg6] problem_size [64, 32, 128] config #qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1> a_scales(%arg2 : memref<64x1xf32>, #qmm.scale<block 1x128>) b_scales(%arg3 : memref<1x1xf32>, #qmm.scale<block 128x128>) : vector<16xf32>, vector<16xf32>
-// CHECK:       qmm.wave_store %[[S]]#0, %[[S]]#1 into %arg9[%arg4, %arg5] accumulate config(#qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1>) : memref<64x32xbf16>, vector<16xf32>, vector<16xf32>
+// CHECK:       qmm.wave_store %[[S]]#0, %[[S]]#1 into %arg9[%arg4, %arg5] in_bounds [true, false] accumulate config(#qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1>) : memref<64x32xbf16>, vector<16xf32>, vector<16xf32>
 func.func @wave_ops(%a: memref<64x128xf8E4M3FNUZ>, %b: memref<32x128xf8E5M2FNUZ>,
                     %sa: memref<64x1xf32>, %sb: memref<1x1xf32>,
                     %row: index, %col: index, %k: index,
@@ -21,7 +21,7 @@ func.func @wave_ops(%a: memref<64x128xf8E4M3FNUZ>, %b: memref<32x128xf8E5M2FNUZ>
            config #qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1>
            a_scales(%sa : memref<64x1xf32>, #qmm.scale<block 1x128>)
            b_scales(%sb : memref<1x1xf32>, #qmm.scale<block 128x128>) : vector<16xf32>, vector<16xf32>
-  qmm.wave_store %s#0, %s#1 into %d[%row, %col] accumulate
+  qmm.wave_store %s#0, %s#1 into %d[%row, %col] in_bounds [true, false] accumulate
     config(#qmm.config<tile = [64, 32, 64], waves = [1, 1], mfma = fp8 [32, 32, 16], stages = 1>)
     : memref<64x32xbf16>, vector<16xf32>, vector<16xf32>
   return

@@ -80,11 +80,13 @@ struct IndexMath {
 /// items come in runs of consecutive columns (the intrinsic table's
 /// accumulator layout).
 struct AccumulatorLayout {
-  ConfigAttr config;
   const MMAIntrinsicInfo &mfma;
+  int64_t repeatsN; ///< MFMA tiles along N in a wave's sub-tile
 
+  AccumulatorLayout(const MMAIntrinsicInfo &mfma, int64_t repeatsN)
+      : mfma(mfma), repeatsN(repeatsN) {}
   explicit AccumulatorLayout(ConfigAttr config)
-      : config(config), mfma(config.getIntrinsic()) {}
+      : AccumulatorLayout(config.getIntrinsic(), config.getMfmaRepeatsN()) {}
 
   int64_t m() const { return mfma.n; } ///< output rows of one tile
   int64_t n() const { return mfma.m; } ///< output columns of one tile
@@ -92,20 +94,31 @@ struct AccumulatorLayout {
   /// Consecutive output columns in consecutive items.
   int64_t runLength() const { return mfma.accumulatorRunLength; }
 
+  /// (lane) -> (row, column) in the sub-tile of item `i` of accumulator
+  /// (rm, rn): row lane % N + rm * m(); column R * (lane / N) + (D's row of
+  /// item i for lane 0) + rn * n(). The lowerings apply it, and
+  /// qmm-intrinsic-table-check evaluates it against the ISA's D layout.
+  AffineMap getItemMap(MLIRContext *context, int64_t rm, int64_t rn,
+                       int64_t i) const {
+    AffineExpr lane = getAffineDimExpr(0, context);
+    return AffineMap::get(
+        1, 0,
+        {lane % mfma.n + rm * m(),
+         lane.floorDiv(mfma.n) * runLength() + rn * n() +
+             mfma.getAccumulatorPosition(0, i).first},
+        context);
+  }
   /// Row in the sub-tile of every item of accumulator (rm, rn).
   Value row(IndexMath &im, Value lane, int64_t rm) const {
-    return im.add(im.rem(lane, mfma.n), rm * m());
+    return im.apply(getItemMap(im.b.getContext(), rm, 0, 0), {lane})[0];
   }
-  /// Column in the sub-tile of item `i` of accumulator (rm, rn): D's row
-  /// of item i, R * (lane / N) + (its value for lane 0).
+  /// Column in the sub-tile of item `i` of accumulator (rm, rn).
   Value col(IndexMath &im, Value lane, int64_t rn, int64_t i) const {
-    return im.add(im.mul(im.div(lane, mfma.n), runLength()),
-                  rn * n() + mfma.getAccumulatorPosition(0, i).first);
+    AffineMap map = getItemMap(im.b.getContext(), 0, rn, i);
+    return im.apply(map.getSubMap({1}), {lane})[0];
   }
   /// Index of accumulator (rm, rn) in the op's operand list.
-  int64_t index(int64_t rm, int64_t rn) const {
-    return rm * config.getMfmaRepeatsN() + rn;
-  }
+  int64_t index(int64_t rm, int64_t rn) const { return rm * repeatsN + rn; }
 };
 
 } // namespace qmm
