@@ -230,89 +230,143 @@ static int64_t ceilDivideSigned(int64_t a, int64_t b) {
 // affine.apply
 //===----------------------------------------------------------------------===//
 
-/// Evaluates `expr` as its lowering (expandAffineExpr) computes it: sums and
-/// products wrap; mod, floordiv and ceildiv assume a positive divisor, and
-/// any other divisor is recorded in `badDivisor` (the result is then 0).
-static int64_t evaluate(AffineExpr expr, ArrayRef<int64_t> dims,
-                        ArrayRef<int64_t> symbols,
-                        std::optional<int64_t> &badDivisor) {
+namespace {
+/// An affine map's results as postfix programs over its operands (dims,
+/// then symbols), decoded once: the handler runs each step over all lanes
+/// at a time instead of walking the expression tree per lane.
+struct AffineProgram {
+  struct Step {
+    AffineExprKind kind;
+    int64_t value; ///< the constant, or the operand index
+  };
+  SmallVector<SmallVector<Step, 8>, 1> results;
+  unsigned depth = 0; ///< the stack depth the programs need
+};
+} // namespace
+
+/// Appends `expr` in postfix order; returns the stack depth it needs.
+static unsigned compileAffineExpr(AffineExpr expr, unsigned numDims,
+                                  SmallVectorImpl<AffineProgram::Step> &out) {
   switch (expr.getKind()) {
   case AffineExprKind::Constant:
-    return cast<AffineConstantExpr>(expr).getValue();
+    out.push_back({AffineExprKind::Constant,
+                   cast<AffineConstantExpr>(expr).getValue()});
+    return 1;
   case AffineExprKind::DimId:
-    return dims[cast<AffineDimExpr>(expr).getPosition()];
+    out.push_back({AffineExprKind::DimId,
+                   int64_t(cast<AffineDimExpr>(expr).getPosition())});
+    return 1;
   case AffineExprKind::SymbolId:
-    return symbols[cast<AffineSymbolExpr>(expr).getPosition()];
+    out.push_back(
+        {AffineExprKind::DimId,
+         int64_t(numDims + cast<AffineSymbolExpr>(expr).getPosition())});
+    return 1;
   default:
     break;
   }
   auto binary = cast<AffineBinaryOpExpr>(expr);
-  int64_t lhs = evaluate(binary.getLHS(), dims, symbols, badDivisor);
-  int64_t rhs = evaluate(binary.getRHS(), dims, symbols, badDivisor);
-  switch (expr.getKind()) {
-  case AffineExprKind::Add:
-    return int64_t(uint64_t(lhs) + uint64_t(rhs));
-  case AffineExprKind::Mul:
-    return int64_t(uint64_t(lhs) * uint64_t(rhs));
-  default:
-    break;
+  unsigned lhs = compileAffineExpr(binary.getLHS(), numDims, out);
+  unsigned rhs = compileAffineExpr(binary.getRHS(), numDims, out);
+  out.push_back({expr.getKind(), 0});
+  return std::max(lhs, rhs + 1);
+}
+
+template <typename OpTy>
+static void decodeAffineMap(DecodedKernel &kernel, Instr &inst) {
+  AffineProgram &program = kernel.allocate<AffineProgram>();
+  AffineMap map = cast<OpTy>(inst.op).getAffineMap();
+  for (AffineExpr expr : map.getResults()) {
+    program.results.emplace_back();
+    program.depth = std::max(
+        program.depth,
+        compileAffineExpr(expr, map.getNumDims(), program.results.back()));
   }
-  if (rhs <= 0) {
-    if (!badDivisor)
-      badDivisor = rhs;
-    return 0;
-  }
-  switch (expr.getKind()) {
-  case AffineExprKind::FloorDiv:
-    return floorDivideSigned(lhs, rhs);
-  case AffineExprKind::CeilDiv:
-    return ceilDivideSigned(lhs, rhs);
-  case AffineExprKind::Mod: {
-    int64_t remainder = lhs % rhs;
-    return remainder < 0 ? remainder + rhs : remainder;
-  }
-  default:
-    return 0;
-  }
+  inst.data = &program;
 }
 
 /// affine.apply / min / max over the lanes (once when every operand is
-/// uniform; a bad divisor is then reported on the first executing lane).
+/// uniform), as their lowering (expandAffineExpr) computes them: sums and
+/// products wrap; mod, floordiv and ceildiv need a positive divisor, and
+/// any other divisor on an executing lane is reported (on the first such
+/// lane, with the first bad divisor its evaluation met).
 static LogicalResult execAffineMap(WaveInterpreter &wave, const Instr &inst,
-                                   AffineMap map, ExecMask mask, bool isMin,
-                                   bool isMax) {
+                                   ExecMask mask, bool isMin, bool isMax) {
+  const auto &program = *static_cast<const AffineProgram *>(inst.data);
   SmallVector<const Lanes *, 4> inputs;
   bool uniform = true;
   for (unsigned i = 0; i < inst.operands.size(); ++i) {
     inputs.push_back(&wave.operand(i));
     uniform &= inputs.back()->uniform;
   }
-  Lanes &out = uniform ? wave.defineUniform(0, 1) : wave.defineResult(0, 1);
-  unsigned numDims = map.getNumDims();
-  SmallVector<int64_t> dims(numDims), symbols(map.getNumSymbols());
-  for (int lane = 0; lane < (uniform ? 1 : kMaxLanes); ++lane) {
-    for (unsigned i = 0; i < inputs.size(); ++i) {
-      int64_t v = int64_t(inputs[i]->at(lane, 0));
-      if (i < numDims)
-        dims[i] = v;
-      else
-        symbols[i - numDims] = v;
+  int lanes = uniform ? 1 : kMaxLanes;
+  using Column = std::array<int64_t, kMaxLanes>;
+  SmallVector<Column, 8> stack(program.depth);
+  std::array<std::optional<int64_t>, kMaxLanes> badDivisor;
+  Column result;
+  for (auto [index, steps] : llvm::enumerate(program.results)) {
+    unsigned top = 0;
+    for (const AffineProgram::Step &step : steps) {
+      if (step.kind == AffineExprKind::Constant) {
+        std::fill_n(stack[top++].begin(), lanes, step.value);
+        continue;
+      }
+      if (step.kind == AffineExprKind::DimId) {
+        const Lanes &in = *inputs[step.value];
+        Column &out = stack[top++];
+        for (int lane = 0; lane < lanes; ++lane)
+          out[lane] = int64_t(in.at(lane, 0));
+        continue;
+      }
+      Column &lhs = stack[top - 2];
+      const Column &rhs = stack[top - 1];
+      --top;
+      for (int lane = 0; lane < lanes; ++lane) {
+        int64_t a = lhs[lane], b = rhs[lane];
+        switch (step.kind) {
+        case AffineExprKind::Add:
+          lhs[lane] = int64_t(uint64_t(a) + uint64_t(b));
+          continue;
+        case AffineExprKind::Mul:
+          lhs[lane] = int64_t(uint64_t(a) * uint64_t(b));
+          continue;
+        default:
+          break;
+        }
+        if (b <= 0) {
+          if (!badDivisor[lane])
+            badDivisor[lane] = b;
+          lhs[lane] = 0;
+          continue;
+        }
+        if (step.kind == AffineExprKind::FloorDiv) {
+          lhs[lane] = floorDivideSigned(a, b);
+        } else if (step.kind == AffineExprKind::CeilDiv) {
+          lhs[lane] = ceilDivideSigned(a, b);
+        } else {
+          int64_t remainder = a % b;
+          lhs[lane] = remainder < 0 ? remainder + b : remainder;
+        }
+      }
     }
-    std::optional<int64_t> badDivisor;
-    int64_t result = evaluate(map.getResult(0), dims, symbols, badDivisor);
-    for (AffineExpr expr : map.getResults().drop_front()) {
-      int64_t v = evaluate(expr, dims, symbols, badDivisor);
-      result = isMin ? std::min(result, v) : isMax ? std::max(result, v) : v;
-    }
-    int reported = uniform ? llvm::countr_zero(mask) : lane;
-    if (badDivisor && (uniform || laneActive(mask, lane)))
-      return wave.fail(inst.op, "mod, floordiv or ceildiv by " +
-                                    std::to_string(*badDivisor) + " on lane " +
-                                    std::to_string(reported) +
-                                    " (the affine lowering needs positive "
-                                    "divisors)");
-    out.at(lane, 0) = uint64_t(result);
+    for (int lane = 0; lane < lanes; ++lane)
+      result[lane] = index == 0 ? stack[0][lane]
+                     : isMin    ? std::min(result[lane], stack[0][lane])
+                     : isMax    ? std::max(result[lane], stack[0][lane])
+                                : stack[0][lane];
   }
+  for (int lane = 0; lane < lanes; ++lane) {
+    if (!badDivisor[lane] || !(uniform || laneActive(mask, lane)))
+      continue;
+    int reported = uniform ? llvm::countr_zero(mask) : lane;
+    return wave.fail(inst.op, "mod, floordiv or ceildiv by " +
+                                  std::to_string(*badDivisor[lane]) +
+                                  " on lane " + std::to_string(reported) +
+                                  " (the affine lowering needs positive "
+                                  "divisors)");
+  }
+  Lanes &out = uniform ? wave.defineUniform(0, 1) : wave.defineResult(0, 1);
+  for (int lane = 0; lane < lanes; ++lane)
+    out.at(lane, 0) = uint64_t(result[lane]);
   return success();
 }
 
@@ -480,24 +534,21 @@ static void registerIntegerOps(Registry &r) {
     });
     return success();
   });
-  r.add<affine::AffineApplyOp>([](WaveInterpreter &wave, const Instr &inst,
-                                  ExecMask mask) {
-    return execAffineMap(wave, inst,
-                         cast<affine::AffineApplyOp>(inst.op).getAffineMap(),
-                         mask, false, false);
-  });
+  r.add<affine::AffineApplyOp>(
+      [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
+        return execAffineMap(wave, inst, mask, false, false);
+      },
+      decodeAffineMap<affine::AffineApplyOp>);
   r.add<affine::AffineMinOp>(
       [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        return execAffineMap(wave, inst,
-                             cast<affine::AffineMinOp>(inst.op).getAffineMap(),
-                             mask, true, false);
-      });
+        return execAffineMap(wave, inst, mask, true, false);
+      },
+      decodeAffineMap<affine::AffineMinOp>);
   r.add<affine::AffineMaxOp>(
       [](WaveInterpreter &wave, const Instr &inst, ExecMask mask) {
-        return execAffineMap(wave, inst,
-                             cast<affine::AffineMaxOp>(inst.op).getAffineMap(),
-                             mask, false, true);
-      });
+        return execAffineMap(wave, inst, mask, false, true);
+      },
+      decodeAffineMap<affine::AffineMaxOp>);
 }
 
 static void registerFloatOps(Registry &r) {

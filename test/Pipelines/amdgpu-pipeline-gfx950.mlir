@@ -13,11 +13,12 @@
 
 // The transpose kernel, then the GEMM: 2 x 2 x 2 MFMAs per K tile (LLVM
 // may unroll the K loop), only the f8f6f4 form, no scratch, no spills,
-// 2 x 128 x (128 + 16) bytes of LDS.
+// 2 x 128 x (128 + 16) bytes of LDS per stage, double buffered (K = 256
+// is two K tiles and two workgroups' 73728 bytes fit the 160 KiB).
 // ISA: .private_segment_fixed_size: 0
 // ISA-COUNT-8: v_mfma_f32_32x32x64_f8f6f4
 // ISA-NOT: v_mfma_f32_{{[0-9x]+}}_{{fp8|bf8}}
-// ISA: .group_segment_fixed_size: 36864
+// ISA: .group_segment_fixed_size: 73728
 // ISA: .private_segment_fixed_size: 0
 // ISA: .sgpr_spill_count: 0
 // ISA: .vgpr_spill_count: 0

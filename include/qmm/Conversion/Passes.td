@@ -196,10 +196,12 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       the tile is widened to lcm(C, MFMA N) columns (at most 256; 16-wide
       MFMAs when 32-wide ones would exceed it), so that every block starts
       at a multiple of C inside one wave;
-    * stages: 1. Double buffering (`stages = 2`, by config) halves the
-      barriers but doubles the LDS footprint and so lowers occupancy; its
-      latency hiding cannot be measured on the emulator, so it is not
-      picked by default.
+    * stages: 2 (double buffering: tile i + 1's global loads are in
+      flight during tile i's MFMAs) when K spans at least two tiles and two
+      workgroups' double-buffered tiles still fit one CU's LDS (gfx950's
+      160 KiB holds two 128x128x128 FP8 workgroups of 2 x 36 KiB each);
+      1 otherwise (gfx942's 64 KiB: double buffering would halve the
+      occupancy that the tile K rule above bought).
 
     Checks (user configurations included): the chip has the MFMA and it
     reads the operand types, tile K is a multiple of 16, the padded A
@@ -289,14 +291,23 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
       (evaluated against the chip's banks). When one LDS phase of 16-byte
       writes covers two rows, the threads of a phase write rows r and
       r + D, D chosen so that the two rows fill the banks exactly once.
+    * Each copy issues all its global loads before its LDS stores, so their
+      latencies overlap. When the chunks do not divide evenly among the
+      threads, the last round's surplus threads load the last chunk again
+      and only their store is predicated (no branch around the loads).
+      Packed FP4/FP6 chunks are stored as soon as they are loaded (holding
+      them would need scratch memory for the sub-byte vectors).
     * `stages = 1`: copy, barrier, multiply, barrier, for every K tile.
-    * `stages = 2` (the qmm.wave_mma must be in the body of an scf.for
-      whose induction variable its indices depend on): the first tile is
-      copied before the loop; iteration i copies tile i + 1 into the other
-      buffer, multiplies tile i out of buffer i % 2 and ends with one
-      barrier, which both publishes tile i + 1 and frees buffer i % 2. The
-      index computations of the next iteration are cloned from the loop
-      body.
+    * `stages = 2` (the qmm.wave_mma must be in the body of an scf.for with
+      constant bounds whose induction variable its indices depend on): the
+      first tile is copied before the loop. Iteration i issues the global
+      loads of tile min(i + 1, last) before its MFMAs, multiplies tile i
+      out of buffer i % 2, stores the loaded tile into buffer (i + 1) % 2
+      after the MFMAs and ends with one barrier, which both publishes tile
+      i + 1 and frees buffer i % 2. The loads' latency is thereby hidden
+      under one tile of MFMAs; the last iteration reloads its own tile into
+      the buffer nobody reads again instead of branching. The index
+      computations of the next tile are cloned from the loop body.
 
     Operands already in workgroup memory are left alone.
   }];
@@ -307,6 +318,7 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
+    "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",

@@ -318,10 +318,9 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     attrKind = MFMAKind::BF16;
   else if (*kind == MFMAKind::ScaledF8F6F4)
     attrKind = MFMAKind::ScaledF8F6F4;
-  auto make = [&](int64_t tk) {
+  auto make = [&](int64_t tk, int64_t stages = 1) {
     return ConfigAttr::get(ctx, {tileM, tileN, tk}, {wavesM, wavesN},
-                           attrKind, {shape->m, shape->n, shape->k},
-                           /*stages=*/1);
+                           attrKind, {shape->m, shape->n, shape->k}, stages);
   };
   // Two workgroups' tiles within one CU's LDS, so that one workgroup's
   // copies overlap the other's MFMAs: halve tile K (down to the MFMA's K)
@@ -332,5 +331,14 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     tileK /= 2;
     config = make(tileK);
   }
+  // Double buffering where two workgroups' double-buffered tiles still fit
+  // a CU's LDS and the K loop has at least two tiles: tile i + 1's global
+  // loads are then in flight during tile i's MFMAs (qmm-promote-operands-
+  // to-lds). On gfx950's 160 KiB that holds for the 128x128x128 FP8 tiles
+  // (2 x 72 KiB); gfx942's 64 KiB keeps them single-buffered.
+  ConfigAttr doubleBuffered = make(tileK, /*stages=*/2);
+  if (k >= 2 * tileK &&
+      2 * getLdsFootprint(chip, doubleBuffered, operands) <= chip.ldsBytesPerCU)
+    config = doubleBuffered;
   return config;
 }

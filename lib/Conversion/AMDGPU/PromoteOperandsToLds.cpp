@@ -14,6 +14,7 @@
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -65,10 +66,24 @@ struct TileCopier {
 
   int64_t threads() const { return chip.waveSize * config.getNumWaves(); }
 
-  /// Copies the tile at `origin` ([group,] first row, first column) into
-  /// `tile.lds` (at [stage] when double buffered).
+  /// One thread's chunk of a tile on its way to LDS: the loaded data and
+  /// where it goes (`guard`, when set, says whether the thread has it).
+  struct StagedChunk {
+    Value data, row, col, guard;
+  };
+
+  /// Loads this thread's chunks of the tile at `origin` ([group,] first
+  /// row, first column).
+  SmallVector<StagedChunk> load(OpBuilder &b, const OperandTile &tile,
+                                ValueRange origin) const;
+  /// Writes them into `tile.lds` (at [stage] when double buffered).
+  void store(OpBuilder &b, const OperandTile &tile,
+             ArrayRef<StagedChunk> chunks, Value stage) const;
+  /// load, then store.
   void copy(OpBuilder &b, const OperandTile &tile, ValueRange origin,
-            Value stage) const;
+            Value stage) const {
+    store(b, tile, load(b, tile, origin), stage);
+  }
 
 private:
   Value loadChunk(OpBuilder &b, const OperandTile &tile, ValueRange group,
@@ -159,8 +174,9 @@ Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile,
   return inBounds.getResult(0);
 }
 
-void TileCopier::copy(OpBuilder &b, const OperandTile &tile,
-                      ValueRange origin, Value stage) const {
+SmallVector<TileCopier::StagedChunk>
+TileCopier::load(OpBuilder &b, const OperandTile &tile,
+                 ValueRange origin) const {
   ValueRange group = origin.drop_back(2);
   Value rowBase = origin[origin.size() - 2], kBase = origin.back();
   // Consecutive threads on consecutive chunks of a row, so a wave reads
@@ -171,40 +187,47 @@ void TileCopier::copy(OpBuilder &b, const OperandTile &tile,
       getLdsCopyMapping(chip, config, tile.elementType(), tile.isB,
                         tile.tileRows);
   AffineMap copyMap = mapping.getMap(b.getContext());
-  int64_t chunksPerRow = mapping.chunksPerRow;
-  int64_t chunks = tile.tileRows * chunksPerRow;
+  int64_t chunks = tile.tileRows * mapping.chunksPerRow;
   int64_t rows =
       tile.globalType().getDimSize(tile.globalType().getRank() - 2);
-  int64_t lastRow = rows - 1;
   bool rowsDivide = rows % tile.tileRows == 0;
   int64_t bits = tile.elementBits();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  SmallVector<StagedChunk> staged;
   for (int64_t first = 0; first < chunks; first += threads()) {
     Value chunk = im.add(tid, first);
-    auto copyChunk = [&](OpBuilder &nested) {
-      IndexMath nim{nested, loc};
-      SmallVector<Value, 2> place = nim.apply(copyMap, {chunk});
-      Value row = place[0], col = place[1];
-      // Rows past the matrix read the last row: their products land in
-      // output rows the epilogue does not store. Where the tile divides the
-      // rows there are none.
-      Value globalRow = nim.add(rowBase, row);
-      if (!rowsDivide)
-        globalRow = nim.min(globalRow, lastRow);
-      Value k =
-          nim.add(kBase, bits == 8 ? col : nim.div(nim.mul(col, 8), bits));
-      Value data = loadChunk(nested, tile, group, globalRow, k);
-      vector::StoreOp::create(nested, loc, data, tile.lds,
-                              ldsIndices(stage, row, col));
-    };
-    if (first + threads() <= chunks) {
-      copyChunk(b);
-      continue;
+    StagedChunk staging;
+    if (first + threads() > chunks) {
+      // The last, partial round: threads without a chunk load the last one
+      // again (in bounds, no branch) and do not store it.
+      staging.guard = im.lt(chunk, chunks);
+      chunk = im.min(chunk, chunks - 1);
     }
-    auto guard = scf::IfOp::create(b, loc, im.lt(chunk, chunks),
-                                   /*withElseRegion=*/false);
-    OpBuilder thenB = guard.getThenBodyBuilder();
-    copyChunk(thenB);
+    SmallVector<Value, 2> place = im.apply(copyMap, {chunk});
+    staging.row = place[0];
+    staging.col = place[1];
+    // Rows past the matrix read the last row: their products land in
+    // output rows the epilogue does not store. Where the tile divides the
+    // rows there are none.
+    Value globalRow = im.add(rowBase, staging.row);
+    if (!rowsDivide)
+      globalRow = im.min(globalRow, rows - 1);
+    Value k = im.add(kBase, bits == 8 ? staging.col
+                                      : im.div(im.mul(staging.col, 8), bits));
+    staging.data = loadChunk(b, tile, group, globalRow, k);
+    staged.push_back(staging);
+  }
+  return staged;
+}
+
+void TileCopier::store(OpBuilder &b, const OperandTile &tile,
+                       ArrayRef<StagedChunk> chunks, Value stage) const {
+  for (const StagedChunk &chunk : chunks) {
+    OpBuilder at = b;
+    if (chunk.guard)
+      at = scf::IfOp::create(b, loc, chunk.guard, false).getThenBodyBuilder();
+    vector::StoreOp::create(at, loc, chunk.data, tile.lds,
+                            ldsIndices(stage, chunk.row, chunk.col));
   }
 }
 
@@ -317,7 +340,19 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
 
   OpBuilder b(op);
   IndexMath im{b, loc};
-  Value stage;
+  // The wave_mma reading buffer `stage` (null: the single buffer) replaces
+  // the one reading global memory.
+  auto replaceWithPromoted = [&](Value stage) {
+    Value zero = im.cst(0);
+    auto promoted = WaveMmaOp::create(
+        b, loc, tiles[0].lds, ldsIndices(stage, zero, zero), tiles[1].lds,
+        ldsIndices(stage, zero, zero), op.getWaveRow(), op.getWaveCol(),
+        op.getAcc(), op.getAScales(), op.getAScaleIndices(), op.getBScales(),
+        op.getBScaleIndices(), config);
+    op.replaceAllUsesWith(promoted.getResults());
+    op.erase();
+    return promoted;
+  };
   if (stages == 1) {
     // Every wave is done with the previous tiles before they are replaced,
     // and the new ones are complete before any wave reads them.
@@ -340,10 +375,13 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
           loop.getStep());
       return aim.rem(count, 2);
     };
-    auto copyIteration = [&](OpBuilder &at, Value iv) -> LogicalResult {
+    // The tile origins of the iteration at `iv`.
+    auto originsOf =
+        [&](OpBuilder &at,
+            Value iv) -> FailureOr<std::array<SmallVector<Value, 2>, 2>> {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), iv);
-      SmallVector<Value, 2> origins[2];
+      std::array<SmallVector<Value, 2>, 2> origins;
       for (int i = 0; i < 2; ++i)
         for (Value index : indices[i]) {
           FailureOr<Value> recomputed =
@@ -353,38 +391,66 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
                         "in the loop without side effects");
           origins[i].push_back(*recomputed);
         }
-      Value buffer = bufferOf(at, iv);
-      for (int i = 0; i < 2; ++i)
-        copier.copy(at, tiles[i], origins[i], buffer);
-      return success();
+      return origins;
     };
     OpBuilder before(loop);
-    if (failed(copyIteration(before, loop.getLowerBound())))
+    auto first = originsOf(before, loop.getLowerBound());
+    if (failed(first))
       return failure();
+    Value firstBuffer = bufferOf(before, loop.getLowerBound());
+    for (int i = 0; i < 2; ++i)
+      copier.copy(before, tiles[i], (*first)[i], firstBuffer);
     gpu::BarrierOp::create(before, loc);
 
-    Value next = IndexMath{b, loc}.add(loop.getInductionVar(), loop.getStep());
-    auto prefetch = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next,
-                              loop.getUpperBound()),
-        /*withElseRegion=*/false);
-    OpBuilder prefetchB = prefetch.getThenBodyBuilder();
-    if (failed(copyIteration(prefetchB, next)))
+    // Tile i + 1's global loads are issued before tile i's MFMAs and their
+    // data written to LDS after them, so the loads' latency hides behind
+    // the MFMAs. The last iteration loads its own tile again (always in
+    // bounds) into the buffer nobody reads, rather than branching.
+    Value next = im.add(loop.getInductionVar(), loop.getStep());
+    Value lastIv;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step)
+      return fail("with stages = 2, the K loop needs constant bounds and "
+                  "step");
+    lastIv = im.cst(*ub > *lb ? *lb + (*ub - *lb - 1) / *step * *step : *lb);
+    Value prefetchIv = arith::MinUIOp::create(b, loc, next, lastIv);
+    auto prefetchOrigins = originsOf(b, prefetchIv);
+    if (failed(prefetchOrigins))
       return failure();
-    stage = bufferOf(b, loop.getInductionVar());
+    // Packed FP4/FP6 chunks are written right away: vectors of 6- or 4-bit
+    // values kept live across the MFMAs would go through scratch.
+    Value nextBuffer = bufferOf(b, next);
+    SmallVector<TileCopier::StagedChunk> staged[2];
+    for (int i = 0; i < 2; ++i) {
+      staged[i] = copier.load(b, tiles[i], (*prefetchOrigins)[i]);
+      if (tiles[i].elementBits() < 8) {
+        copier.store(b, tiles[i], staged[i], nextBuffer);
+        staged[i].clear();
+      }
+    }
+    // Scheduling fences keep LLVM's scheduler from sinking the loads into
+    // the MFMAs or hoisting the LDS stores above them: either shortens the
+    // time the loads have to arrive to a few MFMAs.
+    auto fence = [&](OpBuilder &at) {
+      amdgpu::SchedBarrierOp::create(
+          at, loc, amdgpu::sched_barrier_opt_enumAttr::get(
+                       at.getContext(), amdgpu::sched_barrier_opt_enum::none));
+    };
+    fence(b);
+    WaveMmaOp promoted =
+        replaceWithPromoted(bufferOf(b, loop.getInductionVar()));
+    OpBuilder after(promoted->getBlock(), ++Block::iterator(promoted));
+    fence(after);
+    for (int i = 0; i < 2; ++i)
+      copier.store(after, tiles[i], staged[i], nextBuffer);
     // One barrier per iteration publishes tile i + 1 and frees buffer
     // i % 2 for tile i + 2.
     OpBuilder end = OpBuilder::atBlockTerminator(loop.getBody());
     gpu::BarrierOp::create(end, loc);
+    return success();
   }
-  Value zero = im.cst(0);
-  auto promoted = WaveMmaOp::create(
-      b, loc, tiles[0].lds, ldsIndices(stage, zero, zero), tiles[1].lds,
-      ldsIndices(stage, zero, zero), op.getWaveRow(), op.getWaveCol(),
-      op.getAcc(), op.getAScales(), op.getAScaleIndices(), op.getBScales(),
-      op.getBScaleIndices(), config);
-  op.replaceAllUsesWith(promoted.getResults());
-  op.erase();
+  replaceWithPromoted(/*stage=*/Value());
   return success();
 }

@@ -31,26 +31,26 @@
 // CHECK:       workgroup(%[[LA:.*]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>)
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK:         %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c128
+// Threads 128 and up load chunk 127 again and skip the store.
+// CHECK:         %[[CHUNK:.*]] = arith.minui %[[TID]], %c127
+// CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[FP4_ROW]]()[%[[CHUNK]]]
+// CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[FP4_COL]]()[%[[CHUNK]]]
 // Rows past the matrix (40 rows, 48 rows: tiles of 32 divide neither) read
 // its last row.
-// CHECK:         scf.if %[[ACTIVE]] {
-// CHECK-NEXT:      %[[ROW:.*]] = affine.apply #[[FP4_ROW]]()[%[[TID]]]
-// CHECK-NEXT:      %[[COL:.*]] = affine.apply #[[FP4_COL]]()[%[[TID]]]
-// CHECK-NEXT:      %[[C39:.*]] = arith.constant 39 : index
-// CHECK-NEXT:      %[[GROW:.*]] = arith.minui %[[ROW]], %[[C39]]
-// CHECK-NEXT:      %[[FLAT:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [10240], strides: [1] : memref<40x256xf4E2M1FN> to memref<10240xf4E2M1FN>
-// CHECK-NEXT:      %[[AT:.*]] = affine.apply #[[FP4_AT]]()[%[[GROW]], %[[TID]], %[[K]]]
-// CHECK-NEXT:      %[[DATA:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<10240xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK:         %[[GROW:.*]] = arith.minui %[[ROW]], %c39
+// CHECK-NEXT:    %[[FLAT:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [10240], strides: [1] : memref<40x256xf4E2M1FN> to memref<10240xf4E2M1FN>
+// CHECK-NEXT:    %[[AT:.*]] = affine.apply #[[FP4_AT]]()[%[[GROW]], %[[CHUNK]], %[[K]]]
+// CHECK-NEXT:    %[[DATA:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<10240xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK-NEXT:    scf.if %[[ACTIVE]] {
 // CHECK-NEXT:      vector.store %[[DATA]], %[[LA]][%[[ROW]], %[[COL]]] : memref<32x80xf4E2M1FN, #gpu.address_space<workgroup>>, vector<32xf4E2M1FN>
 // CHECK-NEXT:    }
+// CHECK-NEXT:    %[[ROW6:.*]] = affine.apply #[[FP6_ROW]]()[%[[CHUNK]]]
+// CHECK-NEXT:    %[[COL6:.*]] = affine.apply #[[FP6_COL]]()[%[[CHUNK]]]
+// CHECK:         %[[GROW6:.*]] = arith.minui %[[ROW6]], %c47
+// CHECK-NEXT:    %[[FLAT6:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [12288], strides: [1] : memref<48x256xf6E2M3FN> to memref<12288xf6E2M3FN>
+// CHECK-NEXT:    %[[AT6:.*]] = affine.apply #[[FP6_AT]]()[%[[GROW6]], %[[CHUNK]], %[[K]]]
+// CHECK-NEXT:    %[[DATA6:.*]] = vector.load %[[FLAT6]][%[[AT6]]] : memref<12288xf6E2M3FN>, vector<32xf6E2M3FN>
 // CHECK-NEXT:    scf.if %[[ACTIVE]] {
-// CHECK-NEXT:      %[[ROW6:.*]] = affine.apply #[[FP6_ROW]]()[%[[TID]]]
-// CHECK-NEXT:      %[[COL6:.*]] = affine.apply #[[FP6_COL]]()[%[[TID]]]
-// CHECK-NEXT:      %[[C47:.*]] = arith.constant 47 : index
-// CHECK-NEXT:      %[[GROW6:.*]] = arith.minui %[[ROW6]], %[[C47]]
-// CHECK-NEXT:      %[[FLAT6:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [12288], strides: [1] : memref<48x256xf6E2M3FN> to memref<12288xf6E2M3FN>
-// CHECK-NEXT:      %[[AT6:.*]] = affine.apply #[[FP6_AT]]()[%[[GROW6]], %[[TID]], %[[K]]]
-// CHECK-NEXT:      %[[DATA6:.*]] = vector.load %[[FLAT6]][%[[AT6]]] : memref<12288xf6E2M3FN>, vector<32xf6E2M3FN>
 // CHECK-NEXT:      vector.store %[[DATA6]], %[[LB]][%[[ROW6]], %[[COL6]]] : memref<32x144xf6E2M3FN, #gpu.address_space<workgroup>>, vector<32xf6E2M3FN>
 // CHECK-NEXT:    }
 func.func @packed_tiles(%a: memref<40x256xf4E2M1FN>, %b: memref<48x256xf6E2M3FN>,
@@ -99,12 +99,15 @@ func.func @packed_tiles(%a: memref<40x256xf4E2M1FN>, %b: memref<48x256xf6E2M3FN>
 // CHECK-NEXT:    %[[GK:.*]] = affine.apply #[[FP8_K]]()[%[[TID]], %[[K]]]
 // CHECK-NEXT:    %[[DATA:.*]] = vector.load %[[A]][%[[G]], %[[ROW]], %[[GK]]] : memref<2x32x256xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK-NEXT:    vector.store %[[DATA]], %[[LA]][%[[ROW]], %[[COL]]]
-// CHECK:         scf.if
-// CHECK-NEXT:      %[[ROW4:.*]] = affine.apply #[[FP4_ROW]]()[%[[TID]]]
-// CHECK-NEXT:      %[[COL4:.*]] = affine.apply #[[FP4_COL]]()[%[[TID]]]
-// CHECK-NEXT:      %[[FLAT:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [49152], strides: [1]
-// CHECK-NEXT:      %[[AT:.*]] = affine.apply #[[FP4_AT]]()[%[[G]], %[[TID]], %[[K]]]
-// CHECK-NEXT:      %[[DATA4:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<49152xf4E2M1FN>, vector<32xf4E2M1FN>
+// B: 128 chunks, threads clamped to 127 as in @packed_tiles.
+// CHECK:         %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c128
+// CHECK:         %[[CHUNK:.*]] = arith.minui %[[TID]], %c127
+// CHECK-NEXT:    %[[ROW4:.*]] = affine.apply #[[FP4_ROW]]()[%[[CHUNK]]]
+// CHECK-NEXT:    %[[COL4:.*]] = affine.apply #[[FP4_COL]]()[%[[CHUNK]]]
+// CHECK-NEXT:    %[[FLAT:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [49152], strides: [1]
+// CHECK-NEXT:    %[[AT:.*]] = affine.apply #[[FP4_AT]]()[%[[G]], %[[CHUNK]], %[[K]]]
+// CHECK-NEXT:    %[[DATA4:.*]] = vector.load %[[FLAT]][%[[AT]]] : memref<49152xf4E2M1FN>, vector<32xf4E2M1FN>
+// CHECK-NEXT:    scf.if %[[ACTIVE]] {
 // CHECK-NEXT:      vector.store %[[DATA4]], %[[LB]][%[[ROW4]], %[[COL4]]]
 func.func @group_operands(%a: memref<2x32x256xf8E4M3FN>, %b: memref<3x64x256xf4E2M1FN>,
                           %g: index, %k: index, %out: memref<4xf32>) {

@@ -23,28 +23,29 @@
 // CHECK:         gpu.barrier
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK:         %[[ACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c128
+// Threads past the last chunk load the last chunk again (the load is not
+// branched around, so all loads of a copy issue back to back); only their
+// LDS store is skipped.
+// CHECK:         %[[CHUNK:.*]] = arith.minui %[[TID]], %c127
+// CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[CHUNK]]]
+// CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[CHUNK]]]
 // Neither tile divides its operand's rows (40 and 48 for tiles of 32):
 // rows past the matrix read its last row (39 for A, 47 for B).
-// CHECK:         scf.if %[[ACTIVE]] {
-// CHECK-NEXT:      %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
-// CHECK-NEXT:      %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
-// CHECK-NEXT:      %[[GROW:.*]] = affine.apply #[[A_ROW]]()[%[[TID]]]
-// CHECK-NEXT:      %[[C39:.*]] = arith.constant 39 : index
-// CHECK-NEXT:      %[[CLAMPED:.*]] = arith.minui %[[GROW]], %[[C39]]
-// CHECK-NEXT:      %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %[[K]]]
-// CHECK-NEXT:      %[[DATA:.*]] = vector.load %[[A]][%[[CLAMPED]], %[[GK]]] : memref<40x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:    %[[GROW:.*]] = affine.apply #[[A_ROW]]()[%[[CHUNK]]]
+// CHECK-NEXT:    %[[C39:.*]] = arith.constant 39 : index
+// CHECK-NEXT:    %[[CLAMPED:.*]] = arith.minui %[[GROW]], %[[C39]]
+// CHECK-NEXT:    %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[CHUNK]], %[[K]]]
+// CHECK-NEXT:    %[[DATA:.*]] = vector.load %[[A]][%[[CLAMPED]], %[[GK]]] : memref<40x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:    scf.if %[[ACTIVE]] {
 // CHECK-NEXT:      vector.store %[[DATA]], %[[LDSA]][%[[ROW]], %[[COL]]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<16xf8E4M3FNUZ>
 // CHECK-NEXT:    }
 // B's tile starts at row 0: the copy row itself is the global row (no add
 // of 0), clamped.
+// CHECK-NEXT:    %[[C47:.*]] = arith.constant 47 : index
+// CHECK-NEXT:    %[[BCLAMPED:.*]] = arith.minui %[[ROW]], %[[C47]]
+// CHECK-NEXT:    %[[BDATA:.*]] = vector.load %[[B]][%[[BCLAMPED]], %[[GK]]] : memref<48x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
 // CHECK-NEXT:    scf.if %[[ACTIVE]] {
-// CHECK-NEXT:      %[[BROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
-// CHECK-NEXT:      %[[BCOL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
-// CHECK-NEXT:      %[[C47:.*]] = arith.constant 47 : index
-// CHECK-NEXT:      %[[BCLAMPED:.*]] = arith.minui %[[BROW]], %[[C47]]
-// CHECK-NEXT:      %[[BK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %[[K]]]
-// CHECK-NEXT:      %[[BDATA:.*]] = vector.load %[[B]][%[[BCLAMPED]], %[[BK]]] : memref<48x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
-// CHECK-NEXT:      vector.store %[[BDATA]], %[[LDSB]][%[[BROW]], %[[BCOL]]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<16xf8E4M3FNUZ>
+// CHECK-NEXT:      vector.store %[[BDATA]], %[[LDSB]][%[[ROW]], %[[COL]]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, vector<16xf8E4M3FNUZ>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpu.barrier
 // CHECK:         qmm.wave_mma %[[LDSA]][%c0, %c0], %[[LDSB]][%c0, %c0] wave_offset[%c16, %c0]
@@ -87,6 +88,8 @@ func.func @single_buffer(%a: memref<40x256xf8E4M3FNUZ>, %b: memref<48x256xf8E4M3
 // CHECK:       workgroup(%[[LDSA:.*]] : memref<64x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
 // CHECK:       %[[TID:.*]] = gpu.thread_id x
 // CHECK-NOT:   arith.cmpi ult, %[[TID]]
+// All rounds of an operand load first, then store (the loads' latencies
+// overlap).
 // CHECK:       %[[ROW0:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
 // CHECK:       %[[COL:.*]] = affine.apply #[[COPY_COL]]()[%[[TID]]]
 // CHECK:       %[[C32:.*]] = arith.constant 32 : index
@@ -97,26 +100,34 @@ func.func @single_buffer(%a: memref<40x256xf8E4M3FNUZ>, %b: memref<48x256xf8E4M3
 // CHECK:         vector.load %arg0[%[[G0]], %[[GK]]]
 // CHECK:       } else {
 // CHECK:         arith.constant dense<0.000000e+00> : vector<16xf8E4M3FNUZ>
-// CHECK:       vector.store %[[D0]], %[[LDSA]][%[[ROW0]], %[[COL]]]
 // CHECK:       %[[ROW1:.*]] = affine.apply #[[ROW_R1]]()[%[[TID]]]
 // CHECK:       %[[G1:.*]] = arith.minui %[[ROW1]], %[[C32]]
 // CHECK:       %[[D1:.*]] = scf.if %[[IN]]
 // CHECK:         vector.load %arg0[%[[G1]], %[[GK]]]
-// CHECK:       vector.store %[[D1]], %[[LDSA]][%[[ROW1]], %[[COL]]]
 // CHECK:       %[[ROW2:.*]] = affine.apply #[[ROW_R2]]()[%[[TID]]]
-// CHECK:       arith.minui %[[ROW2]], %[[C32]]
-// CHECK:       vector.store %{{.*}}, %[[LDSA]][%[[ROW2]], %[[COL]]]
+// CHECK:       %[[G2:.*]] = arith.minui %[[ROW2]], %[[C32]]
+// CHECK:       %[[D2:.*]] = scf.if %[[IN]]
+// CHECK:         vector.load %arg0[%[[G2]], %[[GK]]]
 // CHECK:       %[[ROW3:.*]] = affine.apply #[[ROW_R3]]()[%[[TID]]]
-// CHECK:       arith.minui %[[ROW3]], %[[C32]]
-// CHECK:       vector.store %{{.*}}, %[[LDSA]][%[[ROW3]], %[[COL]]]
+// CHECK:       %[[G3:.*]] = arith.minui %[[ROW3]], %[[C32]]
+// CHECK:       %[[D3:.*]] = scf.if %[[IN]]
+// CHECK:         vector.load %arg0[%[[G3]], %[[GK]]]
+// CHECK-NOT:   vector.store
+// CHECK:       vector.store %[[D0]], %[[LDSA]][%[[ROW0]], %[[COL]]]
+// CHECK-NEXT:  vector.store %[[D1]], %[[LDSA]][%[[ROW1]], %[[COL]]]
+// CHECK-NEXT:  vector.store %[[D2]], %[[LDSA]][%[[ROW2]], %[[COL]]]
+// CHECK-NEXT:  vector.store %[[D3]], %[[LDSA]][%[[ROW3]], %[[COL]]]
 // B: 32 rows, two rounds, clamped to its last row 16.
 // CHECK:       %[[C16:.*]] = arith.constant 16 : index
 // CHECK:       %[[H0:.*]] = arith.minui %[[ROW0]], %[[C16]]
-// CHECK:       vector.load %arg1[%[[H0]], %[[GK]]]
-// CHECK:       vector.store %{{.*}}, %[[LDSB]][%[[ROW0]], %[[COL]]]
+// CHECK:       %[[E0:.*]] = scf.if %[[IN]]
+// CHECK:         vector.load %arg1[%[[H0]], %[[GK]]]
 // CHECK:       %[[H1:.*]] = arith.minui %[[ROW1]], %[[C16]]
-// CHECK:       vector.load %arg1[%[[H1]], %[[GK]]]
-// CHECK:       vector.store %{{.*}}, %[[LDSB]][%[[ROW1]], %[[COL]]]
+// CHECK:       %[[E1:.*]] = scf.if %[[IN]]
+// CHECK:         vector.load %arg1[%[[H1]], %[[GK]]]
+// CHECK-NOT:   vector.store
+// CHECK:       vector.store %[[E0]], %[[LDSB]][%[[ROW0]], %[[COL]]]
+// CHECK-NEXT:  vector.store %[[E1]], %[[LDSB]][%[[ROW1]], %[[COL]]]
 // CHECK-NOT:   vector.store
 // CHECK:       gpu.barrier
 func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %b: memref<17x80xf8E4M3FNUZ>,
@@ -146,11 +157,13 @@ func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %b: memref<17x80xf8E4M3FNUZ>,
 // Byte j of the chunk: global column + j (j = 1 and 15 checked).
 // CHECK-DAG:   #[[GLOBAL_K1:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64 + 1)>
 // CHECK-DAG:   #[[GLOBAL_K15:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64 + 15)>
+// 128 chunks for 256 threads: the chunk is the thread clamped to 127.
 // CHECK-LABEL: func.func @k_not_multiple_of_16
 // CHECK:       %[[TID:.*]] = gpu.thread_id x
-// CHECK:       %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[TID]]]
+// CHECK:       %[[CHUNK:.*]] = arith.minui %[[TID]], %c127
+// CHECK:       %[[ROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[CHUNK]]]
 // CHECK-NOT:   arith.minui
-// CHECK:       %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[TID]], %arg2]
+// CHECK:       %[[GK:.*]] = affine.apply #[[GLOBAL_K]]()[%[[CHUNK]], %arg2]
 // CHECK:       %[[WHOLE:.*]] = arith.cmpi ult, %[[GK]], %c25
 // CHECK:       scf.if %[[WHOLE]] -> (vector<16xf8E4M3FNUZ>)
 // CHECK:         vector.load %arg0[%[[ROW]], %[[GK]]]
@@ -159,11 +172,11 @@ func.func @k_tail(%a: memref<33x80xf8E4M3FNUZ>, %b: memref<17x80xf8E4M3FNUZ>,
 // CHECK:         memref.load %arg0[%[[ROW]], %[[K]]]
 // CHECK:         %[[INSIDE:.*]] = arith.cmpi ult, %[[GK]], %c40
 // CHECK:         arith.select %[[INSIDE]]
-// CHECK:         %[[GK1:.*]] = affine.apply #[[GLOBAL_K1]]()[%[[TID]], %arg2]
+// CHECK:         %[[GK1:.*]] = affine.apply #[[GLOBAL_K1]]()[%[[CHUNK]], %arg2]
 // CHECK:         %[[K1:.*]] = arith.minui %[[GK1]], %c39
 // CHECK:         memref.load %arg0[%[[ROW]], %[[K1]]]
 // CHECK:         arith.cmpi ult, %[[GK1]], %c40
-// CHECK:         %[[GK15:.*]] = affine.apply #[[GLOBAL_K15]]()[%[[TID]], %arg2]
+// CHECK:         %[[GK15:.*]] = affine.apply #[[GLOBAL_K15]]()[%[[CHUNK]], %arg2]
 // CHECK:         arith.minui %[[GK15]], %c39
 // CHECK:         memref.load
 // CHECK-NOT:     memref.load
@@ -189,12 +202,15 @@ func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %b: memref<32x40xf
 
 // stages = 2: two buffers per operand. The first tile (the loop's lower
 // bound, k = 0 * 64) goes into buffer 0 before the loop, then a barrier.
-// Iteration t copies tile t + 1 (its k recomputed from t + 1) into buffer
-// (t + 1) mod 2 when t + 1 < 4, multiplies out of buffer t mod 2 and ends
-// with the one barrier. 128 threads: A (32 rows) is 128 chunks, one each;
-// B (16 rows) is 64, threads 64 and up copy none of it. Both tiles divide
-// their operands' rows: no row clamp. The placement (same map as above)
-// does not depend on t: computed once, before the loop.
+// Iteration t issues the global loads of tile t + 1 (clamped to the last
+// tile, 3: the last iteration reloads its own tile instead of branching)
+// before the MFMAs on buffer t mod 2, and stores them into buffer
+// (t + 1) mod 2 after the MFMAs, so the loads' latency hides under them;
+// the one barrier ends the iteration. 128 threads: A (32 rows) is 128
+// chunks, one each; B (16 rows) is 64: threads 64 and up reload chunk 63
+// and skip the store. Both tiles divide their operands' rows: no row
+// clamp. The placement does not depend on t: computed once, before the
+// loop.
 // CHECK-DAG:   #[[COPY_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 16 + (s0 mod 64) floordiv 8 + ((s0 mod 8) floordiv 4) * 8)>
 // CHECK-DAG:   #[[COPY_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 16 - (s0 floordiv 4) * 64)>
 // Global column: copy byte + the tile's k (a symbol before the loop, a
@@ -217,27 +233,35 @@ func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %b: memref<32x40xf
 // Buffer 0 (0 mod 2 folded to the constant).
 // CHECK-NEXT:    vector.store %[[A0]], %[[LDSA]][%c0, %[[ROW]], %[[COL]]]
 // CHECK-NEXT:    %[[BACTIVE:.*]] = arith.cmpi ult, %[[TID]], %c64
+// CHECK:         %[[BCHUNK:.*]] = arith.minui %[[TID]], %c63
+// CHECK-NEXT:    %[[BROW:.*]] = affine.apply #[[COPY_ROW]]()[%[[BCHUNK]]]
+// CHECK-NEXT:    %[[BCOL:.*]] = affine.apply #[[COPY_COL]]()[%[[BCHUNK]]]
+// CHECK-NEXT:    %[[BGK0:.*]] = affine.apply #[[K_FIRST]]()[%[[BCHUNK]], %[[K0]]]
+// CHECK-NEXT:    %[[B0:.*]] = vector.load %arg1[%[[BROW]], %[[BGK0]]] : memref<16x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
 // CHECK-NEXT:    scf.if %[[BACTIVE]] {
-// CHECK-NEXT:      %[[B0:.*]] = vector.load %arg1[%[[ROW]], %[[GK0]]] : memref<16x256xf8E4M3FNUZ>, vector<16xf8E4M3FNUZ>
-// CHECK-NEXT:      vector.store %[[B0]], %[[LDSB]][%c0, %[[ROW]], %[[COL]]]
+// CHECK-NEXT:      vector.store %[[B0]], %[[LDSB]][%c0, %[[BROW]], %[[BCOL]]]
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpu.barrier
 // CHECK:         scf.for %[[T:.*]] = %c0 to %c4 step %c1 iter_args(
-// CHECK:           %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
-// CHECK:           %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %c4
-// CHECK:           scf.if %[[MORE]] {
-// CHECK:             %[[KN:.*]] = arith.muli %[[NEXT]], %c64
-// CHECK:             %[[NSTAGE:.*]] = affine.apply #[[NEXT_STAGE]](%[[T]])
-// CHECK:             %[[GKN:.*]] = affine.apply #[[K_NEXT]](%[[KN]])[%[[TID]]]
-// CHECK:             %[[AN:.*]] = vector.load %arg0[%[[ROW]], %[[GKN]]]
-// CHECK:             vector.store %[[AN]], %[[LDSA]][%[[NSTAGE]], %[[ROW]], %[[COL]]]
-// CHECK:             scf.if %[[BACTIVE]] {
-// CHECK:               %[[BN:.*]] = vector.load %arg1[%[[ROW]], %[[GKN]]]
-// CHECK:               vector.store %[[BN]], %[[LDSB]][%[[NSTAGE]], %[[ROW]], %[[COL]]]
-// CHECK:           }
-// CHECK:           %[[CUR:.*]] = affine.apply #[[STAGE]](%[[T]])
-// CHECK:           qmm.wave_mma %[[LDSA]][%[[CUR]], %c0, %c0], %[[LDSB]][%[[CUR]], %c0, %c0]
-// CHECK:           gpu.barrier
+// CHECK-NEXT:      %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
+// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:      %[[LOADED:.*]] = arith.minui %[[NEXT]], %[[C3]]
+// CHECK-NEXT:      %[[KN:.*]] = arith.muli %[[LOADED]], %c64
+// CHECK-NEXT:      %[[NSTAGE:.*]] = affine.apply #[[NEXT_STAGE]](%[[T]])
+// CHECK-NEXT:      %[[GKN:.*]] = affine.apply #[[K_NEXT]](%[[KN]])[%[[TID]]]
+// CHECK-NEXT:      %[[AN:.*]] = vector.load %arg0[%[[ROW]], %[[GKN]]]
+// CHECK-NEXT:      %[[BGKN:.*]] = affine.apply #[[K_NEXT]](%[[KN]])[%[[BCHUNK]]]
+// CHECK-NEXT:      %[[BN:.*]] = vector.load %arg1[%[[BROW]], %[[BGKN]]]
+// Scheduling fences: the loads stay above the MFMAs, the stores below.
+// CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT:      %[[CUR:.*]] = affine.apply #[[STAGE]](%[[T]])
+// CHECK-NEXT:      qmm.wave_mma %[[LDSA]][%[[CUR]], %c0, %c0], %[[LDSB]][%[[CUR]], %c0, %c0]
+// CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT:      vector.store %[[AN]], %[[LDSA]][%[[NSTAGE]], %[[ROW]], %[[COL]]]
+// CHECK-NEXT:      scf.if %[[BACTIVE]] {
+// CHECK-NEXT:        vector.store %[[BN]], %[[LDSB]][%[[NSTAGE]], %[[BROW]], %[[BCOL]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
 // CHECK-NEXT:      scf.yield
 // CHECK-NOT:     gpu.barrier
 // CHECK:         gpu.terminator

@@ -5,7 +5,8 @@
 
 // M, N >= 128: 32x32 MFMA, 128x128 tiles, 2x2 waves. Tile K 128 would take
 // 2 x 128 x (128 + 8) = 34816 bytes of LDS, more than half of gfx942's
-// 64 KiB, so tile K is halved: 2 x 128 x (64 + 8) = 18432.
+// 64 KiB, so tile K is halved: 2 x 128 x (64 + 8) = 18432. Double
+// buffered that is 36864 bytes, two workgroups 73728 > 65536: stages = 1.
 // GFX942-LABEL: func.func @large_blockwise
 // GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
 // FORCED-LABEL: func.func @large_blockwise
@@ -65,9 +66,11 @@ func.func @user_config(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
 // -----
 
 // MXFP8 legalized for gfx942 (FNUZ data, f32 scales of 32-wide K blocks):
-// tile K halves from 128 to the scale block, 32.
+// tile K halves from 128 to the scale block, 32. Double buffered the tiles
+// take 2 x 2 x 128 x (32 + 8) = 20480 bytes, two workgroups 40960 <= 65536,
+// and K = 512 is 16 tiles: stages = 2.
 // GFX942-LABEL: func.func @legalized_mxfp8
-// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2>
 func.func @legalized_mxfp8(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x16xf32>,
                            %b: tensor<256x512xf8E5M2FNUZ>, %bs: tensor<256x16xf32>,
                            %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
@@ -81,8 +84,10 @@ func.func @legalized_mxfp8(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x16xf3
 
 // MXFP4 legalized for gfx942 (FP4 data kept, f32 scales of 32-wide
 // blocks): the fp8 forms after an in-register conversion, tile K 32.
+// The FP4 tile rows are 16 bytes (plus padding), the FP8 ones 32 + 8: two
+// workgroups' double-buffered tiles stay far below 64 KiB: stages = 2.
 // GFX942-LABEL: func.func @legalized_mxfp4
-// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2>
 func.func @legalized_mxfp4(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf32>,
                            %b: tensor<256x512xf8E4M3FNUZ>, %bs: tensor<256x16xf32>,
                            %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {

@@ -1,12 +1,16 @@
 // RUN: fp8-opt %s -split-input-file --qmm-select-config=chip=gfx950 | FileCheck %s --check-prefix=GFX950
 
 // Expected configurations follow the heuristic documented in Passes.td.
+// Every case below is double buffered (stages = 2): its K spans at least two
+// K tiles, and on gfx950's 160 KiB of LDS two workgroups' double-buffered
+// tiles fit even for the largest, 128x128x128 FP8 with at most 16 bytes of
+// row padding: 2 x (2 x 2 x 128 x 144) = 147456 <= 163840 bytes.
 
 // OCP data on gfx950: the f8f6f4 forms; M = 1 takes one 16-row MFMA tile.
 // GFX950-LABEL: func.func @decode_ocp
-// GFX950: config #qmm.config<tile = [16, 128, 128], waves = [1, 2], mfma = f8f6f4 [16, 16, 128], stages = 1>
+// GFX950: config #qmm.config<tile = [16, 128, 128], waves = [1, 2], mfma = f8f6f4 [16, 16, 128], stages = 2>
 // GFX950-LABEL: func.func @decode_ocp_large
-// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = f8f6f4 [32, 32, 64], stages = 1>
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = f8f6f4 [32, 32, 64], stages = 2>
 func.func @decode_ocp(%a: tensor<1x4096xf8E4M3FN>, %as: tensor<1x32xf32>,
                       %b: tensor<4096x4096xf8E4M3FN>, %bs: tensor<32x32xf32>,
                       %d: tensor<1x4096xbf16>) -> tensor<1x4096xbf16> {
@@ -30,9 +34,9 @@ func.func @decode_ocp_large(%a: tensor<512x256xf8E5M2>, %as: tensor<512x1xf32>,
 // FNUZ data on gfx950: no FP8 form reads it, so the fragments are converted
 // to bf16 in registers and run on the bf16 MFMAs (16x16x32 / 32x32x16).
 // GFX950-LABEL: func.func @fnuz_on_gfx950
-// GFX950: config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = bf16 [16, 16, 32], stages = 1>
+// GFX950: config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = bf16 [16, 16, 32], stages = 2>
 // GFX950-LABEL: func.func @fnuz_on_gfx950_large
-// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = bf16 [32, 32, 16], stages = 1>
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = bf16 [32, 32, 16], stages = 2>
 func.func @fnuz_on_gfx950(%a: tensor<64x256xf8E4M3FNUZ>, %as: tensor<64x2xf32>,
                           %b: tensor<64x256xf8E5M2FNUZ>, %bs: tensor<1x2xf32>,
                           %d: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
@@ -55,9 +59,9 @@ func.func @fnuz_on_gfx950_large(%a: tensor<256x256xf8E4M3FNUZ>, %as: tensor<1x1x
 // MX operands on gfx950: the scaled forms, which apply the E8M0 scales
 // themselves, so the 32-wide scale blocks do not bound tile K (128).
 // GFX950-LABEL: func.func @mx_scaled
-// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 1>
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 2>
 // GFX950-LABEL: func.func @mx_scaled_small
-// GFX950: config #qmm.config<tile = [64, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
+// GFX950: config #qmm.config<tile = [64, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 2>
 func.func @mx_scaled(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
                      %b: tensor<256x512xf8E5M2>, %bs: tensor<256x16xf8E8M0FNU>,
                      %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
@@ -79,7 +83,7 @@ func.func @mx_scaled_small(%a: tensor<40x256xf8E4M3FN>, %as: tensor<40x8xf8E8M0F
 
 // MXFP4 x MXFP6 on gfx950: the scaled forms read FP4/FP6 as they are.
 // GFX950-LABEL: func.func @mxfp4_mxfp6
-// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 1>
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 2>
 func.func @mxfp4_mxfp6(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf8E8M0FNU>,
                        %b: tensor<256x512xf6E3M2FN>, %bs: tensor<256x16xf8E8M0FNU>,
                        %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
@@ -95,7 +99,7 @@ func.func @mxfp4_mxfp6(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf8E8M0FN
 // the f8f6f4 forms (64 or 128 K per step) and fp8 16x16x32 cannot step
 // through; the selector falls back to fp8 32x32x16.
 // GFX950-LABEL: func.func @k_blocks_of_48
-// GFX950: config #qmm.config<tile = [64, 64, 16], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX950: config #qmm.config<tile = [64, 64, 16], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2>
 func.func @k_blocks_of_48(%a: tensor<64x192xf8E4M3FN>, %as: tensor<64x4xf32>,
                           %b: tensor<64x192xf8E4M3FN>, %bs: tensor<64x4xf32>,
                           %d: tensor<64x64xf32>) -> tensor<64x64xf32> {

@@ -110,7 +110,8 @@ struct AccumulatorLayout {
   }
   /// Row in the sub-tile of every item of accumulator (rm, rn).
   Value row(IndexMath &im, Value lane, int64_t rm) const {
-    return im.apply(getItemMap(im.b.getContext(), rm, 0, 0), {lane})[0];
+    AffineMap map = getItemMap(im.b.getContext(), rm, 0, 0);
+    return im.apply(map.getSubMap({0}), {lane})[0];
   }
   /// Column in the sub-tile of item `i` of accumulator (rm, rn).
   Value col(IndexMath &im, Value lane, int64_t rn, int64_t i) const {
