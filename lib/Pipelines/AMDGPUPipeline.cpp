@@ -34,6 +34,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   pm.addPass(createQMMLegalizeForChip());
   QMMSelectConfigOptions select;
   select.override = options.config;
+  select.tuningTable = options.tuningTable;
   pm.addPass(createQMMSelectConfig(select));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -89,6 +90,10 @@ struct AMDGPUPipelineCLOptions
   Option<std::string> config{
       *this, "config",
       llvm::cl::desc("a #qmm.config<...> forced on every qmm.matmul")};
+  Option<std::string> tuningTable{
+      *this, "tuning-table",
+      llvm::cl::desc("a tuning table (JSON) qmm-select-config takes configs "
+                     "from (see fp8-run --tune)")};
 };
 } // namespace
 
@@ -112,7 +117,8 @@ void qmm::registerAMDGPUPipeline() {
             cl.format != "bin")
           return errorHandler("qmm-to-amdgpu-pipeline: unknown format '" +
                               cl.format + "' (expected gpu, llvm, isa or bin)");
-        qmm::AMDGPUPipelineOptions options{cl.chip, cl.format, cl.config};
+        qmm::AMDGPUPipelineOptions options{cl.chip, cl.format, cl.config,
+                                           cl.tuningTable};
         return buildAMDGPUPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -308,6 +308,23 @@ static cl::list<std::string> modelParams(
              "global-latency, lds-latency, barrier, valu, mfma-issue, "
              "memory-issue, salu, l2-bw, mall-bw, hbm-bw, launch, cu-l2-bw)"),
     cl::cat(category));
+static cl::opt<bool> tune(
+    "tune", cl::init(false),
+    cl::desc("rank every legal #qmm.config of the program's matmul by the "
+             "performance model (MODELED), print the ranking and run (or, "
+             "with --model-only, model) the best (implies --model)"),
+    cl::cat(category));
+static cl::opt<std::string> tuneTable(
+    "tune-table", cl::init(""),
+    cl::desc("with --tune: add the best config to this tuning table (JSON; "
+             "created when missing, an entry with the same key replaced)"),
+    cl::cat(category));
+static cl::opt<std::string> tuningTable(
+    "tuning-table", cl::init(""),
+    cl::desc("take the matmul's config from this tuning table when it has "
+             "an entry for the matmul's key (as qmm-select-config "
+             "tuning-table=FILE does)"),
+    cl::cat(category));
 static cl::opt<unsigned> iterations("iters", cl::init(0),
                                     cl::desc("time N runs after a warm-up"),
                                     cl::cat(category));
@@ -441,7 +458,8 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   for (cl::opt<std::string> *text :
        {&gemmShape, &aType, &bType, &aScale, &bScale, &outScale,
         &kernelConfig, &saveDir, &loadDir, &modelDevice, &modulePath,
-        &kernelName, &gridText, &blockText, &outDir})
+        &kernelName, &gridText, &blockText, &outDir, &tuneTable,
+        &tuningTable})
     if (text->getNumOccurrences() &&
         llvm::StringRef(text->getValue()).starts_with("--"))
       fail("--" + text->ArgStr.str() + " needs a value (" +
@@ -465,8 +483,20 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     fail("--kernel, --grid, --block, --arg and --out need --module");
 
   config.kernelConfig = kernelConfig;
+  config.tune = tune;
+  config.tuneTable = tuneTable;
+  config.tuningTable = tuningTable;
+  if (!tuneTable.empty() && !tune)
+    fail("--tune-table needs --tune");
+  if (tune && !kernelConfig.empty())
+    fail("--tune chooses the config: it cannot be combined with --config");
+  if (!tuningTable.empty() && (tune || !kernelConfig.empty()))
+    fail("--tuning-table cannot be combined with --tune or --config");
+  if (tune && jsonOutput && !modelOnly)
+    fail("--tune --json needs --model-only (the ranking is part of the "
+         "model's JSON)");
   config.model = parseModelRequest(
-      *config.chip, modelDevice.getNumOccurrences() > 0, modelDevice,
+      *config.chip, modelDevice.getNumOccurrences() > 0 || tune, modelDevice,
       modelOnly, std::vector<std::string>(modelParams.begin(),
                                           modelParams.end()));
   if (config.model.device && !modulePath.empty())

@@ -66,6 +66,10 @@ struct RunConfig {
   const ChipInfo *chip = nullptr;
   DeviceKind device = DeviceKind::Auto;
   std::string kernelConfig; ///< #qmm.config<...>, empty: the selector's
+  /// --tune (rank the legal configs by the model), the table it adds its
+  /// best to, and the table a config is taken from.
+  bool tune = false;
+  std::string tuneTable, tuningTable;
   unsigned iterations = 0;
 
   /// Data.

@@ -78,9 +78,10 @@ GemmRunner::GemmRunner(MLIRContext &context, const RunConfig &config)
 
 int GemmRunner::run() {
   buildProgram();
+  chooseConfig();
   if (printProgramOrModel())
     return 0;
-  device = orFail(createDevice(config.device, chip, config.kernelConfig));
+  device = orFail(createDevice(config.device, chip, kernelConfig));
   if (isGrouped())
     prepareGroupedInputs();
   else
@@ -185,18 +186,20 @@ bool GemmRunner::printProgramOrModel() {
   if (model.device) {
     llvm::Expected<std::vector<perf::KernelPrediction>> modeled =
         perf::modelQMMProgram(*module, chip, *model.device, model.params,
-                              config.kernelConfig);
+                              kernelConfig);
     if (!modeled)
       fail("--model: " + llvm::toString(modeled.takeError()));
     predictions = std::move(*modeled);
   }
   if (!model.only)
     return false;
-  if (config.json)
-    llvm::outs() << llvm::formatv("{0}\n",
-                                  llvm::json::Value(llvm::json::Object{
-                                      {"modeled", true},
-                                      {"model", modelJson(predictions)}}));
+  if (config.json) {
+    llvm::json::Object out{{"modeled", true},
+                           {"model", modelJson(predictions)}};
+    if (config.tune)
+      out["tune"] = std::move(tuneRanking);
+    llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(std::move(out)));
+  }
   else
     printModel(predictions, nullptr, getDeviceKindName(config.device));
   return true;

@@ -14,6 +14,8 @@
 
 #include "Options.h"
 
+#include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
@@ -130,6 +132,11 @@ private:
   /// The program: the user's file, or the (grouped) GEMM of the flags, with
   /// the quantize functions of --quantize device.
   void buildProgram();
+  /// The config the run compiles with: --config, the --tuning-table
+  /// entry, or --tune's best (TuneMode.cpp); empty: the selector's.
+  void chooseConfig();
+  /// --tune: ranks the legal configs of the program's matmul by the model.
+  void tune(Operation *matmul, const ConfigQuery &query);
   /// --emit-ir and --model; true when the run stops there.
   bool printProgramOrModel();
   /// The device's arguments, generated or loaded.
@@ -185,6 +192,9 @@ private:
 
   GemmSpec spec;
   OwningOpRef<ModuleOp> module;
+  std::string kernelConfig;
+  /// --tune's ranking, for the model's JSON.
+  llvm::json::Array tuneRanking;
   bool deviceQuantizes = false;
   std::vector<perf::KernelPrediction> predictions;
   std::unique_ptr<Device> device;

@@ -167,9 +167,13 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     Gives each qmm.matmul without a `config` one chosen from its shape,
     operand types and scales; a `config` already on the op (the user's) is
     kept and checked against the chip. The `override` option forces one
-    configuration on every matmul.
-
-    The heuristic:
+    configuration on every matmul. With `tuning-table`, a matmul whose key
+    (chip, A and B element types, scale encodings, output type, M, N and K
+    each rounded up to a power of two) has an entry takes the entry's
+    config (checked like a user's); the table is what `fp8-run --tune
+    --tune-table FILE` writes after ranking every legal configuration
+    (qmm::enumerateConfigs) by the performance model. Otherwise the
+    heuristic decides:
 
     * instruction: gfx942 reads FNUZ FP8 with v_mfma_f32_*_fp8; gfx950 OCP
       FP8 with the f8f6f4 forms (16x16x128, 32x32x64), and FNUZ FP8 with
@@ -213,7 +217,12 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
            "target chip (gfx942 or gfx950); default: the IR's target "
            "(qmm-attach-target), which a chip given here must match">,
     Option<"override", "override", "std::string", /*default=*/"\"\"",
-           "a #qmm.config<...> forced on every qmm.matmul">
+           "a #qmm.config<...> forced on every qmm.matmul">,
+    Option<"tuningTable", "tuning-table", "std::string", /*default=*/"\"\"",
+           "a tuning table (JSON, written by fp8-run --tune --tune-table): "
+           "a matmul without a config whose chip, formats, scales, output "
+           "and M/N/K buckets (powers of two) have an entry takes its "
+           "config instead of the heuristic's">
   ];
 }
 

@@ -50,6 +50,8 @@ struct AMDGPUPipelineOptions {
   /// A #qmm.config<...> forced on every qmm.matmul; empty to let
   /// qmm-select-config choose.
   std::string config;
+  /// A tuning table qmm-select-config reads (empty: none).
+  std::string tuningTable;
 };
 
 /// The AMD pipeline: qmm on tensors to GPU-level kernels (format `gpu`, the

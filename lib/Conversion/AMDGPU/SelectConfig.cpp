@@ -1,6 +1,6 @@
 //===- SelectConfig.cpp - choose and check #qmm.config ---------------------===//
 
-#include "qmm/Conversion/AMDGPU/KernelLayout.h"
+#include "qmm/Conversion/AMDGPU/ConfigSpace.h"
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -36,75 +36,82 @@ struct QMMSelectConfigPass
         return signalPassFailure();
       }
     }
+    std::optional<TuningTable> table;
+    if (!tuningTable.empty()) {
+      llvm::Expected<TuningTable> loaded = TuningTable::load(tuningTable);
+      if (!loaded) {
+        getOperation()->emitError("qmm-select-config: ")
+            << llvm::toString(loaded.takeError());
+        return signalPassFailure();
+      }
+      table = std::move(*loaded);
+    }
     WalkResult result = getOperation()->walk([&](Operation *op) {
-      LogicalResult configured = success();
-      if (auto matmul = dyn_cast<MatmulOp>(op))
-        configured = configure(matmul, *target, forced);
-      else if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
-        configured = configure(grouped, *target, forced);
-      return succeeded(configured) ? WalkResult::advance()
-                                   : WalkResult::interrupt();
+      if (!isa<MatmulOp, GroupedMatmulOp>(op))
+        return WalkResult::advance();
+      return succeeded(configure(op, *target, forced,
+                                 table ? &*table : nullptr))
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
     });
     if (result.wasInterrupted())
       signalPassFailure();
   }
 
-  /// Configures a qmm.matmul or qmm.grouped_matmul (one group's product).
-  template <typename OpTy>
-  LogicalResult configure(OpTy op, const ChipInfo &target, ConfigAttr forced) {
-    Type aElement = getElementTypeOrSelf(op.getA().getType());
-    Type bElement = getElementTypeOrSelf(op.getB().getType());
-    int64_t m = op.getM(), n = op.getN(), k = op.getK();
-    if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) ||
-        ShapedType::isDynamic(k))
-      return op.emitOpError("qmm-select-config: needs static shapes");
-    OperandTypes operands{aElement, bElement,
-                          op.getAEncoding().isMX() && op.getBEncoding().isMX()};
+  /// Configures a qmm.matmul or qmm.grouped_matmul (one group's product):
+  /// the forced config, else the op's own, else the tuning table's entry
+  /// for its key, else the heuristic's choice; then checks it.
+  LogicalResult configure(Operation *op, const ChipInfo &target,
+                          ConfigAttr forced, const TuningTable *table) {
+    FailureOr<ConfigQuery> query = getConfigQuery(op);
+    if (failed(query))
+      return failure();
+    auto current = [&]() {
+      return op->getAttrOfType<ConfigAttr>("config");
+    };
     if (forced)
-      op.setConfigAttr(forced);
-    int64_t outputBlockN = 0;
-    if constexpr (std::is_same_v<OpTy, MatmulOp>) {
-      if (ScaleEncodingAttr out = op.getOutEncodingAttr())
-        outputBlockN = out.getBlockExtent(m, n).second;
+      op->setAttr("config", forced);
+    if (!current() && table) {
+      if (const TuningTable::Entry *entry = table->lookup(target, *query)) {
+        // The parser's own diagnostic (at a location in the entry's text)
+        // becomes part of the op's.
+        std::string parseError;
+        ConfigAttr tuned;
+        {
+          ScopedDiagnosticHandler capture(&getContext(), [&](Diagnostic &d) {
+            parseError = d.str();
+            return success();
+          });
+          tuned = llvm::dyn_cast_or_null<ConfigAttr>(
+              parseAttribute(entry->config, &getContext()));
+        }
+        if (!tuned)
+          return op->emitOpError("qmm-select-config: the tuning table's "
+                                 "entry '")
+                 << entry->config << "' is not a #qmm.config<...>"
+                 << (parseError.empty() ? "" : ": ") << parseError;
+        op->setAttr("config", tuned);
+      }
     }
-    if (!op.getConfigAttr()) {
-      int64_t scaleBlockK =
-          std::min(op.getAEncoding().getBlockExtent(m, k).second,
-                   op.getBEncoding().getBlockExtent(n, k).second);
-      ConfigAttr chosen = selectConfig(&getContext(), target, m, n, k,
-                                       operands, scaleBlockK, outputBlockN);
+    if (!current()) {
+      ConfigAttr chosen = selectConfig(&getContext(), target, *query);
       // K tiles must not straddle scale blocks, and are whole 16-byte rows
       // and whole MFMA steps.
-      if (!chosen && scaleBlockK < k && scaleBlockK % 16 != 0)
-        return op.emitOpError("qmm-select-config: scale blocks of ")
-               << scaleBlockK << " along K are not a multiple of 16: no K "
-               << "tile of the AMD pipeline fits inside one";
+      if (!chosen && query->scaleBlockK < query->k &&
+          query->scaleBlockK % 16 != 0)
+        return op->emitOpError("qmm-select-config: scale blocks of ")
+               << query->scaleBlockK << " along K are not a multiple of 16: "
+               << "no K tile of the AMD pipeline fits inside one";
       if (!chosen)
-        return op.emitOpError("qmm-select-config: no configuration on ")
-               << target.name << " reads " << aElement << " x " << bElement
-               << (operands.mxScales ? " with MX scales" : "")
+        return op->emitOpError("qmm-select-config: no configuration on ")
+               << target.name << " reads " << query->operands.a << " x "
+               << query->operands.b
+               << (query->operands.mxScales ? " with MX scales" : "")
                << " (run qmm-legalize-for-chip first)";
-      op.setConfigAttr(chosen);
+      op->setAttr("config", chosen);
     }
-    if constexpr (std::is_same_v<OpTy, GroupedMatmulOp>) {
-      // A contiguous tile of A must not straddle two groups' segments.
-      int64_t alignment = getGroupedMatmulMAlignment();
-      if (op.getLayout() == GroupedLayout::Contiguous &&
-          alignment % op.getConfigAttr().getTileM() != 0)
-        return op.emitOpError("config: tile M (")
-               << op.getConfigAttr().getTileM()
-               << ") must divide the M alignment of contiguous groups ("
-               << alignment << ")";
-    }
-    ConfigAttr config = op.getConfigAttr();
-    if (outputBlockN && !config.keepsOutputBlocksInWaves(n, outputBlockN))
-      return op.emitOpError("config: the FP8 output's blocks of ")
-             << outputBlockN << " columns must lie within one wave's sub-tile ("
-             << config.getWaveTileN()
-             << " columns), starting at a multiple of the block; use "
-                "waves = [W, 1] or a tile N that is a multiple of the block";
-    return verifyConfigForChip(op.getConfigAttr(), target, operands,
-                               [&]() { return op.emitOpError(); });
+    return verifyConfigForMatmul(current(), target, *query,
+                                 [&]() { return op->emitOpError(); });
   }
 };
 } // namespace

@@ -1,0 +1,104 @@
+//===- ConfigSpace.h - the legal #qmm.config of a matmul, tuning tables ---===//
+//
+// What a qmm.matmul or qmm.grouped_matmul requires of its configuration
+// (ConfigQuery), the legal configurations for a chip (enumerateConfigs: the
+// space `fp8-run --tune` ranks with the performance model), and tuning
+// tables: JSON files mapping (chip, formats, scales, shape bucket) to the
+// configuration a tuning run found best, which qmm-select-config reads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_CONVERSION_AMDGPU_CONFIGSPACE_H
+#define QMM_CONVERSION_AMDGPU_CONFIGSPACE_H
+
+#include "qmm/Conversion/AMDGPU/KernelLayout.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace qmm {
+
+/// Everything the configuration of one matmul depends on.
+struct ConfigQuery {
+  int64_t m = 0, n = 0, k = 0;
+  OperandTypes operands;
+  /// The shorter of A's and B's scale blocks along K (K for per-tensor and
+  /// per-row scales): a K tile must not straddle one.
+  int64_t scaleBlockK = 0;
+  /// Columns of an FP8 output's scale blocks (0: no FP8 output).
+  int64_t outputBlockN = 0;
+  /// A contiguous grouped matmul: tile M must divide the M alignment.
+  bool contiguousGroups = false;
+  /// How the tuning table names the formats: element types, scale
+  /// encodings, output type.
+  std::string aType, bType, aScales, bScales, outType;
+};
+
+/// The query of a qmm.matmul or qmm.grouped_matmul; a diagnostic for
+/// dynamic shapes or another op.
+FailureOr<ConfigQuery> getConfigQuery(Operation *op);
+
+/// Checks `config` against the chip (verifyConfigForChip) and the matmul:
+/// an FP8 output's blocks within one wave, a contiguous group's alignment.
+LogicalResult verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
+                                    const ConfigQuery &query,
+                                    function_ref<InFlightDiagnostic()> emitError);
+
+/// The heuristic's choice (selectConfig) for the query; null when no
+/// instruction reads the operands.
+ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip,
+                        const ConfigQuery &query);
+
+/// The legal configurations worth modeling, in a fixed order: every
+/// instruction shape that reads the operands (gfx950's fp8 forms for 8-bit
+/// data only when the f8f6f4 ones cannot tile K), power-of-two tiles from
+/// 64 (or the MFMA, for extents below 64) to 256 and no larger than the
+/// extent needs, tile K 64/128/256 within the scale blocks, 4 or 8 waves
+/// (fewer only for tiles of fewer MFMA tiles) whose sub-tiles hold at most
+/// 128 accumulator registers, 1 or 2 stages
+/// (2 when K spans two tiles). Each passes verifyConfigForMatmul.
+std::vector<ConfigAttr> enumerateConfigs(MLIRContext *ctx,
+                                         const ChipInfo &chip,
+                                         const ConfigQuery &query);
+
+/// A tuning table: the best configuration found per (chip, A type, B
+/// type, A scales, B scales, output type, M/N/K bucket), where a bucket is
+/// the extent rounded up to a power of two. Stored as JSON:
+///   {"qmm_tuning_table": 1, "entries": [{"chip": "gfx950", "a": ...,
+///    "b": ..., "a_scales": ..., "b_scales": ..., "out": ..., "m": 8192,
+///    "n": 8192, "k": 8192, "config": "#qmm.config<...>",
+///    "modeled_us": 571.4, "device": "mi355x"}, ...]}
+class TuningTable {
+public:
+  struct Entry {
+    std::string config;
+    double modeledMicroseconds = 0;
+    std::string device;
+  };
+
+  /// Reads `path`; a missing file is an empty table when `mayBeMissing`.
+  static llvm::Expected<TuningTable> load(llvm::StringRef path,
+                                          bool mayBeMissing = false);
+  llvm::Error save(llvm::StringRef path) const;
+
+  /// The key of a query on a chip.
+  static std::string getKey(const ChipInfo &chip, const ConfigQuery &query);
+
+  const Entry *lookup(const ChipInfo &chip, const ConfigQuery &query) const;
+  void set(const ChipInfo &chip, const ConfigQuery &query, Entry entry);
+  size_t size() const { return entries.size(); }
+
+private:
+  /// Key -> (the key's fields as JSON, entry).
+  std::map<std::string, std::pair<llvm::json::Object, Entry>> entries;
+};
+
+} // namespace qmm
+} // namespace mlir
+
+#endif

@@ -1,0 +1,310 @@
+//===- ConfigSpace.cpp - legal configurations and tuning tables -----------===//
+
+#include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+static std::string printed(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+static std::string printed(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+template <typename OpTy>
+static FailureOr<ConfigQuery> getQueryOf(OpTy op) {
+  ConfigQuery query;
+  query.m = op.getM();
+  query.n = op.getN();
+  query.k = op.getK();
+  if (ShapedType::isDynamic(query.m) || ShapedType::isDynamic(query.n) ||
+      ShapedType::isDynamic(query.k))
+    return op.emitOpError("qmm-select-config: needs static shapes");
+  Type a = getElementTypeOrSelf(op.getA().getType());
+  Type b = getElementTypeOrSelf(op.getB().getType());
+  query.operands = {a, b,
+                    op.getAEncoding().isMX() && op.getBEncoding().isMX()};
+  query.scaleBlockK =
+      std::min(op.getAEncoding().getBlockExtent(query.m, query.k).second,
+               op.getBEncoding().getBlockExtent(query.n, query.k).second);
+  query.aType = printed(a);
+  query.bType = printed(b);
+  query.aScales = printed(op.getAEncoding());
+  query.bScales = printed(op.getBEncoding());
+  query.outType = printed(getElementTypeOrSelf(op.getInit().getType()));
+  if constexpr (std::is_same_v<OpTy, MatmulOp>) {
+    if (ScaleEncodingAttr out = op.getOutEncodingAttr())
+      query.outputBlockN = out.getBlockExtent(query.m, query.n).second;
+  } else {
+    query.contiguousGroups = op.getLayout() == GroupedLayout::Contiguous;
+    query.outType += op.getLayout() == GroupedLayout::Contiguous
+                         ? " (grouped contiguous)"
+                         : " (grouped masked)";
+  }
+  return query;
+}
+
+FailureOr<ConfigQuery> qmm::getConfigQuery(Operation *op) {
+  if (auto matmul = dyn_cast<MatmulOp>(op))
+    return getQueryOf(matmul);
+  if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
+    return getQueryOf(grouped);
+  return op->emitOpError("is not a qmm.matmul or qmm.grouped_matmul");
+}
+
+LogicalResult
+qmm::verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
+                           const ConfigQuery &query,
+                           function_ref<InFlightDiagnostic()> emitError) {
+  // A contiguous tile of A must not straddle two groups' segments.
+  int64_t alignment = getGroupedMatmulMAlignment();
+  if (query.contiguousGroups && alignment % config.getTileM() != 0)
+    return emitError() << "config: tile M (" << config.getTileM()
+                       << ") must divide the M alignment of contiguous groups ("
+                       << alignment << ")";
+  if (query.outputBlockN &&
+      !config.keepsOutputBlocksInWaves(query.n, query.outputBlockN))
+    return emitError() << "config: the FP8 output's blocks of "
+                       << query.outputBlockN
+                       << " columns must lie within one wave's sub-tile ("
+                       << config.getWaveTileN()
+                       << " columns), starting at a multiple of the block; use "
+                          "waves = [W, 1] or a tile N that is a multiple of "
+                          "the block";
+  return verifyConfigForChip(config, chip, query.operands, emitError);
+}
+
+ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
+                             const ConfigQuery &query) {
+  return selectConfig(ctx, chip, query.m, query.n, query.k, query.operands,
+                      query.scaleBlockK, query.outputBlockN);
+}
+
+/// Power-of-two tile extents for a matrix extent: from 64 (or the MFMA
+/// size, when the extent is below 64) up to 256, no larger than the extent
+/// rounded up to a power of two.
+static SmallVector<int64_t> getTileExtents(int64_t extent, int64_t mfma) {
+  int64_t largest =
+      std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(extent, 1)),
+                          mfma, 256);
+  int64_t smallest = std::min<int64_t>(std::max<int64_t>(64, mfma), largest);
+  SmallVector<int64_t> extents;
+  for (int64_t t = smallest; t <= largest; t *= 2)
+    extents.push_back(t);
+  return extents;
+}
+
+std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
+                                              const ChipInfo &chip,
+                                              const ConfigQuery &query) {
+  std::vector<ConfigAttr> configs;
+  std::optional<MFMAKind> kind = getMFMAKindFor(chip, query.operands);
+  if (!kind)
+    return configs;
+  // The scaled MFMA applies the block scales itself.
+  int64_t scaleBlockK =
+      *kind == MFMAKind::ScaledF8F6F4 ? query.k : query.scaleBlockK;
+  SmallVector<MFMAKind, 2> kinds = {*kind};
+  if (*kind == MFMAKind::F8F6F4 &&
+      query.operands.a.getIntOrFloatBitWidth() == 8 &&
+      query.operands.b.getIntOrFloatBitWidth() == 8)
+    kinds.push_back(MFMAKind::FP8);
+  // Diagnostics of rejected candidates are not for the user.
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
+  for (MFMAKind candidateKind : kinds) {
+    // gfx950's fp8 forms (half the f8f6f4 rate) only where the f8f6f4
+    // shapes cannot tile K.
+    if (candidateKind == MFMAKind::FP8 && !configs.empty())
+      break;
+    for (const MMAIntrinsicInfo *shape : chip.getIntrinsics()) {
+      if (shape->kind != candidateKind || shape->m != shape->n)
+        continue;
+      SmallVector<int64_t> tileKs;
+      int64_t wholeK = llvm::alignTo(std::max<int64_t>(query.k, 1), shape->k);
+      for (int64_t tk : {int64_t(64), int64_t(128), int64_t(256), wholeK})
+        if (tk % shape->k == 0 && tk % 16 == 0 && tk <= std::max<int64_t>(wholeK, shape->k) &&
+            (scaleBlockK >= query.k || scaleBlockK % tk == 0) &&
+            !llvm::is_contained(tileKs, tk))
+          tileKs.push_back(tk);
+      for (int64_t tileM : getTileExtents(query.m, shape->m))
+        for (int64_t tileN : getTileExtents(query.n, shape->n))
+          for (int64_t wavesM : {1, 2, 4})
+            for (int64_t wavesN : {1, 2, 4}) {
+              if (wavesM * wavesN > 8 || tileM % (wavesM * shape->m) != 0 ||
+                  tileN % (wavesN * shape->n) != 0)
+                continue;
+              // 4 or 8 waves (one or two per SIMD), fewer only where the
+              // tile has fewer MFMA tiles.
+              int64_t mfmaTiles = (tileM / shape->m) * (tileN / shape->n);
+              if (wavesM * wavesN != 4 && wavesM * wavesN != 8 &&
+                  wavesM * wavesN != std::min<int64_t>(mfmaTiles, 4))
+                continue;
+              // At most 128 accumulator registers per lane (a 128x64
+              // sub-tile): larger ones spill next to the fragments.
+              if ((tileM / wavesM) * (tileN / wavesN) / chip.waveSize > 128)
+                continue;
+              for (int64_t tileK : tileKs)
+                for (int64_t stages : {1, 2}) {
+                  if (stages == 2 && query.k < 2 * tileK)
+                    continue;
+                  ConfigAttr config = ConfigAttr::getChecked(
+                      emitSilently, ctx,
+                      ArrayRef<int64_t>{tileM, tileN, tileK},
+                      ArrayRef<int64_t>{wavesM, wavesN}, candidateKind,
+                      ArrayRef<int64_t>{shape->m, shape->n, shape->k}, stages);
+                  if (config && succeeded(verifyConfigForMatmul(
+                                    config, chip, query, emitSilently)))
+                    configs.push_back(config);
+                }
+            }
+    }
+  }
+  return configs;
+}
+
+//===----------------------------------------------------------------------===//
+// Tuning tables
+//===----------------------------------------------------------------------===//
+
+/// Extents are bucketed by rounding up to a power of two.
+static int64_t bucketOf(int64_t extent) {
+  return int64_t(llvm::PowerOf2Ceil(std::max<int64_t>(extent, 1)));
+}
+
+static llvm::json::Object keyFields(const ChipInfo &chip,
+                                    const ConfigQuery &query) {
+  return llvm::json::Object{{"chip", chip.name.str()},
+                            {"a", query.aType},
+                            {"b", query.bType},
+                            {"a_scales", query.aScales},
+                            {"b_scales", query.bScales},
+                            {"out", query.outType},
+                            {"m", bucketOf(query.m)},
+                            {"n", bucketOf(query.n)},
+                            {"k", bucketOf(query.k)}};
+}
+
+static std::string keyOf(const llvm::json::Object &fields) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  for (const char *name :
+       {"chip", "a", "b", "a_scales", "b_scales", "out", "m", "n", "k"}) {
+    const llvm::json::Value *value = fields.get(name);
+    os << name << "=";
+    if (value)
+      os << *value;
+    os << ";";
+  }
+  return key;
+}
+
+std::string TuningTable::getKey(const ChipInfo &chip,
+                                const ConfigQuery &query) {
+  return keyOf(keyFields(chip, query));
+}
+
+llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path,
+                                              bool mayBeMissing) {
+  TuningTable table;
+  if (mayBeMissing && !llvm::sys::fs::exists(path))
+    return table;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError("tuning table '" + path +
+                                   "': " + buffer.getError().message());
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError("tuning table '" + path +
+                                   "': " + llvm::toString(json.takeError()));
+  auto bad = [&](const llvm::Twine &what) {
+    return llvm::createStringError("tuning table '" + path + "': " + what);
+  };
+  const llvm::json::Object *root = json->getAsObject();
+  if (!root || root->getInteger("qmm_tuning_table") != 1)
+    return bad("not a qmm tuning table (expected {\"qmm_tuning_table\": 1, "
+               "\"entries\": [...]})");
+  const llvm::json::Array *list = root->getArray("entries");
+  if (!list)
+    return bad("no \"entries\" array");
+  for (auto [index, value] : llvm::enumerate(*list)) {
+    const llvm::json::Object *entry = value.getAsObject();
+    std::string where = "entry " + std::to_string(index);
+    if (!entry)
+      return bad(where + " is not an object");
+    llvm::json::Object fields;
+    for (const char *name : {"chip", "a", "b", "a_scales", "b_scales", "out"}) {
+      std::optional<llvm::StringRef> text = entry->getString(name);
+      if (!text)
+        return bad(where + " has no string \"" + name + "\"");
+      fields[name] = text->str();
+    }
+    for (const char *name : {"m", "n", "k"}) {
+      std::optional<int64_t> extent = entry->getInteger(name);
+      if (!extent || *extent <= 0 || !llvm::isPowerOf2_64(*extent))
+        return bad(where + ": \"" + name +
+                   "\" must be a positive power of two (a bucket)");
+      fields[name] = *extent;
+    }
+    std::optional<llvm::StringRef> config = entry->getString("config");
+    if (!config)
+      return bad(where + " has no string \"config\"");
+    Entry parsed{config->str(), entry->getNumber("modeled_us").value_or(0),
+                 entry->getString("device").value_or("").str()};
+    std::string key = keyOf(fields);
+    table.entries[key] = {std::move(fields), std::move(parsed)};
+  }
+  return table;
+}
+
+llvm::Error TuningTable::save(llvm::StringRef path) const {
+  llvm::json::Array list;
+  for (const auto &[key, value] : entries) {
+    llvm::json::Object entry = value.first;
+    entry["config"] = value.second.config;
+    entry["modeled_us"] = value.second.modeledMicroseconds;
+    entry["device"] = value.second.device;
+    list.push_back(std::move(entry));
+  }
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return llvm::createStringError("tuning table '" + path +
+                                   "': " + error.message());
+  os << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
+                                     {"qmm_tuning_table", 1},
+                                     {"entries", std::move(list)}}));
+  return llvm::Error::success();
+}
+
+const TuningTable::Entry *TuningTable::lookup(const ChipInfo &chip,
+                                              const ConfigQuery &query) const {
+  auto it = entries.find(getKey(chip, query));
+  return it == entries.end() ? nullptr : &it->second.second;
+}
+
+void TuningTable::set(const ChipInfo &chip, const ConfigQuery &query,
+                      Entry entry) {
+  llvm::json::Object fields = keyFields(chip, query);
+  std::string key = keyOf(fields);
+  entries[key] = {std::move(fields), std::move(entry)};
+}

@@ -1,0 +1,183 @@
+//===- TuneMode.cpp - fp8-run --tune and --tuning-table -------------------===//
+//
+// Chooses the config a run compiles with. --tuning-table takes it from a
+// table (qmm::TuningTable) when the table has the matmul's key. --tune
+// compiles the program once per legal config (qmm::enumerateConfigs) and
+// ranks them by the performance model's time: every figure MODELED, none
+// measured. Configs whose code object spills or uses scratch are listed
+// apart and never chosen. Ties keep the enumeration's order, so the
+// choice is deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::fp8run;
+
+namespace {
+/// One ranked candidate.
+struct Candidate {
+  std::string config;
+  double seconds = 0;
+  /// The kernel that takes the most time (the matmul's).
+  perf::KernelPrediction main;
+  bool rejected = false; ///< spills or scratch
+};
+} // namespace
+
+static std::string printConfig(ConfigAttr config) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Attribute(config).print(os);
+  return text;
+}
+
+void GemmRunner::chooseConfig() {
+  kernelConfig = config.kernelConfig;
+  if (!config.tune && config.tuningTable.empty())
+    return;
+  SmallVector<Operation *> matmuls;
+  module->walk([&](Operation *op) {
+    if (isa<MatmulOp, GroupedMatmulOp>(op))
+      matmuls.push_back(op);
+  });
+  llvm::StringRef flag = config.tune ? "--tune" : "--tuning-table";
+  if (matmuls.size() != 1)
+    fail(flag + ": the program must hold exactly one qmm.matmul or "
+                "qmm.grouped_matmul (it holds " +
+         std::to_string(matmuls.size()) + ")");
+  FailureOr<ConfigQuery> query;
+  std::string message = captureDiagnostics(
+      &context, [&] { query = getConfigQuery(matmuls.front()); });
+  if (failed(query))
+    fail(flag + ": " + message);
+  if (config.tune)
+    return tune(matmuls.front(), *query);
+  llvm::Expected<TuningTable> table = TuningTable::load(config.tuningTable);
+  if (!table)
+    fail("--tuning-table: " + llvm::toString(table.takeError()));
+  if (const TuningTable::Entry *entry = table->lookup(chip, *query))
+    kernelConfig = entry->config;
+}
+
+void GemmRunner::tune(Operation *matmul, const ConfigQuery &query) {
+  const ModelRequest &model = config.model;
+  auto started = std::chrono::steady_clock::now();
+  std::vector<ConfigAttr> space = enumerateConfigs(&context, chip, query);
+  if (space.empty())
+    fail("--tune: no legal configuration reads " + query.aType + " x " +
+         query.bType + " on " + chip.name.str());
+  ConfigAttr heuristic = selectConfig(&context, chip, query);
+  std::string heuristicText = heuristic ? printConfig(heuristic) : "";
+
+  std::vector<Candidate> candidates;
+  for (ConfigAttr config : space) {
+    Candidate candidate;
+    candidate.config = printConfig(config);
+    llvm::Expected<std::vector<perf::KernelPrediction>> modeled =
+        perf::modelQMMProgram(*module, chip, *model.device, model.params,
+                              candidate.config);
+    if (!modeled)
+      fail("--tune: " + candidate.config +
+           " does not compile: " + llvm::toString(modeled.takeError()));
+    for (const perf::KernelPrediction &p : *modeled) {
+      candidate.seconds += p.seconds;
+      if (p.seconds >= candidate.main.seconds)
+        candidate.main = p;
+      candidate.rejected |= p.spills || p.descriptor.scratchBytes > 0;
+    }
+    candidates.push_back(std::move(candidate));
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate &x, const Candidate &y) {
+                     if (x.rejected != y.rejected)
+                       return y.rejected;
+                     return x.seconds < y.seconds;
+                   });
+  if (candidates.front().rejected)
+    fail("--tune: every legal configuration spills or uses scratch");
+  double elapsed = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - started)
+                       .count();
+  const Candidate &best = candidates.front();
+  kernelConfig = best.config;
+
+  // The ranking (JSON for --json --model-only, text otherwise).
+  size_t heuristicRank = 0;
+  for (auto [rank, c] : llvm::enumerate(candidates)) {
+    if (c.config == heuristicText)
+      heuristicRank = rank + 1;
+    tuneRanking.push_back(llvm::json::Object{
+        {"rank", int64_t(rank + 1)},
+        {"config", c.config},
+        {"modeled_us", c.seconds * 1e6},
+        {"modeled_tflops", c.main.tflops},
+        {"registers", c.main.descriptor.registers},
+        {"occupancy", c.main.occupancy},
+        {"mfma_busy", c.main.mfmaBusy},
+        {"bound", c.main.kernelBound},
+        {"rejected", c.rejected},
+        {"heuristic", c.config == heuristicText}});
+  }
+  if (!config.json) {
+    llvm::outs() << llvm::formatv(
+        "tune: {0} legal configs of {1}x{2}x{3} ({4} x {5}, scales {6} / "
+        "{7}) on {8}, ranked by MODELED time on {9} ({10:f1} s to compile "
+        "and model them all):\n",
+        candidates.size(), query.m, query.n, query.k, query.aType,
+        query.bType, query.aScales, query.bScales, chip.name,
+        model.device->name, elapsed);
+    llvm::outs() << llvm::formatv("  {0,4}  {1,-88}  {2,11}  {3,8}  {4,4}  "
+                                  "{5,3}  {6,5}  {7}\n",
+                                  "rank", "config", "modeled us", "TFLOP/s",
+                                  "regs", "occ", "busy", "bound");
+    constexpr size_t kShown = 10;
+    for (auto [rank, c] : llvm::enumerate(candidates)) {
+      bool isHeuristic = c.config == heuristicText;
+      if (rank >= kShown && !isHeuristic)
+        continue;
+      llvm::outs() << llvm::formatv(
+          "  {0,4}  {1,-88}  {2,11:f1}  {3,8:f1}  {4,4}  {5,3}  {6,4:f0}%  "
+          "{7}{8}{9}\n",
+          rank + 1, c.config, c.seconds * 1e6, c.main.tflops,
+          c.main.descriptor.registers, c.main.occupancy,
+          100 * c.main.mfmaBusy, c.main.kernelBound,
+          isHeuristic ? "  <- heuristic (qmm-select-config)" : "",
+          c.rejected ? "  [rejected: spills/scratch]" : "");
+    }
+    if (heuristicText.empty())
+      llvm::outs() << "  (the heuristic has no choice for this matmul)\n";
+    llvm::outs() << llvm::formatv(
+        "tune: best {0}: {1:f1} us MODELED ({2:f2}x the heuristic's "
+        "choice, rank {3})\n",
+        best.config, best.seconds * 1e6,
+        heuristicRank ? candidates[heuristicRank - 1].seconds / best.seconds
+                      : 0.0,
+        heuristicRank);
+  }
+
+  if (config.tuneTable.empty())
+    return;
+  llvm::Expected<TuningTable> table =
+      TuningTable::load(config.tuneTable, /*mayBeMissing=*/true);
+  if (!table)
+    fail("--tune-table: " + llvm::toString(table.takeError()));
+  table->set(chip, query,
+             {best.config, best.seconds * 1e6, model.device->name.str()});
+  if (llvm::Error error = table->save(config.tuneTable))
+    fail("--tune-table: " + llvm::toString(std::move(error)));
+  if (!config.json)
+    llvm::outs() << "tune: wrote the entry to " << config.tuneTable << " ("
+                 << table->size() << " entries)\n";
+}
