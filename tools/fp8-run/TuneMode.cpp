@@ -80,6 +80,10 @@ void GemmRunner::tune(Operation *matmul, const ConfigQuery &query) {
          query.bType + " on " + chip.name.str());
   ConfigAttr heuristic = selectConfig(&context, chip, query);
   std::string heuristicText = heuristic ? printConfig(heuristic) : "";
+  // The heuristic may pick outside the enumerated space (2 waves for
+  // decode tiles): it is always a candidate, so the best is never worse.
+  if (heuristic && !llvm::is_contained(space, heuristic))
+    space.push_back(heuristic);
 
   std::vector<Candidate> candidates;
   for (ConfigAttr config : space) {

@@ -224,15 +224,34 @@ std::string TuningTable::getKey(const ChipInfo &chip,
 
 llvm::Expected<TuningTable> TuningTable::load(llvm::StringRef path,
                                               bool mayBeMissing) {
-  TuningTable table;
   if (mayBeMissing && !llvm::sys::fs::exists(path))
-    return table;
+    return TuningTable();
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return llvm::createStringError("tuning table '" + path +
                                    "': " + buffer.getError().message());
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+  return parse((*buffer)->getBuffer(), path);
+}
+
+#include "BuiltinTuningTable.inc"
+
+const TuningTable &TuningTable::getBuiltin() {
+  static const TuningTable builtin = [] {
+    llvm::Expected<TuningTable> table =
+        parse(kBuiltinTuningTable, "built-in (BuiltinTuningTable.json)");
+    // The build embeds a file the test suite parses: a broken one is a
+    // build defect, not user input.
+    if (!table)
+      llvm::report_fatal_error(llvm::Twine(llvm::toString(table.takeError())));
+    return std::move(*table);
+  }();
+  return builtin;
+}
+
+llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text,
+                                               llvm::StringRef path) {
+  TuningTable table;
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return llvm::createStringError("tuning table '" + path +
                                    "': " + llvm::toString(json.takeError()));

@@ -71,8 +71,11 @@ struct QMMSelectConfigPass
     };
     if (forced)
       op->setAttr("config", forced);
-    if (!current() && table) {
-      if (const TuningTable::Entry *entry = table->lookup(target, *query)) {
+    for (const TuningTable *source :
+         {table, builtinTuning ? &TuningTable::getBuiltin() : nullptr}) {
+      if (current() || !source)
+        continue;
+      if (const TuningTable::Entry *entry = source->lookup(target, *query)) {
         // The parser's own diagnostic (at a location in the entry's text)
         // becomes part of the op's.
         std::string parseError;

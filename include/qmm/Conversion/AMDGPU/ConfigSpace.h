@@ -84,6 +84,14 @@ public:
   /// Reads `path`; a missing file is an empty table when `mayBeMissing`.
   static llvm::Expected<TuningTable> load(llvm::StringRef path,
                                           bool mayBeMissing = false);
+  /// Parses a table's JSON text (`path` names it in errors).
+  static llvm::Expected<TuningTable> parse(llvm::StringRef text,
+                                           llvm::StringRef path);
+  /// The table compiled into the library
+  /// (lib/Conversion/AMDGPU/BuiltinTuningTable.json, written by
+  /// benchmarks/tune_table.sh): the model's best for the GEMMs of the
+  /// performance table, which qmm-select-config consults by default.
+  static const TuningTable &getBuiltin();
   llvm::Error save(llvm::StringRef path) const;
 
   /// The key of a query on a chip.
