@@ -136,7 +136,7 @@ private:
   /// entry, or --tune's best (TuneMode.cpp); empty: the selector's.
   void chooseConfig();
   /// --tune: ranks the legal configs of the program's matmul by the model.
-  void tune(Operation *matmul, const ConfigQuery &query);
+  void tune(const ConfigQuery &query);
   /// --emit-ir and --model; true when the run stops there.
   bool printProgramOrModel();
   /// The device's arguments, generated or loaded.

@@ -13,7 +13,10 @@
 #include "Runner.h"
 
 #include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+#include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,8 +50,20 @@ void GemmRunner::chooseConfig() {
   kernelConfig = config.kernelConfig;
   if (!config.tune && config.tuningTable.empty())
     return;
+  // The selector sees the matmul after qmm-legalize-for-chip (OCP FP8 on
+  // gfx942 reinterpreted as FNUZ, B [K, N] transposed): so does the query,
+  // and so the tuning table's key.
+  OwningOpRef<ModuleOp> legalized = module->clone();
+  PassManager pm(&context);
+  pm.addPass(createQMMAttachTarget({chip.name.str()}));
+  pm.addPass(createQMMLegalizeForChip());
+  LogicalResult ran = success();
+  std::string legalizeMessage =
+      captureDiagnostics(&context, [&] { ran = pm.run(*legalized); });
+  if (failed(ran))
+    fail((config.tune ? "--tune: " : "--tuning-table: ") + legalizeMessage);
   SmallVector<Operation *> matmuls;
-  module->walk([&](Operation *op) {
+  legalized->walk([&](Operation *op) {
     if (isa<MatmulOp, GroupedMatmulOp>(op))
       matmuls.push_back(op);
   });
@@ -63,7 +78,7 @@ void GemmRunner::chooseConfig() {
   if (failed(query))
     fail(flag + ": " + message);
   if (config.tune)
-    return tune(matmuls.front(), *query);
+    return tune(*query);
   llvm::Expected<TuningTable> table = TuningTable::load(config.tuningTable);
   if (!table)
     fail("--tuning-table: " + llvm::toString(table.takeError()));
@@ -71,7 +86,7 @@ void GemmRunner::chooseConfig() {
     kernelConfig = entry->config;
 }
 
-void GemmRunner::tune(Operation *matmul, const ConfigQuery &query) {
+void GemmRunner::tune(const ConfigQuery &query) {
   const ModelRequest &model = config.model;
   auto started = std::chrono::steady_clock::now();
   std::vector<ConfigAttr> space = enumerateConfigs(&context, chip, query);
