@@ -68,7 +68,8 @@ std::vector<ConfigAttr> enumerateConfigs(MLIRContext *ctx,
 
 /// A tuning table: the best configuration found per (chip, A type, B
 /// type, A scales, B scales, output type, M/N/K bucket), where a bucket is
-/// the extent rounded up to a power of two. Stored as JSON:
+/// the extent rounded up to a power of two and a grouped matmul's output
+/// type carries its layout ("bf16 (grouped contiguous)"). Stored as JSON:
 ///   {"qmm_tuning_table": 1, "entries": [{"chip": "gfx950", "a": ...,
 ///    "b": ..., "a_scales": ..., "b_scales": ..., "out": ..., "m": 8192,
 ///    "n": 8192, "k": 8192, "config": "#qmm.config<...>",
