@@ -4,8 +4,8 @@
 // table (qmm::TuningTable) when the table has the matmul's key. --tune
 // compiles the program once per legal config (qmm::enumerateConfigs) and
 // ranks them by the performance model's time: every figure MODELED, none
-// measured. Configs whose code object spills or uses scratch are listed
-// apart and never chosen. Ties keep the enumeration's order, so the
+// measured. Configs whose code object spills or uses scratch rank last
+// (marked in the JSON ranking) and are never chosen. Ties keep the enumeration's order, so the
 // choice is deterministic.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +16,7 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -82,23 +83,34 @@ void GemmRunner::chooseConfig() {
   llvm::Expected<TuningTable> table = TuningTable::load(config.tuningTable);
   if (!table)
     fail("--tuning-table: " + llvm::toString(table.takeError()));
-  if (const TuningTable::Entry *entry = table->lookup(chip, *query))
+  if (const TuningTable::Entry *entry = table->lookup(chip, *query)) {
+    // Checked as --config is: a malformed entry is bad input, not a
+    // pipeline failure --device auto would fall back from.
+    Attribute parsed;
+    std::string parseMessage = captureDiagnostics(&context, [&] {
+      parsed = parseAttribute(entry->config, &context);
+    });
+    if (!isa_and_nonnull<ConfigAttr>(parsed))
+      fail("--tuning-table: the entry for this GEMM, '" + entry->config +
+           "', is not a #qmm.config<...>" +
+           (parseMessage.empty() ? "" : ": " + parseMessage));
     kernelConfig = entry->config;
+  }
 }
 
 void GemmRunner::tune(const ConfigQuery &query) {
   const ModelRequest &model = config.model;
   auto started = std::chrono::steady_clock::now();
   std::vector<ConfigAttr> space = enumerateConfigs(&context, chip, query);
-  if (space.empty())
-    fail("--tune: no legal configuration reads " + query.aType + " x " +
-         query.bType + " on " + chip.name.str());
   ConfigAttr heuristic = selectConfig(&context, chip, query);
   std::string heuristicText = heuristic ? printConfig(heuristic) : "";
   // The heuristic may pick outside the enumerated space (2 waves for
   // decode tiles): it is always a candidate, so the best is never worse.
   if (heuristic && !llvm::is_contained(space, heuristic))
     space.push_back(heuristic);
+  if (space.empty())
+    fail("--tune: no legal configuration reads " + query.aType + " x " +
+         query.bType + " on " + chip.name.str());
 
   std::vector<Candidate> candidates;
   for (ConfigAttr config : space) {
@@ -172,18 +184,18 @@ void GemmRunner::tune(const ConfigQuery &query) {
           rank + 1, c.config, c.seconds * 1e6, c.main.tflops,
           c.main.descriptor.registers, c.main.occupancy,
           100 * c.main.mfmaBusy, c.main.kernelBound,
-          isHeuristic ? "  <- heuristic (qmm-select-config)" : "",
+          isHeuristic ? "  <- heuristic (qmm-select-config without tables)" : "",
           c.rejected ? "  [rejected: spills/scratch]" : "");
     }
     if (heuristicText.empty())
       llvm::outs() << "  (the heuristic has no choice for this matmul)\n";
-    llvm::outs() << llvm::formatv(
-        "tune: best {0}: {1:f1} us MODELED ({2:f2}x the heuristic's "
-        "choice, rank {3})\n",
-        best.config, best.seconds * 1e6,
-        heuristicRank ? candidates[heuristicRank - 1].seconds / best.seconds
-                      : 0.0,
-        heuristicRank);
+    llvm::outs() << llvm::formatv("tune: best {0}: {1:f1} us MODELED",
+                                  best.config, best.seconds * 1e6);
+    if (heuristicRank)
+      llvm::outs() << llvm::formatv(
+          " ({0:f2}x the heuristic's choice, rank {1})",
+          candidates[heuristicRank - 1].seconds / best.seconds, heuristicRank);
+    llvm::outs() << "\n";
   }
 
   if (config.tuneTable.empty())

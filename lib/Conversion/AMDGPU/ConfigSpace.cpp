@@ -12,6 +12,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::qmm;
 
@@ -138,9 +140,16 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
     for (const MMAIntrinsicInfo *shape : chip.getIntrinsics()) {
       if (shape->kind != candidateKind || shape->m != shape->n)
         continue;
+      // 64/128/256, K itself where K is below 256, and for scale blocks
+      // shorter than K the block and gcd(block, 128) (narrow blocks).
       SmallVector<int64_t> tileKs;
       int64_t wholeK = llvm::alignTo(std::max<int64_t>(query.k, 1), shape->k);
-      for (int64_t tk : {int64_t(64), int64_t(128), int64_t(256), wholeK})
+      SmallVector<int64_t> tried = {64, 128, 256};
+      if (wholeK < 256)
+        tried.push_back(wholeK);
+      if (scaleBlockK < query.k)
+        tried.append({scaleBlockK, std::gcd(scaleBlockK, int64_t(128))});
+      for (int64_t tk : tried)
         if (tk % shape->k == 0 && tk % 16 == 0 && tk <= std::max<int64_t>(wholeK, shape->k) &&
             (scaleBlockK >= query.k || scaleBlockK % tk == 0) &&
             !llvm::is_contained(tileKs, tk))
@@ -287,6 +296,10 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text,
     std::optional<llvm::StringRef> config = entry->getString("config");
     if (!config)
       return bad(where + " has no string \"config\"");
+    if ((entry->get("modeled_us") && !entry->getNumber("modeled_us")) ||
+        (entry->get("device") && !entry->getString("device")))
+      return bad(where + ": \"modeled_us\" must be a number and \"device\" "
+                         "a string");
     Entry parsed{config->str(), entry->getNumber("modeled_us").value_or(0),
                  entry->getString("device").value_or("").str()};
     std::string key = keyOf(fields);
@@ -304,14 +317,26 @@ llvm::Error TuningTable::save(llvm::StringRef path) const {
     entry["device"] = value.second.device;
     list.push_back(std::move(entry));
   }
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  if (error)
+  // Written next to the table and renamed over it: a failed write leaves
+  // the old table intact.
+  std::string temporary = (path + ".tmp").str();
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(temporary, error);
+    if (error)
+      return llvm::createStringError("tuning table '" + path +
+                                     "': " + error.message());
+    os << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
+                                       {"qmm_tuning_table", 1},
+                                       {"entries", std::move(list)}}));
+    os.close();
+    if (os.has_error())
+      return llvm::createStringError("tuning table '" + path +
+                                     "': " + os.error().message());
+  }
+  if (std::error_code error = llvm::sys::fs::rename(temporary, path))
     return llvm::createStringError("tuning table '" + path +
                                    "': " + error.message());
-  os << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
-                                     {"qmm_tuning_table", 1},
-                                     {"entries", std::move(list)}}));
   return llvm::Error::success();
 }
 

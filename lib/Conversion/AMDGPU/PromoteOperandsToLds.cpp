@@ -300,6 +300,13 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
   auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
   if (stages == 2 && !loop)
     return fail("with stages = 2 must be in the body of an scf.for");
+  // The prefetch clamps to the last iteration and the buffer index divides
+  // by the step: both need the bounds (checked before any IR is built).
+  if (stages == 2 && (!getConstantIntValue(loop.getLowerBound()) ||
+                      !getConstantIntValue(loop.getUpperBound()) ||
+                      !getConstantIntValue(loop.getStep())))
+    return fail("with stages = 2, the K loop needs constant bounds and "
+                "step");
   auto aType = cast<MemRefType>(op.getA().getType());
   auto bType = cast<MemRefType>(op.getB().getType());
   int64_t extentK = aType.getDimSize(aType.getRank() - 1);
@@ -366,14 +373,9 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     auto bufferOf = [&](OpBuilder &at, Value iv) {
       IndexMath aim{at, loc};
       AffineExpr iteration = at.getAffineDimExpr(0) - at.getAffineDimExpr(1);
-      if (std::optional<int64_t> step = getConstantIntValue(loop.getStep()))
-        return aim.apply(iteration.floorDiv(*step) % 2,
-                         {iv, loop.getLowerBound()});
-      // A step known at run time only: not an affine map.
-      Value count = arith::DivUIOp::create(
-          at, loc, aim.apply(iteration, {iv, loop.getLowerBound()}),
-          loop.getStep());
-      return aim.rem(count, 2);
+      int64_t step = *getConstantIntValue(loop.getStep());
+      return aim.apply(iteration.floorDiv(step) % 2,
+                       {iv, loop.getLowerBound()});
     };
     // The tile origins of the iteration at `iv`.
     auto originsOf =
@@ -411,9 +413,6 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step)
-      return fail("with stages = 2, the K loop needs constant bounds and "
-                  "step");
     lastIv = im.cst(*ub > *lb ? *lb + (*ub - *lb - 1) / *step * *step : *lb);
     Value prefetchIv = arith::MinUIOp::create(b, loc, next, lastIv);
     auto prefetchOrigins = originsOf(b, prefetchIv);

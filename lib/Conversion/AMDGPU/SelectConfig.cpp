@@ -71,8 +71,9 @@ struct QMMSelectConfigPass
     };
     if (forced)
       op->setAttr("config", forced);
-    for (const TuningTable *source :
-         {table, builtinTuning ? &TuningTable::getBuiltin() : nullptr}) {
+    const TuningTable *builtin =
+        builtinTuning ? &TuningTable::getBuiltin() : nullptr;
+    for (const TuningTable *source : {table, builtin}) {
       if (current() || !source)
         continue;
       if (const TuningTable::Entry *entry = source->lookup(target, *query)) {
@@ -88,11 +89,29 @@ struct QMMSelectConfigPass
           tuned = llvm::dyn_cast_or_null<ConfigAttr>(
               parseAttribute(entry->config, &getContext()));
         }
+        // A built-in entry covers a bucket of shapes: where it does not fit
+        // this one (an FP8 output's blocks, say), the heuristic decides. A
+        // user's table is the user's choice: its entries are checked like a
+        // user's config, and the error names the table.
+        if (source == builtin) {
+          ScopedDiagnosticHandler silence(&getContext(),
+                                          [](Diagnostic &) { return success(); });
+          if (tuned && succeeded(verifyConfigForMatmul(
+                           tuned, target, *query,
+                           [&]() { return op->emitOpError(); })))
+            op->setAttr("config", tuned);
+          continue;
+        }
         if (!tuned)
           return op->emitOpError("qmm-select-config: the tuning table's "
                                  "entry '")
                  << entry->config << "' is not a #qmm.config<...>"
                  << (parseError.empty() ? "" : ": ") << parseError;
+        if (failed(verifyConfigForMatmul(tuned, target, *query, [&]() {
+              return op->emitOpError("(config from tuning table '")
+                     << tuningTable << "') ";
+            })))
+          return failure();
         op->setAttr("config", tuned);
       }
     }

@@ -119,3 +119,30 @@ func.func @packed_tile_k(%a: memref<32x112xf4E2M1FN>, %b: memref<32x112xf8E4M3FN
   }
   return
 }
+
+// -----
+
+// stages = 2 clamps the prefetch to the last iteration: the K loop's bounds
+// must be constants.
+func.func @double_buffered_dynamic_bound(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf8E4M3FNUZ>,
+                                         %tiles: index, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %r = scf.for %t = %c0 to %tiles step %c1 iter_args(%acc = %zero) -> (vector<4xf32>) {
+      %k = arith.muli %t, %c64 : index
+      // expected-error @+1 {{with stages = 2, the K loop needs constant bounds and step}}
+      %p = qmm.wave_mma %a[%c0, %k], %b[%c0, %k] wave_offset [%c0, %c0]
+             config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
+             acc(%acc) : memref<32x256xf8E4M3FNUZ>, memref<16x256xf8E4M3FNUZ>, vector<4xf32>
+      scf.yield %p : vector<4xf32>
+    }
+    vector.store %r, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}

@@ -58,7 +58,9 @@ ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip,
 /// instruction shape that reads the operands (gfx950's fp8 forms for 8-bit
 /// data only when the f8f6f4 ones cannot tile K), power-of-two tiles from
 /// 64 (or the MFMA, for extents below 64) to 256 and no larger than the
-/// extent needs, tile K 64/128/256 within the scale blocks, 4 or 8 waves
+/// extent needs, tile K 64/128/256 (also K itself below 256, and the scale
+/// block and gcd(block, 128) for blocks shorter than K) inside the scale
+/// blocks, 4 or 8 waves
 /// (fewer only for tiles of fewer MFMA tiles) whose sub-tiles hold at most
 /// 128 accumulator registers, 1 or 2 stages
 /// (2 when K spans two tiles). Each passes verifyConfigForMatmul.
@@ -70,10 +72,11 @@ std::vector<ConfigAttr> enumerateConfigs(MLIRContext *ctx,
 /// type, A scales, B scales, output type, M/N/K bucket), where a bucket is
 /// the extent rounded up to a power of two and a grouped matmul's output
 /// type carries its layout ("bf16 (grouped contiguous)"). Stored as JSON:
-///   {"qmm_tuning_table": 1, "entries": [{"chip": "gfx950", "a": ...,
+///   {"entries": [{"chip": "gfx950", "a": ...,
 ///    "b": ..., "a_scales": ..., "b_scales": ..., "out": ..., "m": 8192,
 ///    "n": 8192, "k": 8192, "config": "#qmm.config<...>",
-///    "modeled_us": 571.4, "device": "mi355x"}, ...]}
+///    "modeled_us": 571.4, "device": "mi355x"}, ...],
+///    "qmm_tuning_table": 1}
 class TuningTable {
 public:
   struct Entry {
