@@ -96,21 +96,24 @@ int GemmRunner::run() {
   return report() ? 0 : 1;
 }
 
+void GemmRunner::checkConfigText(llvm::StringRef text,
+                                 llvm::StringRef flag) const {
+  Attribute parsed;
+  std::string message = captureDiagnostics(&context, [&] {
+    parsed = parseAttribute(text, &context, Type(), nullptr,
+                            /*isKnownNullTerminated=*/false);
+  });
+  if (!parsed)
+    fail(flag + ": cannot parse '" + text + "': " + message);
+  if (!isa<ConfigAttr>(parsed))
+    fail(flag + ": expected #qmm.config<...>, got '" + text + "'");
+}
+
 void GemmRunner::buildProgram() {
   // A malformed --config is bad input here, not a pipeline failure that
   // --device auto would fall back from.
-  if (!config.kernelConfig.empty()) {
-    Attribute kernelConfig;
-    std::string message = captureDiagnostics(&context, [&] {
-      kernelConfig = parseAttribute(config.kernelConfig, &context, Type(),
-                                    nullptr, /*isKnownNullTerminated=*/false);
-    });
-    if (!kernelConfig)
-      fail("--config: cannot parse '" + config.kernelConfig + "': " + message);
-    if (!isa<ConfigAttr>(kernelConfig))
-      fail("--config: expected #qmm.config<...>, got '" + config.kernelConfig +
-           "'");
-  }
+  if (!config.kernelConfig.empty())
+    checkConfigText(config.kernelConfig, "--config");
 
   if (!config.inputFile.empty()) {
     std::string errorMessage;

@@ -132,6 +132,8 @@ private:
   /// The program: the user's file, or the (grouped) GEMM of the flags, with
   /// the quantize functions of --quantize device.
   void buildProgram();
+  /// Bad input (exit 2, naming `flag`) unless `text` is a #qmm.config.
+  void checkConfigText(llvm::StringRef text, llvm::StringRef flag) const;
   /// The config the run compiles with: --config, the --tuning-table
   /// entry, or --tune's best (TuneMode.cpp); empty: the selector's.
   void chooseConfig();

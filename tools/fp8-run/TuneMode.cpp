@@ -16,7 +16,6 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -86,14 +85,7 @@ void GemmRunner::chooseConfig() {
   if (const TuningTable::Entry *entry = table->lookup(chip, *query)) {
     // Checked as --config is: a malformed entry is bad input, not a
     // pipeline failure --device auto would fall back from.
-    Attribute parsed;
-    std::string parseMessage = captureDiagnostics(&context, [&] {
-      parsed = parseAttribute(entry->config, &context);
-    });
-    if (!isa_and_nonnull<ConfigAttr>(parsed))
-      fail("--tuning-table: the entry for this GEMM, '" + entry->config +
-           "', is not a #qmm.config<...>" +
-           (parseMessage.empty() ? "" : ": " + parseMessage));
+    checkConfigText(entry->config, "--tuning-table (the entry for this GEMM)");
     kernelConfig = entry->config;
   }
 }
