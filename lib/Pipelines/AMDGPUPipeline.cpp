@@ -50,6 +50,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   functions.addPass(createQMMPromoteOperandsToLds());
   functions.addPass(createQMMLowerWaveMmaToMFMA());
   functions.addPass(createQMMLowerWaveScales());
+  functions.addPass(createQMMPrefetchScales());
   functions.addPass(createQMMLowerWaveStore());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createQMMExpandKernelMath());

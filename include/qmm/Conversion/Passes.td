@@ -242,14 +242,24 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     (along x). Wave w works on the sub-tile (w / waves N, w % waves N) of
     (tile M / waves M) x (tile N / waves N) outputs.
 
-    The body is one loop over the K tiles of tile K: qmm.wave_mma
-    multiplies the workgroup's A and B tiles (read from global memory; rows
-    past M and N clamped, columns past K zeros) into f32 partial sums; at
-    the end of each block of scales along K (128 for blockwise scales, all
-    of K for per-tensor and per-row scales) qmm.wave_scale_accumulate
-    scales the partial sums into the accumulators and restarts them from
-    zero. qmm.wave_store writes the accumulators after the loop (masked past
-    M and N).
+    The body is one loop along K. qmm.wave_mma multiplies the workgroup's A
+    and B tiles of one K tile (read from global memory; rows past M and N
+    clamped, columns past K zeros) into f32 partial sums, and
+    qmm.wave_scale_accumulate scales a block's partial sums (128 of K for
+    blockwise scales, all of K for per-tensor and per-row scales) into the
+    accumulators:
+
+    * a block spanning K: the loop over K tiles only multiplies; the scales
+      are applied once, after it;
+    * blocks of B K tiles, B dividing the number of tiles: one trip per
+      block, its B qmm.wave_mma ops chained from zero and scaled at the end
+      of the trip (no branch, no partial sums carried across trips);
+    * otherwise (a shorter last block, K not a multiple of the block): one
+      trip per K tile, carrying the block's partial sums, scaled and
+      restarted from zero in an scf.if at the end of each block.
+
+    qmm.wave_store writes the accumulators after the loop (masked past M
+    and N).
 
     qmm.grouped_matmul gets the same tiles: contiguous, each workgroup tile
     of A reads its group from its first row (segments are aligned to the
@@ -316,13 +326,21 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
     * `stages = 2` (the qmm.wave_mma must be in the body of an scf.for with
       constant bounds whose induction variable its indices depend on): the
       first tile is copied before the loop. Iteration i issues the global
-      loads of tile min(i + 1, last) before its MFMAs, multiplies tile i
-      out of buffer i % 2, stores the loaded tile into buffer (i + 1) % 2
-      after the MFMAs and ends with one barrier, which both publishes tile
-      i + 1 and frees buffer i % 2. The loads' latency is thereby hidden
-      under one tile of MFMAs; the last iteration reloads its own tile into
-      the buffer nobody reads again instead of branching. The index
-      computations of the next tile are cloned from the loop body.
+      loads of the next tile before its MFMAs, multiplies tile i out of
+      buffer i % 2, stores the loaded tile into buffer (i + 1) % 2 after the
+      MFMAs and ends with one barrier, which both publishes tile i + 1 and
+      frees buffer i % 2. The loads' latency is thereby hidden under one
+      tile of MFMAs; the last iteration reloads its own tile into the
+      buffer nobody reads again instead of branching (the next trip is
+      `iv == last ? iv : iv + step`, a compare LLVM peels the last trip
+      for). The index computations of the next tile are cloned from the
+      loop body.
+    * Several qmm.wave_mma ops in one block with the same config and
+      operand types (the K tiles of one scale block, which qmm-tile-matmul
+      unrolls into one trip) share one set of buffers. With `stages = 2`
+      they form one prefetch chain: op j loads op j + 1's tile (the last op
+      the next trip's first), K tile t of the chain uses buffer t % 2, and
+      each op ends with a barrier (the last op's ends the trip).
 
     Operands already in workgroup memory are left alone.
   }];
@@ -396,7 +414,9 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales"> {
     rounding of each partial sum per block. Each lane loads the A scale of
     its row once per MFMA tile row and the B scale of each of its columns
     once per MFMA tile column, so every scale a lane needs is loaded once
-    per block; per-tensor and per-row scales, whose block spans K, are
+    per block; where a scale block holds the wave's whole sub-tile rows
+    (128x128 B blocks, say) that operand's scale is loaded once per wave
+    and its product with each row's scale broadcast; per-tensor and per-row scales, whose block spans K, are
     applied once, in the epilogue. Rows and columns past M and N read the
     last row's or column's scale. MX (E8M0) scales are applied by the
     scaled MFMA (gfx950) or turned into f32 scales by qmm-legalize-for-chip
@@ -413,6 +433,37 @@ def QMMLowerWaveScales : Pass<"qmm-lower-wave-scales"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMPrefetchScales : Pass<"qmm-prefetch-scales"> {
+  let summary = "Load the K loop's scales one iteration ahead "
+                "(pipeline stage 6b)";
+  let description = [{
+    The scales a K tile needs (block scales applied by the FMAs of
+    qmm-lower-wave-scales, E8M0 scales read by the scaled MFMAs) are
+    scalar loads from global memory in the K loop; left in place, every
+    trip waits a full global-memory latency for them at its end. This pass
+    rotates them: iteration i loads the scales of iteration
+    min(i + 1, last) at the top of its body and carries them to the next
+    iteration as loop-carried values; the first iteration's are loaded
+    before the loop. The last iteration loads its own scales again
+    (always in bounds) instead of branching.
+
+    A `memref.load` is rotated when it sits directly in the body of an
+    `scf.for` with constant bounds and at least two trips, reads a memref
+    defined above the loop outside workgroup memory, has indices computed
+    in the loop from its induction variable and values from above without
+    side effects, and no operation of the loop may write memory other than
+    workgroup memory (LDS stores and barriers are fine). Loads of the same
+    memref at the same indices are carried once. Anything else is left
+    alone: the pass only moves loads earlier, never changes what they
+    read.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

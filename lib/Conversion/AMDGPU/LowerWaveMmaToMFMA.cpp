@@ -334,9 +334,8 @@ struct LowerWaveMma : public OpRewritePattern<WaveMmaOp> {
 
   static bool readsFromLds(WaveMmaOp op) {
     return llvm::all_of(ValueRange{op.getA(), op.getB()}, [](Value operand) {
-      auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-          cast<MemRefType>(operand.getType()).getMemorySpace());
-      return space && space.getValue() == gpu::AddressSpace::Workgroup;
+      return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
+          cast<MemRefType>(operand.getType()));
     });
   }
 

@@ -40,6 +40,14 @@ static Value loadScale(IndexMath &im, Value scales, ScaleEncodingAttr encoding,
   return memref::LoadOp::create(im.b, im.loc, scales, ValueRange{r, c});
 }
 
+/// Whether every row of a wave's sub-tile of `waveRows` rows, starting at a
+/// multiple of `waveRows` (as qmm.wave_scale_accumulate's row and col do),
+/// lies in one scale block: then the wave needs a single scale per K block.
+static bool waveSharesScale(ScaleEncodingAttr encoding, int64_t rows, int64_t k,
+                            int64_t waveRows) {
+  return encoding.getBlockExtent(rows, k).first % waveRows == 0;
+}
+
 static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
                                                WaveScaleAccumulateOp op,
                                                const ChipInfo &chip) {
@@ -54,25 +62,57 @@ static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
   int64_t repeatsN = config.getMfmaRepeatsN();
   auto accType = cast<VectorType>(op.getAcc().front().getType());
 
-  // A lane's items of one MFMA tile row share the row's A scale.
+  // A lane's items of one MFMA tile row share the row's A scale; a block
+  // spanning the wave's rows (or columns) gives one scale for all of them,
+  // loaded once (the wave's first row stands for its rows inside the
+  // matrix, the only ones stored).
+  bool oneAScale =
+      waveSharesScale(op.getAEncoding(), m, k, config.getWaveTileM());
+  bool oneBScale =
+      waveSharesScale(op.getBEncoding(), n, k, config.getWaveTileN());
   SmallVector<Value> aScales;
-  for (int64_t rm = 0; rm < repeatsM; ++rm)
+  for (int64_t rm = 0; rm < repeatsM; ++rm) {
+    if (oneAScale && rm > 0) {
+      aScales.push_back(aScales.front());
+      continue;
+    }
+    Value row = oneAScale ? op.getRow()
+                          : im.add(op.getRow(), layout.row(im, lane, rm));
     aScales.push_back(loadScale(im, op.getAScales(), op.getAEncoding(), m, k,
-                                im.add(op.getRow(), layout.row(im, lane, rm)),
-                                op.getK()));
+                                row, op.getK()));
+  }
+  Value sharedBScale;
+  SmallVector<Value> rowScales; // with one B scale: sa(row) * sb, broadcast
+  if (oneBScale) {
+    sharedBScale = loadScale(im, op.getBScales(), op.getBEncoding(), n, k,
+                             op.getCol(), op.getK());
+    for (int64_t rm = 0; rm < repeatsM; ++rm)
+      rowScales.push_back(
+          oneAScale && rm > 0
+              ? rowScales.front()
+              : vector::BroadcastOp::create(
+                    b, loc, accType,
+                    arith::MulFOp::create(b, loc, aScales[rm], sharedBScale)));
+  }
   SmallVector<Value> result(op.getAcc().size());
   for (int64_t rn = 0; rn < repeatsN; ++rn) {
     SmallVector<Value> bScales;
-    for (int64_t i = 0; i < layout.items(); ++i)
+    for (int64_t i = 0; !oneBScale && i < layout.items(); ++i)
       bScales.push_back(
           loadScale(im, op.getBScales(), op.getBEncoding(), n, k,
                     im.add(op.getCol(), layout.col(im, lane, rn, i)),
                     op.getK()));
     for (int64_t rm = 0; rm < repeatsM; ++rm) {
-      SmallVector<Value> products;
-      for (Value bScale : bScales)
-        products.push_back(arith::MulFOp::create(b, loc, aScales[rm], bScale));
-      Value scale = vector::FromElementsOp::create(b, loc, accType, products);
+      Value scale;
+      if (oneBScale) {
+        scale = rowScales[rm];
+      } else {
+        SmallVector<Value> products;
+        for (Value bScale : bScales)
+          products.push_back(
+              arith::MulFOp::create(b, loc, aScales[rm], bScale));
+        scale = vector::FromElementsOp::create(b, loc, accType, products);
+      }
       int64_t index = layout.index(rm, rn);
       result[index] = vector::FMAOp::create(b, loc, op.getPartials()[index],
                                             scale, op.getAcc()[index]);

@@ -33,12 +33,6 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 
-static bool isWorkgroupMemory(Value memref) {
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-      cast<MemRefType>(memref.getType()).getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
 namespace {
 
 /// One operand tile to stage: the global [rows, K] source (or [G, rows, K],
@@ -231,27 +225,6 @@ void TileCopier::store(OpBuilder &b, const OperandTile &tile,
   }
 }
 
-/// Recomputes `value`, defined in the body of `loop` from its induction
-/// variable and values from above, for the induction variable value that
-/// `mapping` maps it to (at the builder's insertion point). Fails on
-/// anything else.
-static FailureOr<Value> recomputeForIteration(OpBuilder &b, scf::ForOp loop,
-                                              Value value,
-                                              IRMapping &mapping) {
-  if (Value mapped = mapping.lookupOrNull(value))
-    return mapped;
-  if (!loop.getRegion().isAncestor(value.getParentRegion()))
-    return value; // Defined above the loop: the same in every iteration.
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
-    return failure();
-  for (Value operand : def->getOperands())
-    if (failed(recomputeForIteration(b, loop, operand, mapping)))
-      return failure();
-  Operation *clone = b.clone(*def, mapping);
-  return clone->getResult(cast<OpResult>(value).getResultNumber());
-}
-
 namespace {
 struct QMMPromoteOperandsToLdsPass
     : public qmm::impl::QMMPromoteOperandsToLdsBase<
@@ -262,22 +235,37 @@ struct QMMPromoteOperandsToLdsPass
     const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-promote-operands-to-lds");
     if (!target)
       return signalPassFailure();
-    SmallVector<WaveMmaOp> ops;
+    // Consecutive wave_mma ops of one block with the same config and
+    // operand types (the K tiles of one scale block, unrolled in the K
+    // loop) share their LDS buffers and, with stages = 2, one prefetch
+    // chain.
+    SmallVector<SmallVector<WaveMmaOp>> groups;
     getOperation()->walk([&](WaveMmaOp op) {
-      if (!isWorkgroupMemory(op.getA()) || !isWorkgroupMemory(op.getB()))
-        ops.push_back(op);
+      if (isWorkgroupMemory(op.getA()) && isWorkgroupMemory(op.getB()))
+        return;
+      if (!groups.empty()) {
+        WaveMmaOp previous = groups.back().back();
+        if (previous->getBlock() == op->getBlock() &&
+            previous.getConfig() == op.getConfig() &&
+            previous.getA().getType() == op.getA().getType() &&
+            previous.getB().getType() == op.getB().getType()) {
+          groups.back().push_back(op);
+          return;
+        }
+      }
+      groups.push_back({op});
     });
-    for (WaveMmaOp op : ops)
-      if (failed(promote(op, *target)))
+    for (ArrayRef<WaveMmaOp> group : groups)
+      if (failed(promote(group, *target)))
         return signalPassFailure();
   }
 
-  LogicalResult promote(WaveMmaOp op, const ChipInfo &chip);
+  LogicalResult promote(ArrayRef<WaveMmaOp> group, const ChipInfo &chip);
 };
 } // namespace
 
-LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
-                                                   const ChipInfo &chip) {
+/// The checks of one wave_mma before any IR is built.
+static LogicalResult checkPromotable(WaveMmaOp op) {
   auto fail = [&](const Twine &message) {
     return op.emitOpError("qmm-promote-operands-to-lds: ") << message;
   };
@@ -290,8 +278,7 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
                   "shape, got ")
              << type;
   }
-  auto launch = op->getParentOfType<gpu::LaunchOp>();
-  if (!launch)
+  if (!op->getParentOfType<gpu::LaunchOp>())
     return fail("must be inside a gpu.launch");
   ConfigAttr config = op.getConfig();
   int64_t stages = config.getStages();
@@ -302,9 +289,7 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
     return fail("with stages = 2 must be in the body of an scf.for");
   // The prefetch clamps to the last iteration and the buffer index divides
   // by the step: both need the bounds (checked before any IR is built).
-  if (stages == 2 && (!getConstantIntValue(loop.getLowerBound()) ||
-                      !getConstantIntValue(loop.getUpperBound()) ||
-                      !getConstantIntValue(loop.getStep())))
+  if (stages == 2 && !getLastIterationValue(loop))
     return fail("with stages = 2, the K loop needs constant bounds and "
                 "step");
   auto aType = cast<MemRefType>(op.getA().getType());
@@ -320,9 +305,22 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
                              << " operands need K and tile K to be multiples "
                                 "of 32";
   }
+  return success();
+}
+
+LogicalResult
+QMMPromoteOperandsToLdsPass::promote(ArrayRef<WaveMmaOp> group,
+                                     const ChipInfo &chip) {
+  for (WaveMmaOp op : group)
+    if (failed(checkPromotable(op)))
+      return failure();
+  WaveMmaOp front = group.front();
+  ConfigAttr config = front.getConfig();
+  int64_t stages = config.getStages();
+  auto launch = front->getParentOfType<gpu::LaunchOp>();
 
   // The LDS buffers: [stages,] rows x padded tile K.
-  Location loc = op.getLoc();
+  Location loc = front.getLoc();
   auto workgroup = gpu::AddressSpaceAttr::get(&getContext(),
                                               gpu::AddressSpace::Workgroup);
   auto addBuffer = [&](Value global, int64_t rows, bool isB) -> OperandTile {
@@ -340,16 +338,23 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
         MemRefLayoutAttrInterface(), workgroup);
     return {global, rows, launch.addWorkgroupAttribution(type, loc), isB};
   };
-  OperandTile tiles[] = {addBuffer(op.getA(), config.getTileM(), false),
-                         addBuffer(op.getB(), config.getTileN(), true)};
-  ValueRange indices[] = {op.getAIndices(), op.getBIndices()};
+  OperandTile tiles[] = {addBuffer(front.getA(), config.getTileM(), false),
+                         addBuffer(front.getB(), config.getTileN(), true)};
+  // Each op's [A, B] tile indices, kept apart from the ops, which are
+  // replaced one by one below.
+  using TileIndices = std::array<SmallVector<Value, 3>, 2>;
+  auto tileIndices = [](WaveMmaOp op) {
+    return TileIndices{SmallVector<Value, 3>(op.getAIndices()),
+                       SmallVector<Value, 3>(op.getBIndices())};
+  };
+  SmallVector<TileIndices> indicesOf =
+      llvm::map_to_vector(group, [&](WaveMmaOp op) { return tileIndices(op); });
   TileCopier copier{chip, config, loc};
 
-  OpBuilder b(op);
-  IndexMath im{b, loc};
   // The wave_mma reading buffer `stage` (null: the single buffer) replaces
-  // the one reading global memory.
-  auto replaceWithPromoted = [&](Value stage) {
+  // `op`, which read global memory.
+  auto replaceWithPromoted = [&](OpBuilder &b, WaveMmaOp op, Value stage) {
+    IndexMath im{b, loc};
     Value zero = im.cst(0);
     auto promoted = WaveMmaOp::create(
         b, loc, tiles[0].lds, ldsIndices(stage, zero, zero), tiles[1].lds,
@@ -363,67 +368,84 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
   if (stages == 1) {
     // Every wave is done with the previous tiles before they are replaced,
     // and the new ones are complete before any wave reads them.
-    gpu::BarrierOp::create(b, loc);
-    for (int i = 0; i < 2; ++i)
-      copier.copy(b, tiles[i], indices[i], nullptr);
-    gpu::BarrierOp::create(b, loc);
-  } else {
-    // Iteration i multiplies out of buffer i % 2 while tile i + 1 goes into
-    // the other; the first tile is copied before the loop.
-    auto bufferOf = [&](OpBuilder &at, Value iv) {
-      IndexMath aim{at, loc};
-      AffineExpr iteration = at.getAffineDimExpr(0) - at.getAffineDimExpr(1);
-      int64_t step = *getConstantIntValue(loop.getStep());
-      return aim.apply(iteration.floorDiv(step) % 2,
-                       {iv, loop.getLowerBound()});
-    };
-    // The tile origins of the iteration at `iv`.
-    auto originsOf =
-        [&](OpBuilder &at,
-            Value iv) -> FailureOr<std::array<SmallVector<Value, 2>, 2>> {
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), iv);
-      std::array<SmallVector<Value, 2>, 2> origins;
+    for (WaveMmaOp op : group) {
+      OpBuilder b(op);
+      gpu::BarrierOp::create(b, loc);
       for (int i = 0; i < 2; ++i)
-        for (Value index : indices[i]) {
-          FailureOr<Value> recomputed =
-              recomputeForIteration(at, loop, index, mapping);
-          if (failed(recomputed))
-            return fail("with stages = 2, the tile indices must be computed "
-                        "in the loop without side effects");
-          origins[i].push_back(*recomputed);
-        }
-      return origins;
-    };
-    OpBuilder before(loop);
-    auto first = originsOf(before, loop.getLowerBound());
-    if (failed(first))
-      return failure();
-    Value firstBuffer = bufferOf(before, loop.getLowerBound());
-    for (int i = 0; i < 2; ++i)
-      copier.copy(before, tiles[i], (*first)[i], firstBuffer);
-    gpu::BarrierOp::create(before, loc);
+        copier.copy(b, tiles[i], tileIndices(op)[i], nullptr);
+      gpu::BarrierOp::create(b, loc);
+      replaceWithPromoted(b, op, /*stage=*/Value());
+    }
+    return success();
+  }
 
-    // Tile i + 1's global loads are issued before tile i's MFMAs and their
-    // data written to LDS after them, so the loads' latency hides behind
-    // the MFMAs. The last iteration loads its own tile again (always in
-    // bounds) into the buffer nobody reads, rather than branching.
-    Value next = im.add(loop.getInductionVar(), loop.getStep());
-    Value lastIv;
-    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    lastIv = im.cst(*ub > *lb ? *lb + (*ub - *lb - 1) / *step * *step : *lb);
-    Value prefetchIv = arith::MinUIOp::create(b, loc, next, lastIv);
-    auto prefetchOrigins = originsOf(b, prefetchIv);
-    if (failed(prefetchOrigins))
+  // stages = 2: the J ops of the loop body multiply K tiles J * i + j
+  // (iteration i, op j) in turn. Tile t is multiplied out of buffer t % 2
+  // while tile t + 1 goes into the other; the first tile is copied before
+  // the loop.
+  auto loop = cast<scf::ForOp>(front->getParentOp());
+  int64_t tilesPerTrip = group.size();
+  int64_t step = *getConstantIntValue(loop.getStep());
+  auto bufferOf = [&](OpBuilder &at, Value iv, int64_t j) {
+    IndexMath aim{at, loc};
+    AffineExpr trip =
+        (at.getAffineDimExpr(0) - at.getAffineDimExpr(1)).floorDiv(step);
+    return aim.apply((trip * tilesPerTrip + j) % 2,
+                     {iv, loop.getLowerBound()});
+  };
+  // The tile origins of op `j` of the group in the iteration at `iv`.
+  auto originsOf =
+      [&](OpBuilder &at, int64_t j,
+          Value iv) -> FailureOr<std::array<SmallVector<Value, 2>, 2>> {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), iv);
+    std::array<SmallVector<Value, 2>, 2> origins;
+    for (int i = 0; i < 2; ++i)
+      for (Value index : indicesOf[j][i]) {
+        FailureOr<Value> recomputed =
+            recomputeForIteration(at, loop, index, mapping);
+        if (failed(recomputed))
+          return emitError(loc, "qmm-promote-operands-to-lds: with stages = "
+                                "2, the tile indices must be computed in the "
+                                "loop without side effects");
+        origins[i].push_back(*recomputed);
+      }
+    return origins;
+  };
+  OpBuilder before(loop);
+  auto first = originsOf(before, 0, loop.getLowerBound());
+  if (failed(first))
+    return failure();
+  for (int i = 0; i < 2; ++i)
+    copier.copy(before, tiles[i], (*first)[i],
+                bufferOf(before, loop.getLowerBound(), 0));
+  gpu::BarrierOp::create(before, loc);
+
+  // Each tile's successor (the next op's, or the first op's of the next
+  // iteration) has its global loads issued before the tile's MFMAs and its
+  // data written to LDS after them, so the loads' latency hides behind the
+  // MFMAs. The last iteration's last op loads the first tile of its own
+  // iteration again (always in bounds) into the buffer nobody reads, rather
+  // than branching.
+  Value iv = loop.getInductionVar();
+  for (int64_t j = 0; j < tilesPerTrip; ++j) {
+    WaveMmaOp op = group[j];
+    OpBuilder b(op);
+    FailureOr<std::array<SmallVector<Value, 2>, 2>> nextOrigins;
+    if (j + 1 < tilesPerTrip) {
+      nextOrigins = originsOf(b, j + 1, iv);
+    } else {
+      Value prefetchIv = createPrefetchIteration(b, loc, loop);
+      nextOrigins = originsOf(b, 0, prefetchIv);
+    }
+    if (failed(nextOrigins))
       return failure();
     // Packed FP4/FP6 chunks are written right away: vectors of 6- or 4-bit
     // values kept live across the MFMAs would go through scratch.
-    Value nextBuffer = bufferOf(b, next);
+    Value nextBuffer = bufferOf(b, iv, j + 1);
     SmallVector<TileCopier::StagedChunk> staged[2];
     for (int i = 0; i < 2; ++i) {
-      staged[i] = copier.load(b, tiles[i], (*prefetchOrigins)[i]);
+      staged[i] = copier.load(b, tiles[i], (*nextOrigins)[i]);
       if (tiles[i].elementBits() < 8) {
         copier.store(b, tiles[i], staged[i], nextBuffer);
         staged[i].clear();
@@ -438,18 +460,20 @@ LogicalResult QMMPromoteOperandsToLdsPass::promote(WaveMmaOp op,
                        at.getContext(), amdgpu::sched_barrier_opt_enum::none));
     };
     fence(b);
-    WaveMmaOp promoted =
-        replaceWithPromoted(bufferOf(b, loop.getInductionVar()));
+    WaveMmaOp promoted = replaceWithPromoted(b, op, bufferOf(b, iv, j));
     OpBuilder after(promoted->getBlock(), ++Block::iterator(promoted));
     fence(after);
     for (int i = 0; i < 2; ++i)
       copier.store(after, tiles[i], staged[i], nextBuffer);
-    // One barrier per iteration publishes tile i + 1 and frees buffer
-    // i % 2 for tile i + 2.
-    OpBuilder end = OpBuilder::atBlockTerminator(loop.getBody());
-    gpu::BarrierOp::create(end, loc);
-    return success();
+    // One barrier per tile publishes the next tile and frees this one's
+    // buffer for the tile after; the last tile's ends the iteration (after
+    // the block's scale update).
+    if (j + 1 < tilesPerTrip) {
+      gpu::BarrierOp::create(after, loc);
+    } else {
+      OpBuilder end = OpBuilder::atBlockTerminator(loop.getBody());
+      gpu::BarrierOp::create(end, loc);
+    }
   }
-  replaceWithPromoted(/*stage=*/Value());
   return success();
 }

@@ -184,13 +184,13 @@ static TilePosition locateTile(IndexMath &im, gpu::LaunchOp launch,
 
 /// Records what the performance model (qmm/PerfModel) needs to know about
 /// the kernel and cannot read from its code object (the config, the
-/// problem, the scale block, the LDS layout's bank-conflict cycles) as the
-/// metadata of the launch's fused location: the outlined gpu.func keeps the
+/// problem, the scale block, the LDS layout's bank-conflict cycles per trip
+/// of the K loop) as the metadata of the launch's fused location: the outlined gpu.func keeps the
 /// launch's location through outlining and canonicalization. The K loop is
 /// marked `qmm.k_loop` (it folds away when K fits one tile).
 static void annotateKernel(scf::ForOp loop, const ChipInfo &chip,
                            ConfigAttr config, const MatmulProblem &p,
-                           const TileOperands &ops) {
+                           const TileOperands &ops, int64_t tilesPerTrip) {
   MLIRContext *ctx = loop.getContext();
   Builder b(ctx);
   loop->setAttr("qmm.k_loop", b.getUnitAttr());
@@ -206,6 +206,7 @@ static void annotateKernel(scf::ForOp loop, const ChipInfo &chip,
       b.getNamedAttr("b_type", TypeAttr::get(bType)),
       b.getNamedAttr("lds_conflict_cycles",
                      b.getI64IntegerAttr(
+                         tilesPerTrip *
                          getLdsConflictCyclesPerTile(chip, config, operands)))};
   if (ops.validRows || ops.rowGroups)
     info.push_back(b.getNamedAttr(
@@ -263,78 +264,110 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
           ValueRange{tileCol, kBlock}, config);
       scf::YieldOp::create(b, loc, mma.getResults());
     }
-    annotateKernel(tiles, chip, config, p, ops);
+    annotateKernel(tiles, chip, config, p, ops, /*tilesPerTrip=*/1);
     ops.createStore(b, loc, tiles.getResults(), subTileRow, subTileCol,
                     config);
     return;
   }
   int64_t tilesPerBlock =
       p.scaleBlockK >= p.k ? numTiles : p.scaleBlockK / tileK;
-  // Loop-carried: the accumulators, then (when a block spans several tiles)
-  // the current block's partial sums.
-  bool carriesPartials = tilesPerBlock > 1;
-  SmallVector<Value> init(carriesPartials ? 2 * count : count, zero);
+  auto scaleBlock = [&](OpBuilder &at, ValueRange partials, ValueRange acc,
+                        Value kBlockStart) {
+    return WaveScaleAccumulateOp::create(
+               at, loc, partials, acc, subTileRow, subTileCol, kBlockStart,
+               ops.aScales, ops.bScales, ops.aEncoding, ops.bEncoding,
+               at.getDenseI64ArrayAttr({p.m, p.n, p.k}), config)
+        .getResults();
+  };
+  auto multiplyTile = [&](OpBuilder &at, Value tile, ValueRange partials) {
+    IndexMath tim{at, loc};
+    Value k = tim.mul(tile, tileK);
+    return WaveMmaOp::create(at, loc, ops.a, origin(ops.aGroup, tileRow, k),
+                             ops.b, origin(ops.bGroup, tileCol, k), waveRow,
+                             waveCol, partials, config)
+        .getResults();
+  };
+  if (tilesPerBlock >= numTiles) {
+    // One block spans K (per-tensor or per-row scales): the loop only
+    // multiplies, and the scales are applied once, after it.
+    auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
+                                    im.cst(1),
+                                    SmallVector<Value>(count, zero));
+    annotateKernel(tiles, chip, config, p, ops, /*tilesPerTrip=*/1);
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(tiles.getBody());
+      scf::YieldOp::create(
+          b, loc,
+          multiplyTile(b, tiles.getInductionVar(), tiles.getRegionIterArgs()));
+    }
+    ops.createStore(b, loc,
+                    scaleBlock(b, tiles.getResults(),
+                               SmallVector<Value>(count, zero), im.cst(0)),
+                    subTileRow, subTileCol, config);
+    return;
+  }
+  if (numTiles % tilesPerBlock == 0) {
+    // One trip per scale block: its K tiles' MFMAs chain from zero and the
+    // block's scales are applied at the end of the trip. No branch, no
+    // partial sums carried across trips.
+    auto blocks = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
+                                     im.cst(tilesPerBlock),
+                                     SmallVector<Value>(count, zero));
+    annotateKernel(blocks, chip, config, p, ops, tilesPerBlock);
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(blocks.getBody());
+      IndexMath bim{b, loc};
+      Value firstTile = blocks.getInductionVar();
+      SmallVector<Value> partials(count, zero);
+      for (int64_t j = 0; j < tilesPerBlock; ++j) {
+        ValueRange results = multiplyTile(b, bim.add(firstTile, j), partials);
+        partials.assign(results.begin(), results.end());
+      }
+      scf::YieldOp::create(b, loc,
+                           scaleBlock(b, partials, blocks.getRegionIterArgs(),
+                                      bim.mul(firstTile, tileK)));
+    }
+    ops.createStore(b, loc, blocks.getResults(), subTileRow, subTileCol,
+                    config);
+    return;
+  }
+  // A shorter last block (K not a multiple of the block): the loop runs
+  // over K tiles, carrying the current block's partial sums.
+  SmallVector<Value> init(2 * count, zero);
   auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
                                   im.cst(1), init);
-  annotateKernel(tiles, chip, config, p, ops);
+  annotateKernel(tiles, chip, config, p, ops, /*tilesPerTrip=*/1);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(tiles.getBody());
     Value t = tiles.getInductionVar();
     ValueRange acc = tiles.getRegionIterArgs().take_front(count);
-    SmallVector<Value> partials(count, zero);
-    if (carriesPartials)
-      partials.assign(tiles.getRegionIterArgs().begin() + count,
-                      tiles.getRegionIterArgs().end());
-    Value k = im.mul(t, tileK);
-    auto mma = WaveMmaOp::create(b, loc, ops.a, origin(ops.aGroup, tileRow, k),
-                                 ops.b, origin(ops.bGroup, tileCol, k),
-                                 waveRow, waveCol, partials, config);
-    auto scale = [&](OpBuilder &nested) {
-      IndexMath nim{nested, loc};
-      Value kBlockStart =
-          tilesPerBlock == numTiles
-              ? nim.cst(0)
-              : nim.mul(nim.div(t, tilesPerBlock), p.scaleBlockK);
-      auto scaled = WaveScaleAccumulateOp::create(
-          nested, loc, mma.getResults(), acc, subTileRow, subTileCol,
-          kBlockStart, ops.aScales, ops.bScales, ops.aEncoding,
-          ops.bEncoding,
-          nested.getDenseI64ArrayAttr({p.m, p.n, p.k}), config);
-      SmallVector<Value> results(scaled.getResults());
-      if (carriesPartials)
-        results.append(count, zero);
-      return results;
-    };
-    if (!carriesPartials) {
-      // Every tile ends a block: scale unconditionally.
-      scf::YieldOp::create(b, loc, scale(b));
-    } else {
-      // A block ends after every tilesPerBlock tiles and after the last
-      // tile (a shorter last block when K has a tail).
-      Value next = im.add(t, 1);
-      auto isZero = [&](Value v) {
-        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v,
-                                     im.cst(0));
-      };
-      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         next, im.cst(numTiles));
-      Value blockEnds = last;
-      if (tilesPerBlock < numTiles) {
-        blockEnds = isZero(im.rem(next, tilesPerBlock));
-        if (numTiles % tilesPerBlock != 0)
-          blockEnds = arith::OrIOp::create(b, loc, blockEnds, last);
-      }
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange(init), blockEnds,
-                                    /*withElseRegion=*/true);
-      OpBuilder thenB = ifOp.getThenBodyBuilder();
-      scf::YieldOp::create(thenB, loc, scale(thenB));
-      OpBuilder elseB = ifOp.getElseBodyBuilder();
-      SmallVector<Value> unchanged(acc);
-      unchanged.append(mma.getResults().begin(), mma.getResults().end());
-      scf::YieldOp::create(elseB, loc, unchanged);
-      scf::YieldOp::create(b, loc, ifOp.getResults());
-    }
+    ValueRange partials = tiles.getRegionIterArgs().drop_front(count);
+    ValueRange mma = multiplyTile(b, t, partials);
+    // A block ends after every tilesPerBlock tiles and after the last tile.
+    Value next = im.add(t, 1);
+    Value blockEnds = arith::OrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              im.rem(next, tilesPerBlock), im.cst(0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
+                              im.cst(numTiles)));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange(init), blockEnds,
+                                  /*withElseRegion=*/true);
+    OpBuilder thenB = ifOp.getThenBodyBuilder();
+    IndexMath tim{thenB, loc};
+    SmallVector<Value> scaled(scaleBlock(
+        thenB, mma, acc,
+        tim.mul(tim.div(t, tilesPerBlock), p.scaleBlockK)));
+    scaled.append(count, zero);
+    scf::YieldOp::create(thenB, loc, scaled);
+    OpBuilder elseB = ifOp.getElseBodyBuilder();
+    SmallVector<Value> unchanged(acc);
+    unchanged.append(mma.begin(), mma.end());
+    scf::YieldOp::create(elseB, loc, unchanged);
+    scf::YieldOp::create(b, loc, ifOp.getResults());
   }
   ops.createStore(b, loc, tiles.getResults().take_front(count), subTileRow,
                   subTileCol, config);

@@ -2,9 +2,11 @@
 
 // 1x128 activations x 128x128 weights, 16x16 MFMA (4 items per lane). Lane
 // l's items are at row `row` + l % 16 and columns `col` + 4 * (l / 16) + i.
-// A's scale: [min(row, 39) / 1, k / 128]; B's: [min(col, 47) / 128, k / 128]
-// (rows and columns past M = 40 and N = 48 clamped). One fma with the
-// products of the scales.
+// A's scale: [min(row, 39) / 1, k / 128]. The wave's 16 columns start at a
+// multiple of 16 (the op's contract), so a 128-column block holds them all:
+// B's scale is loaded once, at [min(col, 47) / 128, k / 128] (columns past
+// N = 48 clamped), and one product with A's scale is broadcast to the
+// lane's items. One fma.
 // Index maps over the thread id s0 (lane = s0 mod 64) and the op's
 // row / col / k:
 //   item row: s1 (row) + lane % 16, which MLIR prints with s0 mod 16
@@ -12,11 +14,6 @@
 // CHECK-DAG: #[[ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1 - (s0 floordiv 16) * 16)>
 //   block of 128 (k / 128 for A and B, clamped column / 128 for B)
 // CHECK-DAG: #[[DIV128:.*]] = affine_map<()[s0] -> (s0 floordiv 128)>
-//   item i's column: s1 (col) + 4 * (lane / 16) + i
-// CHECK-DAG: #[[COL0:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4)>
-// CHECK-DAG: #[[COL1:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 1)>
-// CHECK-DAG: #[[COL2:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 2)>
-// CHECK-DAG: #[[COL3:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 3)>
 // CHECK-LABEL: func.func @blockwise
 // CHECK-SAME:    (%[[SA:.*]]: memref<40x2xf32>, %[[SB:.*]]: memref<1x2xf32>, %[[ROWARG:.*]]: index, %[[COLARG:.*]]: index, %[[K:.*]]: index, %[[P:.*]]: vector<4xf32>, %[[ACC:.*]]: vector<4xf32>,
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
@@ -25,28 +22,13 @@
 // CHECK:         %[[RC:.*]] = arith.minui %[[R]], %c39
 // CHECK:         %[[KB:.*]] = affine.apply #[[DIV128]]()[%[[K]]]
 // CHECK:         %[[SCALE_A:.*]] = memref.load %[[SA]][%[[RC]], %[[KB]]]
-// CHECK:         %[[C0:.*]] = affine.apply #[[COL0]]()[%[[TID]], %[[COLARG]]]
-// CHECK:         %[[CC0:.*]] = arith.minui %[[C0]], %c47
-// CHECK:         %[[BR0:.*]] = affine.apply #[[DIV128]]()[%[[CC0]]]
-// CHECK:         %[[SCALE_B0:.*]] = memref.load %[[SB]][%[[BR0]], %[[KB]]]
-// CHECK:         %[[C1:.*]] = affine.apply #[[COL1]]()[%[[TID]], %[[COLARG]]]
-// CHECK:         %[[CC1:.*]] = arith.minui %[[C1]], %c47
-// CHECK:         %[[BR1:.*]] = affine.apply #[[DIV128]]()[%[[CC1]]]
-// CHECK:         %[[SCALE_B1:.*]] = memref.load %[[SB]][%[[BR1]], %[[KB]]]
-// CHECK:         %[[C2:.*]] = affine.apply #[[COL2]]()[%[[TID]], %[[COLARG]]]
-// CHECK:         %[[CC2:.*]] = arith.minui %[[C2]], %c47
-// CHECK:         %[[BR2:.*]] = affine.apply #[[DIV128]]()[%[[CC2]]]
-// CHECK:         %[[SCALE_B2:.*]] = memref.load %[[SB]][%[[BR2]], %[[KB]]]
-// CHECK:         %[[C3:.*]] = affine.apply #[[COL3]]()[%[[TID]], %[[COLARG]]]
-// CHECK:         %[[CC3:.*]] = arith.minui %[[C3]], %c47
-// CHECK:         %[[BR3:.*]] = affine.apply #[[DIV128]]()[%[[CC3]]]
-// CHECK:         %[[SCALE_B3:.*]] = memref.load %[[SB]][%[[BR3]], %[[KB]]]
-// CHECK:         %[[S0:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B0]] : f32
-// CHECK:         %[[S1:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B1]] : f32
-// CHECK:         %[[S2:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B2]] : f32
-// CHECK:         %[[S3:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B3]] : f32
-// CHECK:         %[[S:.*]] = vector.from_elements %[[S0]], %[[S1]], %[[S2]], %[[S3]] : vector<4xf32>
-// CHECK:         %[[NEW:.*]] = vector.fma %[[P]], %[[S]], %[[ACC]] : vector<4xf32>
+// CHECK:         %[[CC:.*]] = arith.minui %[[COLARG]], %c47
+// CHECK:         %[[BR:.*]] = affine.apply #[[DIV128]]()[%[[CC]]]
+// CHECK:         %[[SCALE_B:.*]] = memref.load %[[SB]][%[[BR]], %[[KB]]]
+// CHECK-NOT:     memref.load
+// CHECK:         %[[S:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B]] : f32
+// CHECK:         %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
+// CHECK:         %[[NEW:.*]] = vector.fma %[[P]], %[[SV]], %[[ACC]] : vector<4xf32>
 // CHECK:         vector.store %[[NEW]]
 // CHECK-NOT:   qmm.wave_scale_accumulate
 // CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
@@ -70,13 +52,12 @@ func.func @blockwise(%sa: memref<40x2xf32>, %sb: memref<1x2xf32>, %row: index, %
 // -----
 
 // M-major A scales ([K / 128, M]): the same scale, indices swapped.
-// Per-tensor B: block = the whole [48, 256] matrix, index [0, 0] computed
-// as [min(col, 47) / 48, k / 256].
-//   item row and item 0's column as in @blockwise
+// Per-tensor B: block = the whole [48, 256] matrix (48 rows, a multiple of
+// the wave's 16 columns), loaded once at [min(col, 47) / 48, k / 256].
+//   item row as in @blockwise
 // CHECK-DAG: #[[ROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1 - (s0 floordiv 16) * 16)>
 //   A's K block: k / 128
 // CHECK-DAG: #[[DIV128:.*]] = affine_map<()[s0] -> (s0 floordiv 128)>
-// CHECK-DAG: #[[COL0:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4)>
 //   B's per-tensor block: clamped column / 48 and k / 256
 // CHECK-DAG: #[[DIV48:.*]] = affine_map<()[s0] -> (s0 floordiv 48)>
 // CHECK-DAG: #[[DIV256:.*]] = affine_map<()[s0] -> (s0 floordiv 256)>
@@ -88,11 +69,11 @@ func.func @blockwise(%sa: memref<40x2xf32>, %sb: memref<1x2xf32>, %row: index, %
 // CHECK:         %[[RC:.*]] = arith.minui %[[R]], %c39
 // CHECK:         %[[KB:.*]] = affine.apply #[[DIV128]]()[%[[K]]]
 // CHECK:         memref.load %[[SA]][%[[KB]], %[[RC]]] : memref<2x40xf32>
-// CHECK:         %[[C0:.*]] = affine.apply #[[COL0]]()[%[[TID]], %[[COLARG]]]
-// CHECK:         %[[CC:.*]] = arith.minui %[[C0]], %c47
+// CHECK:         %[[CC:.*]] = arith.minui %[[COLARG]], %c47
 // CHECK:         %[[BR:.*]] = affine.apply #[[DIV48]]()[%[[CC]]]
 // CHECK:         %[[BK:.*]] = affine.apply #[[DIV256]]()[%[[K]]]
 // CHECK:         memref.load %[[SB]][%[[BR]], %[[BK]]] : memref<1x1xf32>
+// CHECK:         vector.broadcast {{.*}} : f32 to vector<4xf32>
 // CHECK:         vector.fma {{.*}} : vector<4xf32>
 // CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index
 func.func @mn_major_and_per_tensor(%sa: memref<2x40xf32>, %sb: memref<1x1xf32>, %row: index, %col: index, %k: index,
@@ -166,6 +147,60 @@ func.func @columns_of_32x32(%sa: memref<64x1xf32>, %sb: memref<64x1xf32>, %row: 
            a_scales(%sa : memref<64x1xf32>, #qmm.scale<per_row>)
            b_scales(%sb : memref<64x1xf32>, #qmm.scale<per_row>) : vector<16xf32>
     vector.store %r, %out[%c0] : memref<16xf32>, vector<16xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A block that holds the wave's rows, one that does not hold its columns.
+// Wave sub-tile 32x16 of 16x16 MFMAs: two MFMA rows (repeats M = 2). A's
+// 128x128 blocks hold the wave's 32 rows: one A scale, loaded at
+// [min(row, 99) / 128, k / 128] and used for both MFMA rows. B's 8x128
+// blocks are narrower than the wave's 16 columns: one load per item, at
+// [min(col + 4 * (lane / 16) + i, 63) / 8, k / 128].
+// CHECK-DAG: #[[DIV128:.*]] = affine_map<()[s0] -> (s0 floordiv 128)>
+// CHECK-DAG: #[[DIV8:.*]] = affine_map<()[s0] -> (s0 floordiv 8)>
+// CHECK-DAG: #[[COL0:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4)>
+// CHECK-DAG: #[[COL3:.*]] = affine_map<()[s0, s1] -> (s1 + ((s0 mod 64) floordiv 16) * 4 + 3)>
+// CHECK-LABEL: func.func @shared_rows_per_item_columns
+// CHECK-SAME:    (%[[SA:.*]]: memref<1x2xf32>, %[[SB:.*]]: memref<8x2xf32>, %[[ROWARG:.*]]: index, %[[COLARG:.*]]: index, %[[K:.*]]: index,
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK:         %[[RC:.*]] = arith.minui %[[ROWARG]], %c99
+// CHECK:         %[[AR:.*]] = affine.apply #[[DIV128]]()[%[[RC]]]
+// CHECK:         %[[KB:.*]] = affine.apply #[[DIV128]]()[%[[K]]]
+// CHECK:         %[[SCALE_A:.*]] = memref.load %[[SA]][%[[AR]], %[[KB]]]
+// CHECK-NOT:     memref.load %[[SA]]
+// CHECK:         %[[C0:.*]] = affine.apply #[[COL0]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC0:.*]] = arith.minui %[[C0]], %c63
+// CHECK:         %[[BR0:.*]] = affine.apply #[[DIV8]]()[%[[CC0]]]
+// CHECK:         memref.load %[[SB]][%[[BR0]], %[[KB]]]
+// CHECK-COUNT-2: memref.load %[[SB]]
+// CHECK:         %[[C3:.*]] = affine.apply #[[COL3]]()[%[[TID]], %[[COLARG]]]
+// CHECK:         %[[CC3:.*]] = arith.minui %[[C3]], %c63
+// CHECK:         %[[BR3:.*]] = affine.apply #[[DIV8]]()[%[[CC3]]]
+// CHECK:         memref.load %[[SB]][%[[BR3]], %[[KB]]]
+// CHECK-NOT:     memref.load
+// Both MFMA rows multiply by the same A scale.
+// CHECK-COUNT-4: arith.mulf %[[SCALE_A]], {{.*}} : f32
+// CHECK:         vector.from_elements
+// CHECK:         vector.fma {{.*}} : vector<4xf32>
+// CHECK:         vector.fma {{.*}} : vector<4xf32>
+// CHECK-NOT:     vector.fma
+func.func @shared_rows_per_item_columns(%sa: memref<1x2xf32>, %sb: memref<8x2xf32>, %row: index, %col: index, %k: index,
+                                        %p: vector<4xf32>, %acc: vector<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %r:2 = qmm.wave_scale_accumulate %p, %acc into %acc, %p at [%row, %col, %k] problem_size [100, 64, 256]
+           config #qmm.config<tile = [32, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
+           a_scales(%sa : memref<1x2xf32>, #qmm.scale<block 128x128>)
+           b_scales(%sb : memref<8x2xf32>, #qmm.scale<block 8x128>) : vector<4xf32>, vector<4xf32>
+    vector.store %r#0, %out[%c0] : memref<4xf32>, vector<4xf32>
+    vector.store %r#1, %out[%c0] : memref<4xf32>, vector<4xf32>
     gpu.terminator
   }
   return

@@ -217,8 +217,7 @@ func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %b: memref<32x40xf
 // dimension inside it).
 // CHECK-DAG:   #[[K_FIRST:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 16 + s1 - (s0 floordiv 4) * 64)>
 // CHECK-DAG:   #[[K_NEXT:map[0-9]*]] = affine_map<(d0)[s0] -> (d0 + s0 * 16 - (s0 floordiv 4) * 64)>
-// t + 1; its buffer (t + 1) mod 2, as MLIR simplifies it; t's buffer.
-// CHECK-DAG:   #[[PLUS_ONE:map[0-9]*]] = affine_map<(d0) -> (d0 + 1)>
+// Tile t + 1's buffer (t + 1) mod 2, as MLIR simplifies it; t's buffer.
 // CHECK-DAG:   #[[NEXT_STAGE:map[0-9]*]] = affine_map<(d0) -> (d0 - ((d0 + 1) floordiv 2) * 2 + 1)>
 // CHECK-DAG:   #[[STAGE:map[0-9]*]] = affine_map<(d0) -> (d0 mod 2)>
 // CHECK-LABEL: func.func @double_buffered
@@ -243,9 +242,12 @@ func.func @k_not_multiple_of_16(%a: memref<32x40xf8E4M3FNUZ>, %b: memref<32x40xf
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpu.barrier
 // CHECK:         scf.for %[[T:.*]] = %c0 to %c4 step %c1 iter_args(
-// CHECK-NEXT:      %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
+// The tile loaded: t == 3 ? t : t + 1 (a compare with the last trip, which
+// LLVM peels).
 // CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
-// CHECK-NEXT:      %[[LOADED:.*]] = arith.minui %[[NEXT]], %[[C3]]
+// CHECK-NEXT:      %[[IS_LAST:.*]] = arith.cmpi eq, %[[T]], %[[C3]]
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[T]], %c1
+// CHECK-NEXT:      %[[LOADED:.*]] = arith.select %[[IS_LAST]], %[[T]], %[[NEXT]]
 // CHECK-NEXT:      %[[KN:.*]] = arith.muli %[[LOADED]], %c64
 // CHECK-NEXT:      %[[NSTAGE:.*]] = affine.apply #[[NEXT_STAGE]](%[[T]])
 // CHECK-NEXT:      %[[GKN:.*]] = affine.apply #[[K_NEXT]](%[[KN]])[%[[TID]]]
@@ -281,6 +283,78 @@ func.func @double_buffered(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf8E4
              config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
              acc(%acc) : memref<32x256xf8E4M3FNUZ>, memref<16x256xf8E4M3FNUZ>, vector<4xf32>
       scf.yield %p : vector<4xf32>
+    }
+    vector.store %r, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Two K tiles per trip (one scale block of two tiles, as qmm-tile-matmul
+// unrolls it): both wave_mma ops share one pair of double buffers and one
+// prefetch chain. Tile 2t + j lives in buffer j (the trip has an even
+// number of tiles, so the buffer indices fold to constants). Op 0 loads
+// op 1's tile (k = (t + 1) * 64, inside the trip: no clamp) and ends with a
+// barrier that publishes it; op 1 loads the next trip's first tile
+// (t == 2 ? t : t + 2, the last trip reloading its own) and the trip ends
+// with the barrier.
+// CHECK-LABEL: func.func @two_tiles_per_trip
+// CHECK:       gpu.launch
+// CHECK-SAME:    workgroup(%[[LDSA:.*]] : memref<2x32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[LDSB:.*]] : memref<2x16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>) {
+// CHECK:         vector.store {{.*}}, %[[LDSA]][%c0,
+// CHECK:         gpu.barrier
+// CHECK:         scf.for %[[T:.*]] = %c0 to %c4 step %c2 iter_args(
+// CHECK:           %[[K1:.*]] = arith.muli %{{.*}}, %c64
+// CHECK:           %[[A1:.*]] = vector.load %arg0[{{.*}}]
+// CHECK:           %[[B1:.*]] = vector.load %arg1[{{.*}}]
+// CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT:      %[[P0:.*]] = qmm.wave_mma %[[LDSA]][%c0, %c0, %c0], %[[LDSB]][%c0, %c0, %c0]
+// CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT:      vector.store %[[A1]], %[[LDSA]][%c1,
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        vector.store %[[B1]], %[[LDSB]][%c1,
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           %[[IS_LAST:.*]] = arith.cmpi eq, %[[T]], %c2
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[T]], %c2
+// CHECK-NEXT:      %[[LOADED:.*]] = arith.select %[[IS_LAST]], %[[T]], %[[NEXT]]
+// CHECK-NEXT:      %[[KN:.*]] = arith.muli %[[LOADED]], %c64
+// CHECK:           %[[AN:.*]] = vector.load %arg0[
+// CHECK:           %[[BN:.*]] = vector.load %arg1[
+// CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT:      %[[P1:.*]] = qmm.wave_mma %[[LDSA]][%c1, %c0, %c0], %[[LDSB]][%c1, %c0, %c0]
+// CHECK-SAME:        acc(%[[P0]])
+// CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
+// CHECK-NEXT:      vector.store %[[AN]], %[[LDSA]][%c0,
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        vector.store %[[BN]], %[[LDSB]][%c0,
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      scf.yield %[[P1]]
+func.func @two_tiles_per_trip(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf8E4M3FNUZ>,
+                              %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %r = scf.for %t = %c0 to %c4 step %c2 iter_args(%acc = %zero) -> (vector<4xf32>) {
+      %k0 = arith.muli %t, %c64 : index
+      %p0 = qmm.wave_mma %a[%c0, %k0], %b[%c0, %k0] wave_offset [%c0, %c0]
+              config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
+              acc(%acc) : memref<32x256xf8E4M3FNUZ>, memref<16x256xf8E4M3FNUZ>, vector<4xf32>
+      %t1 = arith.addi %t, %c1 : index
+      %k1 = arith.muli %t1, %c64 : index
+      %p1 = qmm.wave_mma %a[%c0, %k1], %b[%c0, %k1] wave_offset [%c0, %c0]
+              config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
+              acc(%p0) : memref<32x256xf8E4M3FNUZ>, memref<16x256xf8E4M3FNUZ>, vector<4xf32>
+      scf.yield %p1 : vector<4xf32>
     }
     vector.store %r, %out[%c0] : memref<4xf32>, vector<4xf32>
     gpu.terminator

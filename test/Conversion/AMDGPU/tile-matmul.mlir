@@ -11,11 +11,11 @@
 // The wave's sub-tile: tile start + wave offset, ()[block, thread].
 // CHECK-DAG:   #[[SUB_ROW:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 32 + ((s1 floordiv 64) floordiv 2) * 16)>
 // CHECK-DAG:   #[[SUB_COL:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 32 + (s1 floordiv 64) * 16 - ((s1 floordiv 64) floordiv 2) * 32)>
-// Tile t starts at k = 64 * t; a block ends when (t + 1) mod 2 = 0 (as
-// MLIR simplifies it); it starts at k = 128 * (t floordiv 2).
+// One trip per scale block: trip t (t = 0, 2: the first tile of the
+// block) multiplies tiles t and t + 1, at k = 64 * t and 64 * t + 64; the
+// block starts at k = 64 * t.
 // CHECK-DAG:   #[[K_START:map[0-9]*]] = affine_map<(d0) -> (d0 * 64)>
-// CHECK-DAG:   #[[NEXT_MOD_2:map[0-9]*]] = affine_map<(d0) -> (d0 - ((d0 + 1) floordiv 2) * 2 + 1)>
-// CHECK-DAG:   #[[BLOCK_K:map[0-9]*]] = affine_map<(d0) -> ((d0 floordiv 2) * 128)>
+// CHECK-DAG:   #[[K_SECOND:map[0-9]*]] = affine_map<(d0) -> (d0 * 64 + 64)>
 // The kernel lives in the module, marked as a container of GPU code.
 // CHECK:       module attributes {gpu.container_module}
 // CHECK-LABEL: func.func @two_tiles_per_block
@@ -29,24 +29,20 @@
 // CHECK-NEXT:    %[[TCOL:.*]] = affine.apply #[[TILE_START]]()[%[[BX]]]
 // CHECK-NEXT:    %[[ROW:.*]] = affine.apply #[[SUB_ROW]]()[%[[BY]], %[[TX]]]
 // CHECK-NEXT:    %[[COL:.*]] = affine.apply #[[SUB_COL]]()[%[[BX]], %[[TX]]]
-// 256 / 64 = 4 K tiles, carrying the accumulator and the block's partials.
+// 256 / 64 = 4 K tiles in 2 trips of 2, carrying only the accumulator: the
+// block's MFMA chain starts from zero and is scaled at the end of the trip,
+// with no branch.
 // CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
-// CHECK:         %[[RES:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c4 step %[[C1]] iter_args(%[[ACC:.*]] = %[[ZERO]], %[[PART:.*]] = %[[ZERO]])
-// CHECK:           %[[K:.*]] = affine.apply #[[K_START]](%[[T]])
-// CHECK:           %[[P:.*]] = qmm.wave_mma %arg0[%[[TROW]], %[[K]]], %arg2[%[[TCOL]], %[[K]]] wave_offset[%[[WROW]], %[[WCOL]]] {{.*}} acc(%[[PART]])
-// The block ends after every second tile (4 is a multiple of 2, so the
-// last tile needs no test of its own).
-// CHECK-NOT:       arith.{{(addi|remui|cmpi)}}
-// CHECK:           %[[R:.*]] = affine.apply #[[NEXT_MOD_2]](%[[T]])
-// CHECK:           %[[ENDS:.*]] = arith.cmpi eq, %[[R]], %c0
-// CHECK:           scf.if %[[ENDS]]
-// CHECK:             %[[KB:.*]] = affine.apply #[[BLOCK_K]](%[[T]])
-// CHECK:             %[[S:.*]] = qmm.wave_scale_accumulate %[[P]] into %[[ACC]] at[%[[ROW]], %[[COL]], %[[KB]]] problem_size [40, 48, 256] {{.*}} a_scales(%arg1 : memref<40x2xf32>, #qmm.scale<block 1x128>) b_scales(%arg3 : memref<1x2xf32>, #qmm.scale<block 128x128>)
-// CHECK:             scf.yield %[[S]], %[[ZERO]]
-// CHECK:           } else {
-// CHECK:             scf.yield %[[ACC]], %[[P]]
+// CHECK:         %[[RES:.*]] = scf.for %[[T:.*]] = %c0 to %c4 step %[[C2]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<4xf32>)
+// CHECK-NEXT:      %[[K0:.*]] = affine.apply #[[K_START]](%[[T]])
+// CHECK-NEXT:      %[[P0:.*]] = qmm.wave_mma %arg0[%[[TROW]], %[[K0]]], %arg2[%[[TCOL]], %[[K0]]] wave_offset[%[[WROW]], %[[WCOL]]] {{.*}} acc(%[[ZERO]])
+// CHECK-NEXT:      %[[K1:.*]] = affine.apply #[[K_SECOND]](%[[T]])
+// CHECK-NEXT:      %[[P1:.*]] = qmm.wave_mma %arg0[%[[TROW]], %[[K1]]], %arg2[%[[TCOL]], %[[K1]]] wave_offset[%[[WROW]], %[[WCOL]]] {{.*}} acc(%[[P0]])
+// CHECK-NEXT:      %[[S:.*]] = qmm.wave_scale_accumulate %[[P1]] into %[[ACC]] at[%[[ROW]], %[[COL]], %[[K0]]] problem_size [40, 48, 256] {{.*}} a_scales(%arg1 : memref<40x2xf32>, #qmm.scale<block 1x128>) b_scales(%arg3 : memref<1x2xf32>, #qmm.scale<block 128x128>)
+// CHECK-NEXT:      scf.yield %[[S]]
+// CHECK-NEXT:    } {qmm.k_loop}
 // 32 divides neither M = 40 nor N = 48: both edges are tested.
-// CHECK:         qmm.wave_store %[[RES]]#0 into %arg4[%[[ROW]], %[[COL]]] in_bounds [false, false] config(
+// CHECK:         qmm.wave_store %[[RES]] into %arg4[%[[ROW]], %[[COL]]] in_bounds [false, false] config(
 // CHECK-SAME:      : memref<40x48xbf16>, vector<4xf32>
 // CHECK-NOT:   qmm.matmul
 func.func @two_tiles_per_block(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf32>,
@@ -61,33 +57,33 @@ func.func @two_tiles_per_block(%a: memref<40x256xf8E4M3FNUZ>, %as: memref<40x2xf
 
 // -----
 
-// Per-tensor scales: one block spanning K, scaled after the last of
-// ceil(80 / 32) = 3 tiles (a K tail), at K block start 0. One wave with
-// 64 / 32 = 2 MFMA tiles of 32 x 32: two accumulators of 16 items per lane.
-// `accumulate` reaches the store. One wave: its rows start at
-// 64 * (thread floordiv 64), its column offset is 0 (folded: the
-// sub-tile column is the tile's).
+// Per-tensor scales: one block spanning K, so the loop over its
+// ceil(80 / 32) = 3 tiles (a K tail) only multiplies, carrying the partial
+// sums; they are scaled once, after it, into zero accumulators, at K block
+// start 0. One wave with 64 / 32 = 2 MFMA tiles of 32 x 32: two
+// accumulators of 16 items per lane. `accumulate` reaches the store. One
+// wave: its rows start at 64 * (thread floordiv 64), its column offset is 0
+// (folded: the sub-tile column is the tile's).
 // CHECK-DAG:   #[[WAVE_ROW:map[0-9]*]] = affine_map<()[s0] -> ((s0 floordiv 64) * 64)>
 // CHECK-DAG:   #[[TILE_ROW:map[0-9]*]] = affine_map<()[s0] -> (s0 * 64)>
 // CHECK-DAG:   #[[TILE_COL:map[0-9]*]] = affine_map<()[s0] -> (s0 * 32)>
 // CHECK-DAG:   #[[SUB_ROW:map[0-9]*]] = affine_map<()[s0, s1] -> (s0 * 64 + (s1 floordiv 64) * 64)>
 // CHECK-DAG:   #[[K_START:map[0-9]*]] = affine_map<(d0) -> (d0 * 32)>
-// CHECK-DAG:   #[[PLUS_ONE:map[0-9]*]] = affine_map<(d0) -> (d0 + 1)>
 // CHECK-LABEL: func.func @per_tensor_k_tail
 // CHECK:       gpu.launch blocks(%[[BX:[^ ,]+]], %[[BY:[^ ,]+]], %{{.*}}) in ({{.*}}) threads(%[[TX:[^ ,]+]], %{{.*}}, %{{.*}}) in ({{.*}} = %c64,
 // CHECK:         %[[WROW:.*]] = affine.apply #[[WAVE_ROW]]()[%[[TX]]]
 // CHECK:         %[[TROW:.*]] = affine.apply #[[TILE_ROW]]()[%[[BY]]]
 // CHECK:         %[[TCOL:.*]] = affine.apply #[[TILE_COL]]()[%[[BX]]]
 // CHECK:         %[[ROW:.*]] = affine.apply #[[SUB_ROW]]()[%[[BY]], %[[TX]]]
-// CHECK:       scf.for %[[T:.*]] = %c0 to %c3 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK:         %[[K:.*]] = affine.apply #[[K_START]](%[[T]])
-// CHECK:         %[[P:.*]]:2 = qmm.wave_mma %arg0[%[[TROW]], %[[K]]], %arg2[%[[TCOL]], %[[K]]] wave_offset[%[[WROW]], %c0]
-// CHECK:         %[[NEXT:.*]] = affine.apply #[[PLUS_ONE]](%[[T]])
-// CHECK:         %[[LAST:.*]] = arith.cmpi eq, %[[NEXT]], %c3
-// CHECK:         scf.if %[[LAST]]
-// CHECK:           qmm.wave_scale_accumulate %[[P]]#0, %[[P]]#1 into {{.*}} at[%[[ROW]], %[[TCOL]], %c0] problem_size [33, 17, 80]
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK:       %[[SUMS:.*]]:2 = scf.for %[[T:.*]] = %c0 to %c3 step %c1 iter_args(%[[S0:.*]] = %[[ZERO]], %[[S1:.*]] = %[[ZERO]]) -> (vector<16xf32>, vector<16xf32>)
+// CHECK-NEXT:    %[[K:.*]] = affine.apply #[[K_START]](%[[T]])
+// CHECK-NEXT:    %[[P:.*]]:2 = qmm.wave_mma %arg0[%[[TROW]], %[[K]]], %arg2[%[[TCOL]], %[[K]]] wave_offset[%[[WROW]], %c0] {{.*}} acc(%[[S0]], %[[S1]])
+// CHECK-NEXT:    scf.yield %[[P]]#0, %[[P]]#1
+// CHECK-NEXT:  } {qmm.k_loop}
+// CHECK-NEXT:  %[[SCALED:.*]]:2 = qmm.wave_scale_accumulate %[[SUMS]]#0, %[[SUMS]]#1 into %[[ZERO]], %[[ZERO]] at[%[[ROW]], %[[TCOL]], %c0] problem_size [33, 17, 80]
 // Tiles 64 x 32 divide neither M = 33 nor N = 17.
-// CHECK:       qmm.wave_store {{.*}} into %arg4[%[[ROW]], %[[TCOL]]] in_bounds [false, false] accumulate config(
+// CHECK-NEXT:  qmm.wave_store %[[SCALED]]#0, %[[SCALED]]#1 into %arg4[%[[ROW]], %[[TCOL]]] in_bounds [false, false] accumulate config(
 // CHECK-SAME:    : memref<33x17xf16>, vector<16xf32>, vector<16xf32>
 func.func @per_tensor_k_tail(%a: memref<33x80xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                              %b: memref<17x80xf8E4M3FNUZ>, %bs: memref<1x1xf32>,

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir {
 namespace qmm {
@@ -121,6 +123,31 @@ struct AccumulatorLayout {
   /// Index of accumulator (rm, rn) in the op's operand list.
   int64_t index(int64_t rm, int64_t rn) const { return rm * repeatsN + rn; }
 };
+
+/// Whether `memref` lives in LDS (workgroup memory).
+inline bool isWorkgroupMemory(Value memref) {
+  return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
+      cast<MemRefType>(memref.getType()));
+}
+
+/// Recomputes `value`, defined in the body of `loop` from its induction
+/// variable and values from above, for the induction variable value that
+/// `mapping` maps it to (at the builder's insertion point); values from
+/// above are used as they are. Fails on anything else (block arguments
+/// other than the induction variable, ops with regions or side effects).
+FailureOr<Value> recomputeForIteration(OpBuilder &b, scf::ForOp loop,
+                                       Value value, IRMapping &mapping);
+
+/// The induction variable's value in the last trip of `loop` (the lower
+/// bound when it has none), when its bounds and step are constants.
+std::optional<int64_t> getLastIterationValue(scf::ForOp loop);
+
+/// In the body of `loop` (constant bounds): the induction variable of the
+/// next trip, or of this one in the last trip, which prefetches read again
+/// instead of branching. Built as `iv == last ? iv : iv + step`, a compare
+/// with the last trip, so that LLVM peels that trip and the loop proper
+/// keeps only `iv + step`.
+Value createPrefetchIteration(OpBuilder &b, Location loc, scf::ForOp loop);
 
 } // namespace qmm
 } // namespace mlir

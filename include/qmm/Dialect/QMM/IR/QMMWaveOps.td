@@ -125,6 +125,10 @@ def QMM_WaveScaleAccumulateOp : QMM_Op<"wave_scale_accumulate", [
     of the `#qmm.scale` encodings (`problem_size` = [M, N, K] gives the
     extents the encodings are read against). Rows and columns past M and N
     read the last row's or column's scale; their items are never stored.
+    `row` and `col` are multiples of the wave sub-tile's extents (tile /
+    waves of `config`), as qmm-tile-matmul places waves: a scale block
+    whose extent is a multiple of the sub-tile's then holds the whole
+    sub-tile, and its scale is read once.
 
     ```mlir
     %acc:4 = qmm.wave_scale_accumulate %p#0, %p#1, %p#2, %p#3
