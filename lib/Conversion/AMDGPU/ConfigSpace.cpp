@@ -101,13 +101,15 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
 }
 
 /// Power-of-two tile extents for a matrix extent: from 64 (or the MFMA
-/// size, when the extent is below 64) up to 256, no larger than the extent
-/// rounded up to a power of two.
-static SmallVector<int64_t> getTileExtents(int64_t extent, int64_t mfma) {
+/// size, when the extent is below 64 or the grid is `narrow`) up to 256, no
+/// larger than the extent rounded up to a power of two.
+static SmallVector<int64_t> getTileExtents(int64_t extent, int64_t mfma,
+                                           bool narrow) {
   int64_t largest =
       std::clamp<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(extent, 1)),
                           mfma, 256);
-  int64_t smallest = std::min<int64_t>(std::max<int64_t>(64, mfma), largest);
+  int64_t smallest =
+      narrow ? mfma : std::min<int64_t>(std::max<int64_t>(64, mfma), largest);
   SmallVector<int64_t> extents;
   for (int64_t t = smallest; t <= largest; t *= 2)
     extents.push_back(t);
@@ -129,6 +131,14 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
       query.operands.a.getIntOrFloatBitWidth() == 8 &&
       query.operands.b.getIntOrFloatBitWidth() == 8)
     kinds.push_back(MFMAKind::FP8);
+  // Small grids (decode, small M): where 64x64 tiles make fewer workgroups
+  // than the smallest chip has CUs (MI355X: 256), narrower tiles (down to
+  // the MFMA's) and 512-deep K tiles are candidates too, to spread the work
+  // over more workgroups and fewer trips.
+  constexpr int64_t kFewestCUs = 256;
+  bool smallGrid = llvm::divideCeil(std::max<int64_t>(query.m, 1), 64) *
+                       llvm::divideCeil(std::max<int64_t>(query.n, 1), 64) <
+                   kFewestCUs;
   // Diagnostics of rejected candidates are not for the user.
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
   auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
@@ -145,6 +155,8 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
       SmallVector<int64_t> tileKs;
       int64_t wholeK = llvm::alignTo(std::max<int64_t>(query.k, 1), shape->k);
       SmallVector<int64_t> tried = {64, 128, 256};
+      if (smallGrid && wholeK >= 1024)
+        tried.push_back(512);
       if (wholeK < 256)
         tried.push_back(wholeK);
       if (scaleBlockK < query.k)
@@ -154,8 +166,8 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
             (scaleBlockK >= query.k || scaleBlockK % tk == 0) &&
             !llvm::is_contained(tileKs, tk))
           tileKs.push_back(tk);
-      for (int64_t tileM : getTileExtents(query.m, shape->m))
-        for (int64_t tileN : getTileExtents(query.n, shape->n))
+      for (int64_t tileM : getTileExtents(query.m, shape->m, smallGrid))
+        for (int64_t tileN : getTileExtents(query.n, shape->n, smallGrid))
           for (int64_t wavesM : {1, 2, 4})
             for (int64_t wavesN : {1, 2, 4}) {
               if (wavesM * wavesN > 8 || tileM % (wavesM * shape->m) != 0 ||

@@ -60,7 +60,9 @@ ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip,
 /// 64 (or the MFMA, for extents below 64) to 256 and no larger than the
 /// extent needs, tile K 64/128/256 (also K itself below 256, and the scale
 /// block and gcd(block, 128) for blocks shorter than K) inside the scale
-/// blocks, 4 or 8 waves
+/// blocks; where 64x64 tiles would make fewer than 256 workgroups (decode,
+/// small M), tiles down to the MFMA's and tile K 512 (K >= 1024) too; 4 or
+/// 8 waves
 /// (fewer only for tiles of fewer MFMA tiles) whose sub-tiles hold at most
 /// 128 accumulator registers, 1 or 2 stages
 /// (2 when K spans two tiles). Each passes verifyConfigForMatmul.
