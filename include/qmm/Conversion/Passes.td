@@ -451,11 +451,13 @@ def QMMPrefetchScales : Pass<"qmm-prefetch-scales"> {
     (always in bounds) instead of branching.
 
     A `memref.load` is rotated when it sits directly in the body of an
-    `scf.for` with constant bounds and at least two trips, reads a memref
-    defined above the loop outside workgroup memory, has indices computed
-    in the loop from its induction variable and values from above without
-    side effects, and no operation of the loop may write memory other than
-    workgroup memory (LDS stores and barriers are fine). Loads of the same
+    `scf.for` with an index induction variable, constant bounds and at
+    least two trips, reads a memref defined above the loop outside
+    workgroup memory, has indices computed in the loop from its induction
+    variable and values from above without side effects, and no operation
+    of the loop may write memory other than workgroup memory (LDS stores
+    and barriers are fine; an op that declares no memory effects counts as
+    a writer unless it is a barrier or a scheduling hint). Loads of the same
     memref at the same indices are carried once. Anything else is left
     alone: the pass only moves loads earlier, never changes what they
     read.

@@ -31,6 +31,8 @@ FailureOr<Value> qmm::recomputeForIteration(OpBuilder &b, scf::ForOp loop,
 }
 
 std::optional<int64_t> qmm::getLastIterationValue(scf::ForOp loop) {
+  if (!loop.getInductionVar().getType().isIndex())
+    return std::nullopt;
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());

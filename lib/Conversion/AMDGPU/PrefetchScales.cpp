@@ -10,10 +10,10 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -28,20 +28,18 @@ using namespace mlir::qmm;
 
 /// Whether nothing in `loop` may write memory outside the workgroup's:
 /// then a global load reads the same in every iteration it is issued in.
-/// Ops that declare no effects count as writers unless they name no memory
-/// (barriers and scheduling hints take no memref) and call nothing.
+/// Ops that declare no effects count as writers, barriers and scheduling
+/// hints (which order, but do not write) aside.
 static bool writesOnlyWorkgroupMemory(scf::ForOp loop) {
   WalkResult result = loop.getBody()->walk([](Operation *op) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects) {
       if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
         return WalkResult::advance(); // Its nested ops are walked.
-      bool namesMemory = llvm::any_of(op->getOperandTypes(), [](Type type) {
-        return isa<BaseMemRefType>(type);
-      });
-      return namesMemory || isa<CallOpInterface>(op)
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
+      return isa<gpu::BarrierOp, amdgpu::LDSBarrierOp,
+                 amdgpu::SchedBarrierOp>(op)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
     }
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);

@@ -235,10 +235,9 @@ struct QMMPromoteOperandsToLdsPass
     const ChipInfo *target = getTargetChip(getOperation(), chip, "qmm-promote-operands-to-lds");
     if (!target)
       return signalPassFailure();
-    // Consecutive wave_mma ops of one block with the same config and
-    // operand types (the K tiles of one scale block, unrolled in the K
-    // loop) share their LDS buffers and, with stages = 2, one prefetch
-    // chain.
+    // Consecutive wave_mma ops of one block with the same config and the
+    // same A and B (the K tiles of one scale block, unrolled in the K loop)
+    // share their LDS buffers and, with stages = 2, one prefetch chain.
     SmallVector<SmallVector<WaveMmaOp>> groups;
     getOperation()->walk([&](WaveMmaOp op) {
       if (isWorkgroupMemory(op.getA()) && isWorkgroupMemory(op.getB()))
@@ -247,8 +246,7 @@ struct QMMPromoteOperandsToLdsPass
         WaveMmaOp previous = groups.back().back();
         if (previous->getBlock() == op->getBlock() &&
             previous.getConfig() == op.getConfig() &&
-            previous.getA().getType() == op.getA().getType() &&
-            previous.getB().getType() == op.getB().getType()) {
+            previous.getA() == op.getA() && previous.getB() == op.getB()) {
           groups.back().push_back(op);
           return;
         }
@@ -290,8 +288,8 @@ static LogicalResult checkPromotable(WaveMmaOp op) {
   // The prefetch clamps to the last iteration and the buffer index divides
   // by the step: both need the bounds (checked before any IR is built).
   if (stages == 2 && !getLastIterationValue(loop))
-    return fail("with stages = 2, the K loop needs constant bounds and "
-                "step");
+    return fail("with stages = 2, the K loop needs an index induction "
+                "variable with constant bounds and step");
   auto aType = cast<MemRefType>(op.getA().getType());
   auto bType = cast<MemRefType>(op.getB().getType());
   int64_t extentK = aType.getDimSize(aType.getRank() - 1);
@@ -349,6 +347,8 @@ QMMPromoteOperandsToLdsPass::promote(ArrayRef<WaveMmaOp> group,
   };
   SmallVector<TileIndices> indicesOf =
       llvm::map_to_vector(group, [&](WaveMmaOp op) { return tileIndices(op); });
+  SmallVector<Location> locationOf =
+      llvm::map_to_vector(group, [](WaveMmaOp op) { return op.getLoc(); });
   TileCopier copier{chip, config, loc};
 
   // The wave_mma reading buffer `stage` (null: the single buffer) replaces
@@ -405,7 +405,8 @@ QMMPromoteOperandsToLdsPass::promote(ArrayRef<WaveMmaOp> group,
         FailureOr<Value> recomputed =
             recomputeForIteration(at, loop, index, mapping);
         if (failed(recomputed))
-          return emitError(loc, "qmm-promote-operands-to-lds: with stages = "
+          return emitError(locationOf[j],
+                           "qmm-promote-operands-to-lds: with stages = "
                                 "2, the tile indices must be computed in the "
                                 "loop without side effects");
         origins[i].push_back(*recomputed);

@@ -1,4 +1,4 @@
-// RUN: fp8-opt %s -split-input-file --qmm-prefetch-scales --verify-diagnostics | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --allow-unregistered-dialect --qmm-prefetch-scales --verify-diagnostics | FileCheck %s
 
 // Loops whose loads the pass must leave where they are (it reports
 // nothing: moving a load is an optimization, never required). In each
@@ -110,4 +110,58 @@ func.func @loads_left_alone(%s: memref<4xf32>, %lds: memref<4xf32, #gpu.address_
     scf.yield %next, %e : index, f32
   }
   return %r#1 : f32
+}
+
+// -----
+
+// An op that declares no memory effects and is not a barrier may write
+// anything. An index read from memory in the loop cannot be recomputed for
+// another trip: the load through it stays, reading the trip's own index
+// (the index load itself, at the trip's position, is rotated and carried).
+// CHECK-LABEL: func.func @unknown_effects_and_loaded_index
+// CHECK:         scf.for {{.*}} -> (f32) {
+// CHECK-NEXT:      memref.load
+// CHECK:         %[[J0:.*]] = memref.load %{{.*}}[%c0] : memref<4xindex>
+// CHECK-NEXT:    scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[J:.*]] = %[[J0]]) -> (f32, index) {
+// CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<4xindex>
+// CHECK-NEXT:      memref.load %{{.*}}[%[[J]]] : memref<4xf32>
+func.func @unknown_effects_and_loaded_index(%s: memref<4xf32>, %idx: memref<4xindex>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %t = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = memref.load %s[%t] : memref<4xf32>
+    "test.opaque_effects"() : () -> ()
+    %n = arith.addf %acc, %x : f32
+    scf.yield %n : f32
+  }
+  %r2 = scf.for %t = %c0 to %c4 step %c1 iter_args(%acc = %r) -> f32 {
+    %j = memref.load %idx[%t] : memref<4xindex>
+    %x = memref.load %s[%j] : memref<4xf32>
+    %n = arith.addf %acc, %x : f32
+    scf.yield %n : f32
+  }
+  return %r2 : f32
+}
+
+// -----
+
+// An i32 induction variable (the next trip is built in index arithmetic).
+// CHECK-LABEL: func.func @i32_loop
+// CHECK:         scf.for {{.*}} -> (f32) : i32 {
+// CHECK-NEXT:      arith.index_cast
+// CHECK-NEXT:      memref.load
+func.func @i32_loop(%s: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %t = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 : i32 {
+    %i = arith.index_cast %t : i32 to index
+    %x = memref.load %s[%i] : memref<4xf32>
+    %n = arith.addf %acc, %x : f32
+    scf.yield %n : f32
+  }
+  return %r : f32
 }

@@ -56,12 +56,14 @@ func.func @rotated(%sa: memref<40x2xf32>, %sb: memref<1x4xf32>,
 // A step of 2 from 1 to 8: trips at 1, 3, 5, 7; the last is 7.
 // CHECK-LABEL: func.func @strided
 // CHECK:         memref.load %{{.*}}[%c1]
-// CHECK:         scf.for %[[T:.*]] = %c1 to %c8 step %c2 iter_args(
+// CHECK:         scf.for %[[T:.*]] = %c1 to %c8 step %c2 iter_args(%[[ACC:.*]] = %{{.*}}, %[[X:.*]] = %{{.*}}) -> (f32, f32) {
 // CHECK-NEXT:      %[[C7:.*]] = arith.constant 7 : index
 // CHECK-NEXT:      %[[LAST:.*]] = arith.cmpi eq, %[[T]], %[[C7]]
 // CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[T]], %c2
 // CHECK-NEXT:      %[[IT:.*]] = arith.select %[[LAST]], %[[T]], %[[NEXT]]
-// CHECK-NEXT:      memref.load %{{.*}}[%[[IT]]]
+// CHECK-NEXT:      %[[XN:.*]] = memref.load %{{.*}}[%[[IT]]]
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT:      scf.yield %[[SUM]], %[[XN]]
 func.func @strided(%s: memref<8xf32>) -> f32 {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

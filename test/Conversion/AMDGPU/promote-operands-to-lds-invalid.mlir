@@ -135,7 +135,38 @@ func.func @double_buffered_dynamic_bound(%a: memref<32x256xf8E4M3FNUZ>, %b: memr
              threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
     %r = scf.for %t = %c0 to %tiles step %c1 iter_args(%acc = %zero) -> (vector<4xf32>) {
       %k = arith.muli %t, %c64 : index
-      // expected-error @+1 {{with stages = 2, the K loop needs constant bounds and step}}
+      // expected-error @+1 {{with stages = 2, the K loop needs an index induction variable with constant bounds and step}}
+      %p = qmm.wave_mma %a[%c0, %k], %b[%c0, %k] wave_offset [%c0, %c0]
+             config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
+             acc(%acc) : memref<32x256xf8E4M3FNUZ>, memref<16x256xf8E4M3FNUZ>, vector<4xf32>
+      scf.yield %p : vector<4xf32>
+    }
+    vector.store %r, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// ... and its induction variable an index (an i32 loop's next trip would
+// mix i32 and index arithmetic).
+func.func @double_buffered_i32_loop(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf8E4M3FNUZ>,
+                                    %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c4_i32 = arith.constant 4 : i32
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %r = scf.for %t = %c0_i32 to %c4_i32 step %c1_i32 iter_args(%acc = %zero) -> (vector<4xf32>) : i32 {
+      %ti = arith.index_cast %t : i32 to index
+      %k = arith.muli %ti, %c64 : index
+      // expected-error @+1 {{with stages = 2, the K loop needs an index induction variable with constant bounds and step}}
       %p = qmm.wave_mma %a[%c0, %k], %b[%c0, %k] wave_offset [%c0, %c0]
              config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 2>
              acc(%acc) : memref<32x256xf8E4M3FNUZ>, memref<16x256xf8E4M3FNUZ>, vector<4xf32>

@@ -306,9 +306,13 @@ func.func @double_buffered(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf8E4
 // CHECK:         vector.store {{.*}}, %[[LDSA]][%c0,
 // CHECK:         gpu.barrier
 // CHECK:         scf.for %[[T:.*]] = %c0 to %c4 step %c2 iter_args(
-// CHECK:           %[[K1:.*]] = arith.muli %{{.*}}, %c64
-// CHECK:           %[[A1:.*]] = vector.load %arg0[{{.*}}]
-// CHECK:           %[[B1:.*]] = vector.load %arg1[{{.*}}]
+// Op 0 loads op 1's tile: k = (t + 1) * 64.
+// CHECK-NEXT:      %[[T1:.*]] = arith.addi %[[T]], %c1 :
+// CHECK-NEXT:      %[[K1:.*]] = arith.muli %[[T1]], %c64 :
+// CHECK-NEXT:      %[[GK1:.*]] = affine.apply #{{.*}}(%[[K1]])
+// CHECK-NEXT:      %[[A1:.*]] = vector.load %arg0[%{{.*}}, %[[GK1]]]
+// CHECK-NEXT:      %[[BGK1:.*]] = affine.apply #{{.*}}(%[[K1]])
+// CHECK-NEXT:      %[[B1:.*]] = vector.load %arg1[%{{.*}}, %[[BGK1]]]
 // CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT:      %[[P0:.*]] = qmm.wave_mma %[[LDSA]][%c0, %c0, %c0], %[[LDSB]][%c0, %c0, %c0]
 // CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
@@ -317,12 +321,15 @@ func.func @double_buffered(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf8E4
 // CHECK-NEXT:        vector.store %[[B1]], %[[LDSB]][%c1,
 // CHECK-NEXT:      }
 // CHECK-NEXT:      gpu.barrier
-// CHECK:           %[[IS_LAST:.*]] = arith.cmpi eq, %[[T]], %c2
-// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[T]], %c2
+// Op 1 loads the next trip's first tile: k = (t == 2 ? t : t + 2) * 64.
+// CHECK-NEXT:      %[[IS_LAST:.*]] = arith.cmpi eq, %[[T]], %c2 :
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[T]], %c2 :
 // CHECK-NEXT:      %[[LOADED:.*]] = arith.select %[[IS_LAST]], %[[T]], %[[NEXT]]
-// CHECK-NEXT:      %[[KN:.*]] = arith.muli %[[LOADED]], %c64
-// CHECK:           %[[AN:.*]] = vector.load %arg0[
-// CHECK:           %[[BN:.*]] = vector.load %arg1[
+// CHECK-NEXT:      %[[KN:.*]] = arith.muli %[[LOADED]], %c64 :
+// CHECK-NEXT:      %[[GKN:.*]] = affine.apply #{{.*}}(%[[KN]])
+// CHECK-NEXT:      %[[AN:.*]] = vector.load %arg0[%{{.*}}, %[[GKN]]]
+// CHECK-NEXT:      %[[BGKN:.*]] = affine.apply #{{.*}}(%[[KN]])
+// CHECK-NEXT:      %[[BN:.*]] = vector.load %arg1[%{{.*}}, %[[BGKN]]]
 // CHECK-NEXT:      amdgpu.sched_barrier allow = <none>
 // CHECK-NEXT:      %[[P1:.*]] = qmm.wave_mma %[[LDSA]][%c1, %c0, %c0], %[[LDSB]][%c1, %c0, %c0]
 // CHECK-SAME:        acc(%[[P0]])
@@ -357,6 +364,40 @@ func.func @two_tiles_per_trip(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16x256xf
       scf.yield %p1 : vector<4xf32>
     }
     vector.store %r, %out[%c0] : memref<4xf32>, vector<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Two wave_mma ops of one block on different matrices (two weights sharing
+// the activations) keep buffers of their own: a pair each, each op copying
+// its own B.
+// CHECK-LABEL: func.func @two_matrices
+// CHECK:       gpu.launch
+// CHECK-SAME:    workgroup(%[[A0:.*]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[B0:.*]] : memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[A1:.*]] : memref<32x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>, %[[B1:.*]] : memref<16x72xf8E4M3FNUZ, #gpu.address_space<workgroup>>)
+// CHECK:         vector.load %arg1[
+// CHECK:         vector.store {{.*}}, %[[B0]][
+// CHECK:         qmm.wave_mma %[[A0]][%c0, %c0], %[[B0]][%c0, %c0]
+// CHECK:         vector.load %arg2[
+// CHECK:         vector.store {{.*}}, %[[B1]][
+// CHECK:         qmm.wave_mma %[[A1]][%c0, %c0], %[[B1]][%c0, %c0]
+func.func @two_matrices(%a: memref<32x64xf8E4M3FNUZ>, %b0: memref<16x64xf8E4M3FNUZ>,
+                        %b1: memref<16x64xf8E4M3FNUZ>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    %p0 = qmm.wave_mma %a[%c0, %c0], %b0[%c0, %c0] wave_offset [%c0, %c0]
+            config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 1>
+            acc(%zero) : memref<32x64xf8E4M3FNUZ>, memref<16x64xf8E4M3FNUZ>, vector<4xf32>
+    %p1 = qmm.wave_mma %a[%c0, %c0], %b1[%c0, %c0] wave_offset [%c0, %c0]
+            config #qmm.config<tile = [32, 16, 64], waves = [2, 1], mfma = fp8 [16, 16, 32], stages = 1>
+            acc(%p0) : memref<32x64xf8E4M3FNUZ>, memref<16x64xf8E4M3FNUZ>, vector<4xf32>
+    vector.store %p1, %out[%c0] : memref<4xf32>, vector<4xf32>
     gpu.terminator
   }
   return

@@ -124,10 +124,10 @@ struct AccumulatorLayout {
   int64_t index(int64_t rm, int64_t rn) const { return rm * repeatsN + rn; }
 };
 
-/// Whether `memref` lives in LDS (workgroup memory).
+/// Whether `memref` (ranked or not) lives in LDS (workgroup memory).
 inline bool isWorkgroupMemory(Value memref) {
-  return gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
-      cast<MemRefType>(memref.getType()));
+  return gpu::GPUDialect::isWorkgroupMemoryAddressSpace(
+      cast<BaseMemRefType>(memref.getType()).getMemorySpace());
 }
 
 /// Recomputes `value`, defined in the body of `loop` from its induction
@@ -139,7 +139,8 @@ FailureOr<Value> recomputeForIteration(OpBuilder &b, scf::ForOp loop,
                                        Value value, IRMapping &mapping);
 
 /// The induction variable's value in the last trip of `loop` (the lower
-/// bound when it has none), when its bounds and step are constants.
+/// bound when it has none), when the induction variable is an index and
+/// the bounds and step are constants.
 std::optional<int64_t> getLastIterationValue(scf::ForOp loop);
 
 /// In the body of `loop` (constant bounds): the induction variable of the
