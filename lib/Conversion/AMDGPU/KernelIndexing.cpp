@@ -14,6 +14,12 @@
 using namespace mlir;
 using namespace mlir::qmm;
 
+/// An op in `loop` that recomputeForIteration clones: no regions, no side
+/// effects.
+static bool isClonable(Operation *def) {
+  return def && def->getNumRegions() == 0 && isMemoryEffectFree(def);
+}
+
 FailureOr<Value> qmm::recomputeForIteration(OpBuilder &b, scf::ForOp loop,
                                             Value value, IRMapping &mapping) {
   if (Value mapped = mapping.lookupOrNull(value))
@@ -21,13 +27,24 @@ FailureOr<Value> qmm::recomputeForIteration(OpBuilder &b, scf::ForOp loop,
   if (!loop.getRegion().isAncestor(value.getParentRegion()))
     return value; // Defined above the loop: the same in every iteration.
   Operation *def = value.getDefiningOp();
-  if (!def || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+  if (!isClonable(def))
     return failure();
   for (Value operand : def->getOperands())
     if (failed(recomputeForIteration(b, loop, operand, mapping)))
       return failure();
   Operation *clone = b.clone(*def, mapping);
   return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+bool qmm::canRecomputeForIteration(scf::ForOp loop, Value value) {
+  if (value == loop.getInductionVar() ||
+      !loop.getRegion().isAncestor(value.getParentRegion()))
+    return true;
+  Operation *def = value.getDefiningOp();
+  return isClonable(def) &&
+         llvm::all_of(def->getOperands(), [&](Value operand) {
+           return canRecomputeForIteration(loop, operand);
+         });
 }
 
 std::optional<int64_t> qmm::getLastIterationValue(scf::ForOp loop) {

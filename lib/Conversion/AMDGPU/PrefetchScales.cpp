@@ -64,17 +64,9 @@ static bool isScaleLoadToRotate(memref::LoadOp load, scf::ForOp loop) {
   if (isWorkgroupMemory(memref) ||
       loop.getRegion().isAncestor(memref.getParentRegion()))
     return false;
-  // Indices must be recomputable for another iteration: try on a scratch
-  // builder whose clones are discarded.
-  OpBuilder scratch(loop.getContext());
-  Block block;
-  scratch.setInsertionPointToStart(&block);
-  IRMapping mapping;
-  mapping.map(loop.getInductionVar(), loop.getInductionVar());
-  for (Value index : load.getIndices())
-    if (failed(recomputeForIteration(scratch, loop, index, mapping)))
-      return false;
-  return true;
+  return llvm::all_of(load.getIndices(), [&](Value index) {
+    return canRecomputeForIteration(loop, index);
+  });
 }
 
 /// Rotates the qualifying loads of `loop` (replacing the loop by one with

@@ -138,6 +138,9 @@ inline bool isWorkgroupMemory(Value memref) {
 FailureOr<Value> recomputeForIteration(OpBuilder &b, scf::ForOp loop,
                                        Value value, IRMapping &mapping);
 
+/// Whether recomputeForIteration succeeds on `value` (builds nothing).
+bool canRecomputeForIteration(scf::ForOp loop, Value value);
+
 /// The induction variable's value in the last trip of `loop` (the lower
 /// bound when it has none), when the induction variable is an index and
 /// the bounds and step are constants.
