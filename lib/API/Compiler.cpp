@@ -186,8 +186,17 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
       host.resultTypes.push_back(printed(type));
     llvm::DenseMap<Operation *, size_t> allocs;
     func.walk([&](Operation *op) {
-      if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         allocs.try_emplace(op, allocs.size());
+        host.temporaries.push_back({printed(alloc.getType()), false});
+      }
+      if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
+        std::optional<int64_t> value = getConstantIntValue(memset.getValue());
+        Operation *target = memset.getDst().getDefiningOp();
+        auto it = target ? allocs.find(target) : allocs.end();
+        if (it != allocs.end() && value && *value == 0)
+          host.temporaries[it->second].zeroed = true;
+      }
       auto launchOp = dyn_cast<gpu::LaunchFuncOp>(op);
       if (!launchOp)
         return;

@@ -4,6 +4,7 @@
 #include "Numerics.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -118,5 +119,11 @@ void mlir::qmm::emu::registerGpuHandlers(Registry &registry) {
   registry.add<gpu::BarrierOp, amdgpu::LDSBarrierOp>(nullptr, nullptr,
                                                      InstrKind::Barrier);
   registry.add<amdgpu::SchedBarrierOp>(
+      [](WaveInterpreter &, const Instr &, ExecMask) { return success(); });
+  // Memory fences order a thread's accesses for other agents. Here every
+  // access is complete and visible when its operation returns (workgroups
+  // run one at a time, waves interleave only at barriers), so a fence has
+  // nothing left to order.
+  registry.add<LLVM::FenceOp>(
       [](WaveInterpreter &, const Instr &, ExecMask) { return success(); });
 }

@@ -691,7 +691,80 @@ static LogicalResult execTransferWrite(WaveInterpreter &wave, const Instr &inst,
                   nullptr, &value);
 }
 
+/// memref.atomic_rmw on integers: lane by lane in lane order (hardware
+/// leaves the order of one wave's atomics to one address unspecified; lane
+/// order is one it may take), each reading the element, combining and
+/// writing it back; the result is the value read.
+static LogicalResult execAtomicRMW(WaveInterpreter &wave, const Instr &inst,
+                                   ExecMask mask) {
+  auto rmw = cast<memref::AtomicRMWOp>(inst.op);
+  auto type = dyn_cast<IntegerType>(rmw.getValue().getType());
+  if (!type || (type.getWidth() != 32 && type.getWidth() != 64))
+    return wave.fail(inst.op, "memref.atomic_rmw: only i32 and i64 are "
+                              "supported");
+  unsigned bits = type.getWidth();
+  uint64_t valueMask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  auto toSigned = [&](uint64_t v) {
+    return bits == 64 ? int64_t(v) : int64_t(int32_t(uint32_t(v)));
+  };
+  const Lanes &value = wave.operand(0);
+  const Lanes &memref = wave.operand(1);
+  std::vector<SmallVector<int64_t, 4>> indices =
+      gatherIndices(wave, rmw.getIndices());
+  Lanes &out = wave.defineResult(0, 1);
+  Lanes read, written;
+  read.bits.assign(kMaxLanes, 0);
+  written.bits.assign(kMaxLanes, 0);
+  for (int lane = 0; lane < kMaxLanes; ++lane) {
+    if (!laneActive(mask, lane))
+      continue;
+    ExecMask only = ExecMask(1) << lane;
+    if (failed(load(wave, inst.op, memref, indices, 1, only, read)))
+      return failure();
+    uint64_t old = read.at(lane, 0) & valueMask;
+    uint64_t operand = value.at(lane, 0) & valueMask;
+    uint64_t result;
+    switch (rmw.getKind()) {
+    case arith::AtomicRMWKind::addi:
+      result = old + operand;
+      break;
+    case arith::AtomicRMWKind::assign:
+      result = operand;
+      break;
+    case arith::AtomicRMWKind::andi:
+      result = old & operand;
+      break;
+    case arith::AtomicRMWKind::ori:
+      result = old | operand;
+      break;
+    case arith::AtomicRMWKind::maxs:
+      result = toSigned(old) >= toSigned(operand) ? old : operand;
+      break;
+    case arith::AtomicRMWKind::mins:
+      result = toSigned(old) <= toSigned(operand) ? old : operand;
+      break;
+    case arith::AtomicRMWKind::maxu:
+      result = std::max(old, operand);
+      break;
+    case arith::AtomicRMWKind::minu:
+      result = std::min(old, operand);
+      break;
+    default:
+      return wave.fail(inst.op, "memref.atomic_rmw: kind " +
+                                    arith::stringifyAtomicRMWKind(
+                                        rmw.getKind()) +
+                                    " is not supported");
+    }
+    written.at(lane, 0) = result & valueMask;
+    if (failed(store(wave, inst.op, written, memref, indices, 1, only)))
+      return failure();
+    out.at(lane, 0) = old;
+  }
+  return success();
+}
+
 void mlir::qmm::emu::registerMemoryHandlers(Registry &r) {
+  r.add<memref::AtomicRMWOp>(execAtomicRMW);
   // Loads and stores: the memref is operand 0 (stores: 1, after the value),
   // the indices follow it.
   r.add<memref::LoadOp, vector::LoadOp>(

@@ -44,9 +44,12 @@ static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
   auto scaleBlock = info.getAs<IntegerAttr>("scale_block_k");
   auto conflicts = info.getAs<IntegerAttr>("lds_conflict_cycles");
   auto grouped = info.getAs<StringAttr>("grouped");
+  auto split = info.getAs<IntegerAttr>("split_k");
   if (!config || !problem || problem.size() != 3 || !aType || !bType)
     return;
   int64_t m = problem[0], n = problem[1], k = problem[2];
+  // Split-K: workgroup z multiplies the z-th of `split` ranges of K.
+  int64_t ranges = split ? std::max<int64_t>(1, split.getInt()) : 1;
   llvm::raw_string_ostream(w.config) << config;
   // The K loop (folded away when K fits one tile: one trip).
   scf::ForOp kLoop;
@@ -84,12 +87,14 @@ static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
   int bBits = bType.getValue().getIntOrFloatBitWidth();
   w.aBits = aBits;
   w.bBits = bBits;
-  // Workgroups in z are groups (masked grouped GEMMs).
-  w.usefulFlops = 2.0 * double(m) * double(n) * double(k) * w.grid[2];
+  // Workgroups in z are groups (masked grouped GEMMs) or split-K ranges,
+  // each reading panels of its own.
+  int64_t rangeK = k / ranges;
+  w.usefulFlops = 2.0 * double(m) * double(n) * double(rangeK) * w.grid[2];
   w.tileM = config.getTileM();
   w.tileN = config.getTileN();
-  w.aPanelBytes = w.tileM * k * aBits / 8;
-  w.bPanelBytes = w.tileN * k * bBits / 8;
+  w.aPanelBytes = w.tileM * rangeK * aBits / 8;
+  w.bPanelBytes = w.tileN * rangeK * bBits / 8;
   if (conflicts)
     w.ldsConflictCyclesPerTrip = double(conflicts.getInt());
   if (grouped && grouped.getValue() == "masked")

@@ -16,6 +16,9 @@ using namespace mlir::qmm;
 
 KernelLauncher::~KernelLauncher() = default;
 
+/// The bytes of a memref.alloc before anything writes them.
+constexpr uint8_t kUninitializedByte = 0xA5;
+
 static std::string describeHostOp(Operation *op) {
   std::string location;
   llvm::raw_string_ostream os(location);
@@ -55,12 +58,33 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
       if (!alloc.getType().hasStaticShape() ||
           !alloc.getType().getLayout().isIdentity())
         return hostError(&op, "needs a static, dense buffer type");
-      storage.emplace_back(getBufferBytes(alloc.getType()), 0);
+      // memref.alloc leaves its contents undefined: a recognizable
+      // pattern, not zeros, so that a program relying on them (instead of
+      // gpu.memset) shows.
+      storage.emplace_back(getBufferBytes(alloc.getType()),
+                           kUninitializedByte);
       buffers[alloc] = storage.size() - 1;
       continue;
     }
     if (isa<memref::DeallocOp>(op))
       continue;
+    if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
+      auto to = buffers.find(memset.getDst());
+      auto value = scalars.find(memset.getValue());
+      auto type = cast<MemRefType>(memset.getDst().getType());
+      unsigned bits = type.getElementTypeBitWidth();
+      if (to == buffers.end() || value == scalars.end() ||
+          !memset.getAsyncDependencies().empty() || memset.getAsyncToken() ||
+          bits % 8 != 0 || bits > 64)
+        return hostError(&op, "fills whole buffers with a constant of a "
+                              "byte-sized element type, synchronously, only");
+      std::vector<uint8_t> &bytes = storage[to->second];
+      size_t width = bits / 8;
+      for (size_t at = 0; at + width <= bytes.size(); at += width)
+        for (size_t i = 0; i < width; ++i) // little-endian, as the GPU
+          bytes[at + i] = uint8_t(value->second >> (8 * i));
+      continue;
+    }
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
             op)) {
       // A reshape of a dense buffer is the same bytes (how the frontend
@@ -143,7 +167,7 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
           ": the AMD pipeline does not compile this op for GPUs yet");
     return hostError(&op, "not supported in host code (expected "
                           "constants, memref.alloc/dealloc/copy, "
-                          "gpu.launch_func, return)");
+                          "gpu.memset, gpu.launch_func, return)");
   }
   return hostError(func, "no return");
 }

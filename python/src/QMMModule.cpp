@@ -381,6 +381,14 @@ static py::dict compile(const std::string &ir, const std::string &chip,
     entry["name"] = function.name;
     entry["arguments"] = function.argumentTypes;
     entry["results"] = function.resultTypes;
+    py::list temporaries;
+    for (const api::Temporary &temporary : function.temporaries) {
+      py::dict t;
+      t["type"] = temporary.type;
+      t["zeroed"] = temporary.zeroed;
+      temporaries.append(t);
+    }
+    entry["temporaries"] = temporaries;
     entry["launches"] = launches;
     functions.append(entry);
   }

@@ -106,7 +106,10 @@ int main(int argc, char **argv) {
                                       launch.block[2]}},
           {"arguments", std::move(arguments)}});
     }
-    llvm::json::Array args, results;
+    llvm::json::Array args, results, temporaries;
+    for (const api::Temporary &temporary : function.temporaries)
+      temporaries.push_back(llvm::json::Object{
+          {"type", temporary.type}, {"zeroed", temporary.zeroed}});
     for (const std::string &type : function.argumentTypes)
       args.push_back(type);
     for (const std::string &type : function.resultTypes)
@@ -114,6 +117,8 @@ int main(int argc, char **argv) {
     functions.push_back(llvm::json::Object{{"name", function.name},
                                            {"arguments", std::move(args)},
                                            {"results", std::move(results)},
+                                           {"temporaries",
+                                            std::move(temporaries)},
                                            {"launches", std::move(launches)}});
   }
   llvm::outs() << llvm::formatv(

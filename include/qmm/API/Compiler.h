@@ -71,11 +71,21 @@ struct Launch {
   std::vector<std::string> arguments;
 };
 
+/// A temporary buffer of a host function ("alloc<N>" in launch arguments),
+/// allocated before its first launch and freed after its last.
+struct Temporary {
+  std::string type;
+  /// Whether it must be zero before the first launch (gpu.memset to 0 in
+  /// the host function: split-K's arrival counters).
+  bool zeroed = false;
+};
+
 /// One host function of the program (a qmm function after compilation).
 struct HostFunction {
   std::string name;
   /// Types of its arguments and results (memrefs).
   std::vector<std::string> argumentTypes, resultTypes;
+  std::vector<Temporary> temporaries;
   std::vector<Launch> launches;
 };
 

@@ -208,7 +208,12 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       workgroups' double-buffered tiles still fit one CU's LDS (gfx950's
       160 KiB holds two 128x128x128 FP8 workgroups of 2 x 36 KiB each);
       1 otherwise (gfx942's 64 KiB: double buffering would halve the
-      occupancy that the tile K rule above bought).
+      occupancy that the tile K rule above bought);
+    * split-K (qmm.matmul only): when those tiles make fewer than 128
+      workgroups (half the 256 CUs of the smallest chip; decode and other
+      small-M shapes), the K tiles are split into 8, 4 or 2 ranges (the
+      most that keeps the grid within 256 workgroups, each range whole
+      scale blocks and, with stages = 2, at least two K tiles).
 
     Checks (user configurations included): the chip has the MFMA and it
     reads the operand types, tile K is a multiple of 16, the padded A
@@ -274,11 +279,23 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     at the tile's first row and 32-wide K block, and accumulates straight
     into the accumulators; there is no qmm.wave_scale_accumulate.
 
+    Split-K (`split = S` in the config, qmm.matmul only): the K tiles are
+    cut into S equal ranges of whole scale blocks. A first kernel of
+    ceil(N / tile N) x ceil(M / tile M) x S workgroups runs the loop above
+    over range z and stores each wave's scaled f32 accumulators, in their
+    register layout, to a workspace (memref.alloc'd by the host code
+    around the two launches); a second kernel of the same tiles and waves
+    loads them back, adds ranges 0, 1, ..., S - 1 in that order (so the
+    result does not depend on scheduling) and runs qmm.wave_store with the
+    whole epilogue. The K loop's bounds stay constants; the range's first
+    tile enters through its indices.
+
     Checks: static shapes, a configuration the chip runs, scale blocks
     along K that nest, and a tile K that divides the scale block (a K tail
     is allowed, as the last block is then shorter); MX scales on both
     operands or neither, K-major; packed FP4/FP6 operands with K a
-    multiple of 32.
+    multiple of 32; with split-K, S dividing the K tiles into ranges of
+    whole scale blocks, and no grouped matmul.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"",
@@ -291,6 +308,8 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::LLVM::LLVMDialect",
   ];
 }
 

@@ -56,6 +56,7 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op) {
     if (ScaleEncodingAttr out = op.getOutEncodingAttr())
       query.outputBlockN = out.getBlockExtent(query.m, query.n).second;
   } else {
+    query.grouped = true;
     query.contiguousGroups = op.getLayout() == GroupedLayout::Contiguous;
     query.outType += op.getLayout() == GroupedLayout::Contiguous
                          ? " (grouped contiguous)"
@@ -91,13 +92,49 @@ qmm::verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
                        << " columns), starting at a multiple of the block; use "
                           "waves = [W, 1] or a tile N that is a multiple of "
                           "the block";
+  if (failed(verifySplitK(config, query.k, query.scaleBlockK,
+                          query.grouped, emitError)))
+    return failure();
   return verifyConfigForChip(config, chip, query.operands, emitError);
+}
+
+/// Workgroups of a small grid: where 64x64 tiles make fewer than the
+/// smallest chip has CUs (MI355X: 256).
+constexpr int64_t kFewestCUs = 256;
+
+/// `config` with split-K where its tiles make fewer than half of
+/// kFewestCUs workgroups: the most ranges (8, 4 or 2) that keep the grid
+/// within kFewestCUs workgroups and pass verifySplitK, with two K tiles per
+/// range under double buffering.
+static ConfigAttr withSplitK(MLIRContext *ctx, ConfigAttr config,
+                             const ChipInfo &chip, const ConfigQuery &query) {
+  int64_t tiles =
+      llvm::divideCeil(std::max<int64_t>(query.m, 1), config.getTileM()) *
+      llvm::divideCeil(std::max<int64_t>(query.n, 1), config.getTileN());
+  if (query.grouped || 2 * tiles >= kFewestCUs)
+    return config;
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
+  for (int64_t split : {8, 4, 2}) {
+    if (tiles * split > kFewestCUs ||
+        (config.getStages() == 2 &&
+         query.k < 2 * config.getTileK() * split))
+      continue;
+    auto candidate = ConfigAttr::get(
+        ctx, config.getTile(), config.getWaves(), config.getMfmaKind(),
+        config.getMfmaShape(), config.getStages(), split);
+    if (succeeded(verifyConfigForMatmul(candidate, chip, query, emitSilently)))
+      return candidate;
+  }
+  return config;
 }
 
 ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
                              const ConfigQuery &query) {
-  return selectConfig(ctx, chip, query.m, query.n, query.k, query.operands,
-                      query.scaleBlockK, query.outputBlockN);
+  ConfigAttr config =
+      selectConfig(ctx, chip, query.m, query.n, query.k, query.operands,
+                   query.scaleBlockK, query.outputBlockN);
+  return config ? withSplitK(ctx, config, chip, query) : config;
 }
 
 /// Power-of-two tile extents for a matrix extent: from 64 (or the MFMA
@@ -133,9 +170,9 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
     kinds.push_back(MFMAKind::FP8);
   // Small grids (decode, small M): where 64x64 tiles make fewer workgroups
   // than the smallest chip has CUs (MI355X: 256), narrower tiles (down to
-  // the MFMA's) and 512-deep K tiles are candidates too, to spread the work
-  // over more workgroups and fewer trips.
-  constexpr int64_t kFewestCUs = 256;
+  // the MFMA's), 512-deep K tiles and split-K (2, 4, 8 ranges) are
+  // candidates too, to spread the work over more workgroups and fewer
+  // trips.
   bool smallGrid = llvm::divideCeil(std::max<int64_t>(query.m, 1), 64) *
                        llvm::divideCeil(std::max<int64_t>(query.n, 1), 64) <
                    kFewestCUs;
@@ -183,19 +220,33 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
               // sub-tile): larger ones spill next to the fragments.
               if ((tileM / wavesM) * (tileN / wavesN) / chip.waveSize > 128)
                 continue;
+              // Split-K for small grids: up to kMostSplitWorkgroups
+              // workgroups (4 per CU of the smallest chip).
+              int64_t tiles = llvm::divideCeil(std::max<int64_t>(query.m, 1),
+                                               tileM) *
+                              llvm::divideCeil(std::max<int64_t>(query.n, 1),
+                                               tileN);
+              SmallVector<int64_t, 4> splits = {1};
+              if (smallGrid && !query.grouped)
+                for (int64_t split : {2, 4, 8})
+                  if (tiles * split <= 4 * kFewestCUs)
+                    splits.push_back(split);
               for (int64_t tileK : tileKs)
-                for (int64_t stages : {1, 2}) {
-                  if (stages == 2 && query.k < 2 * tileK)
-                    continue;
-                  ConfigAttr config = ConfigAttr::getChecked(
-                      emitSilently, ctx,
-                      ArrayRef<int64_t>{tileM, tileN, tileK},
-                      ArrayRef<int64_t>{wavesM, wavesN}, candidateKind,
-                      ArrayRef<int64_t>{shape->m, shape->n, shape->k}, stages);
-                  if (config && succeeded(verifyConfigForMatmul(
-                                    config, chip, query, emitSilently)))
-                    configs.push_back(config);
-                }
+                for (int64_t split : splits)
+                  for (int64_t stages : {1, 2}) {
+                    // Double buffering needs two K tiles per range.
+                    if (stages == 2 && query.k < 2 * tileK * split)
+                      continue;
+                    ConfigAttr config = ConfigAttr::getChecked(
+                        emitSilently, ctx,
+                        ArrayRef<int64_t>{tileM, tileN, tileK},
+                        ArrayRef<int64_t>{wavesM, wavesN}, candidateKind,
+                        ArrayRef<int64_t>{shape->m, shape->n, shape->k},
+                        stages, split);
+                    if (config && succeeded(verifyConfigForMatmul(
+                                      config, chip, query, emitSilently)))
+                      configs.push_back(config);
+                  }
             }
     }
   }

@@ -199,6 +199,32 @@ std::optional<MFMAKind> qmm::getMFMAKindFor(const ChipInfo &chip,
   return std::nullopt;
 }
 
+LogicalResult qmm::verifySplitK(ConfigAttr config, int64_t k,
+                                int64_t scaleBlockK, bool grouped,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  int64_t split = config.getSplit();
+  int64_t tiles = llvm::divideCeil(k, config.getTileK());
+  // K = 0 has no tiles to split: the kernel only runs the epilogue.
+  if (split == 1 || tiles == 0)
+    return success();
+  if (grouped)
+    return emitError() << "config: split = " << split
+                       << " (split-K) is not implemented for grouped matmuls";
+  if (tiles % split != 0)
+    return emitError() << "config: split = " << split << " must divide the "
+                       << tiles << " K tiles (K = " << k << ", tile K = "
+                       << config.getTileK() << ")";
+  if (config.getMfmaKind() == MFMAKind::ScaledF8F6F4 || scaleBlockK >= k)
+    return success();
+  int64_t tilesPerBlock = scaleBlockK / config.getTileK();
+  if (tilesPerBlock == 0 || (tiles / split) % tilesPerBlock != 0)
+    return emitError() << "config: split = " << split << ": each range of "
+                       << tiles / split
+                       << " K tiles must hold whole scale blocks of "
+                       << scaleBlockK << " along K";
+  return success();
+}
+
 LogicalResult
 qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                          OperandTypes operands,
@@ -320,7 +346,8 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
     attrKind = MFMAKind::ScaledF8F6F4;
   auto make = [&](int64_t tk, int64_t stages = 1) {
     return ConfigAttr::get(ctx, {tileM, tileN, tk}, {wavesM, wavesN},
-                           attrKind, {shape->m, shape->n, shape->k}, stages);
+                           attrKind, {shape->m, shape->n, shape->k}, stages,
+                           /*split=*/int64_t(1));
   };
   // Two workgroups' tiles within one CU's LDS, so that one workgroup's
   // copies overlap the other's MFMAs: halve tile K (down to the MFMA's K)

@@ -16,8 +16,12 @@
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <numeric>
 
 namespace mlir {
 namespace qmm {
@@ -36,6 +40,9 @@ struct MatmulProblem {
   /// Extent along K over which one product of scales holds; the partial
   /// sums of one such block are scaled once.
   int64_t scaleBlockK;
+  /// K tiles in all, and the split-K factor (ranges of numTiles / split
+  /// tiles, one per workgroup along z; 1 without split-K).
+  int64_t numTiles = 0, split = 1;
 };
 
 /// What one workgroup tile multiplies and where it writes: the operands of
@@ -158,6 +165,12 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     return fail("tile K = ") << config.getTileK()
                              << " must divide the scale block along K ("
                              << p.scaleBlockK << ")";
+  p.numTiles = llvm::divideCeil(p.k, config.getTileK());
+  if (failed(verifySplitK(config, p.k, p.scaleBlockK,
+                          !std::is_same_v<OpTy, MatmulOp>,
+                          [&]() { return op.emitOpError(); })))
+    return failure();
+  p.split = p.numTiles == 0 ? 1 : config.getSplit();
   return p;
 }
 
@@ -208,6 +221,8 @@ static void annotateKernel(scf::ForOp loop, const ChipInfo &chip,
                      b.getI64IntegerAttr(
                          tilesPerTrip *
                          getLdsConflictCyclesPerTile(chip, config, operands)))};
+  if (p.split > 1)
+    info.push_back(b.getNamedAttr("split_k", b.getI64IntegerAttr(p.split)));
   if (ops.validRows || ops.rowGroups)
     info.push_back(b.getNamedAttr(
         "grouped", b.getStringAttr(ops.validRows ? "masked" : "contiguous")));
@@ -215,10 +230,22 @@ static void annotateKernel(scf::ForOp loop, const ChipInfo &chip,
                                b.getDictionaryAttr(info)));
 }
 
-/// The K loop of one workgroup tile and its store, at the builder.
-static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
-                      ConfigAttr config, const MatmulProblem &p,
-                      const TileOperands &ops, const TilePosition &at) {
+/// The K tiles one workgroup multiplies: `count` tiles from `first` (null:
+/// from 0, the whole of K; else the workgroup's split-K range).
+struct KTileRange {
+  Value first;
+  int64_t count;
+};
+
+/// The K loop of one workgroup tile, at the builder: the wave's
+/// accumulators over the tiles of `range`, every K block's scales applied.
+static SmallVector<Value> buildTileProduct(OpBuilder &b, Location loc,
+                                           const ChipInfo &chip,
+                                           ConfigAttr config,
+                                           const MatmulProblem &p,
+                                           const TileOperands &ops,
+                                           const TilePosition &at,
+                                           KTileRange range) {
   IndexMath im{b, loc};
   int64_t tileK = config.getTileK();
   Value tileRow = at.tileRow, tileCol = at.tileCol;
@@ -231,6 +258,10 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
     indices.append({row, k});
     return indices;
   };
+  // The K tile a loop's induction variable stands for.
+  auto tileAt = [&](OpBuilder &at, Value iv) {
+    return range.first ? IndexMath{at, loc}.add(range.first, iv) : iv;
+  };
 
   auto accType = VectorType::get(
       {config.getIntrinsic().getAccumulatorItems()},
@@ -238,14 +269,11 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
   int64_t count = config.getNumAccumulators();
-  int64_t numTiles = llvm::divideCeil(p.k, tileK);
-  if (numTiles == 0) {
-    // K = 0: an empty sum. The epilogue still runs on zero accumulators
-    // (D = C with `accumulate`, plus bias and activation), as BLAS does.
-    ops.createStore(b, loc, SmallVector<Value>(count, zero), subTileRow,
-                    subTileCol, config);
-    return;
-  }
+  int64_t numTiles = range.count;
+  // K = 0: an empty sum. The epilogue still runs on zero accumulators
+  // (D = C with `accumulate`, plus bias and activation), as BLAS does.
+  if (numTiles == 0)
+    return SmallVector<Value>(count, zero);
   if (config.getMfmaKind() == MFMAKind::ScaledF8F6F4) {
     // The instruction applies the E8M0 scales: the accumulators go straight
     // through the MFMAs, with the scales of the tile's first K block.
@@ -254,7 +282,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
     {
       OpBuilder::InsertionGuard loopGuard(b);
       b.setInsertionPointToStart(tiles.getBody());
-      Value k = im.mul(tiles.getInductionVar(), tileK);
+      Value k = im.mul(tileAt(b, tiles.getInductionVar()), tileK);
       Value kBlock = im.div(k, kMXBlockSize);
       auto mma = WaveMmaOp::create(
           b, loc, ops.a, origin(ops.aGroup, tileRow, k), ops.b,
@@ -265,12 +293,10 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       scf::YieldOp::create(b, loc, mma.getResults());
     }
     annotateKernel(tiles, chip, config, p, ops, /*tilesPerTrip=*/1);
-    ops.createStore(b, loc, tiles.getResults(), subTileRow, subTileCol,
-                    config);
-    return;
+    return tiles.getResults();
   }
   int64_t tilesPerBlock =
-      p.scaleBlockK >= p.k ? numTiles : p.scaleBlockK / tileK;
+      p.scaleBlockK >= p.k ? p.numTiles : p.scaleBlockK / tileK;
   auto scaleBlock = [&](OpBuilder &at, ValueRange partials, ValueRange acc,
                         Value kBlockStart) {
     return WaveScaleAccumulateOp::create(
@@ -287,7 +313,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
                              waveCol, partials, config)
         .getResults();
   };
-  if (tilesPerBlock >= numTiles) {
+  if (tilesPerBlock >= p.numTiles) {
     // One block spans K (per-tensor or per-row scales): the loop only
     // multiplies, and the scales are applied once, after it.
     auto tiles = scf::ForOp::create(b, loc, im.cst(0), im.cst(numTiles),
@@ -297,15 +323,12 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
     {
       OpBuilder::InsertionGuard loopGuard(b);
       b.setInsertionPointToStart(tiles.getBody());
-      scf::YieldOp::create(
-          b, loc,
-          multiplyTile(b, tiles.getInductionVar(), tiles.getRegionIterArgs()));
+      scf::YieldOp::create(b, loc,
+                           multiplyTile(b, tileAt(b, tiles.getInductionVar()),
+                                        tiles.getRegionIterArgs()));
     }
-    ops.createStore(b, loc,
-                    scaleBlock(b, tiles.getResults(),
-                               SmallVector<Value>(count, zero), im.cst(0)),
-                    subTileRow, subTileCol, config);
-    return;
+    return scaleBlock(b, tiles.getResults(), SmallVector<Value>(count, zero),
+                      im.cst(0));
   }
   if (numTiles % tilesPerBlock == 0) {
     // One trip per scale block: its K tiles' MFMAs chain from zero and the
@@ -319,7 +342,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
       OpBuilder::InsertionGuard loopGuard(b);
       b.setInsertionPointToStart(blocks.getBody());
       IndexMath bim{b, loc};
-      Value firstTile = blocks.getInductionVar();
+      Value firstTile = tileAt(b, blocks.getInductionVar());
       SmallVector<Value> partials(count, zero);
       for (int64_t j = 0; j < tilesPerBlock; ++j) {
         ValueRange results = multiplyTile(b, bim.add(firstTile, j), partials);
@@ -329,9 +352,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
                            scaleBlock(b, partials, blocks.getRegionIterArgs(),
                                       bim.mul(firstTile, tileK)));
     }
-    ops.createStore(b, loc, blocks.getResults(), subTileRow, subTileCol,
-                    config);
-    return;
+    return blocks.getResults();
   }
   // A shorter last block (K not a multiple of the block): the loop runs
   // over K tiles, carrying the current block's partial sums.
@@ -342,7 +363,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(tiles.getBody());
-    Value t = tiles.getInductionVar();
+    Value t = tileAt(b, tiles.getInductionVar());
     ValueRange acc = tiles.getRegionIterArgs().take_front(count);
     ValueRange partials = tiles.getRegionIterArgs().drop_front(count);
     ValueRange mma = multiplyTile(b, t, partials);
@@ -353,7 +374,7 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                               im.rem(next, tilesPerBlock), im.cst(0)),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
-                              im.cst(numTiles)));
+                              im.cst(p.numTiles)));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange(init), blockEnds,
                                   /*withElseRegion=*/true);
     OpBuilder thenB = ifOp.getThenBodyBuilder();
@@ -369,8 +390,193 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
     scf::YieldOp::create(elseB, loc, unchanged);
     scf::YieldOp::create(b, loc, ifOp.getResults());
   }
-  ops.createStore(b, loc, tiles.getResults().take_front(count), subTileRow,
-                  subTileCol, config);
+  return SmallVector<Value>(tiles.getResults().take_front(count));
+}
+
+/// The K loop of one workgroup tile over all of K, and its store.
+static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
+                      ConfigAttr config, const MatmulProblem &p,
+                      const TileOperands &ops, const TilePosition &at) {
+  IndexMath im{b, loc};
+  SmallVector<Value> acc = buildTileProduct(b, loc, chip, config, p, ops, at,
+                                            {Value(), p.numTiles});
+  ops.createStore(b, loc, acc, im.add(at.tileRow, at.waveRow),
+                  im.add(at.tileCol, at.waveCol), config);
+}
+
+namespace {
+/// Where split-K keeps its partial sums: an f32 workspace [split, L] in
+/// the accumulator layout, so that the reduction kernel's waves read back
+/// exactly what the same waves of the split kernel wrote, with no bounds
+/// tests. Within one range's row: workgroup tile, accumulator, run of
+/// `width` items, thread, item; each store and load moves one run per
+/// lane, consecutive lanes at consecutive addresses.
+struct SplitKWorkspace {
+  int64_t split, tiles, accumulators, runs, threads, width;
+
+  SplitKWorkspace(ConfigAttr config, const ChipInfo &chip, int64_t split,
+                  int64_t tiles)
+      : split(split), tiles(tiles),
+        accumulators(config.getNumAccumulators()),
+        threads(chip.waveSize * config.getNumWaves()) {
+    int64_t items = config.getIntrinsic().getAccumulatorItems();
+    width = std::gcd(items, int64_t(4));
+    runs = items / width;
+  }
+
+  MemRefType getType(MLIRContext *ctx) const {
+    return MemRefType::get({split, tiles * accumulators * runs * threads *
+                                       width},
+                           Float32Type::get(ctx));
+  }
+
+  /// The offset of run `run` of accumulator `acc` of this thread in tile
+  /// `tile`.
+  Value offset(IndexMath &im, Value tile, Value thread, int64_t acc,
+               int64_t run) const {
+    AffineExpr t = im.b.getAffineDimExpr(0), x = im.b.getAffineDimExpr(1);
+    return im.apply(
+        (((t * accumulators + acc) * runs + run) * threads + x) * width,
+        {tile, thread});
+  }
+};
+} // namespace
+
+/// The workgroup's tile index in a grid of gx columns.
+static Value getTileIndex(IndexMath &im, gpu::LaunchOp launch, int64_t gx) {
+  return im.apply(im.b.getAffineDimExpr(1) * gx + im.b.getAffineDimExpr(0),
+                  {launch.getBlockIds().x, launch.getBlockIds().y});
+}
+
+/// Split-K in one kernel: workgroup (x, y, s) multiplies K range s of tile
+/// (x, y) and stores its accumulators to the workspace; then each wave
+/// counts itself in at its sub-tile's arrival counter, and the wave that
+/// arrives last (whichever range it had) adds the ranges' partials in the
+/// fixed order s = 0, 1, ... and runs the epilogue. The order of addition
+/// never depends on which wave is last, so results are deterministic. The
+/// workspace and the counters (set to zero by gpu.memset) live around the
+/// launch.
+static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
+                        ConfigAttr config, const MatmulProblem &p,
+                        const TileOperands &ops) {
+  IndexMath im{b, loc};
+  MLIRContext *ctx = b.getContext();
+  int64_t gx = llvm::divideCeil(p.n, config.getTileN());
+  int64_t gy = llvm::divideCeil(p.m, config.getTileM());
+  int64_t waves = config.getNumWaves();
+  SplitKWorkspace workspace(config, chip, p.split, gx * gy);
+  Value partials = memref::AllocOp::create(b, loc, workspace.getType(ctx));
+  Value arrivals = memref::AllocOp::create(
+      b, loc, MemRefType::get({gx * gy * waves}, b.getI32Type()));
+  // memref.alloc leaves contents undefined: the counters start at zero.
+  gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(),
+                        /*asyncDependencies=*/ValueRange(), arrivals,
+                        arith::ConstantOp::create(b, loc,
+                                                  b.getI32IntegerAttr(0)));
+  int64_t tilesPerRange = p.numTiles / p.split;
+  auto runType = VectorType::get({workspace.width}, b.getF32Type());
+  auto launch = gpu::LaunchOp::create(
+      b, loc, im.cst(gx), im.cst(gy), im.cst(p.split),
+      im.cst(workspace.threads), im.cst(1), im.cst(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    TilePosition at = locateTile(im, launch, config, chip);
+    Value range = launch.getBlockIds().z;
+    SmallVector<Value> acc =
+        buildTileProduct(b, loc, chip, config, p, ops, at,
+                         {im.mul(range, tilesPerRange), tilesPerRange});
+    Value tile = getTileIndex(im, launch, gx);
+    Value thread = launch.getThreadIds().x;
+    for (auto [a, value] : llvm::enumerate(acc))
+      for (int64_t r = 0; r < workspace.runs; ++r) {
+        Value run = value;
+        if (workspace.runs > 1) {
+          SmallVector<int64_t, 4> items;
+          for (int64_t i = 0; i < workspace.width; ++i)
+            items.push_back(r * workspace.width + i);
+          run = vector::ShuffleOp::create(b, loc, value, value, items);
+        }
+        vector::StoreOp::create(
+            b, loc, run, partials,
+            ValueRange{range, workspace.offset(im, tile, thread, a, r)});
+      }
+
+    // The wave's stores are released before it counts itself in (agent
+    // scope: the other ranges may run on other XCDs, behind other L2s);
+    // lane 0 counts for the wave and tells the others what it read.
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "agent");
+    Value lane = im.rem(thread, chip.waveSize);
+    Value counter =
+        im.apply(b.getAffineDimExpr(0) * waves +
+                     b.getAffineDimExpr(1).floorDiv(chip.waveSize),
+                 {tile, thread});
+    Type i32 = b.getI32Type();
+    auto i32Constant = [&](OpBuilder &at, int64_t v) -> Value {
+      return arith::ConstantOp::create(at, loc, at.getI32IntegerAttr(v));
+    };
+    auto firstLane = scf::IfOp::create(
+        b, loc, TypeRange{i32},
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                              im.cst(0)),
+        /*withElseRegion=*/true);
+    {
+      OpBuilder thenB = firstLane.getThenBodyBuilder();
+      Value before = memref::AtomicRMWOp::create(
+          thenB, loc, arith::AtomicRMWKind::addi, i32Constant(thenB, 1),
+          arrivals, ValueRange{counter});
+      scf::YieldOp::create(thenB, loc, before);
+      OpBuilder elseB = firstLane.getElseBodyBuilder();
+      scf::YieldOp::create(elseB, loc, i32Constant(elseB, 0));
+    }
+    Value arrivedBefore =
+        gpu::ShuffleOp::create(b, loc, firstLane.getResult(0),
+                               i32Constant(b, 0),
+                               i32Constant(b, chip.waveSize),
+                               gpu::ShuffleMode::IDX)
+            .getShuffleResult();
+    auto last = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, arrivedBefore,
+                              i32Constant(b, p.split - 1)),
+        /*withElseRegion=*/false);
+    OpBuilder lastB = last.getThenBodyBuilder();
+    IndexMath lim{lastB, loc};
+    // The other ranges' stores, released before their counts, are
+    // visible after this acquire.
+    LLVM::FenceOp::create(lastB, loc, LLVM::AtomicOrdering::acquire, "agent");
+    SmallVector<Value> sums;
+    for (int64_t a = 0; a < workspace.accumulators; ++a) {
+      Value whole;
+      for (int64_t r = 0; r < workspace.runs; ++r) {
+        Value offset = workspace.offset(lim, tile, thread, a, r);
+        // Range 0 first, then each next range added: one fixed order.
+        Value sum;
+        for (int64_t s = 0; s < p.split; ++s) {
+          Value run = vector::LoadOp::create(lastB, loc, runType, partials,
+                                             ValueRange{lim.cst(s), offset});
+          sum = sum ? arith::AddFOp::create(lastB, loc, sum, run).getResult()
+                    : run;
+        }
+        if (!whole) {
+          whole = sum;
+          continue;
+        }
+        // Concatenated run by run into the accumulator vector.
+        int64_t length = cast<VectorType>(whole.getType()).getNumElements();
+        SmallVector<int64_t, 16> items;
+        for (int64_t i = 0; i < length + workspace.width; ++i)
+          items.push_back(i);
+        whole = vector::ShuffleOp::create(lastB, loc, whole, sum, items);
+      }
+      sums.push_back(whole);
+    }
+    ops.createStore(lastB, loc, sums, lim.add(at.tileRow, at.waveRow),
+                    lim.add(at.tileCol, at.waveCol), config);
+    gpu::TerminatorOp::create(b, loc);
+  }
+  memref::DeallocOp::create(b, loc, arrivals);
+  memref::DeallocOp::create(b, loc, partials);
 }
 
 /// Builds the tiled kernel of `op` in front of it.
@@ -379,12 +585,6 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
   Location loc = op.getLoc();
   ConfigAttr config = op.getConfigAttr();
   IndexMath im{b, loc};
-  auto launch = gpu::LaunchOp::create(
-      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
-      im.cst(llvm::divideCeil(p.m, config.getTileM())), im.cst(1),
-      im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
   TileOperands operands{op.getA(), op.getAScales(), op.getB(),
                         op.getBScales(), op.getInit(), op.getAEncoding(),
                         op.getBEncoding(), op.getAccumulate(), op.getBias(),
@@ -395,6 +595,14 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
     operands.outRounding = op.getEffectiveOutRounding();
     operands.outMinAmax = op.getEffectiveOutMinAmax();
   }
+  if (p.split > 1)
+    return buildSplitK(b, loc, chip, config, p, operands);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
+      im.cst(llvm::divideCeil(p.m, config.getTileM())), im.cst(1),
+      im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
   buildTile(b, loc, chip, config, p, operands,
             locateTile(im, launch, config, chip));
   gpu::TerminatorOp::create(b, loc);

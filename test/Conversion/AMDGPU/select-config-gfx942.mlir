@@ -7,8 +7,11 @@
 // 2 x 128 x (128 + 8) = 34816 bytes of LDS, more than half of gfx942's
 // 64 KiB, so tile K is halved: 2 x 128 x (64 + 8) = 18432. Double
 // buffered that is 36864 bytes, two workgroups 73728 > 65536: stages = 1.
+// Split-K: 2 x 2 = 4 workgroups (< 128); 8 K tiles of 64 in ranges of
+// 8 / 8 = 1 tile would cut the 128-deep scale blocks, 8 / 4 = 2 tiles
+// hold one each: split = 4 (4 x 4 = 16 <= 256 workgroups).
 // GFX942-LABEL: func.func @large_blockwise
-// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 4>
 // FORCED-LABEL: func.func @large_blockwise
 // FORCED: config #qmm.config<tile = [32, 32, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
 func.func @large_blockwise(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x4xf32>,
@@ -22,9 +25,10 @@ func.func @large_blockwise(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x4xf32
 
 // -----
 
-// Small M and N: 16x16 MFMA, tiles the next power of two (64 x 64).
+// Small M and N: 16x16 MFMA, tiles the next power of two (64 x 64). One
+// workgroup; 2 K tiles of 128: split = 2 (the most that divides them).
 // GFX942-LABEL: func.func @small_per_tensor
-// GFX942: config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+// GFX942: config #qmm.config<tile = [64, 64, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 2>
 func.func @small_per_tensor(%a: tensor<40x256xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                             %b: tensor<48x256xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
                             %d: tensor<40x48xf32>) -> tensor<40x48xf32> {
@@ -70,7 +74,7 @@ func.func @user_config(%a: tensor<64x128xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
 // take 2 x 2 x 128 x (32 + 8) = 20480 bytes, two workgroups 40960 <= 65536,
 // and K = 512 is 16 tiles: stages = 2.
 // GFX942-LABEL: func.func @legalized_mxfp8
-// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2>
+// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2, split = 8>
 func.func @legalized_mxfp8(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x16xf32>,
                            %b: tensor<256x512xf8E5M2FNUZ>, %bs: tensor<256x16xf32>,
                            %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
@@ -87,7 +91,7 @@ func.func @legalized_mxfp8(%a: tensor<256x512xf8E4M3FNUZ>, %as: tensor<256x16xf3
 // The FP4 tile rows are 16 bytes (plus padding), the FP8 ones 32 + 8: two
 // workgroups' double-buffered tiles stay far below 64 KiB: stages = 2.
 // GFX942-LABEL: func.func @legalized_mxfp4
-// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2>
+// GFX942: config #qmm.config<tile = [128, 128, 32], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2, split = 8>
 func.func @legalized_mxfp4(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf32>,
                            %b: tensor<256x512xf8E4M3FNUZ>, %bs: tensor<256x16xf32>,
                            %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {

@@ -7,8 +7,12 @@
 // row padding: 2 x (2 x 2 x 128 x 144) = 147456 <= 163840 bytes.
 
 // OCP data on gfx950: the f8f6f4 forms; M = 1 takes one 16-row MFMA tile.
+// 4096 / 128 = 32 workgroups (< 128): split = 8 (32 x 8 = 256 workgroups,
+// 32 K tiles in ranges of 4, at least two each for double buffering).
+// @decode_ocp_large (512x384x256) has 4 x 3 workgroups, but its 2 K tiles
+// cannot give two to each of 2 ranges: no split.
 // GFX950-LABEL: func.func @decode_ocp
-// GFX950: config #qmm.config<tile = [16, 128, 128], waves = [1, 2], mfma = f8f6f4 [16, 16, 128], stages = 2>
+// GFX950: config #qmm.config<tile = [16, 128, 128], waves = [1, 2], mfma = f8f6f4 [16, 16, 128], stages = 2, split = 8>
 // GFX950-LABEL: func.func @decode_ocp_large
 // GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = f8f6f4 [32, 32, 64], stages = 2>
 func.func @decode_ocp(%a: tensor<1x4096xf8E4M3FN>, %as: tensor<1x32xf32>,
@@ -58,8 +62,10 @@ func.func @fnuz_on_gfx950_large(%a: tensor<256x256xf8E4M3FNUZ>, %as: tensor<1x1x
 
 // MX operands on gfx950: the scaled forms, which apply the E8M0 scales
 // themselves, so the 32-wide scale blocks do not bound tile K (128).
+// Split-K: 4 workgroups, 4 K tiles; double buffering keeps two per range:
+// split = 2.
 // GFX950-LABEL: func.func @mx_scaled
-// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 2>
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 2, split = 2>
 // GFX950-LABEL: func.func @mx_scaled_small
 // GFX950: config #qmm.config<tile = [64, 32, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 2>
 func.func @mx_scaled(%a: tensor<256x512xf8E4M3FN>, %as: tensor<256x16xf8E8M0FNU>,
@@ -83,7 +89,7 @@ func.func @mx_scaled_small(%a: tensor<40x256xf8E4M3FN>, %as: tensor<40x8xf8E8M0F
 
 // MXFP4 x MXFP6 on gfx950: the scaled forms read FP4/FP6 as they are.
 // GFX950-LABEL: func.func @mxfp4_mxfp6
-// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 2>
+// GFX950: config #qmm.config<tile = [128, 128, 128], waves = [2, 2], mfma = scaled_f8f6f4 [32, 32, 64], stages = 2, split = 2>
 func.func @mxfp4_mxfp6(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf8E8M0FNU>,
                        %b: tensor<256x512xf6E3M2FN>, %bs: tensor<256x16xf8E8M0FNU>,
                        %d: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
@@ -97,9 +103,11 @@ func.func @mxfp4_mxfp6(%a: tensor<256x512xf4E2M1FN>, %as: tensor<256x16xf8E8M0FN
 
 // Scale blocks 48 deep along K: the K tile is gcd(128, 48) = 16, which
 // the f8f6f4 forms (64 or 128 K per step) and fp8 16x16x32 cannot step
-// through; the selector falls back to fp8 32x32x16.
+// through; the selector falls back to fp8 32x32x16. Split-K: one
+// workgroup, 12 K tiles; 8 does not divide them, 4 gives ranges of 3 tiles
+// (one 48-deep block each, at least two tiles).
 // GFX950-LABEL: func.func @k_blocks_of_48
-// GFX950: config #qmm.config<tile = [64, 64, 16], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2>
+// GFX950: config #qmm.config<tile = [64, 64, 16], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 2, split = 4>
 func.func @k_blocks_of_48(%a: tensor<64x192xf8E4M3FN>, %as: tensor<64x4xf32>,
                           %b: tensor<64x192xf8E4M3FN>, %bs: tensor<64x4xf32>,
                           %d: tensor<64x64xf32>) -> tensor<64x64xf32> {

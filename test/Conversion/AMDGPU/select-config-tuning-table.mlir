@@ -51,11 +51,11 @@ func.func @same_bucket(%a: tensor<200x384xf8E4M3FNUZ>, %as: tensor<200x3xf32>,
 // the table: the heuristic's choice (select-config-gfx942.mlir's
 // @large_blockwise for the first).
 // GFX942-LABEL: func.func @other_bucket
-// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 4>
 // GFX942-LABEL: func.func @other_output
-// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 4>
 // GFX942-LABEL: func.func @other_scales
-// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 8>
 func.func @other_bucket(%a: tensor<512x512xf8E4M3FNUZ>, %as: tensor<512x4xf32>,
                         %b: tensor<256x512xf8E4M3FNUZ>, %bs: tensor<2x4xf32>,
                         %d: tensor<512x256xbf16>) -> tensor<512x256xbf16> {

@@ -130,3 +130,46 @@ func.func @fp8_output_block_split(%a: memref<64x128xf8E4M3FNUZ>, %as: memref<1x1
              outs(%d : memref<64x128xf8E4M3FNUZ>) out_scales(%s : memref<64x1xf32>) #qmm.scale<block 1x128>
   return
 }
+
+// -----
+
+// Split-K: the ranges must be whole K tiles (K = 512 is 4 tiles of 128).
+func.func @split_not_dividing(%a: memref<32x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                              %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                              %d: memref<32x32xf32>) {
+  // expected-error @+1 {{config: split = 3 must divide the 4 K tiles (K = 512, tile K = 128)}}
+  qmm.matmul a(%a, %as : memref<32x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1, split = 3>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+// Split-K: each range holds whole scale blocks (8 tiles of 64 in 8 ranges
+// would cut the 128-deep blocks in two).
+func.func @split_cutting_blocks(%a: memref<32x512xf8E4M3FNUZ>, %as: memref<32x4xf32>,
+                                %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x4xf32>,
+                                %d: memref<32x32xf32>) {
+  // expected-error @+1 {{config: split = 8: each range of 1 K tiles must hold whole scale blocks of 128 along K}}
+  qmm.matmul a(%a, %as : memref<32x512xf8E4M3FNUZ>, memref<32x4xf32>) #qmm.scale<block 1x128>
+             b(%b, %bs : memref<32x512xf8E4M3FNUZ>, memref<1x4xf32>) #qmm.scale<block 128x128>
+             config #qmm.config<tile = [32, 32, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1, split = 8>
+             outs(%d : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+func.func @split_grouped(%a: memref<256x128xf8E4M3FNUZ>, %as: memref<256x1xf32>,
+                         %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                         %g: memref<256xi32>, %d: memref<256x64xbf16>) {
+  // expected-error @+1 {{config: split = 2 (split-K) is not implemented for grouped matmuls}}
+  qmm.grouped_matmul contiguous a(%a, %as : memref<256x128xf8E4M3FNUZ>, memref<256x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%g : memref<256xi32>)
+    config #qmm.config<tile = [128, 64, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 2>
+    outs(%d : memref<256x64xbf16>)
+  return
+}

@@ -54,3 +54,10 @@ func.func @waves() attributes {qmm.c = #qmm.config<tile = [512, 256, 64], waves 
 func.func @kind() attributes {qmm.c = #qmm.config<tile = [64, 64, 64], waves = [2, 2], mfma = int8 [16, 16, 32], stages = 1>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{config split must be at least 1, got 0}}
+func.func @split() attributes {qmm.c = #qmm.config<tile = [64, 64, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 0>} {
+  return
+}

@@ -32,8 +32,9 @@ struct ConfigQuery {
   int64_t scaleBlockK = 0;
   /// Columns of an FP8 output's scale blocks (0: no FP8 output).
   int64_t outputBlockN = 0;
-  /// A contiguous grouped matmul: tile M must divide the M alignment.
-  bool contiguousGroups = false;
+  /// A grouped matmul (no split-K); contiguous: tile M must divide the M
+  /// alignment.
+  bool grouped = false, contiguousGroups = false;
   /// How the tuning table names the formats: element types, scale
   /// encodings, output type.
   std::string aType, bType, aScales, bScales, outType;

@@ -102,6 +102,14 @@ LogicalResult verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                                   OperandTypes operands,
                                   function_ref<InFlightDiagnostic()> emitError);
 
+/// Checks the config's split-K factor against a matmul of depth `k` whose
+/// scale blocks along K are `scaleBlockK` long (k or more: one block spans
+/// K): the K tiles divide into `split` ranges of whole scale blocks (MX
+/// scales applied by the instruction do not count), and no grouped matmul.
+LogicalResult verifySplitK(ConfigAttr config, int64_t k, int64_t scaleBlockK,
+                           bool grouped,
+                           function_ref<InFlightDiagnostic()> emitError);
+
 /// The documented heuristic of qmm-select-config (see Passes.td);
 /// `outputBlockN` is the block width of an FP8 output's scales (0: none).
 ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip, int64_t m,

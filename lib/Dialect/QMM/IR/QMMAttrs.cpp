@@ -228,7 +228,7 @@ LogicalResult
 ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    ArrayRef<int64_t> tile, ArrayRef<int64_t> waves,
                    MFMAKind mfmaKind, ArrayRef<int64_t> mfmaShape,
-                   int64_t stages) {
+                   int64_t stages, int64_t split) {
   if (tile.size() != 3 || waves.size() != 2 || mfmaShape.size() != 3)
     return emitError() << "config needs tile = [M, N, K], waves = [M, N] and "
                           "an MFMA shape [m, n, k]";
@@ -238,6 +238,8 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "config extents must be positive";
   if (stages < 1 || stages > 4)
     return emitError() << "config stages must be 1 to 4, got " << stages;
+  if (split < 1)
+    return emitError() << "config split must be at least 1, got " << split;
   if (!lookupMMAIntrinsic(mfmaKind, mfmaShape[0], mfmaShape[1], mfmaShape[2])) {
     InFlightDiagnostic diag = emitError()
                               << "config: no " << stringifyEnum(mfmaKind)

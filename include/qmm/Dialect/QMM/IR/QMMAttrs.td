@@ -216,7 +216,13 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
       `f8f6f4` / `scaled_f8f6f4`: gfx950's 16x16x128 and 32x32x64 forms,
       `bf16`: FP8 data converted exactly to bf16 in registers, for FNUZ data
       on gfx950) and its shape [m, n, k];
-    * `stages`: LDS buffers per operand (2 = double buffering).
+    * `stages`: LDS buffers per operand (2 = double buffering);
+    * `split` (optional, default 1): split-K. The K tiles are divided into
+      `split` equal, consecutive ranges, one per workgroup along grid z;
+      each writes its f32 partial sums (its K blocks' scales applied) to a
+      workspace, and a second kernel adds the ranges' partials in a fixed
+      order (range 0 first, so the result is deterministic) and runs the
+      epilogue. For grids too small to fill the GPU (decode, small M).
 
     Chosen by `qmm-select-config`, or written by the user on the op (the
     pass then only checks it against the chip; the LDS footprint, padding
@@ -224,6 +230,7 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
 
     ```mlir
     #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 2>
+    #qmm.config<tile = [16, 32, 512], waves = [1, 2], mfma = fp8 [16, 16, 32], stages = 2, split = 4>
     ```
   }];
   let parameters = (ins
@@ -231,11 +238,13 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     ArrayRefParameter<"int64_t", "waves along [M, N]">:$waves,
     EnumParameter<QMM_MFMAKind>:$mfmaKind,
     ArrayRefParameter<"int64_t", "MFMA shape [m, n, k]">:$mfmaShape,
-    "int64_t":$stages
+    "int64_t":$stages,
+    DefaultValuedParameter<"int64_t", "1", "split-K factor">:$split
   );
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
-    `mfma` `=` $mfmaKind ` ` `[` $mfmaShape `]` `,` `stages` `=` $stages `>`
+    `mfma` `=` $mfmaKind ` ` `[` $mfmaShape `]` `,` `stages` `=` $stages
+    (`,` `split` `=` $split^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
