@@ -66,6 +66,12 @@ void mlir::qmm::emu::setMaxOperationsPerLaunch(int64_t limit) {
   maxOperationsPerLaunch = limit;
 }
 
+static std::atomic<WorkgroupOrder> workgroupOrder{WorkgroupOrder::Forward};
+
+void mlir::qmm::emu::setWorkgroupOrder(WorkgroupOrder order) {
+  workgroupOrder = order;
+}
+
 int64_t mlir::qmm::emu::getMaxOperationsPerLaunch() {
   return maxOperationsPerLaunch;
 }
@@ -411,20 +417,24 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
   waves.reserve(numWaves);
   for (int w = 0; w < numWaves; ++w)
     waves.emplace_back(kernel, workgroup, *code, w);
-  for (int64_t z = 0; z < config.grid[2]; ++z)
-    for (int64_t y = 0; y < config.grid[1]; ++y)
-      for (int64_t x = 0; x < config.grid[0]; ++x) {
-        workgroup.blockId = {x, y, z};
-        workgroup.epoch = 1;
-        std::fill(lds.begin(), lds.end(), 0);
-        workgroup.shadowEpoch.assign(lds.size(), 0);
-        workgroup.shadowWriter.assign(lds.size(), -1);
-        workgroup.shadowReaders.assign(lds.size(), 0);
-        ++stats.workgroups;
-        stats.waves += numWaves;
-        if (failed(runWorkgroup(kernel, workgroup, waves, kernelFunc, args)))
-          return llvm::createStringError(kernel.error);
-      }
+  int64_t count = config.grid[0] * config.grid[1] * config.grid[2];
+  bool reverse = workgroupOrder == WorkgroupOrder::Reverse;
+  for (int64_t step = 0; step < count; ++step) {
+    int64_t i = reverse ? count - 1 - step : step;
+    int64_t x = i % config.grid[0];
+    int64_t y = i / config.grid[0] % config.grid[1];
+    int64_t z = i / (config.grid[0] * config.grid[1]);
+    workgroup.blockId = {x, y, z};
+    workgroup.epoch = 1;
+    std::fill(lds.begin(), lds.end(), 0);
+    workgroup.shadowEpoch.assign(lds.size(), 0);
+    workgroup.shadowWriter.assign(lds.size(), -1);
+    workgroup.shadowReaders.assign(lds.size(), 0);
+    ++stats.workgroups;
+    stats.waves += numWaves;
+    if (failed(runWorkgroup(kernel, workgroup, waves, kernelFunc, args)))
+      return llvm::createStringError(kernel.error);
+  }
   return llvm::Error::success();
 }
 

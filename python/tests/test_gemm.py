@@ -68,6 +68,36 @@ def test_blockwise_fp8_gemm_on_the_emulator(chip):
     assert calc_diff(d, a.astype(np.float64) @ b.T.astype(np.float64)) < 1e-3
 
 
+def test_split_k_temporaries_and_run():
+    """A forced split-K config: one launch over 4 ranges along grid z, two
+    temporaries (the partial sums; the arrival counters, to be zeroed), and
+    the run matches numpy's product of the dequantized operands."""
+    m, n, k = 16, 64, 1024
+    element = qmm.native_fp8("gfx942")
+    a = RNG.standard_normal((m, k)).astype(np.float32)
+    b = RNG.standard_normal((n, k)).astype(np.float32)
+    qa, sa = qmm.quantize(a, element, "tensor")
+    qb, sb = qmm.quantize(b, element, "tensor")
+    gemm = qmm.Gemm(m, n, k, a_type=element, b_type=element,
+                    a_scale="tensor", b_scale="tensor", out_type="bf16")
+    config = ("#qmm.config<tile = [16, 32, 128], waves = [1, 2], "
+              "mfma = fp8 [16, 16, 32], stages = 2, split = 4>")
+    (function,) = gemm.compile("gfx942", config)["functions"]
+    (launch,) = function["launches"]
+    # 64 / 32 x 16 / 16 tiles, 4 ranges of the 8 K tiles.
+    assert launch["grid"] == (2, 1, 4)
+    # Per range: 2 tiles x 1 accumulator x 128 threads x 4 f32; one
+    # counter per tile and wave.
+    assert function["temporaries"] == [
+        {"type": "memref<4x1024xf32>", "zeroed": False},
+        {"type": "memref<4xi32>", "zeroed": True}]
+    assert "alloc0" in launch["arguments"] and "alloc1" in launch["arguments"]
+    d = gemm(qa, sa, qb, sb, device="emu", chip="gfx942", config=config)
+    da = qmm.dequantize(qa, sa, element, "tensor", m, k)
+    db = qmm.dequantize(qb, sb, element, "tensor", n, k)
+    check_bf16_output(d, da @ db.T, np.abs(da) @ np.abs(db).T, k)
+
+
 def test_cpu_device_matches_the_emulator_bound():
     m, n, k = 64, 96, 256
     a = RNG.standard_normal((m, k)).astype(np.float32)

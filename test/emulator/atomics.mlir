@@ -11,6 +11,10 @@
 // Counter 128; maxs(-5, 2) = 2 and maxu(-5, 2) = -5 (0xfffffffb); mins(7, -1)
 // = -1 and minu(7, -1) = 7; ori(3, 4) = 7; assign 9 over 100.
 // CHECK: True [128, 2, -5, -1, 7, 7, 9]
+// With the workgroups run in reverse, workgroup 1 counts first.
+// RUN: fp8-run --device emu --module %s --kernel count --grid 2,1,1 --block 64,1,1 --arg %t/seen.npy --arg %t/cells.npy --out %t/reverse --emu-workgroup-order reverse
+// RUN: %python -c "import numpy as n; s = n.load('%t/reverse/arg0.npy'); print(s[64], s[0])" | FileCheck %s --check-prefix=REVERSE
+// REVERSE: 0 64
 
 module attributes {gpu.container_module} {
 gpu.module @kernels {

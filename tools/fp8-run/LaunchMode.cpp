@@ -64,7 +64,8 @@ static bool parseExtents(llvm::StringRef text, std::array<int64_t, 3> &out) {
 /// The fp8-run flags launch mode reads.
 static constexpr llvm::StringLiteral kLaunchModeFlags[] = {
     "module", "kernel", "grid",  "block", "arg",        "out",
-    "device", "chip",   "stats", "iters", "emu-max-ops"};
+    "device", "chip",   "stats", "iters", "emu-max-ops",
+    "emu-workgroup-order"};
 
 
 /// numpy dtypes accepted for a memref element type.

@@ -334,6 +334,16 @@ static cl::opt<int64_t> emuMaxOps(
              "an error naming the op (default 2^30)"),
     cl::cat(category));
 
+static ChoiceOpt<emu::WorkgroupOrder> emuWorkgroupOrder(
+    "emu-workgroup-order", cl::init(emu::WorkgroupOrder::Forward),
+    cl::desc("emulator: the order workgroups run in (hardware promises "
+             "none)"),
+    cl::values(clEnumValN(emu::WorkgroupOrder::Forward, "forward",
+                          "by increasing (z, y, x), x fastest (default)"),
+               clEnumValN(emu::WorkgroupOrder::Reverse, "reverse",
+                          "the opposite")),
+    cl::cat(category));
+
 // Kernel launch mode.
 static cl::opt<std::string> modulePath(
     "module", cl::init(""),
@@ -473,6 +483,7 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     fail("--emu-max-ops: expected a positive count, got " +
          llvm::Twine(emuMaxOps.getValue()));
   emu::setMaxOperationsPerLaunch(emuMaxOps);
+  emu::setWorkgroupOrder(emuWorkgroupOrder);
 
   if (!modulePath.empty() && !inputFile.empty())
     fail("--module cannot be combined with an input file");

@@ -78,6 +78,14 @@ constexpr int64_t kDefaultMaxOperations = int64_t(1) << 30;
 void setMaxOperationsPerLaunch(int64_t limit);
 int64_t getMaxOperationsPerLaunch();
 
+/// The order workgroups run in, one at a time: by increasing (z, y, x),
+/// x fastest (forward), or the opposite (reverse). Hardware promises no
+/// order; a kernel whose result depends on it (workgroups communicating
+/// through memory) can be run both ways. Process-wide (fp8-run sets it
+/// from --emu-workgroup-order).
+enum class WorkgroupOrder { Forward, Reverse };
+void setWorkgroupOrder(WorkgroupOrder order);
+
 /// Element types the emulator holds (in memrefs, vectors and scalars):
 /// integers and floats of at most 64 bits, and index.
 bool isSupportedElementType(Type type);
