@@ -41,15 +41,17 @@ TYPES = {
 
 def compact_config(text):
     """#qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16],
-    stages = 1> -> 128x128x64 w2x2 fp8-32x32x16 s1 (the raw text if the
-    syntax is not the expected one)."""
+    stages = 1, split = 4> -> 128x128x64 w2x2 fp8-32x32x16 s1 k4 (the raw
+    text if the syntax is not the expected one)."""
     m = re.fullmatch(
         r"#qmm\.config<tile = \[([\d, ]+)\], waves = \[([\d, ]+)\], "
-        r"mfma = (\w+) \[([\d, ]+)\], stages = (\d+)>", text.strip())
+        r"mfma = (\w+) \[([\d, ]+)\], stages = (\d+)(?:, split = (\d+))?>",
+        text.strip())
     if not m:
         return text.strip()
     x = lambda s: "x".join(v.strip() for v in s.split(","))
-    return f"{x(m[1])} w{x(m[2])} {m[3]}-{x(m[4])} s{m[5]}"
+    split = f" k{m[6]}" if m[6] else ""
+    return f"{x(m[1])} w{x(m[2])} {m[3]}-{x(m[4])} s{m[5]}{split}"
 
 
 def git_revision(root):
@@ -93,7 +95,10 @@ def main():
         busy = loop.get("mfma_busy")
         modeled = f"{tflops:.0f}" if tflops >= 10 else f"{tflops:.2f}"
         if cid.startswith("decode"):
-            bw = sum(k["compulsory_bytes"] for k in kernels) / seconds / 1e12
+            # The GEMM's own bytes (A, B, a bf16 D), not split-K's workspace.
+            bits = lambda t: 4 if t.startswith("f4") else 6 if t.startswith("f6") else 8
+            gemm_bytes = (m * k * bits(at) + n * k * bits(bt)) / 8 + 2 * m * n
+            bw = gemm_bytes / seconds / 1e12
             modeled += f" ({bw:.2f} TB/s eff.)"
         shape = gemm if groups == "0" else f"{gemm} ({groups} groups)"
         rows.append([
@@ -121,7 +126,10 @@ def main():
     print("% of peak is of the chip's dense peak at its peak clock for the operand type: " +
           "; ".join(f"{k} {v:.0f}" for k, v in peaks.items()) + " TFLOP/s.")
     print("Config = qmm-select-config's choice: tile MxNxK, waves MxN, MFMA family-shape, "
-          "LDS stages. regs = registers per lane allocated (VGPRs+AGPRs); occ = waves/SIMD; MFMA busy = main loop.")
+          "LDS stages, kP = split-K into P ranges (one kernel). regs = registers per lane allocated "
+          "(VGPRs+AGPRs); occ = waves/SIMD; MFMA busy = main loop (\"-\": LLVM unrolled the K loop "
+          "whole, modeled as one pass). Decode \"eff.\" = the GEMM's own bytes (A, B, bf16 D) per "
+          "modeled second, launch included.")
     print("MoE row: contiguous grouped GEMM, 8 groups x 4096 rows, blockwise 1x128/128x128 "
           "scales; FLOPs over all 32768 rows.")
     print("\"published (theirs)\" = others' measurements on real hardware (source per row; "

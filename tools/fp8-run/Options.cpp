@@ -314,6 +314,13 @@ static cl::opt<bool> tune(
              "performance model (MODELED), print the ranking and run (or, "
              "with --model-only, model) the best (implies --model)"),
     cl::cat(category));
+static cl::opt<unsigned> tuneMeasure(
+    "tune-measure", cl::init(0),
+    cl::desc("with --tune and --device hip: time the model's N best configs "
+             "on the GPU (--iters calls each, default 20) and run the "
+             "fastest MEASURED (--device emu: emulator wall-clock time, "
+             "which only exercises the mechanism)"),
+    cl::cat(category));
 static cl::opt<std::string> tuneTable(
     "tune-table", cl::init(""),
     cl::desc("with --tune: add the best config to this tuning table (JSON; "
@@ -499,6 +506,18 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   config.tuningTable = tuningTable;
   if (!tuneTable.empty() && !tune)
     fail("--tune-table needs --tune");
+  config.tuneMeasure = tuneMeasure;
+  if (tuneMeasure && !tune)
+    fail("--tune-measure needs --tune");
+  // The emulator's wall-clock time says nothing of GPU speed; it is
+  // accepted so that the mechanism can be exercised without a GPU.
+  if (tuneMeasure && deviceKind != DeviceKind::HIP &&
+      deviceKind != DeviceKind::Emulator)
+    fail("--tune-measure times configs on a GPU: it needs --device hip (or "
+         "emu, whose wall-clock time only exercises the mechanism)");
+  if (tuneMeasure && modelOnly)
+    fail("--tune-measure runs the GEMM: it cannot be combined with "
+         "--model-only");
   if (tune && !kernelConfig.empty())
     fail("--tune chooses the config: it cannot be combined with --config");
   if (!tuningTable.empty() && (tune || !kernelConfig.empty()))

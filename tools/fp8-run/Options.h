@@ -69,6 +69,9 @@ struct RunConfig {
   /// --tune (rank the legal configs by the model), the table it adds its
   /// best to, and the table a config is taken from.
   bool tune = false;
+  /// --tune-measure: how many of the model's best configs are re-ranked by
+  /// time measured on the HIP GPU (0: the model's ranking decides).
+  unsigned tuneMeasure = 0;
   std::string tuneTable, tuningTable;
   unsigned iterations = 0;
 

@@ -86,6 +86,8 @@ int GemmRunner::run() {
     prepareGroupedInputs();
   else
     prepareInputs();
+  if (config.tuneMeasure)
+    tuneByMeasurement();
   execute();
   if (isGrouped())
     validateGroupedRows();
@@ -231,7 +233,9 @@ void GemmRunner::prepareInputs() {
                    spec.getOutputOperand().getScaleShape(spec.m, spec.n));
 }
 
-void GemmRunner::execute() {
+void GemmRunner::execute() { result = runProgram(config.iterations); }
+
+RunResult GemmRunner::runProgram(unsigned iterations) {
   // The program's arguments, in order: a, a_scales, b, b_scales[, bias]
   // [, groups], init[, aux][, out_scales].
   llvm::SmallVector<const HostTensor *> args = {&aData, &aScales, &bData,
@@ -251,8 +255,8 @@ void GemmRunner::execute() {
     args.push_back(&*outScalesInit);
     resultSpecs.push_back({outScalesInit->elementType, outScalesInit->shape});
   }
-  result = orFail(device->run(*module, spec.functionName, args, resultSpecs,
-                              config.iterations));
+  return orFail(device->run(*module, spec.functionName, args, resultSpecs,
+                           iterations));
 }
 
 /// The f64 values of `tensor`.

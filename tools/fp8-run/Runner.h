@@ -139,6 +139,13 @@ private:
   void chooseConfig();
   /// --tune: ranks the legal configs of the program's matmul by the model.
   void tune(const ConfigQuery &query);
+  /// --tune-measure: times the model's best configs on the device (inputs
+  /// prepared) and keeps the fastest.
+  void tuneByMeasurement();
+  /// --tune-table: records `entry` for the tuned matmul's key.
+  void saveTuningEntry(const TuningTable::Entry &entry);
+  /// Calls the program on the device (`iterations` > 0: timed).
+  RunResult runProgram(unsigned iterations);
   /// --emit-ir and --model; true when the run stops there.
   bool printProgramOrModel();
   /// The device's arguments, generated or loaded.
@@ -195,8 +202,11 @@ private:
   GemmSpec spec;
   OwningOpRef<ModuleOp> module;
   std::string kernelConfig;
-  /// --tune's ranking, for the model's JSON.
+  /// --tune's ranking, for the model's JSON; the matmul it tuned; with
+  /// --tune-measure, the configs to time and their modeled seconds.
   llvm::json::Array tuneRanking;
+  std::optional<ConfigQuery> tunedQuery;
+  std::vector<std::pair<std::string, double>> measureCandidates;
   bool deviceQuantizes = false;
   std::vector<perf::KernelPrediction> predictions;
   std::unique_ptr<Device> device;

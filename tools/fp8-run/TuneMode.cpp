@@ -190,14 +190,62 @@ void GemmRunner::tune(const ConfigQuery &query) {
     llvm::outs() << "\n";
   }
 
+  tunedQuery = query;
+  if (config.tuneMeasure) {
+    // The GPU decides among the model's best (the table entry follows its
+    // measurement, after the inputs exist).
+    for (const Candidate &c : candidates)
+      if (!c.rejected && measureCandidates.size() < config.tuneMeasure)
+        measureCandidates.push_back({c.config, c.seconds});
+    return;
+  }
+  saveTuningEntry({best.config, best.seconds * 1e6, model.device->name.str()});
+}
+
+void GemmRunner::tuneByMeasurement() {
+  unsigned iterations = config.iterations ? config.iterations : 20;
+  std::string fastest;
+  double fastestSeconds = 0, fastestModeled = 0;
+  bool emulated = config.device == DeviceKind::Emulator;
+  if (!config.json)
+    llvm::outs() << llvm::formatv(
+        "tune: the model's {0} best, MEASURED on {1} ({2} calls each):\n",
+        measureCandidates.size(),
+        emulated ? "the emulator (wall-clock time of the emulation, not GPU "
+                   "speed)"
+                 : "the GPU",
+        iterations);
+  for (const auto &[candidate, modeledSeconds] : measureCandidates) {
+    device = orFail(createDevice(config.device, chip, candidate));
+    RunResult timed = runProgram(iterations);
+    double seconds = timed.secondsPerIteration;
+    if (!config.json)
+      llvm::outs() << llvm::formatv("  {0,-88}  measured {1,9:f1} us  "
+                                    "modeled {2,9:f1} us\n",
+                                    candidate, seconds * 1e6,
+                                    modeledSeconds * 1e6);
+    if (fastest.empty() || seconds < fastestSeconds) {
+      fastest = candidate;
+      fastestSeconds = seconds;
+      fastestModeled = modeledSeconds;
+    }
+  }
+  if (!config.json)
+    llvm::outs() << "tune: best MEASURED " << fastest << "\n";
+  kernelConfig = fastest;
+  device = orFail(createDevice(config.device, chip, kernelConfig));
+  saveTuningEntry({fastest, fastestModeled * 1e6, device->getName().str(),
+                   fastestSeconds * 1e6});
+}
+
+void GemmRunner::saveTuningEntry(const TuningTable::Entry &entry) {
   if (config.tuneTable.empty())
     return;
   llvm::Expected<TuningTable> table =
       TuningTable::load(config.tuneTable, /*mayBeMissing=*/true);
   if (!table)
     fail("--tune-table: " + llvm::toString(table.takeError()));
-  table->set(chip, query,
-             {best.config, best.seconds * 1e6, model.device->name.str()});
+  table->set(chip, *tunedQuery, entry);
   if (llvm::Error error = table->save(config.tuneTable))
     fail("--tune-table: " + llvm::toString(std::move(error)));
   if (!config.json)

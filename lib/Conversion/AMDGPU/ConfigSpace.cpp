@@ -360,11 +360,13 @@ llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text,
     if (!config)
       return bad(where + " has no string \"config\"");
     if ((entry->get("modeled_us") && !entry->getNumber("modeled_us")) ||
+        (entry->get("measured_us") && !entry->getNumber("measured_us")) ||
         (entry->get("device") && !entry->getString("device")))
-      return bad(where + ": \"modeled_us\" must be a number and \"device\" "
-                         "a string");
+      return bad(where + ": \"modeled_us\" and \"measured_us\" must be "
+                         "numbers and \"device\" a string");
     Entry parsed{config->str(), entry->getNumber("modeled_us").value_or(0),
-                 entry->getString("device").value_or("").str()};
+                 entry->getString("device").value_or("").str(),
+                 entry->getNumber("measured_us").value_or(0)};
     std::string key = keyOf(fields);
     table.entries[key] = {std::move(fields), std::move(parsed)};
   }
@@ -378,6 +380,8 @@ llvm::Error TuningTable::save(llvm::StringRef path) const {
     entry["config"] = value.second.config;
     entry["modeled_us"] = value.second.modeledMicroseconds;
     entry["device"] = value.second.device;
+    if (value.second.measuredMicroseconds > 0)
+      entry["measured_us"] = value.second.measuredMicroseconds;
     list.push_back(std::move(entry));
   }
   // Written next to the table and renamed over it: a failed write leaves

@@ -96,10 +96,21 @@ struct QMMSelectConfigPass
         if (source == builtin) {
           ScopedDiagnosticHandler silence(&getContext(),
                                           [](Diagnostic &) { return success(); });
-          if (tuned && succeeded(verifyConfigForMatmul(
-                           tuned, target, *query,
-                           [&]() { return op->emitOpError(); })))
-            op->setAttr("config", tuned);
+          // Split-K ranges depend on the exact K, not its bucket: the
+          // entry's config with fewer ranges where its own do not fit.
+          for (int64_t split = tuned ? tuned.getSplit() : 0; split >= 1;
+               split /= 2) {
+            auto candidate = ConfigAttr::get(
+                &getContext(), tuned.getTile(), tuned.getWaves(),
+                tuned.getMfmaKind(), tuned.getMfmaShape(), tuned.getStages(),
+                split);
+            if (succeeded(verifyConfigForMatmul(
+                    candidate, target, *query,
+                    [&]() { return op->emitOpError(); }))) {
+              op->setAttr("config", candidate);
+              break;
+            }
+          }
           continue;
         }
         if (!tuned)

@@ -5,7 +5,8 @@
 // RUN: not fp8-opt %s --qmm-select-config="chip=gfx942 tuning-table=%S/Inputs/tuning-table-not-a-table.json" 2>&1 | FileCheck %s --check-prefix=NOT-A-TABLE
 // RUN: not fp8-opt %s --qmm-select-config="chip=gfx942 tuning-table=%S/Inputs/tuning-table-bad-bucket.json" 2>&1 | FileCheck %s --check-prefix=BAD-BUCKET
 // RUN: not fp8-opt %s --qmm-select-config="chip=gfx942 tuning-table=%S/Inputs/tuning-table-bad-field.json" 2>&1 | FileCheck %s --check-prefix=BAD-FIELD
-// BAD-FIELD: error: qmm-select-config: tuning table '{{.*}}': entry 0: "modeled_us" must be a number and "device" a string
+// RUN: not fp8-opt %s --qmm-select-config="chip=gfx942 tuning-table=%S/Inputs/tuning-table-bad-measured.json" 2>&1 | FileCheck %s --check-prefix=BAD-FIELD
+// BAD-FIELD: error: qmm-select-config: tuning table '{{.*}}': entry 0: "modeled_us" and "measured_us" must be numbers and "device" a string
 // MISSING: error: qmm-select-config: tuning table '{{.*}}no-such-table.json': No such file or directory
 // MALFORMED: error: qmm-select-config: tuning table '{{.*}}tuning-table-malformed.json': {{.*}}
 // NOT-A-TABLE: error: qmm-select-config: tuning table '{{.*}}': not a qmm tuning table

@@ -34,7 +34,11 @@ for entry in entries:
     n = 2 * tile[1] - 9
     while n < 100:
         n += tile[1]
-    k = 3 * max(tile[2], 128)
+    # Three K tiles; with split-K, two K tiles (at least one 128-deep scale
+    # block) per range.
+    split = re.search(r"split = (\d+)", entry["config"])
+    ranges = int(split.group(1)) if split else 1
+    k = max(3, 2 * ranges) * max(tile[2], 128)
     args = [fp8_run, "--device", "emu", "--chip", entry["chip"],
             "--a-type", entry["a"], "--b-type", entry["b"],
             "--a-scale", SCALES[entry["a_scales"]],

@@ -85,7 +85,10 @@ public:
   struct Entry {
     std::string config;
     double modeledMicroseconds = 0;
+    /// The device the entry was chosen for (the model's, or the one timed).
     std::string device;
+    /// Time measured on `device` (0: chosen by the model alone).
+    double measuredMicroseconds = 0;
   };
 
   /// Reads `path`; a missing file is an empty table when `mayBeMissing`.
