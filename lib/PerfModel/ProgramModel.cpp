@@ -50,6 +50,10 @@ static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
   int64_t m = problem[0], n = problem[1], k = problem[2];
   // Split-K: workgroup z multiplies the z-th of `split` ranges of K.
   int64_t ranges = split ? std::max<int64_t>(1, split.getInt()) : 1;
+  if (ranges > 1)
+    notes.push_back("split-K: the partial sums' workspace is counted once "
+                    "(its writes); reading it back in the last-arriving "
+                    "waves is assumed to hit the caches");
   llvm::raw_string_ostream(w.config) << config;
   // The K loop (folded away when K fits one tile: one trip).
   scf::ForOp kLoop;

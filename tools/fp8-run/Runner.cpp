@@ -86,8 +86,14 @@ int GemmRunner::run() {
     prepareGroupedInputs();
   else
     prepareInputs();
-  if (config.tuneMeasure)
+  if (config.tuneMeasure) {
     tuneByMeasurement();
+    // The report's model is of the config that runs.
+    predictions = orFail(perf::modelQMMProgram(*module, chip,
+                                               *config.model.device,
+                                               config.model.params,
+                                               kernelConfig));
+  }
   execute();
   if (isGrouped())
     validateGroupedRows();

@@ -234,7 +234,11 @@ void GemmRunner::tuneByMeasurement() {
     llvm::outs() << "tune: best MEASURED " << fastest << "\n";
   kernelConfig = fastest;
   device = orFail(createDevice(config.device, chip, kernelConfig));
-  saveTuningEntry({fastest, fastestModeled * 1e6, device->getName().str(),
+  // The device timed, and the one modeled_us is for.
+  saveTuningEntry({fastest, fastestModeled * 1e6,
+                   (device->getName() + " (modeled as " +
+                    config.model.device->name + ")")
+                       .str(),
                    fastestSeconds * 1e6});
 }
 

@@ -71,8 +71,8 @@ struct Launch {
   std::vector<std::string> arguments;
 };
 
-/// A temporary buffer of a host function ("alloc<N>" in launch arguments),
-/// allocated before its first launch and freed after its last.
+/// A buffer the host function allocates ("alloc<N>" in launch arguments):
+/// a temporary, freed after its last launch, or one of its results.
 struct Temporary {
   std::string type;
   /// Whether it must be zero before the first launch (gpu.memset to 0 in

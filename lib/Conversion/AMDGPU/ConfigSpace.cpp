@@ -111,7 +111,7 @@ static ConfigAttr withSplitK(MLIRContext *ctx, ConfigAttr config,
   int64_t tiles =
       llvm::divideCeil(std::max<int64_t>(query.m, 1), config.getTileM()) *
       llvm::divideCeil(std::max<int64_t>(query.n, 1), config.getTileN());
-  if (query.grouped || 2 * tiles >= kFewestCUs)
+  if (query.grouped || query.k == 0 || 2 * tiles >= kFewestCUs)
     return config;
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
   auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
@@ -227,7 +227,7 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
                               llvm::divideCeil(std::max<int64_t>(query.n, 1),
                                                tileN);
               SmallVector<int64_t, 4> splits = {1};
-              if (smallGrid && !query.grouped)
+              if (smallGrid && !query.grouped && query.k > 0)
                 for (int64_t split : {2, 4, 8})
                   if (tiles * split <= 4 * kFewestCUs)
                     splits.push_back(split);

@@ -454,8 +454,8 @@ static Value getTileIndex(IndexMath &im, gpu::LaunchOp launch, int64_t gx) {
 /// arrives last (whichever range it had) adds the ranges' partials in the
 /// fixed order s = 0, 1, ... and runs the epilogue. The order of addition
 /// never depends on which wave is last, so results are deterministic. The
-/// workspace and the counters (set to zero by gpu.memset) live around the
-/// launch.
+/// workspace and the counters (set to zero by gpu.memset, and left at zero
+/// by the kernel) live around the launch.
 static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
                         ConfigAttr config, const MatmulProblem &p,
                         const TileOperands &ops) {
@@ -543,8 +543,23 @@ static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
     OpBuilder lastB = last.getThenBodyBuilder();
     IndexMath lim{lastB, loc};
     // The other ranges' stores, released before their counts, are
-    // visible after this acquire.
+    // visible after this acquire. (The fences run in every lane, the
+    // atomic in lane 0 only: AMDGPU lowers fences for the whole wave, whose
+    // lanes share one instruction stream.)
     LLVM::FenceOp::create(lastB, loc, LLVM::AtomicOrdering::acquire, "agent");
+    // Every range has counted in: the counter goes back to zero, so the
+    // kernel can be launched again on the same buffers (a timed loop, a
+    // caller reusing its temporaries).
+    {
+      auto resetter = scf::IfOp::create(
+          lastB, loc,
+          arith::CmpIOp::create(lastB, loc, arith::CmpIPredicate::eq, lane,
+                                lim.cst(0)),
+          /*withElseRegion=*/false);
+      OpBuilder resetB = resetter.getThenBodyBuilder();
+      memref::StoreOp::create(resetB, loc, i32Constant(resetB, 0), arrivals,
+                              ValueRange{counter});
+    }
     SmallVector<Value> sums;
     for (int64_t a = 0; a < workspace.accumulators; ++a) {
       Value whole;

@@ -30,13 +30,18 @@
 // Released, counted in by lane 0, the count read by every lane.
 // CHECK:       llvm.fence syncscope("agent") release
 // CHECK:       %[[SLOT:.*]] = affine.apply #[[COUNTER]]()[%[[BX]], %[[BY]], %[[TX]]]
-// CHECK:       %[[BEFORE:.*]] = scf.if
+// CHECK:       %[[LANE0:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
+// CHECK:       %[[BEFORE:.*]] = scf.if %[[LANE0]]
 // CHECK:         memref.atomic_rmw addi %{{.*}}, %[[ARRIVALS]][%[[SLOT]]] : (i32, memref<2xi32>) -> i32
 // CHECK:       %[[SEEN:.*]], %{{.*}} = gpu.shuffle idx %[[BEFORE]], %[[ZERO]], %c64_i32 : i32
-// The second (last) arrival adds range 0, then range 1, and stores.
+// The second (last) arrival resets the counter (lane 0) for the next
+// launch, adds range 0, then range 1, and stores.
 // CHECK:       %[[LAST:.*]] = arith.cmpi eq, %[[SEEN]], %c1_i32 : i32
 // CHECK:       scf.if %[[LAST]] {
 // CHECK-NEXT:    llvm.fence syncscope("agent") acquire
+// CHECK-NEXT:    scf.if %[[LANE0]] {
+// CHECK-NEXT:      memref.store %[[ZERO]], %[[ARRIVALS]][%[[SLOT]]] : memref<2xi32>
+// CHECK-NEXT:    }
 // CHECK-NEXT:    %[[R0:.*]] = vector.load %[[PARTIALS]][%c0, %[[AT0]]]
 // CHECK-NEXT:    %[[R1:.*]] = vector.load %[[PARTIALS]][%c1, %[[AT0]]]
 // CHECK-NEXT:    %[[SUM0:.*]] = arith.addf %[[R0]], %[[R1]] : vector<4xf32>
