@@ -97,9 +97,13 @@ struct QMMSelectConfigPass
           ScopedDiagnosticHandler silence(&getContext(),
                                           [](Diagnostic &) { return success(); });
           // Split-K ranges depend on the exact K, not its bucket: the
-          // entry's config with fewer ranges where its own do not fit.
+          // entry's config with fewer ranges where its own do not fit (or
+          // leave double buffering less than two K tiles per range).
           for (int64_t split = tuned ? tuned.getSplit() : 0; split >= 1;
                split /= 2) {
+            if (split > 1 && tuned.getStages() == 2 &&
+                query->k < 2 * tuned.getTileK() * split)
+              continue;
             auto candidate = ConfigAttr::get(
                 &getContext(), tuned.getTile(), tuned.getWaves(),
                 tuned.getMfmaKind(), tuned.getMfmaShape(), tuned.getStages(),
