@@ -79,10 +79,24 @@ static ScaleEncodingAttr classifyScaleMap(MLIRContext *ctx, AffineMap map,
       return ScaleEncodingAttr::getMX(ctx, ScaleMajorness::KMajor);
     return {};
   }
-  if (results.empty())
+  // Constant-0 results read a size-1 dimension of the scale tensor (a
+  // broadcast; buildMatmul's verifier rejects a wider one): all of them, a
+  // per-tensor scale (`()`, `(0)`, `(0, 0)`); with the rows, a per-row
+  // scale stored [rows, 1] (`(d_row, 0)`) or [1, rows] (`(0, d_row)`).
+  auto isZero = [](AffineExpr e) {
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    return c && c.getValue() == 0;
+  };
+  if (llvm::all_of(results, isZero))
     return ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
                                   Float32Type::get(ctx),
                                   ScaleMajorness::KMajor);
+  if (results.size() == 2 && isZero(results[1]) &&
+      matchFloorDivOfDim(results[0], rowDim) == 1)
+    return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::KMajor);
+  if (results.size() == 2 && isZero(results[0]) &&
+      matchFloorDivOfDim(results[1], rowDim) == 1)
+    return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::MNMajor);
   if (results.size() == 1) {
     if (matchFloorDivOfDim(results[0], rowDim) == 1)
       return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::KMajor);

@@ -339,3 +339,41 @@ func.func @transposed_data(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: ten
       ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#one = affine_map<(d0, d1) -> ()>
+#row0 = affine_map<(d0, d1) -> (d0, 0)>
+#k0 = affine_map<(d0, d1) -> (0, d1)>
+// A constant index into a dimension wider than 1 is not a broadcast: the
+// first column of a [32, 4] scale tensor (A), a scale per element of K
+// read from row 0 of a [1, 64] tensor (B).
+// CHECK-LABEL: func.func @constant_index_not_broadcast
+// CHECK-NOT:   qmm.matmul
+// CHECK-NOT:   tensor.expand_shape
+// CHECK:       linalg.matmul
+func.func @constant_index_not_broadcast(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32x4xf32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<1x64xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #row0, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<32x4xf32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #k0, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<1x64xf32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}

@@ -117,6 +117,82 @@ func.func @per_row_generic(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf32>,
 
 // -----
 
+// Size-1 scale dimensions broadcast by constant-0 map results (how
+// torch-mlir and StableHLO spell keepdim scales): A's per-token scale as
+// [32, 1] read at (d0, 0), B's per-channel scale as [1, 16] read at
+// (0, d0): per_row, the latter MN-major, both tensors taken as they are.
+// CHECK-LABEL: func.func @broadcast_row_scales
+// CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x128xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> b(%arg2, %arg3 : tensor<16x128xf8E4M3FN>, tensor<1x16xf32>) #qmm.scale<per_row, mn_major> outs(
+// CHECK-NOT:     linalg.generic
+#bid = affine_map<(d0, d1) -> (d0, d1)>
+#keep_row = affine_map<(d0, d1) -> (d0, 0)>
+#keep_col = affine_map<(d0, d1) -> (0, d0)>
+func.func @broadcast_row_scales(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32x1xf32>,
+                                %b: tensor<16x128xf8E4M3FN>, %sb: tensor<1x16xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x128xf32>
+  %da = linalg.generic {indexing_maps = [#bid, #keep_row, #bid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x128xf8E4M3FN>, tensor<32x1xf32>) outs(%ea : tensor<32x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#bid, #keep_col, #bid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<1x16xf32>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%da, %db : tensor<32x128xf32>, tensor<16x128xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// Per-tensor scales as one-element tensors read at constant indices: a
+// tensor<1xf32> at (0) and a tensor<1x1xf32> at (0, 0); the first becomes
+// [1, 1].
+// CHECK-LABEL: func.func @broadcast_tensor_scales
+// CHECK:         %[[SA:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [1, 1] : tensor<1xf32> into tensor<1x1xf32>
+// CHECK:         qmm.matmul a(%arg0, %[[SA]] : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%arg2, %arg3 : tensor<16x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(
+// CHECK-NOT:     linalg.generic
+#tid = affine_map<(d0, d1) -> (d0, d1)>
+#first = affine_map<(d0, d1) -> (0)>
+#corner = affine_map<(d0, d1) -> (0, 0)>
+func.func @broadcast_tensor_scales(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<1xf32>,
+                                   %b: tensor<16x128xf8E4M3FN>, %sb: tensor<1x1xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x128xf32>
+  %da = linalg.generic {indexing_maps = [#tid, #first, #tid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x128xf8E4M3FN>, tensor<1xf32>) outs(%ea : tensor<32x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#tid, #corner, #tid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<1x1xf32>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%da, %db : tensor<32x128xf32>, tensor<16x128xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
 // MX: E8M0 scales per 32 elements along K, widened in the body; FP4 data.
 // CHECK-LABEL: func.func @mxfp4
 // CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs(
