@@ -300,3 +300,42 @@ func.func @batched(%a: tensor<2x16x128xf8E4M3FN>, %sa: tensor<2x16xf32>,
   %d = linalg.batch_matmul ins(%da, %db : tensor<2x16x128xf32>, tensor<2x128x32xf32>) outs(%init : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
   return %d : tensor<2x16x32xf32>
 }
+
+// -----
+
+// Batched keepdim scales: A's [2, 16, 1] per-row scale read at (b, d0, 0)
+// and B's [2, 1, 1] per-tensor scale at (b, 0, 0); each batch's slice is a
+// [16, 1] and a [1, 1] scale.
+// CHECK-LABEL: func.func @batched_keepdim
+// CHECK:         tensor.extract_slice %arg1[0, 0, 0] [1, 16, 1] [1, 1, 1] : tensor<2x16x1xf32> to tensor<16x1xf32>
+// CHECK:         tensor.extract_slice %arg3[0, 0, 0] [1, 1, 1] [1, 1, 1] : tensor<2x1x1xf32> to tensor<1x1xf32>
+// CHECK:         qmm.matmul a(%{{.*}}, %{{.*}} : tensor<16x128xf8E4M3FN>, tensor<16x1xf32>) #qmm.scale<per_row> b(%{{.*}}, %{{.*}} : tensor<128x32xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> layout kn outs(
+// CHECK:         qmm.matmul
+// CHECK-NOT:     linalg.batch_matmul
+#kid3 = affine_map<(b, d0, d1) -> (b, d0, d1)>
+#krow3 = affine_map<(b, d0, d1) -> (b, d0, 0)>
+#kone3 = affine_map<(b, d0, d1) -> (b, 0, 0)>
+func.func @batched_keepdim(%a: tensor<2x16x128xf8E4M3FN>, %sa: tensor<2x16x1xf32>,
+                           %b: tensor<2x128x32xf8E4M3FN>, %sb: tensor<2x1x1xf32>) -> tensor<2x16x32xf32> {
+  %ea = tensor.empty() : tensor<2x16x128xf32>
+  %da = linalg.generic {indexing_maps = [#kid3, #krow3, #kid3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %sa : tensor<2x16x128xf8E4M3FN>, tensor<2x16x1xf32>) outs(%ea : tensor<2x16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x16x128xf32>
+  %eb = tensor.empty() : tensor<2x128x32xf32>
+  %db = linalg.generic {indexing_maps = [#kid3, #kone3, #kid3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b, %sb : tensor<2x128x32xf8E4M3FN>, tensor<2x1x1xf32>) outs(%eb : tensor<2x128x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  %d = linalg.batch_matmul ins(%da, %db : tensor<2x16x128xf32>, tensor<2x128x32xf32>) outs(%init : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  return %d : tensor<2x16x32xf32>
+}
