@@ -346,8 +346,10 @@ mlir::qmm::host::fromNpyArray(const NpyArray &array, ElementType elementType,
       std::memcpy(&bits, &value, 4);
       if (elementType == ElementType::BF16)
         tensor.setBits(i, bits >> 16);
-      else
-        return fail("f16 .npy input is not supported");
+      else if (std::isinf(value)) // IEEE f16 infinities, signed
+        tensor.setBits(i, value < 0 ? 0xFC00 : 0x7C00);
+      else // an f16 value or NaN (checked above): its code, exactly
+        tensor.setBits(i, encodeSaturating(format, value));
     }
   } else {
     int64_t cols = shape.empty() ? 1 : shape.back();

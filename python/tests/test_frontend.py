@@ -77,6 +77,32 @@ def test_raised_program_matches_the_linalg_one(chip, name, a_spec, b_spec,
     assert (np.abs(expected - va @ vb.T) <= bound).all()
 
 
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_converted_scales(chip):
+    """f16 (A) and bf16 (B) scales widened in the dequantization's body: the
+    raised program converts them the same way. (16-bit arrays cross the
+    boundary as float32 values they hold exactly.)"""
+    name, element, k = "converted_scales", "f8E4M3FN", 128
+    a = RNG.standard_normal((32, k)).astype(np.float32)
+    b = RNG.standard_normal((16, k)).astype(np.float32)
+    qa, sa = qmm.quantize(a, element, "row")
+    qb, sb = qmm.quantize(b, element, "row")
+    # The program's f16 and bf16 scales (bf16: the top half of the f32).
+    sa16 = sa.reshape(32).astype(np.float16).astype(np.float32)
+    sb16 = (sb.reshape(16).view(np.uint32) & 0xFFFF0000).view(np.float32)
+    va = qmm.dequantize(qa, sa16.reshape(32, 1), element, "row", 32, k)
+    vb = qmm.dequantize(qb, sb16.reshape(16, 1), element, "row", 16, k)
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised
+    args = [qa, sa16, qb, sb16]
+    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
+    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
+    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+    assert (np.abs(got - expected) <= bound).all()
+    assert (np.abs(expected - va @ vb.T) <= bound).all()
+
+
 def test_raised_program_compiles_for_both_chips():
     raised = qmm.linalg_to_qmm(program("blockwise_nk"))
     for chip in qmm.chips:

@@ -164,14 +164,19 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
   result.data = dataOperand->get();
 
   // The scale: an f32 from outside (per tensor), or a block argument of an
-  // input, possibly an E8M0 one widened by extf.
+  // input, possibly an E8M0 one widened by extf, or a bf16/f16 one widened
+  // (exactly) or an f64 one rounded to f32 (the same f32 the body uses).
   bool e8m0 = false;
-  if (auto ext = scaleValue.getDefiningOp<arith::ExtFOp>();
-      ext && ext->getBlock() == &body) {
-    if (!isa<Float8E8M0FNUType>(ext.getIn().getType()))
+  Operation *converted = scaleValue.getDefiningOp();
+  if (converted && converted->getBlock() == &body &&
+      isa<arith::ExtFOp, arith::TruncFOp>(converted)) {
+    Type from = converted->getOperand(0).getType();
+    bool widened = isa<arith::ExtFOp>(converted);
+    if (widened && isa<Float8E8M0FNUType>(from))
+      e8m0 = true;
+    else if (widened ? !(from.isBF16() || from.isF16()) : !from.isF64())
       return std::nullopt;
-    e8m0 = true;
-    scaleValue = ext.getIn();
+    scaleValue = converted->getOperand(0);
   } else if (body.getOperations().size() != 3) {
     return std::nullopt; // something else computed in the body
   }
@@ -280,8 +285,33 @@ static bool isZeroFilled(Value init) {
          value.getValue().isPosZero();
 }
 
+/// `tensor` with each element converted to f32 as the dequantization's body
+/// did (extf of bf16/f16, truncf of f64), by an element-wise linalg.generic.
+static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Type f32 = b.getF32Type();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), f32);
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{empty.getType()}, ValueRange{tensor},
+             ValueRange{empty}, ArrayRef<AffineMap>{identity, identity},
+             SmallVector<utils::IteratorType>(type.getRank(),
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = args[0];
+               Value out =
+                   v.getType().getIntOrFloatBitWidth() > 32
+                       ? arith::TruncFOp::create(nb, nloc, f32, v).getResult()
+                       : arith::ExtFOp::create(nb, nloc, f32, v).getResult();
+               linalg::YieldOp::create(nb, nloc, out);
+             })
+      .getResult(0);
+}
+
 /// `scale` reshaped to the tensor the encoding wants for an operand of
-/// `rows` x `k` (static shapes only).
+/// `rows` x `k` (static shapes only), converted to f32 where it is stored
+/// as bf16, f16 or f64.
 static Value materializeScale(OpBuilder &b, Location loc, Value scale,
                               ScaleEncodingAttr encoding, int64_t rows,
                               int64_t k) {
@@ -289,6 +319,9 @@ static Value materializeScale(OpBuilder &b, Location loc, Value scale,
   auto type = RankedTensorType::get(shape, encoding.getScaleType());
   if (!isa<ShapedType>(scale.getType()))
     return tensor::FromElementsOp::create(b, loc, type, ValueRange{scale});
+  if (auto stored = cast<RankedTensorType>(scale.getType());
+      encoding.getScaleType().isF32() && !stored.getElementType().isF32())
+    scale = convertScalesToF32(b, loc, scale);
   auto scaleType = cast<RankedTensorType>(scale.getType());
   if (scaleType == type)
     return scale;

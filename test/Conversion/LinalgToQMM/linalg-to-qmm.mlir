@@ -193,6 +193,91 @@ func.func @broadcast_tensor_scales(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<1xf3
 
 // -----
 
+// Scales stored in another float type and widened (exactly) in the body:
+// A's f16 per-token scales, B's bf16 per-channel scales. The raised program
+// converts them once, element-wise, into the f32 scales qmm.matmul takes.
+// CHECK-LABEL: func.func @converted_scales
+// CHECK-DAG:     %[[A32:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32xf16>) outs(%{{.*}} : tensor<32xf32>)
+// CHECK-DAG:       arith.extf %{{.*}} : f16 to f32
+// CHECK-DAG:     %[[B32:.*]] = linalg.generic {{.*}} ins(%arg3 : tensor<16xbf16>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK-DAG:       arith.extf %{{.*}} : bf16 to f32
+// CHECK-DAG:     %[[TA:.*]] = tensor.expand_shape %[[A32]] {{\[\[}}0, 1]] output_shape [32, 1]
+// CHECK-DAG:     %[[TB:.*]] = tensor.expand_shape %[[B32]] {{\[\[}}0, 1]] output_shape [16, 1]
+// CHECK:         qmm.matmul a(%arg0, %[[TA]] : {{.*}}) #qmm.scale<per_row> b(%arg2, %[[TB]] : {{.*}}) #qmm.scale<per_row> outs(
+#cid = affine_map<(d0, d1) -> (d0, d1)>
+#crow = affine_map<(d0, d1) -> (d0)>
+func.func @converted_scales(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf16>,
+                            %b: tensor<16x128xf8E4M3FN>, %sb: tensor<16xbf16>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x128xf32>
+  %da = linalg.generic {indexing_maps = [#cid, #crow, #cid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x128xf8E4M3FN>, tensor<32xf16>) outs(%ea : tensor<32x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f16, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %s32 = arith.extf %s : f16 to f32
+    %y = arith.mulf %x, %s32 : f32
+    linalg.yield %y : f32
+  } -> tensor<32x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#cid, #crow, #cid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<16xbf16>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: bf16, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %s32 = arith.extf %s : bf16 to f32
+    %y = arith.mulf %s32, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%da, %db : tensor<32x128xf32>, tensor<16x128xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// f64 scales rounded to f32 by truncf in the body (A per-token, B
+// per-channel): converted once, the same way (truncf), before the matmul.
+// CHECK-LABEL: func.func @f64_scales
+// CHECK-DAG:     %[[A32:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32xf64>) outs(%{{.*}} : tensor<32xf32>)
+// CHECK-DAG:       arith.truncf %{{.*}} : f64 to f32
+// CHECK-DAG:     %[[B32:.*]] = linalg.generic {{.*}} ins(%arg3 : tensor<16xf64>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK-DAG:       arith.truncf %{{.*}} : f64 to f32
+// CHECK-DAG:     %[[TA:.*]] = tensor.expand_shape %[[A32]] {{\[\[}}0, 1]] output_shape [32, 1]
+// CHECK-DAG:     %[[TB:.*]] = tensor.expand_shape %[[B32]] {{\[\[}}0, 1]] output_shape [16, 1]
+// CHECK:         qmm.matmul a(%arg0, %[[TA]] : {{.*}}) #qmm.scale<per_row> b(%arg2, %[[TB]] : {{.*}}) #qmm.scale<per_row> outs(
+#fid = affine_map<(d0, d1) -> (d0, d1)>
+#frow = affine_map<(d0, d1) -> (d0)>
+func.func @f64_scales(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf64>,
+                            %b: tensor<16x128xf8E4M3FN>, %sb: tensor<16xf64>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x128xf32>
+  %da = linalg.generic {indexing_maps = [#fid, #frow, #fid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x128xf8E4M3FN>, tensor<32xf64>) outs(%ea : tensor<32x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f64, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %s32 = arith.truncf %s : f64 to f32
+    %y = arith.mulf %x, %s32 : f32
+    linalg.yield %y : f32
+  } -> tensor<32x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#fid, #frow, #fid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<16xf64>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f64, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %s32 = arith.truncf %s : f64 to f32
+    %y = arith.mulf %s32, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%da, %db : tensor<32x128xf32>, tensor<16x128xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
 // MX: E8M0 scales per 32 elements along K, widened in the body; FP4 data.
 // CHECK-LABEL: func.func @mxfp4
 // CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs(
