@@ -45,6 +45,8 @@ def operand(element, scale, rows, k, scale_shape=None):
      ("f8E4M3FN", "row", 16, 128, (1, 16)), False),
     ("broadcast_tensor_scales", ("f8E4M3FN", "tensor", 32, 128, (1,)),
      ("f8E4M3FN", "tensor", 16, 128, (1, 1)), False),
+    ("b_explicit_transpose", ("f8E4M3FN", "row", 32, 128, (32,)),
+     ("f8E4M3FN", "row", 16, 128, (16,)), False),
     ("mxfp4", ("f4E2M1FN", "mx32", 32, 64, None),
      ("f8E4M3FN", "mx32", 16, 64, None), False),
     ("kn_mn_major", ("f8E4M3FN", "1x128", 16, 256, None),
@@ -96,6 +98,26 @@ def test_converted_scales(chip):
     raised = qmm.linalg_to_qmm(ir)
     assert "qmm.matmul" in raised
     args = [qa, sa16, qb, sb16]
+    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
+    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
+    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+    assert (np.abs(got - expected) <= bound).all()
+    assert (np.abs(expected - va @ vb.T) <= bound).all()
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_b_transposed_data(chip):
+    """B stored [K, N] and read through a transposing map by its
+    dequantization: raised with layout kn."""
+    name, element, m, n, k = "b_transposed_data", "f8E4M3FN", 32, 16, 64
+    qa, sa, va = operand(element, "tensor", m, k)
+    x = RNG.standard_normal((k, n)).astype(np.float32)
+    qb, sb = qmm.quantize(x, element, "tensor", layout="kn")
+    vb = qmm.dequantize(qb, sb, element, "tensor", n, k, layout="kn")
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "layout kn" in raised
+    args = [qa, sa.reshape(()), qb, sb.reshape(())]
     expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
     got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
     bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)

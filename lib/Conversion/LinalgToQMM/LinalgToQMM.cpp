@@ -37,6 +37,10 @@ struct Dequantized {
   ScaleEncodingAttr encoding;
   /// Batched contractions: the scale tensor has a leading batch extent.
   bool scaleBatched = false;
+  /// The data tensor holds the dequantized operand transposed (its last
+  /// two dimensions swapped): read through a transposing map, or
+  /// dequantized before a linalg.transpose.
+  bool dataTransposed = false;
 };
 
 /// How a contraction's operands and result map onto qmm.matmul.
@@ -156,12 +160,22 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
       dataArg.getArgNumber() >= generic.getNumDpsInputs())
     return std::nullopt;
   OpOperand *dataOperand = generic.getDpsInputOperand(dataArg.getArgNumber());
-  if (!generic.getMatchingIndexingMap(dataOperand).isIdentity())
-    return std::nullopt;
+  AffineMap dataMap = generic.getMatchingIndexingMap(dataOperand);
+  bool dataTransposed = false;
+  if (!dataMap.isIdentity()) {
+    // The last two dimensions swapped: the data is stored transposed.
+    SmallVector<unsigned> swapped = llvm::to_vector(
+        llvm::seq<unsigned>(0, generic.getNumLoops()));
+    std::swap(swapped[batchDims], swapped[batchDims + 1]);
+    if (dataMap != AffineMap::getPermutationMap(swapped, generic.getContext()))
+      return std::nullopt;
+    dataTransposed = true;
+  }
 
   MLIRContext *ctx = generic.getContext();
   Dequantized result;
   result.data = dataOperand->get();
+  result.dataTransposed = dataTransposed;
 
   // The scale: an f32 from outside (per tensor), or a block argument of an
   // input, possibly an E8M0 one widened by extf, or a bf16/f16 one widened
@@ -405,12 +419,30 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   // or [(B,) K, N].
   std::optional<Dequantized> a =
       matchDequantize(op.getDpsInputs()[0], batch, batch + 1, batch);
-  bool kn = shape->bLayout == OperandLayout::KN;
+  // B may reach the contraction through a linalg.transpose of its last two
+  // dimensions: the dequantization is then matched on its input, whose
+  // rows and K are the other way round.
+  Value bInput = op.getDpsInputs()[1];
+  auto bTranspose = bInput.getDefiningOp<linalg::TransposeOp>();
+  if (bTranspose) {
+    SmallVector<int64_t> swapped =
+        llvm::to_vector(llvm::seq<int64_t>(0, batch + 2));
+    std::swap(swapped[batch], swapped[batch + 1]);
+    if (bTranspose.getPermutation() == ArrayRef<int64_t>(swapped))
+      bInput = bTranspose.getInput();
+    else
+      bTranspose = nullptr;
+  }
+  bool kn = (shape->bLayout == OperandLayout::KN) != bool(bTranspose);
   std::optional<Dequantized> bOperand = matchDequantize(
-      op.getDpsInputs()[1], kn ? batch + 1 : batch, kn ? batch : batch + 1,
-      batch);
-  if (!a || !bOperand)
+      bInput, kn ? batch + 1 : batch, kn ? batch : batch + 1, batch);
+  // qmm.matmul reads A as [M, K] only.
+  if (!a || !bOperand || a->dataTransposed)
     return failure();
+  // B's data as stored: transposed once more where its dequantization read
+  // it through a transposing map.
+  OperandLayout bLayout = (kn != bOperand->dataTransposed) ? OperandLayout::KN
+                                                           : OperandLayout::NK;
   for (Value v : {a->data, bOperand->data})
     if (!cast<ShapedType>(v.getType()).hasStaticShape())
       return failure();
@@ -421,6 +453,8 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   // holds: the zero fill's own destination will do.
   if (!accumulate)
     init = init.getDefiningOp<linalg::FillOp>().getOutputs().front();
+  // (B's transpose, when there is one: erasing it queues the
+  // dequantization it reads.)
   for (Value v : {op.getDpsInputs()[0], op.getDpsInputs()[1],
                   op.getDpsInits().front()})
     if (Operation *def = v.getDefiningOp())
@@ -441,8 +475,8 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
     return failure();
   };
   if (!shape->batched) {
-    Value result = buildMatmul(rewriter, loc, *a, *bOperand, shape->bLayout,
-                               init, accumulate, m, n, k);
+    Value result = buildMatmul(rewriter, loc, *a, *bOperand, bLayout, init,
+                               accumulate, m, n, k);
     if (!result)
       return undo();
     rewriter.replaceOp(op, result);
@@ -463,7 +497,7 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
     };
     Dequantized aSlice = slice(*a), bSlice = slice(*bOperand);
     Value initSlice = sliceBatch(rewriter, loc, init, i);
-    Value product = buildMatmul(rewriter, loc, aSlice, bSlice, shape->bLayout,
+    Value product = buildMatmul(rewriter, loc, aSlice, bSlice, bLayout,
                                 initSlice, accumulate, m, n, k);
     if (!product)
       return undo();
@@ -501,11 +535,14 @@ struct QMMLinalgToQMMPass
     while (!feeding.empty()) {
       Operation *op = feeding.pop_back_val();
       if (!op->use_empty() ||
-          !isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp>(op))
+          !isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp,
+               linalg::TransposeOp>(op))
         continue;
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp();
-            def && isa<tensor::EmptyOp>(def))
+            def && (isa<tensor::EmptyOp>(def) ||
+                    (isa<linalg::TransposeOp>(op) &&
+                     isa<linalg::GenericOp>(def))))
           feeding.push_back(def);
       rewriter.eraseOp(op);
     }

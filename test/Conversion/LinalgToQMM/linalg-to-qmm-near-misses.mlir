@@ -309,24 +309,25 @@ func.func @mx_on_fnuz(%a: tensor<32x64xf8E4M3FNUZ>, %sa: tensor<32x2xf8E8M0FNU>,
 #one = affine_map<(d0, d1) -> ()>
 #percol = affine_map<(d0, d1) -> (d1)>
 #mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
-// The data itself read through a transposing map.
-// CHECK-LABEL: func.func @transposed_data
+// A's data read through a transposing map (A stored [K, M]): qmm.matmul
+// reads A as [M, K] only. (B's is raised: linalg-to-qmm.mlir.)
+// CHECK-LABEL: func.func @a_transposed_data
 // CHECK-NOT:   qmm.matmul
 // CHECK-NOT:   tensor.expand_shape
 // CHECK-NOT:   tensor.from_elements
 // CHECK:       linalg.matmul
-func.func @transposed_data(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<64x16xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+func.func @a_transposed_data(%a: tensor<64x32xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
   %ea = tensor.empty() : tensor<32x64xf32>
-  %da = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  %da = linalg.generic {indexing_maps = [#t, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<64x32xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
   ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
     %x = arith.extf %q : f8E4M3FN to f32
     %y = arith.mulf %x, %s : f32
     linalg.yield %y : f32
   } -> tensor<32x64xf32>
   %eb = tensor.empty() : tensor<16x64xf32>
-  %db = linalg.generic {indexing_maps = [#t, #one, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%b, %sb : tensor<64x16xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
   ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
     %x = arith.extf %q : f8E4M3FN to f32
     %y = arith.mulf %x, %s : f32

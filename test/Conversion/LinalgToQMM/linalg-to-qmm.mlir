@@ -278,6 +278,80 @@ func.func @f64_scales(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf64>,
 
 // -----
 
+// B's transpose folded into its dequantization: B stored [K, N] = 64 x 16
+// read at (d1, d0) while the dequantized tensor is [N, K], contracted as
+// [N, K]: qmm.matmul with B as stored, layout kn.
+// CHECK-LABEL: func.func @b_transposed_data
+// CHECK:         qmm.matmul a(%arg0, %{{.*}} : tensor<32x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%arg2, %{{.*}} : tensor<64x16xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> layout kn outs(
+// CHECK-NOT:     linalg.generic
+#pid = affine_map<(d0, d1) -> (d0, d1)>
+#pt = affine_map<(d0, d1) -> (d1, d0)>
+#pone = affine_map<(d0, d1) -> ()>
+func.func @b_transposed_data(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>, %b: tensor<64x16xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#pid, #pone, #pid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#pt, #pone, #pid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<64x16xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// An explicit linalg.transpose between B's dequantization ([N, K] = 16 x
+// 128, per-channel scales) and a plain linalg.matmul reading [K, N]: the
+// transpose is looked through, B is raised as stored, layout nk.
+// CHECK-LABEL: func.func @b_explicit_transpose
+// CHECK:         qmm.matmul a(%arg0, %{{.*}} : tensor<32x128xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> b(%arg2, %{{.*}} : tensor<16x128xf8E4M3FN>, tensor<16x1xf32>) #qmm.scale<per_row> outs(
+// CHECK-NOT:     linalg.transpose
+// CHECK-NOT:     linalg.generic
+#xid = affine_map<(d0, d1) -> (d0, d1)>
+#xrow = affine_map<(d0, d1) -> (d0)>
+func.func @b_explicit_transpose(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf32>,
+                                %b: tensor<16x128xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x128xf32>
+  %da = linalg.generic {indexing_maps = [#xid, #xrow, #xid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x128xf8E4M3FN>, tensor<32xf32>) outs(%ea : tensor<32x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#xid, #xrow, #xid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %et = tensor.empty() : tensor<128x16xf32>
+  %dbt = linalg.transpose ins(%db : tensor<16x128xf32>) outs(%et : tensor<128x16xf32>) permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul ins(%da, %dbt : tensor<32x128xf32>, tensor<128x16xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
 // MX: E8M0 scales per 32 elements along K, widened in the body; FP4 data.
 // CHECK-LABEL: func.func @mxfp4
 // CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs(
