@@ -68,6 +68,28 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
     }
     if (isa<memref::DeallocOp>(op))
       continue;
+    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      // A constant of the host code (a unit scale, say): its bytes, as
+      // the GPU would read them (little-endian, densely stored).
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      auto value = global ? dyn_cast_or_null<DenseElementsAttr>(
+                                global.getInitialValueAttr())
+                          : DenseElementsAttr();
+      MemRefType type = get.getType();
+      unsigned bits = type.getElementTypeBitWidth();
+      if (!value || !type.hasStaticShape() ||
+          !type.getLayout().isIdentity() || bits % 8 != 0)
+        return hostError(&op, "reads dense constants of byte-sized "
+                              "elements only");
+      std::vector<uint8_t> bytes(getBufferBytes(type));
+      ArrayRef<char> raw = value.getRawData();
+      for (size_t at = 0; at < bytes.size(); ++at)
+        bytes[at] = uint8_t(raw[value.isSplat() ? at % raw.size() : at]);
+      storage.push_back(std::move(bytes));
+      buffers[get] = storage.size() - 1;
+      continue;
+    }
     if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
       auto to = buffers.find(memset.getDst());
       auto value = scalars.find(memset.getValue());
@@ -167,7 +189,8 @@ qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
           ": the AMD pipeline does not compile this op for GPUs yet");
     return hostError(&op, "not supported in host code (expected "
                           "constants, memref.alloc/dealloc/copy, "
-                          "gpu.memset, gpu.launch_func, return)");
+                          "memref.get_global, gpu.memset, gpu.launch_func, "
+                          "return)");
   }
   return hostError(func, "no return");
 }

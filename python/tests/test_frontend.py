@@ -125,6 +125,28 @@ def test_b_transposed_data(chip):
     assert (np.abs(expected - va @ vb.T) <= bound).all()
 
 
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_unit_scale_fp8(chip):
+    """linalg.matmul straight on FP8 tensors (e4m3 x e5m2, B [K, N]):
+    raised with scales of 1."""
+    name, m, n, k = "unit_scale_fp8", 32, 16, 64
+    one = np.ones((1, 1), np.float32)
+    qa, _ = qmm.quantize(RNG.standard_normal((m, k)).astype(np.float32),
+                         "f8E4M3FN", "tensor")
+    qb, _ = qmm.quantize(RNG.standard_normal((k, n)).astype(np.float32),
+                         "f8E5M2", "tensor", layout="kn")
+    va = qmm.dequantize(qa, one, "f8E4M3FN", "tensor", m, k)
+    vb = qmm.dequantize(qb, one, "f8E5M2", "tensor", n, k, layout="kn")
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised and "linalg.matmul" not in raised
+    expected = qmm.run(ir, name, [qa, qb], device="cpu", chip=chip)[0]
+    got = qmm.run(raised, name, [qa, qb], device="emu", chip=chip)[0]
+    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+    assert (np.abs(got - expected) <= bound).all()
+    assert (np.abs(expected - va @ vb.T) <= bound).all()
+
+
 def test_raised_program_compiles_for_both_chips():
     raised = qmm.linalg_to_qmm(program("blockwise_nk"))
     for chip in qmm.chips:

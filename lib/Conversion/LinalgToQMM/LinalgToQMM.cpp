@@ -270,7 +270,12 @@ matchContractionMaps(linalg::LinalgOp op) {
 /// The body computes out + a * b in f32 (linalg.matmul's, or a generic's).
 static bool hasMultiplyAddBody(linalg::LinalgOp op) {
   Block *body = op.getBlock();
-  if (body->getOperations().size() != 3)
+  // mulf, addf, yield, and an extf per operand read in a narrower type
+  // (linalg.matmul on FP8 operands widens them in its body).
+  size_t widened = 0;
+  for (Operation &inner : body->getOperations())
+    widened += isa<arith::ExtFOp>(inner);
+  if (body->getOperations().size() != 3 + widened || widened > 2)
     return false;
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
@@ -283,9 +288,30 @@ static bool hasMultiplyAddBody(linalg::LinalgOp op) {
   auto mul = product.getDefiningOp<arith::MulFOp>();
   if (!mul)
     return false;
+  auto operandOf = [](Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      return ext.getIn();
+    return v;
+  };
   Value x = body->getArgument(0), y = body->getArgument(1);
-  return (mul.getLhs() == x && mul.getRhs() == y) ||
-         (mul.getLhs() == y && mul.getRhs() == x);
+  Value lhs = operandOf(mul.getLhs()), rhs = operandOf(mul.getRhs());
+  return (lhs == x && rhs == y) || (lhs == y && rhs == x);
+}
+
+/// An FP8/FP6/FP4 tensor the contraction reads as it is (a unit-scale
+/// quantized GEMM, torch._scaled_mm with scales of 1): a per-tensor scale
+/// of 1 (a null `scale`, materialized as a constant).
+static std::optional<Dequantized> matchRawQuantized(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !isQuantizedElementType(type.getElementType()))
+    return std::nullopt;
+  MLIRContext *ctx = value.getContext();
+  Dequantized result;
+  result.data = value;
+  result.encoding = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
+                                           Float32Type::get(ctx),
+                                           ScaleMajorness::KMajor);
+  return result;
 }
 
 /// Whether `init` is a tensor filled with +0 (so that the matmul does not
@@ -331,6 +357,9 @@ static Value materializeScale(OpBuilder &b, Location loc, Value scale,
                               int64_t k) {
   SmallVector<int64_t, 2> shape = encoding.getScaleShape(rows, k);
   auto type = RankedTensorType::get(shape, encoding.getScaleType());
+  if (!scale) // the unit scale of an operand read as it is
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(1.0f)));
   if (!isa<ShapedType>(scale.getType()))
     return tensor::FromElementsOp::create(b, loc, type, ValueRange{scale});
   if (auto stored = cast<RankedTensorType>(scale.getType());
@@ -419,6 +448,8 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   // or [(B,) K, N].
   std::optional<Dequantized> a =
       matchDequantize(op.getDpsInputs()[0], batch, batch + 1, batch);
+  if (!a)
+    a = matchRawQuantized(op.getDpsInputs()[0]);
   // B may reach the contraction through a linalg.transpose of its last two
   // dimensions: the dequantization is then matched on its input, whose
   // rows and K are the other way round.
@@ -436,6 +467,8 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   bool kn = (shape->bLayout == OperandLayout::KN) != bool(bTranspose);
   std::optional<Dequantized> bOperand = matchDequantize(
       bInput, kn ? batch + 1 : batch, kn ? batch : batch + 1, batch);
+  if (!bOperand && !bTranspose)
+    bOperand = matchRawQuantized(bInput);
   // qmm.matmul reads A as [M, K] only.
   if (!a || !bOperand || a->dataTransposed)
     return failure();

@@ -352,6 +352,23 @@ func.func @b_explicit_transpose(%a: tensor<32x128xf8E4M3FN>, %sa: tensor<32xf32>
 
 // -----
 
+// A unit-scale FP8 GEMM: linalg.matmul straight on the FP8 tensors (its
+// body widens them), B [K, N]: qmm.matmul with per-tensor scales of 1.
+// CHECK-LABEL: func.func @unit_scale_fp8
+// CHECK:         %[[ONEA:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK:         %[[ONEB:.*]] = arith.constant dense<1.000000e+00> : tensor<1x1xf32>
+// CHECK:         qmm.matmul a(%arg0, %[[ONEA]] : tensor<32x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%arg1, %[[ONEB]] : tensor<64x16xf8E5M2>, tensor<1x1xf32>) #qmm.scale<per_tensor> layout kn outs(
+// CHECK-NOT:     linalg.matmul
+func.func @unit_scale_fp8(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf8E5M2>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<64x16xf8E5M2>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
 // MX: E8M0 scales per 32 elements along K, widened in the body; FP4 data.
 // CHECK-LABEL: func.func @mxfp4
 // CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs(
