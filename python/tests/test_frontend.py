@@ -35,6 +35,19 @@ def operand(element, scale, rows, k, scale_shape=None):
     return codes, scales, values
 
 
+def check_raised_run(ir, raised, name, args, va, vb, chip):
+    """Runs the linalg program on the cpu device and the raised one on the
+    emulator: they agree within twice the f32 accumulation bound, and both
+    are the product of the dequantized operands `va` [M, K], `vb` [N, K]."""
+    k = va.shape[1]
+    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
+    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
+    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+    assert got.shape == expected.shape
+    assert (np.abs(got - expected) <= bound).all()
+    assert (np.abs(expected - va @ vb.T) <= bound).all()
+
+
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
 @pytest.mark.parametrize("name,a_spec,b_spec,b_transposed", [
     ("blockwise_nk", ("f8E4M3FN", "1x128", 64, 256, None),
@@ -69,14 +82,7 @@ def test_raised_program_matches_the_linalg_one(chip, name, a_spec, b_spec,
     else:
         qb, sb, vb = operand(*b_spec)
 
-    args = [qa, sa, qb, sb]
-    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
-    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
-    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
-    assert got.shape == expected.shape
-    assert (np.abs(got - expected) <= bound).all()
-    # And both are the product of the dequantized operands.
-    assert (np.abs(expected - va @ vb.T) <= bound).all()
+    check_raised_run(ir, raised, name, [qa, sa, qb, sb], va, vb, chip)
 
 
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
@@ -98,11 +104,7 @@ def test_converted_scales(chip):
     raised = qmm.linalg_to_qmm(ir)
     assert "qmm.matmul" in raised
     args = [qa, sa16, qb, sb16]
-    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
-    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
-    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
-    assert (np.abs(got - expected) <= bound).all()
-    assert (np.abs(expected - va @ vb.T) <= bound).all()
+    check_raised_run(ir, raised, name, args, va, vb, chip)
 
 
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
@@ -118,11 +120,7 @@ def test_b_transposed_data(chip):
     raised = qmm.linalg_to_qmm(ir)
     assert "layout kn" in raised
     args = [qa, sa.reshape(()), qb, sb.reshape(())]
-    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
-    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
-    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
-    assert (np.abs(got - expected) <= bound).all()
-    assert (np.abs(expected - va @ vb.T) <= bound).all()
+    check_raised_run(ir, raised, name, args, va, vb, chip)
 
 
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
@@ -140,11 +138,7 @@ def test_unit_scale_fp8(chip):
     ir = program(name)
     raised = qmm.linalg_to_qmm(ir)
     assert "qmm.matmul" in raised and "linalg.matmul" not in raised
-    expected = qmm.run(ir, name, [qa, qb], device="cpu", chip=chip)[0]
-    got = qmm.run(raised, name, [qa, qb], device="emu", chip=chip)[0]
-    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
-    assert (np.abs(got - expected) <= bound).all()
-    assert (np.abs(expected - va @ vb.T) <= bound).all()
+    check_raised_run(ir, raised, name, [qa, qb], va, vb, chip)
 
 
 def test_raised_program_compiles_for_both_chips():

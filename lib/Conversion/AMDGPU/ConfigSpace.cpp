@@ -116,13 +116,10 @@ static ConfigAttr withSplitK(MLIRContext *ctx, ConfigAttr config,
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
   auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
   for (int64_t split : {8, 4, 2}) {
+    ConfigAttr candidate = config.withSplit(split);
     if (tiles * split > kFewestCUs ||
-        (config.getStages() == 2 &&
-         query.k < 2 * config.getTileK() * split))
+        !candidate.keepsTwoTilesPerRange(query.k))
       continue;
-    auto candidate = ConfigAttr::get(
-        ctx, config.getTile(), config.getWaves(), config.getMfmaKind(),
-        config.getMfmaShape(), config.getStages(), split);
     if (succeeded(verifyConfigForMatmul(candidate, chip, query, emitSilently)))
       return candidate;
   }
@@ -234,16 +231,14 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
               for (int64_t tileK : tileKs)
                 for (int64_t split : splits)
                   for (int64_t stages : {1, 2}) {
-                    // Double buffering needs two K tiles per range.
-                    if (stages == 2 && query.k < 2 * tileK * split)
-                      continue;
                     ConfigAttr config = ConfigAttr::getChecked(
                         emitSilently, ctx,
                         ArrayRef<int64_t>{tileM, tileN, tileK},
                         ArrayRef<int64_t>{wavesM, wavesN}, candidateKind,
                         ArrayRef<int64_t>{shape->m, shape->n, shape->k},
                         stages, split);
-                    if (config && succeeded(verifyConfigForMatmul(
+                    if (config && config.keepsTwoTilesPerRange(query.k) &&
+                        succeeded(verifyConfigForMatmul(
                                       config, chip, query, emitSilently)))
                       configs.push_back(config);
                   }

@@ -101,13 +101,9 @@ struct QMMSelectConfigPass
           // leave double buffering less than two K tiles per range).
           for (int64_t split = tuned ? tuned.getSplit() : 0; split >= 1;
                split /= 2) {
-            if (split > 1 && tuned.getStages() == 2 &&
-                query->k < 2 * tuned.getTileK() * split)
+            ConfigAttr candidate = tuned.withSplit(split);
+            if (split > 1 && !candidate.keepsTwoTilesPerRange(query->k))
               continue;
-            auto candidate = ConfigAttr::get(
-                &getContext(), tuned.getTile(), tuned.getWaves(),
-                tuned.getMfmaKind(), tuned.getMfmaShape(), tuned.getStages(),
-                split);
             if (succeeded(verifyConfigForMatmul(
                     candidate, target, *query,
                     [&]() { return op->emitOpError(); }))) {

@@ -274,6 +274,17 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     int64_t getNumAccumulators() const {
       return getMfmaRepeatsM() * getMfmaRepeatsN();
     }
+    /// The same config with `split` ranges of K.
+    ConfigAttr withSplit(int64_t split) const {
+      return ConfigAttr::get(getContext(), getTile(), getWaves(),
+                             getMfmaKind(), getMfmaShape(), getStages(),
+                             split);
+    }
+    /// Whether double buffering (stages = 2) has at least two K tiles to
+    /// alternate between in each split-K range of a K-deep matmul.
+    bool keepsTwoTilesPerRange(int64_t k) const {
+      return getStages() != 2 || k >= 2 * getTileK() * getSplit();
+    }
   }];
 }
 
