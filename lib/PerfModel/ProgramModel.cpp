@@ -13,7 +13,10 @@
 #include "qmm/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "qmm/Dialect/QMM/IR/StorageSize.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -33,7 +36,8 @@ static DictionaryAttr getKernelInfo(gpu::GPUFuncOp kernel) {
 /// Fills the GEMM part of `w` from the kernel's description; notes what it
 /// cannot account for.
 static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
-                           std::vector<std::string> &notes) {
+                           std::vector<std::string> &notes,
+                           std::optional<int64_t> dynamicM) {
   DictionaryAttr info = getKernelInfo(kernel);
   if (!info)
     return;
@@ -48,6 +52,8 @@ static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
   if (!config || !problem || problem.size() != 3 || !aType || !bType)
     return;
   int64_t m = problem[0], n = problem[1], k = problem[2];
+  if (ShapedType::isDynamic(m) && dynamicM)
+    m = *dynamicM;
   // Split-K: workgroup z multiplies the z-th of `split` ranges of K.
   int64_t ranges = split ? std::max<int64_t>(1, split.getInt()) : 1;
   if (ranges > 1)
@@ -110,9 +116,58 @@ static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
                     "Infinity Cache traffic of B is a lower bound)");
 }
 
+/// A host index value (a grid extent) at M = `m`: constants, memref.dim of
+/// a dynamic extent (which only M is) and the index arithmetic on them.
+static std::optional<int64_t> evaluateAtM(Value value,
+                                          std::optional<int64_t> m) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  Operation *op = value.getDefiningOp();
+  if (!op || !m)
+    return std::nullopt;
+  if (auto dim = dyn_cast<memref::DimOp>(op)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+    if (!index || !type || *index >= type.getRank())
+      return std::nullopt;
+    return type.isDynamicDim(*index) ? *m : type.getDimSize(*index);
+  }
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    Builder b(op->getContext());
+    SmallVector<Attribute> operands;
+    for (Value operand : apply.getMapOperands()) {
+      std::optional<int64_t> v = evaluateAtM(operand, m);
+      if (!v)
+        return std::nullopt;
+      operands.push_back(b.getIndexAttr(*v));
+    }
+    SmallVector<Attribute> folded;
+    if (failed(apply.getAffineMap().constantFold(operands, folded)) ||
+        folded.size() != 1)
+      return std::nullopt;
+    return cast<IntegerAttr>(folded[0]).getInt();
+  }
+  return std::nullopt;
+}
+
+/// The bytes of a launch operand at M = `m`: a dynamic operand passed as
+/// its base (qmm-kernel-size-arguments) counts as the buffer it views.
+static int64_t getOperandBytes(Value operand, std::optional<int64_t> m) {
+  if (auto base = operand.getDefiningOp<memref::ReinterpretCastOp>())
+    operand = base.getSource();
+  auto type = dyn_cast<MemRefType>(operand.getType());
+  if (!type || (!type.hasStaticShape() && !m))
+    return 0;
+  int64_t count = 1;
+  for (int64_t extent : type.getShape())
+    count *= ShapedType::isDynamic(extent) ? *m : extent;
+  return getStorageBytes(count, type.getElementType());
+}
+
 llvm::Expected<std::vector<KernelPrediction>>
 perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
-                   const DeviceInfo &device, const ModelParameters &params) {
+                   const DeviceInfo &device, const ModelParameters &params,
+                   std::optional<int64_t> dynamicM) {
   if (device.getChip().name != chip.name)
     return llvm::createStringError(
         "device %s is a %s, but the program is compiled for %s",
@@ -139,12 +194,13 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
     Value gridValues[] = {grid.x, grid.y, grid.z};
     Value blockValues[] = {block.x, block.y, block.z};
     for (int d = 0; d < 3; ++d) {
-      std::optional<int64_t> g = getConstantIntValue(gridValues[d]);
+      std::optional<int64_t> g = evaluateAtM(gridValues[d], dynamicM);
       std::optional<int64_t> b = getConstantIntValue(blockValues[d]);
       if (!g || !b) {
         error = llvm::createStringError(
             "the launch of %s::%s has a grid or block size known only at run "
-            "time; the model needs constant ones",
+            "time; the model needs constant ones (or, for a dynamic M, the "
+            "M to model)",
             moduleName.c_str(), kernelName.c_str());
         return WalkResult::interrupt();
       }
@@ -152,11 +208,9 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
       w.block[d] = *b;
     }
     for (Value operand : launch.getKernelOperands())
-      if (auto type = dyn_cast<MemRefType>(operand.getType());
-          type && type.hasStaticShape())
-        w.compulsoryBytes += getBufferBytes(type);
+      w.compulsoryBytes += getOperandBytes(operand, dynamicM);
     std::vector<std::string> notes;
-    readKernelInfo(kernel, w, notes);
+    readKernelInfo(kernel, w, notes, dynamicM);
 
     auto found = codeObjects.find(moduleName);
     if (found == codeObjects.end()) {

@@ -35,6 +35,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   QMMSelectConfigOptions select;
   select.override = options.config;
   select.tuningTable = options.tuningTable;
+  select.dynamicM = options.dynamicM;
   pm.addPass(createQMMSelectConfig(select));
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -53,6 +54,9 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   functions.addPass(createQMMPrefetchScales());
   functions.addPass(createQMMLowerWaveStore());
   pm.addPass(createGpuKernelOutliningPass());
+  // Dynamic extents (a dynamic M) travel as index arguments: the code
+  // objects pass memrefs as bare pointers.
+  pm.addPass(createQMMKernelSizeArguments());
   pm.addNestedPass<gpu::GPUModuleOp>(createQMMExpandKernelMath());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -95,6 +99,10 @@ struct AMDGPUPipelineCLOptions
       *this, "tuning-table",
       llvm::cl::desc("a tuning table (JSON) qmm-select-config takes configs "
                      "from (see fp8-run --tune)")};
+  Option<int64_t> dynamicM{
+      *this, "dynamic-m",
+      llvm::cl::desc("the M a matmul with a dynamic M is configured for"),
+      llvm::cl::init(kDefaultDynamicMBucket)};
 };
 } // namespace
 
@@ -118,8 +126,11 @@ void qmm::registerAMDGPUPipeline() {
             cl.format != "bin")
           return errorHandler("qmm-to-amdgpu-pipeline: unknown format '" +
                               cl.format + "' (expected gpu, llvm, isa or bin)");
+        if (cl.dynamicM <= 0)
+          return errorHandler("qmm-to-amdgpu-pipeline: dynamic-m must be "
+                              "positive");
         qmm::AMDGPUPipelineOptions options{cl.chip, cl.format, cl.config,
-                                           cl.tuningTable};
+                                           cl.tuningTable, cl.dynamicM};
         return buildAMDGPUPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -9,6 +9,41 @@ using namespace mlir;
 using namespace mlir::qmm;
 
 Device::~Device() = default;
+CompiledProgram::~CompiledProgram() = default;
+
+namespace {
+/// Device::compile's default: the module, run through Device::run.
+class RecompiledProgram : public CompiledProgram {
+public:
+  RecompiledProgram(Device &device, ModuleOp module, llvm::StringRef function)
+      : device(device), module(module.clone()), function(function.str()) {}
+  llvm::Expected<RunResult> run(llvm::ArrayRef<const host::HostTensor *> args,
+                                llvm::ArrayRef<TensorSpec> results,
+                                int iterations) override {
+    return device.run(*module, function, args, results, iterations);
+  }
+
+private:
+  Device &device;
+  OwningOpRef<ModuleOp> module;
+  std::string function;
+};
+} // namespace
+
+llvm::Expected<std::unique_ptr<CompiledProgram>>
+Device::compile(ModuleOp module, llvm::StringRef function, size_t, size_t) {
+  return std::make_unique<RecompiledProgram>(*this, module, function);
+}
+
+llvm::Expected<RunResult>
+Device::run(ModuleOp module, llvm::StringRef function,
+            llvm::ArrayRef<const host::HostTensor *> args,
+            llvm::ArrayRef<TensorSpec> results, int iterations) {
+  auto program = compile(module, function, args.size(), results.size());
+  if (!program)
+    return program.takeError();
+  return (*program)->run(args, results, iterations);
+}
 
 char NotCompiledForGPUError::ID = 0;
 
@@ -33,20 +68,41 @@ public:
       last = gpu.get();
       return result;
     }
+    if (llvm::Error other = fallBackToCPU(result.takeError(), function))
+      return std::move(other);
+    return cpu->run(module, function, args, results, iterations);
+  }
+
+  llvm::Expected<std::unique_ptr<CompiledProgram>>
+  compile(ModuleOp module, llvm::StringRef function, size_t numArguments,
+          size_t numResults) override {
+    auto program = gpu->compile(module, function, numArguments, numResults);
+    if (program) {
+      last = gpu.get();
+      return program;
+    }
+    if (llvm::Error other = fallBackToCPU(program.takeError(), function))
+      return std::move(other);
+    return cpu->compile(module, function, numArguments, numResults);
+  }
+
+private:
+  /// A program the AMD pipeline does not compile yet goes to the cpu
+  /// device, with a note; any other error stays.
+  llvm::Error fallBackToCPU(llvm::Error error, llvm::StringRef function) {
     std::string message;
     if (llvm::Error other = llvm::handleErrors(
-            result.takeError(), [&](const NotCompiledForGPUError &error) {
-              message = error.getMessage();
+            std::move(error), [&](const NotCompiledForGPUError &notCompiled) {
+              message = notCompiled.getMessage();
             }))
-      return std::move(other);
+      return other;
     llvm::StringRef reason = llvm::StringRef(message).split('\n').first;
     llvm::errs() << "fp8-run: note: device auto: " << reason
                  << "; running @" << function << " on the cpu device\n";
     last = cpu.get();
-    return cpu->run(module, function, args, results, iterations);
+    return llvm::Error::success();
   }
 
-private:
   std::unique_ptr<Device> gpu, cpu;
   Device *last = nullptr;
 };

@@ -55,35 +55,27 @@ public:
   std::vector<std::pair<std::string, emu::KernelStats>> stats;
 };
 
-class EmulatorDevice : public Device {
+/// The host program and its kernels at the GPU level, run on the emulator.
+class EmulatorProgram : public CompiledProgram {
 public:
-  EmulatorDevice(const ChipInfo &chip, llvm::StringRef config)
-      : chip(chip), config(config.str()) {}
-  llvm::StringRef getName() const override { return "emu"; }
+  EmulatorProgram(const ChipInfo &chip, OwningOpRef<ModuleOp> lowered,
+                  llvm::StringRef function)
+      : chip(chip), lowered(std::move(lowered)), function(function.str()) {}
 
-  llvm::Expected<RunResult> run(ModuleOp module, llvm::StringRef function,
-                                llvm::ArrayRef<const HostTensor *> args,
+  llvm::Expected<RunResult> run(llvm::ArrayRef<const HostTensor *> args,
                                 llvm::ArrayRef<TensorSpec> results,
                                 int iterations) override {
-    llvm::Expected<OwningOpRef<ModuleOp>> lowered =
-        compileForGPUDevice(module, getName(), chip, config, function,
-                            args.size(), results.size());
-    if (!lowered)
-      return lowered.takeError();
-    auto func = (*lowered)->lookupSymbol<func::FuncOp>(function);
-
+    auto func = lowered->lookupSymbol<func::FuncOp>(function);
     RunResult result;
     double totalSeconds = 0;
     std::vector<std::pair<std::string, emu::KernelStats>> lastStats;
     for (int run = 0; run <= iterations; ++run) {
       // Fresh inputs every call: the function writes `init` in place.
       HostBuffers buffers;
-      for (const HostTensor *arg : args)
-        buffers.push_back(host::getDeviceBytes(*arg));
       EmulatorLauncher launcher(chip, buffers);
       auto start = std::chrono::steady_clock::now();
       llvm::Expected<std::vector<size_t>> returned =
-          runHostProgram(func, launcher, buffers);
+          runHostProgram(func, launcher, buffers, args);
       if (!returned)
         return returned.takeError();
       auto stop = std::chrono::steady_clock::now();
@@ -100,7 +92,7 @@ public:
     if (llvm::AreStatisticsEnabled()) {
       // What the code object of each kernel uses, next to what the emulator
       // saw it do.
-      auto resources = getKernelResources(**lowered, chip);
+      auto resources = getKernelResources(*lowered, chip);
       if (!resources)
         return resources.takeError();
       for (auto &[name, stats] : lastStats) {
@@ -114,6 +106,31 @@ public:
     result.secondsPerIteration = iterations ? totalSeconds / iterations : 0;
     return result;
   }
+
+private:
+  const ChipInfo &chip;
+  OwningOpRef<ModuleOp> lowered;
+  std::string function;
+};
+
+class EmulatorDevice : public Device {
+public:
+  EmulatorDevice(const ChipInfo &chip, llvm::StringRef config)
+      : chip(chip), config(config.str()) {}
+  llvm::StringRef getName() const override { return "emu"; }
+
+  llvm::Expected<std::unique_ptr<CompiledProgram>>
+  compile(ModuleOp module, llvm::StringRef function, size_t numArguments,
+          size_t numResults) override {
+    llvm::Expected<OwningOpRef<ModuleOp>> lowered =
+        compileForGPUDevice(module, getName(), chip, config, function,
+                            numArguments, numResults);
+    if (!lowered)
+      return lowered.takeError();
+    return std::make_unique<EmulatorProgram>(chip, std::move(*lowered),
+                                             function);
+  }
+
 
 private:
   const ChipInfo &chip;

@@ -74,7 +74,11 @@ std::vector<GemmSpec::Argument> GemmSpec::getArguments() const {
 std::string GemmSpec::describe() const {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << m << "x" << n << "x" << k << "  A " << a.elementType << " "
+  if (ShapedType::isDynamic(m))
+    os << "?";
+  else
+    os << m;
+  os << "x" << n << "x" << k << "  A " << a.elementType << " "
      << a.encoding << "  B " << b.elementType << " " << b.encoding << " "
      << stringifyOperandLayout(b.layout) << "  out " << outputType
      << (accumulate ? " (D = C + A*B)" : "");
@@ -94,8 +98,9 @@ OwningOpRef<ModuleOp> qmm::buildGemmModule(MLIRContext *ctx,
   OpBuilder b(ctx);
   // Named, so that diagnostics about the generated program (and the
   // emulator's reports on its kernels) say where they come from.
-  Location loc = NameLoc::get(b.getStringAttr("fp8-run --gemm " +
-                                              std::to_string(spec.m) + "x" +
+  std::string m =
+      ShapedType::isDynamic(spec.m) ? "?" : std::to_string(spec.m);
+  Location loc = NameLoc::get(b.getStringAttr("fp8-run --gemm " + m + "x" +
                                               std::to_string(spec.n) + "x" +
                                               std::to_string(spec.k)));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);

@@ -79,27 +79,38 @@ public:
         config(config.str()) {}
   llvm::StringRef getName() const override { return "hip"; }
 
-  llvm::Expected<RunResult> run(ModuleOp module, llvm::StringRef function,
-                                llvm::ArrayRef<const HostTensor *> args,
+  llvm::Expected<std::unique_ptr<CompiledProgram>>
+  compile(ModuleOp module, llvm::StringRef function, size_t numArguments,
+          size_t numResults) override;
+
+
+private:
+  std::unique_ptr<HIPRuntime> runtime;
+  int device;
+  const ChipInfo &chip;
+  std::string config;
+};
+/// The host program with its kernels' code objects (compiled at their
+/// first launch, kept for the later calls).
+class HIPProgram : public CompiledProgram {
+public:
+  HIPProgram(HIPRuntime &runtime, int device, const ChipInfo &chip,
+             OwningOpRef<ModuleOp> lowered, llvm::StringRef function)
+      : runtime(runtime), device(device), chip(chip),
+        lowered(std::move(lowered)), function(function.str()) {}
+
+  llvm::Expected<RunResult> run(llvm::ArrayRef<const HostTensor *> args,
                                 llvm::ArrayRef<TensorSpec> results,
                                 int iterations) override {
-    llvm::Expected<OwningOpRef<ModuleOp>> lowered =
-        compileForGPUDevice(module, getName(), chip, config, function,
-                            args.size(), results.size());
-    if (!lowered)
-      return lowered.takeError();
-    auto func = (*lowered)->lookupSymbol<func::FuncOp>(function);
+    auto func = lowered->lookupSymbol<func::FuncOp>(function);
     RunResult result;
-    llvm::StringMap<std::string> codeObjects;
     double totalMs = 0;
     for (int run = 0; run <= iterations; ++run) {
       HostBuffers buffers;
-      for (const HostTensor *arg : args)
-        buffers.push_back(host::getDeviceBytes(*arg));
-      HIPLauncher launcher(*runtime, device, chip, **lowered, buffers,
+      HIPLauncher launcher(runtime, device, chip, *lowered, buffers,
                            codeObjects);
       llvm::Expected<std::vector<size_t>> returned =
-          runHostProgram(func, launcher, buffers);
+          runHostProgram(func, launcher, buffers, args);
       if (!returned)
         return returned.takeError();
       if (run > 0)
@@ -117,11 +128,24 @@ public:
   }
 
 private:
-  std::unique_ptr<HIPRuntime> runtime;
+  HIPRuntime &runtime;
   int device;
   const ChipInfo &chip;
-  std::string config;
+  OwningOpRef<ModuleOp> lowered;
+  std::string function;
+  llvm::StringMap<std::string> codeObjects;
 };
+
+llvm::Expected<std::unique_ptr<CompiledProgram>>
+HIPDevice::compile(ModuleOp module, llvm::StringRef function,
+                   size_t numArguments, size_t numResults) {
+  llvm::Expected<OwningOpRef<ModuleOp>> lowered = compileForGPUDevice(
+      module, getName(), chip, config, function, numArguments, numResults);
+  if (!lowered)
+    return lowered.takeError();
+  return std::make_unique<HIPProgram>(*runtime, device, chip,
+                                      std::move(*lowered), function);
+}
 } // namespace
 
 llvm::Expected<std::unique_ptr<Device>>

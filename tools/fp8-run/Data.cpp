@@ -48,7 +48,7 @@ static ScaleEncodingAttr parseScaleFlag(MLIRContext *ctx, llvm::StringRef flag,
 
 GemmSpec GemmRunner::buildSpecFromFlags() {
   GemmSpec spec;
-  spec.m = config.m;
+  spec.m = config.isDynamicM() ? ShapedType::kDynamic : config.m;
   spec.n = config.n;
   spec.k = config.k;
   std::string native =

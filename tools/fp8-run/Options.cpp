@@ -132,6 +132,12 @@ static cl::opt<std::string>
     gemmShape("gemm", cl::init("256x512x1024"),
               cl::desc("GEMM extents MxNxK (default 256x512x1024)"),
               cl::cat(category));
+static cl::opt<std::string> mValues(
+    "m", cl::init(""),
+    cl::desc("with --gemm ?xNxK: the comma-separated M values one program, "
+             "compiled once with a dynamic M, runs and validates (or, with "
+             "--model-only, models) in turn, e.g. --m 1,17,128,4096"),
+    cl::cat(category));
 static cl::opt<std::string>
     aType("a-type", cl::init(""),
           cl::desc("A element type (MLIR name; default: the chip's e4m3)"),
@@ -406,7 +412,28 @@ static std::vector<std::string> joinModelDevice(int argc, char **argv) {
 static void parseExtents(RunConfig &config) {
   llvm::SmallVector<llvm::StringRef> dims;
   llvm::StringRef(gemmShape).split(dims, 'x');
-  if (dims.size() != 3 || dims[0].getAsInteger(10, config.m) ||
+  // ?xNxK: a dynamic M, run for each of --m.
+  bool dynamicM = dims.size() == 3 && dims[0] == "?";
+  if (dynamicM != !mValues.empty())
+    fail(dynamicM ? "--gemm ?xNxK (a dynamic M) needs --m M1,M2,... (the M "
+                    "values to run)"
+                  : "--m needs a dynamic M: --gemm ?xNxK");
+  if (dynamicM) {
+    llvm::SmallVector<llvm::StringRef> values;
+    llvm::StringRef(mValues).split(values, ',');
+    for (llvm::StringRef text : values) {
+      int64_t m;
+      if (text.trim().getAsInteger(10, m) || m < 0)
+        fail("--m: expected comma-separated M values >= 0, got '" + mValues +
+             "'");
+      config.mValues.push_back(m);
+    }
+    dims[0] = "1"; // checked below with the largest M
+    int64_t largest = *llvm::max_element(config.mValues);
+    config.m = std::max<int64_t>(largest, 1);
+  }
+  if (dims.size() != 3 ||
+      (!dynamicM && dims[0].getAsInteger(10, config.m)) ||
       dims[1].getAsInteger(10, config.n) ||
       dims[2].getAsInteger(10, config.k) || config.m <= 0 || config.n <= 0 ||
       config.k < 0)
@@ -564,6 +591,8 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     if (wgrad)
       applyWeightGradient();
   }
+  if (mValues.getNumOccurrences() && !inputFile.empty())
+    fail("--m goes with --gemm ?xNxK, not with an input file");
   config.aType = aType;
   config.bType = bType;
   config.aScale = aScale;

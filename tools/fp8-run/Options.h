@@ -47,6 +47,10 @@ struct RunConfig {
   /// The program: a user's file, or the GEMM of the flags.
   std::string inputFile;
   int64_t m = 0, n = 0, k = 0;
+  /// --gemm ?xNxK --m ...: one program with a dynamic M, run for each of
+  /// these (`m` is then the largest, for the extent checks).
+  std::vector<int64_t> mValues;
+  bool isDynamicM() const { return !mValues.empty(); }
   /// MLIR spellings, empty for the chip's e4m3 (parsed with a context).
   std::string aType, bType;
   /// Scale specs as parseScaleSpec reads them.

@@ -77,6 +77,8 @@ GemmRunner::GemmRunner(MLIRContext &context, const RunConfig &config)
     : context(context), config(config), chip(*config.chip) {}
 
 int GemmRunner::run() {
+  if (config.isDynamicM())
+    return runForEachM();
   buildProgram();
   chooseConfig();
   if (printProgramOrModel())
@@ -261,6 +263,8 @@ RunResult GemmRunner::runProgram(unsigned iterations) {
     args.push_back(&*outScalesInit);
     resultSpecs.push_back({outScalesInit->elementType, outScalesInit->shape});
   }
+  if (compiled)
+    return orFail(compiled->run(args, resultSpecs, iterations));
   return orFail(device->run(*module, spec.functionName, args, resultSpecs,
                            iterations));
 }

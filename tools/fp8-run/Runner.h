@@ -146,6 +146,11 @@ private:
   void saveTuningEntry(const TuningTable::Entry &entry);
   /// Calls the program on the device (`iterations` > 0: timed).
   RunResult runProgram(unsigned iterations);
+  /// --gemm ?xNxK --m ...: one program with a dynamic M, compiled once,
+  /// modeled and run for each M (DynamicMMode.cpp).
+  int runForEachM();
+  /// The #qmm.config qmm-select-config gives the program's matmul.
+  std::string getSelectedConfig();
   /// --emit-ir and --model; true when the run stops there.
   bool printProgramOrModel();
   /// The device's arguments, generated or loaded.
@@ -210,6 +215,8 @@ private:
   bool deviceQuantizes = false;
   std::vector<perf::KernelPrediction> predictions;
   std::unique_ptr<Device> device;
+  /// The program compiled once (dynamic M); null: runProgram compiles.
+  std::unique_ptr<CompiledProgram> compiled;
 
   /// Inputs. Dense: one operand each; grouped: A whole (contiguous) or per
   /// group (masked), B per group, stacked into the device's arguments.

@@ -3,11 +3,13 @@
 #ifndef QMM_CONVERSION_PASSES_H
 #define QMM_CONVERSION_PASSES_H
 
+#include "qmm/Conversion/AMDGPU/ConfigSpace.h"
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"

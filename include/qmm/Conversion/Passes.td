@@ -220,6 +220,11 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       most that keeps the grid within 256 workgroups, each range whole
       scale blocks and, with stages = 2, at least two K tiles).
 
+    A matmul whose M is dynamic is configured as if M were `dynamic-m`
+    (default 256): the config is fixed at compile time and the kernel
+    serves every M, so no split-K is chosen for it (nor accepted from a
+    user: its workspace would depend on M).
+
     Checks (user configurations included): the chip has the MFMA and it
     reads the operand types, tile K is a multiple of 16, the padded A
     and B tiles fit in the chip's LDS, and an FP8 output's scale blocks lie
@@ -238,7 +243,12 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
            "config instead of the heuristic's">,
     Option<"builtinTuning", "builtin-tuning", "bool", /*default=*/"true",
            "consult the built-in tuning table (after tuning-table, before "
-           "the heuristic)">
+           "the heuristic)">,
+    Option<"dynamicM", "dynamic-m", "int64_t",
+           /*default=*/"::mlir::qmm::kDefaultDynamicMBucket",
+           "the M a matmul with a dynamic M (A's rows `?`) is configured "
+           "for: the heuristic and the tuning tables see this M, and the "
+           "one kernel then serves every M (no split-K)">
   ];
 }
 
@@ -285,17 +295,25 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     into the accumulators; there is no qmm.wave_scale_accumulate.
 
     Split-K (`split = S` in the config, qmm.matmul only): the K tiles are
-    cut into S equal ranges of whole scale blocks. A first kernel of
-    ceil(N / tile N) x ceil(M / tile M) x S workgroups runs the loop above
-    over range z and stores each wave's scaled f32 accumulators, in their
-    register layout, to a workspace (memref.alloc'd by the host code
-    around the two launches); a second kernel of the same tiles and waves
-    loads them back, adds ranges 0, 1, ..., S - 1 in that order (so the
+    cut into S equal ranges of whole scale blocks, one per workgroup along
+    grid z. Each wave stores its range's scaled f32 accumulators, in their
+    register layout, to a workspace (memref.alloc'd by the host code around
+    the launch), releases them and counts itself in at its sub-tile's
+    arrival counter (zeroed by gpu.memset, reset by the kernel); the wave
+    that arrives last adds ranges 0, 1, ..., S - 1 in that order (so the
     result does not depend on scheduling) and runs qmm.wave_store with the
     whole epilogue. The K loop's bounds stay constants; the range's first
     tile enters through its indices.
 
-    Checks: static shapes, a configuration the chip runs, scale blocks
+    A dynamic M (qmm.matmul with A's rows `?`; N and K stay static): the
+    host code reads M from A (memref.dim), checks with cf.assert that the
+    output's, aux's and the M-following scales' extents agree with it,
+    and launches ceil(M / tile M) rows of workgroups inside an scf.if
+    (no launch for M = 0). The kernel reads M where it masks or clamps
+    rows (memref.dim on its operands), so one kernel serves every M.
+
+    Checks: static N and K (and M for split-K and grouped matmuls), a
+    configuration the chip runs, scale blocks
     along K that nest, and a tile K that divides the scale block (a K tail
     is allowed, as the last block is then shorter); MX scales on both
     operands or neither, K-major; packed FP4/FP6 operands with K a
@@ -310,6 +328,7 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
@@ -537,6 +556,43 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMKernelSizeArguments : Pass<"qmm-kernel-size-arguments", "ModuleOp"> {
+  let summary = "Pass a kernel's dynamic memref extents as index arguments "
+                "(pipeline stage 7b, after outlining)";
+  let description = [{
+    The code objects use the bare-pointer calling convention (one pointer
+    per memref, what HIP launches take), which only static memref types
+    have. A kernel outlined from a matmul with a dynamic M takes
+    `memref<?xKxT>` operands; this pass rewrites each such kernel argument
+    into its base pointer, typed `memref<0xT>` (an extent-less handle: the
+    kernel never reads it directly), and appends one `index` argument per
+    dynamic extent. The kernel's entry rebuilds the view with
+    `memref.reinterpret_cast` (offset 0, row-major strides from the
+    extents), so every `memref.dim` in it folds to the new argument.
+    Every `gpu.launch_func` of the kernel passes `memref.reinterpret_cast`
+    of its operand to `memref<0xT>` and the operand's `memref.dim`s.
+
+    Kernels with static operands are left as they are. Dynamic operands
+    must have the identity layout (what bufferization gives function
+    arguments); another layout is an error.
+
+    ```mlir
+    gpu.func @k(%a: memref<?x256xf8E4M3FN>) kernel { ... }
+    // becomes
+    gpu.func @k(%a: memref<0xf8E4M3FN>, %m: index) kernel {
+      %view = memref.reinterpret_cast %a to offset: [0], sizes: [%m, 256],
+                strides: [256, 1] : memref<0xf8E4M3FN> to memref<?x256xf8E4M3FN>
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

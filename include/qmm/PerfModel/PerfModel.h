@@ -293,9 +293,13 @@ llvm::Expected<KernelPrediction> modelKernel(const DisassembledKernel &kernel,
 /// AMD pipeline's output in format `gpu`): compiles each gpu.module to a
 /// code object, reads the launch and the workload from the IR (the main
 /// loop's `qmm.kernel` attribute written by qmm-tile-matmul) and models it.
+/// A program with a dynamic M is modeled at M = `dynamicM` (its code
+/// objects as they are; the grid and the operands' bytes evaluated at that
+/// M); without it, such a program is an error.
 llvm::Expected<std::vector<KernelPrediction>>
 modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
-             const DeviceInfo &device, const ModelParameters &params);
+             const DeviceInfo &device, const ModelParameters &params,
+             std::optional<int64_t> dynamicM = std::nullopt);
 
 /// Compiles a qmm program (not modified) through the AMD pipeline for
 /// `chip` (with `config` forced when not empty) and models its kernels.

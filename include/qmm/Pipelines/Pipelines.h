@@ -3,6 +3,8 @@
 #ifndef QMM_PIPELINES_PIPELINES_H
 #define QMM_PIPELINES_PIPELINES_H
 
+#include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
@@ -52,6 +54,8 @@ struct AMDGPUPipelineOptions {
   std::string config;
   /// A tuning table qmm-select-config reads (empty: none).
   std::string tuningTable;
+  /// The M a matmul with a dynamic M is configured for.
+  int64_t dynamicM = kDefaultDynamicMBucket;
 };
 
 /// The AMD pipeline: qmm on tensors to GPU-level kernels (format `gpu`, the

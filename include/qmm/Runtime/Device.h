@@ -34,17 +34,36 @@ struct RunResult {
   int iterations = 0;
 };
 
+/// A module compiled once by a device, called many times: with a dynamic
+/// M, on arguments of any M (the result specs say each call's shapes).
+class CompiledProgram {
+public:
+  virtual ~CompiledProgram();
+  /// Calls the function on `args`, as Device::run does.
+  virtual llvm::Expected<RunResult>
+  run(llvm::ArrayRef<const host::HostTensor *> args,
+      llvm::ArrayRef<TensorSpec> results, int iterations) = 0;
+};
+
 class Device {
 public:
   virtual ~Device();
   virtual llvm::StringRef getName() const = 0;
+  /// Compiles `module` (not modified) for calls of `function` with
+  /// `numArguments` arguments and `numResults` results. The default
+  /// compiles again at every call, through run (the cpu device); emu and
+  /// hip compile here, once. A device overrides compile, run or both.
+  virtual llvm::Expected<std::unique_ptr<CompiledProgram>>
+  compile(ModuleOp module, llvm::StringRef function, size_t numArguments,
+          size_t numResults);
   /// Compiles `module` (not modified) and calls `function` on `args` (rank-2
   /// tensors), returning rank-2 `results`; with `iterations` > 0, times that
   /// many calls after one warm-up call. Inputs are never modified.
+  /// The default: compile, then one call.
   virtual llvm::Expected<RunResult>
   run(ModuleOp module, llvm::StringRef function,
       llvm::ArrayRef<const host::HostTensor *> args,
-      llvm::ArrayRef<TensorSpec> results, int iterations) = 0;
+      llvm::ArrayRef<TensorSpec> results, int iterations);
 };
 
 /// The reference lowering JIT-compiled for the host CPU.

@@ -47,13 +47,23 @@ public:
 /// appending keeps the earlier buffers where kernels point at them.
 using HostBuffers = std::deque<std::vector<uint8_t>>;
 
-/// Runs host function `func`: `buffers` holds its arguments on entry;
-/// memref.alloc appends a zero-filled buffer, memref.copy copies one buffer
-/// into another. Returns, per function result, the index of the buffer it
-/// is.
-llvm::Expected<std::vector<size_t>> runHostProgram(func::FuncOp func,
-                                                   KernelLauncher &launcher,
-                                                   HostBuffers &buffers);
+/// Runs host function `func`: `buffers` holds its arguments on entry, of
+/// extents `argumentShapes` (checked against the function's types; may be
+/// left empty for static types only); memref.alloc appends a buffer of
+/// 0xA5 bytes, memref.copy copies one buffer into another; cf.assert stops
+/// the run with its message. Returns, per function result, the index of
+/// the buffer it is.
+llvm::Expected<std::vector<size_t>>
+runHostProgram(func::FuncOp func, KernelLauncher &launcher,
+               HostBuffers &buffers,
+               llvm::ArrayRef<std::vector<int64_t>> argumentShapes = {});
+
+/// runHostProgram on a fresh `buffers`: the device bytes of `args` (with
+/// their shapes), then what the program allocates.
+llvm::Expected<std::vector<size_t>>
+runHostProgram(func::FuncOp func, KernelLauncher &launcher,
+               HostBuffers &buffers,
+               llvm::ArrayRef<const host::HostTensor *> args);
 
 /// The AMD pipeline (format gpu) on a copy of `module` for `chip` (with
 /// `config` forced when not empty), for GPU device `deviceName`; checks that

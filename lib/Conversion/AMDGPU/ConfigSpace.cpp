@@ -32,14 +32,21 @@ static std::string printed(Type type) {
 }
 
 template <typename OpTy>
-static FailureOr<ConfigQuery> getQueryOf(OpTy op) {
+static FailureOr<ConfigQuery> getQueryOf(OpTy op, int64_t dynamicM) {
   ConfigQuery query;
   query.m = op.getM();
   query.n = op.getN();
   query.k = op.getK();
-  if (ShapedType::isDynamic(query.m) || ShapedType::isDynamic(query.n) ||
-      ShapedType::isDynamic(query.k))
-    return op.emitOpError("qmm-select-config: needs static shapes");
+  if (ShapedType::isDynamic(query.n) || ShapedType::isDynamic(query.k))
+    return op.emitOpError("qmm-select-config: needs static N and K (only M, "
+                          "the rows of A, may be dynamic)");
+  if (ShapedType::isDynamic(query.m)) {
+    if (!std::is_same_v<OpTy, MatmulOp>)
+      return op.emitOpError("qmm-select-config: a dynamic M is not "
+                            "implemented for grouped matmuls");
+    query.dynamicM = true;
+    query.m = dynamicM;
+  }
   Type a = getElementTypeOrSelf(op.getA().getType());
   Type b = getElementTypeOrSelf(op.getB().getType());
   query.operands = {a, b,
@@ -65,11 +72,11 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op) {
   return query;
 }
 
-FailureOr<ConfigQuery> qmm::getConfigQuery(Operation *op) {
+FailureOr<ConfigQuery> qmm::getConfigQuery(Operation *op, int64_t dynamicM) {
   if (auto matmul = dyn_cast<MatmulOp>(op))
-    return getQueryOf(matmul);
+    return getQueryOf(matmul, dynamicM);
   if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
-    return getQueryOf(grouped);
+    return getQueryOf(grouped, dynamicM);
   return op->emitOpError("is not a qmm.matmul or qmm.grouped_matmul");
 }
 
@@ -92,6 +99,10 @@ qmm::verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
                        << " columns), starting at a multiple of the block; use "
                           "waves = [W, 1] or a tile N that is a multiple of "
                           "the block";
+  if (query.dynamicM && config.getSplit() > 1)
+    return emitError() << "config: split = " << config.getSplit()
+                       << ": split-K needs a static M (the grid sizes its "
+                          "workspace and arrival counters)";
   if (failed(verifySplitK(config, query.k, query.scaleBlockK,
                           query.grouped, emitError)))
     return failure();
@@ -111,7 +122,8 @@ static ConfigAttr withSplitK(MLIRContext *ctx, ConfigAttr config,
   int64_t tiles =
       llvm::divideCeil(std::max<int64_t>(query.m, 1), config.getTileM()) *
       llvm::divideCeil(std::max<int64_t>(query.n, 1), config.getTileN());
-  if (query.grouped || query.k == 0 || 2 * tiles >= kFewestCUs)
+  if (query.grouped || query.dynamicM || query.k == 0 ||
+      2 * tiles >= kFewestCUs)
     return config;
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
   auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };

@@ -246,7 +246,7 @@ struct WaveMmaLowering {
   Value loadScale(Value scales, ValueRange origin, Value row, int64_t kStep) {
     IndexMath im{b, loc};
     auto type = cast<MemRefType>(scales.getType());
-    Value r = im.min(im.add(origin[0], row), type.getDimSize(0) - 1);
+    Value r = im.min(im.add(origin[0], row), im.last(im.dim(scales, 0)));
     Value block = im.add(origin[1], im.add(im.div(lane, aLayout.rows),
                                            kStep / mfma.scaleBlockK));
     Value c = im.min(block, type.getDimSize(1) - 1);

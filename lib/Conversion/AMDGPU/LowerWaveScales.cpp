@@ -33,7 +33,17 @@ using namespace mlir::qmm;
 static Value loadScale(IndexMath &im, Value scales, ScaleEncodingAttr encoding,
                        int64_t rows, int64_t k, Value row, Value kBlockStart) {
   auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
-  Value r = im.div(im.min(row, rows - 1), blockRows);
+  Value r;
+  if (ShapedType::isDynamic(rows) &&
+      encoding.getKind() == ScaleKind::PerTensor)
+    r = im.cst(0);
+  else if (ShapedType::isDynamic(rows))
+    // A dynamic M: the scale's row (or block) clamped to the scales' own
+    // extent, which the host code checked against M.
+    r = im.min(im.div(row, blockRows),
+               im.last(im.dim(scales, encoding.isMNMajor() ? 1 : 0)));
+  else
+    r = im.div(im.min(row, rows - 1), blockRows);
   Value c = im.div(kBlockStart, blockK);
   if (encoding.isMNMajor())
     std::swap(r, c);
@@ -45,6 +55,9 @@ static Value loadScale(IndexMath &im, Value scales, ScaleEncodingAttr encoding,
 /// lies in one scale block: then the wave needs a single scale per K block.
 static bool waveSharesScale(ScaleEncodingAttr encoding, int64_t rows, int64_t k,
                             int64_t waveRows) {
+  // Per tensor, one scale for all rows whatever M is.
+  if (encoding.getKind() == ScaleKind::PerTensor && ShapedType::isDynamic(rows))
+    return true;
   return encoding.getBlockExtent(rows, k).first % waveRows == 0;
 }
 

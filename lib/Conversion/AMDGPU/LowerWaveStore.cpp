@@ -152,7 +152,8 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   IndexMath im{b, loc};
   AccumulatorLayout layout(op.getConfig());
   Epilogue epilogue{op, loc};
-  int64_t m = op.getOut().getType().getDimSize(0);
+  // The output's rows (M, maybe dynamic) bound the stores.
+  Value m = op.isInBounds(0) ? Value() : im.dim(op.getOut(), 0);
   int64_t n = op.getOut().getType().getDimSize(1);
   Value lane = im.lane(chip.waveSize);
   for (int64_t rm = 0; rm < op.getConfig().getMfmaRepeatsM(); ++rm) {
@@ -245,9 +246,10 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
   ConfigAttr config = op.getConfig();
   AccumulatorLayout layout(config);
   MemRefType outType = op.getOut().getType();
-  int64_t m = outType.getDimSize(0), n = outType.getDimSize(1);
+  int64_t n = outType.getDimSize(1);
+  Value m = op.isInBounds(0) ? Value() : im.dim(op.getOut(), 0);
   ScaleEncodingAttr encoding = *op.getOutEncoding();
-  int64_t blockN = encoding.getBlockExtent(m, n).second;
+  int64_t blockN = encoding.getBlockExtent(outType.getDimSize(0), n).second;
   ScaleRule rule{outType.getElementType(), encoding.getScaleType(),
                  *op.getOutRounding(), op.getOutMinAmax()->convertToFloat()};
   int64_t repeatsN = config.getMfmaRepeatsN();
@@ -410,8 +412,8 @@ struct LowerWaveStore : public OpRewritePattern<WaveStoreOp> {
 
   LogicalResult matchAndRewrite(WaveStoreOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getOut().getType().hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "output of dynamic shape");
+    if (op.getOut().getType().isDynamicDim(1))
+      return rewriter.notifyMatchFailure(op, "output of dynamic width");
     rewriter.setInsertionPoint(op);
     if (op.getOutScales())
       lowerQuantizingWaveStore(rewriter, op, chip);
@@ -434,9 +436,11 @@ struct QMMLowerWaveStorePass
     if (!target)
       return signalPassFailure();
     WalkResult result = getOperation()->walk([&](WaveStoreOp op) {
-      if (!op.getOut().getType().hasStaticShape()) {
+      // Rows may be dynamic (a dynamic M, masked at run time); columns
+      // are not.
+      if (op.getOut().getType().isDynamicDim(1)) {
         op.emitOpError("qmm-lower-wave-store: needs an output of static "
-                       "shape");
+                       "width (N)");
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

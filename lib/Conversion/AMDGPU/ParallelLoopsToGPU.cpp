@@ -18,47 +18,84 @@ using namespace mlir::qmm;
 
 static constexpr int64_t kThreadsPerWorkgroup = 256;
 
-/// Replaces `loop` (constant bounds, no results) by a gpu.launch running one
-/// thread per iteration.
+/// Replaces `loop` (constant lower bounds and steps, no results) by a
+/// gpu.launch running one thread per iteration. A dynamic upper bound (an
+/// element-wise loop over a dynamic M, lower bound at most the upper)
+/// sizes the grid at run time, and the launch sits in an scf.if that skips
+/// an empty iteration space (a grid must not be empty).
 static LogicalResult convertLoop(scf::ParallelOp loop) {
   if (loop.getNumResults() != 0)
     return loop.emitOpError("qmm-parallel-loops-to-gpu: reductions are not "
                             "supported");
-  SmallVector<int64_t> lower, upper, steps, extents;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  IndexMath im{b, loc};
+  SmallVector<int64_t> lower, steps;
+  SmallVector<OpFoldResult> extents;
   for (auto [lb, ub, st] : llvm::zip(loop.getLowerBound(),
                                      loop.getUpperBound(), loop.getStep())) {
     std::optional<int64_t> l = getConstantIntValue(lb),
                            u = getConstantIntValue(ub),
                            s = getConstantIntValue(st);
-    if (!l || !u || !s || *s <= 0)
-      return loop.emitOpError(
-          "qmm-parallel-loops-to-gpu: needs constant bounds and steps");
+    if (!l || !s || *s <= 0)
+      return loop.emitOpError("qmm-parallel-loops-to-gpu: needs constant "
+                              "lower bounds and steps");
     lower.push_back(*l);
     steps.push_back(*s);
-    extents.push_back(*u > *l ? llvm::divideCeil(*u - *l, *s) : 0);
+    if (u)
+      extents.push_back(
+          b.getIndexAttr(*u > *l ? llvm::divideCeil(*u - *l, *s) : 0));
+    else
+      extents.push_back(im.apply(
+          (b.getAffineDimExpr(0) - *l).ceilDiv(*s), {ub}));
   }
-  int64_t total = 1;
-  for (int64_t e : extents)
-    total *= e;
-  OpBuilder b(loop);
-  Location loc = loop.getLoc();
-  if (total == 0) {
+  // The product of the extents: folded where they are constants.
+  auto multiply = [](OpBuilder &at, Location l, OpFoldResult x,
+                     OpFoldResult y) -> OpFoldResult {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return at.getIndexAttr(*cx * *cy);
+    // A constant factor: an affine product, folded (x * 1 is x).
+    IndexMath aim{at, l};
+    if (cx)
+      return aim.mul(getValueOrCreateConstantIndexOp(at, l, y), *cx);
+    if (cy)
+      return aim.mul(getValueOrCreateConstantIndexOp(at, l, x), *cy);
+    return arith::MulIOp::create(
+               at, l, getValueOrCreateConstantIndexOp(at, l, x),
+               getValueOrCreateConstantIndexOp(at, l, y))
+        .getResult();
+  };
+  OpFoldResult total = b.getIndexAttr(1);
+  for (OpFoldResult e : extents)
+    total = multiply(b, loc, total, e);
+  std::optional<int64_t> staticTotal = getConstantIntValue(total);
+  if (staticTotal == 0) {
     loop.erase();
     return success();
   }
-  auto cst = [&](OpBuilder &bb, int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(bb, loc, v);
-  };
-  Value one = cst(b, 1);
+  OpBuilder::InsertionGuard hostGuard(b);
+  Value totalValue = staticTotal ? Value() : cast<Value>(total);
+  if (!staticTotal) {
+    auto nonEmpty = scf::IfOp::create(b, loc, im.lt(im.cst(0), totalValue),
+                                      /*withElseRegion=*/false);
+    b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
+  }
+  Value one = im.cst(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, cst(b, llvm::divideCeil(total, kThreadsPerWorkgroup)), one, one,
-      cst(b, kThreadsPerWorkgroup), one, one);
+      b, loc,
+      im.apply(b.getAffineDimExpr(0).ceilDiv(kThreadsPerWorkgroup), {total}),
+      one, one, im.cst(kThreadsPerWorkgroup), one, one);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-  IndexMath im{body, loc};
-  Value linear = im.apply(body.getAffineDimExpr(0) * kThreadsPerWorkgroup +
-                              body.getAffineDimExpr(1),
-                          {launch.getBlockIds().x, launch.getThreadIds().x});
-  auto guard = scf::IfOp::create(body, loc, im.lt(linear, total), false);
+  IndexMath bim{body, loc};
+  Value linear = bim.apply(body.getAffineDimExpr(0) * kThreadsPerWorkgroup +
+                               body.getAffineDimExpr(1),
+                           {launch.getBlockIds().x, launch.getThreadIds().x});
+  // A static count is a constant of the kernel, a dynamic one its operand.
+  auto guard = scf::IfOp::create(
+      body, loc,
+      bim.lt(linear, staticTotal ? bim.cst(*staticTotal) : totalValue), false);
   gpu::TerminatorOp::create(body, loc);
 
   // Iteration `linear` in row-major order over the extents: induction
@@ -67,13 +104,27 @@ static LogicalResult convertLoop(scf::ParallelOp loop) {
   OpBuilder inner = guard.getThenBodyBuilder();
   IndexMath iim{inner, loc};
   IRMapping mapping;
-  int64_t innerIterations = 1;
+  OpFoldResult innerIterations = inner.getIndexAttr(1);
   for (int64_t d = (int64_t)extents.size() - 1; d >= 0; --d) {
-    AffineExpr position = inner.getAffineDimExpr(0).floorDiv(innerIterations) %
-                          extents[d];
+    std::optional<int64_t> innerCount = getConstantIntValue(innerIterations),
+                           extent = getConstantIntValue(extents[d]);
+    Value position;
+    if (innerCount && extent) {
+      position = iim.apply(inner.getAffineDimExpr(0).floorDiv(*innerCount) %
+                               *extent,
+                           {linear});
+    } else {
+      Value quotient = arith::DivUIOp::create(
+          inner, loc, linear,
+          getValueOrCreateConstantIndexOp(inner, loc, innerIterations));
+      position = arith::RemUIOp::create(
+          inner, loc, quotient,
+          getValueOrCreateConstantIndexOp(inner, loc, extents[d]));
+    }
     mapping.map(loop.getInductionVars()[d],
-                iim.apply(position * steps[d] + lower[d], {linear}));
-    innerIterations *= extents[d];
+                iim.apply(inner.getAffineDimExpr(0) * steps[d] + lower[d],
+                          {position}));
+    innerIterations = multiply(inner, loc, innerIterations, extents[d]);
   }
   for (Operation &op : loop.getBody()->without_terminator())
     inner.clone(op, mapping);

@@ -118,11 +118,22 @@ Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile,
     // flat view (see the dialect's storage rules).
     IndexMath aim{b2, loc};
     int64_t rowBytes = extentK * tile.elementBits() / 8;
-    auto flatType = MemRefType::get({type.getNumElements()}, elementType);
-    Value flat = memref::ReinterpretCastOp::create(
-        b2, loc, flatType, tile.global, /*offset=*/0,
-        /*sizes=*/ArrayRef<int64_t>{type.getNumElements()},
-        /*strides=*/ArrayRef<int64_t>{1});
+    Value flat;
+    if (type.hasStaticShape()) {
+      auto flatType = MemRefType::get({type.getNumElements()}, elementType);
+      flat = memref::ReinterpretCastOp::create(
+          b2, loc, flatType, tile.global, /*offset=*/0,
+          /*sizes=*/ArrayRef<int64_t>{type.getNumElements()},
+          /*strides=*/ArrayRef<int64_t>{1});
+    } else {
+      // A dynamic M: rows * K elements.
+      auto flatType =
+          MemRefType::get({ShapedType::kDynamic}, elementType);
+      OpFoldResult size = aim.mul(aim.dim(tile.global, rank - 2), extentK);
+      flat = memref::ReinterpretCastOp::create(
+          b2, loc, flatType, tile.global, b2.getIndexAttr(0), {size},
+          {b2.getIndexAttr(1)});
+    }
     // Rows of all groups follow each other: row index g * rows + row.
     Value flatRow = row;
     if (!group.empty())
@@ -182,9 +193,9 @@ TileCopier::load(OpBuilder &b, const OperandTile &tile,
                         tile.tileRows);
   AffineMap copyMap = mapping.getMap(b.getContext());
   int64_t chunks = tile.tileRows * mapping.chunksPerRow;
-  int64_t rows =
-      tile.globalType().getDimSize(tile.globalType().getRank() - 2);
-  bool rowsDivide = rows % tile.tileRows == 0;
+  int64_t rowDim = tile.globalType().getRank() - 2;
+  bool rowsDivide = !tile.globalType().isDynamicDim(rowDim) &&
+                    tile.globalType().getDimSize(rowDim) % tile.tileRows == 0;
   int64_t bits = tile.elementBits();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   SmallVector<StagedChunk> staged;
@@ -205,7 +216,7 @@ TileCopier::load(OpBuilder &b, const OperandTile &tile,
     // rows there are none.
     Value globalRow = im.add(rowBase, staging.row);
     if (!rowsDivide)
-      globalRow = im.min(globalRow, rows - 1);
+      globalRow = im.min(globalRow, im.last(im.dim(tile.global, rowDim)));
     Value k = im.add(kBase, bits == 8 ? staging.col
                                       : im.div(im.mul(staging.col, 8), bits));
     staging.data = loadChunk(b, tile, group, globalRow, k);
@@ -271,9 +282,12 @@ static LogicalResult checkPromotable(WaveMmaOp op) {
     return fail("promotes A and B together; one of them is already in LDS");
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<MemRefType>(operand.getType());
-    if ((type.getRank() != 2 && type.getRank() != 3) || !type.hasStaticShape())
+    // Rows may be dynamic (a dynamic M); K and G are not.
+    int64_t rank = type.getRank();
+    if ((rank != 2 && rank != 3) || type.isDynamicDim(rank - 1) ||
+        (rank == 3 && type.isDynamicDim(0)))
       return fail("needs [rows, K] or [G, rows, K] global operands of static "
-                  "shape, got ")
+                  "K and G, got ")
              << type;
   }
   if (!op->getParentOfType<gpu::LaunchOp>())

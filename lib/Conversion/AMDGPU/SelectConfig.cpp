@@ -63,7 +63,13 @@ struct QMMSelectConfigPass
   /// for its key, else the heuristic's choice; then checks it.
   LogicalResult configure(Operation *op, const ChipInfo &target,
                           ConfigAttr forced, const TuningTable *table) {
-    FailureOr<ConfigQuery> query = getConfigQuery(op);
+    if (dynamicM <= 0) {
+      getOperation()->emitError("qmm-select-config: dynamic-m must be "
+                                "positive, got ")
+          << int64_t(dynamicM);
+      return failure();
+    }
+    FailureOr<ConfigQuery> query = getConfigQuery(op, dynamicM);
     if (failed(query))
       return failure();
     auto current = [&]() {

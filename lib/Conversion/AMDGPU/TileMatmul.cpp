@@ -15,6 +15,7 @@
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/Chip.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -106,9 +107,18 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   auto aType = cast<MemRefType>(op.getA().getType());
   Type bElement = cast<MemRefType>(op.getB().getType()).getElementType();
   MatmulProblem p{op.getM(), op.getN(), op.getK(), 0};
-  if (ShapedType::isDynamic(p.m) || ShapedType::isDynamic(p.n) ||
-      ShapedType::isDynamic(p.k))
-    return fail("needs static shapes");
+  if (ShapedType::isDynamic(p.n) || ShapedType::isDynamic(p.k))
+    return fail("needs static N and K (only M, the rows of A, may be "
+                "dynamic)");
+  if (ShapedType::isDynamic(p.m)) {
+    if (!std::is_same_v<OpTy, MatmulOp>)
+      return fail("a dynamic M is not implemented for grouped matmuls");
+    if (config.getSplit() > 1)
+      return fail("split = ")
+             << config.getSplit()
+             << ": split-K needs a static M (the grid sizes its workspace "
+                "and arrival counters)";
+  }
   ScaleEncodingAttr aEncoding = op.getAEncoding(), bEncoding = op.getBEncoding();
   if (aEncoding.isMX() != bEncoding.isMX())
     return fail("MX scales on one operand only are not implemented");
@@ -594,6 +604,46 @@ static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
   memref::DeallocOp::create(b, loc, partials);
 }
 
+/// A dynamic M, read on the host from A's rows. Every other extent that
+/// follows M (the output's and aux's rows, A's scale rows or blocks, an FP8
+/// output's scale rows) is checked against it with cf.assert, so a call
+/// with mismatched shapes stops with a message instead of reading or
+/// writing past a buffer.
+static Value readDynamicRows(OpBuilder &b, Location loc, MatmulOp op) {
+  IndexMath im{b, loc};
+  Value m = im.dim(op.getA(), 0);
+  auto check = [&](Value actual, Value expected, const Twine &what) {
+    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       actual, expected);
+    cf::AssertOp::create(b, loc, same, ("qmm.matmul: " + what).str());
+  };
+  check(im.dim(op.getInit(), 0), m,
+        "the output's rows differ from A's rows (M)");
+  if (Value aux = op.getAux())
+    check(im.dim(aux, 0), m, "aux's rows differ from A's rows (M)");
+  // Scale rows: M per row, ceil(M / block rows) per block; a per-tensor
+  // scale does not follow M.
+  auto checkScales = [&](Value scales, ScaleEncodingAttr encoding,
+                         StringRef name) {
+    if (!scales || encoding.getKind() == ScaleKind::PerTensor)
+      return;
+    int64_t blockRows = encoding.getKind() == ScaleKind::PerRow
+                            ? 1
+                            : encoding.getBlockShape()[0];
+    Value expected = im.apply(b.getAffineDimExpr(0).ceilDiv(blockRows), {m});
+    std::string count = blockRows == 1 ? std::string("M")
+                                        : "ceil(M / " +
+                                              std::to_string(blockRows) + ")";
+    check(im.dim(scales, encoding.isMNMajor() ? 1 : 0), expected,
+          name + " do not match A's rows (M): expected " + count +
+              " scales along M");
+  };
+  checkScales(op.getAScales(), op.getAEncoding(), "A's scales");
+  if (ScaleEncodingAttr out = op.getOutEncodingAttr())
+    checkScales(op.getOutScales(), out, "the output's scales");
+  return m;
+}
+
 /// Builds the tiled kernel of `op` in front of it.
 static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
                        const MatmulProblem &p) {
@@ -612,11 +662,24 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
   }
   if (p.split > 1)
     return buildSplitK(b, loc, chip, config, p, operands);
+  OpBuilder::InsertionGuard hostGuard(b);
+  // The grid's rows of tiles: known here, or from M at run time (no launch
+  // for M = 0: a grid must not be empty).
+  Value gridRows;
+  if (ShapedType::isDynamic(p.m)) {
+    Value m = readDynamicRows(b, loc, op);
+    auto nonEmpty =
+        scf::IfOp::create(b, loc, im.lt(im.cst(0), m), /*withElseRegion=*/false);
+    b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
+    gridRows =
+        im.apply(b.getAffineDimExpr(0).ceilDiv(config.getTileM()), {m});
+  } else {
+    gridRows = im.cst(llvm::divideCeil(p.m, config.getTileM()));
+  }
   auto launch = gpu::LaunchOp::create(
-      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
-      im.cst(llvm::divideCeil(p.m, config.getTileM())), im.cst(1),
-      im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
-  OpBuilder::InsertionGuard guard(b);
+      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())), gridRows,
+      im.cst(1), im.cst(chip.waveSize * config.getNumWaves()), im.cst(1),
+      im.cst(1));
   b.setInsertionPointToStart(&launch.getBody().front());
   buildTile(b, loc, chip, config, p, operands,
             locateTile(im, launch, config, chip));

@@ -1,10 +1,12 @@
 // RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-parallel-loops-to-gpu
 
-func.func @dynamic_bound(%in: memref<?xf32>, %n: index) {
-  %c0 = arith.constant 0 : index
+// Upper bounds may be dynamic (an element-wise loop over a dynamic M);
+// lower bounds and steps may not.
+func.func @dynamic_lower_bound(%in: memref<?xf32>, %n: index) {
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{qmm-parallel-loops-to-gpu: needs constant bounds and steps}}
-  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+  %c64 = arith.constant 64 : index
+  // expected-error @+1 {{qmm-parallel-loops-to-gpu: needs constant lower bounds and steps}}
+  scf.parallel (%i) = (%n) to (%c64) step (%c1) {
     %v = memref.load %in[%i] : memref<?xf32>
     memref.store %v, %in[%i] : memref<?xf32>
     scf.reduce

@@ -60,3 +60,42 @@ func.func @strided(%out: memref<12xf32>) {
   }
   return
 }
+
+// -----
+
+// A dynamic upper bound (an element-wise loop over a dynamic M): M x 64
+// iterations, 64 * M / 256 = ceil(M / 4) workgroups, launched only when
+// there are any; the row index divides by the static inner extent (64) and
+// wraps at the dynamic one (M).
+// CHECK-DAG:   #[[TOTAL:.*]] = affine_map<()[s0] -> (s0 * 64)>
+// CHECK-DAG:   #[[GRID:.*]] = affine_map<()[s0] -> (s0 ceildiv 4)>
+// CHECK-DAG:   #[[LINEAR:.*]] = affine_map<()[s0, s1] -> (s0 * 256 + s1)>
+// CHECK-DAG:   #[[J:.*]] = affine_map<()[s0] -> (s0 mod 64)>
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[M:.*]] = memref.dim %arg0, %[[C0]]
+// CHECK:         %[[N:.*]] = affine.apply #[[TOTAL]]()[%[[M]]]
+// CHECK:         %[[ANY:.*]] = arith.cmpi ult, %[[C0]], %[[N]]
+// CHECK:         scf.if %[[ANY]] {
+// CHECK:           %[[G:.*]] = affine.apply #[[GRID]]()[%[[M]]]
+// CHECK:           gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[G]],
+// CHECK:             %[[ID:.*]] = affine.apply #[[LINEAR]]()[%[[BX]], %{{.*}}]
+// CHECK:             %[[IN:.*]] = arith.cmpi ult, %[[ID]], %[[N]]
+// CHECK:             scf.if %[[IN]] {
+// CHECK:               %[[JV:.*]] = affine.apply #[[J]]()
+// CHECK:               %[[Q:.*]] = arith.divui %[[ID]], %c64
+// CHECK:               %[[IV:.*]] = arith.remui %[[Q]], %[[M]]
+// CHECK:               memref.load %arg0[%[[IV]], %[[JV]]]
+// CHECK:               memref.store %{{.*}}, %arg1[%[[IV]], %[[JV]]]
+func.func @dynamic_rows(%in: memref<?x64xf32>, %out: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m = memref.dim %in, %c0 : memref<?x64xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %c64) step (%c1, %c1) {
+    %x = memref.load %in[%i, %j] : memref<?x64xf32>
+    memref.store %x, %out[%i, %j] : memref<?x64xf32>
+    scf.reduce
+  }
+  return
+}

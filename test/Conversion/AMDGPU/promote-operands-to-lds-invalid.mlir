@@ -14,7 +14,8 @@ func.func @outside_launch(%a: memref<32x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M
 
 // -----
 
-func.func @dynamic_shape(%a: memref<?x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3FNUZ>,
+// Rows may be dynamic (a dynamic M); K may not.
+func.func @dynamic_k(%a: memref<16x?xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3FNUZ>,
                          %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -22,10 +23,10 @@ func.func @dynamic_shape(%a: memref<?x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3F
   %zero = arith.constant dense<0.0> : vector<4xf32>
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{needs [rows, K] or [G, rows, K] global operands of static shape, got 'memref<?x128xf8E4M3FNUZ>'}}
+    // expected-error @+1 {{needs [rows, K] or [G, rows, K] global operands of static K and G, got 'memref<16x?xf8E4M3FNUZ>'}}
     %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
            config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>
-           acc(%zero) : memref<?x128xf8E4M3FNUZ>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
+           acc(%zero) : memref<16x?xf8E4M3FNUZ>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
     vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
     gpu.terminator
   }

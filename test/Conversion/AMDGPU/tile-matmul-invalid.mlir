@@ -173,3 +173,45 @@ func.func @split_grouped(%a: memref<256x128xf8E4M3FNUZ>, %as: memref<256x1xf32>,
     outs(%d : memref<256x64xbf16>)
   return
 }
+
+// -----
+
+// Only M may be dynamic.
+func.func @dynamic_n(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                     %b: memref<?x128xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                     %d: memref<32x?xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: needs static N and K (only M, the rows of A, may be dynamic)}}
+  qmm.matmul a(%a, %as : memref<32x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<?x128xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<32x?xf32>)
+  return
+}
+
+// -----
+
+// Split-K's workspace and counters are sized by the grid.
+func.func @split_k_dynamic_m(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                             %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                             %d: memref<?x32xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: split = 2: split-K needs a static M (the grid sizes its workspace and arrival counters)}}
+  qmm.matmul a(%a, %as : memref<?x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 2>
+             outs(%d : memref<?x32xf32>)
+  return
+}
+
+// -----
+
+func.func @grouped_dynamic_m(%a: memref<?x128xf8E4M3FNUZ>, %as: memref<?x1xf32>,
+                             %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                             %g: memref<?xi32>, %d: memref<?x64xbf16>) {
+  // expected-error @+1 {{qmm-tile-matmul: a dynamic M is not implemented for grouped matmuls}}
+  qmm.grouped_matmul contiguous a(%a, %as : memref<?x128xf8E4M3FNUZ>, memref<?x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%g : memref<?xi32>)
+    config #qmm.config<tile = [128, 64, 128], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+    outs(%d : memref<?x64xbf16>)
+  return
+}

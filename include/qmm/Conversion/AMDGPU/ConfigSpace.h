@@ -35,14 +35,25 @@ struct ConfigQuery {
   /// A grouped matmul (no split-K); contiguous: tile M must divide the M
   /// alignment.
   bool grouped = false, contiguousGroups = false;
+  /// M is dynamic: `m` is the M the config is chosen for (a bucket), and
+  /// split-K (whose workspace the grid sizes) is not chosen.
+  bool dynamicM = false;
   /// How the tuning table names the formats: element types, scale
   /// encodings, output type.
   std::string aType, bType, aScales, bScales, outType;
 };
 
-/// The query of a qmm.matmul or qmm.grouped_matmul; a diagnostic for
-/// dynamic shapes or another op.
-FailureOr<ConfigQuery> getConfigQuery(Operation *op);
+/// The M a matmul with a dynamic M is configured for when nothing else is
+/// said (qmm-select-config's `dynamic-m`): a serving batch of prefill or
+/// many decode tokens, where 128-row tiles keep the MFMAs busy and a
+/// single token wastes rows but not weight bandwidth.
+constexpr int64_t kDefaultDynamicMBucket = 256;
+
+/// The query of a qmm.matmul or qmm.grouped_matmul, a dynamic M taken as
+/// `dynamicM`; a diagnostic for a dynamic N or K, a grouped matmul with a
+/// dynamic M, or another op.
+FailureOr<ConfigQuery>
+getConfigQuery(Operation *op, int64_t dynamicM = kDefaultDynamicMBucket);
 
 /// Checks `config` against the chip (verifyConfigForChip) and the matmul:
 /// an FP8 output's blocks within one wave, a contiguous group's alignment.

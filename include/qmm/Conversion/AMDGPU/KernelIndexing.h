@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -63,9 +64,23 @@ struct IndexMath {
   Value min(Value x, int64_t y) {
     return arith::MinUIOp::create(b, loc, x, cst(y));
   }
-  Value lt(Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, cst(y));
+  Value min(Value x, Value y) {
+    return arith::MinUIOp::create(b, loc, x, y);
   }
+  Value lt(Value x, int64_t y) { return lt(x, cst(y)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  /// Extent `dim` of `memref`: a constant where the type knows it, else
+  /// memref.dim (a dynamic M: the rows of A, its scales and the output).
+  Value dim(Value memref, int64_t dim) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (!type.isDynamicDim(dim))
+      return cst(type.getDimSize(dim));
+    return memref::DimOp::create(b, loc, memref, dim);
+  }
+  /// `extent` - 1 for a clamp into [0, extent): folded for a constant.
+  Value last(Value extent) { return add(extent, -1); }
   Value boolean(bool value) {
     return arith::ConstantOp::create(b, loc, b.getBoolAttr(value));
   }

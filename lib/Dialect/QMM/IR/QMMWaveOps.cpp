@@ -108,9 +108,12 @@ LogicalResult WaveScaleAccumulateOp::verify() {
   if (getPartials().getTypes() != getAcc().getTypes())
     return emitOpError("partial sums and accumulators must have the same "
                        "types");
-  if (getProblemSize().size() != 3 ||
-      llvm::any_of(getProblemSize(), [](int64_t v) { return v <= 0; }))
-    return emitOpError("problem_size must be three positive extents [M, N, K]");
+  ArrayRef<int64_t> size = getProblemSize();
+  if (size.size() != 3 ||
+      !(size[0] > 0 || ShapedType::isDynamic(size[0])) ||
+      llvm::any_of(size.drop_front(), [](int64_t v) { return v <= 0; }))
+    return emitOpError("problem_size must be three positive extents [M, N, "
+                       "K] (M may be dynamic)");
   for (auto [name, scales] :
        {std::pair{"A", getAScales()}, std::pair{"B", getBScales()}}) {
     auto type = cast<MemRefType>(scales.getType());

@@ -123,8 +123,11 @@ def QMM_WaveScaleAccumulateOp : QMM_Op<"wave_scale_accumulate", [
     where the wave's sub-tile starts at output row `row` and column `col`,
     and scale_x(i, k) is the scale of row i in the block holding column `k`
     of the `#qmm.scale` encodings (`problem_size` = [M, N, K] gives the
-    extents the encodings are read against). Rows and columns past M and N
-    read the last row's or column's scale; their items are never stored.
+    extents the encodings are read against; a dynamic M is
+    ShapedType::kDynamic, printed as its value -9223372036854775808). Rows
+    and columns past M and N read the last row's or column's scale (with a
+    dynamic M, the last row or block the scale operand has); their items
+    are never stored.
     `row` and `col` are multiples of the wave sub-tile's extents (tile /
     waves of `config`), as qmm-tile-matmul places waves: a scale block
     whose extent is a multiple of the sub-tile's then holds the whole

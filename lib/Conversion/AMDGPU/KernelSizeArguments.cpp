@@ -1,0 +1,159 @@
+//===- KernelSizeArguments.cpp - dynamic memref extents as kernel args ----===//
+//
+// Stage 7b of the AMD pipeline, after outlining: a kernel's dynamically
+// shaped memref operands become a base pointer (memref<0xT>, which the
+// bare-pointer convention of the code objects can pass) plus one index
+// argument per dynamic extent, and the kernel rebuilds the view at entry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMKERNELSIZEARGUMENTS
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+/// The extent-less handle a dynamic memref of `type` is passed as.
+static MemRefType getBaseType(MemRefType type) {
+  return MemRefType::get({0}, type.getElementType(), MemRefLayoutAttrInterface(),
+                         type.getMemorySpace());
+}
+
+/// Row-major strides of `sizes`, folded where the inner extents are known.
+static SmallVector<OpFoldResult> getRowMajorStrides(OpBuilder &b, Location loc,
+                                                    ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  for (int64_t d = int64_t(sizes.size()) - 2; d >= 0; --d) {
+    std::optional<int64_t> inner = getConstantIntValue(strides[d + 1]),
+                           extent = getConstantIntValue(sizes[d + 1]);
+    if (inner && extent) {
+      strides[d] = b.getIndexAttr(*inner * *extent);
+      continue;
+    }
+    if (inner == 1) {
+      strides[d] = sizes[d + 1];
+      continue;
+    }
+    strides[d] = arith::MulIOp::create(
+                     b, loc, getValueOrCreateConstantIndexOp(b, loc, strides[d + 1]),
+                     getValueOrCreateConstantIndexOp(b, loc, sizes[d + 1]))
+                     .getResult();
+  }
+  return strides;
+}
+
+/// Rewrites kernel `func`'s dynamic memref arguments; returns, per original
+/// argument, whether it was rewritten (and fails on a non-identity layout).
+static FailureOr<SmallVector<bool>> rewriteKernel(gpu::GPUFuncOp func) {
+  SmallVector<bool> rewritten(func.getNumArguments(), false);
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || memref.hasStaticShape())
+      continue;
+    if (!memref.getLayout().isIdentity())
+      return func.emitOpError("qmm-kernel-size-arguments: a dynamic memref "
+                              "argument must have the identity layout, got ")
+             << memref;
+    rewritten[i] = true;
+  }
+  if (!llvm::is_contained(rewritten, true))
+    return rewritten;
+  Block &entry = func.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  Location loc = func.getLoc();
+  unsigned numOriginal = func.getNumArguments();
+  for (unsigned i = 0; i < numOriginal; ++i) {
+    if (!rewritten[i])
+      continue;
+    BlockArgument arg = entry.getArgument(i);
+    auto type = cast<MemRefType>(arg.getType());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+        continue;
+      }
+      // After the arguments, before the workgroup attributions.
+      unsigned position = func.getNumArguments();
+      if (failed(func.insertArgument(position, b.getIndexType(),
+                                     DictionaryAttr(), loc)))
+        return failure();
+      sizes.push_back(entry.getArgument(position));
+    }
+    arg.setType(getBaseType(type));
+    SmallVector<OpFoldResult> strides = getRowMajorStrides(b, loc, sizes);
+    auto view = memref::ReinterpretCastOp::create(
+        b, loc, type, arg, b.getIndexAttr(0), sizes, strides);
+    arg.replaceAllUsesExcept(view.getResult(), view);
+  }
+  SmallVector<Type> argumentTypes;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    argumentTypes.push_back(entry.getArgument(i).getType());
+  func.setFunctionType(
+      FunctionType::get(func.getContext(), argumentTypes, TypeRange()));
+  return rewritten;
+}
+
+/// Passes each rewritten operand of `launch` as its base and extents.
+static void rewriteLaunch(gpu::LaunchFuncOp launch, ArrayRef<bool> rewritten) {
+  OpBuilder b(launch);
+  Location loc = launch.getLoc();
+  SmallVector<Value> operands, extents;
+  for (auto [operand, isRewritten] :
+       llvm::zip(launch.getKernelOperands(), rewritten)) {
+    if (!isRewritten) {
+      operands.push_back(operand);
+      continue;
+    }
+    auto type = cast<MemRefType>(operand.getType());
+    operands.push_back(memref::ReinterpretCastOp::create(
+        b, loc, getBaseType(type), operand, /*offset=*/0,
+        /*sizes=*/ArrayRef<int64_t>{0}, /*strides=*/ArrayRef<int64_t>{1}));
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        extents.push_back(memref::DimOp::create(b, loc, operand, d));
+  }
+  operands.append(extents);
+  launch.getKernelOperandsMutable().assign(operands);
+}
+
+namespace {
+struct QMMKernelSizeArgumentsPass
+    : public qmm::impl::QMMKernelSizeArgumentsBase<QMMKernelSizeArgumentsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::DenseMap<Operation *, SmallVector<bool>> rewrittenKernels;
+    WalkResult result = module.walk([&](gpu::GPUFuncOp func) {
+      if (!func.isKernel())
+        return WalkResult::advance();
+      FailureOr<SmallVector<bool>> rewritten = rewriteKernel(func);
+      if (failed(rewritten))
+        return WalkResult::interrupt();
+      if (llvm::is_contained(*rewritten, true))
+        rewrittenKernels[func] = std::move(*rewritten);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    if (rewrittenKernels.empty())
+      return;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      auto it = rewrittenKernels.find(kernel);
+      if (it != rewrittenKernels.end())
+        rewriteLaunch(launch, it->second);
+    });
+  }
+};
+} // namespace

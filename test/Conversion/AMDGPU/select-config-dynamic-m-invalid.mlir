@@ -1,0 +1,39 @@
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-select-config=chip=gfx942
+
+// A user's split-K with a dynamic M: its workspace would depend on M.
+func.func @split_dynamic_m(%a: tensor<?x512xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                           %b: tensor<32x512xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                           %d: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{config: split = 2: split-K needs a static M (the grid sizes its workspace and arrival counters)}}
+  %0 = qmm.matmul a(%a, %as : tensor<?x512xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x512xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 2>
+                  outs(%d : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %0 : tensor<?x32xf32>
+}
+
+// -----
+
+// Only M may be dynamic.
+func.func @dynamic_k(%a: tensor<32x?xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                     %b: tensor<32x?xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                     %d: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  // expected-error @+1 {{qmm-select-config: needs static N and K (only M, the rows of A, may be dynamic)}}
+  %0 = qmm.matmul a(%a, %as : tensor<32x?xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x?xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %0 : tensor<32x32xf32>
+}
+
+// -----
+
+func.func @grouped_dynamic_m(%a: tensor<?x128xf8E4M3FNUZ>, %as: tensor<?x1xf32>,
+                             %b: tensor<3x64x128xf8E4M3FNUZ>, %bs: tensor<3x1x1xf32>,
+                             %g: tensor<?xi32>, %d: tensor<?x64xbf16>) -> tensor<?x64xbf16> {
+  // expected-error @+1 {{qmm-select-config: a dynamic M is not implemented for grouped matmuls}}
+  %0 = qmm.grouped_matmul contiguous a(%a, %as : tensor<?x128xf8E4M3FNUZ>, tensor<?x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : tensor<3x64x128xf8E4M3FNUZ>, tensor<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%g : tensor<?xi32>)
+    outs(%d : tensor<?x64xbf16>) -> tensor<?x64xbf16>
+  return %0 : tensor<?x64xbf16>
+}

@@ -1,0 +1,67 @@
+// RUN: fp8-opt %s -split-input-file --qmm-tile-matmul=chip=gfx942 --cse | FileCheck %s
+
+// A dynamic M: the host reads M from A's rows, checks the output's rows and
+// A's per-row scales (M of them) against it, and launches ceil(M / 32) rows
+// of 32-row tiles (N = 64: 2 columns) only when M > 0. Inside, the store
+// masks rows (in_bounds [false, true]: 32 divides N = 64, nothing divides
+// an unknown M) and the scale step carries M as dynamic.
+// CHECK-DAG:   #[[ROWS:.*]] = affine_map<()[s0] -> (s0 ceildiv 32)>
+// CHECK-LABEL: func.func @per_row
+// CHECK-SAME:    (%[[A:.*]]: memref<?x256xf8E4M3FNUZ>, %[[AS:.*]]: memref<?x1xf32>, %{{.*}}: memref<64x256xf8E4M3FNUZ>, %{{.*}}: memref<64x1xf32>, %[[D:.*]]: memref<?x64xf32>)
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[M:.*]] = memref.dim %[[A]], %[[C0]] : memref<?x256xf8E4M3FNUZ>
+// CHECK:         %[[DM:.*]] = memref.dim %[[D]], %[[C0]]
+// CHECK:         %[[SAME:.*]] = arith.cmpi eq, %[[DM]], %[[M]]
+// CHECK:         cf.assert %[[SAME]], "qmm.matmul: the output's rows differ from A's rows (M)"
+// CHECK:         %[[SM:.*]] = memref.dim %[[AS]], %[[C0]]
+// CHECK:         %[[SSAME:.*]] = arith.cmpi eq, %[[SM]], %[[M]]
+// CHECK:         cf.assert %[[SSAME]], "qmm.matmul: A's scales do not match A's rows (M): expected M scales along M"
+// CHECK:         %[[ANY:.*]] = arith.cmpi ult, %[[C0]], %[[M]]
+// CHECK:         scf.if %[[ANY]] {
+// CHECK:           %[[GY:.*]] = affine.apply #[[ROWS]]()[%[[M]]]
+// CHECK-DAG:       %[[C2:.*]] = arith.constant 2 : index
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}} = %[[C2]], {{.*}} = %[[GY]], {{.*}})
+// CHECK:             qmm.wave_scale_accumulate {{.*}} problem_size [-9223372036854775808, 64, 256]
+// CHECK:             qmm.wave_store {{.*}} in_bounds [false, true]
+// CHECK:           gpu.terminator
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @per_row(%a: memref<?x256xf8E4M3FNUZ>, %as: memref<?x1xf32>,
+                   %b: memref<64x256xf8E4M3FNUZ>, %bs: memref<64x1xf32>,
+                   %d: memref<?x64xf32>) {
+  qmm.matmul a(%a, %as : memref<?x256xf8E4M3FNUZ>, memref<?x1xf32>) #qmm.scale<per_row>
+             b(%b, %bs : memref<64x256xf8E4M3FNUZ>, memref<64x1xf32>) #qmm.scale<per_row>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<?x64xf32>)
+  return
+}
+
+// -----
+
+// 128x128 blockwise A scales, MN-major ([K / 128, ceil(M / 128)]): the check
+// reads the scales' dimension 1 against ceil(M / 128); aux's rows are
+// checked too.
+// CHECK-DAG:   #[[BLOCKS:.*]] = affine_map<()[s0] -> (s0 ceildiv 128)>
+// CHECK-LABEL: func.func @blockwise_mn_major
+// CHECK-SAME:    (%[[A:[^:]*]]: memref<?x256xf8E4M3FNUZ>, %[[AS:[^:]*]]: memref<2x?xf32>
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         %[[M:.*]] = memref.dim %[[A]], %[[C0]]
+// CHECK:         cf.assert {{.*}}, "qmm.matmul: the output's rows differ from A's rows (M)"
+// CHECK:         cf.assert {{.*}}, "qmm.matmul: aux's rows differ from A's rows (M)"
+// CHECK:         %[[EXPECTED:.*]] = affine.apply #[[BLOCKS]]()[%[[M]]]
+// CHECK:         %[[C1:.*]] = arith.constant 1 : index
+// CHECK:         %[[SM:.*]] = memref.dim %[[AS]], %[[C1]]
+// CHECK:         %[[SAME:.*]] = arith.cmpi eq, %[[SM]], %[[EXPECTED]]
+// CHECK:         cf.assert %[[SAME]], "qmm.matmul: A's scales do not match A's rows (M): expected ceil(M / 128) scales along M"
+// CHECK:         scf.if
+func.func @blockwise_mn_major(%a: memref<?x256xf8E4M3FNUZ>, %as: memref<2x?xf32>,
+                              %b: memref<64x256xf8E4M3FNUZ>, %bs: memref<1x2xf32>,
+                              %d: memref<?x64xbf16>, %aux: memref<?x64xbf16>) {
+  qmm.matmul a(%a, %as : memref<?x256xf8E4M3FNUZ>, memref<2x?xf32>) #qmm.scale<block 128x128, mn_major>
+             b(%b, %bs : memref<64x256xf8E4M3FNUZ>, memref<1x2xf32>) #qmm.scale<block 128x128>
+             activation gelu_tanh
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<?x64xbf16>, aux %aux : memref<?x64xbf16>)
+  return
+}

@@ -1,0 +1,131 @@
+//===- DynamicMMode.cpp - fp8-run --gemm ?xNxK --m ... -------------------===//
+//
+// One program with a dynamic M (tensor<?xKx...> A, output and M-following
+// scales), compiled once for the device and called for each M of --m: each
+// call gets inputs of its M and is validated as a static run is. The model
+// reports the program's config at each M.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::fp8run;
+
+std::string GemmRunner::getSelectedConfig() {
+  OwningOpRef<ModuleOp> configured = module->clone();
+  PassManager pm(&context);
+  pm.addPass(createQMMAttachTarget({chip.name.str()}));
+  pm.addPass(createQMMLegalizeForChip());
+  QMMSelectConfigOptions select;
+  select.override = kernelConfig;
+  pm.addPass(createQMMSelectConfig(select));
+  LogicalResult ran = success();
+  std::string message =
+      captureDiagnostics(&context, [&] { ran = pm.run(*configured); });
+  if (failed(ran))
+    fail("--m: " + message);
+  std::string text;
+  configured->walk([&](MatmulOp matmul) {
+    llvm::raw_string_ostream os(text);
+    os << matmul.getConfigAttr();
+  });
+  return text;
+}
+
+int GemmRunner::runForEachM() {
+  const ModelRequest &model = config.model;
+  if (isGrouped())
+    fail("--m: grouped GEMMs with a dynamic M are not implemented");
+  if (config.quantize == QuantizeOn::Device || !config.loadDir.empty() ||
+      !config.saveDir.empty() || config.tune || config.tuneMeasure ||
+      !config.tuneTable.empty() || !config.tuningTable.empty())
+    fail("--m: --quantize device, --load, --save, --tune and tuning tables "
+         "are not supported with a dynamic M");
+  buildProgram();
+  kernelConfig = config.kernelConfig;
+  if (config.emitIR) {
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+  // One config for every M: the selector's for its dynamic-M bucket (or
+  // --config).
+  std::string chosen = getSelectedConfig();
+  if (!config.json)
+    llvm::outs() << "fp8-run: one program for every M: "
+                 << spec.describe() << "\n  config " << chosen
+                 << (kernelConfig.empty()
+                         ? llvm::formatv(" (chosen for M = {0})",
+                                         kDefaultDynamicMBucket)
+                               .str()
+                         : std::string(" (--config)"))
+                 << "\n";
+  if (model.device) {
+    // MODELED: the one code object of the dynamic-M program, its grid and
+    // operand bytes evaluated at each M.
+    OwningOpRef<ModuleOp> lowered = module->clone();
+    AMDGPUPipelineOptions options{chip.name.str(), "gpu", kernelConfig};
+    failOn(runAMDGPUPipeline(*lowered, options));
+    llvm::outs() << "modeled (" << model.device->name
+                 << ", the dynamic-M program's code object at each M):\n";
+    for (int64_t m : config.mValues) {
+      if (m == 0) {
+        llvm::outs() << "  M = 0: no launch\n";
+        continue;
+      }
+      std::vector<perf::KernelPrediction> modeled = orFail(perf::modelProgram(
+          *lowered, chip, *model.device, model.params, m));
+      double seconds = 0;
+      for (const perf::KernelPrediction &p : modeled)
+        seconds += p.seconds;
+      double flops = 2.0 * double(m) * double(spec.n) * double(spec.k);
+      llvm::outs() << llvm::formatv(
+          "  M = {0,6}: {1,9:f1} us  {2,8:f1} TFLOP/s\n", m, seconds * 1e6,
+          seconds > 0 ? flops / seconds / 1e12 : 0.0);
+    }
+    if (model.only)
+      return 0;
+  }
+
+  device = orFail(createDevice(config.device, chip, kernelConfig));
+  size_t numArguments = spec.getArguments().size();
+  size_t numResults =
+      1 + (spec.auxType ? 1 : 0) + (spec.outEncoding ? 1 : 0);
+  compiled = orFail(device->compile(*module, spec.functionName, numArguments,
+                                    numResults));
+  const Tier freshExact = exact, freshAux = auxExact, freshQuality = quality;
+  bool allPass = true;
+  for (int64_t m : config.mValues) {
+    spec.m = m;
+    aParts.clear();
+    bParts.clear();
+    bias.reset();
+    auxInit.reset();
+    outScalesInit.reset();
+    exact = freshExact;
+    auxExact = freshAux;
+    quality = freshQuality;
+    prepareInputs();
+    execute();
+    validate();
+    if (!config.json)
+      llvm::outs() << "--- M = " << m << "\n";
+    allPass &= report();
+  }
+  if (!config.json)
+    llvm::outs() << llvm::formatv("fp8-run: {0} M values, one compiled "
+                                  "program: {1}\n",
+                                  config.mValues.size(),
+                                  allPass ? "PASS" : "FAIL");
+  return allPass ? 0 : 1;
+}
