@@ -6,6 +6,7 @@
 #include "qmm/Runtime/KernelResources.h"
 #include "qmm/Target/Chip.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -94,6 +95,29 @@ static std::string describeSource(Value value, func::FuncOp func,
   }
   if (std::optional<int64_t> constant = getConstantIntValue(value))
     return std::to_string(*constant);
+  if (auto base = dyn_cast_or_null<memref::ReinterpretCastOp>(def))
+    // A dynamic operand passed as its base (qmm-kernel-size-arguments).
+    return describeSource(base.getSource(), func, allocs);
+  if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (index)
+      return "dim(" + describeSource(dim.getSource(), func, allocs) + ", " +
+             std::to_string(*index) + ")";
+  }
+  if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(def)) {
+    // One operand (a dynamic M's grid): the map's expression of it.
+    AffineMap map = apply.getAffineMap();
+    if (apply.getMapOperands().size() == 1 && map.getNumResults() == 1) {
+      std::string operand =
+          describeSource(apply.getMapOperands()[0], func, allocs);
+      std::string expression;
+      llvm::raw_string_ostream(expression) << map.getResult(0);
+      std::string symbol = map.getNumDims() == 1 ? "d0" : "s0";
+      size_t at = expression.find(symbol);
+      if (operand != "?" && at != std::string::npos)
+        return expression.replace(at, symbol.size(), operand);
+    }
+  }
   return "?";
 }
 
@@ -211,6 +235,8 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
       Value blockValues[] = {block.x, block.y, block.z};
       for (int d = 0; d < 3; ++d) {
         launch.grid[d] = getConstantIntValue(gridValues[d]).value_or(-1);
+        launch.gridExpressions[d] =
+            describeSource(gridValues[d], func, allocs);
         launch.block[d] = getConstantIntValue(blockValues[d]).value_or(-1);
       }
       for (Value operand : launchOp.getKernelOperands())

@@ -9,6 +9,7 @@
 
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Pipelines/Pipelines.h"
 
@@ -116,58 +117,125 @@ static void readKernelInfo(gpu::GPUFuncOp kernel, KernelWorkload &w,
                     "Infinity Cache traffic of B is a lower bound)");
 }
 
-/// A host index value (a grid extent) at M = `m`: constants, memref.dim of
-/// a dynamic extent (which only M is) and the index arithmetic on them.
-static std::optional<int64_t> evaluateAtM(Value value,
-                                          std::optional<int64_t> m) {
-  if (std::optional<int64_t> constant = getConstantIntValue(value))
-    return constant;
-  Operation *op = value.getDefiningOp();
-  if (!op || !m)
-    return std::nullopt;
-  if (auto dim = dyn_cast<memref::DimOp>(op)) {
-    std::optional<int64_t> index = dim.getConstantIndex();
-    auto type = dyn_cast<MemRefType>(dim.getSource().getType());
-    if (!index || !type || *index >= type.getRank())
-      return std::nullopt;
-    return type.isDynamicDim(*index) ? *m : type.getDimSize(*index);
-  }
-  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-    Builder b(op->getContext());
-    SmallVector<Attribute> operands;
-    for (Value operand : apply.getMapOperands()) {
-      std::optional<int64_t> v = evaluateAtM(operand, m);
-      if (!v)
-        return std::nullopt;
-      operands.push_back(b.getIndexAttr(*v));
-    }
-    SmallVector<Attribute> folded;
-    if (failed(apply.getAffineMap().constantFold(operands, folded)) ||
-        folded.size() != 1)
-      return std::nullopt;
-    return cast<IntegerAttr>(folded[0]).getInt();
-  }
-  return std::nullopt;
-}
+namespace {
+/// Host values of one host function at given argument extents.
+struct HostExtents {
+  mutable func::FuncOp func;
+  const std::vector<std::vector<int64_t>> *shapes = nullptr;
 
-/// The bytes of a launch operand at M = `m`: a dynamic operand passed as
-/// its base (qmm-kernel-size-arguments) counts as the buffer it views.
-static int64_t getOperandBytes(Value operand, std::optional<int64_t> m) {
-  if (auto base = operand.getDefiningOp<memref::ReinterpretCastOp>())
-    operand = base.getSource();
-  auto type = dyn_cast<MemRefType>(operand.getType());
-  if (!type || (!type.hasStaticShape() && !m))
-    return 0;
-  int64_t count = 1;
-  for (int64_t extent : type.getShape())
-    count *= ShapedType::isDynamic(extent) ? *m : extent;
-  return getStorageBytes(count, type.getElementType());
+  /// Extent `dim` of a host memref: static, an argument's given extent, or
+  /// an allocation's size.
+  std::optional<int64_t> extentOf(Value memref, int64_t dim) const {
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    if (!type || dim >= type.getRank())
+      return std::nullopt;
+    if (!type.isDynamicDim(dim))
+      return type.getDimSize(dim);
+    if (auto arg = dyn_cast<BlockArgument>(memref)) {
+      if (!shapes || arg.getOwner()->getParentOp() != func.getOperation() ||
+          arg.getArgNumber() >= shapes->size() ||
+          size_t(dim) >= (*shapes)[arg.getArgNumber()].size())
+        return std::nullopt;
+      return (*shapes)[arg.getArgNumber()][dim];
+    }
+    if (auto alloc = memref.getDefiningOp<memref::AllocOp>())
+      return evaluate(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
+    if (auto cast = memref.getDefiningOp<memref::CastOp>())
+      return extentOf(cast.getSource(), dim);
+    return std::nullopt;
+  }
+
+  /// A host index value (a grid extent): constants, memref.dim and the
+  /// affine maps over them.
+  std::optional<int64_t> evaluate(Value value) const {
+    if (std::optional<int64_t> constant = getConstantIntValue(value))
+      return constant;
+    Operation *op = value.getDefiningOp();
+    if (auto dim = dyn_cast_or_null<memref::DimOp>(op)) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      return index ? extentOf(dim.getSource(), *index) : std::nullopt;
+    }
+    if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(op)) {
+      Builder b(op->getContext());
+      SmallVector<Attribute> operands;
+      for (Value operand : apply.getMapOperands()) {
+        std::optional<int64_t> v = evaluate(operand);
+        if (!v)
+          return std::nullopt;
+        operands.push_back(b.getIndexAttr(*v));
+      }
+      SmallVector<Attribute> folded;
+      if (failed(apply.getAffineMap().constantFold(operands, folded)) ||
+          folded.size() != 1)
+        return std::nullopt;
+      return cast<IntegerAttr>(folded[0]).getInt();
+    }
+    return std::nullopt;
+  }
+
+  /// The bytes of a launch operand: a dynamic operand passed as its base
+  /// (qmm-kernel-size-arguments) counts as the buffer it views; 0 where
+  /// the extents are unknown.
+  int64_t bytesOf(Value operand) const {
+    if (auto base = operand.getDefiningOp<memref::ReinterpretCastOp>())
+      operand = base.getSource();
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type)
+      return 0;
+    int64_t count = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      std::optional<int64_t> extent = extentOf(operand, d);
+      if (!extent)
+        return 0;
+      count *= *extent;
+    }
+    return getStorageBytes(count, type.getElementType());
+  }
+};
+} // namespace
+
+perf::DynamicExtents perf::getDynamicExtentsAtM(ModuleOp program,
+                                                int64_t m) {
+  DynamicExtents result;
+  result.m = m;
+  for (auto func : program.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    std::vector<std::vector<int64_t>> &shapes =
+        result.shapes[func.getName().str()];
+    for (Type type : func.getArgumentTypes()) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      shapes.emplace_back();
+      if (shaped && shaped.hasRank())
+        shapes.back().assign(shaped.getShape().begin(),
+                             shaped.getShape().end());
+    }
+    auto assign = [&](Value operand, ArrayRef<int64_t> extents) {
+      auto arg = dyn_cast_or_null<BlockArgument>(operand);
+      if (!arg || arg.getOwner() != &func.getBody().front())
+        return;
+      std::vector<int64_t> &shape = shapes[arg.getArgNumber()];
+      for (size_t d = 0; d < shape.size() && d < extents.size(); ++d)
+        if (ShapedType::isDynamic(shape[d]))
+          shape[d] = extents[d];
+    };
+    func.walk([&](MatmulOp op) {
+      int64_t n = op.getN(), k = op.getK();
+      assign(op.getA(), {m, k});
+      assign(op.getAScales(), op.getAEncoding().getScaleShape(m, k));
+      assign(op.getInit(), {m, n});
+      assign(op.getAux(), {m, n});
+      if (ScaleEncodingAttr out = op.getOutEncodingAttr())
+        assign(op.getOutScales(), out.getScaleShape(m, n));
+    });
+  }
+  return result;
 }
 
 llvm::Expected<std::vector<KernelPrediction>>
 perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
                    const DeviceInfo &device, const ModelParameters &params,
-                   std::optional<int64_t> dynamicM) {
+                   const DynamicExtents *at) {
   if (device.getChip().name != chip.name)
     return llvm::createStringError(
         "device %s is a %s, but the program is compiled for %s",
@@ -189,18 +257,24 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
     std::string moduleName = launch.getKernelModuleName().str();
     std::string kernelName = launch.getKernelName().str();
     KernelWorkload w;
+    HostExtents host{launch->getParentOfType<func::FuncOp>()};
+    if (host.func && at) {
+      auto it = at->shapes.find(host.func.getName().str());
+      if (it != at->shapes.end())
+        host.shapes = &it->second;
+    }
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     Value gridValues[] = {grid.x, grid.y, grid.z};
     Value blockValues[] = {block.x, block.y, block.z};
     for (int d = 0; d < 3; ++d) {
-      std::optional<int64_t> g = evaluateAtM(gridValues[d], dynamicM);
+      std::optional<int64_t> g = host.evaluate(gridValues[d]);
       std::optional<int64_t> b = getConstantIntValue(blockValues[d]);
       if (!g || !b) {
         error = llvm::createStringError(
             "the launch of %s::%s has a grid or block size known only at run "
             "time; the model needs constant ones (or, for a dynamic M, the "
-            "M to model)",
+            "M to model at)",
             moduleName.c_str(), kernelName.c_str());
         return WalkResult::interrupt();
       }
@@ -208,9 +282,10 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
       w.block[d] = *b;
     }
     for (Value operand : launch.getKernelOperands())
-      w.compulsoryBytes += getOperandBytes(operand, dynamicM);
+      w.compulsoryBytes += host.bytesOf(operand);
     std::vector<std::string> notes;
-    readKernelInfo(kernel, w, notes, dynamicM);
+    readKernelInfo(kernel, w, notes,
+                   at ? std::optional<int64_t>(at->m) : std::nullopt);
 
     auto found = codeObjects.find(moduleName);
     if (found == codeObjects.end()) {
@@ -256,12 +331,16 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
 llvm::Expected<std::vector<KernelPrediction>>
 perf::modelQMMProgram(ModuleOp program, const ChipInfo &chip,
                       const DeviceInfo &device, const ModelParameters &params,
-                      llvm::StringRef config) {
+                      llvm::StringRef config,
+                      std::optional<int64_t> dynamicM) {
   OwningOpRef<ModuleOp> lowered = program.clone();
   AMDGPUPipelineOptions options{chip.name.str(), "gpu", config.str()};
   if (llvm::Error error = runAMDGPUPipeline(*lowered, options))
     return llvm::createStringError("the AMD pipeline failed for " +
                                    chip.name.str() + ": " +
                                    llvm::toString(std::move(error)));
-  return modelProgram(*lowered, chip, device, params);
+  if (!dynamicM)
+    return modelProgram(*lowered, chip, device, params);
+  DynamicExtents at = getDynamicExtentsAtM(program, *dynamicM);
+  return modelProgram(*lowered, chip, device, params, &at);
 }

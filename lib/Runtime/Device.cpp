@@ -48,6 +48,26 @@ Device::run(ModuleOp module, llvm::StringRef function,
 char NotCompiledForGPUError::ID = 0;
 
 namespace {
+class AutoDevice;
+/// The auto device's program compiled for the GPU; a call the GPU device
+/// cannot make (a qmm op left in the host code) runs on the CPU instead.
+class AutoProgram : public CompiledProgram {
+public:
+  AutoProgram(AutoDevice &device, std::unique_ptr<CompiledProgram> gpu,
+              ModuleOp module, llvm::StringRef function)
+      : device(device), gpu(std::move(gpu)), module(module.clone()),
+        function(function.str()) {}
+  llvm::Expected<RunResult> run(llvm::ArrayRef<const host::HostTensor *> args,
+                                llvm::ArrayRef<TensorSpec> results,
+                                int iterations) override;
+
+private:
+  AutoDevice &device;
+  std::unique_ptr<CompiledProgram> gpu;
+  OwningOpRef<ModuleOp> module;
+  std::string function;
+};
+
 /// A GPU of the chip through HIP when there is one, else the emulator; a
 /// program the AMD pipeline does not compile yet (MX scales, FP4/FP6, ...)
 /// runs on the CPU, with a note saying why.
@@ -79,7 +99,8 @@ public:
     auto program = gpu->compile(module, function, numArguments, numResults);
     if (program) {
       last = gpu.get();
-      return program;
+      return std::unique_ptr<CompiledProgram>(std::make_unique<AutoProgram>(
+          *this, std::move(*program), module, function));
     }
     if (llvm::Error other = fallBackToCPU(program.takeError(), function))
       return std::move(other);
@@ -105,7 +126,19 @@ private:
 
   std::unique_ptr<Device> gpu, cpu;
   Device *last = nullptr;
+  friend class AutoProgram;
 };
+
+llvm::Expected<RunResult>
+AutoProgram::run(llvm::ArrayRef<const host::HostTensor *> args,
+                 llvm::ArrayRef<TensorSpec> results, int iterations) {
+  llvm::Expected<RunResult> result = gpu->run(args, results, iterations);
+  if (result)
+    return result;
+  if (llvm::Error other = device.fallBackToCPU(result.takeError(), function))
+    return std::move(other);
+  return device.cpu->run(*module, function, args, results, iterations);
+}
 } // namespace
 
 llvm::Expected<std::unique_ptr<Device>>

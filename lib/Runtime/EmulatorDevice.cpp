@@ -74,7 +74,7 @@ public:
       HostBuffers buffers;
       EmulatorLauncher launcher(chip, buffers);
       auto start = std::chrono::steady_clock::now();
-      llvm::Expected<std::vector<size_t>> returned =
+      llvm::Expected<HostResults> returned =
           runHostProgram(func, launcher, buffers, args);
       if (!returned)
         return returned.takeError();

@@ -109,7 +109,7 @@ public:
       HostBuffers buffers;
       HIPLauncher launcher(runtime, device, chip, *lowered, buffers,
                            codeObjects);
-      llvm::Expected<std::vector<size_t>> returned =
+      llvm::Expected<HostResults> returned =
           runHostProgram(func, launcher, buffers, args);
       if (!returned)
         return returned.takeError();

@@ -44,7 +44,7 @@ public:
   HostInterpreter(KernelLauncher &launcher, HostBuffers &storage)
       : launcher(launcher), storage(storage) {}
 
-  llvm::Expected<std::vector<size_t>>
+  llvm::Expected<HostResults>
   run(func::FuncOp func, llvm::ArrayRef<std::vector<int64_t>> shapes);
 
 private:
@@ -88,23 +88,33 @@ private:
   llvm::DenseMap<Value, size_t> buffers;
   llvm::DenseMap<Value, std::vector<int64_t>> shapes;
   llvm::DenseMap<Value, uint64_t> scalars;
-  std::optional<std::vector<size_t>> results;
+  std::optional<HostResults> results;
 };
 } // namespace
 
-/// The bytes of a dense buffer of `type` with extents `shape`.
+/// The bytes of a dense buffer of `type` with extents `shape`, as the
+/// devices store it: rows of the last extent, each packed to whole bytes
+/// (FP4/FP6; see host::getDeviceBytes).
 static size_t getBufferBytes(MemRefType type, llvm::ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t extent : shape)
-    count *= extent;
-  return getStorageBytes(count, type.getElementType());
+  if (shape.empty())
+    return getStorageBytes(1, type.getElementType());
+  int64_t rows = 1;
+  for (int64_t extent : shape.drop_back())
+    rows *= extent;
+  return rows * getStorageBytes(shape.back(), type.getElementType());
 }
 
-llvm::Expected<std::vector<size_t>>
+llvm::Expected<HostResults>
 HostInterpreter::run(func::FuncOp func,
                      llvm::ArrayRef<std::vector<int64_t>> argumentShapes) {
   if (!func.getBody().hasOneBlock())
     return hostError(func, "the host function must be one block");
+  if (storage.size() != func.getNumArguments() ||
+      (!argumentShapes.empty() &&
+       argumentShapes.size() != func.getNumArguments()))
+    return hostError(func, "takes " + llvm::Twine(func.getNumArguments()) +
+                               " arguments, got " +
+                               llvm::Twine(storage.size()));
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     auto type = dyn_cast<MemRefType>(arg.getType());
     if (!type)
@@ -168,6 +178,14 @@ llvm::Error HostInterpreter::defineScalarOp(Operation &op) {
     return hostError(&op, "computes index, i64, i32 or i1 scalars only");
   uint64_t x = op.getNumOperands() > 0 ? *operand(0) : 0;
   uint64_t y = op.getNumOperands() > 1 ? *operand(1) : 0;
+  // Scalars are kept zero-extended; signed readings extend the sign of
+  // the operands' width (i1, i32).
+  auto signExtend = [&](uint64_t v) -> int64_t {
+    Type t = op.getOperand(0).getType();
+    unsigned width = t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+    return width >= 64 ? int64_t(v)
+                       : int64_t(v << (64 - width)) >> (64 - width);
+  };
   std::optional<uint64_t> value;
   if (isa<arith::AddIOp>(op))
     value = x + y;
@@ -185,10 +203,12 @@ llvm::Error HostInterpreter::defineScalarOp(Operation &op) {
     value = std::min(x, y);
   else if (isa<arith::MaxUIOp>(op))
     value = std::max(x, y);
-  else if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+  else if (isa<arith::IndexCastUIOp>(op))
     value = x;
+  else if (isa<arith::IndexCastOp>(op))
+    value = uint64_t(signExtend(x));
   else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    int64_t sx = int64_t(x), sy = int64_t(y);
+    int64_t sx = signExtend(x), sy = signExtend(y);
     switch (cmp.getPredicate()) {
     case arith::CmpIPredicate::eq: value = x == y; break;
     case arith::CmpIPredicate::ne: value = x != y; break;
@@ -402,12 +422,13 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
     return launcher.launch(kernel, grid, block, args);
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-    std::vector<size_t> returned;
+    HostResults returned;
     for (Value v : ret.getOperands()) {
       auto it = buffers.find(v);
       if (it == buffers.end())
         return hostError(&op, "returns a value that is not a buffer");
-      returned.push_back(it->second);
+      returned.buffers.push_back(it->second);
+      returned.shapes.push_back(shapes[v]);
     }
     results = std::move(returned);
     return llvm::Error::success();
@@ -423,14 +444,14 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
                         "return)");
 }
 
-llvm::Expected<std::vector<size_t>>
+llvm::Expected<HostResults>
 qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
                     HostBuffers &storage,
                     llvm::ArrayRef<std::vector<int64_t>> argumentShapes) {
   return HostInterpreter(launcher, storage).run(func, argumentShapes);
 }
 
-llvm::Expected<std::vector<size_t>>
+llvm::Expected<HostResults>
 qmm::runHostProgram(func::FuncOp func, KernelLauncher &launcher,
                     HostBuffers &buffers,
                     llvm::ArrayRef<const host::HostTensor *> args) {
@@ -464,12 +485,16 @@ qmm::compileForGPUDevice(ModuleOp module, llvm::StringRef deviceName,
 }
 
 llvm::Expected<std::vector<host::HostTensor>>
-qmm::collectResults(const HostBuffers &buffers,
-                    llvm::ArrayRef<size_t> returned,
+qmm::collectResults(const HostBuffers &buffers, const HostResults &returned,
                     llvm::ArrayRef<TensorSpec> results) {
   std::vector<host::HostTensor> tensors;
-  for (auto [index, spec] : llvm::zip(returned, results)) {
-    host::HostTensor out(spec.elementType, spec.shape);
+  for (auto [index, shape, spec] :
+       llvm::zip(returned.buffers, returned.shapes, results)) {
+    std::vector<int64_t> extents = spec.shape;
+    for (size_t d = 0; d < extents.size() && d < shape.size(); ++d)
+      if (ShapedType::isDynamic(extents[d]))
+        extents[d] = shape[d];
+    host::HostTensor out(spec.elementType, extents);
     if (buffers[index].size() != out.bytes.size())
       return llvm::createStringError("a result has %zu bytes, expected %zu",
                                      buffers[index].size(), out.bytes.size());

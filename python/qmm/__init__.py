@@ -29,6 +29,7 @@ from . import _qmm
 __all__ = [
     "Gemm",
     "GroupedGemm",
+    "Program",
     "chips",
     "compile",
     "decode",
@@ -92,7 +93,7 @@ def compile(ir, chip="gfx942", config=""):
     return _qmm.compile(ir, chip, config)
 
 
-def model(ir, chip="gfx942", device=None, config="", params=None):
+def model(ir, chip="gfx942", device=None, config="", params=None, m=None):
     """Predicts how fast a qmm program (MLIR text) runs on a GPU, without
     running it: compiles it for `chip` and feeds each kernel's code object,
     launch and workload to the performance model (qmm/PerfModel).
@@ -103,7 +104,8 @@ def model(ir, chip="gfx942", device=None, config="", params=None):
     {"clock": 2.1, "hbm-bw": 5.3}) or a list of "name=value" strings.
     `device` is "mi300x", "mi325x" or "mi355x" (default: the chip's, mi300x
     for gfx942 and mi355x for gfx950) and must be built on `chip`; `config`
-    forces a #qmm.config<...> on every matmul.
+    forces a #qmm.config<...> on every matmul. A program with a dynamic M
+    is modeled at M = `m` (its one code object; the grid at that M).
 
     Returns a list of dicts, one per kernel launched, as fp8-run --model
     --json writes them: "kernel", "modeled" (True), "device", "chip",
@@ -115,7 +117,7 @@ def model(ir, chip="gfx942", device=None, config="", params=None):
     "mall_seconds", "hbm_seconds", "compulsory_bytes" and "notes". Raises
     ValueError for an unknown chip, device or parameter and RuntimeError
     when the program does not compile."""
-    return json.loads(_qmm.model(ir, chip, device or "", config, params))
+    return json.loads(_qmm.model(ir, chip, device or "", config, params, m))
 
 
 def run(ir, function, args, device="emu", chip="gfx942", config="",
@@ -135,6 +137,30 @@ def run_timed(ir, function, args, device="emu", chip="gfx942", config="",
     return _qmm.run(ir, function, list(args), device, chip, config, iterations)
 
 
+class Program:
+    """One function of a program compiled once for a device and called many
+    times. Where the program's M is dynamic (tensor<?x...>), each call may
+    pass operands of any M; the results have the M of the call.
+
+        gemm = qmm.Gemm(None, 4096, 7168)            # M is dynamic
+        program = qmm.Program(gemm.ir(), gemm.function, "emu", "gfx950")
+        for m in (1, 17, 128):
+            (d,) = program(qa[m], sa[m], qb, sb, c[m])
+    """
+
+    def __init__(self, ir, function, device="emu", chip="gfx942", config=""):
+        self._program = _qmm.Program(ir, function, device, chip, config)
+
+    def __call__(self, *args):
+        """The function's results (a list) for numpy `args`."""
+        results, _, _ = self._program.call(list(args), 0)
+        return results
+
+    def timed(self, *args, iterations=1):
+        """(results, device name, seconds per call over `iterations`)."""
+        return self._program.call(list(args), iterations)
+
+
 class Gemm:
     """D = dequant(A) dequant(B)^T (+ C) with the epilogue, as one qmm.matmul.
 
@@ -142,6 +168,9 @@ class Gemm:
     the quantized operands (and bias, C, ... in the function's argument
     order: a, a_scales, b, b_scales[, bias], init[, aux][, out_scales]); an
     init of zeros is supplied when not given and accumulate is off.
+
+    With m=None, M is dynamic: one program (compiled at the first call for
+    a device, chip and config, and kept) serves operands of any M.
     """
 
     def __init__(self, m, n, k, a_type="f8E4M3FN", b_type="f8E4M3FN",
@@ -154,7 +183,9 @@ class Gemm:
         self.accumulate = accumulate
         self.bias, self.aux, self.out_scale = bias, aux, out_scale
         self.function = function
-        self._ir = _qmm.gemm_ir(m, n, k, a_type, b_type, a_scale, b_scale,
+        self._programs = {}
+        self._ir = _qmm.gemm_ir(-1 if m is None else m, n, k, a_type, b_type,
+                                a_scale, b_scale,
                                 out_type, b_layout, accumulate, bias,
                                 activation, aux, out_scale, out_rounding,
                                 function)
@@ -166,14 +197,17 @@ class Gemm:
     def compile(self, chip="gfx942", config=""):
         return compile(self._ir, chip, config)
 
-    def model(self, chip="gfx942", device=None, config="", params=None):
+    def model(self, chip="gfx942", device=None, config="", params=None,
+              m=None):
         """The performance model's MODELED (not measured) figures for this
-        GEMM on `device`; see qmm.model."""
-        return model(self._ir, chip, device, config, params)
+        GEMM on `device` (with m=None in the constructor, at M = `m`); see
+        qmm.model."""
+        return model(self._ir, chip, device, config, params, m)
 
     def __call__(self, a, a_scales, b, b_scales, bias=None, c=None,
                  device="emu", chip="gfx942", config=""):
         """Runs the GEMM; returns D, or (D, aux, scales) as the op has them."""
+        m = self.m if self.m is not None else np.shape(a)[0]
         args = [a, a_scales, b, b_scales]
         if self.bias is not None:
             if bias is None:
@@ -182,15 +216,19 @@ class Gemm:
         if c is None:
             if self.accumulate:
                 raise ValueError("an accumulating GEMM needs c")
-            c = _zeros(self.out_type, (self.m, self.n))
+            c = _zeros(self.out_type, (m, self.n))
         args.append(c)
         if self.aux is not None:
-            args.append(np.zeros((self.m, self.n), np.float32))
+            args.append(np.zeros((m, self.n), np.float32))
         if self.out_scale is not None:
-            blocks = _out_scale_shape(self.out_scale, self.m, self.n)
+            blocks = _out_scale_shape(self.out_scale, m, self.n)
             dtype = np.uint8 if self.out_scale == "mx32" else np.float32
             args.append(np.zeros(blocks, dtype))
-        results = run(self._ir, self.function, args, device, chip, config)
+        key = (device, chip, config)
+        if key not in self._programs:
+            self._programs[key] = Program(self._ir, self.function, device,
+                                          chip, config)
+        results = self._programs[key](*args)
         return results[0] if len(results) == 1 else tuple(results)
 
 

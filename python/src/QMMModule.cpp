@@ -293,10 +293,11 @@ static GemmSpec makeGemmSpec(int64_t m, int64_t n, int64_t k,
                              const std::optional<std::string> &outScale,
                              const std::optional<std::string> &outRounding,
                              const std::string &function) {
-  if (m <= 0 || n <= 0 || k <= 0)
-    raiseValueError("m, n and k must be positive");
+  // m = -1: a dynamic M (one program for every M).
+  if ((m <= 0 && m != -1) || n <= 0 || k <= 0)
+    raiseValueError("m, n and k must be positive (m = None: dynamic)");
   GemmSpec spec;
-  spec.m = m;
+  spec.m = m == -1 ? ShapedType::kDynamic : m;
   spec.n = n;
   spec.k = k;
   spec.a = {parseQuantizedType(aType, "a_type"),
@@ -372,6 +373,9 @@ static py::dict compile(const std::string &ir, const std::string &chip,
       entry["module"] = program.kernels[launch.kernel].module;
       entry["grid"] = py::make_tuple(launch.grid[0], launch.grid[1],
                                      launch.grid[2]);
+      entry["grid_expressions"] =
+          py::make_tuple(launch.gridExpressions[0], launch.gridExpressions[1],
+                         launch.gridExpressions[2]);
       entry["block"] = py::make_tuple(launch.block[0], launch.block[1],
                                       launch.block[2]);
       entry["arguments"] = launch.arguments;
@@ -411,66 +415,119 @@ static OwningOpRef<ModuleOp> parseProgram(const std::string &ir) {
   return module;
 }
 
+/// The extents of argument `i` of `type` for `array`: a dynamic extent (not
+/// the last: packed FP4/FP6 rows change it) is the array's.
+static std::vector<int64_t> resolveExtents(ShapedType type,
+                                           const py::array &array,
+                                           const std::string &what) {
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!ShapedType::isDynamic(shape[d]))
+      continue;
+    if (d + 1 == shape.size() || size_t(array.ndim()) != shape.size())
+      raiseValueError(what + ": only leading extents may be dynamic, and the "
+                             "array must have the tensor's rank");
+    shape[d] = array.shape(d);
+  }
+  return shape;
+}
+
+/// A function of a program, compiled once for a device, called many times
+/// (with any M where the program's M is dynamic).
+class Program {
+public:
+  Program(const std::string &ir, const std::string &function,
+          const std::string &deviceName, const std::string &chip,
+          const std::string &config)
+      : function(function) {
+    if (!lookupChip(chip))
+      raiseValueError("unknown chip '" + chip + "' (expected " +
+                      getSupportedChipNames() + ")");
+    module = parseProgram(ir);
+    func = module->lookupSymbol<func::FuncOp>(function);
+    if (!func || func.isExternal())
+      raiseValueError("the program has no function @" + function);
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (!isa<RankedTensorType>(type))
+        raiseValueError("argument " + std::to_string(i) +
+                        " is not a ranked tensor");
+    device = orRaise(createDevice(deviceName, chip, config));
+    py::gil_scoped_release release;
+    llvm::Expected<std::unique_ptr<CompiledProgram>> compiled =
+        device->compile(*module, function, func.getNumArguments(),
+                        func.getNumResults());
+    if (!compiled) {
+      py::gil_scoped_acquire acquire;
+      throw std::runtime_error(llvm::toString(compiled.takeError()));
+    }
+    program = std::move(*compiled);
+  }
+
+  /// (results, device name, seconds per call over `iterations`).
+  py::tuple call(const std::vector<py::array> &args, int iterations) {
+    if (iterations < 0)
+      raiseValueError("iterations must be non-negative");
+    if (func.getNumArguments() != args.size())
+      raiseValueError("@" + function + " takes " +
+                      std::to_string(func.getNumArguments()) +
+                      " arguments, got " + std::to_string(args.size()));
+    std::vector<host::HostTensor> tensors;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      auto shaped = cast<ShapedType>(type);
+      std::string what =
+          "argument " + std::to_string(i) + " (" + getTypeName(type) + ")";
+      tensors.push_back(toHostTensor(
+          args[i], getRuntimeElementType(shaped.getElementType(), what),
+          resolveExtents(shaped, args[i], what), what));
+    }
+    // Dynamic result extents are the program's (the host program knows).
+    std::vector<TensorSpec> results;
+    for (Type type : func.getResultTypes()) {
+      auto shaped = cast<ShapedType>(type);
+      results.push_back({getRuntimeElementType(shaped.getElementType(),
+                                               "result (" + getTypeName(type) +
+                                                   ")"),
+                         std::vector<int64_t>(shaped.getShape().begin(),
+                                              shaped.getShape().end())});
+    }
+    llvm::SmallVector<const host::HostTensor *> pointers;
+    for (const host::HostTensor &tensor : tensors)
+      pointers.push_back(&tensor);
+    RunResult result;
+    {
+      // The devices run the compiled code without the GIL.
+      py::gil_scoped_release release;
+      llvm::Expected<RunResult> ran =
+          program->run(pointers, results, iterations);
+      if (!ran) {
+        py::gil_scoped_acquire acquire;
+        throw std::runtime_error(llvm::toString(ran.takeError()));
+      }
+      result = std::move(*ran);
+    }
+    py::list outputs;
+    for (const host::HostTensor &tensor : result.results)
+      outputs.append(toNumpy(tensor));
+    return py::make_tuple(outputs, device->getName().str(),
+                          result.secondsPerIteration);
+  }
+
+private:
+  std::string function;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp func;
+  std::unique_ptr<Device> device;
+  std::unique_ptr<CompiledProgram> program;
+};
+
 static py::tuple run(const std::string &ir, const std::string &function,
                      const std::vector<py::array> &args,
                      const std::string &deviceName, const std::string &chip,
                      const std::string &config, int iterations) {
-  if (!lookupChip(chip))
-    raiseValueError("unknown chip '" + chip + "' (expected " +
-                    getSupportedChipNames() + ")");
   if (iterations < 0)
     raiseValueError("iterations must be non-negative");
-  OwningOpRef<ModuleOp> module = parseProgram(ir);
-  auto func = module->lookupSymbol<func::FuncOp>(function);
-  if (!func || func.isExternal())
-    raiseValueError("the program has no function @" + function);
-  if (func.getNumArguments() != args.size())
-    raiseValueError("@" + function + " takes " +
-                    std::to_string(func.getNumArguments()) +
-                    " arguments, got " + std::to_string(args.size()));
-  std::vector<host::HostTensor> tensors;
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-    auto shaped = dyn_cast<ShapedType>(type);
-    if (!shaped || !shaped.hasStaticShape())
-      raiseValueError("argument " + std::to_string(i) +
-                      " is not a statically shaped tensor");
-    std::string what =
-        "argument " + std::to_string(i) + " (" + getTypeName(type) + ")";
-    tensors.push_back(toHostTensor(
-        args[i], getRuntimeElementType(shaped.getElementType(), what),
-        shaped.getShape(), what));
-  }
-  std::vector<TensorSpec> results;
-  for (Type type : func.getResultTypes()) {
-    auto shaped = cast<ShapedType>(type);
-    results.push_back({getRuntimeElementType(shaped.getElementType(),
-                                             "result (" + getTypeName(type) +
-                                                 ")"),
-                       std::vector<int64_t>(shaped.getShape().begin(),
-                                            shaped.getShape().end())});
-  }
-  std::unique_ptr<Device> device =
-      orRaise(createDevice(deviceName, chip, config));
-  llvm::SmallVector<const host::HostTensor *> pointers;
-  for (const host::HostTensor &tensor : tensors)
-    pointers.push_back(&tensor);
-  RunResult result;
-  {
-    // The devices run the compiled code without the GIL.
-    py::gil_scoped_release release;
-    llvm::Expected<RunResult> ran =
-        device->run(*module, function, pointers, results, iterations);
-    if (!ran) {
-      py::gil_scoped_acquire acquire;
-      throw std::runtime_error(llvm::toString(ran.takeError()));
-    }
-    result = std::move(*ran);
-  }
-  py::list outputs;
-  for (const host::HostTensor &tensor : result.results)
-    outputs.append(toNumpy(tensor));
-  return py::make_tuple(outputs, device->getName().str(),
-                        result.secondsPerIteration);
+  return Program(ir, function, deviceName, chip, config)
+      .call(args, iterations);
 }
 
 //===----------------------------------------------------------------------===//
@@ -514,7 +571,10 @@ static std::vector<std::string> parameterAssignments(const py::object &params) {
 /// JSON array (KernelPrediction::toJson, one object per kernel).
 static std::string model(const std::string &ir, const std::string &chipName,
                          const std::string &deviceName,
-                         const std::string &config, const py::object &params) {
+                         const std::string &config, const py::object &params,
+                         std::optional<int64_t> m) {
+  if (m && *m <= 0)
+    raiseValueError("m must be positive");
   const ChipInfo *chip = lookupChip(chipName);
   if (!chip)
     raiseValueError("unknown chip '" + chipName + "' (expected " +
@@ -530,7 +590,7 @@ static std::string model(const std::string &ir, const std::string &chipName,
       raiseValueError("params: " + llvm::toString(std::move(error)));
   OwningOpRef<ModuleOp> module = parseProgram(ir);
   std::vector<perf::KernelPrediction> predictions = orRaise(
-      perf::modelQMMProgram(*module, *chip, *device, parameters, config));
+      perf::modelQMMProgram(*module, *chip, *device, parameters, config, m));
   llvm::json::Array array;
   for (const perf::KernelPrediction &prediction : predictions)
     array.push_back(prediction.toJson());
@@ -643,10 +703,18 @@ PYBIND11_MODULE(_qmm, m) {
 
   m.def("compile", &compile, py::arg("ir"), py::arg("chip") = "gfx942",
         py::arg("config") = "");
+  py::class_<Program>(m, "Program")
+      .def(py::init<const std::string &, const std::string &,
+                    const std::string &, const std::string &,
+                    const std::string &>(),
+           py::arg("ir"), py::arg("function"), py::arg("device") = "emu",
+           py::arg("chip") = "gfx942", py::arg("config") = "")
+      .def("call", &Program::call, py::arg("args"),
+           py::arg("iterations") = 0);
   m.def("run", &run, py::arg("ir"), py::arg("function"), py::arg("args"),
         py::arg("device") = "emu", py::arg("chip") = "gfx942",
         py::arg("config") = "", py::arg("iterations") = 0);
   m.def("model", &model, py::arg("ir"), py::arg("chip") = "gfx942",
         py::arg("device") = "", py::arg("config") = "",
-        py::arg("params") = py::none());
+        py::arg("params") = py::none(), py::arg("m") = py::none());
 }

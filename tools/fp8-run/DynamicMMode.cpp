@@ -51,6 +51,9 @@ int GemmRunner::runForEachM() {
       !config.tuneTable.empty() || !config.tuningTable.empty())
     fail("--m: --quantize device, --load, --save, --tune and tuning tables "
          "are not supported with a dynamic M");
+  if (config.device == DeviceKind::CPU)
+    fail("--m: the cpu device (the reference lowering) needs static shapes; "
+         "run a dynamic M on --device emu or hip");
   buildProgram();
   kernelConfig = config.kernelConfig;
   if (config.emitIR) {
@@ -65,7 +68,7 @@ int GemmRunner::runForEachM() {
     llvm::outs() << "fp8-run: one program for every M: "
                  << spec.describe() << "\n  config " << chosen
                  << (kernelConfig.empty()
-                         ? llvm::formatv(" (chosen for M = {0})",
+                         ? llvm::formatv(" (qmm-select-config's for M = {0})",
                                          kDefaultDynamicMBucket)
                                .str()
                          : std::string(" (--config)"))
@@ -83,8 +86,9 @@ int GemmRunner::runForEachM() {
         llvm::outs() << "  M = 0: no launch\n";
         continue;
       }
+      perf::DynamicExtents at = perf::getDynamicExtentsAtM(*module, m);
       std::vector<perf::KernelPrediction> modeled = orFail(perf::modelProgram(
-          *lowered, chip, *model.device, model.params, m));
+          *lowered, chip, *model.device, model.params, &at));
       double seconds = 0;
       for (const perf::KernelPrediction &p : modeled)
         seconds += p.seconds;

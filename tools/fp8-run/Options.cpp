@@ -136,7 +136,8 @@ static cl::opt<std::string> mValues(
     "m", cl::init(""),
     cl::desc("with --gemm ?xNxK: the comma-separated M values one program, "
              "compiled once with a dynamic M, runs and validates (or, with "
-             "--model-only, models) in turn, e.g. --m 1,17,128,4096"),
+             "--model-only, models) in turn, e.g. --m 1,17,128,4096 (with "
+             "--json, one JSON report per line, per M)"),
     cl::cat(category));
 static cl::opt<std::string>
     aType("a-type", cl::init(""),

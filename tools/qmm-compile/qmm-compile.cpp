@@ -102,6 +102,10 @@ int main(int argc, char **argv) {
           {"module", program->kernels[launch.kernel].module},
           {"grid", llvm::json::Array{launch.grid[0], launch.grid[1],
                                      launch.grid[2]}},
+          {"grid_expressions",
+           llvm::json::Array{launch.gridExpressions[0],
+                             launch.gridExpressions[1],
+                             launch.gridExpressions[2]}},
           {"block", llvm::json::Array{launch.block[0], launch.block[1],
                                       launch.block[2]}},
           {"arguments", std::move(arguments)}});

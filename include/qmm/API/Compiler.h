@@ -63,11 +63,17 @@ struct Kernel {
 struct Launch {
   /// Index into CompiledProgram::kernels.
   size_t kernel = 0;
+  /// Workgroups; -1 where the extent is known only at run time (a dynamic
+  /// M), which gridExpressions then spells out.
   std::array<int64_t, 3> grid = {1, 1, 1};
+  /// Each grid extent as a constant or an expression of the arguments'
+  /// extents: "2", "dim(arg0, 0) ceildiv 128".
+  std::array<std::string, 3> gridExpressions;
   std::array<int64_t, 3> block = {1, 1, 1};
   /// Each argument's source in the host function: "arg<N>" for the
-  /// function's N-th argument, "alloc<N>" for its N-th temporary buffer,
-  /// or a constant's value.
+  /// function's N-th argument (a dynamic one passed as its base pointer
+  /// too), "alloc<N>" for its N-th temporary buffer, "dim(arg<N>, d)" for
+  /// a dynamic extent, or a constant's value.
   std::vector<std::string> arguments;
 };
 

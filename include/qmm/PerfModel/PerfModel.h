@@ -293,20 +293,36 @@ llvm::Expected<KernelPrediction> modelKernel(const DisassembledKernel &kernel,
 /// AMD pipeline's output in format `gpu`): compiles each gpu.module to a
 /// code object, reads the launch and the workload from the IR (the main
 /// loop's `qmm.kernel` attribute written by qmm-tile-matmul) and models it.
-/// A program with a dynamic M is modeled at M = `dynamicM` (its code
-/// objects as they are; the grid and the operands' bytes evaluated at that
-/// M); without it, such a program is an error.
+/// A program with a dynamic M, modeled at one M: that M (the matmuls'
+/// problem size) and the extents of its host functions' arguments, by
+/// function name.
+struct DynamicExtents {
+  int64_t m = 0;
+  std::map<std::string, std::vector<std::vector<int64_t>>> shapes;
+};
+
+/// With `at`, a program with a dynamic M is modeled at `at->m` (its code
+/// objects as they are; grids and operand bytes evaluated at the argument
+/// extents); without it, such a program is an error.
 llvm::Expected<std::vector<KernelPrediction>>
 modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
              const DeviceInfo &device, const ModelParameters &params,
-             std::optional<int64_t> dynamicM = std::nullopt);
+             const DynamicExtents *at = nullptr);
+
+/// The extents of the arguments of `program`'s functions (qmm level, before
+/// the pipeline) when M = `m`: each qmm.matmul operand that is a function
+/// argument takes the extents its role gives it at that M (A [M, K], scales
+/// by their encoding, output and aux [M, N]).
+DynamicExtents getDynamicExtentsAtM(ModuleOp program, int64_t m);
 
 /// Compiles a qmm program (not modified) through the AMD pipeline for
-/// `chip` (with `config` forced when not empty) and models its kernels.
+/// `chip` (with `config` forced when not empty) and models its kernels (a
+/// dynamic M at `dynamicM`, see modelProgram).
 llvm::Expected<std::vector<KernelPrediction>>
 modelQMMProgram(ModuleOp program, const ChipInfo &chip,
                 const DeviceInfo &device, const ModelParameters &params,
-                llvm::StringRef config = "");
+                llvm::StringRef config = "",
+                std::optional<int64_t> dynamicM = std::nullopt);
 
 /// The text block fp8-run prints for a program.
 std::string formatPredictions(llvm::ArrayRef<KernelPrediction> predictions);

@@ -47,20 +47,26 @@ public:
 /// appending keeps the earlier buffers where kernels point at them.
 using HostBuffers = std::deque<std::vector<uint8_t>>;
 
+/// What a host program returns: per function result, the index of the
+/// buffer it is and its extents.
+struct HostResults {
+  std::vector<size_t> buffers;
+  std::vector<std::vector<int64_t>> shapes;
+};
+
 /// Runs host function `func`: `buffers` holds its arguments on entry, of
 /// extents `argumentShapes` (checked against the function's types; may be
 /// left empty for static types only); memref.alloc appends a buffer of
 /// 0xA5 bytes, memref.copy copies one buffer into another; cf.assert stops
-/// the run with its message. Returns, per function result, the index of
-/// the buffer it is.
-llvm::Expected<std::vector<size_t>>
+/// the run with its message.
+llvm::Expected<HostResults>
 runHostProgram(func::FuncOp func, KernelLauncher &launcher,
                HostBuffers &buffers,
                llvm::ArrayRef<std::vector<int64_t>> argumentShapes = {});
 
 /// runHostProgram on a fresh `buffers`: the device bytes of `args` (with
 /// their shapes), then what the program allocates.
-llvm::Expected<std::vector<size_t>>
+llvm::Expected<HostResults>
 runHostProgram(func::FuncOp func, KernelLauncher &launcher,
                HostBuffers &buffers,
                llvm::ArrayRef<const host::HostTensor *> args);
@@ -74,9 +80,10 @@ compileForGPUDevice(ModuleOp module, llvm::StringRef deviceName,
                     llvm::StringRef function, size_t numArguments,
                     size_t numResults);
 
-/// The buffers `returned` by a run, as tensors of the `results` specs.
+/// The buffers `returned` by a run, as tensors of the `results` specs (a
+/// dynamic extent in a spec takes the returned buffer's).
 llvm::Expected<std::vector<host::HostTensor>>
-collectResults(const HostBuffers &buffers, llvm::ArrayRef<size_t> returned,
+collectResults(const HostBuffers &buffers, const HostResults &returned,
                llvm::ArrayRef<TensorSpec> results);
 
 

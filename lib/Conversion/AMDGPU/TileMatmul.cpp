@@ -110,9 +110,13 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   if (ShapedType::isDynamic(p.n) || ShapedType::isDynamic(p.k))
     return fail("needs static N and K (only M, the rows of A, may be "
                 "dynamic)");
+  if constexpr (!std::is_same_v<OpTy, MatmulOp>) {
+    for (Value operand : op->getOperands())
+      if (auto type = dyn_cast<MemRefType>(operand.getType());
+          type && !type.hasStaticShape())
+        return fail("a dynamic M is not implemented for grouped matmuls");
+  }
   if (ShapedType::isDynamic(p.m)) {
-    if (!std::is_same_v<OpTy, MatmulOp>)
-      return fail("a dynamic M is not implemented for grouped matmuls");
     if (config.getSplit() > 1)
       return fail("split = ")
              << config.getSplit()
@@ -604,11 +608,29 @@ static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
   memref::DeallocOp::create(b, loc, partials);
 }
 
-/// A dynamic M, read on the host from A's rows. Every other extent that
-/// follows M (the output's and aux's rows, A's scale rows or blocks, an FP8
-/// output's scale rows) is checked against it with cf.assert, so a call
-/// with mismatched shapes stops with a message instead of reading or
-/// writing past a buffer.
+/// Whether an extent that follows M (A's, the output's and aux's rows, the
+/// M side of A's and an FP8 output's scales) is dynamic.
+static bool hasDynamicRows(MatmulOp op) {
+  auto dynamicAt = [](Value v, unsigned dim) {
+    return v && cast<MemRefType>(v.getType()).isDynamicDim(dim);
+  };
+  auto scalesDynamic = [&](Value scales, ScaleEncodingAttr encoding) {
+    return scales && encoding.getKind() != ScaleKind::PerTensor &&
+           dynamicAt(scales, encoding.isMNMajor() ? 1 : 0);
+  };
+  return dynamicAt(op.getA(), 0) || dynamicAt(op.getInit(), 0) ||
+         dynamicAt(op.getAux(), 0) ||
+         scalesDynamic(op.getAScales(), op.getAEncoding()) ||
+         (op.getOutEncodingAttr() &&
+          scalesDynamic(op.getOutScales(), op.getOutEncodingAttr()));
+}
+
+/// M (A's rows), read on the host. Every other extent that follows M (the
+/// output's and aux's rows, A's scale rows or blocks, an FP8 output's scale
+/// rows) is checked against it with cf.assert, so a call with mismatched
+/// shapes stops with a message instead of reading or writing past a
+/// buffer. Built wherever one of them is dynamic (the kernels size their
+/// row masks and clamps from them).
 static Value readDynamicRows(OpBuilder &b, Location loc, MatmulOp op) {
   IndexMath im{b, loc};
   Value m = im.dim(op.getA(), 0);
@@ -660,6 +682,9 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
     operands.outRounding = op.getEffectiveOutRounding();
     operands.outMinAmax = op.getEffectiveOutMinAmax();
   }
+  // A static M with a dynamic operand that follows it: the same checks.
+  if (!ShapedType::isDynamic(p.m) && hasDynamicRows(op))
+    readDynamicRows(b, loc, op);
   if (p.split > 1)
     return buildSplitK(b, loc, chip, config, p, operands);
   OpBuilder::InsertionGuard hostGuard(b);

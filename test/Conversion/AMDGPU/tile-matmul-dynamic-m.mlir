@@ -65,3 +65,28 @@ func.func @blockwise_mn_major(%a: memref<?x256xf8E4M3FNUZ>, %as: memref<2x?xf32>
              outs(%d : memref<?x64xbf16>, aux %aux : memref<?x64xbf16>)
   return
 }
+
+// -----
+
+// A static M (64) with dynamically shaped operands that follow it: the
+// same checks against M = 64, then the static grid (2 x 2), no scf.if.
+// CHECK-LABEL: func.func @static_m_dynamic_scales
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : index
+// CHECK:         %[[DM:.*]] = memref.dim %arg4, %[[C0]]
+// CHECK:         arith.cmpi eq, %[[DM]], %[[C64]]
+// CHECK:         cf.assert {{.*}}"qmm.matmul: the output's rows differ from A's rows (M)"
+// CHECK:         %[[SM:.*]] = memref.dim %arg1, %[[C0]]
+// CHECK:         arith.cmpi eq, %[[SM]], %[[C64]]
+// CHECK:         cf.assert {{.*}}"qmm.matmul: A's scales do not match A's rows (M): expected M scales along M"
+// CHECK-NOT:     scf.if
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[C2:[^,]*]], {{.*}} = %[[C2]],
+func.func @static_m_dynamic_scales(%a: memref<64x256xf8E4M3FNUZ>, %as: memref<?x1xf32>,
+                                   %b: memref<64x256xf8E4M3FNUZ>, %bs: memref<64x1xf32>,
+                                   %d: memref<?x64xf32>) {
+  qmm.matmul a(%a, %as : memref<64x256xf8E4M3FNUZ>, memref<?x1xf32>) #qmm.scale<per_row>
+             b(%b, %bs : memref<64x256xf8E4M3FNUZ>, memref<64x1xf32>) #qmm.scale<per_row>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+             outs(%d : memref<?x64xf32>)
+  return
+}
