@@ -146,8 +146,10 @@ OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
                                                   int64_t numGroups,
                                                   GroupedLayout layout) {
   OpBuilder b(ctx);
+  std::string m =
+      ShapedType::isDynamic(spec.m) ? "?" : std::to_string(spec.m);
   Location loc = NameLoc::get(b.getStringAttr(
-      "fp8-run --gemm " + std::to_string(spec.m) + "x" +
+      "fp8-run --gemm " + m + "x" +
       std::to_string(spec.n) + "x" + std::to_string(spec.k) + " --groups " +
       std::to_string(numGroups)));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);

@@ -13,6 +13,7 @@
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,17 +36,28 @@ std::string GemmRunner::getSelectedConfig() {
   if (failed(ran))
     fail("--m: " + message);
   std::string text;
-  configured->walk([&](MatmulOp matmul) {
+  configured->walk([&](Operation *op) {
+    if (!isa<MatmulOp, GroupedMatmulOp>(op))
+      return;
     llvm::raw_string_ostream os(text);
-    os << matmul.getConfigAttr();
+    os << op->getAttr("config");
   });
   return text;
 }
 
 int GemmRunner::runForEachM() {
   const ModelRequest &model = config.model;
-  if (isGrouped())
-    fail("--m: grouped GEMMs with a dynamic M are not implemented");
+  if (isGrouped()) {
+    if (config.masked)
+      fail("--m: masked grouped GEMMs with a dynamic M are not implemented "
+           "(contiguous ones are)");
+    int64_t alignment = getGroupedMatmulMAlignment();
+    for (int64_t m : config.mValues)
+      if (m % alignment != 0)
+        fail("--m with --groups (contiguous): M = " + std::to_string(m) +
+             " must be a multiple of the M alignment " +
+             std::to_string(alignment));
+  }
   if (config.quantize == QuantizeOn::Device || !config.loadDir.empty() ||
       !config.saveDir.empty() || config.tune || config.tuneMeasure ||
       !config.tuneTable.empty() || !config.tuningTable.empty())
@@ -102,11 +114,10 @@ int GemmRunner::runForEachM() {
   }
 
   device = orFail(createDevice(config.device, chip, kernelConfig));
-  size_t numArguments = spec.getArguments().size();
-  size_t numResults =
-      1 + (spec.auxType ? 1 : 0) + (spec.outEncoding ? 1 : 0);
-  compiled = orFail(device->compile(*module, spec.functionName, numArguments,
-                                    numResults));
+  auto function = module->lookupSymbol<func::FuncOp>(spec.functionName);
+  compiled = orFail(device->compile(*module, spec.functionName,
+                                    function.getNumArguments(),
+                                    function.getNumResults()));
   const Tier freshExact = exact, freshAux = auxExact, freshQuality = quality;
   bool allPass = true;
   for (int64_t m : config.mValues) {
@@ -119,9 +130,18 @@ int GemmRunner::runForEachM() {
     exact = freshExact;
     auxExact = freshAux;
     quality = freshQuality;
-    prepareInputs();
-    execute();
-    validate();
+    if (isGrouped()) {
+      groupInfo.clear();
+      groupInfoTensor.reset();
+      untouched = untouchedDiffer = 0;
+      prepareGroupedInputs();
+      execute();
+      validateGroupedRows();
+    } else {
+      prepareInputs();
+      execute();
+      validate();
+    }
     if (!config.json)
       llvm::outs() << "--- M = " << m << "\n";
     allPass &= report();

@@ -41,9 +41,10 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op, int64_t dynamicM) {
     return op.emitOpError("qmm-select-config: needs static N and K (only M, "
                           "the rows of A, may be dynamic)");
   if (ShapedType::isDynamic(query.m)) {
-    if (!std::is_same_v<OpTy, MatmulOp>)
-      return op.emitOpError("qmm-select-config: a dynamic M is not "
-                            "implemented for grouped matmuls");
+    if constexpr (!std::is_same_v<OpTy, MatmulOp>)
+      if (op.getLayout() != GroupedLayout::Contiguous)
+        return op.emitOpError("qmm-select-config: a dynamic M is implemented "
+                              "for contiguous grouped matmuls only");
     query.dynamicM = true;
     query.m = dynamicM;
   }

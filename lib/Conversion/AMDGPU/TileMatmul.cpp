@@ -111,10 +111,21 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     return fail("needs static N and K (only M, the rows of A, may be "
                 "dynamic)");
   if constexpr (!std::is_same_v<OpTy, MatmulOp>) {
-    for (Value operand : op->getOperands())
-      if (auto type = dyn_cast<MemRefType>(operand.getType());
-          type && !type.hasStaticShape())
-        return fail("a dynamic M is not implemented for grouped matmuls");
+    // Contiguous: the rows (M) of A, its scales, the row groups, the output
+    // and aux may be dynamic; masked: nothing.
+    bool contiguous = op.getLayout() == GroupedLayout::Contiguous;
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type || type.hasStaticShape())
+        continue;
+      bool onlyRows = type.getNumDynamicDims() == 1 && type.isDynamicDim(0) &&
+                      operand != op.getB() && operand != op.getBScales() &&
+                      operand != op.getBias();
+      if (!contiguous || !onlyRows)
+        return fail("a dynamic M is implemented for contiguous grouped "
+                    "matmuls only (the rows of A, its scales, the row groups, "
+                    "the output and aux)");
+    }
   }
   if (ShapedType::isDynamic(p.m)) {
     if (config.getSplit() > 1)
@@ -608,63 +619,103 @@ static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
   memref::DeallocOp::create(b, loc, partials);
 }
 
-/// Whether an extent that follows M (A's, the output's and aux's rows, the
-/// M side of A's and an FP8 output's scales) is dynamic.
-static bool hasDynamicRows(MatmulOp op) {
-  auto dynamicAt = [](Value v, unsigned dim) {
-    return v && cast<MemRefType>(v.getType()).isDynamicDim(dim);
-  };
-  auto scalesDynamic = [&](Value scales, ScaleEncodingAttr encoding) {
-    return scales && encoding.getKind() != ScaleKind::PerTensor &&
-           dynamicAt(scales, encoding.isMNMajor() ? 1 : 0);
-  };
-  return dynamicAt(op.getA(), 0) || dynamicAt(op.getInit(), 0) ||
-         dynamicAt(op.getAux(), 0) ||
-         scalesDynamic(op.getAScales(), op.getAEncoding()) ||
-         (op.getOutEncodingAttr() &&
-          scalesDynamic(op.getOutScales(), op.getOutEncodingAttr()));
-}
+namespace {
+/// The operands whose extents follow M (A's rows) in a qmm.matmul or a
+/// contiguous qmm.grouped_matmul.
+struct RowOperands {
+  StringRef opName;
+  Value a, init, aux, aScales, outScales, rowGroups;
+  ScaleEncodingAttr aEncoding, outEncoding;
 
-/// M (A's rows), read on the host. Every other extent that follows M (the
-/// output's and aux's rows, A's scale rows or blocks, an FP8 output's scale
-/// rows) is checked against it with cf.assert, so a call with mismatched
-/// shapes stops with a message instead of reading or writing past a
-/// buffer. Built wherever one of them is dynamic (the kernels size their
-/// row masks and clamps from them).
-static Value readDynamicRows(OpBuilder &b, Location loc, MatmulOp op) {
-  IndexMath im{b, loc};
-  Value m = im.dim(op.getA(), 0);
-  auto check = [&](Value actual, Value expected, const Twine &what) {
-    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       actual, expected);
-    cf::AssertOp::create(b, loc, same, ("qmm.matmul: " + what).str());
-  };
-  check(im.dim(op.getInit(), 0), m,
-        "the output's rows differ from A's rows (M)");
-  if (Value aux = op.getAux())
-    check(im.dim(aux, 0), m, "aux's rows differ from A's rows (M)");
-  // Scale rows: M per row, ceil(M / block rows) per block; a per-tensor
-  // scale does not follow M.
-  auto checkScales = [&](Value scales, ScaleEncodingAttr encoding,
-                         StringRef name) {
-    if (!scales || encoding.getKind() == ScaleKind::PerTensor)
-      return;
-    int64_t blockRows = encoding.getKind() == ScaleKind::PerRow
-                            ? 1
-                            : encoding.getBlockShape()[0];
-    Value expected = im.apply(b.getAffineDimExpr(0).ceilDiv(blockRows), {m});
-    std::string count = blockRows == 1 ? std::string("M")
-                                        : "ceil(M / " +
-                                              std::to_string(blockRows) + ")";
-    check(im.dim(scales, encoding.isMNMajor() ? 1 : 0), expected,
-          name + " do not match A's rows (M): expected " + count +
-              " scales along M");
-  };
-  checkScales(op.getAScales(), op.getAEncoding(), "A's scales");
-  if (ScaleEncodingAttr out = op.getOutEncodingAttr())
-    checkScales(op.getOutScales(), out, "the output's scales");
-  return m;
-}
+  explicit RowOperands(MatmulOp op)
+      : opName("qmm.matmul"), a(op.getA()), init(op.getInit()),
+        aux(op.getAux()), aScales(op.getAScales()),
+        outScales(op.getOutScales()), aEncoding(op.getAEncoding()),
+        outEncoding(op.getOutEncodingAttr()) {}
+  explicit RowOperands(GroupedMatmulOp op)
+      : opName("qmm.grouped_matmul"), a(op.getA()), init(op.getInit()),
+        aux(op.getAux()), aScales(op.getAScales()),
+        rowGroups(op.getGroups()), aEncoding(op.getAEncoding()) {}
+
+  /// Whether one of the extents that follow M is dynamic.
+  bool hasDynamicRows() const {
+    auto dynamicAt = [](Value v, unsigned dim) {
+      return v && cast<MemRefType>(v.getType()).isDynamicDim(dim);
+    };
+    auto scalesDynamic = [&](Value scales, ScaleEncodingAttr encoding) {
+      return scales && encoding.getKind() != ScaleKind::PerTensor &&
+             dynamicAt(scales, encoding.isMNMajor() ? 1 : 0);
+    };
+    return dynamicAt(a, 0) || dynamicAt(init, 0) || dynamicAt(aux, 0) ||
+           dynamicAt(rowGroups, 0) || scalesDynamic(aScales, aEncoding) ||
+           (outEncoding && scalesDynamic(outScales, outEncoding));
+  }
+
+  /// M (A's rows), read on the host. Every other extent that follows M
+  /// (the output's, aux's and the row groups' rows, A's scale rows or
+  /// blocks, an FP8 output's scale rows) is checked against it with
+  /// cf.assert, so a call with mismatched shapes stops with a message
+  /// instead of reading or writing past a buffer. Built wherever one of
+  /// them is dynamic (the kernels size their row masks and clamps from
+  /// them).
+  Value readRows(OpBuilder &b, Location loc) const {
+    IndexMath im{b, loc};
+    Value m = im.dim(a, 0);
+    auto check = [&](Value actual, Value expected, const Twine &what) {
+      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         actual, expected);
+      cf::AssertOp::create(b, loc, same, (opName + ": " + what).str());
+    };
+    check(im.dim(init, 0), m, "the output's rows differ from A's rows (M)");
+    if (aux)
+      check(im.dim(aux, 0), m, "aux's rows differ from A's rows (M)");
+    if (rowGroups)
+      check(im.dim(rowGroups, 0), m,
+            "the row groups differ in length from A's rows (M)");
+    // Scale rows: M per row, ceil(M / block rows) per block; a per-tensor
+    // scale does not follow M.
+    auto checkScales = [&](Value scales, ScaleEncodingAttr encoding,
+                           StringRef name) {
+      if (!scales || encoding.getKind() == ScaleKind::PerTensor)
+        return;
+      int64_t blockRows = encoding.getKind() == ScaleKind::PerRow
+                              ? 1
+                              : encoding.getBlockShape()[0];
+      Value expected =
+          im.apply(b.getAffineDimExpr(0).ceilDiv(blockRows), {m});
+      std::string count = blockRows == 1
+                              ? std::string("M")
+                              : "ceil(M / " + std::to_string(blockRows) + ")";
+      check(im.dim(scales, encoding.isMNMajor() ? 1 : 0), expected,
+            name + " do not match A's rows (M): expected " + count +
+                " scales along M");
+    };
+    checkScales(aScales, aEncoding, "A's scales");
+    if (outEncoding)
+      checkScales(outScales, outEncoding, "the output's scales");
+    return m;
+  }
+
+  /// With a dynamic M: checks, then an scf.if that skips M = 0 (a grid
+  /// must not be empty), the builder left inside it; the grid's rows of
+  /// `tileM`-row tiles. With a static M: those checks where an operand is
+  /// dynamic, and the constant rows of the grid.
+  Value buildGridRows(OpBuilder &b, Location loc, int64_t staticM,
+                      int64_t tileM) const {
+    IndexMath im{b, loc};
+    if (!ShapedType::isDynamic(staticM)) {
+      if (hasDynamicRows())
+        readRows(b, loc);
+      return im.cst(llvm::divideCeil(staticM, tileM));
+    }
+    Value m = readRows(b, loc);
+    auto nonEmpty = scf::IfOp::create(b, loc, im.lt(im.cst(0), m),
+                                      /*withElseRegion=*/false);
+    b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
+    return im.apply(b.getAffineDimExpr(0).ceilDiv(tileM), {m});
+  }
+};
+} // namespace
 
 /// Builds the tiled kernel of `op` in front of it.
 static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
@@ -682,25 +733,16 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
     operands.outRounding = op.getEffectiveOutRounding();
     operands.outMinAmax = op.getEffectiveOutMinAmax();
   }
-  // A static M with a dynamic operand that follows it: the same checks.
-  if (!ShapedType::isDynamic(p.m) && hasDynamicRows(op))
-    readDynamicRows(b, loc, op);
-  if (p.split > 1)
+  // A static M with a dynamic operand that follows it: the same checks
+  // (split-K needs a static M).
+  if (p.split > 1) {
+    if (RowOperands(op).hasDynamicRows())
+      RowOperands(op).readRows(b, loc);
     return buildSplitK(b, loc, chip, config, p, operands);
-  OpBuilder::InsertionGuard hostGuard(b);
-  // The grid's rows of tiles: known here, or from M at run time (no launch
-  // for M = 0: a grid must not be empty).
-  Value gridRows;
-  if (ShapedType::isDynamic(p.m)) {
-    Value m = readDynamicRows(b, loc, op);
-    auto nonEmpty =
-        scf::IfOp::create(b, loc, im.lt(im.cst(0), m), /*withElseRegion=*/false);
-    b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
-    gridRows =
-        im.apply(b.getAffineDimExpr(0).ceilDiv(config.getTileM()), {m});
-  } else {
-    gridRows = im.cst(llvm::divideCeil(p.m, config.getTileM()));
   }
+  OpBuilder::InsertionGuard hostGuard(b);
+  Value gridRows =
+      RowOperands(op).buildGridRows(b, loc, p.m, config.getTileM());
   auto launch = gpu::LaunchOp::create(
       b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())), gridRows,
       im.cst(1), im.cst(chip.waveSize * config.getNumWaves()), im.cst(1),
@@ -737,12 +779,15 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
   ConfigAttr config = op.getConfigAttr();
   IndexMath im{b, loc};
   bool masked = op.getLayout() == GroupedLayout::Masked;
+  OpBuilder::InsertionGuard guard(b);
+  // Contiguous: M may be dynamic (the tokens of a serving step).
+  Value gridRows =
+      masked ? im.cst(llvm::divideCeil(p.m, config.getTileM()))
+             : RowOperands(op).buildGridRows(b, loc, p.m, config.getTileM());
   auto launch = gpu::LaunchOp::create(
-      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())),
-      im.cst(llvm::divideCeil(p.m, config.getTileM())),
+      b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())), gridRows,
       im.cst(masked ? op.getNumGroups() : 1),
       im.cst(chip.waveSize * config.getNumWaves()), im.cst(1), im.cst(1));
-  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   TilePosition at = locateTile(im, launch, config, chip);
   auto loadIndex = [&](Value position) -> Value {

@@ -90,3 +90,32 @@ func.func @static_m_dynamic_scales(%a: memref<64x256xf8E4M3FNUZ>, %as: memref<?x
              outs(%d : memref<?x64xf32>)
   return
 }
+
+// -----
+
+// A contiguous grouped matmul with a dynamic M (the tokens of a serving
+// step): the row groups must have M entries too; ceil(M / 128) rows of
+// 128-row tiles, each reading its group from its first row.
+// CHECK-DAG:   #[[TILES:.*]] = affine_map<()[s0] -> (s0 ceildiv 128)>
+// CHECK-LABEL: func.func @contiguous_grouped
+// CHECK:         %[[M:.*]] = memref.dim %arg0, %[[C0:.*]] : memref<?x128xf8E4M3FNUZ>
+// CHECK:         cf.assert {{.*}}, "qmm.grouped_matmul: the output's rows differ from A's rows (M)"
+// CHECK:         %[[GM:.*]] = memref.dim %arg4, %[[C0]] : memref<?xi32>
+// CHECK:         %[[SAME:.*]] = arith.cmpi eq, %[[GM]], %[[M]]
+// CHECK:         cf.assert %[[SAME]], "qmm.grouped_matmul: the row groups differ in length from A's rows (M)"
+// CHECK:         cf.assert {{.*}}, "qmm.grouped_matmul: A's scales do not match A's rows (M): expected M scales along M"
+// CHECK:         scf.if
+// CHECK:           %[[GY:.*]] = affine.apply #[[TILES]]()[%[[M]]]
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %[[GY]], {{.*}})
+// CHECK:             memref.load %arg4[%{{.*}}] : memref<?xi32>
+// CHECK:             qmm.wave_store {{.*}} in_bounds [false, true] row_groups(%arg4 : memref<?xi32>)
+func.func @contiguous_grouped(%a: memref<?x128xf8E4M3FNUZ>, %as: memref<?x1xf32>,
+                              %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                              %g: memref<?xi32>, %d: memref<?x64xbf16>) {
+  qmm.grouped_matmul contiguous a(%a, %as : memref<?x128xf8E4M3FNUZ>, memref<?x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%g : memref<?xi32>)
+    config #qmm.config<tile = [128, 64, 128], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
+    outs(%d : memref<?x64xbf16>)
+  return
+}

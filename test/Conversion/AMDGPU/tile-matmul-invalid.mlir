@@ -204,14 +204,16 @@ func.func @split_k_dynamic_m(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
 
 // -----
 
-func.func @grouped_dynamic_m(%a: memref<?x128xf8E4M3FNUZ>, %as: memref<?x1xf32>,
-                             %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
-                             %g: memref<?xi32>, %d: memref<?x64xbf16>) {
-  // expected-error @+1 {{qmm-tile-matmul: a dynamic M is not implemented for grouped matmuls}}
-  qmm.grouped_matmul contiguous a(%a, %as : memref<?x128xf8E4M3FNUZ>, memref<?x1xf32>) #qmm.scale<per_row>
+// Masked grouped matmuls keep static shapes (contiguous ones take a
+// dynamic M).
+func.func @masked_dynamic_m(%a: memref<3x?x128xf8E4M3FNUZ>, %as: memref<3x?x1xf32>,
+                            %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                            %g: memref<3xi32>, %d: memref<3x?x64xbf16>) {
+  // expected-error @+1 {{qmm-tile-matmul: a dynamic M is implemented for contiguous grouped matmuls only (the rows of A, its scales, the row groups, the output and aux)}}
+  qmm.grouped_matmul masked a(%a, %as : memref<3x?x128xf8E4M3FNUZ>, memref<3x?x1xf32>) #qmm.scale<per_row>
     b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
-    groups(%g : memref<?xi32>)
-    config #qmm.config<tile = [128, 64, 128], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1>
-    outs(%d : memref<?x64xbf16>)
+    groups(%g : memref<3xi32>)
+    config #qmm.config<tile = [32, 64, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+    outs(%d : memref<3x?x64xbf16>)
   return
 }
