@@ -367,14 +367,27 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
     if (from == buffers.end() || !type.getLayout().isIdentity() ||
         !cast<MemRefType>(op.getOperand(0).getType())
              .getLayout()
-             .isIdentity() ||
-        (!type.hasStaticShape() && !isa<memref::CastOp>(op)))
-      return hostError(&op, "reshapes whole dense buffers of static shape "
-                            "only");
-    std::vector<int64_t> shape(type.getShape());
-    if (!type.hasStaticShape())
-      shape = shapes[op.getOperand(0)]; // a cast keeps the extents
-    defineBuffer(op.getResult(0), from->second, shape);
+             .isIdentity())
+      return hostError(&op, "reshapes whole dense buffers only");
+    const std::vector<int64_t> &source = shapes[op.getOperand(0)];
+    std::optional<std::vector<int64_t>> shape;
+    if (auto expand = dyn_cast<memref::ExpandShapeOp>(op))
+      shape = resolveShape(type, expand.getOutputShape());
+    else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(op)) {
+      shape.emplace();
+      for (const ReassociationIndices &group :
+           collapse.getReassociationIndices()) {
+        int64_t extent = 1;
+        for (int64_t d : group)
+          extent *= source[d];
+        shape->push_back(extent);
+      }
+    } else {
+      shape = source; // a cast keeps the extents
+    }
+    if (!shape)
+      return hostError(&op, "the reshape's extents are not known");
+    defineBuffer(op.getResult(0), from->second, *shape);
     return llvm::Error::success();
   }
   if (auto copyOp = dyn_cast<memref::CopyOp>(op)) {

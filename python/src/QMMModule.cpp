@@ -415,18 +415,21 @@ static OwningOpRef<ModuleOp> parseProgram(const std::string &ir) {
   return module;
 }
 
-/// The extents of argument `i` of `type` for `array`: a dynamic extent (not
-/// the last: packed FP4/FP6 rows change it) is the array's.
+/// The extents of argument `i` of `type` for `array`: a dynamic extent is
+/// the array's (not the last of packed FP4/FP6 rows, whose arrays hold
+/// bytes there).
 static std::vector<int64_t> resolveExtents(ShapedType type,
                                            const py::array &array,
                                            const std::string &what) {
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  bool packed = type.getElementType().getIntOrFloatBitWidth() < 8;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (!ShapedType::isDynamic(shape[d]))
       continue;
-    if (d + 1 == shape.size() || size_t(array.ndim()) != shape.size())
-      raiseValueError(what + ": only leading extents may be dynamic, and the "
-                             "array must have the tensor's rank");
+    if ((packed && d + 1 == shape.size()) ||
+        size_t(array.ndim()) != shape.size())
+      raiseValueError(what + ": the array must have the tensor's rank (and "
+                             "packed FP4/FP6 rows a static length)");
     shape[d] = array.shape(d);
   }
   return shape;

@@ -157,3 +157,41 @@ def test_near_misses_stay_linalg():
     with open(PROGRAMS.replace(".mlir", "-near-misses.mlir")) as f:
         for chunk in f.read().split("// -----"):
             assert "qmm.matmul" not in qmm.linalg_to_qmm(chunk)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("name,a_scale,k,n", [
+    ("dynamic_m_per_token", "row", 128, 16),
+    ("dynamic_m_blockwise", "1x128", 256, 128),
+])
+def test_dynamic_m(chip, name, a_scale, k, n):
+    """A dynamic M raised and compiled once (qmm.Program), called with M =
+    1, 5 and 40: each result agrees with numpy's product of the dequantized
+    operands within the f32 accumulation bound, as the program specialized
+    to that M does, raised on the emulator and unraised on the cpu device
+    (check_raised_run; the cpu device runs static shapes only). The configs
+    differ (M's bucket), so the last bits may."""
+    element = "f8E4M3FN"
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "tensor<?x" in raised and "linalg.matmul" not in raised
+    once = qmm.Program(raised, name, "emu", chip)
+    b_scale = "row" if a_scale == "row" else "128x128"
+    qb, sb, vb = operand(element, b_scale, n, k,
+                         (n,) if b_scale == "row" else None)
+    for m in (1, 5, 40):
+        qa, sa, va = operand(element, a_scale, m, k,
+                             (m,) if a_scale == "row" else None)
+        if name == "dynamic_m_per_token":
+            # The program's scales are f16: values it holds exactly.
+            sa = sa.astype(np.float16).astype(np.float32)
+            va = qmm.dequantize(qa, sa.reshape(m, 1), element, "row", m, k)
+        (got,) = once(qa, sa, qb, sb)
+        bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+        assert got.shape == (m, n)
+        assert (np.abs(got - va @ vb.T) <= bound).all()
+        static = ir.replace("?x", f"{m}x").replace(
+            "tensor<?xf16>", f"tensor<{m}xf16>").replace(
+            "tensor.empty(%m)", "tensor.empty()")
+        check_raised_run(static, qmm.linalg_to_qmm(static), name,
+                         [qa, sa, qb, sb], va, vb, chip)

@@ -330,7 +330,8 @@ static bool isZeroFilled(Value init) {
 static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   Type f32 = b.getF32Type();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), f32);
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, tensor), f32);
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   return linalg::GenericOp::create(
@@ -350,8 +351,8 @@ static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor) {
 }
 
 /// `scale` reshaped to the tensor the encoding wants for an operand of
-/// `rows` x `k` (static shapes only), converted to f32 where it is stored
-/// as bf16, f16 or f64.
+/// `rows` x `k` (rows may be dynamic: a dynamic M), converted to f32 where
+/// it is stored as bf16, f16 or f64.
 static Value materializeScale(OpBuilder &b, Location loc, Value scale,
                               ScaleEncodingAttr encoding, int64_t rows,
                               int64_t k) {
@@ -439,11 +440,20 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   if (!shape)
     return failure();
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  unsigned batch = shape->batched ? 1 : 0;
+  // Static shapes, but for M (the output's rows) of an unbatched product:
+  // a dynamic M (tokens) raises to a qmm.matmul with `?` rows.
+  auto staticButM = [&](Type type) {
+    auto shaped = cast<ShapedType>(type);
+    for (int64_t d = 0; d < shaped.getRank(); ++d)
+      if (shaped.isDynamicDim(d) && (shape->batched || d != 0))
+        return false;
+    return true;
+  };
   if (!resultType || !resultType.getElementType().isF32() ||
-      !resultType.hasStaticShape())
+      !staticButM(resultType))
     return failure();
 
-  unsigned batch = shape->batched ? 1 : 0;
   // Loop dimensions of the dequantizations: A [(B,) M, K] and B [(B,) N, K]
   // or [(B,) K, N].
   std::optional<Dequantized> a =
@@ -476,9 +486,9 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   // it through a transposing map.
   OperandLayout bLayout = (kn != bOperand->dataTransposed) ? OperandLayout::KN
                                                            : OperandLayout::NK;
-  for (Value v : {a->data, bOperand->data})
-    if (!cast<ShapedType>(v.getType()).hasStaticShape())
-      return failure();
+  if (!staticButM(a->data.getType()) ||
+      !cast<ShapedType>(bOperand->data.getType()).hasStaticShape())
+    return failure();
 
   Value init = op.getDpsInits().front();
   bool accumulate = !isZeroFilled(init);

@@ -515,3 +515,87 @@ func.func @batched_keepdim(%a: tensor<2x16x128xf8E4M3FN>, %sa: tensor<2x16x1xf32
   %d = linalg.batch_matmul ins(%da, %db : tensor<2x16x128xf32>, tensor<2x128x32xf32>) outs(%init : tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
   return %d : tensor<2x16x32xf32>
 }
+
+// -----
+
+// A dynamic M (tokens; torch-mlir's per-token scales as f16): raised to a
+// qmm.matmul whose A, scales and output have `?` rows; the scale vector is
+// widened to f32 on its runtime extent and reshaped to [M, 1].
+// CHECK-LABEL: func.func @dynamic_m_per_token
+// CHECK-SAME:    (%[[A:.*]]: tensor<?x128xf8E4M3FN>, %[[SA:.*]]: tensor<?xf16>, %[[B:.*]]: tensor<16x128xf8E4M3FN>, %[[SB:.*]]: tensor<16xf32>)
+// CHECK:         %[[M:.*]] = tensor.dim %[[A]]
+// CHECK:         %[[INIT:.*]] = tensor.empty(%[[M]]) : tensor<?x16xf32>
+// CHECK:         %[[SM:.*]] = tensor.dim %[[SA]]
+// CHECK:         %[[E32:.*]] = tensor.empty(%[[SM]]) : tensor<?xf32>
+// CHECK:         %[[A32:.*]] = linalg.generic {{.*}} ins(%[[SA]] : tensor<?xf16>) outs(%[[E32]] : tensor<?xf32>)
+// CHECK:           arith.extf %{{.*}} : f16 to f32
+// CHECK:         %[[TA:.*]] = tensor.expand_shape %[[A32]] {{\[\[}}0, 1]] output_shape [%{{.*}}, 1] : tensor<?xf32> into tensor<?x1xf32>
+// CHECK:         qmm.matmul a(%[[A]], %[[TA]] : tensor<?x128xf8E4M3FN>, tensor<?x1xf32>) #qmm.scale<per_row> b(%[[B]], %{{.*}} : tensor<16x128xf8E4M3FN>, tensor<16x1xf32>) #qmm.scale<per_row> outs(%[[INIT]] : tensor<?x16xf32>) -> tensor<?x16xf32>
+// CHECK-NOT:   linalg.matmul
+#did = affine_map<(d0, d1) -> (d0, d1)>
+#drow = affine_map<(d0, d1) -> (d0)>
+func.func @dynamic_m_per_token(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<?xf16>,
+                               %b: tensor<16x128xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x128xf8E4M3FN>
+  %ea = tensor.empty(%m) : tensor<?x128xf32>
+  %da = linalg.generic {indexing_maps = [#did, #drow, #did], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<?x128xf8E4M3FN>, tensor<?xf16>) outs(%ea : tensor<?x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f16, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %s32 = arith.extf %s : f16 to f32
+    %y = arith.mulf %x, %s32 : f32
+    linalg.yield %y : f32
+  } -> tensor<?x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#did, #drow, #did], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %s, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%da, %db : tensor<?x128xf32>, tensor<16x128xf32>) outs(%init : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %d : tensor<?x16xf32>
+}
+
+// -----
+
+// DeepGEMM's blockwise form with a dynamic M: A's 1x128 scales [?, K/128].
+// CHECK-LABEL: func.func @dynamic_m_blockwise
+// CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(%{{.*}} : tensor<?x128xf32>) -> tensor<?x128xf32>
+// CHECK-NOT:   linalg.
+#bid = affine_map<(d0, d1) -> (d0, d1)>
+#ba_scale = affine_map<(d0, d1) -> (d0, d1 floordiv 128)>
+#bb_scale = affine_map<(d0, d1) -> (d0 floordiv 128, d1 floordiv 128)>
+func.func @dynamic_m_blockwise(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2xf32>,
+                               %b: tensor<128x256xf8E4M3FN>, %sb: tensor<1x2xf32>) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x256xf8E4M3FN>
+  %ea = tensor.empty(%m) : tensor<?x256xf32>
+  %da = linalg.generic {indexing_maps = [#bid, #ba_scale, #bid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>) outs(%ea : tensor<?x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<?x256xf32>
+  %eb = tensor.empty() : tensor<128x256xf32>
+  %db = linalg.generic {indexing_maps = [#bid, #bb_scale, #bid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) outs(%eb : tensor<128x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %s, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<128x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<?x256xf32>, tensor<128x256xf32>) outs(%init : tensor<?x128xf32>) -> tensor<?x128xf32>
+  return %d : tensor<?x128xf32>
+}
