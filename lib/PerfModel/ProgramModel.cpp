@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "qmm/Dialect/QMM/IR/StorageSize.h"
@@ -155,6 +156,26 @@ struct HostExtents {
       std::optional<int64_t> index = dim.getConstantIndex();
       return index ? extentOf(dim.getSource(), *index) : std::nullopt;
     }
+    if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(op)) {
+      std::optional<int64_t> x = evaluate(cmp.getLhs()),
+                             y = evaluate(cmp.getRhs());
+      if (!x || !y)
+        return std::nullopt;
+      uint64_t ux = uint64_t(*x), uy = uint64_t(*y);
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq: return *x == *y;
+      case arith::CmpIPredicate::ne: return *x != *y;
+      case arith::CmpIPredicate::ult: return ux < uy;
+      case arith::CmpIPredicate::ule: return ux <= uy;
+      case arith::CmpIPredicate::ugt: return ux > uy;
+      case arith::CmpIPredicate::uge: return ux >= uy;
+      case arith::CmpIPredicate::slt: return *x < *y;
+      case arith::CmpIPredicate::sle: return *x <= *y;
+      case arith::CmpIPredicate::sgt: return *x > *y;
+      case arith::CmpIPredicate::sge: return *x >= *y;
+      }
+      return std::nullopt;
+    }
     if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(op)) {
       Builder b(op->getContext());
       SmallVector<Attribute> operands;
@@ -171,6 +192,24 @@ struct HostExtents {
       return cast<IntegerAttr>(folded[0]).getInt();
     }
     return std::nullopt;
+  }
+
+  /// Whether `op` runs at these extents: the branch of each enclosing
+  /// scf.if it sits in is the one its condition takes (a dynamic M's
+  /// M > 0 guard, the small-M / large-M versions); none when unknown.
+  std::optional<bool> runs(Operation *op) const {
+    for (; op && op != func.getOperation(); op = op->getParentOp()) {
+      auto ifOp = dyn_cast_or_null<scf::IfOp>(op->getParentOp());
+      if (!ifOp)
+        continue;
+      std::optional<int64_t> condition = evaluate(ifOp.getCondition());
+      if (!condition)
+        return std::nullopt;
+      bool inThen = op->getParentRegion() == &ifOp.getThenRegion();
+      if (bool(*condition) != inThen)
+        return false;
+    }
+    return true;
   }
 
   /// The bytes of a launch operand: a dynamic operand passed as its base
@@ -263,6 +302,18 @@ perf::modelProgram(ModuleOp gpuModule, const ChipInfo &chip,
       if (it != at->shapes.end())
         host.shapes = &it->second;
     }
+    // Launches on a path the host code does not take at these extents
+    // (the other version of a matmul versioned by M) are not modeled.
+    std::optional<bool> runs = host.runs(launch);
+    if (!runs) {
+      error = llvm::createStringError(
+          "the launch of %s::%s depends on extents known only at run time; "
+          "the model needs them (for a dynamic M, the M to model at)",
+          moduleName.c_str(), kernelName.c_str());
+      return WalkResult::interrupt();
+    }
+    if (!*runs)
+      return WalkResult::advance();
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     Value gridValues[] = {grid.x, grid.y, grid.z};

@@ -65,23 +65,32 @@ def test_mismatched_rows_stop_at_the_host_checks():
 
 
 def test_compile_and_model_report_the_dynamic_grid():
+    """The matmul is versioned by M (M <= 64: a small-M kernel; else the
+    256 bucket's): two launches whose grids follow M, and the model of
+    each M counts the one that runs."""
     chip, n, k = "gfx950", 192, 256
     gemm = qmm.Gemm(None, n, k, a_type="f8E4M3FN", b_type="f8E4M3FN")
     program = gemm.compile(chip)
-    (launch,) = program["functions"][0]["launches"]
-    # N = 192 in tiles of the config's tile N: a static column count; the
-    # rows of workgroups follow M.
-    tile_m = int(launch["grid_expressions"][1].split("ceildiv")[1])
-    assert launch["grid"][1] == -1
-    assert launch["grid_expressions"][1] == f"dim(arg0, 0) ceildiv {tile_m}"
-    assert launch["grid"][0] > 0 and launch["grid_expressions"][0] == str(
-        launch["grid"][0])
-    assert "dim(arg0, 0)" in launch["arguments"]
+    small, large = program["functions"][0]["launches"]
+    tiles = []
+    for launch in (small, large):
+        # N = 192 in tiles of the config's tile N: a static column count;
+        # the rows of workgroups follow M.
+        tile_m = int(launch["grid_expressions"][1].split("ceildiv")[1])
+        assert launch["grid"][1] == -1
+        assert launch["grid_expressions"][1] == f"dim(arg0, 0) ceildiv {tile_m}"
+        assert launch["grid"][0] > 0 and launch["grid_expressions"][0] == str(
+            launch["grid"][0])
+        assert "dim(arg0, 0)" in launch["arguments"]
+        tiles.append(tile_m)
     # The model needs an M, and then reports the grid at that M (MODELED).
-    with pytest.raises(RuntimeError, match="the M to model"):
+    with pytest.raises(RuntimeError, match="the M to model at"):
         gemm.model(chip)
-    for m in (1, tile_m + 1):
+    for m, launch, tile_m in ((1, small, tiles[0]), (64, small, tiles[0]),
+                              (65, large, tiles[1]),
+                              (tiles[1] + 65, large, tiles[1])):
         (kernel,) = gemm.model(chip, m=m)
         assert kernel["modeled"]
         rows = -(-m // tile_m)
-        assert kernel["workgroups"] == launch["grid"][0] * rows
+        assert kernel["workgroups"] == launch["grid"][0] * rows * launch[
+            "grid"][2]

@@ -35,11 +35,16 @@ std::string GemmRunner::getSelectedConfig() {
       captureDiagnostics(&context, [&] { ran = pm.run(*configured); });
   if (failed(ran))
     fail("--m: " + message);
+  // One config, or a matmul versioned by M: "(M <= bound) config; config".
   std::string text;
+  llvm::raw_string_ostream os(text);
   configured->walk([&](Operation *op) {
     if (!isa<MatmulOp, GroupedMatmulOp>(op))
       return;
-    llvm::raw_string_ostream os(text);
+    if (!text.empty())
+      os << "\n  config (larger M) ";
+    if (auto bound = op->getAttrOfType<IntegerAttr>(kMaxMAttrName))
+      os << "(M <= " << bound.getInt() << ") ";
     os << op->getAttr("config");
   });
   return text;
@@ -83,7 +88,7 @@ int GemmRunner::runForEachM() {
                          ? llvm::formatv(" (qmm-select-config's for M = {0})",
                                          kDefaultDynamicMBucket)
                                .str()
-                         : std::string(" (--config)"))
+                         : std::string(" (--config, every M)"))
                  << "\n";
   if (model.device) {
     // MODELED: the one code object of the dynamic-M program, its grid and

@@ -220,10 +220,14 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
       most that keeps the grid within 256 workgroups, each range whole
       scale blocks and, with stages = 2, at least two K tiles).
 
-    A matmul whose M is dynamic is configured as if M were `dynamic-m`
-    (default 256): the config is fixed at compile time and the kernel
-    serves every M, so no split-K is chosen for it (nor accepted from a
-    user: its workspace would depend on M).
+    A matmul whose M is dynamic and that has no config of the user's (nor
+    an `override`) is versioned by M: `scf.if M <= 64` of a copy marked
+    `qmm.max_m = 64` and configured as if M were 64 (decode and small
+    batches: narrow tiles and, for small grids, split-K, whose workspace
+    the bound sizes), else a copy configured as if M were `dynamic-m`
+    (default 256), which never splits (its workspace would depend on M).
+    A user's config on a dynamic M is used for every M, without split-K
+    (refused) unless the op carries `qmm.max_m`.
 
     Checks (user configurations included): the chip has the MFMA and it
     reads the operand types, tile K is a multiple of 16, the padded A
@@ -249,6 +253,12 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
            "the M a matmul with a dynamic M (A's rows `?`) is configured "
            "for: the heuristic and the tuning tables see this M, and the "
            "one kernel then serves every M (no split-K)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
   ];
 }
 
@@ -311,6 +321,10 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     and launches ceil(M / tile M) rows of workgroups inside an scf.if
     (no launch for M = 0). The kernel reads M where it masks or clamps
     rows (memref.dim on its operands), so one kernel serves every M.
+    Split-K needs an upper bound of M (`qmm.max_m = B`, which
+    qmm-select-config sets on the small-M version of a matmul it versions):
+    the host asserts M <= B and sizes the workspace and counters for
+    ceil(B / tile M) rows of tiles.
 
     Checks: static N and K (and M for split-K and grouped matmuls), a
     configuration the chip runs, scale blocks

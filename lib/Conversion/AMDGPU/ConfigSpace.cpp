@@ -47,6 +47,10 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op, int64_t dynamicM) {
                               "for contiguous grouped matmuls only");
     query.dynamicM = true;
     query.m = dynamicM;
+    if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName)) {
+      query.maxM = bound.getInt();
+      query.m = query.maxM;
+    }
   }
   Type a = getElementTypeOrSelf(op.getA().getType());
   Type b = getElementTypeOrSelf(op.getB().getType());
@@ -100,10 +104,10 @@ qmm::verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
                        << " columns), starting at a multiple of the block; use "
                           "waves = [W, 1] or a tile N that is a multiple of "
                           "the block";
-  if (query.dynamicM && config.getSplit() > 1)
+  if (query.dynamicM && !query.maxM && config.getSplit() > 1)
     return emitError() << "config: split = " << config.getSplit()
-                       << ": split-K needs a static M (the grid sizes its "
-                          "workspace and arrival counters)";
+                       << ": split-K needs a static or bounded M (the grid "
+                          "sizes its workspace and arrival counters)";
   if (failed(verifySplitK(config, query.k, query.scaleBlockK,
                           query.grouped, emitError)))
     return failure();
@@ -123,7 +127,7 @@ static ConfigAttr withSplitK(MLIRContext *ctx, ConfigAttr config,
   int64_t tiles =
       llvm::divideCeil(std::max<int64_t>(query.m, 1), config.getTileM()) *
       llvm::divideCeil(std::max<int64_t>(query.n, 1), config.getTileN());
-  if (query.grouped || query.dynamicM || query.k == 0 ||
+  if (query.grouped || (query.dynamicM && !query.maxM) || query.k == 0 ||
       2 * tiles >= kFewestCUs)
     return config;
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });

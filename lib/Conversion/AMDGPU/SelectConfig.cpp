@@ -5,6 +5,10 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include "mlir/AsmParser/AsmParser.h"
 
 namespace mlir {
@@ -46,6 +50,18 @@ struct QMMSelectConfigPass
       }
       table = std::move(*loaded);
     }
+    // A dynamic M without a config of the user's: a small-M version (decode
+    // and small batches: split-K, its workspace bounded) and the bucket's.
+    if (!forced) {
+      SmallVector<MatmulOp> dynamic;
+      getOperation()->walk([&](MatmulOp op) {
+        if (ShapedType::isDynamic(op.getM()) && !op.getConfigAttr() &&
+            !op->hasAttr(kMaxMAttrName))
+          dynamic.push_back(op);
+      });
+      for (MatmulOp op : dynamic)
+        versionByM(op);
+    }
     WalkResult result = getOperation()->walk([&](Operation *op) {
       if (!isa<MatmulOp, GroupedMatmulOp>(op))
         return WalkResult::advance();
@@ -56,6 +72,36 @@ struct QMMSelectConfigPass
     });
     if (result.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// Replaces `op` (dynamic M) by `scf.if M <= kSmallDynamicMBound` of a
+  /// copy bounded by `qmm.max_m` (configured for that M, split-K allowed)
+  /// and a copy for the `dynamic-m` bucket.
+  void versionByM(MatmulOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value m = isa<RankedTensorType>(op.getA().getType())
+                  ? tensor::DimOp::create(b, loc, op.getA(), 0).getResult()
+                  : memref::DimOp::create(b, loc, op.getA(), 0).getResult();
+    Value small = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule, m,
+        arith::ConstantIndexOp::create(b, loc, kSmallDynamicMBound));
+    auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), small,
+                                  /*withElseRegion=*/true);
+    for (bool bounded : {true, false}) {
+      Block *block = bounded ? ifOp.thenBlock() : ifOp.elseBlock();
+      OpBuilder branch = OpBuilder::atBlockBegin(block);
+      Operation *copy = branch.clone(*op);
+      if (bounded)
+        copy->setAttr(kMaxMAttrName,
+                      branch.getI64IntegerAttr(kSmallDynamicMBound));
+      if (block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>())
+        scf::YieldOp::create(branch, loc, copy->getResults());
+      else if (copy->getNumResults())
+        block->back().setOperands(copy->getResults());
+    }
+    op->replaceAllUsesWith(ifOp.getResults());
+    op->erase();
   }
 
   /// Configures a qmm.matmul or qmm.grouped_matmul (one group's product):

@@ -44,6 +44,8 @@ struct MatmulProblem {
   /// K tiles in all, and the split-K factor (ranges of numTiles / split
   /// tiles, one per workgroup along z; 1 without split-K).
   int64_t numTiles = 0, split = 1;
+  /// An upper bound of a dynamic M (`qmm.max_m`; 0: none).
+  int64_t maxM = 0;
 };
 
 /// What one workgroup tile multiplies and where it writes: the operands of
@@ -128,11 +130,13 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     }
   }
   if (ShapedType::isDynamic(p.m)) {
-    if (config.getSplit() > 1)
+    if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName))
+      p.maxM = bound.getInt();
+    if (config.getSplit() > 1 && p.maxM <= 0)
       return fail("split = ")
              << config.getSplit()
-             << ": split-K needs a static M (the grid sizes its workspace "
-                "and arrival counters)";
+             << ": split-K needs a static or bounded M (the grid sizes its "
+                "workspace and arrival counters)";
   }
   ScaleEncodingAttr aEncoding = op.getAEncoding(), bEncoding = op.getBEncoding();
   if (aEncoding.isMX() != bEncoding.isMX())
@@ -483,11 +487,14 @@ static Value getTileIndex(IndexMath &im, gpu::LaunchOp launch, int64_t gx) {
 /// by the kernel) live around the launch.
 static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
                         ConfigAttr config, const MatmulProblem &p,
-                        const TileOperands &ops) {
+                        const TileOperands &ops, Value gridRows) {
   IndexMath im{b, loc};
   MLIRContext *ctx = b.getContext();
   int64_t gx = llvm::divideCeil(p.n, config.getTileN());
-  int64_t gy = llvm::divideCeil(p.m, config.getTileM());
+  // The workspace holds the most tile rows M can have (a dynamic M's
+  // bound); the grid launches those it has.
+  int64_t gy = llvm::divideCeil(ShapedType::isDynamic(p.m) ? p.maxM : p.m,
+                                config.getTileM());
   int64_t waves = config.getNumWaves();
   SplitKWorkspace workspace(config, chip, p.split, gx * gy);
   Value partials = memref::AllocOp::create(b, loc, workspace.getType(ctx));
@@ -501,7 +508,7 @@ static void buildSplitK(OpBuilder &b, Location loc, const ChipInfo &chip,
   int64_t tilesPerRange = p.numTiles / p.split;
   auto runType = VectorType::get({workspace.width}, b.getF32Type());
   auto launch = gpu::LaunchOp::create(
-      b, loc, im.cst(gx), im.cst(gy), im.cst(p.split),
+      b, loc, im.cst(gx), gridRows, im.cst(p.split),
       im.cst(workspace.threads), im.cst(1), im.cst(1));
   {
     OpBuilder::InsertionGuard guard(b);
@@ -701,7 +708,7 @@ struct RowOperands {
   /// `tileM`-row tiles. With a static M: those checks where an operand is
   /// dynamic, and the constant rows of the grid.
   Value buildGridRows(OpBuilder &b, Location loc, int64_t staticM,
-                      int64_t tileM) const {
+                      int64_t tileM, int64_t maxM = 0) const {
     IndexMath im{b, loc};
     if (!ShapedType::isDynamic(staticM)) {
       if (hasDynamicRows())
@@ -709,6 +716,15 @@ struct RowOperands {
       return im.cst(llvm::divideCeil(staticM, tileM));
     }
     Value m = readRows(b, loc);
+    if (maxM > 0) {
+      // The bound sizes split-K's workspace: a larger M would overrun it.
+      Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                           m, im.cst(maxM));
+      cf::AssertOp::create(b, loc, within,
+                           (opName + ": M exceeds its bound qmm.max_m = " +
+                            Twine(maxM))
+                               .str());
+    }
     auto nonEmpty = scf::IfOp::create(b, loc, im.lt(im.cst(0), m),
                                       /*withElseRegion=*/false);
     b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
@@ -735,14 +751,11 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
   }
   // A static M with a dynamic operand that follows it: the same checks
   // (split-K needs a static M).
-  if (p.split > 1) {
-    if (RowOperands(op).hasDynamicRows())
-      RowOperands(op).readRows(b, loc);
-    return buildSplitK(b, loc, chip, config, p, operands);
-  }
   OpBuilder::InsertionGuard hostGuard(b);
   Value gridRows =
-      RowOperands(op).buildGridRows(b, loc, p.m, config.getTileM());
+      RowOperands(op).buildGridRows(b, loc, p.m, config.getTileM(), p.maxM);
+  if (p.split > 1)
+    return buildSplitK(b, loc, chip, config, p, operands, gridRows);
   auto launch = gpu::LaunchOp::create(
       b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())), gridRows,
       im.cst(1), im.cst(chip.waveSize * config.getNumWaves()), im.cst(1),

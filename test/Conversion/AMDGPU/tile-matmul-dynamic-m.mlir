@@ -119,3 +119,31 @@ func.func @contiguous_grouped(%a: memref<?x128xf8E4M3FNUZ>, %as: memref<?x1xf32>
     outs(%d : memref<?x64xbf16>)
   return
 }
+
+// -----
+
+// Split-K on a dynamic M bounded by qmm.max_m = 64 (the small-M version
+// qmm-select-config makes): the host asserts M <= 64, and the workspace and
+// counters are sized for the bound's 2 x ceil(64 / 32) = 4 tiles: 2 ranges
+// x 4 tiles x 1 accumulator x 256 threads x 4 items = 2 x 4096 floats, 4
+// tiles x 4 waves = 16 counters; the grid launches ceil(M / 32) rows.
+// CHECK-DAG:   #[[ROWS:.*]] = affine_map<()[s0] -> (s0 ceildiv 32)>
+// CHECK-LABEL: func.func @bounded_split
+// CHECK:         %[[M:.*]] = memref.dim %arg0
+// CHECK:         %[[WITHIN:.*]] = arith.cmpi ule, %[[M]], %c64
+// CHECK:         cf.assert %[[WITHIN]], "qmm.matmul: M exceeds its bound qmm.max_m = 64"
+// CHECK:         scf.if
+// CHECK:           %[[GY:.*]] = affine.apply #[[ROWS]]()[%[[M]]]
+// CHECK:           memref.alloc() : memref<2x4096xf32>
+// CHECK:           %[[COUNTERS:.*]] = memref.alloc() : memref<16xi32>
+// CHECK:           gpu.memset %[[COUNTERS]]
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %[[GY]], {{.*}} = %c2)
+func.func @bounded_split(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                         %b: memref<64x512xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                         %d: memref<?x64xf32>) {
+  qmm.matmul a(%a, %as : memref<?x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<64x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 2>
+             outs(%d : memref<?x64xf32>) {qmm.max_m = 64 : i64}
+  return
+}

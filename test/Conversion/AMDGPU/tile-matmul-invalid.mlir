@@ -194,7 +194,7 @@ func.func @dynamic_n(%a: memref<32x128xf8E4M3FNUZ>, %as: memref<1x1xf32>,
 func.func @split_k_dynamic_m(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
                              %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
                              %d: memref<?x32xf32>) {
-  // expected-error @+1 {{qmm-tile-matmul: split = 2: split-K needs a static M (the grid sizes its workspace and arrival counters)}}
+  // expected-error @+1 {{qmm-tile-matmul: split = 2: split-K needs a static or bounded M (the grid sizes its workspace and arrival counters)}}
   qmm.matmul a(%a, %as : memref<?x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %bs : memref<32x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 2>

@@ -9,7 +9,7 @@ for line in sys.stdin:
     match = re.match(r"\s*M =\s*(\d+):\s*([\d.]+) us\s+([\d.]+) TFLOP/s", line)
     if match:
         rows.append(tuple(float(g) for g in match.groups()))
-assert len(rows) == 5, rows
+assert len(rows) == 7, rows
 for (m0, t0, _), (m1, t1, _) in zip(rows, rows[1:]):
     assert m1 > m0 and t1 >= t0, (m0, t0, m1, t1)
 for m, t, tflops in rows:

@@ -36,12 +36,25 @@ struct ConfigQuery {
   /// alignment.
   bool grouped = false, contiguousGroups = false;
   /// M is dynamic: `m` is the M the config is chosen for (a bucket), and
-  /// split-K (whose workspace the grid sizes) is not chosen.
+  /// split-K (whose workspace the grid sizes) is not chosen unless M has an
+  /// upper bound `maxM` (the `qmm.max_m` attribute: the small-M version of
+  /// a versioned matmul), which then sizes the workspace.
   bool dynamicM = false;
+  int64_t maxM = 0;
   /// How the tuning table names the formats: element types, scale
   /// encodings, output type.
   std::string aType, bType, aScales, bScales, outType;
 };
+
+/// The discardable attribute bounding a dynamic M from above (i64): set by
+/// qmm-select-config on the small-M version of a matmul it versions by M,
+/// read by qmm-tile-matmul to size split-K's workspace.
+constexpr llvm::StringLiteral kMaxMAttrName = "qmm.max_m";
+
+/// The largest M of the small-M version of a matmul with a dynamic M
+/// (qmm-select-config versions it by M: decode and small batches get a
+/// kernel of their own, with split-K).
+constexpr int64_t kSmallDynamicMBound = 64;
 
 /// The M a matmul with a dynamic M is configured for when nothing else is
 /// said (qmm-select-config's `dynamic-m`): a serving batch of prefill or
