@@ -195,3 +195,33 @@ def test_dynamic_m(chip, name, a_scale, k, n):
             "tensor.empty(%m)", "tensor.empty()")
         check_raised_run(static, qmm.linalg_to_qmm(static), name,
                          [qa, sa, qb, sb], va, vb, chip)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("name", ["scaled_mm_row_col",
+                                  "scaled_mm_channel_vector"])
+def test_scales_after_the_product(chip, name):
+    """torch._scaled_mm's form, (A_q @ B_q) * sa * sb: raised with the scales
+    moved into qmm.matmul, on the emulator, against the linalg program on
+    the cpu device and numpy. (@scaled_mm_scalars takes f32 scalar
+    arguments, which the devices' calls do not: lit only.)"""
+    m, n, k = 32, 16, 64
+    qa = qmm.quantize(RNG.standard_normal((m, k)).astype(np.float32),
+                      "f8E4M3FN", "tensor")[0]
+    qb = qmm.quantize(RNG.standard_normal((k, n)).astype(np.float32),
+                      "f8E4M3FN", "tensor", layout="kn")[0]
+    a_codes = qmm.decode(qa, "f8E4M3FN", (m, k))
+    b_codes = qmm.decode(qb, "f8E4M3FN", (k, n)).T  # B [K, N] as [N, K]
+    sa_row = (RNG.random(m) + 0.5).astype(np.float32)
+    sb_col = (RNG.random(n) + 0.5).astype(np.float32)
+    if name == "scaled_mm_row_col":
+        args = [qa, qb, sa_row.reshape(m, 1), sb_col.reshape(1, n)]
+        va, vb = a_codes * sa_row[:, None], b_codes * sb_col[:, None]
+    else:
+        sa = np.float32(0.75)
+        args = [qa, qb, np.array(sa, np.float32), sb_col]
+        va, vb = a_codes * sa, b_codes * sb_col[:, None]
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "linalg.generic" not in raised and "qmm.matmul" in raised
+    check_raised_run(ir, raised, name, args, va, vb, chip)

@@ -43,6 +43,17 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     ignored (the fill goes away), any other init is accumulated into
     (`accumulate`).
 
+    Scales applied after the product (torch._scaled_mm, `(A_q @ B_q) * sa
+    * sb`): a contraction straight on quantized tensors becomes a
+    qmm.matmul with unit scales, and an element-wise linalg.generic whose
+    body is only a product of that result (read whole, by nothing else)
+    with f32 scales, per tensor (scalars, or one-element tensors read at
+    constant zeros), per token (`(m)`, `(m, 0)` on [M, 1]) or per channel
+    (`(n)`, `(n, 0)`, `(0, n)` on [1, N]: B MN-major), is folded into it.
+
+    A dynamic M (A's and the output's rows `?`, unbatched) raises to a
+    qmm.matmul with `?` rows.
+
     Everything else is left alone, with no diagnostic: a single quantized
     operand, integer dequantization, extra arithmetic (zero points), scales
     varying along K per element, A transposed, and any rewrite the qmm

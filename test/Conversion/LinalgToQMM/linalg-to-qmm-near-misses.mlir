@@ -378,3 +378,4 @@ func.func @constant_index_not_broadcast(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<
       ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+

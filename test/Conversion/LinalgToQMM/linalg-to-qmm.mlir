@@ -599,3 +599,134 @@ func.func @dynamic_m_blockwise(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2xf32>,
       ins(%da, %db : tensor<?x256xf32>, tensor<128x256xf32>) outs(%init : tensor<?x128xf32>) -> tensor<?x128xf32>
   return %d : tensor<?x128xf32>
 }
+
+// -----
+
+// Scales applied after the product (torch._scaled_mm: (A_q @ B_q) * sa *
+// sb): linalg.matmul straight on FP8 tensors, then an element-wise product
+// with a per-token [M, 1] and a per-channel [1, N] scale. The scales move
+// into the qmm.matmul: A per row, B per row MN-major ([1, N]); the
+// product's destination is the scaling's.
+// CHECK-LABEL: func.func @scaled_mm_row_col
+// CHECK-SAME:    (%[[A:.*]]: tensor<32x64xf8E4M3FN>, %[[B:.*]]: tensor<64x16xf8E4M3FN>, %[[SA:.*]]: tensor<32x1xf32>, %[[SB:.*]]: tensor<1x16xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<32x16xf32>
+// CHECK-NEXT:    %[[D:.*]] = qmm.matmul a(%[[A]], %[[SA]] : tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> b(%[[B]], %[[SB]] : tensor<64x16xf8E4M3FN>, tensor<1x16xf32>) #qmm.scale<per_row, mn_major> layout kn outs(%[[E]] : tensor<32x16xf32>)
+// CHECK-NEXT:    return %[[D]]
+// CHECK-NOT:   linalg.
+func.func @scaled_mm_row_col(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf8E4M3FN>,
+                             %sa: tensor<32x1xf32>, %sb: tensor<1x16xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<64x16xf8E4M3FN>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, 0)>, affine_map<(m, n) -> (0, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %sa, %sb : tensor<32x16xf32>, tensor<32x1xf32>, tensor<1x16xf32>) outs(%e2 : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %s: f32, %t: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %z = arith.mulf %y, %t : f32
+    linalg.yield %z : f32
+  } -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// Per-tensor scales after the product, as f32 scalars from outside (one
+// takes A's side, the other B's), B stored [N, K] through the maps, and a
+// per-channel [N] vector form of the same (B per row).
+// CHECK-LABEL: func.func @scaled_mm_scalars
+// (The product sa * sb is what counts: which scalar takes which side is
+// not.)
+// CHECK-DAG:     %[[T2:.*]] = tensor.from_elements %arg2 : tensor<1x1xf32>
+// CHECK-DAG:     %[[T3:.*]] = tensor.from_elements %arg3 : tensor<1x1xf32>
+// CHECK:         qmm.matmul a(%arg0, %[[T:.*]] : {{.*}}) #qmm.scale<per_tensor> b(%arg1, %{{.*}} : {{.*}}) #qmm.scale<per_tensor> outs(
+// CHECK-NOT:   linalg.
+func.func @scaled_mm_scalars(%a: tensor<32x64xf8E4M3FN>, %b: tensor<16x64xf8E5M2>,
+                             %sa: f32, %sb: f32) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %p = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<16x64xf8E5M2>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<32x16xf32>) outs(%e2 : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %sa, %sb : f32
+    %z = arith.mulf %x, %s : f32
+    linalg.yield %z : f32
+  } -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scaled_mm_channel_vector
+// CHECK:         %[[TB:.*]] = tensor.expand_shape %arg3 {{\[\[}}0, 1]] output_shape [16, 1]
+// CHECK:         qmm.matmul a(%arg0, %{{.*}} : tensor<32x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%arg1, %[[TB]] : tensor<64x16xf8E4M3FN>, tensor<16x1xf32>) #qmm.scale<per_row> layout kn
+// CHECK-NOT:   linalg.
+func.func @scaled_mm_channel_vector(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf8E4M3FN>,
+                                    %sa: tensor<f32>, %sb: tensor<16xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<64x16xf8E4M3FN>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> ()>, affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %sa, %sb : tensor<32x16xf32>, tensor<f32>, tensor<16xf32>) outs(%e2 : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %s: f32, %t: f32, %o: f32):
+    %y = arith.mulf %t, %x : f32
+    %z = arith.mulf %s, %y : f32
+    linalg.yield %z : f32
+  } -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// Near misses of the form above: scales after the product that are not
+// per tensor, per row or per column (an [M, N] tensor of factors), or a
+// scaling with an addition. The unit-scale product is raised (its own
+// form); the scaling stays as it is.
+// CHECK-LABEL: func.func @scaled_after_elementwise
+// CHECK:       %[[P:.*]] = qmm.matmul {{.*}} #qmm.scale<per_tensor> {{.*}} #qmm.scale<per_tensor>
+// CHECK:       linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<32x16xf32>, tensor<32x16xf32>)
+func.func @scaled_after_elementwise(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf8E4M3FN>,
+                                    %s: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<64x16xf8E4M3FN>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %s : tensor<32x16xf32>, tensor<32x16xf32>) outs(%e2 : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %t: f32, %o: f32):
+    %z = arith.mulf %x, %t : f32
+    linalg.yield %z : f32
+  } -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scaled_after_plus_bias
+// CHECK:       %[[P:.*]] = qmm.matmul {{.*}} #qmm.scale<per_tensor> {{.*}} #qmm.scale<per_tensor>
+// CHECK:       linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<32x16xf32>, tensor<32xf32>)
+// CHECK:         arith.addf
+func.func @scaled_after_plus_bias(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf8E4M3FN>,
+                                  %sa: tensor<32xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<64x16xf8E4M3FN>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %sa : tensor<32x16xf32>, tensor<32xf32>) outs(%e2 : tensor<32x16xf32>) {
+  ^bb0(%x: f32, %t: f32, %o: f32):
+    %y = arith.mulf %x, %t : f32
+    %z = arith.addf %y, %t : f32
+    linalg.yield %z : f32
+  } -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
