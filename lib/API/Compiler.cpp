@@ -7,7 +7,9 @@
 #include "qmm/Target/Chip.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Diagnostics.h"
@@ -103,6 +105,13 @@ static std::string describeSource(Value value, func::FuncOp func,
     if (index)
       return "dim(" + describeSource(dim.getSource(), func, allocs) + ", " +
              std::to_string(*index) + ")";
+  }
+  if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def)) {
+    std::string lhs = describeSource(cmp.getLhs(), func, allocs);
+    std::string rhs = describeSource(cmp.getRhs(), func, allocs);
+    if (lhs != "?" && rhs != "?")
+      return lhs + " " + arith::stringifyCmpIPredicate(cmp.getPredicate()).str() +
+             " " + rhs;
   }
   if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(def)) {
     // One operand (a dynamic M's grid): the map's expression of it.
@@ -241,6 +250,17 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
       }
       for (Value operand : launchOp.getKernelOperands())
         launch.arguments.push_back(describeSource(operand, func, allocs));
+      for (Operation *at = launchOp; at->getParentOp() != func;
+           at = at->getParentOp()) {
+        auto ifOp = dyn_cast<scf::IfOp>(at->getParentOp());
+        if (!ifOp)
+          continue;
+        std::string condition =
+            describeSource(ifOp.getCondition(), func, allocs);
+        if (at->getParentRegion() != &ifOp.getThenRegion())
+          condition = "!(" + condition + ")";
+        launch.conditions.insert(launch.conditions.begin(), condition);
+      }
       host.launches.push_back(std::move(launch));
     });
     program.functions.push_back(std::move(host));

@@ -135,7 +135,8 @@ struct HostExtents {
     if (auto arg = dyn_cast<BlockArgument>(memref)) {
       if (!shapes || arg.getOwner()->getParentOp() != func.getOperation() ||
           arg.getArgNumber() >= shapes->size() ||
-          size_t(dim) >= (*shapes)[arg.getArgNumber()].size())
+          size_t(dim) >= (*shapes)[arg.getArgNumber()].size() ||
+          ShapedType::isDynamic((*shapes)[arg.getArgNumber()][dim]))
         return std::nullopt;
       return (*shapes)[arg.getArgNumber()][dim];
     }
@@ -143,6 +144,22 @@ struct HostExtents {
       return evaluate(alloc.getDynamicSizes()[type.getDynamicDimIndex(dim)]);
     if (auto cast = memref.getDefiningOp<memref::CastOp>())
       return extentOf(cast.getSource(), dim);
+    if (auto expand = memref.getDefiningOp<memref::ExpandShapeOp>()) {
+      OpFoldResult extent = expand.getMixedOutputShape()[dim];
+      if (auto value = dyn_cast<Value>(extent))
+        return evaluate(value);
+      return getConstantIntValue(extent);
+    }
+    if (auto collapse = memref.getDefiningOp<memref::CollapseShapeOp>()) {
+      int64_t product = 1;
+      for (int64_t d : collapse.getReassociationIndices()[dim]) {
+        std::optional<int64_t> extent = extentOf(collapse.getSrc(), d);
+        if (!extent)
+          return std::nullopt;
+        product *= *extent;
+      }
+      return product;
+    }
     return std::nullopt;
   }
 
@@ -267,6 +284,23 @@ perf::DynamicExtents perf::getDynamicExtentsAtM(ModuleOp program,
       if (ScaleEncodingAttr out = op.getOutEncodingAttr())
         assign(op.getOutScales(), out.getScaleShape(m, n));
     });
+    func.walk([&](GroupedMatmulOp op) {
+      if (op.getLayout() != GroupedLayout::Contiguous)
+        return;
+      int64_t n = op.getN(), k = op.getK();
+      assign(op.getA(), {m, k});
+      assign(op.getAScales(), op.getAEncoding().getScaleShape(m, k));
+      assign(op.getGroups(), {m});
+      assign(op.getInit(), {m, n});
+      assign(op.getAux(), {m, n});
+    });
+    // Any other dynamic extent (an argument reaching a matmul through
+    // other ops: a frontend's per-token scale vector) is M: the only
+    // dynamic extent a program may have.
+    for (std::vector<int64_t> &shape : shapes)
+      for (int64_t &extent : shape)
+        if (ShapedType::isDynamic(extent))
+          extent = m;
   }
   return result;
 }

@@ -383,7 +383,12 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
         shape->push_back(extent);
       }
     } else {
-      shape = source; // a cast keeps the extents
+      shape = source; // a cast keeps the extents, which must fit its type
+      for (auto [extent, declared] : llvm::zip(source, type.getShape()))
+        if (!ShapedType::isDynamic(declared) && extent != declared)
+          return hostError(&op, "casts a buffer of extent " +
+                                    llvm::Twine(extent) + " to " +
+                                    llvm::Twine(declared));
     }
     if (!shape)
       return hostError(&op, "the reshape's extents are not known");

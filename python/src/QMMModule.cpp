@@ -379,6 +379,7 @@ static py::dict compile(const std::string &ir, const std::string &chip,
       entry["block"] = py::make_tuple(launch.block[0], launch.block[1],
                                       launch.block[2]);
       entry["arguments"] = launch.arguments;
+      entry["conditions"] = launch.conditions;
       launches.append(entry);
     }
     py::dict entry;

@@ -72,6 +72,10 @@ def test_compile_and_model_report_the_dynamic_grid():
     gemm = qmm.Gemm(None, n, k, a_type="f8E4M3FN", b_type="f8E4M3FN")
     program = gemm.compile(chip)
     small, large = program["functions"][0]["launches"]
+    # Each launch says when the host code reaches it (outermost first).
+    assert small["conditions"] == ["dim(arg0, 0) ule 64", "dim(arg0, 0) ugt 0"]
+    assert large["conditions"] == ["!(dim(arg0, 0) ule 64)",
+                                   "dim(arg0, 0) ugt 0"]
     tiles = []
     for launch in (small, large):
         # N = 192 in tiles of the config's tile N: a static column count;

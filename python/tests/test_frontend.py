@@ -175,6 +175,11 @@ def test_dynamic_m(chip, name, a_scale, k, n):
     ir = program(name)
     raised = qmm.linalg_to_qmm(ir)
     assert "tensor<?x" in raised and "linalg.matmul" not in raised
+    # The model evaluates every launch at M, the scale conversion's too
+    # (its extent is the scale vector's: M).
+    for m in (1, 100):
+        assert all(k["workgroups"] > 0 and k["modeled"]
+                   for k in qmm.model(raised, chip, m=m))
     once = qmm.Program(raised, name, "emu", chip)
     b_scale = "row" if a_scale == "row" else "128x128"
     qb, sb, vb = operand(element, b_scale, n, k,

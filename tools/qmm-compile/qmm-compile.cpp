@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
                              launch.gridExpressions[2]}},
           {"block", llvm::json::Array{launch.block[0], launch.block[1],
                                       launch.block[2]}},
-          {"arguments", std::move(arguments)}});
+          {"arguments", std::move(arguments)},
+          {"conditions", llvm::json::Array(launch.conditions)}});
     }
     llvm::json::Array args, results, temporaries;
     for (const api::Temporary &temporary : function.temporaries)

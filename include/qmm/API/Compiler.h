@@ -75,6 +75,11 @@ struct Launch {
   /// too), "alloc<N>" for its N-th temporary buffer, "dim(arg<N>, d)" for
   /// a dynamic extent, or a constant's value.
   std::vector<std::string> arguments;
+  /// What must hold for the host function to reach the launch, outermost
+  /// first: the conditions of the scf.if ops around it ("dim(arg0, 0) ugt
+  /// 0", or "!(dim(arg0, 0) ule 64)" in an else branch: a matmul versioned
+  /// by a dynamic M); empty when it always runs.
+  std::vector<std::string> conditions;
 };
 
 /// A buffer the host function allocates ("alloc<N>" in launch arguments):

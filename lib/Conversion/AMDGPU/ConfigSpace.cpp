@@ -1,6 +1,8 @@
 //===- ConfigSpace.cpp - legal configurations and tuning tables -----------===//
 
 #include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+
+#include <limits>
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -48,6 +50,11 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op, int64_t dynamicM) {
     query.dynamicM = true;
     query.m = dynamicM;
     if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName)) {
+      if (bound.getInt() <= 0 ||
+          bound.getInt() > std::numeric_limits<int32_t>::max())
+        return op.emitOpError("qmm-select-config: qmm.max_m must be in [1, "
+                              "2^31 - 1], got ")
+               << bound.getInt();
       query.maxM = bound.getInt();
       query.m = query.maxM;
     }

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <limits>
 #include <numeric>
 
 namespace mlir {
@@ -130,8 +131,13 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     }
   }
   if (ShapedType::isDynamic(p.m)) {
-    if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName))
+    if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName)) {
+      if (bound.getInt() <= 0 ||
+          bound.getInt() > std::numeric_limits<int32_t>::max())
+        return fail("qmm.max_m must be in [1, 2^31 - 1], got ")
+               << bound.getInt();
       p.maxM = bound.getInt();
+    }
     if (config.getSplit() > 1 && p.maxM <= 0)
       return fail("split = ")
              << config.getSplit()

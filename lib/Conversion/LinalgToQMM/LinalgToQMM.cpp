@@ -367,16 +367,34 @@ static Value materializeScale(OpBuilder &b, Location loc, Value scale,
       encoding.getScaleType().isF32() && !stored.getElementType().isF32())
     scale = convertScalesToF32(b, loc, scale);
   auto scaleType = cast<RankedTensorType>(scale.getType());
-  if (scaleType == type)
-    return scale;
-  if (scaleType.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, type, scale,
-                                         ArrayRef<ReassociationIndices>{});
+  // The scale keeps its own extents (a static scale for a dynamic M stays
+  // static: the host program checks it against M), which must fit the
+  // encoding's.
+  auto fits = [&](ArrayRef<int64_t> extents) {
+    for (auto [have, want] : llvm::zip(extents, shape))
+      if (!ShapedType::isDynamic(have) && !ShapedType::isDynamic(want) &&
+          have != want)
+        return false;
+    return extents.size() == shape.size();
+  };
+  if (scaleType.getRank() == 2)
+    return fits(scaleType.getShape()) ? scale : Value();
+  SmallVector<int64_t, 2> extents = {1, 1};
+  if (scaleType.getRank() == 1) {
+    // The vector runs along the encoding's non-unit extent.
+    unsigned along = shape[0] == 1 && shape[1] != 1 ? 1 : 0;
+    extents[along] = scaleType.getDimSize(0);
+  } else if (scaleType.getRank() != 0) {
+    return {};
+  }
+  if (!fits(extents) || (ShapedType::isDynamic(extents[0]) &&
+                         ShapedType::isDynamic(extents[1])))
+    return {};
+  auto expanded = RankedTensorType::get(extents, scaleType.getElementType());
+  SmallVector<ReassociationIndices> groups;
   if (scaleType.getRank() == 1)
-    return tensor::ExpandShapeOp::create(
-        b, loc, type, scale,
-        ArrayRef<ReassociationIndices>{ReassociationIndices{0, 1}});
-  return {};
+    groups.push_back({0, 1});
+  return tensor::ExpandShapeOp::create(b, loc, expanded, scale, groups);
 }
 
 /// Batch `index` of a tensor with a leading batch extent, without it.

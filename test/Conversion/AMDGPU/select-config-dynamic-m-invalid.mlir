@@ -37,3 +37,15 @@ func.func @masked_dynamic_m(%a: tensor<3x?x128xf8E4M3FNUZ>, %as: tensor<3x?x1xf3
     outs(%d : tensor<3x?x64xbf16>) -> tensor<3x?x64xbf16>
   return %0 : tensor<3x?x64xbf16>
 }
+
+// -----
+
+func.func @huge_max_m(%a: tensor<?x512xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
+                      %b: tensor<32x512xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
+                      %d: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{qmm-select-config: qmm.max_m must be in [1, 2^31 - 1], got 4611686018427387904}}
+  %0 = qmm.matmul a(%a, %as : tensor<?x512xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  b(%b, %bs : tensor<32x512xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+                  outs(%d : tensor<?x32xf32>) {qmm.max_m = 4611686018427387904 : i64} -> tensor<?x32xf32>
+  return %0 : tensor<?x32xf32>
+}

@@ -217,3 +217,16 @@ func.func @masked_dynamic_m(%a: memref<3x?x128xf8E4M3FNUZ>, %as: memref<3x?x1xf3
     outs(%d : memref<3x?x64xbf16>)
   return
 }
+
+// -----
+
+func.func @bad_max_m(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
+                     %b: memref<32x512xf8E4M3FNUZ>, %bs: memref<1x1xf32>,
+                     %d: memref<?x32xf32>) {
+  // expected-error @+1 {{qmm-tile-matmul: qmm.max_m must be in [1, 2^31 - 1], got 0}}
+  qmm.matmul a(%a, %as : memref<?x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %bs : memref<32x512xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             config #qmm.config<tile = [32, 32, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 2>
+             outs(%d : memref<?x32xf32>) {qmm.max_m = 0 : i64}
+  return
+}

@@ -565,6 +565,43 @@ func.func @dynamic_m_per_token(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<?xf16>,
 
 // -----
 
+// A dynamic M whose scale vector is static ([4]): the scale keeps its
+// extent ([4, 1]); the host program checks it against M at run time.
+// CHECK-LABEL: func.func @dynamic_m_static_scales
+// CHECK:         %[[TA:.*]] = tensor.expand_shape %arg1 {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+// CHECK:         qmm.matmul a(%arg0, %[[TA]] : tensor<?x128xf8E4M3FN>, tensor<4x1xf32>) #qmm.scale<per_row>
+#sid = affine_map<(d0, d1) -> (d0, d1)>
+#srow = affine_map<(d0, d1) -> (d0)>
+func.func @dynamic_m_static_scales(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<4xf32>,
+                                   %b: tensor<16x128xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x128xf8E4M3FN>
+  %ea = tensor.empty(%m) : tensor<?x128xf32>
+  %da = linalg.generic {indexing_maps = [#sid, #srow, #sid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<?x128xf8E4M3FN>, tensor<4xf32>) outs(%ea : tensor<?x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<?x128xf32>
+  %eb = tensor.empty() : tensor<16x128xf32>
+  %db = linalg.generic {indexing_maps = [#sid, #srow, #sid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x128xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %s, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+         ins(%da, %db : tensor<?x128xf32>, tensor<16x128xf32>) outs(%init : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %d : tensor<?x16xf32>
+}
+
+// -----
+
 // DeepGEMM's blockwise form with a dynamic M: A's 1x128 scales [?, K/128].
 // CHECK-LABEL: func.func @dynamic_m_blockwise
 // CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(%{{.*}} : tensor<?x128xf32>) -> tensor<?x128xf32>
