@@ -62,6 +62,8 @@ def check_raised_run(ir, raised, name, args, va, vb, chip):
      ("f8E4M3FN", "row", 16, 128, (16,)), False),
     ("mxfp4", ("f4E2M1FN", "mx32", 32, 64, None),
      ("f8E4M3FN", "mx32", 16, 64, None), False),
+    ("mx_scaling_extf", ("f4E2M1FN", "mx32", 32, 64, None),
+     ("f8E4M3FN", "mx32", 16, 64, None), False),
     ("kn_mn_major", ("f8E4M3FN", "1x128", 16, 256, None),
      ("f8E4M3FN", "128x128", 128, 256, None), True),
 ])

@@ -710,7 +710,9 @@ def QMMExpandFloatConversions : Pass<"qmm-expand-float-conversions", "ModuleOp">
     LLVM has no FP8, FP6, FP4 or E8M0 types; the CPU backend stores them as
     integers of their width. This pass rewrites every `arith.extf` from and
     `arith.truncf` to such a type so that the result is bit-exact without
-    any runtime library:
+    any runtime library (`arith.scaling_extf` / `scaling_truncf`, OCP MX,
+    first become the extf, truncf and mulf they stand for, by upstream's
+    `populateExpandScalingExtTruncPatterns`):
 
     * `extf` reads a constant table (`memref.global`) of the 2^w decoded f32
       values, built from the type's APFloat semantics, indexed by the bits.

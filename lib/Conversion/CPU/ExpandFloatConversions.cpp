@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "qmm/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -96,6 +99,14 @@ struct QMMExpandFloatConversionsPass
           QMMExpandFloatConversionsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // arith.scaling_extf / scaling_truncf (OCP MX) first become the extf,
+    // truncf and mulf they stand for (upstream patterns), which the
+    // expansions below then take.
+    {
+      RewritePatternSet patterns(&getContext());
+      arith::populateExpandScalingExtTruncPatterns(patterns);
+      walkAndApplyPatterns(module, std::move(patterns));
+    }
     SmallVector<arith::ExtFOp> extensions;
     module.walk([&](arith::ExtFOp ext) {
       if (isSmallFloatType(ext.getIn().getType()))

@@ -134,23 +134,37 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
       generic.getNumLoops() != 2 + batchDims)
     return std::nullopt;
   Block &body = generic.getRegion().front();
-  if (body.getOperations().size() != 3 && body.getOperations().size() != 4)
-    return std::nullopt;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto mul = yield.getValues().front().getDefiningOp<arith::MulFOp>();
-  if (!mul || !mul.getType().isF32())
-    return std::nullopt;
-
-  // One multiplicand is extf of the data block argument.
   Value data, scaleValue;
-  for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
-                      std::pair(mul.getRhs(), mul.getLhs())}) {
-    auto ext = x.getDefiningOp<arith::ExtFOp>();
-    if (ext && isa<BlockArgument>(ext.getIn()) &&
-        isQuantizedElementType(ext.getIn().getType())) {
-      data = ext.getIn();
-      scaleValue = s;
-      break;
+  // MX dequantization by arith.scaling_extf (OCP MX: extf(q) * 2^scale),
+  // with E8M0 scales: the body is that op alone.
+  bool scalingExt = false;
+  if (auto scaling =
+          yield.getValues().front().getDefiningOp<arith::ScalingExtFOp>()) {
+    if (body.getOperations().size() != 2 || !scaling.getType().isF32() ||
+        !isa<Float8E8M0FNUType>(scaling.getScale().getType()) ||
+        !isa<BlockArgument>(scaling.getIn()) ||
+        !isQuantizedElementType(scaling.getIn().getType()))
+      return std::nullopt;
+    data = scaling.getIn();
+    scaleValue = scaling.getScale();
+    scalingExt = true;
+  } else {
+    if (body.getOperations().size() != 3 && body.getOperations().size() != 4)
+      return std::nullopt;
+    auto mul = yield.getValues().front().getDefiningOp<arith::MulFOp>();
+    if (!mul || !mul.getType().isF32())
+      return std::nullopt;
+    // One multiplicand is extf of the data block argument.
+    for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto ext = x.getDefiningOp<arith::ExtFOp>();
+      if (ext && isa<BlockArgument>(ext.getIn()) &&
+          isQuantizedElementType(ext.getIn().getType())) {
+        data = ext.getIn();
+        scaleValue = s;
+        break;
+      }
     }
   }
   if (!data)
@@ -180,9 +194,11 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
   // The scale: an f32 from outside (per tensor), or a block argument of an
   // input, possibly an E8M0 one widened by extf, or a bf16/f16 one widened
   // (exactly) or an f64 one rounded to f32 (the same f32 the body uses).
-  bool e8m0 = false;
+  bool e8m0 = scalingExt;
   Operation *converted = scaleValue.getDefiningOp();
-  if (converted && converted->getBlock() == &body &&
+  if (scalingExt) {
+    // The E8M0 scale is read as it is.
+  } else if (converted && converted->getBlock() == &body &&
       isa<arith::ExtFOp, arith::TruncFOp>(converted)) {
     Type from = converted->getOperand(0).getType();
     bool widened = isa<arith::ExtFOp>(converted);

@@ -379,3 +379,34 @@ func.func @constant_index_not_broadcast(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<
   return %d : tensor<32x16xf32>
 }
 
+
+// -----
+
+// arith.scaling_extf with f32 scales: the op rounds them to E8M0 first, which
+// no qmm encoding states; left alone.
+// CHECK-LABEL: func.func @scaling_extf_f32_scales
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @scaling_extf_f32_scales(%a: tensor<32x64xf4E2M1FN>, %sa: tensor<32x2xf32>,
+                                   %b: tensor<16x64xf4E2M1FN>, %sb: tensor<16x2xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 floordiv 32)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf4E2M1FN>, tensor<32x2xf32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f4E2M1FN, %s: f32, %o: f32):
+    %y = arith.scaling_extf %q, %s : f4E2M1FN, f32 to f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1 floordiv 32)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf4E2M1FN>, tensor<16x2xf32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f4E2M1FN, %s: f32, %o: f32):
+    %y = arith.scaling_extf %q, %s : f4E2M1FN, f32 to f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}

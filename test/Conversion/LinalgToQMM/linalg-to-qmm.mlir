@@ -404,6 +404,39 @@ func.func @mxfp4(%a: tensor<32x64xf4E2M1FN>, %sa: tensor<32x2xf8E8M0FNU>,
 
 // -----
 
+// MX dequantization by arith.scaling_extf (OCP MX: extf(q) * 2^scale) with
+// the E8M0 scales broadcast per 32 elements along K: the same MX matmul.
+// CHECK-LABEL: func.func @mx_scaling_extf
+// CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b(%arg2, %arg3 : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs(
+// CHECK-NOT:   linalg.
+#sid = affine_map<(d0, d1) -> (d0, d1)>
+#smx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+func.func @mx_scaling_extf(%a: tensor<32x64xf4E2M1FN>, %sa: tensor<32x2xf8E8M0FNU>,
+                           %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16x2xf8E8M0FNU>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#sid, #smx, #sid], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f4E2M1FN, %s: f8E8M0FNU, %o: f32):
+    %y = arith.scaling_extf %q, %s : f4E2M1FN, f8E8M0FNU to f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#sid, #smx, #sid], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f8E8M0FNU, %o: f32):
+    %y = arith.scaling_extf %q, %s : f8E4M3FN, f8E8M0FNU to f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
 // B stored [K, N] with its 128x128 scales as [K / 128, N / 128]: the
 // MN-major encoding.
 // CHECK-LABEL: func.func @kn_mn_major
