@@ -11,10 +11,10 @@
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Conversion/Utils.h"
 #include "qmm/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -163,8 +163,8 @@ struct HostExtents {
     return std::nullopt;
   }
 
-  /// A host index value (a grid extent): constants, memref.dim and the
-  /// affine maps over them.
+  /// A host index value (a grid extent, a condition): constants,
+  /// memref.dim and the host arithmetic over them (foldHostScalarOp).
   std::optional<int64_t> evaluate(Value value) const {
     if (std::optional<int64_t> constant = getConstantIntValue(value))
       return constant;
@@ -173,42 +173,21 @@ struct HostExtents {
       std::optional<int64_t> index = dim.getConstantIndex();
       return index ? extentOf(dim.getSource(), *index) : std::nullopt;
     }
-    if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(op)) {
-      std::optional<int64_t> x = evaluate(cmp.getLhs()),
-                             y = evaluate(cmp.getRhs());
-      if (!x || !y)
-        return std::nullopt;
-      uint64_t ux = uint64_t(*x), uy = uint64_t(*y);
-      switch (cmp.getPredicate()) {
-      case arith::CmpIPredicate::eq: return *x == *y;
-      case arith::CmpIPredicate::ne: return *x != *y;
-      case arith::CmpIPredicate::ult: return ux < uy;
-      case arith::CmpIPredicate::ule: return ux <= uy;
-      case arith::CmpIPredicate::ugt: return ux > uy;
-      case arith::CmpIPredicate::uge: return ux >= uy;
-      case arith::CmpIPredicate::slt: return *x < *y;
-      case arith::CmpIPredicate::sle: return *x <= *y;
-      case arith::CmpIPredicate::sgt: return *x > *y;
-      case arith::CmpIPredicate::sge: return *x >= *y;
-      }
+    if (!op || !isHostScalarOp(op))
       return std::nullopt;
-    }
-    if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(op)) {
-      Builder b(op->getContext());
-      SmallVector<Attribute> operands;
-      for (Value operand : apply.getMapOperands()) {
-        std::optional<int64_t> v = evaluate(operand);
-        if (!v)
-          return std::nullopt;
-        operands.push_back(b.getIndexAttr(*v));
-      }
-      SmallVector<Attribute> folded;
-      if (failed(apply.getAffineMap().constantFold(operands, folded)) ||
-          folded.size() != 1)
+    SmallVector<APInt> operands;
+    for (Value operand : op->getOperands()) {
+      std::optional<int64_t> v = evaluate(operand);
+      if (!v)
         return std::nullopt;
-      return cast<IntegerAttr>(folded[0]).getInt();
+      operands.push_back(APInt(64, uint64_t(*v)));
     }
-    return std::nullopt;
+    std::optional<APInt> folded = foldHostScalarOp(op, operands);
+    if (!folded)
+      return std::nullopt;
+    // i1 conditions read as 0 / 1, wider values as signed.
+    return folded->getBitWidth() == 1 ? int64_t(folded->getZExtValue())
+                                      : folded->getSExtValue();
   }
 
   /// Whether `op` runs at these extents: the branch of each enclosing

@@ -2,9 +2,9 @@
 
 #include "qmm/Runtime/HostProgram.h"
 
+#include "qmm/Conversion/Utils.h"
 #include "qmm/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -165,80 +165,22 @@ llvm::Error HostInterpreter::runBlock(Block &block) {
   return llvm::Error::success();
 }
 
-/// Index and integer arithmetic of the host code: the grid of a dynamic M,
-/// its checks. Values are 64-bit patterns (index and i64; i1 as 0 / 1).
+/// Index and integer arithmetic of the host code (the grid of a dynamic M,
+/// its checks), evaluated by the ops' folders. Values are kept as 64-bit
+/// patterns, zero-extended from narrower types (i1 as 0 / 1).
 llvm::Error HostInterpreter::defineScalarOp(Operation &op) {
-  auto operand = [&](unsigned i) { return scalar(op.getOperand(i)); };
-  for (unsigned i = 0; i < op.getNumOperands(); ++i)
-    if (!operand(i))
+  SmallVector<APInt> operands;
+  for (Value operand : op.getOperands()) {
+    std::optional<uint64_t> value = scalar(operand);
+    if (!value)
       return hostError(&op, "an operand is not a known scalar");
-  Type type = op.getResult(0).getType();
-  if (!type.isIndex() && !type.isSignlessInteger(64) &&
-      !type.isSignlessInteger(1) && !type.isSignlessInteger(32))
-    return hostError(&op, "computes index, i64, i32 or i1 scalars only");
-  uint64_t x = op.getNumOperands() > 0 ? *operand(0) : 0;
-  uint64_t y = op.getNumOperands() > 1 ? *operand(1) : 0;
-  // Scalars are kept zero-extended; signed readings extend the sign of
-  // the operands' width (i1, i32).
-  auto signExtend = [&](uint64_t v) -> int64_t {
-    Type t = op.getOperand(0).getType();
-    unsigned width = t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
-    return width >= 64 ? int64_t(v)
-                       : int64_t(v << (64 - width)) >> (64 - width);
-  };
-  std::optional<uint64_t> value;
-  if (isa<arith::AddIOp>(op))
-    value = x + y;
-  else if (isa<arith::SubIOp>(op))
-    value = x - y;
-  else if (isa<arith::MulIOp>(op))
-    value = x * y;
-  else if (isa<arith::DivUIOp, arith::CeilDivUIOp, arith::RemUIOp>(op)) {
-    if (y == 0)
-      return hostError(&op, "division by zero");
-    value = isa<arith::DivUIOp>(op)       ? x / y
-            : isa<arith::RemUIOp>(op)     ? x % y
-                                          : (x + y - 1) / y;
-  } else if (isa<arith::MinUIOp>(op))
-    value = std::min(x, y);
-  else if (isa<arith::MaxUIOp>(op))
-    value = std::max(x, y);
-  else if (isa<arith::IndexCastUIOp>(op))
-    value = x;
-  else if (isa<arith::IndexCastOp>(op))
-    value = uint64_t(signExtend(x));
-  else if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    int64_t sx = signExtend(x), sy = signExtend(y);
-    switch (cmp.getPredicate()) {
-    case arith::CmpIPredicate::eq: value = x == y; break;
-    case arith::CmpIPredicate::ne: value = x != y; break;
-    case arith::CmpIPredicate::ult: value = x < y; break;
-    case arith::CmpIPredicate::ule: value = x <= y; break;
-    case arith::CmpIPredicate::ugt: value = x > y; break;
-    case arith::CmpIPredicate::uge: value = x >= y; break;
-    case arith::CmpIPredicate::slt: value = sx < sy; break;
-    case arith::CmpIPredicate::sle: value = sx <= sy; break;
-    case arith::CmpIPredicate::sgt: value = sx > sy; break;
-    case arith::CmpIPredicate::sge: value = sx >= sy; break;
-    }
-  } else if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
-    SmallVector<Attribute> constants;
-    Builder b(op.getContext());
-    for (Value v : apply.getMapOperands())
-      constants.push_back(b.getIndexAttr(int64_t(*scalar(v))));
-    SmallVector<Attribute> folded;
-    if (failed(apply.getAffineMap().constantFold(constants, folded)) ||
-        folded.size() != 1 || !isa<IntegerAttr>(folded[0]))
-      return hostError(&op, "does not evaluate");
-    value = uint64_t(cast<IntegerAttr>(folded[0]).getInt());
+    operands.push_back(APInt(64, *value));
   }
+  std::optional<APInt> value = foldHostScalarOp(&op, operands);
   if (!value)
-    return hostError(&op, "not supported in host code");
-  if (type.isSignlessInteger(1))
-    *value &= 1;
-  else if (type.isSignlessInteger(32))
-    *value &= 0xffffffffu;
-  scalars[op.getResult(0)] = *value;
+    return hostError(&op, "does not evaluate (a division by zero, or an "
+                          "operation host code does not use)");
+  scalars[op.getResult(0)] = value->zextOrTrunc(64).getZExtValue();
   return llvm::Error::success();
 }
 
@@ -254,10 +196,7 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
     }
     return hostError(&op, "only scalar constants are supported");
   }
-  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivUIOp,
-          arith::CeilDivUIOp, arith::RemUIOp, arith::MinUIOp, arith::MaxUIOp,
-          arith::IndexCastOp, arith::IndexCastUIOp, arith::CmpIOp,
-          affine::AffineApplyOp>(op))
+  if (isHostScalarOp(&op))
     return defineScalarOp(op);
   if (auto dim = dyn_cast<memref::DimOp>(op)) {
     auto shape = shapes.find(dim.getSource());

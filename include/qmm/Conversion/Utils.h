@@ -65,6 +65,17 @@ std::pair<Value, Value> createBlockScale(OpBuilder &b, Location loc,
 Value createQuantizedElement(OpBuilder &b, Location loc, Value x,
                              Value reciprocal, Type elementType);
 
+/// Whether `op` is host index arithmetic that foldHostScalarOp evaluates:
+/// a pure arith or affine op from index / signless integers to one.
+bool isHostScalarOp(Operation *op);
+
+/// The value of host scalar op `op` at constant `operands` (one per operand,
+/// any width; truncated or zero-extended to the operand's type), computed
+/// by the op's own folder; none where it does not fold (a division by zero,
+/// an op that is not host arithmetic).
+std::optional<llvm::APInt> foldHostScalarOp(Operation *op,
+                                            llvm::ArrayRef<llvm::APInt> operands);
+
 } // namespace qmm
 } // namespace mlir
 
