@@ -13,11 +13,13 @@ from conftest import SOURCE_DIR
 
 PROGRAMS = os.path.join(SOURCE_DIR, "test", "Conversion", "LinalgToQMM",
                         "linalg-to-qmm.mlir")
+FUSED_PROGRAMS = os.path.join(SOURCE_DIR, "test", "Conversion", "LinalgToQMM",
+                              "linalg-to-qmm-after-fusion.mlir")
 RNG = np.random.default_rng(5)
 
 
-def program(name):
-    with open(PROGRAMS) as f:
+def program(name, path=PROGRAMS):
+    with open(path) as f:
         for chunk in f.read().split("// -----"):
             if f"func.func @{name}(" in chunk:
                 return chunk
@@ -232,3 +234,64 @@ def test_scales_after_the_product(chip, name):
     raised = qmm.linalg_to_qmm(ir)
     assert "linalg.generic" not in raised and "qmm.matmul" in raised
     check_raised_run(ir, raised, name, args, va, vb, chip)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_fused_dequantization(chip):
+    """Dequantization fused into the contraction (upstream
+    linalg-fuse-elementwise-ops' form), and half fused (A's MX
+    scaling_extf in the body, B dequantized by its own generic): raised on
+    the emulator against the linalg program on the cpu device and numpy."""
+    qa, sa, va = operand("f8E4M3FN", "row", 32, 128, (32,))
+    qb, sb, vb = operand("f8E4M3FN", "row", 16, 128, (16,))
+    ir = program("fused_per_row", FUSED_PROGRAMS)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised and "linalg.generic" not in raised
+    check_raised_run(ir, raised, "fused_per_row", [qa, sa, qb, sb], va, vb,
+                     chip)
+
+    qa, sa, va = operand("f4E2M1FN", "mx32", 32, 64)
+    qb, sb, vb = operand("f8E4M3FN", "mx32", 16, 64)
+    ir = program("half_fused_mx", FUSED_PROGRAMS)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised and "linalg.generic" not in raised
+    check_raised_run(ir, raised, "half_fused_mx", [qa, sa, qb, sb], va, vb,
+                     chip)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_fused_blockwise_dynamic_m(chip):
+    """The fused blockwise form with B stored [K, N] (MN-major block
+    scales), bf16 scales of A widened in the body, a dynamic M and
+    accumulation into the destination: one compiled program called with M
+    = 3 and 130 agrees with numpy (C + A B^T), and the program specialized
+    to each M, raised on the emulator, with the linalg one on the cpu
+    device."""
+    name, n, k = "fused_blockwise_kn", 128, 256
+    ir = program(name, FUSED_PROGRAMS)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised and "accumulate" in raised
+    once = qmm.Program(raised, name, "emu", chip)
+    x = RNG.standard_normal((k, n)).astype(np.float32)
+    qb, sb = qmm.quantize(x, "f8E5M2", "128x128", layout="kn", mn_major=True)
+    vb = qmm.dequantize(qb, sb, "f8E5M2", "128x128", n, k, layout="kn",
+                        mn_major=True)
+    for m in (3, 130):
+        a = RNG.standard_normal((m, k)).astype(np.float32)
+        qa, sa = qmm.quantize(a, "f8E4M3FN", "1x128")
+        # The program's scales are bf16 (the top half of an f32).
+        sa = (sa.view(np.uint32) & 0xFFFF0000).view(np.float32)
+        va = qmm.dequantize(qa, sa, "f8E4M3FN", "1x128", m, k)
+        c = RNG.standard_normal((m, n)).astype(np.float32)
+        args = [qa, sa, qb, sb, c]
+        bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T +
+                                           np.abs(c))
+        (got,) = once(*args)
+        assert got.shape == (m, n)
+        assert (np.abs(got - (c + va @ vb.T)) <= bound).all()
+        static = ir.replace("?x", f"{m}x")
+        expected = qmm.run(static, name, args, device="cpu", chip=chip)[0]
+        specialized = qmm.run(qmm.linalg_to_qmm(static), name, args,
+                              device="emu", chip=chip)[0]
+        assert (np.abs(specialized - expected) <= bound).all()
+        assert (np.abs(expected - (c + va @ vb.T)) <= bound).all()

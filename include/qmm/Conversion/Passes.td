@@ -39,9 +39,19 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     maps, and linalg.batch_matmul (unrolled into one qmm.matmul per batch
     on tensor slices; scales with a leading batch extent are sliced too).
     The result must be f32 (a bf16/f16 linalg.matmul accumulates in its own
-    type, which qmm does not); an init produced by `linalg.fill` of 0 is
-    ignored (the fill goes away), any other init is accumulated into
+    type, which qmm does not); an init produced by `linalg.fill` of +0 (or
+    the linalg.generic linalg-generalize-named-ops makes of one) is ignored
+    (the fill goes away), any other init is accumulated into
     (`accumulate`).
+
+    Dequantization fused into the contraction (what
+    linalg-fuse-elementwise-ops makes of the above, after
+    linalg-generalize-named-ops): each factor of the body's product may be
+    a dequantization itself (`extf(q) * s`, `scaling_extf(q, s)`, or
+    `extf(q)` alone: a unit scale), with `q` and `s` inputs of the
+    contraction and the scale's map read in the contraction's loops (m or n
+    for the rows, k for K). Factors dequantized by their own generics and
+    factors dequantized in the body may be mixed.
 
     Scales applied after the product (torch._scaled_mm, `(A_q @ B_q) * sa
     * sb`): a contraction straight on quantized tensors becomes a

@@ -43,13 +43,6 @@ struct Dequantized {
   bool dataTransposed = false;
 };
 
-/// How a contraction's operands and result map onto qmm.matmul.
-struct ContractionShape {
-  /// B is [N, K] (nk) or [K, N] (kn).
-  OperandLayout bLayout;
-  /// A leading batch loop (linalg.batch_matmul).
-  bool batched = false;
-};
 } // namespace
 
 /// `expr` is `d<dim>` or `d<dim> floordiv c` (c > 0); returns c (1 for the
@@ -121,10 +114,143 @@ static ScaleEncodingAttr classifyScaleMap(MLIRContext *ctx, AffineMap map,
   return ScaleEncodingAttr::getBlock(ctx, *rows, *k, majorness);
 }
 
-/// Matches `value` as the result of a dequantizing linalg.generic:
-/// out = extf(q) * s with q read through the identity map. `rowDim` and
-/// `kDim` are the loop dimensions holding the operand's rows and K
-/// (`batchDims` leading ones are a batch).
+namespace {
+/// The dequantization of one operand written in a linalg body: extf(q) * s
+/// (either order), scaling_extf(q, s) with E8M0 scales, or extf(q) alone (a
+/// unit scale), q an input's block argument of a quantized type. s is an
+/// input's block argument, possibly converted in the body (extf of E8M0,
+/// bf16 or f16; truncf of f64), or an f32 from outside (per tensor).
+struct DequantizedValue {
+  BlockArgument data;
+  /// Null for a unit scale.
+  Value scale;
+  bool e8m0 = false;
+  /// The body operations it takes.
+  unsigned numOps = 0;
+};
+} // namespace
+
+/// Matches `value`, computed in `body`, as a DequantizedValue.
+static std::optional<DequantizedValue> matchDequantizedValue(Value value,
+                                                             Block &body) {
+  auto quantizedArg = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body &&
+                   isQuantizedElementType(arg.getType())
+               ? arg
+               : BlockArgument();
+  };
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != &body || !value.getType().isF32())
+    return std::nullopt;
+  DequantizedValue result;
+  // MX dequantization by arith.scaling_extf (OCP MX: extf(q) * 2^scale).
+  if (auto scaling = dyn_cast<arith::ScalingExtFOp>(def)) {
+    result.data = quantizedArg(scaling.getIn());
+    if (!result.data ||
+        !isa<Float8E8M0FNUType>(scaling.getScale().getType()))
+      return std::nullopt;
+    result.scale = scaling.getScale();
+    result.e8m0 = true;
+    result.numOps = 1;
+    return result;
+  }
+  if (auto ext = dyn_cast<arith::ExtFOp>(def)) {
+    result.data = quantizedArg(ext.getIn());
+    if (!result.data)
+      return std::nullopt;
+    result.numOps = 1;
+    return result;
+  }
+  auto mul = dyn_cast<arith::MulFOp>(def);
+  if (!mul)
+    return std::nullopt;
+  for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto ext = x.getDefiningOp<arith::ExtFOp>();
+    if (ext && ext->getBlock() == &body && quantizedArg(ext.getIn())) {
+      result.data = quantizedArg(ext.getIn());
+      result.scale = s;
+      break;
+    }
+  }
+  if (!result.data)
+    return std::nullopt;
+  result.numOps = 2;
+  // A scale converted in the body: E8M0 / bf16 / f16 widened (exactly),
+  // f64 rounded to the f32 the body multiplies by.
+  Operation *converted = result.scale.getDefiningOp();
+  if (converted && converted->getBlock() == &body) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(converted))
+      return std::nullopt; // something else computed in the body
+    Type from = converted->getOperand(0).getType();
+    bool widened = isa<arith::ExtFOp>(converted);
+    if (widened && isa<Float8E8M0FNUType>(from))
+      result.e8m0 = true;
+    else if (widened ? !(from.isBF16() || from.isF16()) : !from.isF64())
+      return std::nullopt;
+    result.scale = converted->getOperand(0);
+    ++result.numOps;
+  }
+  return result;
+}
+
+/// The operand `value` dequantizes, in `op`, whose body computes it: the
+/// data and scale tensors (inputs of `op`) and the encoding read off the
+/// scale's indexing map, the operand's rows and K being loop dimensions
+/// `rowDim` and `kDim` (after `batchDims` batch loops).
+static std::optional<Dequantized>
+classifyDequantized(linalg::LinalgOp op, const DequantizedValue &value,
+                    unsigned rowDim, unsigned kDim, unsigned batchDims) {
+  MLIRContext *ctx = op->getContext();
+  if (value.data.getArgNumber() >= op.getNumDpsInputs())
+    return std::nullopt;
+  Dequantized result;
+  result.data = op.getDpsInputOperand(value.data.getArgNumber())->get();
+  auto perTensor = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
+                                          Float32Type::get(ctx),
+                                          ScaleMajorness::KMajor);
+  if (!value.scale) { // a unit scale: materialized as a constant 1
+    result.encoding = perTensor;
+    return result;
+  }
+  auto scaleArg = dyn_cast<BlockArgument>(value.scale);
+  if (!scaleArg || scaleArg.getOwner() != op.getBlock()) {
+    // A value from outside the op: one scale for the whole tensor.
+    if (value.e8m0 || !value.scale.getType().isF32())
+      return std::nullopt;
+    result.scale = value.scale;
+    result.encoding = perTensor;
+    return result;
+  }
+  if (scaleArg.getArgNumber() >= op.getNumDpsInputs() ||
+      scaleArg == value.data)
+    return std::nullopt;
+  OpOperand *scaleOperand = op.getDpsInputOperand(scaleArg.getArgNumber());
+  AffineMap scaleMap = op.getMatchingIndexingMap(scaleOperand);
+  // Batched scales either lead with the batch dimension or have none.
+  unsigned batchResults = 0;
+  if (batchDims && scaleMap.getNumResults() > 0)
+    if (auto d = dyn_cast<AffineDimExpr>(scaleMap.getResult(0));
+        d && d.getPosition() == 0)
+      batchResults = 1;
+  for (AffineExpr expr : scaleMap.getResults().drop_front(batchResults))
+    if (expr.isFunctionOfDim(0) && batchDims)
+      return std::nullopt;
+  result.encoding = classifyScaleMap(ctx, scaleMap, rowDim, kDim, value.e8m0,
+                                     batchResults);
+  if (!result.encoding)
+    return std::nullopt;
+  result.scale = scaleOperand->get();
+  result.scaleBatched = batchResults == 1;
+  return result;
+}
+
+/// Matches `value` as the result of a dequantizing linalg.generic whose
+/// body is a DequantizedValue alone, the data read through the identity
+/// map or with its last two dimensions swapped. `rowDim` and `kDim` are
+/// the loop dimensions holding the operand's rows and K (`batchDims`
+/// leading ones are a batch).
 static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
                                                   unsigned kDim,
                                                   unsigned batchDims) {
@@ -135,47 +261,16 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
     return std::nullopt;
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  Value data, scaleValue;
-  // MX dequantization by arith.scaling_extf (OCP MX: extf(q) * 2^scale),
-  // with E8M0 scales: the body is that op alone.
-  bool scalingExt = false;
-  if (auto scaling =
-          yield.getValues().front().getDefiningOp<arith::ScalingExtFOp>()) {
-    if (body.getOperations().size() != 2 || !scaling.getType().isF32() ||
-        !isa<Float8E8M0FNUType>(scaling.getScale().getType()) ||
-        !isa<BlockArgument>(scaling.getIn()) ||
-        !isQuantizedElementType(scaling.getIn().getType()))
-      return std::nullopt;
-    data = scaling.getIn();
-    scaleValue = scaling.getScale();
-    scalingExt = true;
-  } else {
-    if (body.getOperations().size() != 3 && body.getOperations().size() != 4)
-      return std::nullopt;
-    auto mul = yield.getValues().front().getDefiningOp<arith::MulFOp>();
-    if (!mul || !mul.getType().isF32())
-      return std::nullopt;
-    // One multiplicand is extf of the data block argument.
-    for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
-                        std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto ext = x.getDefiningOp<arith::ExtFOp>();
-      if (ext && isa<BlockArgument>(ext.getIn()) &&
-          isQuantizedElementType(ext.getIn().getType())) {
-        data = ext.getIn();
-        scaleValue = s;
-        break;
-      }
-    }
-  }
-  if (!data)
+  std::optional<DequantizedValue> dequantized =
+      matchDequantizedValue(yield.getValues().front(), body);
+  if (!dequantized || body.getOperations().size() != dequantized->numOps + 1)
     return std::nullopt;
-  auto dataArg = cast<BlockArgument>(data);
-  if (dataArg.getOwner() != &body ||
-      dataArg.getArgNumber() >= generic.getNumDpsInputs())
+  std::optional<Dequantized> result =
+      classifyDequantized(generic, *dequantized, rowDim, kDim, batchDims);
+  if (!result)
     return std::nullopt;
-  OpOperand *dataOperand = generic.getDpsInputOperand(dataArg.getArgNumber());
-  AffineMap dataMap = generic.getMatchingIndexingMap(dataOperand);
-  bool dataTransposed = false;
+  AffineMap dataMap = generic.getMatchingIndexingMap(
+      generic.getDpsInputOperand(dequantized->data.getArgNumber()));
   if (!dataMap.isIdentity()) {
     // The last two dimensions swapped: the data is stored transposed.
     SmallVector<unsigned> swapped = llvm::to_vector(
@@ -183,162 +278,38 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
     std::swap(swapped[batchDims], swapped[batchDims + 1]);
     if (dataMap != AffineMap::getPermutationMap(swapped, generic.getContext()))
       return std::nullopt;
-    dataTransposed = true;
+    result->dataTransposed = true;
   }
-
-  MLIRContext *ctx = generic.getContext();
-  Dequantized result;
-  result.data = dataOperand->get();
-  result.dataTransposed = dataTransposed;
-
-  // The scale: an f32 from outside (per tensor), or a block argument of an
-  // input, possibly an E8M0 one widened by extf, or a bf16/f16 one widened
-  // (exactly) or an f64 one rounded to f32 (the same f32 the body uses).
-  bool e8m0 = scalingExt;
-  Operation *converted = scaleValue.getDefiningOp();
-  if (scalingExt) {
-    // The E8M0 scale is read as it is.
-  } else if (converted && converted->getBlock() == &body &&
-      isa<arith::ExtFOp, arith::TruncFOp>(converted)) {
-    Type from = converted->getOperand(0).getType();
-    bool widened = isa<arith::ExtFOp>(converted);
-    if (widened && isa<Float8E8M0FNUType>(from))
-      e8m0 = true;
-    else if (widened ? !(from.isBF16() || from.isF16()) : !from.isF64())
-      return std::nullopt;
-    scaleValue = converted->getOperand(0);
-  } else if (body.getOperations().size() != 3) {
-    return std::nullopt; // something else computed in the body
-  }
-  auto scaleArg = dyn_cast<BlockArgument>(scaleValue);
-  if (!scaleArg || scaleArg.getOwner() != &body) {
-    // A value from outside the generic: one scale for the whole tensor.
-    if (e8m0 || !scaleValue.getType().isF32())
-      return std::nullopt;
-    result.scale = scaleValue;
-    result.encoding = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
-                                             Float32Type::get(ctx),
-                                             ScaleMajorness::KMajor);
-    return result;
-  }
-  if (scaleArg.getArgNumber() >= generic.getNumDpsInputs() ||
-      scaleArg == dataArg)
-    return std::nullopt;
-  OpOperand *scaleOperand = generic.getDpsInputOperand(scaleArg.getArgNumber());
-  AffineMap scaleMap = generic.getMatchingIndexingMap(scaleOperand);
-  // Batched scales either lead with the batch dimension or have none.
-  unsigned batchResults = 0;
-  if (batchDims && scaleMap.getNumResults() > 0)
-    if (auto d = dyn_cast<AffineDimExpr>(scaleMap.getResult(0));
-        d && d.getPosition() == 0)
-      batchResults = 1;
-  for (AffineExpr expr : scaleMap.getResults().drop_front(batchResults))
-    if (expr.isFunctionOfDim(0) && batchDims)
-      return std::nullopt;
-  result.encoding =
-      classifyScaleMap(ctx, scaleMap, rowDim, kDim, e8m0, batchResults);
-  if (!result.encoding)
-    return std::nullopt;
-  result.scale = scaleOperand->get();
-  result.scaleBatched = batchResults == 1;
   return result;
 }
 
-/// Loop dimensions of a contraction with maps A, B, C: returns the layout
-/// of B, with (m, n, k) = (`batch`, `batch` + 1, `batch` + 2) positions
-/// after an optional batch loop 0.
-static std::optional<ContractionShape>
-matchContractionMaps(linalg::LinalgOp op) {
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps.size() != 3)
-    return std::nullopt;
-  MLIRContext *ctx = op->getContext();
-  unsigned loops = op.getNumLoops();
-  if (loops != 3 && loops != 4)
-    return std::nullopt;
-  unsigned b = loops - 3;
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  auto map = [&](ArrayRef<AffineExpr> exprs) {
-    SmallVector<AffineExpr> all;
-    if (b)
-      all.push_back(d(0));
-    all.append(exprs.begin(), exprs.end());
-    return AffineMap::get(loops, 0, all, ctx);
+/// The destination `init` fills with +0 (a linalg.fill, or the generic
+/// linalg-generalize-named-ops makes of one: no inputs, every loop
+/// parallel, a constant yielded), so that a matmul into `init` does not
+/// accumulate into anything; null otherwise.
+static Value getZeroFilledDestination(Value init) {
+  auto isPosZero = [](Value v) {
+    FloatAttr value;
+    return matchPattern(v, m_Constant(&value)) && value.getValue().isPosZero();
   };
-  AffineExpr m = d(b), n = d(b + 1), k = d(b + 2);
-  if (maps[0] != map({m, k}) || maps[2] != map({m, n}))
-    return std::nullopt;
-  ContractionShape shape;
-  shape.batched = b == 1;
-  if (maps[1] == map({k, n}))
-    shape.bLayout = OperandLayout::KN;
-  else if (maps[1] == map({n, k}))
-    shape.bLayout = OperandLayout::NK;
-  else
-    return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned i = 0; i < loops; ++i)
-    if ((iterators[i] == utils::IteratorType::reduction) != (i == b + 2))
-      return std::nullopt;
-  return shape;
-}
-
-/// The body computes out + a * b in f32 (linalg.matmul's, or a generic's).
-static bool hasMultiplyAddBody(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  // mulf, addf, yield, and an extf per operand read in a narrower type
-  // (linalg.matmul on FP8 operands widens them in its body).
-  size_t widened = 0;
-  for (Operation &inner : body->getOperations())
-    widened += isa<arith::ExtFOp>(inner);
-  if (body->getOperations().size() != 3 + widened || widened > 2)
-    return false;
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value out = body->getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  if (add.getLhs() != out && add.getRhs() != out)
-    return false;
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if (!mul)
-    return false;
-  auto operandOf = [](Value v) {
-    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-      return ext.getIn();
-    return v;
-  };
-  Value x = body->getArgument(0), y = body->getArgument(1);
-  Value lhs = operandOf(mul.getLhs()), rhs = operandOf(mul.getRhs());
-  return (lhs == x && rhs == y) || (lhs == y && rhs == x);
-}
-
-/// An FP8/FP6/FP4 tensor the contraction reads as it is (a unit-scale
-/// quantized GEMM, torch._scaled_mm with scales of 1): a per-tensor scale
-/// of 1 (a null `scale`, materialized as a constant).
-static std::optional<Dequantized> matchRawQuantized(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !isQuantizedElementType(type.getElementType()))
-    return std::nullopt;
-  MLIRContext *ctx = value.getContext();
-  Dequantized result;
-  result.data = value;
-  result.encoding = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
-                                           Float32Type::get(ctx),
-                                           ScaleMajorness::KMajor);
-  return result;
-}
-
-/// Whether `init` is a tensor filled with +0 (so that the matmul does not
-/// accumulate into anything).
-static bool isZeroFilled(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  FloatAttr value;
-  return matchPattern(fill.getInputs().front(), m_Constant(&value)) &&
-         value.getValue().isPosZero();
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return isPosZero(fill.getInputs().front()) ? fill.getOutputs().front()
+                                               : Value();
+  auto generic = init.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 0 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return {};
+  // The body: the yield, and the constant where it is defined there.
+  Block *body = generic.getBlock();
+  Value yielded =
+      cast<linalg::YieldOp>(body->getTerminator()).getValues().front();
+  Operation *constant = yielded.getDefiningOp();
+  size_t ops = constant && constant->getBlock() == body ? 2 : 1;
+  if (body->getOperations().size() != ops || !isPosZero(yielded))
+    return {};
+  return generic.getDpsInits().front();
 }
 
 /// `tensor` with each element converted to f32 as the dequantization's body
@@ -463,24 +434,113 @@ static Value buildMatmul(OpBuilder &b, Location loc, const Dequantized &a,
   return matmul.getResult(0);
 }
 
-/// Rewrites `op` when it is a contraction of two dequantized operands.
+namespace {
+/// One factor of a contraction's product: an f32 input dequantized by an
+/// op of its own (`input`), or a dequantization in the contraction's body
+/// (what linalg-fuse-elementwise-ops makes of the former; a named matmul
+/// on FP8 operands widens them there too).
+struct ContractionFactor {
+  Value input;
+  std::optional<DequantizedValue> inBody;
+  /// How the contraction's loops read the dequantized operand.
+  AffineMap readMap;
+};
+} // namespace
+
+/// Matches the factors of a contraction body that computes out + x * y in
+/// f32 (either order of each), and nothing else.
+static std::optional<std::pair<ContractionFactor, ContractionFactor>>
+matchContractionBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
+  if (!add || !add.getType().isF32())
+    return std::nullopt;
+  Value out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  if (add.getLhs() != out && add.getRhs() != out)
+    return std::nullopt;
+  auto mul = (add.getLhs() == out ? add.getRhs() : add.getLhs())
+                 .getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != body)
+    return std::nullopt;
+  size_t ops = 3; // addf, mulf, yield
+  auto matchFactor = [&](Value v) -> std::optional<ContractionFactor> {
+    ContractionFactor factor;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != body || arg.getArgNumber() >= op.getNumDpsInputs()
+          || !arg.getType().isF32())
+        return std::nullopt;
+      OpOperand *input = op.getDpsInputOperand(arg.getArgNumber());
+      factor.input = input->get();
+      factor.readMap = op.getMatchingIndexingMap(input);
+      return factor;
+    }
+    factor.inBody = matchDequantizedValue(v, *body);
+    if (!factor.inBody ||
+        factor.inBody->data.getArgNumber() >= op.getNumDpsInputs())
+      return std::nullopt;
+    ops += factor.inBody->numOps;
+    factor.readMap = op.getMatchingIndexingMap(
+        op.getDpsInputOperand(factor.inBody->data.getArgNumber()));
+    return factor;
+  };
+  std::optional<ContractionFactor> x = matchFactor(mul.getLhs());
+  std::optional<ContractionFactor> y = matchFactor(mul.getRhs());
+  if (!x || !y || body->getOperations().size() != ops)
+    return std::nullopt;
+  return std::pair(*x, *y);
+}
+
+/// Rewrites `op` when it is a contraction of two dequantized operands:
+/// dequantized by generics of their own (read directly, B possibly through
+/// a linalg.transpose), in the contraction's body, or a mix.
 static LogicalResult raiseContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op,
                                       SmallVectorImpl<Operation *> &feeding) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !hasMultiplyAddBody(op))
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
     return failure();
-  std::optional<ContractionShape> shape = matchContractionMaps(op);
-  if (!shape)
+  unsigned loops = op.getNumLoops();
+  if (loops != 3 && loops != 4)
     return failure();
+  // Loops: an optional batch, then m, n (parallel) and k (reduction).
+  unsigned batch = loops - 3;
+  MLIRContext *ctx = op->getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> all;
+    if (batch)
+      all.push_back(d(0));
+    all.append(exprs.begin(), exprs.end());
+    return AffineMap::get(loops, 0, all, ctx);
+  };
+  AffineExpr dm = d(batch), dn = d(batch + 1), dk = d(batch + 2);
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < loops; ++i)
+    if ((iterators[i] == utils::IteratorType::reduction) != (i == batch + 2))
+      return failure();
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != map({dm, dn}))
+    return failure();
+  auto factors = matchContractionBody(op);
+  if (!factors)
+    return failure();
+  // A is the factor read as [M, K]; B the one read as [N, K] or [K, N].
+  ContractionFactor aFactor = factors->first, bFactor = factors->second;
+  if (aFactor.readMap != map({dm, dk}))
+    std::swap(aFactor, bFactor);
+  if (aFactor.readMap != map({dm, dk}))
+    return failure();
+  bool readKN = bFactor.readMap == map({dk, dn});
+  if (!readKN && bFactor.readMap != map({dn, dk}))
+    return failure();
+
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  unsigned batch = shape->batched ? 1 : 0;
   // Static shapes, but for M (the output's rows) of an unbatched product:
   // a dynamic M (tokens) raises to a qmm.matmul with `?` rows.
   auto staticButM = [&](Type type) {
     auto shaped = cast<ShapedType>(type);
     for (int64_t d = 0; d < shaped.getRank(); ++d)
-      if (shaped.isDynamicDim(d) && (shape->batched || d != 0))
+      if (shaped.isDynamicDim(d) && (batch || d != 0))
         return false;
     return true;
   };
@@ -488,31 +548,33 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
       !staticButM(resultType))
     return failure();
 
-  // Loop dimensions of the dequantizations: A [(B,) M, K] and B [(B,) N, K]
-  // or [(B,) K, N].
+  // A: [(B,) M, K], dequantized with its rows along m.
   std::optional<Dequantized> a =
-      matchDequantize(op.getDpsInputs()[0], batch, batch + 1, batch);
-  if (!a)
-    a = matchRawQuantized(op.getDpsInputs()[0]);
-  // B may reach the contraction through a linalg.transpose of its last two
-  // dimensions: the dequantization is then matched on its input, whose
-  // rows and K are the other way round.
-  Value bInput = op.getDpsInputs()[1];
-  auto bTranspose = bInput.getDefiningOp<linalg::TransposeOp>();
-  if (bTranspose) {
-    SmallVector<int64_t> swapped =
-        llvm::to_vector(llvm::seq<int64_t>(0, batch + 2));
-    std::swap(swapped[batch], swapped[batch + 1]);
-    if (bTranspose.getPermutation() == ArrayRef<int64_t>(swapped))
-      bInput = bTranspose.getInput();
-    else
-      bTranspose = nullptr;
+      aFactor.inBody ? classifyDequantized(op, *aFactor.inBody, batch,
+                                           batch + 2, batch)
+                     : matchDequantize(aFactor.input, batch, batch + 1, batch);
+  // B: dequantized in the body, or by a generic that may reach the
+  // contraction through a linalg.transpose of its last two dimensions (its
+  // rows and K are then the other way round).
+  std::optional<Dequantized> bOperand;
+  bool kn = readKN;
+  if (bFactor.inBody) {
+    bOperand = classifyDequantized(op, *bFactor.inBody, batch + 1, batch + 2,
+                                   batch);
+  } else {
+    Value bInput = bFactor.input;
+    if (auto transpose = bInput.getDefiningOp<linalg::TransposeOp>()) {
+      SmallVector<int64_t> swapped =
+          llvm::to_vector(llvm::seq<int64_t>(0, batch + 2));
+      std::swap(swapped[batch], swapped[batch + 1]);
+      if (transpose.getPermutation() == ArrayRef<int64_t>(swapped)) {
+        bInput = transpose.getInput();
+        kn = !kn;
+      }
+    }
+    bOperand = matchDequantize(bInput, kn ? batch + 1 : batch,
+                               kn ? batch : batch + 1, batch);
   }
-  bool kn = (shape->bLayout == OperandLayout::KN) != bool(bTranspose);
-  std::optional<Dequantized> bOperand = matchDequantize(
-      bInput, kn ? batch + 1 : batch, kn ? batch : batch + 1, batch);
-  if (!bOperand && !bTranspose)
-    bOperand = matchRawQuantized(bInput);
   // qmm.matmul reads A as [M, K] only.
   if (!a || !bOperand || a->dataTransposed)
     return failure();
@@ -525,15 +587,15 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
     return failure();
 
   Value init = op.getDpsInits().front();
-  bool accumulate = !isZeroFilled(init);
   // qmm.matmul ignores what a destination it does not accumulate into
-  // holds: the zero fill's own destination will do.
+  // holds: a zero fill's own destination will do.
+  Value zeroFilled = getZeroFilledDestination(init);
+  bool accumulate = !zeroFilled;
   if (!accumulate)
-    init = init.getDefiningOp<linalg::FillOp>().getOutputs().front();
+    init = zeroFilled;
   // (B's transpose, when there is one: erasing it queues the
   // dequantization it reads.)
-  for (Value v : {op.getDpsInputs()[0], op.getDpsInputs()[1],
-                  op.getDpsInits().front()})
+  for (Value v : op->getOperands())
     if (Operation *def = v.getDefiningOp())
       feeding.push_back(def);
   ArrayRef<int64_t> out = resultType.getShape();
@@ -551,7 +613,7 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
       rewriter.eraseOp(op->getPrevNode());
     return failure();
   };
-  if (!shape->batched) {
+  if (!batch) {
     Value result = buildMatmul(rewriter, loc, *a, *bOperand, bLayout, init,
                                accumulate, m, n, k);
     if (!result)
