@@ -68,6 +68,8 @@ def check_raised_run(ir, raised, name, args, va, vb, chip):
      ("f8E4M3FN", "mx32", 16, 64, None), False),
     ("kn_mn_major", ("f8E4M3FN", "1x128", 16, 256, None),
      ("f8E4M3FN", "128x128", 128, 256, None), True),
+    ("blockwise_views", ("f8E4M3FN", "1x128", 64, 256, None),
+     ("f8E4M3FN", "128x128", 128, 256, None), False),
 ])
 def test_raised_program_matches_the_linalg_one(chip, name, a_spec, b_spec,
                                                b_transposed):
@@ -295,3 +297,33 @@ def test_fused_blockwise_dynamic_m(chip):
                               device="emu", chip=chip)[0]
         assert (np.abs(specialized - expected) <= bound).all()
         assert (np.abs(expected - (c + va @ vb.T)) <= bound).all()
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_blockwise_views_dynamic_m(chip):
+    """torch's blockwise spelling on reshaped views ([M, K/128, 128] with
+    [M, K/128, 1] scales; B [K, N] viewed [K/128, 128, N/128, 128]) with
+    a dynamic M: compiled once, called with M = 2 and 129 against numpy, and specialized to each
+    M, raised on the emulator against the linalg program on the cpu
+    device."""
+    name, n, k = "blockwise_views_torch", 128, 256
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised and "linalg.generic" not in raised
+    once = qmm.Program(raised, name, "emu", chip)
+    x = RNG.standard_normal((k, n)).astype(np.float32)
+    qb, sb = qmm.quantize(x, "f8E4M3FN", "128x128", layout="kn",
+                          mn_major=True)
+    vb = qmm.dequantize(qb, sb, "f8E4M3FN", "128x128", n, k, layout="kn",
+                        mn_major=True)
+    for m in (2, 129):
+        qa, sa, va = operand("f8E4M3FN", "1x128", m, k, (m, k // 128, 1))
+        (got,) = once(qa, sa, qb, sb)
+        bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+        assert got.shape == (m, n)
+        assert (np.abs(got - va @ vb.T) <= bound).all()
+        static = ir.replace("?x", f"{m}x").replace(
+            "output_shape [%m, 2, 128]", f"output_shape [{m}, 2, 128]"
+        ).replace("tensor.empty(%m)", "tensor.empty()")
+        check_raised_run(static, qmm.linalg_to_qmm(static), name,
+                         [qa, sa, qb, sb], va, vb, chip)

@@ -53,6 +53,14 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     for the rows, k for K). Factors dequantized by their own generics and
     factors dequantized in the body may be mixed.
 
+    Blockwise scales on reshaped views (`[R, K/128, 128]` data through
+    tensor.expand_shape, scales read by the outer loop, collapsed back by
+    tensor.collapse_shape; or, after fusion, a contraction over the split
+    loops): the op is read as the op on the unsplit loops, a scale indexed
+    by a split loop's outer part becoming `loop floordiv inner extent`.
+    Size-1 scale dimensions read at a constant 0 beyond the two the
+    encoding has (torch's `[R, K/128, 1]`) are collapsed away.
+
     Scales applied after the product (torch._scaled_mm, `(A_q @ B_q) * sa
     * sb`): a contraction straight on quantized tensors becomes a
     qmm.matmul with unit scales, and an element-wise linalg.generic whose

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoopGroups.h"
+
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -27,6 +29,7 @@ namespace qmm {
 
 using namespace mlir;
 using namespace mlir::qmm;
+using namespace mlir::qmm::linalg_to_qmm;
 
 namespace {
 /// A dequantized operand: the quantized data, its scale (a tensor, or an
@@ -200,8 +203,9 @@ static std::optional<DequantizedValue> matchDequantizedValue(Value value,
 /// scale's indexing map, the operand's rows and K being loop dimensions
 /// `rowDim` and `kDim` (after `batchDims` batch loops).
 static std::optional<Dequantized>
-classifyDequantized(linalg::LinalgOp op, const DequantizedValue &value,
-                    unsigned rowDim, unsigned kDim, unsigned batchDims) {
+classifyDequantized(RewriterBase &rewriter, linalg::LinalgOp op,
+                    const DequantizedValue &value, unsigned rowDim,
+                    unsigned kDim, unsigned batchDims) {
   MLIRContext *ctx = op->getContext();
   if (value.data.getArgNumber() >= op.getNumDpsInputs())
     return std::nullopt;
@@ -237,11 +241,41 @@ classifyDequantized(linalg::LinalgOp op, const DequantizedValue &value,
   for (AffineExpr expr : scaleMap.getResults().drop_front(batchResults))
     if (expr.isFunctionOfDim(0) && batchDims)
       return std::nullopt;
+  // Scales with more than two dimensions (torch's [R, K/128, 1] view of
+  // blockwise scales broadcast along a reshaped K): the size-1 dimensions
+  // read at a constant 0 go (collapsed into a neighbour).
+  Value scale = scaleOperand->get();
+  SmallVector<ReassociationIndices> unitDimsDropped;
+  auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
+  if (scaleType && scaleMap.getNumResults() > batchResults + 2) {
+    SmallVector<AffineExpr> kept;
+    ReassociationIndices leading; // dropped before the first kept one
+    for (auto [i, expr] : llvm::enumerate(scaleMap.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(expr);
+      if (i >= batchResults && c && c.getValue() == 0 &&
+          scaleType.getDimSize(i) == 1) {
+        (unitDimsDropped.empty() ? leading : unitDimsDropped.back())
+            .push_back(i);
+        continue;
+      }
+      ReassociationIndices group = std::move(leading);
+      leading.clear();
+      group.push_back(i);
+      unitDimsDropped.push_back(group);
+      kept.push_back(expr);
+    }
+    if (!leading.empty()) // nothing kept: not a broadcast of fewer dims
+      return std::nullopt;
+    scaleMap = AffineMap::get(scaleMap.getNumDims(), 0, kept, ctx);
+  }
   result.encoding = classifyScaleMap(ctx, scaleMap, rowDim, kDim, value.e8m0,
                                      batchResults);
   if (!result.encoding)
     return std::nullopt;
-  result.scale = scaleOperand->get();
+  if (!unitDimsDropped.empty())
+    scale = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), scale,
+                                            unitDimsDropped);
+  result.scale = scale;
   result.scaleBatched = batchResults == 1;
   return result;
 }
@@ -250,10 +284,29 @@ classifyDequantized(linalg::LinalgOp op, const DequantizedValue &value,
 /// body is a DequantizedValue alone, the data read through the identity
 /// map or with its last two dimensions swapped. `rowDim` and `kDim` are
 /// the loop dimensions holding the operand's rows and K (`batchDims`
-/// leading ones are a batch).
-static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
-                                                  unsigned kDim,
-                                                  unsigned batchDims) {
+/// leading ones are a batch). A dequantization on reshaped views (the
+/// data a tensor.expand_shape, the result collapsed back the same way by
+/// tensor.collapse_shape: blockwise scales on [R, K/128, 128]) is read as
+/// the generic on the unsplit loops, built at the rewriter's insertion
+/// point and added to `created`.
+static std::optional<Dequantized>
+matchDequantize(RewriterBase &rewriter, Value value, unsigned rowDim,
+                unsigned kDim, unsigned batchDims,
+                SmallVectorImpl<Operation *> &created) {
+  if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
+    auto split = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        split ? getExpandedLoopGroups(split) : std::nullopt;
+    if (!groups || *groups != collapse.getReassociationIndices())
+      return std::nullopt;
+    FailureOr<CollapsedOp> unsplit =
+        collapseLoopGroups(rewriter, split, *groups);
+    if (failed(unsplit) ||
+        unsplit->op.getResult(0).getType() != collapse.getType())
+      return std::nullopt;
+    created.push_back(unsplit->op);
+    value = unsplit->op.getResult(0);
+  }
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (!generic || generic.getNumDpsInits() != 1 ||
       generic.getNumReductionLoops() != 0 ||
@@ -266,7 +319,8 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
   if (!dequantized || body.getOperations().size() != dequantized->numOps + 1)
     return std::nullopt;
   std::optional<Dequantized> result =
-      classifyDequantized(generic, *dequantized, rowDim, kDim, batchDims);
+      classifyDequantized(rewriter, generic, *dequantized, rowDim, kDim,
+                          batchDims);
   if (!result)
     return std::nullopt;
   AffineMap dataMap = generic.getMatchingIndexingMap(
@@ -286,8 +340,18 @@ static std::optional<Dequantized> matchDequantize(Value value, unsigned rowDim,
 /// The destination `init` fills with +0 (a linalg.fill, or the generic
 /// linalg-generalize-named-ops makes of one: no inputs, every loop
 /// parallel, a constant yielded), so that a matmul into `init` does not
-/// accumulate into anything; null otherwise.
-static Value getZeroFilledDestination(Value init) {
+/// accumulate into anything; null otherwise. Through a
+/// tensor.collapse_shape of such a fill, the destination collapsed the same
+/// way (built at the rewriter's insertion point).
+static Value getZeroFilledDestination(RewriterBase &rewriter, Value init) {
+  if (auto collapse = init.getDefiningOp<tensor::CollapseShapeOp>()) {
+    Value source = getZeroFilledDestination(rewriter, collapse.getSrc());
+    return source ? tensor::CollapseShapeOp::create(
+                        rewriter, collapse.getLoc(), source,
+                        collapse.getReassociationIndices())
+                        .getResult()
+                  : Value();
+  }
   auto isPosZero = [](Value v) {
     FloatAttr value;
     return matchPattern(v, m_Constant(&value)) && value.getValue().isPosZero();
@@ -491,18 +555,21 @@ matchContractionBody(linalg::LinalgOp op) {
   return std::pair(*x, *y);
 }
 
-/// Rewrites `op` when it is a contraction of two dequantized operands:
-/// dequantized by generics of their own (read directly, B possibly through
-/// a linalg.transpose), in the contraction's body, or a mix.
-static LogicalResult raiseContraction(RewriterBase &rewriter,
-                                      linalg::LinalgOp op,
-                                      SmallVectorImpl<Operation *> &feeding) {
+/// The qmm.matmul (per batch: inserted into the destination) computing
+/// `op` when it is a contraction of two dequantized operands: dequantized
+/// by generics of their own (read directly, B possibly through a
+/// linalg.transpose), in the contraction's body, or a mix. Built at the
+/// rewriter's insertion point; null on failure (the caller erases what was
+/// built). `feeding`: the ops that may be dead once `op` is replaced.
+static Value buildRaisedContraction(RewriterBase &rewriter,
+                                    linalg::LinalgOp op,
+                                    SmallVectorImpl<Operation *> &feeding) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op->getNumResults() != 1)
-    return failure();
+    return {};
   unsigned loops = op.getNumLoops();
   if (loops != 3 && loops != 4)
-    return failure();
+    return {};
   // Loops: an optional batch, then m, n (parallel) and k (reduction).
   unsigned batch = loops - 3;
   MLIRContext *ctx = op->getContext();
@@ -518,21 +585,21 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned i = 0; i < loops; ++i)
     if ((iterators[i] == utils::IteratorType::reduction) != (i == batch + 2))
-      return failure();
+      return {};
   if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != map({dm, dn}))
-    return failure();
+    return {};
   auto factors = matchContractionBody(op);
   if (!factors)
-    return failure();
+    return {};
   // A is the factor read as [M, K]; B the one read as [N, K] or [K, N].
   ContractionFactor aFactor = factors->first, bFactor = factors->second;
   if (aFactor.readMap != map({dm, dk}))
     std::swap(aFactor, bFactor);
   if (aFactor.readMap != map({dm, dk}))
-    return failure();
+    return {};
   bool readKN = bFactor.readMap == map({dk, dn});
   if (!readKN && bFactor.readMap != map({dn, dk}))
-    return failure();
+    return {};
 
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   // Static shapes, but for M (the output's rows) of an unbatched product:
@@ -546,20 +613,21 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   };
   if (!resultType || !resultType.getElementType().isF32() ||
       !staticButM(resultType))
-    return failure();
+    return {};
 
   // A: [(B,) M, K], dequantized with its rows along m.
   std::optional<Dequantized> a =
-      aFactor.inBody ? classifyDequantized(op, *aFactor.inBody, batch,
+      aFactor.inBody ? classifyDequantized(rewriter, op, *aFactor.inBody, batch,
                                            batch + 2, batch)
-                     : matchDequantize(aFactor.input, batch, batch + 1, batch);
+                     : matchDequantize(rewriter, aFactor.input, batch,
+                                       batch + 1, batch, feeding);
   // B: dequantized in the body, or by a generic that may reach the
   // contraction through a linalg.transpose of its last two dimensions (its
   // rows and K are then the other way round).
   std::optional<Dequantized> bOperand;
   bool kn = readKN;
   if (bFactor.inBody) {
-    bOperand = classifyDequantized(op, *bFactor.inBody, batch + 1, batch + 2,
+    bOperand = classifyDequantized(rewriter, op, *bFactor.inBody, batch + 1, batch + 2,
                                    batch);
   } else {
     Value bInput = bFactor.input;
@@ -572,24 +640,24 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
         kn = !kn;
       }
     }
-    bOperand = matchDequantize(bInput, kn ? batch + 1 : batch,
-                               kn ? batch : batch + 1, batch);
+    bOperand = matchDequantize(rewriter, bInput, kn ? batch + 1 : batch,
+                               kn ? batch : batch + 1, batch, feeding);
   }
   // qmm.matmul reads A as [M, K] only.
   if (!a || !bOperand || a->dataTransposed)
-    return failure();
+    return {};
   // B's data as stored: transposed once more where its dequantization read
   // it through a transposing map.
   OperandLayout bLayout = (kn != bOperand->dataTransposed) ? OperandLayout::KN
                                                            : OperandLayout::NK;
   if (!staticButM(a->data.getType()) ||
       !cast<ShapedType>(bOperand->data.getType()).hasStaticShape())
-    return failure();
+    return {};
 
   Value init = op.getDpsInits().front();
   // qmm.matmul ignores what a destination it does not accumulate into
   // holds: a zero fill's own destination will do.
-  Value zeroFilled = getZeroFilledDestination(init);
+  Value zeroFilled = getZeroFilledDestination(rewriter, init);
   bool accumulate = !zeroFilled;
   if (!accumulate)
     init = zeroFilled;
@@ -603,29 +671,13 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   int64_t k = cast<ShapedType>(a->data.getType()).getDimSize(batch + 1);
 
   Location loc = op.getLoc();
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  // Everything built goes right before `op`: on failure it is removed
-  // again, newest first, and the IR is as it was.
-  Operation *before = op->getPrevNode();
-  auto undo = [&]() {
-    while (op->getPrevNode() != before)
-      rewriter.eraseOp(op->getPrevNode());
-    return failure();
-  };
-  if (!batch) {
-    Value result = buildMatmul(rewriter, loc, *a, *bOperand, bLayout, init,
-                               accumulate, m, n, k);
-    if (!result)
-      return undo();
-    rewriter.replaceOp(op, result);
-    return success();
-  }
+  if (!batch)
+    return buildMatmul(rewriter, loc, *a, *bOperand, bLayout, init,
+                       accumulate, m, n, k);
 
   // One qmm.matmul per batch on tensor slices.
   int64_t batches = out[0];
   Value result = init;
-  SmallVector<Operation *> created;
   for (int64_t i = 0; i < batches; ++i) {
     auto slice = [&](const Dequantized &operand) {
       Dequantized sliced = operand;
@@ -639,7 +691,7 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
     Value product = buildMatmul(rewriter, loc, aSlice, bSlice, bLayout,
                                 initSlice, accumulate, m, n, k);
     if (!product)
-      return undo();
+      return {};
     SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
     offsets[0] = rewriter.getIndexAttr(i);
     SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
@@ -649,7 +701,62 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
     result = tensor::InsertSliceOp::create(rewriter, loc, product, result,
                                            offsets, sizes, strides);
   }
+  return result;
+}
+
+/// Rewrites `op` into qmm.matmul when it is a contraction of two
+/// dequantized operands (buildRaisedContraction), also on reshaped views:
+/// an op whose split loops (inputs' tensor.expand_shape views, as
+/// elementwise fusion leaves blockwise dequantization on [R, K/128, 128])
+/// are read as one loop each. On failure the IR is as it was.
+static LogicalResult raiseContraction(RewriterBase &rewriter,
+                                      linalg::LinalgOp op,
+                                      SmallVectorImpl<Operation *> &feeding) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  // Everything built goes right before `op`: on failure it is removed
+  // again, newest first.
+  Operation *before = op->getPrevNode();
+  SmallVector<Operation *> dead;
+  Value result;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  std::optional<SmallVector<ReassociationIndices>> groups =
+      generic ? getExpandedLoopGroups(generic) : std::nullopt;
+  if (!groups) {
+    result = buildRaisedContraction(rewriter, op, dead);
+  } else if (FailureOr<CollapsedOp> unsplit =
+                 collapseLoopGroups(rewriter, generic, *groups);
+             succeeded(unsplit)) {
+    dead.push_back(unsplit->op);
+    result = buildRaisedContraction(rewriter, unsplit->op, dead);
+    if (result)
+      result = tensor::ExpandShapeOp::create(rewriter, op.getLoc(),
+                                             op->getResult(0).getType(),
+                                             result,
+                                             unsplit->resultReassociation);
+  }
+  if (!result) {
+    while (op->getPrevNode() != before)
+      rewriter.eraseOp(op->getPrevNode());
+    return failure();
+  }
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      dead.push_back(def);
   rewriter.replaceOp(op, result);
+  // The view collapsed back (the frontend's collapse_shape of the result)
+  // is the raised product itself.
+  if (auto expand = result.getDefiningOp<tensor::ExpandShapeOp>()) {
+    for (Operation *user : llvm::make_early_inc_range(expand->getUsers()))
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+          collapse && collapse.getType() == expand.getSrcType() &&
+          collapse.getReassociationIndices() ==
+              expand.getReassociationIndices())
+        rewriter.replaceOp(collapse, expand.getSrc());
+    if (expand->use_empty())
+      rewriter.eraseOp(expand);
+  }
+  feeding.append(dead);
   return success();
 }
 
@@ -856,20 +963,22 @@ struct QMMLinalgToQMMPass
           }
       }
     }
-    // The dequantizations and fills that only the raised matmuls read, and
-    // the tensor.empty destinations only they used.
+    // The dequantizations, fills and views that only the raised matmuls
+    // read, and the tensor.empty destinations only they used. (An op may
+    // be queued again once a user is gone, never once erased; nothing is
+    // created meanwhile, so an erased op's address is not reused.)
+    llvm::DenseSet<Operation *> erased;
     while (!feeding.empty()) {
       Operation *op = feeding.pop_back_val();
-      if (!op->use_empty() ||
+      if (erased.contains(op) || !op->use_empty() ||
           !isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp,
-               linalg::TransposeOp, arith::ConstantOp>(op))
+               linalg::TransposeOp, arith::ConstantOp, tensor::ExpandShapeOp,
+               tensor::CollapseShapeOp>(op))
         continue;
       for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            def && (isa<tensor::EmptyOp>(def) ||
-                    (isa<linalg::TransposeOp>(op) &&
-                     isa<linalg::GenericOp>(def))))
+        if (Operation *def = operand.getDefiningOp())
           feeding.push_back(def);
+      erased.insert(op);
       rewriter.eraseOp(op);
     }
   }

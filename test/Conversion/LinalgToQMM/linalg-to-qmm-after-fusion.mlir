@@ -7,6 +7,9 @@
 // RUN: fp8-opt %S/linalg-to-qmm.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm | FileCheck %s --check-prefix=FUSED
 // RUN: fp8-opt %S/linalg-to-qmm-near-misses.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm -verify-diagnostics | FileCheck %s --check-prefix=NEAR
 // RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm -verify-diagnostics | FileCheck %s
+// RUN: fp8-opt %S/linalg-to-qmm-near-misses.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize > %t.before
+// RUN: fp8-opt %t.before -split-input-file --qmm-linalg-to-qmm > %t.after
+// RUN: diff %t.before %t.after
 
 // The encodings are linalg-to-qmm.mlir's own CHECK lines; a zero fill
 // generalized into a linalg.generic still means "no accumulation" (no
@@ -67,11 +70,18 @@
 // FUSED-LABEL: func.func @scaled_after_plus_bias
 // FUSED:         qmm.matmul
 // FUSED:         linalg.generic
+// Reshaped views: fusion carries the split loops into the contraction
+// (five loops, [M, N/128, 128] result), read back as three.
+// FUSED-LABEL: func.func @blockwise_views
+// FUSED:         qmm.matmul a(%arg0, %arg1 : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(
+// FUSED-NOT:     linalg.generic
+// FUSED-LABEL: func.func @blockwise_views_torch
+// FUSED:         qmm.matmul a(%arg0, %{{.*}} : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<256x128xf8E4M3FN>, tensor<2x1xf32>) #qmm.scale<block 128x128, mn_major> layout kn outs(
+// FUSED-NOT:     linalg.generic
 
-// The near misses fuse into one generic each, and stay that generic.
+// The near misses fuse into one generic each, and stay that generic,
+// unchanged (the diff of the last RUN lines).
 // NEAR-NOT:    qmm.matmul
-// NEAR-NOT:    tensor.expand_shape
-// NEAR-NOT:    tensor.from_elements
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (n, k)>

@@ -1,8 +1,12 @@
 // RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm -verify-diagnostics
+// RUN: fp8-opt %s -split-input-file > %t.before
+// RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm > %t.after
+// RUN: diff %t.before %t.after
 //
 // Near misses: IR that looks like a quantized matmul but is not one qmm
-// can express is left exactly as it was, without a diagnostic (the second
+// can express is left exactly as it was (the diff: nothing built for a
+// failed attempt is left behind), without a diagnostic (the second
 // RUN line fails on any).
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -408,5 +412,110 @@ func.func @scaling_extf_f32_scales(%a: tensor<32x64xf4E2M1FN>, %sa: tensor<32x2x
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
   %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// A view [M, K/128, 128] whose scale is indexed by the position inside
+// the block ([M, 128], `(d0, d2)`): a scale per K element, not a block.
+// CHECK-LABEL: func.func @view_scale_within_block
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @view_scale_within_block(%a: tensor<64x256xf8E4M3FN>, %sa: tensor<64x128xf32>,
+                           %b: tensor<16x256xf8E4M3FN>, %sb: tensor<f32>) -> tensor<64x16xf32> {
+  %av = tensor.expand_shape %a [[0], [1, 2]] output_shape [64, 2, 128] : tensor<64x256xf8E4M3FN> into tensor<64x2x128xf8E4M3FN>
+  %ea = tensor.empty() : tensor<64x2x128xf32>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%av, %sa : tensor<64x2x128xf8E4M3FN>, tensor<64x128xf32>) outs(%ea : tensor<64x2x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x2x128xf32>
+  %fa = tensor.collapse_shape %da [[0], [1, 2]] : tensor<64x2x128xf32> into tensor<64x256xf32>
+  %eb = tensor.empty() : tensor<16x256xf32>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x256xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%fa, %db : tensor<64x256xf32>, tensor<16x256xf32>) outs(%init : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %d : tensor<64x16xf32>
+}
+
+// -----
+
+// A view [M, 128, 2] whose scale follows the fast loop (`k mod 2`): the
+// scales alternate along K instead of covering blocks.
+// CHECK-LABEL: func.func @view_interleaved_scale
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @view_interleaved_scale(%a: tensor<64x256xf8E4M3FN>, %sa: tensor<64x2xf32>,
+                           %b: tensor<16x256xf8E4M3FN>, %sb: tensor<f32>) -> tensor<64x16xf32> {
+  %av = tensor.expand_shape %a [[0], [1, 2]] output_shape [64, 128, 2] : tensor<64x256xf8E4M3FN> into tensor<64x128x2xf8E4M3FN>
+  %ea = tensor.empty() : tensor<64x128x2xf32>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%av, %sa : tensor<64x128x2xf8E4M3FN>, tensor<64x2xf32>) outs(%ea : tensor<64x128x2xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x128x2xf32>
+  %fa = tensor.collapse_shape %da [[0], [1, 2]] : tensor<64x128x2xf32> into tensor<64x256xf32>
+  %eb = tensor.empty() : tensor<16x256xf32>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x256xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x256xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%fa, %db : tensor<64x256xf32>, tensor<16x256xf32>) outs(%init : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %d : tensor<64x16xf32>
+}
+
+// -----
+
+// Dequantized values rounded to bf16 before an f32 matmul (which widens
+// them back in its body): the product is not the one of the FP8 values.
+// CHECK-LABEL: func.func @bf16_rounded_dequantization
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @bf16_rounded_dequantization(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32xf32>,
+                                       %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xbf16>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<32xf32>) outs(%ea : tensor<32x64xbf16>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: bf16):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    %r = arith.truncf %y : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<32x64xbf16>
+  %eb = tensor.empty() : tensor<16x64xbf16>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x64xbf16>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: bf16):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    %r = arith.truncf %y : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<16x64xbf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xbf16>, tensor<16x64xbf16>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }

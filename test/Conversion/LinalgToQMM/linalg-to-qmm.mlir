@@ -800,3 +800,92 @@ func.func @scaled_after_plus_bias(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf
   } -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+// Blockwise dequantization on reshaped views: A as [M, K/128, 128] with
+// its [M, K/128] scales, B as [N/128, 128, K/128, 128] with its
+// [N/128, K/128] scales, each collapsed back before the matmul.
+// CHECK-LABEL: func.func @blockwise_views
+// CHECK:         qmm.matmul a(%arg0, %arg1 : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(%{{.*}} : tensor<64x128xf32>) -> tensor<64x128xf32>
+// CHECK-NOT:     linalg.
+// CHECK-NOT:     tensor.expand_shape
+// CHECK-NOT:     tensor.collapse_shape
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#s3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#s4 = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+func.func @blockwise_views(%a: tensor<64x256xf8E4M3FN>, %sa: tensor<64x2xf32>,
+                           %b: tensor<128x256xf8E4M3FN>, %sb: tensor<1x2xf32>) -> tensor<64x128xf32> {
+  %av = tensor.expand_shape %a [[0], [1, 2]] output_shape [64, 2, 128] : tensor<64x256xf8E4M3FN> into tensor<64x2x128xf8E4M3FN>
+  %ea = tensor.empty() : tensor<64x2x128xf32>
+  %da = linalg.generic {indexing_maps = [#id3, #s3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%av, %sa : tensor<64x2x128xf8E4M3FN>, tensor<64x2xf32>) outs(%ea : tensor<64x2x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x2x128xf32>
+  %fa = tensor.collapse_shape %da [[0], [1, 2]] : tensor<64x2x128xf32> into tensor<64x256xf32>
+  %bv = tensor.expand_shape %b [[0, 1], [2, 3]] output_shape [1, 128, 2, 128] : tensor<128x256xf8E4M3FN> into tensor<1x128x2x128xf8E4M3FN>
+  %eb = tensor.empty() : tensor<1x128x2x128xf32>
+  %db = linalg.generic {indexing_maps = [#id4, #s4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bv, %sb : tensor<1x128x2x128xf8E4M3FN>, tensor<1x2xf32>) outs(%eb : tensor<1x128x2x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<1x128x2x128xf32>
+  %fb = tensor.collapse_shape %db [[0, 1], [2, 3]] : tensor<1x128x2x128xf32> into tensor<128x256xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%fa, %fb : tensor<64x256xf32>, tensor<128x256xf32>) outs(%init : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %d : tensor<64x128xf32>
+}
+
+// -----
+
+// torch's spelling: a dynamic M, A's scales viewed [M, K/128, 1] and
+// broadcast along the block (`(d0, d1, 0)`: collapsed to [M, K/128]); B
+// stored [K, N] viewed [K/128, 128, N/128, 128] with scales [K/128, N/128]
+// (MN-major).
+// CHECK-LABEL: func.func @blockwise_views_torch
+// CHECK:         %[[SA:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0], [1, 2]] : tensor<?x2x1xf32> into tensor<?x2xf32>
+// CHECK:         qmm.matmul a(%arg0, %[[SA]] : tensor<?x256xf8E4M3FN>, tensor<?x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<256x128xf8E4M3FN>, tensor<2x1xf32>) #qmm.scale<block 128x128, mn_major> layout kn outs(%{{.*}} : tensor<?x128xf32>) -> tensor<?x128xf32>
+// CHECK-NOT:     linalg.
+#tid3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ts3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#tid4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ts4 = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+func.func @blockwise_views_torch(%a: tensor<?x256xf8E4M3FN>, %sa: tensor<?x2x1xf32>,
+                                 %b: tensor<256x128xf8E4M3FN>, %sb: tensor<2x1xf32>) -> tensor<?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x256xf8E4M3FN>
+  %av = tensor.expand_shape %a [[0], [1, 2]] output_shape [%m, 2, 128] : tensor<?x256xf8E4M3FN> into tensor<?x2x128xf8E4M3FN>
+  %ea = tensor.empty(%m) : tensor<?x2x128xf32>
+  %da = linalg.generic {indexing_maps = [#tid3, #ts3, #tid3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%av, %sa : tensor<?x2x128xf8E4M3FN>, tensor<?x2x1xf32>) outs(%ea : tensor<?x2x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<?x2x128xf32>
+  %fa = tensor.collapse_shape %da [[0], [1, 2]] : tensor<?x2x128xf32> into tensor<?x256xf32>
+  %bv = tensor.expand_shape %b [[0, 1], [2, 3]] output_shape [2, 128, 1, 128] : tensor<256x128xf8E4M3FN> into tensor<2x128x1x128xf8E4M3FN>
+  %eb = tensor.empty() : tensor<2x128x1x128xf32>
+  %db = linalg.generic {indexing_maps = [#tid4, #ts4, #tid4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bv, %sb : tensor<2x128x1x128xf8E4M3FN>, tensor<2x1xf32>) outs(%eb : tensor<2x128x1x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x128x1x128xf32>
+  %fb = tensor.collapse_shape %db [[0, 1], [2, 3]] : tensor<2x128x1x128xf32> into tensor<256x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %d = linalg.matmul ins(%fa, %fb : tensor<?x256xf32>, tensor<256x128xf32>) outs(%init : tensor<?x128xf32>) -> tensor<?x128xf32>
+  return %d : tensor<?x128xf32>
+}
