@@ -42,6 +42,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(createQMMLowerPackedTransposes());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createQMMParallelLoopsToGPU());
   pm.addPass(createQMMTileMatmul());

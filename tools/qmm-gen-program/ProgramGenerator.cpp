@@ -639,8 +639,9 @@ MatmulDesc pickValidMatmul(ChoiceSource &choices, StringRef chip,
     if (isSubByte(desc.a.type) || isSubByte(desc.b.type))
       desc.k = llvm::alignTo(desc.k, 32);
   }
-  // FP4/FP6 B is read as [N, K] only.
-  desc.bKN = !isSubByte(desc.b.type) && choices.getPercent(35);
+  // B [K, N]: FP4/FP6 too (K is a multiple of 32 above, so the transposed
+  // packed rows fill whole bytes).
+  desc.bKN = choices.getPercent(35);
   desc.printLayout = choices.getPercent(10);
 
   if (choices.getPercent(25)) {

@@ -170,8 +170,8 @@ def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
       an FP8 operand's scale of 2^127 (E8M0 0xFE), whose double does not
       fit in f32, turns its block into Inf/NaN. Quantizing f32 data never
       produces it (the largest is 2^119).
-    * FP4/FP6 B given as [K, N] is rejected: the transpose kernels move
-      whole bytes, not packed values.
+    * FP4/FP6 B given as [K, N] is transposed the same way; after
+      bufferization, qmm-lower-packed-transposes moves its packed rows.
 
     FNUZ data on gfx950 is left as it is: no single factor maps every
     e4m3fnuz code onto e4m3fn (240 would need 480), so the configuration
@@ -698,6 +698,33 @@ def QMMExpandIndexMaps : Pass<"qmm-expand-index-maps"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def QMMLowerPackedTransposes
+    : Pass<"qmm-lower-packed-transposes", "func::FuncOp"> {
+  let summary = "Transpose packed FP4/FP6 data (B in layout kn) block by "
+                "block";
+  let description = [{
+    qmm-legalize-for-chip turns B stored [K, N] (`layout kn`) into [N, K]
+    with a linalg.transpose. FP4 and FP6 rows are packed (E elements of w
+    bits take ceil(E * w / 8) bytes, each row starting on a byte) and an
+    index into such a memref names a byte slot, so the element-wise loops
+    convert-linalg-to-parallel-loops would make of the transpose read and
+    write the wrong bits. This pass (after bufferization) rewrites each
+    2-D linalg.transpose of a sub-byte element type into scf.parallel
+    loops over u x u blocks, u = 8 / gcd(w, 8) (2 for FP4, 4 for FP6): u
+    vector loads of u elements from consecutive source rows, u vector
+    stores of the transposed columns, through flat byte-slot views. A last
+    group of N % u columns reads only the bytes its rows have.
+    qmm-parallel-loops-to-gpu then runs the loops as kernels. K must be a
+    multiple of u (the transposed rows fill whole bytes); shapes must be
+    static.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
 }
 
 def QMMParallelLoopsToGPU : Pass<"qmm-parallel-loops-to-gpu", "ModuleOp"> {

@@ -207,13 +207,7 @@ struct QMMLegalizeForChipPass
     }
     if constexpr (std::is_same_v<OpTy, MatmulOp>) {
       if (op.getBLayout() == OperandLayout::KN) {
-        // The transpose kernels move whole bytes; packed FP4/FP6 rows would
-        // need a repacking transpose.
-        Type bElement = getElementTypeOrSelf(bData.getType());
-        if (bElement.getIntOrFloatBitWidth() < 8)
-          return op.emitOpError("qmm-legalize-for-chip: B of ")
-                 << bElement
-                 << " with layout kn is not supported; store B as [N, K]";
+        // (Packed FP4/FP6 rows: qmm-lower-packed-transposes moves them.)
         bData = transposeToNK(b, loc, bData);
         op.setBLayout(OperandLayout::NK);
       }

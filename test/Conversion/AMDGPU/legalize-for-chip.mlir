@@ -76,6 +76,26 @@ func.func @kn_layout(%a: tensor<64x256xf8E4M3FNUZ>, %as: tensor<64x2xf32>,
 
 // -----
 
+// Packed FP4 B given as [K, N]: the same transpose (qmm-lower-packed-transposes
+// moves its packed rows after bufferization); FP4 stays FP4 on both chips.
+// GFX942-LABEL: func.func @fp4_kn
+// GFX942:       %[[T:.*]] = linalg.transpose ins(%arg2 : tensor<64x16xf4E2M1FN>) outs(%{{.*}} : tensor<16x64xf4E2M1FN>) permutation = [1, 0]
+// GFX942:       qmm.matmul {{.*}} b(%[[T]], %{{.*}} : tensor<16x64xf4E2M1FN>, tensor<16x2xf32>) #qmm.scale<block 1x32> outs
+// GFX950-LABEL: func.func @fp4_kn
+// GFX950:       %[[T:.*]] = linalg.transpose ins(%arg2 : tensor<64x16xf4E2M1FN>) outs(%{{.*}} : tensor<16x64xf4E2M1FN>) permutation = [1, 0]
+// GFX950:       qmm.matmul {{.*}} b(%[[T]], %arg3 : tensor<16x64xf4E2M1FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs
+// GFX950-NOT:   layout kn
+func.func @fp4_kn(%a: tensor<32x64xf4E2M1FN>, %as: tensor<32x2xf8E8M0FNU>,
+                  %b: tensor<64x16xf4E2M1FN>, %bs: tensor<16x2xf8E8M0FNU>,
+                  %d: tensor<32x16xf32>) -> tensor<32x16xf32> {
+  %0 = qmm.matmul a(%a, %as : tensor<32x64xf4E2M1FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx>
+                  b(%b, %bs : tensor<64x16xf4E2M1FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> layout kn
+                  outs(%d : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
+}
+
+// -----
+
 // MXFP8 on gfx942 (no scaled MFMA): the data is reinterpreted as FNUZ as
 // above and each E8M0 scale 2^(e - 127) becomes the f32 2^(e - 126) (f32
 // exponent field e + 1, NaN 0xFF kept as NaN), the same blocks of 32 along
