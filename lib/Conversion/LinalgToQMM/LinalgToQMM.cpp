@@ -307,10 +307,14 @@ matchDequantize(RewriterBase &rewriter, Value value, unsigned rowDim,
     created.push_back(unsplit->op);
     value = unsplit->op.getResult(0);
   }
+  // The result is written through the identity map (the loops are its
+  // dimensions, which the data and scale maps are read against).
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (!generic || generic.getNumDpsInits() != 1 ||
       generic.getNumReductionLoops() != 0 ||
-      generic.getNumLoops() != 2 + batchDims)
+      generic.getNumLoops() != 2 + batchDims ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
     return std::nullopt;
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -454,10 +458,8 @@ static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
   auto type = cast<RankedTensorType>(tensor.getType());
   SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
   offsets[0] = b.getIndexAttr(index);
-  SmallVector<OpFoldResult> sizes;
-  sizes.push_back(b.getIndexAttr(1));
-  for (int64_t d = 1; d < type.getRank(); ++d)
-    sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  sizes[0] = b.getIndexAttr(1);
   SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
   auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
                                          type.getElementType());
@@ -729,7 +731,7 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
              succeeded(unsplit)) {
     dead.push_back(unsplit->op);
     result = buildRaisedContraction(rewriter, unsplit->op, dead);
-    if (result)
+    if (result && result.getType() != op->getResult(0).getType())
       result = tensor::ExpandShapeOp::create(rewriter, op.getLoc(),
                                              op->getResult(0).getType(),
                                              result,

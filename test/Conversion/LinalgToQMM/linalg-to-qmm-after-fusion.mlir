@@ -352,3 +352,30 @@ func.func @negative_zero_fill(%a: tensor<32x64xf8E4M3FN>, %b: tensor<16x64xf8E4M
   } -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+// Batched and fused, with a per-row scale of unknown extent (sliced per
+// batch with its runtime size; the host program checks it against M).
+// CHECK-LABEL: func.func @batched_dyn_scale
+// CHECK:         %[[S0:.*]] = tensor.extract_slice %arg1[0, 0] [1, %{{.*}}] [1, 1] : tensor<2x?xf32> to tensor<?xf32>
+// CHECK-COUNT-2: qmm.matmul {{.*}} tensor<?x1xf32>) #qmm.scale<per_row> {{.*}} #qmm.scale<per_tensor> accumulate outs(
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#sa = affine_map<(b, m, n, k) -> (b, m)>
+#bm = affine_map<(b, m, n, k) -> (b, n, k)>
+#sb = affine_map<(b, m, n, k) -> ()>
+#o = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @batched_dyn_scale(%a: tensor<2x32x64xf8E4M3FN>, %sa: tensor<2x?xf32>, %b: tensor<2x16x64xf8E4M3FN>, %sb: tensor<f32>, %c: tensor<2x32x16xf32>) -> tensor<2x32x16xf32> {
+  %d = linalg.generic {indexing_maps = [#a, #sa, #bm, #sb, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %sa, %b, %sb : tensor<2x32x64xf8E4M3FN>, tensor<2x?xf32>, tensor<2x16x64xf8E4M3FN>, tensor<f32>) outs(%c : tensor<2x32x16xf32>) {
+  ^bb0(%qa: f8E4M3FN, %s1: f32, %qb: f8E4M3FN, %s2: f32, %o: f32):
+    %x = arith.extf %qa : f8E4M3FN to f32
+    %xs = arith.mulf %x, %s1 : f32
+    %y = arith.extf %qb : f8E4M3FN to f32
+    %ys = arith.mulf %s2, %y : f32
+    %p = arith.mulf %xs, %ys : f32
+    %r = arith.addf %p, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x32x16xf32>
+  return %d : tensor<2x32x16xf32>
+}

@@ -519,3 +519,36 @@ func.func @bf16_rounded_dequantization(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<3
       ins(%da, %db : tensor<32x64xbf16>, tensor<16x64xbf16>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+// A dequantization that writes its result transposed (square, so the
+// shapes agree): the product reads A^T, which qmm.matmul cannot.
+// CHECK-LABEL: func.func @out_transposed
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @out_transposed(%a: tensor<64x64xf8E4M3FN>, %sa: tensor<f32>,
+                          %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<64x16xf32> {
+  %ea = tensor.empty() : tensor<64x64xf32>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->()>, affine_map<(d0,d1)->(d1,d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<64x64xf8E4M3FN>, tensor<f32>) outs(%ea : tensor<64x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->()>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<64x64xf32>, tensor<16x64xf32>) outs(%init : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %d : tensor<64x16xf32>
+}
