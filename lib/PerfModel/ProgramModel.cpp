@@ -264,14 +264,24 @@ perf::DynamicExtents perf::getDynamicExtentsAtM(ModuleOp program,
         assign(op.getOutScales(), out.getScaleShape(m, n));
     });
     func.walk([&](GroupedMatmulOp op) {
-      if (op.getLayout() != GroupedLayout::Contiguous)
-        return;
+      // Masked: every group matrix has M (Mmax) rows, behind G.
+      bool masked = op.getLayout() == GroupedLayout::Masked;
       int64_t n = op.getN(), k = op.getK();
-      assign(op.getA(), {m, k});
-      assign(op.getAScales(), op.getAEncoding().getScaleShape(m, k));
-      assign(op.getGroups(), {m});
-      assign(op.getInit(), {m, n});
-      assign(op.getAux(), {m, n});
+      auto shape = [&](ArrayRef<int64_t> matrix) {
+        SmallVector<int64_t> result;
+        if (masked)
+          result.push_back(op.getNumGroups());
+        llvm::append_range(result, matrix);
+        return result;
+      };
+      assign(op.getA(), shape({m, k}));
+      assign(op.getAScales(), shape(op.getAEncoding().getScaleShape(m, k)));
+      if (!masked)
+        assign(op.getGroups(), {m});
+      assign(op.getInit(), shape({m, n}));
+      assign(op.getAux(), shape({m, n}));
+      if (ScaleEncodingAttr out = op.getOutEncodingAttr())
+        assign(op.getOutScales(), shape(out.getScaleShape(m, n)));
     });
     // Any other dynamic extent (an argument reaching a matmul through
     // other ops: a frontend's per-token scale vector) is M: the only

@@ -43,6 +43,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createQMMLowerPackedTransposes());
+  pm.addNestedPass<func::FuncOp>(createQMMLowerQuantizationToLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createQMMParallelLoopsToGPU());
   pm.addPass(createQMMTileMatmul());

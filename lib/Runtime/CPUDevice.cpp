@@ -4,6 +4,9 @@
 #include "qmm/Runtime/Device.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -88,9 +91,11 @@ public:
     {
       llvm::raw_string_ostream os(diagnostics);
       ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-        os << diag << "\n";
+        os << diag.getLocation() << ": " << diag << "\n";
         return success();
       });
+      if (llvm::Error error = specializeToArguments(func, args, diagnostics))
+        return std::move(error);
       PassManager pm(ctx);
       if (failed(buildCPUPipeline(pm)) || failed(pm.run(*lowered)))
         return llvm::createStringError("cpu device: lowering failed: %s",
@@ -114,8 +119,6 @@ public:
       buffers.push_back(arg->bytes);
 
     RunResult result;
-    for (const TensorSpec &spec : results)
-      result.results.emplace_back(spec.elementType, spec.shape);
     std::string entry = "_mlir_ciface_" + function.str();
     double totalSeconds = 0;
     for (int run = 0; run <= iterations; ++run) {
@@ -145,15 +148,32 @@ public:
         totalSeconds += std::chrono::duration<double>(stop - start).count();
 
       size_t at = 0;
+      llvm::Error mismatch = llvm::Error::success();
       for (size_t i = 0; i < results.size(); ++i) {
         MemRefDescriptor output(results[i].shape.size());
         std::copy_n(returned.begin() + at, output.words.size(),
                     output.words.begin());
         at += output.words.size();
-        if (run == iterations)
-          copyOutput(output, result.results[i]);
+        if (run == iterations && !mismatch) {
+          // The result's extents are the returned ones (a dynamic M); the
+          // caller's static extents must agree.
+          std::vector<int64_t> shape;
+          for (size_t d = 0; d < output.rank(); ++d) {
+            int64_t expected = results[i].shape[d];
+            if (expected >= 0 && expected != output.size(d))
+              mismatch = llvm::createStringError(
+                  "cpu device: result %zu has extent %lld along dimension "
+                  "%zu, the caller expects %lld",
+                  i, (long long)output.size(d), d, (long long)expected);
+            shape.push_back(output.size(d));
+          }
+          result.results.emplace_back(results[i].elementType, shape);
+          copyOutput(output, result.results.back());
+        }
         releaseOutput(output, buffers);
       }
+      if (mismatch)
+        return std::move(mismatch);
     }
     result.iterations = iterations;
     result.secondsPerIteration = iterations ? totalSeconds / iterations : 0;
@@ -161,6 +181,63 @@ public:
   }
 
 private:
+  /// A function whose arguments have dynamic extents (a dynamic M) is
+  /// specialized to the call: each such argument takes the static type of
+  /// the tensor passed (a tensor.cast back to the declared type feeds the
+  /// body), canonicalization folds the casts into the ops and the extents
+  /// into constants, and the verifier then checks every extent the call
+  /// implies: a mismatched call is a diagnostic, not a read past a buffer.
+  /// The reference lowering runs on the static program (the cpu device
+  /// compiles at every call).
+  static llvm::Error
+  specializeToArguments(func::FuncOp func,
+                        llvm::ArrayRef<const HostTensor *> args,
+                        const std::string &diagnostics) {
+    Block &entry = func.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    bool specialized = false;
+    SmallVector<Type> argTypes;
+    for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+      argTypes.push_back(arg.getType());
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type)
+        continue;
+      llvm::ArrayRef<int64_t> shape = args[i]->shape;
+      bool agrees = int64_t(shape.size()) == type.getRank();
+      for (size_t d = 0; agrees && d < shape.size(); ++d)
+        agrees = type.isDynamicDim(d) || type.getDimSize(d) == shape[d];
+      if (!agrees) {
+        std::string expected, actual;
+        llvm::raw_string_ostream e(expected), a(actual);
+        e << type;
+        llvm::interleave(shape, a, "x");
+        return llvm::createStringError(
+            "cpu device: argument %zu has shape %s, @%s takes %s", i,
+            actual.c_str(), func.getName().str().c_str(), expected.c_str());
+      }
+      if (type.hasStaticShape())
+        continue;
+      auto staticType = RankedTensorType::get(shape, type.getElementType());
+      arg.setType(staticType);
+      argTypes.back() = staticType;
+      auto cast = tensor::CastOp::create(b, func.getLoc(), type, arg);
+      arg.replaceAllUsesExcept(cast.getResult(), cast);
+      specialized = true;
+    }
+    if (!specialized)
+      return llvm::Error::success();
+    func.setType(FunctionType::get(func.getContext(), argTypes,
+                                   func.getResultTypes()));
+    PassManager pm(func.getContext());
+    pm.addPass(createCanonicalizerPass());
+    if (failed(pm.run(func->getParentOfType<ModuleOp>())) ||
+        failed(verify(func)))
+      return llvm::createStringError(
+          "cpu device: the call's shapes do not fit @%s: %s",
+          func.getName().str().c_str(), diagnostics.c_str());
+    return llvm::Error::success();
+  }
+
   static void copyOutput(const MemRefDescriptor &output, HostTensor &into) {
     unsigned bytes = into.getElementBytes();
     const uint8_t *base = output.aligned() + output.offset() * bytes;

@@ -184,6 +184,14 @@ OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
     argTypes.push_back(RankedTensorType::get(outShape, spec.auxType));
     resultTypes.push_back(argTypes.back());
   }
+  if (spec.outEncoding) {
+    // An FP8 output's scales: [M, ceil(N / C)], per group when masked.
+    argTypes.push_back(RankedTensorType::get(
+        withGroups(spec.getOutputOperand().getScaleShape(spec.m, spec.n),
+                   masked),
+        spec.outEncoding.getScaleType()));
+    resultTypes.push_back(argTypes.back());
+  }
   auto func = func::FuncOp::create(
       b, loc, spec.functionName, b.getFunctionType(argTypes, resultTypes));
   Block *body = func.addEntryBlock();
@@ -191,13 +199,19 @@ OwningOpRef<ModuleOp> qmm::buildGroupedGemmModule(MLIRContext *ctx,
   Value bias = spec.biasType ? body->getArgument(4) : Value();
   unsigned next = spec.biasType ? 5 : 4;
   Value aux = spec.auxType ? body->getArgument(next + 2) : Value();
+  Value outScales =
+      spec.outEncoding ? body->getArguments().back() : Value();
   auto grouped = GroupedMatmulOp::create(
       b, loc, resultTypes, body->getArgument(0), body->getArgument(1),
       body->getArgument(2), body->getArgument(3), bias,
-      body->getArgument(next), body->getArgument(next + 1), aux,
+      body->getArgument(next), body->getArgument(next + 1), aux, outScales,
       GroupedLayoutAttr::get(ctx, layout), spec.a.encoding, spec.b.encoding,
       spec.accumulate ? b.getUnitAttr() : nullptr,
-      ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr);
+      ActivationAttr::get(ctx, spec.activation), /*config=*/nullptr,
+      spec.outEncoding,
+      spec.outEncoding ? ScaleRoundingAttr::get(ctx, spec.outRounding)
+                       : nullptr,
+      spec.outEncoding ? b.getF32FloatAttr(spec.outMinAmax) : nullptr);
   func::ReturnOp::create(b, loc, grouped.getResults());
   return module;
 }

@@ -93,9 +93,49 @@ static std::vector<uint8_t> packRows(const HostTensor &tensor) {
   return packed;
 }
 
+/// The inverse of packRows: rows of `rowBytes` bytes into `tensor`.
+static void unpackRows(llvm::ArrayRef<uint8_t> packed, int64_t rowBytes,
+                       HostTensor &tensor) {
+  unsigned width = getElementBitWidth(tensor.elementType);
+  int64_t cols = tensor.shape.empty() ? 1 : tensor.shape.back();
+  int64_t rows = tensor.getNumElements() / std::max<int64_t>(cols, 1);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      uint32_t bits = 0;
+      for (unsigned b = 0; b < width; ++b) {
+        int64_t bit = c * width + b;
+        if (packed[r * rowBytes + bit / 8] & (1u << (bit % 8)))
+          bits |= 1u << b;
+      }
+      tensor.setBits(r * cols + c, bits);
+    }
+}
+
 std::vector<uint8_t> mlir::qmm::host::getDeviceBytes(const HostTensor &tensor) {
   return getElementBitWidth(tensor.elementType) < 8 ? packRows(tensor)
                                                     : tensor.bytes;
+}
+
+llvm::Expected<HostTensor>
+mlir::qmm::host::fromDeviceBytes(ElementType elementType,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 llvm::ArrayRef<uint8_t> bytes) {
+  HostTensor tensor(elementType, shape);
+  bool packed = getElementBitWidth(elementType) < 8;
+  int64_t cols = shape.empty() ? 1 : shape.back();
+  int64_t rowBytes = getStorageBytes(cols, elementType);
+  size_t expected =
+      packed ? size_t(tensor.getNumElements() / std::max<int64_t>(cols, 1) *
+                      rowBytes)
+             : tensor.bytes.size();
+  if (bytes.size() != expected)
+    return llvm::createStringError("a result has %zu bytes, expected %zu",
+                                   bytes.size(), expected);
+  if (packed)
+    unpackRows(bytes, rowBytes, tensor);
+  else
+    tensor.bytes.assign(bytes.begin(), bytes.end());
+  return tensor;
 }
 
 NpyArray mlir::qmm::host::toNpyArray(const HostTensor &tensor) {
@@ -352,19 +392,7 @@ mlir::qmm::host::fromNpyArray(const NpyArray &array, ElementType elementType,
         tensor.setBits(i, encodeSaturating(format, value));
     }
   } else {
-    int64_t cols = shape.empty() ? 1 : shape.back();
-    int64_t rows = tensor.getNumElements() / std::max<int64_t>(cols, 1);
-    int64_t rowBytes = expected.back();
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) {
-        uint32_t bits = 0;
-        for (unsigned b = 0; b < width; ++b) {
-          int64_t bit = c * width + b;
-          if (uint8_t(payload[r * rowBytes + bit / 8]) & (1u << (bit % 8)))
-            bits |= 1u << b;
-        }
-        tensor.setBits(r * cols + c, bits);
-      }
+    unpackRows(array.bytes, expected.back(), tensor);
   }
   return tensor;
 }

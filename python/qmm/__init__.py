@@ -236,21 +236,24 @@ class GroupedGemm:
     """A grouped (MoE) GEMM, qmm.grouped_matmul: contiguous (A [m, k] with
     an int32 group per row, -1 for padding rows, segments aligned to
     GROUPED_M_ALIGNMENT) or masked (A [groups, m, k] with a valid-row count
-    per group); B is [groups, n, k]."""
+    per group); B is [groups, n, k]. With m=None, M (masked: each group's
+    row capacity) is dynamic: one program serves every M."""
 
     def __init__(self, m, n, k, groups, masked=False, a_type="f8E4M3FN",
                  b_type="f8E4M3FN", a_scale="1x128", b_scale="128x128",
                  out_type="bf16", accumulate=False, bias=None, activation=None,
-                 aux=None, function="qmm_grouped_gemm"):
+                 aux=None, out_scale=None, out_rounding=None,
+                 function="qmm_grouped_gemm"):
         self.m, self.n, self.k, self.groups = m, n, k, groups
         self.masked = masked
         self.out_type = out_type
-        self.bias, self.aux = bias, aux
+        self.bias, self.aux, self.out_scale = bias, aux, out_scale
         self.function = function
-        self._ir = _qmm.grouped_gemm_ir(m, n, k, groups, masked, a_type,
+        self._ir = _qmm.grouped_gemm_ir(-1 if m is None else m, n, k,
+                                        groups, masked, a_type,
                                         b_type, a_scale, b_scale, out_type,
                                         accumulate, bias, activation, aux,
-                                        function)
+                                        out_scale, out_rounding, function)
 
     def ir(self):
         return self._ir
@@ -264,13 +267,21 @@ class GroupedGemm:
         return model(self._ir, chip, device, config, params)
 
     def __call__(self, a, a_scales, b, b_scales, groups, init, bias=None,
-                 aux=None, device="emu", chip="gfx942", config=""):
+                 aux=None, out_scales=None, device="emu", chip="gfx942",
+                 config=""):
+        """Runs the GEMM; returns D, or (D[, aux][, scales]). Rows that are
+        not computed keep what `init`, `aux` and (an FP8 output)
+        `out_scales` hold, so the caller passes them."""
         args = [a, a_scales, b, b_scales]
         if self.bias is not None:
             args.append(bias)
         args += [np.asarray(groups, np.int32), init]
         if self.aux is not None:
             args.append(aux)
+        if self.out_scale is not None:
+            if out_scales is None:
+                raise ValueError("an FP8 output's GEMM needs out_scales")
+            args.append(out_scales)
         results = run(self._ir, self.function, args, device, chip, config)
         return results[0] if len(results) == 1 else tuple(results)
 

@@ -669,12 +669,14 @@ PYBIND11_MODULE(_qmm, m) {
          const std::string &outType, bool accumulate,
          std::optional<std::string> bias,
          std::optional<std::string> activation, std::optional<std::string> aux,
+         std::optional<std::string> outScale,
+         std::optional<std::string> outRounding,
          const std::string &function) {
         if (groups <= 0)
           raiseValueError("groups must be positive");
         GemmSpec spec = makeGemmSpec(
             mExtent, n, k, aType, bType, aScale, bScale, outType, "nk",
-            accumulate, bias, activation, aux, std::nullopt, std::nullopt,
+            accumulate, bias, activation, aux, outScale, outRounding,
             function);
         DiagnosticCapture capture;
         OwningOpRef<ModuleOp> module = buildGroupedGemmModule(
@@ -687,7 +689,8 @@ PYBIND11_MODULE(_qmm, m) {
       py::arg("masked"), py::arg("a_type"), py::arg("b_type"),
       py::arg("a_scale"), py::arg("b_scale"), py::arg("out_type"),
       py::arg("accumulate"), py::arg("bias"), py::arg("activation"),
-      py::arg("aux"), py::arg("function"));
+      py::arg("aux"), py::arg("out_scale"), py::arg("out_rounding"),
+      py::arg("function"));
 
   m.def(
       "linalg_to_qmm",

@@ -98,3 +98,55 @@ def test_compile_and_model_report_the_dynamic_grid():
         rows = -(-m // tile_m)
         assert kernel["workgroups"] == launch["grid"][0] * rows * launch[
             "grid"][2]
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_masked_grouped_dynamic_m(chip):
+    # One masked grouped program for every row capacity Mmax; each group's
+    # rows past its count keep init.
+    groups, n, k = 3, 128, 256
+    element = qmm.native_fp8(chip)
+    gemm = qmm.GroupedGemm(None, n, k, groups, masked=True, a_type=element,
+                           b_type=element, out_type="f32")
+    assert "tensor<3x?x256x" in gemm.ir()
+    program = qmm.Program(gemm.ir(), gemm.function, "emu", chip)
+    weights = [operands(1, n, k, element)[0][2:] for _ in range(groups)]
+    db = [qmm.dequantize(qb, sb, element, "128x128", n, k)
+          for qb, sb in weights]
+    qb = np.stack([w[0] for w in weights])
+    sb = np.stack([w[1] for w in weights])
+    for m in (1, 40):
+        parts = [operands(m, n, k, element) for _ in range(groups)]
+        qa = np.stack([p[0][0] for p in parts])
+        sa = np.stack([p[0][1] for p in parts])
+        counts = np.array([m, 0, (m + 1) // 2], np.int32)
+        init = np.full((groups, m, n), 3.0, np.float32)
+        (d,) = program(qa, sa, qb, sb, counts, init)
+        assert d.shape == (groups, m, n)
+        for g in range(groups):
+            rows = counts[g]
+            da = parts[g][1][:rows]
+            reference = da @ db[g].T
+            bound = (k + 2) * 2.0 ** -24 * (np.abs(da) @ np.abs(db[g]).T)
+            assert (np.abs(d[g, :rows] - reference) <= bound).all()
+            assert (d[g, rows:] == 3.0).all()
+
+
+def test_cpu_device_specializes_each_call():
+    # The cpu device (the reference lowering) runs a dynamic-M program by
+    # specializing it to each call's shapes; a mismatched call is refused
+    # by the verifier of the specialized program.
+    n, k = 128, 256
+    element = "f8E4M3FN"
+    gemm = qmm.Gemm(None, n, k, a_type=element, b_type=element,
+                    a_scale="1x128", b_scale="128x128", out_type="f32")
+    program = qmm.Program(gemm.ir(), gemm.function, "cpu", "gfx950")
+    for m in (1, 33):
+        (qa, sa, qb, sb), da, db = operands(m, n, k, element)
+        (d,) = program(qa, sa, qb, sb, np.zeros((m, n), np.float32))
+        assert d.shape == (m, n)
+        reference = da @ db.T
+        bound = (k + 2) * 2.0 ** -24 * (np.abs(da) @ np.abs(db).T)
+        assert (np.abs(d - reference) <= bound).all()
+    with pytest.raises(RuntimeError, match="the call's shapes do not fit"):
+        program(qa, sa, qb, sb, np.zeros((m - 1, n), np.float32))

@@ -40,14 +40,16 @@ def operand(element, scale, rows, k, scale_shape=None):
 def check_raised_run(ir, raised, name, args, va, vb, chip):
     """Runs the linalg program on the cpu device and the raised one on the
     emulator: they agree within twice the f32 accumulation bound, and both
-    are the product of the dequantized operands `va` [M, K], `vb` [N, K]."""
-    k = va.shape[1]
+    are the product of the dequantized operands `va` [..., M, K], `vb`
+    [..., N, K] (leading extents: one product per batch)."""
+    k = va.shape[-1]
+    vbt = np.swapaxes(vb, -1, -2)
     expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
     got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
-    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vbt))
     assert got.shape == expected.shape
     assert (np.abs(got - expected) <= bound).all()
-    assert (np.abs(expected - va @ vb.T) <= bound).all()
+    assert (np.abs(expected - va @ vbt) <= bound).all()
 
 
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
@@ -327,3 +329,34 @@ def test_blockwise_views_dynamic_m(chip):
         ).replace("tensor.empty(%m)", "tensor.empty()")
         check_raised_run(static, qmm.linalg_to_qmm(static), name,
                          [qa, sa, qb, sb], va, vb, chip)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_batched(chip):
+    """linalg.batch_matmul of dequantized operands (A with per-batch
+    per-row [B, M, 1] scales, B stored [B, K, N] with per-batch [B, 1, 1]
+    scales): raised to one qmm.matmul per batch on slices, which the host
+    program runs as memref.subview views of the arguments and the result;
+    on the emulator against the linalg program on the cpu device and
+    numpy."""
+    name, batches, m, n, k = "batched_keepdim", 2, 16, 32, 128
+    element = "f8E4M3FN"
+    qa, sa, va, qb, sb, vb = [], [], [], [], [], []
+    for _ in range(batches):
+        codes, scales, values = operand(element, "row", m, k, (m, 1))
+        qa.append(codes)
+        sa.append(scales)
+        va.append(values)
+        x = RNG.standard_normal((k, n)).astype(np.float32)
+        codes, scales = qmm.quantize(x, element, "tensor", layout="kn")
+        qb.append(codes)
+        sb.append(scales.reshape(1, 1))
+        vb.append(qmm.dequantize(codes, scales, element, "tensor", n, k,
+                                 layout="kn"))
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert raised.count("qmm.matmul a(") == batches
+    assert "linalg.batch_matmul" not in raised
+    args = [np.stack(qa), np.stack(sa), np.stack(qb), np.stack(sb)]
+    check_raised_run(ir, raised, name, args, np.stack(va), np.stack(vb),
+                     chip)

@@ -178,6 +178,50 @@ def test_masked_grouped_gemm():
         assert (d[g, rows:] == 5.0).all()  # rows past the count: untouched
 
 
+@pytest.mark.parametrize("device,chip", [("emu", "gfx942"), ("emu", "gfx950"),
+                                         ("cpu", "gfx950")])
+def test_masked_grouped_gemm_fp8_output(device, chip):
+    # Each written row quantized per 1x128 block; rows past a group's count
+    # keep their codes (0x40) and scales (-7).
+    groups, m, n, k = 3, 40, 192, 256
+    fp8 = "f8E4M3FNUZ" if chip == "gfx942" else "f8E4M3FN"
+    a = RNG.standard_normal((groups, m, k)).astype(np.float32)
+    b = RNG.standard_normal((groups, n, k)).astype(np.float32)
+    parts = [qmm.quantize(a[g], fp8, "1x128") for g in range(groups)]
+    weights = [qmm.quantize(b[g], fp8, "128x128") for g in range(groups)]
+    qa = np.stack([p[0] for p in parts]); sa = np.stack([p[1] for p in parts])
+    qb = np.stack([w[0] for w in weights]); sb = np.stack([w[1] for w in weights])
+    counts = np.array([m, 0, 17], np.int32)
+    init = np.full((groups, m, n), 0x40, np.uint8)
+    scales0 = np.full((groups, m, 2), -7.0, np.float32)
+    gemm = qmm.GroupedGemm(m, n, k, groups, masked=True, a_type=fp8,
+                           b_type=fp8, out_type=fp8, out_scale="1x128")
+    codes, scales = gemm(qa, sa, qb, sb, counts, init, out_scales=scales0,
+                         device=device, chip=chip)
+    for g in range(groups):
+        rows = counts[g]
+        assert (codes[g, rows:] == 0x40).all()
+        assert (scales[g, rows:] == -7.0).all()
+        if rows == 0:
+            continue
+        da = qmm.dequantize(qa[g], sa[g], fp8, "1x128", m, k)[:rows]
+        db = qmm.dequantize(qb[g], sb[g], fp8, "128x128", n, k)
+        reference = da.astype(np.float64) @ db.T.astype(np.float64)
+        out = qmm.dequantize(codes[g, :rows], scales[g, :rows], fp8, "1x128",
+                             rows, n)
+        # The scale is amax / fmax of the block (fmax 448 OCP, 240 FNUZ),
+        # the codes within half an FP8 step (2^-4 relative, 2^-3 at the
+        # format's subnormal edge) of the f64 product.
+        fmax = 240.0 if chip == "gfx942" else 448.0
+        for blk in range(2):
+            cols = slice(128 * blk, min(128 * (blk + 1), n))
+            amax = np.abs(reference[:, cols]).max(axis=1)
+            assert np.allclose(scales[g, :rows, blk], amax / fmax, rtol=1e-5)
+            err = np.abs(out[:, cols] - reference[:, cols])
+            assert (err <= 2.0 ** -4 * np.abs(reference[:, cols]) +
+                    amax[:, None] * 2.0 ** -9 + 1e-6).all()
+
+
 def test_errors_are_exceptions():
     gemm = qmm.Gemm(64, 64, 128, a_type="f8E4M3FN", b_type="f8E4M3FN",
                     a_scale="tensor", b_scale="tensor", out_type="f32")

@@ -4,7 +4,8 @@
 // 128-aligned segments of unequal sizes with padding rows and an empty
 // group; masked: valid-row counts), A and each group's B quantized and
 // stacked; every computed row checked against the f64 reference of its
-// group, and every other row for being untouched.
+// group (an FP8 output by its codes and scales), and every other row for
+// being untouched (data, aux and output scales).
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,8 +96,23 @@ void GemmRunner::prepareGroupedInputs() {
     bias = generateBias(groups * spec.n);
     bias->shape = {groups, spec.n};
   }
-  // The pre-activation output starts as -7 everywhere, so that rows the
-  // kernel must not write are seen to be untouched.
+  // An FP8 output and its scales start as sentinels (code 0x40, a finite
+  // value in every FP8 type; scales -7 or 2^6), so that rows the kernel
+  // must not write are seen to be untouched.
+  if (spec.outEncoding) {
+    for (int64_t i = 0; i < init.getNumElements(); ++i)
+      init.setBits(i, 0x40);
+    std::vector<int64_t> scaleShape =
+        spec.getOutputOperand().getScaleShape(spec.m, spec.n);
+    if (masked)
+      scaleShape.insert(scaleShape.begin(), groups);
+    ElementType scaleType = toElementType(spec.outEncoding.getScaleType());
+    outScalesInit = HostTensor(scaleType, scaleShape);
+    for (int64_t i = 0; i < outScalesInit->getNumElements(); ++i)
+      outScalesInit->setBits(
+          i, scaleType == ElementType::F32 ? 0xC0E00000u : 0x85u);
+  }
+  // The pre-activation output starts as -7 everywhere, likewise.
   if (spec.auxType) {
     ElementType auxType = toElementType(spec.auxType);
     auxInit = HostTensor(auxType, init.shape);
@@ -113,7 +129,15 @@ void GemmRunner::validateGroupedRows() {
   const std::vector<int32_t> &info = groupInfo;
   const HostTensor &d = result.results.front();
   const HostTensor *aux = spec.auxType ? &result.results[1] : nullptr;
+  const HostTensor *outScales =
+      spec.outEncoding ? &result.results.back() : nullptr;
   int64_t rows = masked ? config.groups * spec.m : spec.m;
+  // An FP8 output: the written rows' codes and scales, gathered to be
+  // judged as one [written rows, N] output.
+  OperandSpec outOperand = spec.getOutputOperand();
+  int64_t scalesPerRow =
+      outScales ? outOperand.getScaleShape(1, spec.n).back() : 0;
+  std::vector<uint32_t> writtenCodes, writtenScales;
 
   // Row r of group g: the f64 reference of that row alone.
   ElementType outputType = toElementType(spec.outputType);
@@ -143,8 +167,16 @@ void GemmRunner::validateGroupedRows() {
           ++untouched;
         }
       }
+      for (int64_t j = 0; j < scalesPerRow; ++j, ++untouched) {
+        int64_t i = row * scalesPerRow + j;
+        untouchedDiffer += outScales->getBits(i) != outScalesInit->getBits(i);
+      }
       continue;
     }
+    for (int64_t n = 0; outScales && n < spec.n; ++n)
+      writtenCodes.push_back(d.getBits(row * spec.n + n));
+    for (int64_t j = 0; j < scalesPerRow; ++j)
+      writtenScales.push_back(outScales->getBits(row * scalesPerRow + j));
     int64_t aPart = masked ? g : 0;
     std::vector<double> c;
     if (spec.accumulate)
@@ -191,8 +223,27 @@ void GemmRunner::validateGroupedRows() {
       qualityMag.push_back(qualityRow.magnitudes[n]);
     }
   }
-  exact.metrics = compare(output, {exactRef, exactMag}, outputType,
-                          /*checkUlps=*/true, spec.k);
+  double threshold = getQuantizationThreshold(
+      toElementType(spec.a.elementType), toElementType(spec.b.elementType));
+  if (outScales) {
+    // Judged by the dequantized codes, one more quantization in tier 2.
+    int64_t written = int64_t(exactRef.size()) / std::max<int64_t>(spec.n, 1);
+    HostTensor codes(outputType, {written, spec.n});
+    HostTensor scales(outScales->elementType, {written, scalesPerRow});
+    for (size_t i = 0; i < writtenCodes.size(); ++i)
+      codes.setBits(i, writtenCodes[i]);
+    for (size_t i = 0; i < writtenScales.size(); ++i)
+      scales.setBits(i, writtenScales[i]);
+    exact.metrics = checkQuantizedOutput(codes, scales, outOperand,
+                                         {exactRef, exactMag},
+                                         spec.outRounding, spec.outMinAmax,
+                                         spec.k);
+    output = dequantize(codes, scales, outOperand, written, spec.n);
+    threshold += getFormatQuantizationBudget(outputType);
+  } else {
+    exact.metrics = compare(output, {exactRef, exactMag}, outputType,
+                            /*checkUlps=*/true, spec.k);
+  }
   judgeExactTier(exact, outputType);
   auxExact.pass = true;
   if (aux) {
@@ -201,8 +252,6 @@ void GemmRunner::validateGroupedRows() {
                                /*checkUlps=*/true, spec.k);
     judgeExactTier(auxExact, auxType);
   }
-  double threshold = getQuantizationThreshold(
-      toElementType(spec.a.elementType), toElementType(spec.b.elementType));
   quality.metrics = compare(output, {qualityRef, qualityMag}, outputType,
                             /*checkUlps=*/false, spec.k);
   judgeQualityTier(quality, threshold);

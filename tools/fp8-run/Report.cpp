@@ -254,7 +254,10 @@ void GemmRunner::printTextReport(bool pass, double tflops) const {
         "[untouched]  {3}\n",
         config.masked ? "past the counts" : "padding", untouchedDiffer,
         untouched, untouchedDiffer == 0 ? "PASS" : "FAIL",
-        spec.auxType ? " (output and aux)" : "");
+        spec.auxType && spec.outEncoding ? " (output, aux and output scales)"
+        : spec.auxType                   ? " (output and aux)"
+        : spec.outEncoding               ? " (output and output scales)"
+                                         : "");
   else if (result.iterations)
     os << llvm::formatv(
         "  time: {0:f3} ms/iter, {1:f4} TFLOP/s ({2} iterations)\n",

@@ -199,8 +199,11 @@ struct MatmulDesc {
     biasShape = grouped ? std::vector<int64_t>{numGroups, n}
                         : std::vector<int64_t>{n};
     groupsShape = {masked ? numGroups : m};
-    if (outScale)
+    if (outScale) {
       outScaleShape = outScale->getShape(m, n);
+      if (masked)
+        outScaleShape.insert(outScaleShape.begin(), numGroups);
+    }
   }
 };
 
@@ -345,7 +348,7 @@ std::vector<std::string> emitMatmul(FunctionBuilder &function,
   if (!aux.empty())
     op += ", aux " + aux + " : " + auxType;
   op += ")";
-  if (desc.outScale && !desc.grouped) {
+  if (desc.outScale) {
     op += " out_scales(" + outScales + " : " + outScalesType + ") " +
           desc.outScale->getAttr();
     if (!desc.outRounding.empty())
@@ -838,12 +841,7 @@ MatmulDesc pickFuzzMatmul(ChoiceSource &choices, StringRef chip,
     // Contiguous groups are 128-aligned segments of rows.
     if (!desc.masked && choices.getPercent(80))
       desc.m = 128 * choices.getInt(1, 4);
-    // Grouped matmuls have no FP8 outputs (yet): a valid one is high
-    // precision, on [N, K] weights.
-    if (desc.outScale && choices.getPercent(90)) {
-      desc.outScale.reset();
-      desc.outType = choices.pick(kHighPrecisionTypes);
-    }
+    // Grouped matmuls take B as [N, K].
     desc.bKN = false;
   }
   // Each loosening alone mostly keeps the op valid; a program holds a few

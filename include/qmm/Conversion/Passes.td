@@ -353,9 +353,17 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     Split-K needs an upper bound of M (`qmm.max_m = B`, which
     qmm-select-config sets on the small-M version of a matmul it versions):
     the host asserts M <= B and sizes the workspace and counters for
-    ceil(B / tile M) rows of tiles.
+    ceil(B / tile M) rows of tiles. Grouped matmuls take a dynamic M too:
+    contiguous, the rows of A (and the row groups with them); masked, each
+    group's row capacity Mmax (dimension 1, behind a static G), the groups'
+    views taken with memref.dim.
 
-    Checks: static N and K (and M for split-K and grouped matmuls), a
+    FP8 outputs of grouped matmuls: the group's view of the output scales
+    (masked) or the whole [M, ceil(N / C)] scales (contiguous) go to
+    qmm.wave_store with the output; rows that are not stored keep their
+    scales too.
+
+    Checks: static N, K and G (and M for split-K), a
     configuration the chip runs, scale blocks
     along K that nest, and a tile K that divides the scale block (a K tail
     is allowed, as the last block is then shorter); MX scales on both
@@ -650,7 +658,12 @@ def QMMExpandKernelMath : Pass<"qmm-expand-kernel-math"> {
       approximations (`populatePolynomialApproximate{Tanh,Erf}Pattern`);
     - `arith.truncf` to FP8, FP6, FP4 and E8M0 (LLVM has no such types)
       becomes integer arithmetic on the f32 bits, round to nearest even with
-      saturation as qmm.quantize defines it, bit-exact on every chip.
+      saturation as qmm.quantize defines it, bit-exact on every chip;
+    - `arith.extf` from those types becomes the exact decoding of their
+      bits (fields moved into an f32, subnormals as m * 2^(emin - mbits),
+      NaN and Inf codes read off the type's semantics), then a rounding to
+      f16 / bf16 where the result is one (what `qmm.dequantize` kernels
+      read).
     The pipeline runs it on each gpu.module after outlining; it works on any
     op, so tests can run it on kernels still inside gpu.launch. Truncations
     with another rounding mode, or from types other than f32/f16/bf16, are
@@ -721,6 +734,53 @@ def QMMLowerPackedTransposes
     static.
   }];
   let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def QMMLowerQuantizationToLoops
+    : Pass<"qmm-lower-quantization-to-loops", "func::FuncOp"> {
+  let summary = "qmm.quantize and qmm.dequantize as scf.parallel loops the "
+                "device runs as kernels";
+  let description = [{
+    After bufferization, each `qmm.quantize` and `qmm.dequantize` (memrefs,
+    identity layouts) becomes top-level `scf.parallel` loops that
+    `qmm-parallel-loops-to-gpu` turns into kernels. `qmm.quantize`
+    (DeepGEMM's `per_token_cast_to_fp8` role):
+
+    1. partial amax: one iteration per (row, K block), a serial max over the
+       block's K extent (the whole of K for per-tensor and per-row scales);
+    2. where a block spans several rows (per-tensor, `block RxC` with
+       R > 1), one iteration per scale, a serial max over the block's rows'
+       partial amaxes into a temporary `memref.alloc`; blocks one row high
+       (per-row, 1xC, MX) compute their scale in step 1;
+    3. one iteration per group of u stored elements, u = 8 / gcd(w, 8)
+       (1 for FP8, 2 for FP4, 4 for FP6), so that no two iterations write
+       the same byte: packed FP4/FP6 rows are stored as vectors of u
+       elements through a flat byte-slot view, a row's last group of
+       `extent % u` elements writing only its bytes.
+
+    The scale and the element cast are `qmm.quantize`'s rule, built by the
+    same functions as the reference lowering and the FP8 matmul epilogue,
+    so the device quantizes bit for bit as the host quantizer; the max is
+    exact and order-free (NaN propagates whichever order), so the two-pass
+    amax changes nothing. The scale per block is stored in the encoding's
+    order (MN-major transposed).
+
+    `qmm.dequantize`: one iteration per group of u stored codes (read as a
+    vector of u through the byte-slot view where packed), each element
+    `fl32(value(q) * s)` rounded to the output type, as the reference
+    lowering computes it (`arith.extf` of the codes and E8M0 scales, which
+    `qmm-expand-kernel-math` decodes with integer arithmetic in kernels).
+
+    Rows may be dynamic (a dynamic M, FP8 data); packed FP4/FP6 data needs
+    static shapes (its rows are addressed by byte).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",

@@ -45,6 +45,15 @@ Value createTruncFToSmallFloat(OpBuilder &b, Location loc, Value x,
 /// and 1-D vectors, from f32, bf16 or f16) with createTruncFToSmallFloat.
 LogicalResult expandSmallFloatTruncations(Operation *root);
 
+/// The exact f32 value of `x`, a scalar of a small float type (FP8, FP6,
+/// FP4, E8M0), decoded with integer arithmetic from its bits: NaN codes to
+/// the f32 quiet NaN, infinities to ±Inf, subnormals exactly.
+Value createExtFFromSmallFloat(OpBuilder &b, Location loc, Value x);
+
+/// Rewrites every arith.extf from a small float type under `root` (scalars
+/// and 1-D vectors, to f32, bf16 or f16) with createExtFFromSmallFloat.
+LogicalResult expandSmallFloatExtensions(Operation *root);
+
 /// qmm.quantize's rule for one quantized tensor (see that op).
 struct ScaleRule {
   Type elementType;

@@ -43,6 +43,12 @@ struct HostTensor {
 /// storage the qmm dialect documents), other types as stored here.
 std::vector<uint8_t> getDeviceBytes(const HostTensor &tensor);
 
+/// The inverse: a tensor of `elementType` and `shape` from its device
+/// bytes (FP4/FP6 rows unpacked); an error when the byte count differs.
+llvm::Expected<HostTensor> fromDeviceBytes(ElementType elementType,
+                                           llvm::ArrayRef<int64_t> shape,
+                                           llvm::ArrayRef<uint8_t> bytes);
+
 /// Writes `tensor` as .npy: f32 as '<f4'; types of 8 bits as '|u1' bit
 /// patterns; FP4/FP6 packed along the last dimension into '|u1' bytes
 /// (little-endian bit stream: element j of a row occupies bits

@@ -43,10 +43,6 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op, int64_t dynamicM) {
     return op.emitOpError("qmm-select-config: needs static N and K (only M, "
                           "the rows of A, may be dynamic)");
   if (ShapedType::isDynamic(query.m)) {
-    if constexpr (!std::is_same_v<OpTy, MatmulOp>)
-      if (op.getLayout() != GroupedLayout::Contiguous)
-        return op.emitOpError("qmm-select-config: a dynamic M is implemented "
-                              "for contiguous grouped matmuls only");
     query.dynamicM = true;
     query.m = dynamicM;
     if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName)) {
@@ -71,10 +67,9 @@ static FailureOr<ConfigQuery> getQueryOf(OpTy op, int64_t dynamicM) {
   query.aScales = printed(op.getAEncoding());
   query.bScales = printed(op.getBEncoding());
   query.outType = printed(getElementTypeOrSelf(op.getInit().getType()));
-  if constexpr (std::is_same_v<OpTy, MatmulOp>) {
-    if (ScaleEncodingAttr out = op.getOutEncodingAttr())
-      query.outputBlockN = out.getBlockExtent(query.m, query.n).second;
-  } else {
+  if (ScaleEncodingAttr out = op.getOutEncodingAttr())
+    query.outputBlockN = out.getBlockExtent(query.m, query.n).second;
+  if constexpr (!std::is_same_v<OpTy, MatmulOp>) {
     query.grouped = true;
     query.contiguousGroups = op.getLayout() == GroupedLayout::Contiguous;
     query.outType += op.getLayout() == GroupedLayout::Contiguous

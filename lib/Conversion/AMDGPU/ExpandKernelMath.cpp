@@ -44,7 +44,8 @@ struct QMMExpandKernelMathPass
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     if (failed(applyOpPatternsGreedily(special, std::move(patterns), config)))
       return signalPassFailure();
-    if (failed(expandSmallFloatTruncations(getOperation())))
+    if (failed(expandSmallFloatTruncations(getOperation())) ||
+        failed(expandSmallFloatExtensions(getOperation())))
       signalPassFailure();
   }
 };

@@ -143,6 +143,31 @@ static Value andOf(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::AndIOp::create(b, loc, x, y);
 }
 
+/// A builder inside the tests a store to output row `row` needs: `rowOk`
+/// (the row is inside M; null where it cannot fail), and for grouped
+/// matmuls the row before `valid_rows` (masked) and not a padding row
+/// (contiguous: its `row_groups` entry is not negative). Rows that fail
+/// keep their values, FP8 codes and scales alike.
+static OpBuilder guardRowWrites(OpBuilder &b, Location loc, WaveStoreOp op,
+                                Value row, Value rowOk) {
+  if (Value valid = op.getValidRows())
+    rowOk = andOf(b, loc, rowOk,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                        valid));
+  OpBuilder rowB = guardedBy(b, loc, rowOk);
+  Value groups = op.getRowGroups();
+  if (!groups)
+    return rowB;
+  Value group = memref::LoadOp::create(rowB, loc, groups, row);
+  auto notPadding = scf::IfOp::create(
+      rowB, loc,
+      arith::CmpIOp::create(
+          rowB, loc, arith::CmpIPredicate::sge, group,
+          arith::ConstantOp::create(rowB, loc, rowB.getI32IntegerAttr(0))),
+      false);
+  return notPadding.getThenBodyBuilder();
+}
+
 static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
   // Each accumulator run is consecutive columns of one row: one vector
   // store when they are all inside the matrix, element stores at the right
@@ -165,23 +190,7 @@ static void lowerWaveStore(OpBuilder &b, WaveStoreOp op, const ChipInfo &chip) {
         Value col = im.add(op.getCol(), layout.col(im, lane, rn, first));
         Value quad = extractRun(b, loc, tile, first, layout.runLength());
         Value rowOk = op.isInBounds(0) ? Value() : im.lt(row, m);
-        if (Value valid = op.getValidRows())
-          rowOk = andOf(b, loc, rowOk,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                              row, valid));
-        OpBuilder rowB = guardedBy(b, loc, rowOk);
-        if (Value groups = op.getRowGroups()) {
-          // Padding rows of a contiguous grouped matmul keep their values.
-          Value group = memref::LoadOp::create(rowB, loc, groups, row);
-          auto notPadding = scf::IfOp::create(
-              rowB, loc,
-              arith::CmpIOp::create(
-                  rowB, loc, arith::CmpIPredicate::sge, group,
-                  arith::ConstantOp::create(rowB, loc,
-                                            rowB.getI32IntegerAttr(0))),
-              false);
-          rowB = notPadding.getThenBodyBuilder();
-        }
+        OpBuilder rowB = guardRowWrites(b, loc, op, row, rowOk);
         forEachStoredPart(rowB, loc, quad, col, n, op.isInBounds(1),
                           [&](OpBuilder &partB, Value part, Value c) {
                             epilogue.store(partB, part, row, c);
@@ -302,7 +311,7 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
                 loadBiasRun(b, loc, bias, col, n, layout.runLength(),
                             colsInBounds));
           if (Value aux = op.getAux()) {
-            OpBuilder rowB = guardedBy(b, loc, rowOk);
+            OpBuilder rowB = guardRowWrites(b, loc, op, row, rowOk);
             forEachStoredPart(rowB, loc, pre, col, n, colsInBounds,
                               [&](OpBuilder &partB, Value part, Value c) {
                                 storeConverted(partB, loc, part, aux, row, c);
@@ -359,7 +368,9 @@ static void lowerQuantizingWaveStore(OpBuilder &b, WaveStoreOp op,
         scales.push_back(scale);
         reciprocals.push_back(reciprocal);
       }
-      OpBuilder rowB = guardedBy(b, loc, rowOk);
+      // The shuffles above stay outside the row tests: every lane of the
+      // wave takes part in them.
+      OpBuilder rowB = guardRowWrites(b, loc, op, row, rowOk);
       IndexMath rim{rowB, loc};
       for (const Quad &quad : quads) {
         auto [tileFirstBlock, tileLastBlock] = blocksOfTile(quad.rn);

@@ -39,6 +39,129 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::tiling;
 
 
+namespace {
+/// The operands whose extents follow M (A's rows) in a qmm.matmul or a
+/// qmm.grouped_matmul: along dimension 0, or 1 behind the group dimension
+/// of a masked grouped matmul (M is then each group's Mmax).
+struct RowOperands {
+  StringRef opName;
+  Value a, init, aux, aScales, outScales, rowGroups;
+  ScaleEncodingAttr aEncoding, outEncoding;
+  unsigned rowDim = 0;
+
+  explicit RowOperands(MatmulOp op)
+      : opName("qmm.matmul"), a(op.getA()), init(op.getInit()),
+        aux(op.getAux()), aScales(op.getAScales()),
+        outScales(op.getOutScales()), aEncoding(op.getAEncoding()),
+        outEncoding(op.getOutEncodingAttr()) {}
+  explicit RowOperands(GroupedMatmulOp op)
+      : opName("qmm.grouped_matmul"), a(op.getA()), init(op.getInit()),
+        aux(op.getAux()), aScales(op.getAScales()),
+        outScales(op.getOutScales()), aEncoding(op.getAEncoding()),
+        outEncoding(op.getOutEncodingAttr()) {
+    // Masked: `groups` holds counts, not one entry per row.
+    if (op.getLayout() == GroupedLayout::Masked)
+      rowDim = 1;
+    else
+      rowGroups = op.getGroups();
+  }
+
+  /// The dimension of `scales` along which their rows follow M.
+  unsigned scaleRowDim(ScaleEncodingAttr encoding) const {
+    return rowDim + (encoding.isMNMajor() ? 1 : 0);
+  }
+
+  /// Whether one of the extents that follow M is dynamic.
+  bool hasDynamicRows() const {
+    auto dynamicAt = [](Value v, unsigned dim) {
+      return v && cast<MemRefType>(v.getType()).isDynamicDim(dim);
+    };
+    auto scalesDynamic = [&](Value scales, ScaleEncodingAttr encoding) {
+      return scales && encoding.getKind() != ScaleKind::PerTensor &&
+             dynamicAt(scales, scaleRowDim(encoding));
+    };
+    return dynamicAt(a, rowDim) || dynamicAt(init, rowDim) ||
+           dynamicAt(aux, rowDim) || dynamicAt(rowGroups, 0) ||
+           scalesDynamic(aScales, aEncoding) ||
+           (outEncoding && scalesDynamic(outScales, outEncoding));
+  }
+
+  /// M (A's rows), read on the host. Every other extent that follows M
+  /// (the output's, aux's and the row groups' rows, A's scale rows or
+  /// blocks, an FP8 output's scale rows) is checked against it with
+  /// cf.assert, so a call with mismatched shapes stops with a message
+  /// instead of reading or writing past a buffer. Built wherever one of
+  /// them is dynamic (the kernels size their row masks and clamps from
+  /// them).
+  Value readRows(OpBuilder &b, Location loc) const {
+    IndexMath im{b, loc};
+    Value m = im.dim(a, rowDim);
+    auto check = [&](Value actual, Value expected, const Twine &what) {
+      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         actual, expected);
+      cf::AssertOp::create(b, loc, same, (opName + ": " + what).str());
+    };
+    check(im.dim(init, rowDim), m,
+          "the output's rows differ from A's rows (M)");
+    if (aux)
+      check(im.dim(aux, rowDim), m, "aux's rows differ from A's rows (M)");
+    if (rowGroups)
+      check(im.dim(rowGroups, 0), m,
+            "the row groups differ in length from A's rows (M)");
+    // Scale rows: M per row, ceil(M / block rows) per block; a per-tensor
+    // scale does not follow M.
+    auto checkScales = [&](Value scales, ScaleEncodingAttr encoding,
+                           StringRef name) {
+      if (!scales || encoding.getKind() == ScaleKind::PerTensor)
+        return;
+      int64_t blockRows = encoding.getKind() == ScaleKind::PerRow
+                              ? 1
+                              : encoding.getBlockShape()[0];
+      Value expected =
+          im.apply(b.getAffineDimExpr(0).ceilDiv(blockRows), {m});
+      std::string count = blockRows == 1
+                              ? std::string("M")
+                              : "ceil(M / " + std::to_string(blockRows) + ")";
+      check(im.dim(scales, scaleRowDim(encoding)), expected,
+            name + " do not match A's rows (M): expected " + count +
+                " scales along M");
+    };
+    checkScales(aScales, aEncoding, "A's scales");
+    if (outEncoding)
+      checkScales(outScales, outEncoding, "the output's scales");
+    return m;
+  }
+
+  /// With a dynamic M: checks, then an scf.if that skips M = 0 (a grid
+  /// must not be empty), the builder left inside it; the grid's rows of
+  /// `tileM`-row tiles. With a static M: those checks where an operand is
+  /// dynamic, and the constant rows of the grid.
+  Value buildGridRows(OpBuilder &b, Location loc, int64_t staticM,
+                      int64_t tileM, int64_t maxM = 0) const {
+    IndexMath im{b, loc};
+    if (!ShapedType::isDynamic(staticM)) {
+      if (hasDynamicRows())
+        readRows(b, loc);
+      return im.cst(llvm::divideCeil(staticM, tileM));
+    }
+    Value m = readRows(b, loc);
+    if (maxM > 0) {
+      // The bound sizes split-K's workspace: a larger M would overrun it.
+      Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                           m, im.cst(maxM));
+      cf::AssertOp::create(b, loc, within,
+                           (opName + ": M exceeds its bound qmm.max_m = " +
+                            Twine(maxM))
+                               .str());
+    }
+    auto nonEmpty = scf::IfOp::create(b, loc, im.lt(im.cst(0), m),
+                                      /*withElseRegion=*/false);
+    b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
+    return im.apply(b.getAffineDimExpr(0).ceilDiv(tileM), {m});
+  }
+};
+} // namespace
+
 /// Checks everything the tiled kernel assumes; the diagnostic names the
 /// first thing that does not hold.
 template <typename OpTy>
@@ -62,21 +185,39 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
     return fail("needs static N and K (only M, the rows of A, may be "
                 "dynamic)");
   if constexpr (!std::is_same_v<OpTy, MatmulOp>) {
-    // Contiguous: the rows (M) of A, its scales, the row groups, the output
-    // and aux may be dynamic; masked: nothing.
-    bool contiguous = op.getLayout() == GroupedLayout::Contiguous;
+    // Only the extents that follow M may be dynamic: the rows of A, its
+    // scales, the output, aux and the output's scales, and the row groups
+    // of a contiguous matmul (a masked one's rows come after G).
+    RowOperands rows(op);
+    auto rowDimOf = [&](Value operand) -> std::optional<unsigned> {
+      if (operand == op.getA() || operand == op.getInit() ||
+          operand == op.getAux())
+        return rows.rowDim;
+      if (operand == rows.rowGroups)
+        return 0u;
+      if (operand == op.getAScales())
+        return rows.scaleRowDim(op.getAEncoding());
+      if (operand == op.getOutScales())
+        return rows.scaleRowDim(op.getOutEncodingAttr());
+      return std::nullopt;
+    };
     for (Value operand : op->getOperands()) {
       auto type = dyn_cast<MemRefType>(operand.getType());
       if (!type || type.hasStaticShape())
         continue;
-      bool onlyRows = type.getNumDynamicDims() == 1 && type.isDynamicDim(0) &&
-                      operand != op.getB() && operand != op.getBScales() &&
-                      operand != op.getBias();
-      if (!contiguous || !onlyRows)
-        return fail("a dynamic M is implemented for contiguous grouped "
-                    "matmuls only (the rows of A, its scales, the row groups, "
-                    "the output and aux)");
+      std::optional<unsigned> rowDim = rowDimOf(operand);
+      if (!rowDim || type.getNumDynamicDims() != 1 ||
+          !type.isDynamicDim(*rowDim))
+        return fail("a dynamic M may only be the rows of A, its scales, the "
+                    "output, aux, the output's scales and (contiguous) the "
+                    "row groups; G, N, K and B are static");
     }
+    if (rows.rowDim == 1 && ShapedType::isDynamic(p.m) &&
+        aType.getElementType().getIntOrFloatBitWidth() < 8)
+      return fail("a dynamic M of a masked grouped matmul with packed ")
+             << aType.getElementType()
+             << " A is not implemented (its group matrices are addressed by "
+                "byte from static extents)";
   }
   if (ShapedType::isDynamic(p.m)) {
     if (auto bound = op->template getAttrOfType<IntegerAttr>(kMaxMAttrName)) {
@@ -99,13 +240,21 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
   if (mx && (aEncoding.isMNMajor() || bEncoding.isMNMajor()))
     return fail("MX scales must be K-major ([rows, K / 32])");
   bool convertsToBF16 = config.getMfmaKind() == MFMAKind::BF16;
-  for (Type t : {aType.getElementType(), bElement}) {
+  for (Value operand : {op.getA(), op.getB()}) {
+    auto type = cast<MemRefType>(operand.getType());
+    Type t = type.getElementType();
     // FP4/FP6 (packed, see the dialect) are read by gfx950's f8f6f4 forms
     // and converted in registers on gfx942.
     if (t.getIntOrFloatBitWidth() < 8) {
       if (p.k % kMXBlockSize != 0)
         return fail("packed ")
                << t << " operands need K to be a multiple of " << kMXBlockSize;
+      // Packed rows are addressed by byte from the operand's start: a view
+      // into a larger buffer (a batch slice) would read the wrong bytes.
+      if (!type.getLayout().isIdentity())
+        return fail("packed ")
+               << t << " operands must be whole buffers (identity layout), "
+               << "got " << type;
       continue;
     }
     if (getFormatFamily(t) != chip.nativeFP8 && !convertsToBF16)
@@ -117,16 +266,14 @@ static FailureOr<MatmulProblem> analyzeMatmul(OpTy op, const ChipInfo &chip) {
                                  {aType.getElementType(), bElement, mx},
                                  [&]() { return op.emitOpError(); })))
     return failure();
-  if constexpr (std::is_same_v<OpTy, MatmulOp>) {
-    if (ScaleEncodingAttr out = op.getOutEncodingAttr()) {
-      int64_t blockN = out.getBlockExtent(p.m, p.n).second;
-      if (!config.keepsOutputBlocksInWaves(p.n, blockN))
-        return fail("the FP8 output's blocks of ")
-               << blockN << " columns must lie within one wave's sub-tile ("
-               << config.getWaveTileN()
-               << " columns), starting at a multiple of the block; use "
-                  "waves = [W, 1] or a tile N that is a multiple of the block";
-    }
+  if (ScaleEncodingAttr out = op.getOutEncodingAttr()) {
+    int64_t blockN = out.getBlockExtent(p.m, p.n).second;
+    if (!config.keepsOutputBlocksInWaves(p.n, blockN))
+      return fail("the FP8 output's blocks of ")
+             << blockN << " columns must lie within one wave's sub-tile ("
+             << config.getWaveTileN()
+             << " columns), starting at a multiple of the block; use "
+                "waves = [W, 1] or a tile N that is a multiple of the block";
   }
   if (config.getStages() > 2)
     return fail("stages = ") << config.getStages()
@@ -372,112 +519,19 @@ static void buildTile(OpBuilder &b, Location loc, const ChipInfo &chip,
                   im.add(at.tileCol, at.waveCol), config);
 }
 
-namespace {
-/// The operands whose extents follow M (A's rows) in a qmm.matmul or a
-/// contiguous qmm.grouped_matmul.
-struct RowOperands {
-  StringRef opName;
-  Value a, init, aux, aScales, outScales, rowGroups;
-  ScaleEncodingAttr aEncoding, outEncoding;
 
-  explicit RowOperands(MatmulOp op)
-      : opName("qmm.matmul"), a(op.getA()), init(op.getInit()),
-        aux(op.getAux()), aScales(op.getAScales()),
-        outScales(op.getOutScales()), aEncoding(op.getAEncoding()),
-        outEncoding(op.getOutEncodingAttr()) {}
-  explicit RowOperands(GroupedMatmulOp op)
-      : opName("qmm.grouped_matmul"), a(op.getA()), init(op.getInit()),
-        aux(op.getAux()), aScales(op.getAScales()),
-        rowGroups(op.getGroups()), aEncoding(op.getAEncoding()) {}
-
-  /// Whether one of the extents that follow M is dynamic.
-  bool hasDynamicRows() const {
-    auto dynamicAt = [](Value v, unsigned dim) {
-      return v && cast<MemRefType>(v.getType()).isDynamicDim(dim);
-    };
-    auto scalesDynamic = [&](Value scales, ScaleEncodingAttr encoding) {
-      return scales && encoding.getKind() != ScaleKind::PerTensor &&
-             dynamicAt(scales, encoding.isMNMajor() ? 1 : 0);
-    };
-    return dynamicAt(a, 0) || dynamicAt(init, 0) || dynamicAt(aux, 0) ||
-           dynamicAt(rowGroups, 0) || scalesDynamic(aScales, aEncoding) ||
-           (outEncoding && scalesDynamic(outScales, outEncoding));
-  }
-
-  /// M (A's rows), read on the host. Every other extent that follows M
-  /// (the output's, aux's and the row groups' rows, A's scale rows or
-  /// blocks, an FP8 output's scale rows) is checked against it with
-  /// cf.assert, so a call with mismatched shapes stops with a message
-  /// instead of reading or writing past a buffer. Built wherever one of
-  /// them is dynamic (the kernels size their row masks and clamps from
-  /// them).
-  Value readRows(OpBuilder &b, Location loc) const {
-    IndexMath im{b, loc};
-    Value m = im.dim(a, 0);
-    auto check = [&](Value actual, Value expected, const Twine &what) {
-      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         actual, expected);
-      cf::AssertOp::create(b, loc, same, (opName + ": " + what).str());
-    };
-    check(im.dim(init, 0), m, "the output's rows differ from A's rows (M)");
-    if (aux)
-      check(im.dim(aux, 0), m, "aux's rows differ from A's rows (M)");
-    if (rowGroups)
-      check(im.dim(rowGroups, 0), m,
-            "the row groups differ in length from A's rows (M)");
-    // Scale rows: M per row, ceil(M / block rows) per block; a per-tensor
-    // scale does not follow M.
-    auto checkScales = [&](Value scales, ScaleEncodingAttr encoding,
-                           StringRef name) {
-      if (!scales || encoding.getKind() == ScaleKind::PerTensor)
-        return;
-      int64_t blockRows = encoding.getKind() == ScaleKind::PerRow
-                              ? 1
-                              : encoding.getBlockShape()[0];
-      Value expected =
-          im.apply(b.getAffineDimExpr(0).ceilDiv(blockRows), {m});
-      std::string count = blockRows == 1
-                              ? std::string("M")
-                              : "ceil(M / " + std::to_string(blockRows) + ")";
-      check(im.dim(scales, encoding.isMNMajor() ? 1 : 0), expected,
-            name + " do not match A's rows (M): expected " + count +
-                " scales along M");
-    };
-    checkScales(aScales, aEncoding, "A's scales");
-    if (outEncoding)
-      checkScales(outScales, outEncoding, "the output's scales");
-    return m;
-  }
-
-  /// With a dynamic M: checks, then an scf.if that skips M = 0 (a grid
-  /// must not be empty), the builder left inside it; the grid's rows of
-  /// `tileM`-row tiles. With a static M: those checks where an operand is
-  /// dynamic, and the constant rows of the grid.
-  Value buildGridRows(OpBuilder &b, Location loc, int64_t staticM,
-                      int64_t tileM, int64_t maxM = 0) const {
-    IndexMath im{b, loc};
-    if (!ShapedType::isDynamic(staticM)) {
-      if (hasDynamicRows())
-        readRows(b, loc);
-      return im.cst(llvm::divideCeil(staticM, tileM));
-    }
-    Value m = readRows(b, loc);
-    if (maxM > 0) {
-      // The bound sizes split-K's workspace: a larger M would overrun it.
-      Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                           m, im.cst(maxM));
-      cf::AssertOp::create(b, loc, within,
-                           (opName + ": M exceeds its bound qmm.max_m = " +
-                            Twine(maxM))
-                               .str());
-    }
-    auto nonEmpty = scf::IfOp::create(b, loc, im.lt(im.cst(0), m),
-                                      /*withElseRegion=*/false);
-    b.setInsertionPoint(nonEmpty.thenBlock()->getTerminator());
-    return im.apply(b.getAffineDimExpr(0).ceilDiv(tileM), {m});
-  }
-};
-} // namespace
+/// An FP8 output's scales (`outScales`: the op's, or a group's view of
+/// them) and its scale rule.
+template <typename OpTy>
+static void setQuantizedOutput(TileOperands &operands, OpTy op,
+                               Value outScales) {
+  if (!outScales)
+    return;
+  operands.outScales = outScales;
+  operands.outEncoding = op.getOutEncodingAttr();
+  operands.outRounding = op.getEffectiveOutRounding();
+  operands.outMinAmax = op.getEffectiveOutMinAmax();
+}
 
 /// Builds the tiled kernel of `op` in front of it.
 static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
@@ -489,12 +543,7 @@ static void tileMatmul(OpBuilder &b, MatmulOp op, const ChipInfo &chip,
                         op.getBScales(), op.getInit(), op.getAEncoding(),
                         op.getBEncoding(), op.getAccumulate(), op.getBias(),
                         op.getAux(), op.getActivation()};
-  if (Value outScales = op.getOutScales()) {
-    operands.outScales = outScales;
-    operands.outEncoding = op.getOutEncodingAttr();
-    operands.outRounding = op.getEffectiveOutRounding();
-    operands.outMinAmax = op.getEffectiveOutMinAmax();
-  }
+  setQuantizedOutput(operands, op, op.getOutScales());
   // A static M with a dynamic operand that follows it: the same checks
   // (split-K needs a static M).
   OpBuilder::InsertionGuard hostGuard(b);
@@ -518,9 +567,10 @@ static Value selectGroup(OpBuilder &b, Location loc, Value memref,
   auto type = cast<MemRefType>(memref.getType());
   SmallVector<OpFoldResult> offsets = {index, b.getIndexAttr(0),
                                        b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                     b.getIndexAttr(type.getDimSize(1)),
-                                     b.getIndexAttr(type.getDimSize(2))};
+  // A dynamic M (masked: rows after G) is read with memref.dim.
+  SmallVector<OpFoldResult> sizes =
+      memref::getMixedSizes(b, loc, memref);
+  sizes[0] = b.getIndexAttr(1);
   SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
   auto resultType = memref::SubViewOp::inferRankReducedResultType(
       {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
@@ -539,10 +589,10 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
   IndexMath im{b, loc};
   bool masked = op.getLayout() == GroupedLayout::Masked;
   OpBuilder::InsertionGuard guard(b);
-  // Contiguous: M may be dynamic (the tokens of a serving step).
+  // M may be dynamic (the tokens of a serving step; masked: each group's
+  // Mmax).
   Value gridRows =
-      masked ? im.cst(llvm::divideCeil(p.m, config.getTileM()))
-             : RowOperands(op).buildGridRows(b, loc, p.m, config.getTileM());
+      RowOperands(op).buildGridRows(b, loc, p.m, config.getTileM());
   auto launch = gpu::LaunchOp::create(
       b, loc, im.cst(llvm::divideCeil(p.n, config.getTileN())), gridRows,
       im.cst(masked ? op.getNumGroups() : 1),
@@ -605,12 +655,15 @@ static void tileGroupedMatmul(OpBuilder &b, GroupedMatmulOp op,
     operands.init = selectGroup(b, loc, op.getInit(), group);
     if (Value aux = op.getAux())
       operands.aux = selectGroup(b, loc, aux, group);
+    if (Value outScales = op.getOutScales())
+      setQuantizedOutput(operands, op, selectGroup(b, loc, outScales, group));
     operands.validRows = loadIndex(group);
   } else {
     operands.a = op.getA();
     operands.aScales = op.getAScales();
     operands.init = op.getInit();
     operands.aux = op.getAux();
+    setQuantizedOutput(operands, op, op.getOutScales());
     operands.rowGroups = op.getGroups();
   }
   buildTile(b, loc, chip, config, p, operands, at);

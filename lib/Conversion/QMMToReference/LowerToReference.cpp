@@ -197,28 +197,47 @@ static Value createAccumulator(ReferenceBuilder &rb, Value init,
                     })[0];
 }
 
+/// `map` with the iteration dimension `dim` prepended to its results (the
+/// group index of a per-group operand).
+static AffineMap prependDim(AffineMap map, unsigned dim) {
+  SmallVector<AffineExpr> results = {getAffineDimExpr(dim, map.getContext())};
+  llvm::append_range(results, map.getResults());
+  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+}
+
 /// Quantizes `input` (rows x K in `layout`) into `quantized` and `scales`
-/// blockwise by `encoding` and `rule`: qmm.quantize's semantics. Returns
-/// the new quantized data and scales.
-static std::pair<Value, Value> quantizeBlocks(ReferenceBuilder &rb,
-                                              Value input, Value quantized,
-                                              Value scales,
-                                              ScaleEncodingAttr encoding,
-                                              OperandLayout layout,
-                                              const ScaleRule &rule) {
+/// blockwise by `encoding` and `rule`: qmm.quantize's semantics. `batched`:
+/// every operand has a leading batch dimension (a masked grouped matmul's
+/// groups), quantized matrix by matrix. Returns the new quantized data and
+/// scales.
+static std::pair<Value, Value>
+quantizeBlocks(ReferenceBuilder &rb, Value input, Value quantized,
+               Value scales, ScaleEncodingAttr encoding, OperandLayout layout,
+               const ScaleRule &rule, bool batched = false) {
   MLIRContext *ctx = encoding.getContext();
   Type f32 = Float32Type::get(ctx);
   ArrayRef<int64_t> scaleShape = cast<ShapedType>(scales.getType()).getShape();
   auto parallel = utils::IteratorType::parallel;
   auto reduction = utils::IteratorType::reduction;
-  AffineMap dataMap = getDataMap(layout, 2, 0, 1, ctx);
-  AffineMap scaleMap = getScaleMap(encoding, 2, 0, 1);
-  AffineMap identity2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  unsigned lead = batched ? 1 : 0, numDims = lead + 2;
+  AffineMap dataMap = getDataMap(layout, numDims, lead, lead + 1, ctx);
+  AffineMap scaleMap = getScaleMap(encoding, numDims, lead, lead + 1);
+  if (batched) {
+    dataMap = prependDim(dataMap, 0);
+    scaleMap = prependDim(scaleMap, 0);
+  }
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(numDims, ctx);
+  SmallVector<utils::IteratorType> batch(lead, parallel);
+  auto iterators = [&](utils::IteratorType kind) {
+    SmallVector<utils::IteratorType> all = batch;
+    all.append({kind, kind});
+    return all;
+  };
 
   // amax of each block; arith.maximumf propagates NaN.
   Value amax = rb.fill(rb.createTemporary(scaleShape, f32), 0.0);
   amax = rb.generic({input}, {amax}, {dataMap, scaleMap},
-                    {reduction, reduction},
+                    iterators(reduction),
                     [](OpBuilder &b, Location loc, ValueRange args) {
                       Value magnitude =
                           math::AbsFOp::create(b, loc, toF32(b, loc, args[0]));
@@ -231,8 +250,8 @@ static std::pair<Value, Value> quantizeBlocks(ReferenceBuilder &rb,
   // Scales and their reciprocals.
   Value reciprocals = rb.createTemporary(scaleShape, f32);
   SmallVector<Value> scaleResults = rb.generic(
-      {amax}, {scales, reciprocals}, {identity2, identity2, identity2},
-      {parallel, parallel}, [&](OpBuilder &b, Location loc, ValueRange args) {
+      {amax}, {scales, reciprocals}, {identity, identity, identity},
+      iterators(parallel), [&](OpBuilder &b, Location loc, ValueRange args) {
         auto [scale, reciprocal] = createBlockScale(b, loc, args[0], rule);
         linalg::YieldOp::create(b, loc, ValueRange{scale, reciprocal});
       });
@@ -240,7 +259,7 @@ static std::pair<Value, Value> quantizeBlocks(ReferenceBuilder &rb,
   // The elements.
   Value data = rb.generic(
       {input, scaleResults[1]}, {quantized}, {dataMap, scaleMap, dataMap},
-      {parallel, parallel}, [&](OpBuilder &b, Location loc, ValueRange args) {
+      iterators(parallel), [&](OpBuilder &b, Location loc, ValueRange args) {
         linalg::YieldOp::create(
             b, loc,
             createQuantizedElement(b, loc, args[0], args[1],
@@ -371,14 +390,6 @@ static LogicalResult lowerDequantize(RewriterBase &rewriter, DequantizeOp op) {
   return success();
 }
 
-/// `map` with the iteration dimension `dim` prepended to its results (the
-/// group index of a per-group operand).
-static AffineMap prependDim(AffineMap map, unsigned dim) {
-  SmallVector<AffineExpr> results = {getAffineDimExpr(dim, map.getContext())};
-  llvm::append_range(results, map.getResults());
-  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
-}
-
 static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
                                         GroupedMatmulOp op) {
   if (failed(requireStaticShapes(op)))
@@ -446,7 +457,28 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
   unsigned rowDim = masked ? 1 : 0;
   AffineMap groupsOfOut = AffineMap::get(
       rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
-  SmallVector<Value> outputs = {op.getInit()};
+  // Whether the output row at the generic's indices is written, from its
+  // `groups` entry: below its group's count (masked), not padding
+  // (contiguous).
+  auto rowIsWritten = [&](OpBuilder &b, Location loc, Value info) -> Value {
+    Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), info);
+    if (masked)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                   linalg::IndexOp::create(b, loc, rowDim),
+                                   index);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
+                                 arith::ConstantIndexOp::create(b, loc, 0));
+  };
+  // An FP8 output: the epilogue's f32 values (0 in rows not written) are
+  // quantized into temporaries, then copied into the rows that are written.
+  ScaleEncodingAttr outEncoding = op.getOutEncodingAttr();
+  Value epilogueOut = op.getInit();
+  if (outEncoding) {
+    epilogueOut = rb.createTemporary(initType.getShape(),
+                                     rewriter.getF32Type());
+    outType = rewriter.getF32Type();
+  }
+  SmallVector<Value> outputs = {epilogueOut};
   SmallVector<AffineMap> maps = {identityOut, groupsOfOut, identityOut};
   if (Value aux = op.getAux()) {
     outputs.push_back(aux);
@@ -458,15 +490,7 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                                  args[1]);
-        Value valid;
-        if (masked)
-          valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        linalg::IndexOp::create(b, loc, rowDim),
-                                        index);
-        else
-          valid = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::sge, index,
-              arith::ConstantIndexOp::create(b, loc, 0));
+        Value valid = rowIsWritten(b, loc, args[1]);
         // The epilogue: the row's group's bias (gathered: a padding row
         // reads group 0's, unused), then the activation.
         Value value = args[0];
@@ -487,12 +511,13 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
                         .getResult();
           value = arith::AddFOp::create(b, loc, value, toF32(b, loc, element));
         }
+        Value kept = outEncoding ? createF32(b, loc, 0.0) : args[2];
         SmallVector<Value> yielded = {arith::SelectOp::create(
             b, loc, valid,
             roundF32To(b, loc,
                        createActivation(b, loc, value, op.getActivation()),
                        outType),
-            args[2])};
+            kept)};
         if (Value aux = op.getAux())
           yielded.push_back(arith::SelectOp::create(
               b, loc, valid,
@@ -500,6 +525,38 @@ static LogicalResult lowerGroupedMatmul(RewriterBase &rewriter,
               args[3]));
         linalg::YieldOp::create(b, loc, yielded);
       });
+  if (outEncoding) {
+    ScaleRule rule{getElementTypeOrSelf(op.getInit().getType()),
+                   outEncoding.getScaleType(), op.getEffectiveOutRounding(),
+                   op.getEffectiveOutMinAmax()};
+    auto scalesType = cast<ShapedType>(op.getOutScales().getType());
+    Value codes = rb.createTemporary(initType.getShape(),
+                                     initType.getElementType());
+    Value scales = rb.createTemporary(scalesType.getShape(),
+                                      scalesType.getElementType());
+    std::tie(codes, scales) =
+        quantizeBlocks(rb, results[0], codes, scales, outEncoding,
+                       OperandLayout::NK, rule, /*batched=*/masked);
+    // Written rows take the new codes and scales, the others keep theirs.
+    auto keepUnwritten = [&](Value fresh, Value dest) {
+      unsigned destRank = cast<ShapedType>(dest.getType()).getRank();
+      AffineMap identity = AffineMap::getMultiDimIdentityMap(destRank, ctx);
+      AffineMap groupsOf =
+          AffineMap::get(destRank, 0, {getAffineDimExpr(0, ctx)}, ctx);
+      return rb.generic(
+          {fresh, op.getGroups()}, {dest}, {identity, groupsOf, identity},
+          SmallVector<utils::IteratorType>(destRank, parallel),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(
+                b, loc,
+                ValueRange{arith::SelectOp::create(
+                    b, loc, rowIsWritten(b, loc, args[1]), args[0],
+                    args[2])});
+          })[0];
+    };
+    results[0] = keepUnwritten(codes, op.getInit());
+    results.push_back(keepUnwritten(scales, op.getOutScales()));
+  }
   rb.freeTemporaries();
   replaceWithResults(rewriter, op, results, onTensors);
   return success();

@@ -169,6 +169,131 @@ Value qmm::createTruncFToSmallFloat(OpBuilder &b, Location loc, Value x,
 }
 
 
+/// The codes of `type` whose value is NaN (or, with `infinities`, ±Inf),
+/// read off its APFloat semantics.
+static SmallVector<uint64_t> getSpecialCodes(FloatType type, bool infinities) {
+  const llvm::fltSemantics &sem = type.getFloatSemantics();
+  unsigned width = type.getWidth();
+  SmallVector<uint64_t> codes;
+  for (uint64_t code = 0; code < (uint64_t(1) << width); ++code) {
+    APFloat value(sem, APInt(width, code));
+    if (infinities ? value.isInfinity() : value.isNaN())
+      codes.push_back(code);
+  }
+  return codes;
+}
+
+Value qmm::createExtFFromSmallFloat(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<FloatType>(x.getType());
+  unsigned width = type.getWidth();
+  Value bits = arith::ExtUIOp::create(
+      b, loc, b.getI32Type(),
+      arith::BitcastOp::create(b, loc, b.getIntegerType(width), x));
+  auto isAnyOf = [&](ArrayRef<uint64_t> codes) -> Value {
+    Value any;
+    for (uint64_t code : codes) {
+      Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                       createI32(b, loc, code));
+      any = any ? arith::OrIOp::create(b, loc, any, is).getResult() : is;
+    }
+    return any;
+  };
+  Value result;
+  if (isa<Float8E8M0FNUType>(type)) {
+    // 2^(e - 127): the f32 exponent field; e = 0 is the f32 subnormal
+    // 2^-127.
+    result = arith::ShLIOp::create(b, loc, bits, createI32(b, loc, 23));
+    Value isZeroField = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, bits, createI32(b, loc, 0));
+    result = arith::SelectOp::create(b, loc, isZeroField,
+                                     createI32(b, loc, 0x00400000), result);
+  } else {
+    SmallFloatInfo info(type);
+    int m = info.mantissaBits;
+    int exponentBits = int(width) - 1 - m;
+    int bias = 1 - info.minExponent;
+    Value sign = arith::ShLIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, bits, createI32(b, loc, width - 1)),
+        createI32(b, loc, 31));
+    Value exponent = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, createI32(b, loc, m)),
+        createI32(b, loc, (1 << exponentBits) - 1));
+    Value mantissa =
+        arith::AndIOp::create(b, loc, bits, createI32(b, loc, (1 << m) - 1));
+    // Normal: rebias the exponent, widen the mantissa.
+    Value normal = arith::OrIOp::create(
+        b, loc,
+        arith::ShLIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, exponent,
+                                  createI32(b, loc, 127 - bias)),
+            createI32(b, loc, 23)),
+        arith::ShLIOp::create(b, loc, mantissa, createI32(b, loc, 23 - m)));
+    // Subnormal: m * 2^(min exponent - mantissa bits), exact in f32.
+    Value subnormal = arith::BitcastOp::create(
+        b, loc, b.getI32Type(),
+        arith::MulFOp::create(
+            b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), mantissa),
+            createF32(b, loc, std::ldexp(1.0, info.minExponent - m))));
+    Value isSubnormal = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, exponent, createI32(b, loc, 0));
+    result = arith::OrIOp::create(
+        b, loc, sign,
+        arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal));
+    if (Value isInf = isAnyOf(getSpecialCodes(type, /*infinities=*/true)))
+      result = arith::SelectOp::create(
+          b, loc, isInf,
+          arith::OrIOp::create(b, loc, sign, createI32(b, loc, 0x7F800000)),
+          result);
+  }
+  if (Value isNaN = isAnyOf(getSpecialCodes(type, /*infinities=*/false)))
+    result = arith::SelectOp::create(b, loc, isNaN,
+                                     createI32(b, loc, 0x7FC00000), result);
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), result);
+}
+
+LogicalResult qmm::expandSmallFloatExtensions(Operation *root) {
+  SmallVector<arith::ExtFOp> extensions;
+  root->walk([&](arith::ExtFOp ext) {
+    if (isSmallFloatType(getElementTypeOrSelf(ext.getIn().getType())))
+      extensions.push_back(ext);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (arith::ExtFOp ext : extensions) {
+    rewriter.setInsertionPoint(ext);
+    Location loc = ext.getLoc();
+    Type outType = getElementTypeOrSelf(ext.getType());
+    if (!outType.isF32() && !outType.isF16() && !outType.isBF16())
+      return ext.emitOpError("extensions of small floats are expanded to "
+                             "f32, f16 or bf16 only, got ")
+             << outType;
+    // Every small float value is exact in f32, and in f16 / bf16 where
+    // the op's result type can hold it (the op says so by its type).
+    auto decode = [&](Value x) -> Value {
+      Value value = createExtFFromSmallFloat(rewriter, loc, x);
+      if (!outType.isF32())
+        value = arith::TruncFOp::create(rewriter, loc, outType, value);
+      return value;
+    };
+    auto vectorType = dyn_cast<VectorType>(ext.getType());
+    if (!vectorType) {
+      rewriter.replaceOp(ext, decode(ext.getIn()));
+      continue;
+    }
+    if (vectorType.getRank() != 1 || vectorType.isScalable())
+      return ext.emitOpError("only 1-D vector extensions of small floats "
+                             "can be expanded");
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < vectorType.getDimSize(0); ++i)
+      elements.push_back(
+          decode(vector::ExtractOp::create(rewriter, loc, ext.getIn(), i)));
+    rewriter.replaceOp(ext, vector::FromElementsOp::create(
+                                rewriter, loc, vectorType, elements));
+  }
+  return success();
+}
+
 LogicalResult qmm::expandSmallFloatTruncations(Operation *root) {
   SmallVector<arith::TruncFOp> truncations;
   root->walk([&](arith::TruncFOp trunc) {

@@ -27,19 +27,6 @@ func.func @dynamic_k(%a: tensor<32x?xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
 
 // -----
 
-func.func @masked_dynamic_m(%a: tensor<3x?x128xf8E4M3FNUZ>, %as: tensor<3x?x1xf32>,
-                            %b: tensor<3x64x128xf8E4M3FNUZ>, %bs: tensor<3x1x1xf32>,
-                            %g: tensor<3xi32>, %d: tensor<3x?x64xbf16>) -> tensor<3x?x64xbf16> {
-  // expected-error @+1 {{qmm-select-config: a dynamic M is implemented for contiguous grouped matmuls only}}
-  %0 = qmm.grouped_matmul masked a(%a, %as : tensor<3x?x128xf8E4M3FNUZ>, tensor<3x?x1xf32>) #qmm.scale<per_row>
-    b(%b, %bs : tensor<3x64x128xf8E4M3FNUZ>, tensor<3x1x1xf32>) #qmm.scale<per_tensor>
-    groups(%g : tensor<3xi32>)
-    outs(%d : tensor<3x?x64xbf16>) -> tensor<3x?x64xbf16>
-  return %0 : tensor<3x?x64xbf16>
-}
-
-// -----
-
 func.func @huge_max_m(%a: tensor<?x512xf8E4M3FNUZ>, %as: tensor<1x1xf32>,
                       %b: tensor<32x512xf8E4M3FNUZ>, %bs: tensor<1x1xf32>,
                       %d: tensor<?x32xf32>) -> tensor<?x32xf32> {

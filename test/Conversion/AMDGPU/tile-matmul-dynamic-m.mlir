@@ -147,3 +147,35 @@ func.func @bounded_split(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
              outs(%d : memref<?x64xf32>) {qmm.max_m = 64 : i64}
   return
 }
+
+// -----
+
+// A masked grouped matmul with a dynamic Mmax (dimension 1, behind G = 3):
+// the output's and the scales' rows checked against it, ceil(Mmax / 32)
+// rows of tiles on grid y, the groups on grid z, each group's view of A's
+// scales and of the output taken with its dynamic rows.
+// CHECK-DAG:   #[[TILES:.*]] = affine_map<()[s0] -> (s0 ceildiv 32)>
+// CHECK-LABEL: func.func @masked_grouped
+// CHECK:         %[[C1:.*]] = arith.constant 1 : index
+// CHECK:         %[[M:.*]] = memref.dim %arg0, %[[C1]] : memref<3x?x128xf8E4M3FNUZ>
+// CHECK:         cf.assert {{.*}}, "qmm.grouped_matmul: the output's rows differ from A's rows (M)"
+// CHECK:         %[[SM:.*]] = memref.dim %arg1, %[[C1]] : memref<3x?x1xf32>
+// CHECK:         arith.cmpi eq, %[[SM]], %[[M]]
+// CHECK:         cf.assert {{.*}}, "qmm.grouped_matmul: A's scales do not match A's rows (M): expected M scales along M"
+// CHECK-NOT:     row groups
+// CHECK:         scf.if
+// CHECK:           %[[GY:.*]] = affine.apply #[[TILES]]()[%[[M]]]
+// CHECK:           %[[C3:.*]] = arith.constant 3 : index
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %[[GY]], {{.*}} = %[[C3]])
+// CHECK:             memref.subview %arg5[%{{.*}}, 0, 0] [1, %{{.*}}, 64] [1, 1, 1] : memref<3x?x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+// CHECK:             qmm.wave_store {{.*}} in_bounds [false, true] valid_rows(%{{.*}})
+func.func @masked_grouped(%a: memref<3x?x128xf8E4M3FNUZ>, %as: memref<3x?x1xf32>,
+                          %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                          %g: memref<3xi32>, %d: memref<3x?x64xbf16>) {
+  qmm.grouped_matmul masked a(%a, %as : memref<3x?x128xf8E4M3FNUZ>, memref<3x?x1xf32>) #qmm.scale<per_row>
+    b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
+    groups(%g : memref<3xi32>)
+    config #qmm.config<tile = [32, 64, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+    outs(%d : memref<3x?x64xbf16>)
+  return
+}

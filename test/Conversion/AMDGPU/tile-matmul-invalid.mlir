@@ -204,16 +204,32 @@ func.func @split_k_dynamic_m(%a: memref<?x512xf8E4M3FNUZ>, %as: memref<1x1xf32>,
 
 // -----
 
-// Masked grouped matmuls keep static shapes (contiguous ones take a
-// dynamic M).
-func.func @masked_dynamic_m(%a: memref<3x?x128xf8E4M3FNUZ>, %as: memref<3x?x1xf32>,
-                            %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
-                            %g: memref<3xi32>, %d: memref<3x?x64xbf16>) {
-  // expected-error @+1 {{qmm-tile-matmul: a dynamic M is implemented for contiguous grouped matmuls only (the rows of A, its scales, the row groups, the output and aux)}}
-  qmm.grouped_matmul masked a(%a, %as : memref<3x?x128xf8E4M3FNUZ>, memref<3x?x1xf32>) #qmm.scale<per_row>
+// A dynamic M is the rows of A and what follows them; the groups (G) of a
+// masked grouped matmul stay static.
+func.func @masked_dynamic_groups(%a: memref<?x32x128xf8E4M3FNUZ>, %as: memref<?x32x1xf32>,
+                                 %b: memref<3x64x128xf8E4M3FNUZ>, %bs: memref<3x1x1xf32>,
+                                 %g: memref<3xi32>, %d: memref<?x32x64xbf16>) {
+  // expected-error @+1 {{qmm-tile-matmul: a dynamic M may only be the rows of A, its scales, the output, aux, the output's scales and (contiguous) the row groups; G, N, K and B are static}}
+  qmm.grouped_matmul masked a(%a, %as : memref<?x32x128xf8E4M3FNUZ>, memref<?x32x1xf32>) #qmm.scale<per_row>
     b(%b, %bs : memref<3x64x128xf8E4M3FNUZ>, memref<3x1x1xf32>) #qmm.scale<per_tensor>
     groups(%g : memref<3xi32>)
     config #qmm.config<tile = [32, 64, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
+    outs(%d : memref<?x32x64xbf16>)
+  return
+}
+
+// -----
+
+// Packed A of a masked grouped matmul is addressed by byte from the group
+// matrices' static extents.
+func.func @masked_dynamic_packed(%a: memref<3x?x128xf4E2M1FN>, %as: memref<3x?x4xf8E8M0FNU>,
+                                 %b: memref<3x64x128xf4E2M1FN>, %bs: memref<3x64x4xf8E8M0FNU>,
+                                 %g: memref<3xi32>, %d: memref<3x?x64xbf16>) {
+  // expected-error @+1 {{qmm-tile-matmul: a dynamic M of a masked grouped matmul with packed 'f4E2M1FN' A is not implemented (its group matrices are addressed by byte from static extents)}}
+  qmm.grouped_matmul masked a(%a, %as : memref<3x?x128xf4E2M1FN>, memref<3x?x4xf8E8M0FNU>) #qmm.scale<mx>
+    b(%b, %bs : memref<3x64x128xf4E2M1FN>, memref<3x64x4xf8E8M0FNU>) #qmm.scale<mx>
+    groups(%g : memref<3xi32>)
+    config #qmm.config<tile = [32, 64, 128], waves = [2, 2], mfma = scaled_f8f6f4 [16, 16, 128], stages = 1>
     outs(%d : memref<3x?x64xbf16>)
   return
 }

@@ -177,7 +177,7 @@ func.func @store_fp8_split_block(%d: memref<16x64xf8E4M3FNUZ>, %s: memref<16x1xf
 // -----
 
 func.func @store_fp8_accumulate(%d: memref<16x16xf8E4M3FNUZ>, %s: memref<16x1xf32>, %i: index, %acc: vector<4xf32>) {
-  // expected-error @+1 {{'qmm.wave_store' op an FP8 output is not accumulated into and not grouped}}
+  // expected-error @+1 {{'qmm.wave_store' op an FP8 output is not accumulated into}}
   qmm.wave_store %acc into %d[%i, %i] accumulate
     out_scales(%s : memref<16x1xf32>) #qmm.scale<block 1x128> rounding none min_amax 1.0e-4
     config(#qmm.config<tile = [16, 16, 64], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1>)

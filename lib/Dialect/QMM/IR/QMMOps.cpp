@@ -339,40 +339,61 @@ LogicalResult MatmulOp::verify() {
   return verifyEpilogue(m, n);
 }
 
-LogicalResult MatmulOp::verifyQuantizedOutput(int64_t m, int64_t n) {
-  Type outType = getElementTypeOrSelf(getInit().getType());
-  ScaleEncodingAttr encoding = getOutEncodingAttr();
+/// The checks of an FP8 output common to qmm.matmul and qmm.grouped_matmul;
+/// `verifyShape` checks the scales' shape against the output.
+template <typename OpTy>
+static LogicalResult
+verifyQuantizedOutputOf(OpTy op,
+                        function_ref<LogicalResult(ScaleEncodingAttr)>
+                            verifyShape) {
+  Type outType = getElementTypeOrSelf(op.getInit().getType());
+  ScaleEncodingAttr encoding = op.getOutEncodingAttr();
   if (!isFP8OutputType(outType)) {
-    if (getOutScales() || encoding || getOutRounding() || getOutMinAmax())
-      return emitOpError() << "output scales, their encoding and rule go "
-                              "with an FP8 output only, not "
-                           << outType;
+    if (op.getOutScales() || encoding || op.getOutRounding() ||
+        op.getOutMinAmax())
+      return op.emitOpError() << "output scales, their encoding and rule go "
+                                 "with an FP8 output only, not "
+                              << outType;
     return success();
   }
-  if (!getOutScales() || !encoding)
-    return emitOpError() << "an " << outType
-                         << " output needs scales: out_scales(%s : type) "
-                            "#qmm.scale<block 1xC> or #qmm.scale<mx>";
-  if (getAccumulate())
-    return emitOpError("an FP8 output cannot be accumulated into");
+  if (!op.getOutScales() || !encoding)
+    return op.emitOpError() << "an " << outType
+                            << " output needs scales: out_scales(%s : type) "
+                               "#qmm.scale<block 1xC> or #qmm.scale<mx>";
+  if (op.getAccumulate())
+    return op.emitOpError("an FP8 output cannot be accumulated into");
   bool perToken = encoding.getKind() == ScaleKind::Block &&
                   encoding.getBlockShape()[0] == 1;
   if (!(perToken || encoding.isMX()) || encoding.isMNMajor())
-    return emitOpError() << "output scales must be per token along N "
-                            "(#qmm.scale<block 1xC>) or #qmm.scale<mx>, "
-                            "K-major; got "
-                         << encoding;
+    return op.emitOpError() << "output scales must be per token along N "
+                               "(#qmm.scale<block 1xC>) or #qmm.scale<mx>, "
+                               "K-major; got "
+                            << encoding;
+  if (failed(verifyShape(encoding)))
+    return failure();
+  return verifyScaleRule(op, encoding, op.getEffectiveOutRounding(),
+                         op.getOutMinAmax());
+}
+
+/// An MX output's N must hold whole blocks.
+static LogicalResult verifyOutputBlocks(Operation *op,
+                                        ScaleEncodingAttr encoding, int64_t n) {
   if (encoding.isMX() && !ShapedType::isDynamic(n) &&
       n % encoding.getRequiredKMultiple() != 0)
-    return emitOpError() << "N (" << n << ") must be a multiple of "
-                         << encoding.getRequiredKMultiple() << " for an "
-                         << encoding << " output";
-  if (failed(verifyQuantizedOperand(*this, "output", getInit(), getOutScales(),
-                                    encoding, OperandLayout::NK,
-                                    std::pair(m, n))))
-    return failure();
-  return verifyScaleRule(*this, encoding, getEffectiveOutRounding(),
-                         getOutMinAmax());
+    return op->emitOpError() << "N (" << n << ") must be a multiple of "
+                             << encoding.getRequiredKMultiple() << " for an "
+                             << encoding << " output";
+  return success();
+}
+
+LogicalResult MatmulOp::verifyQuantizedOutput(int64_t m, int64_t n) {
+  return verifyQuantizedOutputOf(*this, [&](ScaleEncodingAttr encoding) {
+    if (failed(verifyOutputBlocks(*this, encoding, n)))
+      return failure();
+    return verifyQuantizedOperand(*this, "output", getInit(), getOutScales(),
+                                  encoding, OperandLayout::NK,
+                                  std::pair(m, n));
+  });
 }
 
 ScaleRounding MatmulOp::getEffectiveOutRounding() {
@@ -436,6 +457,14 @@ int64_t qmm::getGroupedMatmulMAlignment() { return 128; }
 
 int64_t GroupedMatmulOp::getNumGroups() {
   return cast<ShapedType>(getB().getType()).getDimSize(0);
+}
+
+ScaleRounding GroupedMatmulOp::getEffectiveOutRounding() {
+  return getEffectiveScaleRounding(getOutRounding(), getOutEncodingAttr());
+}
+
+float GroupedMatmulOp::getEffectiveOutMinAmax() {
+  return getEffectiveScaleMinAmax(getOutMinAmax(), getEffectiveOutRounding());
 }
 
 int64_t GroupedMatmulOp::getM() {
@@ -569,9 +598,10 @@ LogicalResult GroupedMatmulOp::verify() {
                            << biasType.getElementType();
   }
   auto initType = cast<ShapedType>(getInit().getType());
-  if (!isHighPrecisionType(initType.getElementType()))
-    return emitOpError() << "output element type must be f32, bf16 or f16, "
-                            "got "
+  if (!isHighPrecisionType(initType.getElementType()) &&
+      !isFP8OutputType(initType.getElementType()))
+    return emitOpError() << "output element type must be f32, bf16, f16 or "
+                            "an FP8 type (with scales), got "
                          << initType.getElementType();
   SmallVector<int64_t> expectedOut(lead.begin(), lead.end());
   expectedOut.append({m, n});
@@ -579,6 +609,8 @@ LogicalResult GroupedMatmulOp::verify() {
       shapesDisagree(initType.getShape(), expectedOut))
     return emitOpError() << "init must have shape " << formatShape(expectedOut)
                          << ", got " << formatShape(initType.getShape());
+  if (failed(verifyQuantizedOutput(lead, m, n)))
+    return failure();
   if (Value aux = getAux()) {
     auto auxType = cast<ShapedType>(aux.getType());
     if (getActivation() == Activation::None)
@@ -595,6 +627,16 @@ LogicalResult GroupedMatmulOp::verify() {
                            << formatShape(auxType.getShape());
   }
   return success();
+}
+
+LogicalResult GroupedMatmulOp::verifyQuantizedOutput(ArrayRef<int64_t> lead,
+                                                     int64_t m, int64_t n) {
+  return verifyQuantizedOutputOf(*this, [&](ScaleEncodingAttr encoding) {
+    if (failed(verifyOutputBlocks(*this, encoding, n)))
+      return failure();
+    return verifyGroupedOperand(*this, "output", getInit(), getOutScales(),
+                                encoding, lead, m, n);
+  });
 }
 
 void GroupedMatmulOp::getEffects(

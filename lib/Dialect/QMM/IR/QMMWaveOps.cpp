@@ -144,9 +144,8 @@ LogicalResult WaveStoreOp::verify() {
     return emitOpError("an FP8 output and out_scales (with encoding, rounding "
                        "and min_amax) go together");
   if (fp8) {
-    if (getAccumulate() || getRowGroups() || getValidRows())
-      return emitOpError("an FP8 output is not accumulated into and not "
-                         "grouped");
+    if (getAccumulate())
+      return emitOpError("an FP8 output is not accumulated into");
     ScaleEncodingAttr encoding = *getOutEncoding();
     bool perToken = encoding.getKind() == ScaleKind::Block &&
                     encoding.getBlockShape()[0] == 1;

@@ -205,6 +205,14 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     pre-activation of the rows that are written, and keeps its values in
     the others.
 
+    FP8 output (as on qmm.matmul): `init` of an FP8 type with
+    `out_scales(%s) #qmm.scale<block 1xC> | #qmm.scale<mx>` (K-major, per
+    row along N; [M, ceil(N / C)] contiguous, [G, Mmax, ceil(N / C)]
+    masked) and optional `rounding` / `min_amax`. Each written row is
+    quantized as `qmm.quantize` would quantize it; a row that is not
+    written (padding, past a group's count) keeps its codes and its scales.
+    No `accumulate`.
+
     `b` is [G, N, K]. Scales follow each operand's `#qmm.scale` encoding
     per group matrix: A's scales have the shape the encoding gives for
     [M, K] (contiguous) or a leading G for [Mmax, K] (masked); B's have a
@@ -227,14 +235,19 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     QMM_TensorOrMemRef:$groups,
     QMM_TensorOrMemRef:$init,
     Optional<QMM_TensorOrMemRef>:$aux,
+    Optional<QMM_TensorOrMemRef>:$out_scales,
     QMM_GroupedLayoutAttr:$layout,
     QMM_ScaleEncodingAttr:$a_encoding,
     QMM_ScaleEncodingAttr:$b_encoding,
     UnitAttr:$accumulate,
     DefaultValuedAttr<QMM_ActivationAttr, "Activation::None">:$activation,
-    OptionalAttr<QMM_ConfigAttr>:$config
+    OptionalAttr<QMM_ConfigAttr>:$config,
+    OptionalAttr<QMM_ScaleEncodingAttr>:$out_encoding,
+    OptionalAttr<QMM_ScaleRoundingAttr>:$out_rounding,
+    OptionalAttr<F32Attr>:$out_min_amax
   );
-  // On tensors: the new values of `init` and, when given, `aux`.
+  // On tensors: the new values of `init` and, when given, `aux` and
+  // `out_scales`.
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     custom<EnumKeyword>($layout)
@@ -246,17 +259,29 @@ def QMM_GroupedMatmulOp : QMM_Op<"grouped_matmul", [
     (`activation` custom<EnumKeyword>($activation)^)?
     (`config` qualified($config)^)?
     `outs` `(` $init `:` type($init) (`,` `aux` $aux^ `:` type($aux))? `)`
+    (`out_scales` `(` $out_scales^ `:` type($out_scales) `)`
+       qualified($out_encoding)
+       (`rounding` custom<EnumKeyword>($out_rounding)^)?
+       (`min_amax` $out_min_amax^)?)?
     attr-dict (`->` type($results)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() {
-      // `init` and `aux` are the last operands.
-      unsigned count = getAux() ? 2 : 1;
+      // `init`, `aux` and `out_scales` are the last operands.
+      unsigned count = 1 + (getAux() ? 1 : 0) + (getOutScales() ? 1 : 0);
       return MutableOperandRange(getOperation(),
                                  getOperation()->getNumOperands() - count,
                                  count);
     }
+    /// Checks an FP8 output's scales, encoding and rule; `lead` is the
+    /// leading group extent of a masked output (empty for contiguous).
+    LogicalResult verifyQuantizedOutput(ArrayRef<int64_t> lead, int64_t m,
+                                        int64_t n);
+    /// FP8 output: the scale rule in force (as on qmm.matmul).
+    ScaleRounding getEffectiveOutRounding();
+    float getEffectiveOutMinAmax();
+
     /// Number of groups (B's leading extent).
     int64_t getNumGroups();
     /// Rows, columns and K of one group's product.

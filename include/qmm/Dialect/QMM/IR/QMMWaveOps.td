@@ -191,7 +191,8 @@ def QMM_WaveStoreOp : QMM_Op<"wave_store", [AttrSizedOperandSegments]> {
     to its own type.
 
     Grouped matmuls: rows whose entry in `row_groups` (i32, one per output
-    row) is negative, and rows from `valid_rows` on, are not written.
+    row) is negative, and rows from `valid_rows` on, are not written (nor
+    their FP8 output scales).
 
     FP8 outputs (`out` of f8E4M3FN, f8E5M2, f8E4M3FNUZ or f8E5M2FNUZ): the
     epilogue's f32 values are quantized by qmm.quantize's rule with
