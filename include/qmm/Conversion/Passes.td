@@ -792,10 +792,13 @@ def QMMParallelLoopsToGPU : Pass<"qmm-parallel-loops-to-gpu", "ModuleOp"> {
                 "as GPU kernels";
   let description = [{
     The legalization's element-wise conversions and transposes reach the
-    host function as scf.parallel loops (convert-linalg-to-parallel-loops).
-    Each top-level loop nest with constant bounds becomes a gpu.launch of
-    256-thread workgroups, one thread per iteration over the flattened
-    iteration space, guarded against the tail.
+    host function as scf.parallel loops (convert-linalg-to-parallel-loops,
+    qmm-lower-packed-transposes), and so do the quantization kernels
+    (qmm-lower-quantization-to-loops). Each top-level loop nest with
+    constant lower bounds and steps becomes a gpu.launch of 256-thread
+    workgroups, one thread per iteration over the flattened iteration space,
+    guarded against the tail; a dynamic upper bound sizes the grid at run
+    time (an empty iteration space launches nothing).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
