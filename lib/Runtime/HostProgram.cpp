@@ -755,9 +755,19 @@ qmm::collectResults(const HostBuffers &buffers, const HostResults &returned,
   for (auto [index, shape, spec] :
        llvm::zip(returned.buffers, returned.shapes, results)) {
     std::vector<int64_t> extents = spec.shape;
-    for (size_t d = 0; d < extents.size() && d < shape.size(); ++d)
+    if (extents.size() != shape.size())
+      return llvm::createStringError(
+          "a result has rank %zu, the caller expects rank %zu", shape.size(),
+          extents.size());
+    for (size_t d = 0; d < extents.size(); ++d) {
       if (ShapedType::isDynamic(extents[d]))
         extents[d] = shape[d];
+      else if (extents[d] != shape[d])
+        return llvm::createStringError(
+            "a result has extent %lld along dimension %zu, the caller "
+            "expects %lld",
+            (long long)shape[d], d, (long long)extents[d]);
+    }
     llvm::Expected<host::HostTensor> out =
         host::fromDeviceBytes(spec.elementType, extents, buffers[index]);
     if (!out)

@@ -78,7 +78,9 @@ func.func @dequantize(%q: {q}, %s: {s}) -> {out} {{
 # (element type, scale, rows, K, layout, rounding, MN-major, chip): per-token
 # and 128x128 blocks (two passes) with partial blocks, per-tensor over the
 # whole tensor (two passes), per-row, MX with packed FP4/FP6 rows ([K, rows]
-# FP6 rows ending in a tail group: 37 rows), MN-major scales.
+# FP6 and FP4 rows ending in a tail group: 37 rows), MN-major scales, a
+# transposed input with blocks of 128 rows. Every input but the per-tensor
+# one holds a NaN and an Inf.
 CASES = [
     ("f8E4M3FNUZ", "1x128", 70, 300, "nk", None, False, "gfx942"),
     ("f8E4M3FN", "128x128", 200, 256, "nk", None, False, "gfx950"),
@@ -90,13 +92,20 @@ CASES = [
     ("f6E3M2FN", "mx32", 16, 96, "nk", "pow2_ceil", False, "gfx942"),
     ("f6E2M3FN", "mx32", 37, 64, "kn", None, False, "gfx950"),
     ("f8E4M3FN", "mx32", 20, 64, "nk", None, False, "gfx942"),
+    ("f4E2M1FN", "mx32", 37, 64, "kn", "pow2_ceil", False, "gfx942"),
+    ("f8E4M3FN", "128x128", 130, 256, "kn", None, False, "gfx950"),
 ]
 
 
-def _input(rows, k, layout):
+def _input(rows, k, layout, specials=True):
     x = RNG.standard_normal((rows, k)).astype(np.float32)
     x *= np.exp(RNG.uniform(-6, 6, (rows, 1))).astype(np.float32)
     x[0, :5] = [0.0, -0.0, 1e-30, -3.0e4, 7.0]  # zeros, a subnormal code, saturation
+    if specials:
+        # A NaN and an Inf: their blocks get NaN scales, their codes NaN
+        # or 0.
+        x[rows - 1, k // 2] = np.nan
+        x[rows // 2, 1] = -np.inf
     return x if layout == "nk" else np.ascontiguousarray(x.T)
 
 
@@ -104,7 +113,7 @@ def _input(rows, k, layout):
                          CASES)
 def test_quantize_kernel_matches_host(element, scale, rows, k, layout,
                                       rounding, mn_major, chip):
-    x = _input(rows, k, layout)
+    x = _input(rows, k, layout, specials=scale != "tensor")
     ir = quantize_ir(element, scale, rows, k, layout, rounding, mn_major)
     codes, scales = qmm.run(ir, "quantize", [x], device="emu", chip=chip)
     want_codes, want_scales = qmm.quantize(x, element, scale, layout,
@@ -126,7 +135,7 @@ def _round_bf16(x):
                          CASES[0:6:3] + CASES[6:])
 def test_dequantize_kernel_matches_host(element, scale, rows, k, layout,
                                         rounding, mn_major, chip, out_type):
-    x = _input(rows, k, layout)
+    x = _input(rows, k, layout, specials=scale != "tensor")
     codes, scales = qmm.quantize(x, element, scale, layout, rounding,
                                  mn_major=mn_major)
     ir = dequantize_ir(element, scale, rows, k, layout, mn_major, out_type)
@@ -141,7 +150,9 @@ def test_dequantize_kernel_matches_host(element, scale, rows, k, layout,
     elif out_type == "f16":
         want = np.float32(np.float16(want))
     assert out.shape == want.shape
-    assert (out.view(np.uint32) == want.view(np.uint32)).all()
+    same = np.where(np.isnan(want), np.isnan(out),
+                    out.view(np.uint32) == want.view(np.uint32))
+    assert same.all()
 
 
 def test_quantize_kernel_dynamic_rows():

@@ -110,7 +110,11 @@ int GemmRunner::runForEachM() {
       double seconds = 0;
       for (const perf::KernelPrediction &p : modeled)
         seconds += p.seconds;
-      double flops = 2.0 * double(m) * double(spec.n) * double(spec.k);
+      // Masked grouped: M is each group's row capacity, G matrices.
+      double matrices = isGrouped() && config.masked ? double(config.groups)
+                                                     : 1.0;
+      double flops =
+          2.0 * matrices * double(m) * double(spec.n) * double(spec.k);
       llvm::outs() << llvm::formatv(
           "  M = {0,6}: {1,9:f1} us  {2,8:f1} TFLOP/s\n", m, seconds * 1e6,
           seconds > 0 ? flops / seconds / 1e12 : 0.0);

@@ -363,7 +363,8 @@ def QMMTileMatmul : Pass<"qmm-tile-matmul", "ModuleOp"> {
     qmm.wave_store with the output; rows that are not stored keep their
     scales too.
 
-    Checks: static N, K and G (and M for split-K), a
+    Checks: static N, K and G (M static or bounded by qmm.max_m for
+    split-K), a
     configuration the chip runs, scale blocks
     along K that nest, and a tile K that divides the scale block (a K tail
     is allowed, as the last block is then shorter); MX scales on both

@@ -47,7 +47,7 @@ LogicalResult expandSmallFloatTruncations(Operation *root);
 
 /// The exact f32 value of `x`, a scalar of a small float type (FP8, FP6,
 /// FP4, E8M0), decoded with integer arithmetic from its bits: NaN codes to
-/// the f32 quiet NaN, infinities to ±Inf, subnormals exactly.
+/// the f32 quiet NaN of their sign, infinities to ±Inf, subnormals exactly.
 Value createExtFFromSmallFloat(OpBuilder &b, Location loc, Value x);
 
 /// Rewrites every arith.extf from a small float type under `root` (scalars

@@ -199,6 +199,8 @@ Value qmm::createExtFFromSmallFloat(OpBuilder &b, Location loc, Value x) {
     return any;
   };
   Value result;
+  // E8M0 has no sign; the others keep theirs, NaN included.
+  Value sign = createI32(b, loc, 0);
   if (isa<Float8E8M0FNUType>(type)) {
     // 2^(e - 127): the f32 exponent field; e = 0 is the f32 subnormal
     // 2^-127.
@@ -212,7 +214,7 @@ Value qmm::createExtFFromSmallFloat(OpBuilder &b, Location loc, Value x) {
     int m = info.mantissaBits;
     int exponentBits = int(width) - 1 - m;
     int bias = 1 - info.minExponent;
-    Value sign = arith::ShLIOp::create(
+    sign = arith::ShLIOp::create(
         b, loc,
         arith::ShRUIOp::create(b, loc, bits, createI32(b, loc, width - 1)),
         createI32(b, loc, 31));
@@ -248,8 +250,10 @@ Value qmm::createExtFFromSmallFloat(OpBuilder &b, Location loc, Value x) {
           result);
   }
   if (Value isNaN = isAnyOf(getSpecialCodes(type, /*infinities=*/false)))
-    result = arith::SelectOp::create(b, loc, isNaN,
-                                     createI32(b, loc, 0x7FC00000), result);
+    result = arith::SelectOp::create(
+        b, loc, isNaN,
+        arith::OrIOp::create(b, loc, sign, createI32(b, loc, 0x7FC00000)),
+        result);
   return arith::BitcastOp::create(b, loc, b.getF32Type(), result);
 }
 
@@ -268,8 +272,9 @@ LogicalResult qmm::expandSmallFloatExtensions(Operation *root) {
       return ext.emitOpError("extensions of small floats are expanded to "
                              "f32, f16 or bf16 only, got ")
              << outType;
-    // Every small float value is exact in f32, and in f16 / bf16 where
-    // the op's result type can hold it (the op says so by its type).
+    // Every small float value is exact in f32; a narrower result rounds
+    // the f32 value once (exact for FP8 in bf16, for E5M2 and FP4/FP6 in
+    // f16; E8M0 scales beyond f16's range become Inf or 0).
     auto decode = [&](Value x) -> Value {
       Value value = createExtFFromSmallFloat(rewriter, loc, x);
       if (!outType.isF32())

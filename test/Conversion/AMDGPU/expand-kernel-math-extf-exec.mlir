@@ -37,8 +37,21 @@
 // An extension to f16 (e5m2 values are all f16 values: exact again).
 // RUN: fp8-run --device emu --module %t/expanded.mlir --kernel e5m2_to_f16 --block 256,1,1 --arg %t/codes.npy --arg %t/out16.npy --out %t/e5m2-f16
 // RUN: %python %S/Inputs/small_float_reference.py f8E5M2 %t/e5m2-f16/arg1.npy | FileCheck %s --check-prefix=E5M2
+// Vectors are decoded element by element: 64 threads, 4 codes each.
+// RUN: fp8-run --device emu --module %t/expanded.mlir --kernel e4m3fn_vector --block 64,1,1 --arg %t/codes.npy --arg %t/out.npy --out %t/e4m3fn-vector
+// RUN: %python %S/Inputs/small_float_reference.py f8E4M3FN %t/e4m3fn-vector/arg1.npy | FileCheck %s --check-prefix=E4M3FN
 module attributes {gpu.container_module} {
 gpu.module @kernels {
+gpu.func @e4m3fn_vector(%codes: memref<256xi8>, %out: memref<256xf32>) kernel {
+  %t = gpu.thread_id x
+  %c4 = arith.constant 4 : index
+  %i = arith.muli %t, %c4 : index
+  %c = vector.load %codes[%i] : memref<256xi8>, vector<4xi8>
+  %x = arith.bitcast %c : vector<4xi8> to vector<4xf8E4M3FN>
+  %v = arith.extf %x : vector<4xf8E4M3FN> to vector<4xf32>
+  vector.store %v, %out[%i] : memref<256xf32>, vector<4xf32>
+  gpu.return
+}
 gpu.func @e4m3fn(%codes: memref<256xi8>, %out: memref<256xf32>) kernel {
   %t = gpu.thread_id x
   %c = memref.load %codes[%t] : memref<256xi8>
