@@ -674,6 +674,22 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
                       HostView{source->buffer, (*offsets)[0], *sizes,
                                *strides});
   }
+  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
+    // The offset, extents and strides a kernel takes for an operand of
+    // run-time layout (qmm-kernel-size-arguments); the base buffer as the
+    // 0-d view of its first element.
+    const HostView *found = lookupView(metadata.getSource());
+    if (!found)
+      return hostError(&op, "reads the layout of an unknown buffer");
+    HostView source = *found;
+    scalars[metadata.getOffset()] = uint64_t(source.offset);
+    for (auto [size, extent] : llvm::zip(metadata.getSizes(), source.shape))
+      scalars[size] = uint64_t(extent);
+    for (auto [stride, step] : llvm::zip(metadata.getStrides(), source.strides))
+      scalars[stride] = uint64_t(step);
+    return defineView(&op, metadata.getBaseBuffer(),
+                      HostView{source.buffer, 0, {}, {}}, "the base buffer");
+  }
   if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
           op))
     return defineReshape(op);
@@ -703,7 +719,8 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
         ": the AMD pipeline does not compile this op for GPUs yet");
   return hostError(&op, "not supported in host code (expected constants, "
                         "index arithmetic, cf.assert, scf.if, "
-                        "memref.alloc/dealloc/copy/dim/subview, reshapes "
+                        "memref.alloc/dealloc/copy/dim/subview/"
+                        "extract_strided_metadata, reshapes "
                         "and casts, memref.get_global, gpu.memset, "
                         "gpu.launch_func, return)");
 }

@@ -360,3 +360,59 @@ def test_batched(chip):
     args = [np.stack(qa), np.stack(sa), np.stack(qb), np.stack(sb)]
     check_raised_run(ir, raised, name, args, np.stack(va), np.stack(vb),
                      chip)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("m", [1, 40])
+def test_batched_dynamic_m(chip, m):
+    """A batched program with a dynamic M, compiled once and called with
+    several M: each batch's slices start at offsets known at run time
+    only, which the kernels take as arguments (qmm-kernel-size-arguments)
+    from memref.extract_strided_metadata in the host program. On the
+    emulator against the linalg program on the cpu device and numpy."""
+    name, batches, n, k = "batched_dynamic_m", 2, 32, 128
+    qa, sa, va, qb, sb, vb = [], [], [], [], [], []
+    for _ in range(batches):
+        codes, scales, values = operand("f8E4M3FN", "row", m, k, (m, 1))
+        qa.append(codes)
+        sa.append(scales)
+        va.append(values)
+        x = RNG.standard_normal((k, n)).astype(np.float32)
+        codes, scales = qmm.quantize(x, "f8E4M3FN", "tensor", layout="kn")
+        qb.append(codes)
+        sb.append(scales.reshape(1, 1))
+        vb.append(qmm.dequantize(codes, scales, "f8E4M3FN", "tensor", n, k,
+                                 layout="kn"))
+    ir = program(name)
+    raised = qmm.linalg_to_qmm(ir)
+    assert raised.count("qmm.matmul a(") == batches
+    args = [np.stack(qa), np.stack(sa), np.stack(qb), np.stack(sb)]
+    check_raised_run(ir, raised, name, args, np.stack(va), np.stack(vb),
+                     chip)
+
+
+@pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
+def test_batched_scale_of_runtime_extent(chip):
+    """Batched and fused, A's per-row scales [2, ?]: the second batch's
+    scale slice starts at a run-time offset (1 * ?), passed to the kernel
+    as an argument. On the emulator against the cpu device and numpy; a
+    scale extent other than M is the host program's clear error."""
+    name, m, n, k = "batched_dyn_scale", 32, 16, 64
+    qa, sa, va = [], [], []
+    for _ in range(2):
+        codes, scales, values = operand("f8E4M3FN", "row", m, k, (m,))
+        qa.append(codes)
+        sa.append(scales)
+        va.append(values)
+    qb, sb, vb = operand("f8E4M3FN", "tensor", n, k)
+    ir = program(name, FUSED_PROGRAMS)
+    raised = qmm.linalg_to_qmm(ir)
+    assert raised.count("qmm.matmul a(") == 2
+    c = np.zeros((2, m, n), np.float32)
+    args = [np.stack(qa), np.stack(sa), np.stack([qb, qb]),
+            sb.reshape(()), c]
+    check_raised_run(ir, raised, name, args, np.stack(va),
+                     np.stack([vb, vb]), chip)
+    args[1] = np.stack(sa)[:, :m - 1].copy()
+    with pytest.raises(RuntimeError, match="A's scales do not match"):
+        qmm.run(raised, name, args, device="emu", chip=chip)

@@ -612,24 +612,29 @@ def QMMLowerWaveStore : Pass<"qmm-lower-wave-store"> {
 }
 
 def QMMKernelSizeArguments : Pass<"qmm-kernel-size-arguments", "ModuleOp"> {
-  let summary = "Pass a kernel's dynamic memref extents as index arguments "
-                "(pipeline stage 7b, after outlining)";
+  let summary = "Pass the dynamic extents, offsets and strides of a kernel's "
+                "memref operands as index arguments (pipeline stage 7b, "
+                "after outlining)";
   let description = [{
     The code objects use the bare-pointer calling convention (one pointer
-    per memref, what HIP launches take), which only static memref types
-    have. A kernel outlined from a matmul with a dynamic M takes
-    `memref<?xKxT>` operands; this pass rewrites each such kernel argument
-    into its base pointer, typed `memref<0xT>` (an extent-less handle: the
-    kernel never reads it directly), and appends one `index` argument per
-    dynamic extent. The kernel's entry rebuilds the view with
-    `memref.reinterpret_cast` (offset 0, row-major strides from the
-    extents), so every `memref.dim` in it folds to the new argument.
-    Every `gpu.launch_func` of the kernel passes `memref.reinterpret_cast`
-    of its operand to `memref<0xT>` and the operand's `memref.dim`s.
+    per memref, what HIP launches take), which only memref types of static
+    shape and layout have. A kernel outlined from a matmul with a dynamic M
+    takes `memref<?xKxT>` operands, and one of a batched program whose
+    slices are placed at run time takes `memref<..., strided<[...],
+    offset: ?>>`; this pass rewrites each such kernel argument into its
+    base pointer, typed `memref<0xT>` (an extent-less handle: the kernel
+    never reads it directly), and appends `index` arguments, per operand:
+    its offset if dynamic, its dynamic extents, its dynamic strides. The
+    kernel's entry rebuilds the view with `memref.reinterpret_cast` (for
+    the identity layout: offset 0, row-major strides from the extents), so
+    every `memref.dim` in it folds to the new argument. Every
+    `gpu.launch_func` of the kernel passes `memref.reinterpret_cast` of its
+    operand to `memref<0xT>` (the buffer's start, whatever the operand's
+    offset) and the operand's `memref.dim`s, or for a strided layout the
+    results of `memref.extract_strided_metadata`.
 
-    Kernels with static operands are left as they are. Dynamic operands
-    must have the identity layout (what bufferization gives function
-    arguments); another layout is an error.
+    Kernels whose operands have static shapes and layouts are left as they
+    are. A dynamic operand whose layout is not strided is an error.
 
     ```mlir
     gpu.func @k(%a: memref<?x256xf8E4M3FN>) kernel { ... }

@@ -604,12 +604,13 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
     return {};
 
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  // Static shapes, but for M (the output's rows) of an unbatched product:
-  // a dynamic M (tokens) raises to a qmm.matmul with `?` rows.
+  // Static shapes, but for M (the output's rows): a dynamic M (tokens)
+  // raises to qmm.matmuls with `?` rows (per batch: slices whose offsets
+  // are known at run time only). The batch extent is unrolled: static.
   auto staticButM = [&](Type type) {
     auto shaped = cast<ShapedType>(type);
     for (int64_t d = 0; d < shaped.getRank(); ++d)
-      if (shaped.isDynamicDim(d) && (batch || d != 0))
+      if (shaped.isDynamicDim(d) && d != int64_t(batch))
         return false;
     return true;
   };
@@ -696,9 +697,10 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
       return {};
     SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
     offsets[0] = rewriter.getIndexAttr(i);
-    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
-                                       rewriter.getIndexAttr(m),
-                                       rewriter.getIndexAttr(n)};
+    // [1, M, N], M as the product has it (a dynamic M: its tensor.dim).
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, product);
+    sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
     SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
     result = tensor::InsertSliceOp::create(rewriter, loc, product, result,
                                            offsets, sizes, strides);

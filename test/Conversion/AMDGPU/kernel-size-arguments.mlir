@@ -63,3 +63,45 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Operands placed at run time (a batched program's slices): a static-shape
+// scale view with a dynamic offset and an A view with a dynamic offset,
+// extent and outer stride. Each becomes its base plus, in this order, its
+// dynamic offset, extents and strides, which the launch takes from
+// memref.extract_strided_metadata of the operand; a static strided layout
+// (B) stays in the type. The kernel rebuilds each view from them.
+// CHECK-LABEL: func.func @placed_host
+// CHECK-SAME:    (%[[A:.*]]: memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>>, %[[S:.*]]: memref<32x1xf32, strided<[1, 1], offset: ?>>, %[[B:.*]]: memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>)
+// CHECK:         %[[ABASE:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [0], strides: [1] : memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>> to memref<0xf8E4M3FN>
+// CHECK:         %{{.*}}, %[[AOFF:.*]], %[[ASIZES:.*]]:2, %[[ASTRIDES:.*]]:2 = memref.extract_strided_metadata %[[A]]
+// CHECK:         %[[SBASE:.*]] = memref.reinterpret_cast %[[S]] to offset: [0], sizes: [0], strides: [1]
+// CHECK:         %{{.*}}, %[[SOFF:.*]], %{{.*}}:2, %{{.*}}:2 = memref.extract_strided_metadata %[[S]]
+// CHECK:         gpu.launch_func @placed_kernels::@k {{.*}} args(%[[ABASE]] : memref<0xf8E4M3FN>, %[[SBASE]] : memref<0xf32>, %[[B]] : memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>, %[[AOFF]] : index, %[[ASIZES]]#0 : index, %[[ASTRIDES]]#0 : index, %[[SOFF]] : index)
+// CHECK:       gpu.func @k(%[[KA:.*]]: memref<0xf8E4M3FN>, %[[KS:.*]]: memref<0xf32>, %[[KB:.*]]: memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>, %[[KAOFF:.*]]: index, %[[KM:.*]]: index, %[[KSTRIDE:.*]]: index, %[[KSOFF:.*]]: index) kernel
+// CHECK:         memref.reinterpret_cast %[[KA]] to offset: [%[[KAOFF]]], sizes: [%[[KM]], 64], strides: [%[[KSTRIDE]], 1] : memref<0xf8E4M3FN> to memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>>
+// CHECK:         memref.reinterpret_cast %[[KS]] to offset: [%[[KSOFF]]], sizes: [32, 1], strides: [1, 1] : memref<0xf32> to memref<32x1xf32, strided<[1, 1], offset: ?>>
+module attributes {gpu.container_module} {
+  func.func @placed_host(%a: memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>>,
+                         %s: memref<32x1xf32, strided<[1, 1], offset: ?>>,
+                         %b: memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @placed_kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>>,
+             %s : memref<32x1xf32, strided<[1, 1], offset: ?>>,
+             %b : memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>)
+    return
+  }
+  gpu.module @placed_kernels {
+    gpu.func @k(%a: memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>>,
+                %s: memref<32x1xf32, strided<[1, 1], offset: ?>>,
+                %b: memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %s[%c0, %c0] : memref<32x1xf32, strided<[1, 1], offset: ?>>
+      %y = memref.load %a[%c0, %c0] : memref<?x64xf8E4M3FN, strided<[?, 1], offset: ?>>
+      %z = memref.load %b[%c0, %c0] : memref<16x64xf8E4M3FN, strided<[64, 1], offset: 1024>>
+      gpu.return
+    }
+  }
+}

@@ -551,6 +551,54 @@ func.func @batched_keepdim(%a: tensor<2x16x128xf8E4M3FN>, %sa: tensor<2x16x1xf32
 
 // -----
 
+// Batched with a dynamic M: each batch's slices start at offsets known at
+// run time only (b * M * K elements), and the products are inserted with
+// their runtime extent. (The kernels take those offsets as arguments:
+// qmm-kernel-size-arguments.)
+// CHECK-LABEL: func.func @batched_dynamic_m
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         tensor.empty(%{{.*}}) : tensor<2x?x32xf32>
+// CHECK:         %[[M:.*]] = tensor.dim %arg0, %{{.*}} : tensor<2x?x128xf8E4M3FN>
+// CHECK-NEXT:    tensor.extract_slice %arg0[0, 0, 0] [1, %[[M]], 128] [1, 1, 1] : tensor<2x?x128xf8E4M3FN> to tensor<?x128xf8E4M3FN>
+// CHECK:         %[[P0:.*]] = qmm.matmul a(%{{.*}}, %{{.*}} : tensor<?x128xf8E4M3FN>, tensor<?x1xf32>) #qmm.scale<per_row> b(%{{.*}}, %{{.*}} : tensor<128x32xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> layout kn outs(
+// CHECK:         %[[M0:.*]] = tensor.dim %[[P0]], %{{.*}} : tensor<?x32xf32>
+// CHECK:         tensor.insert_slice %[[P0]] into %{{.*}}[0, 0, 0] [1, %[[M0]], 32] [1, 1, 1] : tensor<?x32xf32> into tensor<2x?x32xf32>
+// CHECK:         tensor.extract_slice %arg0[1, 0, 0]
+// CHECK:         qmm.matmul
+// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[1, 0, 0] [1, %{{.*}}, 32] [1, 1, 1] : tensor<?x32xf32> into tensor<2x?x32xf32>
+// CHECK-NOT:     linalg.batch_matmul
+#did3 = affine_map<(b, d0, d1) -> (b, d0, d1)>
+#drow3 = affine_map<(b, d0, d1) -> (b, d0, 0)>
+#done3 = affine_map<(b, d0, d1) -> (b, 0, 0)>
+func.func @batched_dynamic_m(%a: tensor<2x?x128xf8E4M3FN>, %sa: tensor<2x?x1xf32>,
+                             %b: tensor<2x128x32xf8E4M3FN>, %sb: tensor<2x1x1xf32>) -> tensor<2x?x32xf32> {
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c1 : tensor<2x?x128xf8E4M3FN>
+  %ea = tensor.empty(%m) : tensor<2x?x128xf32>
+  %da = linalg.generic {indexing_maps = [#did3, #drow3, #did3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %sa : tensor<2x?x128xf8E4M3FN>, tensor<2x?x1xf32>) outs(%ea : tensor<2x?x128xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x?x128xf32>
+  %eb = tensor.empty() : tensor<2x128x32xf32>
+  %db = linalg.generic {indexing_maps = [#did3, #done3, #did3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b, %sb : tensor<2x128x32xf8E4M3FN>, tensor<2x1x1xf32>) outs(%eb : tensor<2x128x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<2x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<2x?x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x?x32xf32>) -> tensor<2x?x32xf32>
+  %d = linalg.batch_matmul ins(%da, %db : tensor<2x?x128xf32>, tensor<2x128x32xf32>) outs(%init : tensor<2x?x32xf32>) -> tensor<2x?x32xf32>
+  return %d : tensor<2x?x32xf32>
+}
+
+// -----
+
 // A dynamic M (tokens; torch-mlir's per-token scales as f16): raised to a
 // qmm.matmul whose A, scales and output have `?` rows; the scale vector is
 // widened to f32 on its runtime extent and reshaped to [M, 1].
