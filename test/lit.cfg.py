@@ -24,7 +24,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.qmm_tools_dir, config.llvm_tools_dir]
 tools = ["fp8-opt", "fp8-run", "qmm-compile", "qmm-gen-program", "qmm-model",
-         "qmm-intrinsic-table-check",
+         "qmm-intrinsic-table-check", "qmm-cuda-run",
          "mlir-runner", "llvm-readelf", "llvm-mc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
@@ -48,6 +48,14 @@ for library in ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"):
         break
     except OSError:
         pass
+
+# The CUDA driver (qmm-cuda-run dlopens libcuda.so.1): absent here, so its
+# tests check the "skipped" exit; present on a GPU machine.
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
 
 # Debian's python3 with numpy, for tests that read .npy files independently.
 config.substitutions.append(("%python", "/usr/bin/python3"))

@@ -37,11 +37,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   select.tuningTable = options.tuningTable;
   select.dynamicM = options.dynamicM;
   pm.addPass(createQMMSelectConfig(select));
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addFunctionBoundaryBufferization(pm);
   pm.addNestedPass<func::FuncOp>(createQMMLowerPackedTransposes());
   pm.addNestedPass<func::FuncOp>(createQMMLowerQuantizationToLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -70,16 +66,10 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
 
 llvm::Error qmm::runAMDGPUPipeline(ModuleOp module,
                                    const AMDGPUPipelineOptions &options) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-    os << d.getLocation() << ": " << d << "\n";
-    return success();
-  });
-  PassManager pm(module.getContext());
-  if (failed(buildAMDGPUPipeline(pm, options)) || failed(pm.run(module)))
-    return llvm::createStringError(diagnostics);
-  return llvm::Error::success();
+  return runPipeline(
+      module,
+      [&](OpPassManager &pm) { return buildAMDGPUPipeline(pm, options); },
+      /*withLocations=*/true);
 }
 
 namespace {

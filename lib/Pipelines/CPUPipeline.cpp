@@ -21,11 +21,7 @@ using namespace mlir::qmm;
 /// deallocation, loops, exact small-float conversions, then LLVM.
 LogicalResult qmm::buildCPUPipeline(OpPassManager &pm) {
   pm.addPass(createQMMLowerToReference());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  addFunctionBoundaryBufferization(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -50,6 +46,7 @@ LogicalResult qmm::buildCPUPipeline(OpPassManager &pm) {
 void qmm::registerQMMPipelines() {
   registerGPUToBinaryPipeline();
   registerAMDGPUPipeline();
+  registerNVVMPipeline();
   PassPipelineRegistration<>(
       "qmm-cpu-pipeline",
       "Lower qmm programs to the LLVM dialect for the host CPU (the cpu "

@@ -55,19 +55,44 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
 
 llvm::Error qmm::runGPUToBinary(ModuleOp module, StringRef chip,
                                 StringRef format) {
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error)
-      os << d << "\n";
-    return success();
-  });
-  PassManager pm(module.getContext());
-  if (failed(buildGPUToBinaryPipeline(pm, chip, format, getToolkitPath())) ||
-      failed(pm.run(module)))
-    return llvm::createStringError("compiling for %s failed: %s",
-                                   chip.str().c_str(), diagnostics.c_str());
+  if (llvm::Error error = runPipeline(
+          module,
+          [&](OpPassManager &pm) {
+            return buildGPUToBinaryPipeline(pm, chip, format,
+                                            getToolkitPath());
+          },
+          /*withLocations=*/false))
+    return llvm::createStringError("compiling for " + chip.str() +
+                                   " failed: " +
+                                   llvm::toString(std::move(error)));
   return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+qmm::cloneWithOneKernelModule(ModuleOp module, StringRef gpuModuleName,
+                              StringRef kernelName) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  gpu::GPUModuleOp kept;
+  for (auto gpuModule :
+       llvm::make_early_inc_range(clone->getOps<gpu::GPUModuleOp>())) {
+    if (!kept &&
+        (kernelName.empty() ||
+         gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName)) &&
+        (gpuModuleName.empty() || gpuModule.getName() == gpuModuleName))
+      kept = gpuModule;
+    else
+      gpuModule.erase();
+  }
+  if (!kept)
+    return llvm::createStringError(
+        "no gpu.module holds kernel @%s",
+        (kernelName.empty() ? gpuModuleName : kernelName).str().c_str());
+  // Launches of the other modules' kernels would no longer verify.
+  clone->walk([&](gpu::LaunchFuncOp launch) {
+    if (launch.getKernelModuleName() != kept.getName())
+      launch.erase();
+  });
+  return clone;
 }
 
 llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
@@ -75,30 +100,13 @@ llvm::Expected<std::string> qmm::compileKernelModule(ModuleOp module,
                                                      StringRef chip,
                                                      StringRef format,
                                                      StringRef gpuModuleName) {
-  OwningOpRef<ModuleOp> clone = module.clone();
-  gpu::GPUModuleOp kept;
-  for (auto gpuModule :
-       llvm::make_early_inc_range(clone->getOps<gpu::GPUModuleOp>())) {
-    if (!kept && gpuModule.lookupSymbol<gpu::GPUFuncOp>(kernelName) &&
-        (gpuModuleName.empty() || gpuModule.getName() == gpuModuleName))
-      kept = gpuModule;
-    else
-      gpuModule.erase();
-  }
-  if (!kept)
-    return llvm::createStringError("no gpu.module holds kernel @%s",
-                                   kernelName.str().c_str());
-  // Launches of the other modules' kernels would no longer verify.
-  clone->walk([&](gpu::LaunchFuncOp launch) {
-    if (launch.getKernelModuleName() != kept.getName())
-      launch.erase();
-  });
-  if (llvm::Error error = runGPUToBinary(*clone, chip, format))
+  llvm::Expected<OwningOpRef<ModuleOp>> clone =
+      cloneWithOneKernelModule(module, gpuModuleName, kernelName);
+  if (!clone)
+    return clone.takeError();
+  if (llvm::Error error = runGPUToBinary(**clone, chip, format))
     return std::move(error);
-  for (auto binary : clone->getOps<gpu::BinaryOp>())
-    for (Attribute object : binary.getObjects())
-      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
-  return llvm::createStringError("no gpu.binary was produced");
+  return getFirstObject(**clone);
 }
 
 namespace {

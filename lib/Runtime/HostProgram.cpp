@@ -24,8 +24,7 @@ using namespace mlir::qmm;
 
 KernelLauncher::~KernelLauncher() = default;
 
-/// The bytes of a memref.alloc before anything writes them.
-constexpr uint8_t kUninitializedByte = 0xA5;
+static constexpr uint8_t kUninitializedByte = kUninitializedHostByte;
 
 static std::string describeHostOp(Operation *op) {
   std::string location;
@@ -446,6 +445,8 @@ llvm::Error HostInterpreter::defineReshape(Operation &op) {
 }
 
 llvm::Error HostInterpreter::copy(memref::CopyOp copyOp) {
+  if (llvm::Error error = launcher.beforeHostAccess(copyOp))
+    return error;
   const HostView *from = lookupView(copyOp.getSource());
   const HostView *to = lookupView(copyOp.getTarget());
   auto fromType = dyn_cast<MemRefType>(copyOp.getSource().getType());
@@ -634,6 +635,8 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
                       HostView{storage.size() - 1, 0, shape, strides});
   }
   if (auto memset = dyn_cast<gpu::MemsetOp>(op)) {
+    if (llvm::Error error = launcher.beforeHostAccess(memset))
+      return error;
     const HostView *to = lookupView(memset.getDst());
     std::optional<uint64_t> value = scalar(memset.getValue());
     auto type = cast<MemRefType>(memset.getDst().getType());

@@ -4,6 +4,7 @@
 #include "qmm/Runtime/HostFormats.h"
 #include "qmm/Runtime/HostQuantizer.h"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -66,6 +67,19 @@ bool mlir::qmm::host::isBeyondF32(const Reference &ref, size_t i) {
          !(ref.magnitudes[i] < std::numeric_limits<float>::max());
 }
 
+std::pair<double, double>
+mlir::qmm::host::getExactTierInterval(const Reference &ref, size_t i,
+                                      ElementType outputType,
+                                      int64_t reductionSize) {
+  const FormatSpec *format = lookupFormat(outputType);
+  assert(format && "an output type of a format");
+  double accumulationBound = double(reductionSize + 2) * std::ldexp(1.0, -24);
+  double rounded = roundToFormat(*format, ref.values[i]);
+  double allowed =
+      ulpOf(*format, rounded) + accumulationBound * ref.magnitudes[i];
+  return {rounded - allowed, rounded + allowed};
+}
+
 ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
                                       const Reference &ref,
                                       ElementType outputType,
@@ -119,10 +133,9 @@ ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
     signal += r * r;
     noise += (d - r) * (d - r);
     if (checkUlps && format && outputType != ElementType::F32) {
-      double rounded = roundToFormat(*format, r);
-      double allowed = ulpOf(*format, rounded) +
-                       accumulationBound * ref.magnitudes[i];
-      if (std::fabs(d - rounded) > allowed)
+      auto [low, high] =
+          getExactTierInterval(ref, i, outputType, reductionSize);
+      if (!(d >= low && d <= high))
         ++metrics.ulpViolations;
     }
   }

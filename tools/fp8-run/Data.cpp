@@ -51,8 +51,10 @@ GemmSpec GemmRunner::buildSpecFromFlags() {
   spec.m = config.isDynamicM() ? ShapedType::kDynamic : config.m;
   spec.n = config.n;
   spec.k = config.k;
+  FormatFamily family =
+      config.nvidiaChip ? config.nvidiaChip->nativeFP8 : chip.nativeFP8;
   std::string native =
-      chip.nativeFP8 == FormatFamily::FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
+      family == FormatFamily::FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
   spec.a.elementType = parseElementType(
       &context, "a-type", config.aType.empty() ? native : config.aType);
   spec.b.elementType = parseElementType(

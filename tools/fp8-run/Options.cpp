@@ -87,10 +87,23 @@ public:
   explicit ChipParser(cl::Option &option)
       : ChoiceParser<const ChipInfo *>(option) {}
 
+  /// AMD chips by their target description; NVIDIA chips (whose programs
+  /// are saved as launch plans, not run here) as null, remembered in
+  /// `nvidiaChip`.
   void addChips() {
     for (const ChipInfo &chip : getSupportedChips())
       this->addLiteralOption(chip.name, &chip, chip.product);
+    for (const NvidiaChipInfo &chip : getSupportedNvidiaChips())
+      this->addLiteralOption(chip.name, nullptr, chip.product);
   }
+
+  bool parse(cl::Option &option, llvm::StringRef name, llvm::StringRef arg,
+             const ChipInfo *&value) {
+    nvidiaChip = lookupNvidiaChip(arg);
+    return ChoiceParser<const ChipInfo *>::parse(option, name, arg, value);
+  }
+
+  const NvidiaChipInfo *nvidiaChip = nullptr;
 
 protected:
   std::string describeMismatch(llvm::StringRef arg) const override {
@@ -240,7 +253,9 @@ static ChoiceOpt<ElementType> auxType(
     cl::cat(category));
 static cl::opt<const ChipInfo *, false, ChipParser>
     chipOption("chip", cl::init(nullptr),
-               cl::desc("target chip: gfx942, gfx950"), cl::cat(category));
+               cl::desc("target chip: gfx942, gfx950, or sm_90a (saved as "
+                        "a launch plan for qmm-cuda-run)"),
+               cl::cat(category));
 static ChoiceOpt<DeviceKind> deviceKind(
     "device", cl::init(DeviceKind::Auto),
     cl::desc("where to run: cpu, emu, hip or auto (hip when a GPU of the "
@@ -288,8 +303,14 @@ static cl::opt<bool> emitIR("emit-ir", cl::init(false),
                             cl::cat(category));
 static cl::opt<std::string> saveDir("save", cl::init(""),
                                     cl::desc("write inputs and output as "
-                                             ".npy files into DIR"),
+                                             ".npy files into DIR (--chip "
+                                             "sm_90a: a launch plan)"),
                                     cl::cat(category));
+static cl::opt<bool> saveWithoutData(
+    "no-data", cl::init(false),
+    cl::desc("with --chip sm_90a --save DIR: a launch plan whose inputs the "
+             "runner draws at random (benchmark sizes; no validation)"),
+    cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "
                                              "DIR"),
@@ -512,6 +533,25 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
            "'");
   config.chip =
       chipOption.getValue() ? chipOption.getValue() : lookupChip("gfx942");
+  config.nvidiaChip = chipOption.getParser().nvidiaChip;
+  if (config.nvidiaChip) {
+    // No NVIDIA GPU is reachable from here: the program is compiled and
+    // saved as a launch plan for qmm-cuda-run.
+    if (saveDir.empty())
+      fail("--chip " + config.nvidiaChip->name +
+           ": NVIDIA programs are saved, not run here: give --save DIR and "
+           "run `qmm-cuda-run DIR` on a GPU of the chip");
+    if (deviceKind.getNumOccurrences() || iterations.getNumOccurrences() ||
+        modelDevice.getNumOccurrences() || tune || tuneMeasure ||
+        !loadDir.empty() || !modulePath.empty())
+      fail("--chip " + config.nvidiaChip->name +
+           ": --device, --iters, --model, --tune and --load/--module do not "
+           "apply (the program runs in qmm-cuda-run: its --iters times it)");
+  }
+  if (saveWithoutData && !config.nvidiaChip)
+    fail("--no-data: saves launch plans for NVIDIA chips only (--chip "
+         "sm_90a)");
+  config.saveWithoutData = saveWithoutData;
   if (iterations > 100000)
     fail("--iters: at most 100000");
   if (emuMaxOps <= 0)

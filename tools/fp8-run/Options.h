@@ -18,6 +18,7 @@
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/ElementType.h"
 #include "qmm/Target/Chip.h"
+#include "qmm/Target/NvidiaChip.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -86,6 +87,10 @@ struct RunConfig {
   std::optional<float> minAmax;          ///< none: the rule's default
   QuantizeOn quantize = QuantizeOn::Host;
   std::string saveDir, loadDir;
+  /// --chip sm_90a: the NVIDIA chip the program is saved for (a launch
+  /// plan in saveDir; AMD `chip` then only stands by); --no-data.
+  const NvidiaChipInfo *nvidiaChip = nullptr;
+  bool saveWithoutData = false;
 
   /// Output.
   bool emitIR = false;

@@ -77,6 +77,8 @@ GemmRunner::GemmRunner(MLIRContext &context, const RunConfig &config)
     : context(context), config(config), chip(*config.chip) {}
 
 int GemmRunner::run() {
+  if (config.nvidiaChip)
+    return saveLaunchPlan();
   if (config.isDynamicM())
     return runForEachM();
   buildProgram();
@@ -237,7 +239,8 @@ void GemmRunner::prepareInputs() {
 
 void GemmRunner::execute() { result = runProgram(config.iterations); }
 
-RunResult GemmRunner::runProgram(unsigned iterations) {
+llvm::SmallVector<const HostTensor *> GemmRunner::getProgramArguments(
+    std::vector<TensorSpec> *resultSpecs) const {
   // The program's arguments, in order: a, a_scales, b, b_scales[, bias]
   // [, groups], init[, aux][, out_scales].
   llvm::SmallVector<const HostTensor *> args = {&aData, &aScales, &bData,
@@ -247,16 +250,22 @@ RunResult GemmRunner::runProgram(unsigned iterations) {
   if (groupInfoTensor)
     args.push_back(&*groupInfoTensor);
   args.push_back(&init);
-  std::vector<TensorSpec> resultSpecs = {
-      {toElementType(spec.outputType), init.shape}};
+  *resultSpecs = {{toElementType(spec.outputType), init.shape}};
   if (auxInit) {
     args.push_back(&*auxInit);
-    resultSpecs.push_back({auxInit->elementType, init.shape});
+    resultSpecs->push_back({auxInit->elementType, init.shape});
   }
   if (outScalesInit) {
     args.push_back(&*outScalesInit);
-    resultSpecs.push_back({outScalesInit->elementType, outScalesInit->shape});
+    resultSpecs->push_back({outScalesInit->elementType, outScalesInit->shape});
   }
+  return args;
+}
+
+RunResult GemmRunner::runProgram(unsigned iterations) {
+  std::vector<TensorSpec> resultSpecs;
+  llvm::SmallVector<const HostTensor *> args =
+      getProgramArguments(&resultSpecs);
   if (compiled)
     return orFail(compiled->run(args, resultSpecs, iterations));
   return orFail(device->run(*module, spec.functionName, args, resultSpecs,
@@ -284,20 +293,12 @@ static std::vector<double> toLogical(const std::vector<float> &values,
   return result;
 }
 
-void GemmRunner::validate() {
+GemmReferences GemmRunner::computeReferences() const {
   const OperandData &a = aParts.front(), &b = bParts.front();
-  const HostTensor &d = result.results.front();
+  GemmReferences refs;
   std::vector<double> cValues;
   if (spec.accumulate)
     cValues = getValues(init);
-  std::vector<double> output = getValues(d);
-  // An FP8 output is judged by its dequantized values.
-  const HostTensor *outScales =
-      spec.outEncoding ? &result.results.back() : nullptr;
-  if (outScales)
-    output = dequantize(d, *outScales, spec.getOutputOperand(), spec.m, spec.n);
-
-  ElementType outputType = toElementType(spec.outputType);
   std::vector<double> biasValues;
   if (bias)
     biasValues = getValues(*bias);
@@ -309,54 +310,68 @@ void GemmRunner::validate() {
                          : applyActivation(pre, spec.activation, spec.k);
     return std::make_pair(pre, post);
   };
+  std::tie(refs.preActivation, refs.exact) = epilogue(referenceGemm(
+      dequantize(a.quantized.data, a.quantized.scales, spec.a, spec.m,
+                 spec.k),
+      dequantize(b.quantized.data, b.quantized.scales, spec.b, spec.n,
+                 spec.k),
+      cValues, spec.m, spec.n, spec.k));
   // Outputs that depend on non-finite or f32-overflowing quantized inputs
   // are judged in the exact tier only (the unquantized inputs need not
   // explain them).
-  llvm::SmallVector<bool> beyondF32(spec.m * spec.n, false);
-  auxExact.skipped = !spec.auxType;
-  auxExact.pass = true;
-  {
-    auto [pre, reference] = epilogue(referenceGemm(
-        dequantize(a.quantized.data, a.quantized.scales, spec.a, spec.m,
-                   spec.k),
-        dequantize(b.quantized.data, b.quantized.scales, spec.b, spec.n,
-                   spec.k),
-        cValues, spec.m, spec.n, spec.k));
-    for (size_t i = 0; i < beyondF32.size(); ++i)
-      beyondF32[i] = isBeyondF32(reference, i);
-    if (spec.auxType) {
-      ElementType auxType = toElementType(spec.auxType);
-      auxExact.metrics = compare(getValues(result.results[1]), pre, auxType,
-                                 /*checkUlps=*/true, spec.k);
-      judgeExactTier(auxExact, auxType);
-    }
-    if (outScales) {
-      exact.metrics = checkQuantizedOutput(d, *outScales,
-                                           spec.getOutputOperand(), reference,
-                                           spec.outRounding, spec.outMinAmax,
-                                           spec.k);
-    } else {
-      exact.metrics = compare(output, reference, outputType,
-                              /*checkUlps=*/true, spec.k);
-    }
-    judgeExactTier(exact, outputType);
-  }
-
-  double threshold = getQuantizationThreshold(
+  refs.beyondF32.assign(spec.m * spec.n, false);
+  for (size_t i = 0; i < refs.beyondF32.size(); ++i)
+    refs.beyondF32[i] = isBeyondF32(refs.exact, i);
+  refs.threshold = getQuantizationThreshold(
       toElementType(spec.a.elementType), toElementType(spec.b.elementType));
   // An FP8 output is one more quantization.
   if (spec.outEncoding)
-    threshold += getFormatQuantizationBudget(outputType);
-  if (a.highPrecision && b.highPrecision) {
-    Reference reference =
+    refs.threshold += getFormatQuantizationBudget(toElementType(spec.outputType));
+  if (a.highPrecision && b.highPrecision)
+    refs.quality =
         epilogue(referenceGemm(
                      toLogical(*a.highPrecision, spec.a, spec.m, spec.k),
                      toLogical(*b.highPrecision, spec.b, spec.n, spec.k),
                      cValues, spec.m, spec.n, spec.k))
             .second;
-    quality.metrics = compare(output, reference, outputType,
-                              /*checkUlps=*/false, spec.k, beyondF32);
-    judgeQualityTier(quality, threshold);
+  return refs;
+}
+
+void GemmRunner::validate() {
+  const HostTensor &d = result.results.front();
+  std::vector<double> output = getValues(d);
+  // An FP8 output is judged by its dequantized values.
+  const HostTensor *outScales =
+      spec.outEncoding ? &result.results.back() : nullptr;
+  if (outScales)
+    output = dequantize(d, *outScales, spec.getOutputOperand(), spec.m, spec.n);
+
+  ElementType outputType = toElementType(spec.outputType);
+  GemmReferences refs = computeReferences();
+  auxExact.skipped = !spec.auxType;
+  auxExact.pass = true;
+  if (spec.auxType) {
+    ElementType auxType = toElementType(spec.auxType);
+    auxExact.metrics = compare(getValues(result.results[1]),
+                               refs.preActivation, auxType,
+                               /*checkUlps=*/true, spec.k);
+    judgeExactTier(auxExact, auxType);
+  }
+  if (outScales) {
+    exact.metrics = checkQuantizedOutput(d, *outScales,
+                                         spec.getOutputOperand(), refs.exact,
+                                         spec.outRounding, spec.outMinAmax,
+                                         spec.k);
+  } else {
+    exact.metrics = compare(output, refs.exact, outputType,
+                            /*checkUlps=*/true, spec.k);
+  }
+  judgeExactTier(exact, outputType);
+
+  if (refs.quality) {
+    quality.metrics = compare(output, *refs.quality, outputType,
+                              /*checkUlps=*/false, spec.k, refs.beyondF32);
+    judgeQualityTier(quality, refs.threshold);
   } else {
     quality.skipped = true;
     quality.pass = true;

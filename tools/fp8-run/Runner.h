@@ -120,6 +120,16 @@ void printModel(llvm::ArrayRef<perf::KernelPrediction> predictions,
                 const RunResult *measured, llvm::StringRef device);
 
 /// One fp8-run run of a dense or grouped GEMM.
+/// The f64 references of a GEMM's two tiers (exact: the dequantized
+/// inputs, with the pre-activation; quality: the unquantized inputs, when
+/// known), the elements beyond f32's range, and the quality threshold.
+struct GemmReferences {
+  host::Reference preActivation, exact;
+  std::optional<host::Reference> quality;
+  llvm::SmallVector<bool> beyondF32;
+  double threshold = 0;
+};
+
 class GemmRunner {
 public:
   GemmRunner(MLIRContext &context, const RunConfig &config);
@@ -190,6 +200,18 @@ private:
                         const OperandSpec &operand, int64_t rows);
   /// --save: the inputs and outputs as .npy files.
   void saveAll() const;
+
+  /// The f64 references of both tiers and the quantization threshold.
+  GemmReferences computeReferences() const;
+  /// The program's arguments in order and its results' specs.
+  llvm::SmallVector<const host::HostTensor *>
+  getProgramArguments(std::vector<TensorSpec> *resultSpecs) const;
+
+  //===--- NVIDIA (NvidiaMode.cpp) ----------------------------------------===//
+  /// --chip sm_90a --save DIR: compiles the program for the chip and saves
+  /// it as a launch plan (with the inputs and both tiers' checks, unless
+  /// --no-data) for qmm-cuda-run.
+  int saveLaunchPlan();
 
   //===--- Report (Report.cpp) --------------------------------------------===//
   void printJsonReport(bool pass, double tflops) const;

@@ -814,6 +814,35 @@ def QMMParallelLoopsToGPU : Pass<"qmm-parallel-loops-to-gpu", "ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// NVVM pipeline (NVIDIA Hopper)
+//===----------------------------------------------------------------------===//
+
+def QMMCheckNvidiaSupport : Pass<"qmm-check-nvidia-support", "ModuleOp"> {
+  let summary = "Refuse what the NVVM pipeline does not compile for the "
+                "chip (pipeline stage 0 for NVIDIA)";
+  let description = [{
+    Runs first in `qmm-to-nvvm-pipeline`, on qmm ops, so that what the
+    pipeline cannot compile for an NVIDIA chip is a diagnostic on the op
+    rather than wrong code or an abort in the NVPTX backend:
+
+    * A and B must be OCP FP8 (`f8E4M3FN`, `f8E5M2`, mixed allowed): what
+      Hopper's tensor cores read (`wgmma ... .e4m3` / `.e5m2`). FNUZ FP8,
+      FP6 and FP4 are refused.
+    * MX scales (E8M0 per 32 elements) are refused: they need the
+      block-scaled MMA of Blackwell.
+    * Not compiled yet: FP8 outputs, `qmm.quantize` / `qmm.dequantize` and
+      dynamic shapes (the cpu device runs them).
+
+    The chip comes from the option and is looked up in the NVIDIA target
+    description (`qmm/Target/NvidiaChip.h`).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "target chip: sm_90a">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // CPU
 //===----------------------------------------------------------------------===//
 

@@ -45,6 +45,13 @@ compileKernelModule(ModuleOp module, llvm::StringRef kernelName,
                     llvm::StringRef chip, llvm::StringRef format,
                     llvm::StringRef gpuModuleName = "");
 
+/// A copy of `module` keeping only gpu.module `gpuModuleName` (when not
+/// empty) holding kernel `kernelName` (when not empty), and the launches
+/// of its kernels.
+llvm::Expected<OwningOpRef<ModuleOp>>
+cloneWithOneKernelModule(ModuleOp module, llvm::StringRef gpuModuleName,
+                         llvm::StringRef kernelName = "");
+
 struct AMDGPUPipelineOptions {
   std::string chip = "gfx942";
   /// gpu, llvm, isa or bin.
@@ -70,10 +77,55 @@ LogicalResult buildAMDGPUPipeline(OpPassManager &pm,
 llvm::Error runAMDGPUPipeline(ModuleOp module,
                               const AMDGPUPipelineOptions &options);
 
+struct NVVMPipelineOptions {
+  std::string chip = "sm_90a";
+  /// gpu, llvm, ptx or cubin.
+  std::string format = "ptx";
+  /// A CUDA installation with bin/ptxas (cubin only).
+  std::string toolkit;
+};
+
+/// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip
+/// (format `gpu`), NVVM (`llvm`) and a gpu.binary holding PTX (`ptx`) or a
+/// cubin (`cubin`, with ptxas from `toolkit`). Fails on an unknown chip or
+/// format.
+LogicalResult buildNVVMPipeline(OpPassManager &pm,
+                                const NVVMPipelineOptions &options);
+/// The NVIDIA pipeline's back half, on a module whose kernels are
+/// outlined (format `gpu`): the NVVM target attached, the kernels lowered
+/// with bare-pointer memref arguments, then PTX or a cubin.
+LogicalResult buildNVVMKernelPipeline(OpPassManager &pm,
+                                      const NVVMPipelineOptions &options);
+/// The PTX (format ptx) or cubin of gpu.module `gpuModuleName` of `module`
+/// (format gpu), compiled by the back half; `module` is not modified.
+llvm::Expected<std::string>
+compileNvidiaKernelModule(ModuleOp module, llvm::StringRef gpuModuleName,
+                          const NVVMPipelineOptions &options);
+/// Runs the NVIDIA pipeline on `module` in place; the error holds the
+/// diagnostics, each with its location.
+llvm::Error runNVVMPipeline(ModuleOp module,
+                            const NVVMPipelineOptions &options);
+/// $QMM_CUDA_TOOLKIT, else empty (no CUDA toolkit is needed for PTX).
+std::string getCudaToolkitPath();
+
+/// One-shot bufferization with identity layouts at function boundaries
+/// (callers pass plain dense buffers): the step every pipeline shares.
+void addFunctionBoundaryBufferization(OpPassManager &pm);
+/// Builds a pass manager with `build` and runs it on `module`; the error
+/// holds the diagnostics: all, each after its location, with
+/// `withLocations`; else the errors alone.
+llvm::Error runPipeline(ModuleOp module,
+                        llvm::function_ref<LogicalResult(OpPassManager &)>
+                            build,
+                        bool withLocations);
+/// The bytes of the first object of `module`'s gpu.binary ops.
+llvm::Expected<std::string> getFirstObject(ModuleOp module);
+
 /// Registers the pipelines with the pass registry (for fp8-opt).
 void registerQMMPipelines();
 void registerGPUToBinaryPipeline();
 void registerAMDGPUPipeline();
+void registerNVVMPipeline();
 
 } // namespace qmm
 } // namespace mlir

@@ -26,6 +26,10 @@
 namespace mlir {
 namespace qmm {
 
+/// The bytes of a memref.alloc before anything writes them: a recognizable
+/// pattern, not zeros, so that a program relying on them shows.
+constexpr uint8_t kUninitializedHostByte = 0xA5;
+
 /// One kernel argument: a device buffer (by index into the program's
 /// buffers) or a scalar's bits.
 struct HostKernelArgument {
@@ -41,6 +45,12 @@ public:
                              std::array<int64_t, 3> grid,
                              std::array<int64_t, 3> block,
                              llvm::ArrayRef<HostKernelArgument> args) = 0;
+  /// Called before host code reads or writes buffers itself (memref.copy,
+  /// gpu.memset): a launcher that only records the launches (a saved
+  /// plan) cannot replay such work between them.
+  virtual llvm::Error beforeHostAccess(Operation *op) {
+    return llvm::Error::success();
+  }
 };
 
 /// The buffers of one run of a host program, on the host: a deque, so that

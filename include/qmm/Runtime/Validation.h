@@ -9,6 +9,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir {
@@ -68,6 +69,15 @@ struct ErrorMetrics {
 /// Whether element `i` of `ref` is NaN or infinite, or sums products past
 /// f32's range: the output may then be NaN or infinite.
 bool isBeyondF32(const Reference &ref, size_t i);
+
+/// The values the exact tier accepts for element `i` of a bf16/f16 output
+/// (`outputType`) of reference `ref` (whose k is `reductionSize`): the
+/// reference rounded to the type, +- one ulp of it plus the f32
+/// accumulation bound. (What compare() counts as ulp violations; a launch
+/// plan carries these intervals to a runner without this library.)
+std::pair<double, double> getExactTierInterval(const Reference &ref, size_t i,
+                                               ElementType outputType,
+                                               int64_t reductionSize);
 
 /// `outputType` is the type D was produced in (f32, bf16, f16). With
 /// `checkUlps`, counts `ulpViolations` against `reference` (whose k is

@@ -1,0 +1,173 @@
+//===- NVVMPipeline.cpp - qmm to PTX kernels for NVIDIA Hopper ------------===//
+//
+// The NVIDIA pipeline. Its first form compiles every supported qmm program
+// to simple kernels: the reference lowering's loops, one thread per output
+// element (qmm-parallel-loops-to-gpu), FP8 decoded with integer arithmetic
+// (qmm-expand-kernel-math), then upstream's NVVM conversion and the NVPTX
+// backend. It is what the cuda runner validates on an H100 today; the
+// wgmma / TMA main loop replaces the matmul kernels stage by stage, as
+// qmm-tile-matmul and its successors did on the AMD side.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Target/NvidiaChip.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+static bool isNVVMFormat(StringRef format) {
+  return format == "gpu" || format == "llvm" || format == "ptx" ||
+         format == "cubin";
+}
+
+std::string qmm::getCudaToolkitPath() {
+  if (const char *path = std::getenv("QMM_CUDA_TOOLKIT"))
+    return path;
+  return "";
+}
+
+LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
+                                     const NVVMPipelineOptions &options) {
+  const NvidiaChipInfo *chip = lookupNvidiaChip(options.chip);
+  if (!chip || !isNVVMFormat(options.format))
+    return failure();
+  // What the chip cannot run is refused on the qmm ops themselves.
+  pm.addPass(createQMMCheckNvidiaSupport({options.chip}));
+  pm.addPass(createQMMLowerToReference());
+  addFunctionBoundaryBufferization(pm);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createQMMParallelLoopsToGPU());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createQMMKernelSizeArguments());
+  pm.addNestedPass<gpu::GPUModuleOp>(createQMMExpandKernelMath());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.format == "gpu")
+    return success();
+  return buildNVVMKernelPipeline(pm, options);
+}
+
+LogicalResult qmm::buildNVVMKernelPipeline(OpPassManager &pm,
+                                           const NVVMPipelineOptions &options) {
+  const NvidiaChipInfo *chip = lookupNvidiaChip(options.chip);
+  if (!chip || !isNVVMFormat(options.format) || options.format == "gpu")
+    return failure();
+  GpuNVVMAttachTargetOptions target;
+  target.chip = chip->name.str();
+  target.features = chip->ptxFeatures.str();
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createQMMExpandIndexMaps());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  // Bare pointers: one .param per memref, what the runner's launch plan
+  // passes (the offsets of static layouts are in the kernel's code).
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  if (options.format == "llvm")
+    return success();
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format == "ptx" ? "isa" : "bin";
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  return success();
+}
+
+llvm::Expected<std::string>
+qmm::compileNvidiaKernelModule(ModuleOp module, StringRef gpuModuleName,
+                               const NVVMPipelineOptions &options) {
+  llvm::Expected<OwningOpRef<ModuleOp>> clone =
+      cloneWithOneKernelModule(module, gpuModuleName);
+  if (!clone)
+    return clone.takeError();
+  if (llvm::Error error = runPipeline(
+          **clone,
+          [&](OpPassManager &pm) {
+            return buildNVVMKernelPipeline(pm, options);
+          },
+          /*withLocations=*/false))
+    return llvm::createStringError("compiling for " + options.chip +
+                                   " failed: " +
+                                   llvm::toString(std::move(error)));
+  return getFirstObject(**clone);
+}
+
+llvm::Error qmm::runNVVMPipeline(ModuleOp module,
+                                 const NVVMPipelineOptions &options) {
+  return runPipeline(
+      module,
+      [&](OpPassManager &pm) { return buildNVVMPipeline(pm, options); },
+      /*withLocations=*/true);
+}
+
+namespace {
+struct NVVMPipelineCLOptions
+    : public PassPipelineOptions<NVVMPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("target chip: sm_90a"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("gpu (GPU-level IR), llvm (after the NVVM conversion), "
+                     "ptx (PTX text in the gpu.binary, what the cuda runner "
+                     "loads) or cubin (needs ptxas: toolkit=)"),
+      llvm::cl::init("ptx")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
+                     "default $QMM_CUDA_TOOLKIT")};
+};
+} // namespace
+
+void qmm::registerNVVMPipeline() {
+  registerPassPipeline(
+      "qmm-to-nvvm-pipeline",
+      "Compile qmm programs for NVIDIA Hopper (sm_90a): support checks, the "
+      "reference lowering's loops as kernels, then (format llvm, ptx, "
+      "cubin) NVVM and PTX",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        NVVMPipelineCLOptions cl;
+        if (failed(cl.parseFromString(text)))
+          return failure();
+        if (!lookupNvidiaChip(cl.chip))
+          return errorHandler("qmm-to-nvvm-pipeline: unknown chip '" +
+                              cl.chip + "' (expected " +
+                              getSupportedNvidiaChipNames() + ")");
+        if (!isNVVMFormat(cl.format))
+          return errorHandler("qmm-to-nvvm-pipeline: unknown format '" +
+                              cl.format +
+                              "' (expected gpu, llvm, ptx or cubin)");
+        std::string toolkit =
+            cl.toolkit.empty() ? getCudaToolkitPath() : cl.toolkit.getValue();
+        if (cl.format == "cubin" && toolkit.empty())
+          return errorHandler("qmm-to-nvvm-pipeline: format=cubin needs "
+                              "ptxas: give toolkit=<CUDA installation> or "
+                              "set QMM_CUDA_TOOLKIT (format=ptx needs "
+                              "neither: the driver compiles PTX at load)");
+        NVVMPipelineOptions options{cl.chip, cl.format, toolkit};
+        return buildNVVMPipeline(pm, options);
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(NVVMPipelineCLOptions());
+      });
+}

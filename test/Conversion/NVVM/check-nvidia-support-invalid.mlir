@@ -1,0 +1,51 @@
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-check-nvidia-support
+// RUN: not fp8-opt %s --qmm-check-nvidia-support="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: qmm-check-nvidia-support: unknown chip 'sm_80' (expected sm_90a)
+
+// Hopper's tensor cores read OCP FP8 only.
+func.func @fnuz(%a: tensor<64x128xf8E4M3FNUZ>, %sa: tensor<1x1xf32>, %b: tensor<32x128xf8E4M3FNUZ>, %sb: tensor<1x1xf32>, %c: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{qmm-check-nvidia-support: sm_90a reads OCP FP8 (f8E4M3FN, f8E5M2) in its tensor cores; A is 'f8E4M3FNUZ'}}
+  %0 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<32x128xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %0 : tensor<64x32xbf16>
+}
+
+// -----
+
+func.func @fp4_b(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<64x4xf8E8M0FNU>, %b: tensor<32x128xf4E2M1FN>, %sb: tensor<32x4xf8E8M0FNU>, %c: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{B is 'f4E2M1FN'}}
+  %0 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) #qmm.scale<mx> b(%b, %sb : tensor<32x128xf4E2M1FN>, tensor<32x4xf8E8M0FNU>) #qmm.scale<mx> outs(%c : tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %0 : tensor<64x32xbf16>
+}
+
+// -----
+
+func.func @mx_fp8(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<64x4xf8E8M0FNU>, %b: tensor<32x128xf8E4M3FN>, %sb: tensor<32x4xf8E8M0FNU>, %c: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{qmm-check-nvidia-support: MX scales (E8M0 per 32 elements) need block-scaled MMA, which sm_90a does not have}}
+  %0 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) #qmm.scale<mx> b(%b, %sb : tensor<32x128xf8E4M3FN>, tensor<32x4xf8E8M0FNU>) #qmm.scale<mx> outs(%c : tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %0 : tensor<64x32xbf16>
+}
+
+// -----
+
+func.func @dynamic_m(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<32x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<?x32xbf16>) -> tensor<?x32xbf16> {
+  // expected-error @+1 {{qmm-check-nvidia-support: dynamic shapes are not compiled for sm_90a yet}}
+  %0 = qmm.matmul a(%a, %sa : tensor<?x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<?x32xbf16>) -> tensor<?x32xbf16>
+  return %0 : tensor<?x32xbf16>
+}
+
+// -----
+
+func.func @quantize(%x: tensor<64x128xf32>, %q: tensor<64x128xf8E4M3FN>, %s: tensor<64x1xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<64x1xf32>) {
+  // expected-error @+1 {{qmm-check-nvidia-support: not compiled for sm_90a yet (the cpu device runs it)}}
+  %0:2 = qmm.quantize %x : tensor<64x128xf32> encoding #qmm.scale<per_row> outs(%q, %s : tensor<64x128xf8E4M3FN>, tensor<64x1xf32>) -> tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
+  return %0#0, %0#1 : tensor<64x128xf8E4M3FN>, tensor<64x1xf32>
+}
+
+// -----
+
+func.func @fp8_output(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<64x64xf8E4M3FN>, %s: tensor<64x1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x1xf32>) {
+  // expected-error @+1 {{qmm-check-nvidia-support: FP8 outputs are not compiled for sm_90a yet}}
+  %d:2 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<64x64xf8E4M3FN>) out_scales(%s : tensor<64x1xf32>) #qmm.scale<block 1x128> -> tensor<64x64xf8E4M3FN>, tensor<64x1xf32>
+  return %d#0, %d#1 : tensor<64x64xf8E4M3FN>, tensor<64x1xf32>
+}
+

@@ -1,0 +1,20 @@
+// RUN: fp8-opt %s -split-input-file --qmm-check-nvidia-support | FileCheck %s
+
+// What sm_90a compiles passes through unchanged: OCP FP8 operands (E4M3 and
+// E5M2, mixed), per-tensor, per-row and 1x128 x 128x128 block scales, an
+// epilogue, and grouped matmuls.
+// CHECK-LABEL: func.func @per_tensor_mixed
+// CHECK:         qmm.matmul a(%{{.*}} : tensor<64x128xf8E5M2>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%{{.*}} : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
+func.func @per_tensor_mixed(%a: tensor<64x128xf8E5M2>, %sa: tensor<1x1xf32>, %b: tensor<32x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %0 = qmm.matmul a(%a, %sa : tensor<64x128xf8E5M2>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %0 : tensor<64x32xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @blockwise
+// CHECK:         qmm.matmul {{.*}} #qmm.scale<block 1x128> {{.*}} #qmm.scale<block 128x128>
+func.func @blockwise(%a: tensor<64x256xf8E4M3FN>, %sa: tensor<64x2xf32>, %b: tensor<128x256xf8E4M3FN>, %sb: tensor<1x2xf32>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %0 = qmm.matmul a(%a, %sa : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) #qmm.scale<block 1x128> b(%b, %sb : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %0 : tensor<64x128xf32>
+}

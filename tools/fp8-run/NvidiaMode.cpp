@@ -1,0 +1,118 @@
+//===- NvidiaMode.cpp - fp8-run --chip sm_90a: a saved launch plan --------===//
+//
+// No NVIDIA GPU is reachable from a machine with MLIR, so for an NVIDIA
+// chip fp8-run stops before running: it compiles the GEMM with the NVVM
+// pipeline, records the host program's launches, and saves them with the
+// inputs and both validation tiers (same references, same criteria as a
+// run here) for qmm-cuda-run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Runtime/LaunchPlan.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::host;
+using namespace mlir::qmm::fp8run;
+
+/// The checks of D: the exact tier (bf16/f16: each element's interval;
+/// f32: 80 dB SQNR) and, with unquantized inputs, the quantization tier.
+static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
+                      ElementType outputType, int64_t k) {
+  size_t count = refs.exact.values.size();
+  LaunchPlan::Check exact;
+  exact.buffer = plan.results.front();
+  exact.element = getElementTypeName(outputType).str();
+  exact.count = count;
+  exact.tier = "exact";
+  exact.label = "D vs f64 of the dequantized inputs";
+  if (outputType == ElementType::F32) {
+    exact.kind = "sqnr";
+    exact.threshold = 80.0; // judgeExactTier's criterion for f32
+    exact.data = refs.exact.values;
+  } else {
+    exact.kind = "bounds";
+    exact.data.reserve(2 * count);
+    for (size_t i = 0; i < count; ++i) {
+      auto [low, high] = getExactTierInterval(refs.exact, i, outputType, k);
+      exact.data.push_back(low);
+      exact.data.push_back(high);
+    }
+  }
+  LaunchPlan::Check quality;
+  if (refs.quality) {
+    quality = exact;
+    quality.tier = "quality";
+    quality.kind = "calc_diff";
+    quality.threshold = refs.threshold;
+    quality.data = refs.quality->values;
+    quality.label = "D vs f64 of the unquantized inputs";
+  }
+  plan.checks.push_back(std::move(exact));
+  if (refs.quality)
+    plan.checks.push_back(std::move(quality));
+}
+
+int GemmRunner::saveLaunchPlan() {
+  const NvidiaChipInfo &target = *config.nvidiaChip;
+  std::string flag = "--chip " + target.name.str();
+  if (config.isDynamicM() || isGrouped() || config.emitIR ||
+      config.quantize != QuantizeOn::Host)
+    fail(flag + ": --m, --groups, --emit-ir and --quantize device are not "
+                "supported for NVIDIA chips yet");
+  buildProgram();
+  if (spec.auxType)
+    fail(flag + ": --aux is not supported for NVIDIA chips yet");
+  prepareInputs();
+
+  NVVMPipelineOptions options;
+  options.chip = target.name.str();
+  options.format = "gpu";
+  OwningOpRef<ModuleOp> lowered = module->clone();
+  if (llvm::Error error = runNVVMPipeline(*lowered, options))
+    fail("compiling for " + target.name + " failed: " +
+         llvm::toString(std::move(error)));
+  options.format = "ptx";
+  std::vector<TensorSpec> resultSpecs;
+  llvm::SmallVector<const HostTensor *> args =
+      getProgramArguments(&resultSpecs);
+  bool withData = !config.saveWithoutData;
+  LaunchPlan plan = orFail(
+      recordLaunchPlan(*lowered, spec.functionName, args, options, withData));
+  plan.flops = 2.0 * double(spec.m) * double(spec.n) * double(spec.k);
+  // D's buffer is the program's `init`; unless the GEMM accumulates into
+  // it, its contents are not read: poisoned (0xFF, NaN) rather than
+  // uploaded, so that an element no kernel writes fails the checks.
+  if (!spec.accumulate)
+    for (size_t result : plan.results) {
+      plan.buffers[result].fill = "poison";
+      plan.buffers[result].data.clear();
+    }
+  if (withData) {
+    GemmReferences refs = computeReferences();
+    if (llvm::is_contained(refs.beyondF32, true))
+      fail(flag + ": outputs that depend on non-finite inputs or overflow "
+                  "f32 are not saved (the runner's checks assume finite "
+                  "references)");
+    addChecks(plan, refs, toElementType(spec.outputType), spec.k);
+  }
+  failOn(writeLaunchPlan(plan, config.saveDir));
+  llvm::outs() << llvm::formatv(
+      "fp8-run: saved @{0} ({1}x{2}x{3}) for {4} ({5}) to {6}: {7} kernels "
+      "in {8} PTX modules, {9} buffers, {10} launches, {11} checks{12}\n",
+      spec.functionName, spec.m, spec.n, spec.k, target.name, target.product,
+      config.saveDir, plan.kernels.size(), plan.modules.size(),
+      plan.buffers.size(), plan.launches.size(), plan.checks.size(),
+      withData ? "" : " (random inputs: --no-data)");
+  llvm::outs() << "run it on a GPU of the chip: qmm-cuda-run "
+               << config.saveDir << "\n";
+  return 0;
+}

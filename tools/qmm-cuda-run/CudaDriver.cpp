@@ -1,0 +1,92 @@
+//===- CudaDriver.cpp - the CUDA driver API, loaded at run time -----------===//
+
+#include "CudaDriver.h"
+
+#include <cstring>
+#include <dlfcn.h>
+
+namespace qmmcuda {
+
+namespace {
+
+/// Stores a dlsym result into a typed function pointer (a plain cast from
+/// void * to a function pointer is only conditionally supported by C++).
+template <typename Function>
+bool resolve(void *library, const char *name, Function &function) {
+  void *symbol = dlsym(library, name);
+  if (!symbol)
+    return false;
+  static_assert(sizeof(symbol) == sizeof(function), "function pointer size");
+  std::memcpy(&function, &symbol, sizeof(function));
+  return true;
+}
+
+} // namespace
+
+Status CudaDriver::open() {
+  library = dlopen("libcuda.so.1", RTLD_NOW);
+  if (!library) {
+    const char *reason = dlerror();
+    return Status::skipped(formatString("no CUDA driver (%s)",
+                                        reason ? reason : "dlopen failed"));
+  }
+  const char *missing = nullptr;
+  auto need = [&](const char *name, auto &function) {
+    if (!missing && !resolve(library, name, function))
+      missing = name;
+  };
+  need("cuInit", cuInit);
+  need("cuDriverGetVersion", cuDriverGetVersion);
+  need("cuDeviceGetCount", cuDeviceGetCount);
+  need("cuDeviceGet", cuDeviceGet);
+  need("cuDeviceGetName", cuDeviceGetName);
+  need("cuDeviceGetAttribute", cuDeviceGetAttribute);
+  need("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain);
+  need("cuCtxSetCurrent", cuCtxSetCurrent);
+  need("cuCtxSynchronize", cuCtxSynchronize);
+  need("cuMemAlloc_v2", cuMemAlloc);
+  need("cuMemFree_v2", cuMemFree);
+  need("cuMemcpyHtoD_v2", cuMemcpyHtoD);
+  need("cuMemcpyDtoH_v2", cuMemcpyDtoH);
+  need("cuMemsetD8_v2", cuMemsetD8);
+  need("cuModuleLoadDataEx", cuModuleLoadDataEx);
+  need("cuModuleUnload", cuModuleUnload);
+  need("cuModuleGetFunction", cuModuleGetFunction);
+  need("cuFuncSetAttribute", cuFuncSetAttribute);
+  need("cuLaunchKernel", cuLaunchKernel);
+  need("cuEventCreate", cuEventCreate);
+  need("cuEventRecord", cuEventRecord);
+  need("cuEventSynchronize", cuEventSynchronize);
+  // cuda.h maps cuEventElapsedTime to _v2 from CUDA 12.8 on (same
+  // signature); older drivers only have the plain name.
+  if (!resolve(library, "cuEventElapsedTime_v2", cuEventElapsedTime))
+    need("cuEventElapsedTime", cuEventElapsedTime);
+  need("cuEventDestroy_v2", cuEventDestroy);
+  need("cuGetErrorString", cuGetErrorString);
+  need("cuGetErrorName", cuGetErrorName);
+  if (missing)
+    return Status::error(formatString(
+        "libcuda.so.1 has no '%s' (a driver older than this runner needs?)",
+        missing));
+  return Status::ok();
+}
+
+std::string CudaDriver::getErrorName(CUresult result) const {
+  const char *name = nullptr;
+  if (cuGetErrorName && cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
+    return name;
+  return formatString("CUDA error %d", result);
+}
+
+Status CudaDriver::check(CUresult result, const std::string &call) const {
+  if (result == CUDA_SUCCESS)
+    return Status::ok();
+  const char *text = nullptr;
+  if (!cuGetErrorString || cuGetErrorString(result, &text) != CUDA_SUCCESS ||
+      !text)
+    text = "unknown error";
+  return Status::error(formatString("%s: %s: %s", call.c_str(),
+                                    getErrorName(result).c_str(), text));
+}
+
+} // namespace qmmcuda

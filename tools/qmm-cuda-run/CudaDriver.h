@@ -1,0 +1,103 @@
+//===- CudaDriver.h - the CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// qmm-cuda-run builds without the CUDA toolkit: the few driver types and
+// entry points it needs are declared here and looked up in libcuda.so.1
+// with dlsym. The names are the versioned symbols that cuda.h maps the
+// plain names to (cuMemAlloc -> cuMemAlloc_v2, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_CUDA_RUN_CUDADRIVER_H
+#define QMM_CUDA_RUN_CUDADRIVER_H
+
+#include "Support.h"
+
+#include <cstddef>
+#include <string>
+
+namespace qmmcuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctxOpaque *;
+using CUmodule = struct CUmodOpaque *;
+using CUfunction = struct CUfuncOpaque *;
+using CUevent = struct CUeventOpaque *;
+using CUstream = struct CUstreamOpaque *;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
+constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+constexpr CUresult CUDA_ERROR_INVALID_DEVICE = 101;
+
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+/// The entry points, resolved by open().
+class CudaDriver {
+public:
+  /// dlopens libcuda.so.1 and resolves every entry point. A missing library
+  /// is Skipped (no driver on this machine); a missing symbol is an Error.
+  Status open();
+
+  /// Ok for CUDA_SUCCESS, else "<call>: <error name>: <error string>".
+  Status check(CUresult result, const std::string &call) const;
+
+  /// The name of a CUresult, e.g. CUDA_ERROR_NO_DEVICE.
+  std::string getErrorName(CUresult result) const;
+
+  CUresult (*cuInit)(unsigned flags) = nullptr;
+  CUresult (*cuDriverGetVersion)(int *version) = nullptr;
+  CUresult (*cuDeviceGetCount)(int *count) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal) = nullptr;
+  CUresult (*cuDeviceGetName)(char *name, int length, CUdevice device) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *value, int attribute,
+                                   CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *context,
+                                       CUdevice device) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *pointer, size_t bytes) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr pointer) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr destination, const void *source,
+                           size_t bytes) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source,
+                           size_t bytes) = nullptr;
+  CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
+                         size_t count) = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
+                                 unsigned numOptions, int *options,
+                                 void **optionValues) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction function, int attribute,
+                                 int value) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned gridX,
+                             unsigned gridY, unsigned gridZ, unsigned blockX,
+                             unsigned blockY, unsigned blockZ,
+                             unsigned sharedBytes, CUstream stream,
+                             void **kernelParams, void **extra) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
+                                 CUevent end) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent event) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult error, const char **text) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult error, const char **text) = nullptr;
+
+private:
+  void *library = nullptr; // never closed: the process exits with it loaded
+};
+
+} // namespace qmmcuda
+
+#endif // QMM_CUDA_RUN_CUDADRIVER_H

@@ -1,0 +1,642 @@
+//===- Plan.cpp - parsing and checking a saved launch plan ----------------===//
+//
+// DIR/plan.txt, version 1: one statement a line, tokens separated by spaces,
+// '#' at the start of a line for a comment, blank lines ignored.
+//
+//   qmm-launch-plan 1                  (the first line, exactly)
+//   chip sm_90a                        (required: what the PTX targets)
+//   program <name>                     (informative)
+//   flops <number>                     (of one run of the plan, for TFLOP/s)
+//   module <module-index> <file>       (PTX text, relative to DIR)
+//   kernel <kernel-index> <module-index> <entry-name>
+//   buffer <buffer-index> <bytes> <fill> [<file>]
+//   launch <kernel-index> <gx> <gy> <gz> <bx> <by> <bz> <dynamic-shared>
+//          <nargs> <arg>...            (b<buffer>, u64:<value>, u32:<value>)
+//   check <buffer-index> <element> <count> <tier> <kind> <threshold> <file>
+//         <label...>
+//
+// Indices count 0, 1, 2, ... in order; everything is defined before use.
+// Every problem is diagnosed with the plan's path and line: the plan comes
+// from another machine, and a bad one must never reach the GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Plan.h"
+#include "Ptx.h"
+
+#include <cctype>
+#include <cstring>
+
+namespace qmmcuda {
+
+namespace {
+
+// Limits that keep every size computation far from overflow and every host
+// allocation plausible; no real plan comes near them.
+constexpr uint64_t kMaxBufferBytes = uint64_t(1) << 40;
+constexpr uint64_t kMaxIndex = 1u << 20;
+constexpr uint64_t kMaxArgs = 4096;
+constexpr uint64_t kMaxPlanBytes = uint64_t(64) << 20;
+constexpr uint64_t kMaxPtxBytes = uint64_t(1) << 30;
+
+struct Token {
+  std::string text;
+  size_t offset; // in the line, for the free-text tails (program, label)
+};
+
+std::vector<Token> tokenize(const std::string &line) {
+  std::vector<Token> tokens;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+      ++i;
+    size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t')
+      ++i;
+    if (i > start)
+      tokens.push_back({line.substr(start, i - start), start});
+  }
+  return tokens;
+}
+
+std::string trimRight(std::string text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.pop_back();
+  return text;
+}
+
+std::string joinPath(const std::string &dir, const std::string &file) {
+  if (dir.empty())
+    return file;
+  return dir.back() == '/' ? dir + file : dir + "/" + file;
+}
+
+
+class PlanParser {
+public:
+  explicit PlanParser(Plan &plan) : plan(plan) {}
+
+  Status parse(const std::string &text);
+
+private:
+  Status error(const std::string &message) const {
+    return Status::error(
+        formatString("%s:%u: %s", plan.planPath.c_str(), line, message.c_str()));
+  }
+  /// An unsigned integer field in [min, max], or an error naming it.
+  Status parseField(const Token &token, const char *what, uint64_t min,
+                    uint64_t max, uint64_t &value) const;
+  /// An index that must continue 0, 1, 2, ...
+  Status parseNextIndex(const Token &token, const char *what, size_t next,
+                        uint64_t &value) const;
+  Status parseFileName(const Token &token, std::string &file,
+                       std::string &path) const;
+  Status expectTokens(const std::vector<Token> &tokens, size_t count,
+                      const char *syntax) const;
+
+  Status parseHeader(const std::string &text);
+  Status parseChip(const std::vector<Token> &tokens);
+  Status parseModule(const std::vector<Token> &tokens);
+  Status parseKernel(const std::vector<Token> &tokens);
+  Status parseBuffer(const std::vector<Token> &tokens);
+  Status parseLaunch(const std::vector<Token> &tokens);
+  Status parseLaunchArg(const Token &token, size_t position, LaunchArg &arg);
+  Status parseCheck(const std::vector<Token> &tokens, const std::string &text);
+
+  Plan &plan;
+  unsigned line = 0;
+  unsigned chipLine = 0, programLine = 0, flopsLine = 0;
+};
+
+Status PlanParser::parseField(const Token &token, const char *what,
+                              uint64_t min, uint64_t max,
+                              uint64_t &value) const {
+  if (!parseUnsigned(token.text, max, value) || value < min)
+    return error(formatString(
+        "%s: expected an integer from %llu to %llu, got '%s'", what,
+        static_cast<unsigned long long>(min),
+        static_cast<unsigned long long>(max), token.text.c_str()));
+  return Status::ok();
+}
+
+Status PlanParser::parseNextIndex(const Token &token, const char *what,
+                                  size_t next, uint64_t &value) const {
+  if (!parseUnsigned(token.text, kMaxIndex, value) || value != next)
+    return error(formatString("expected %s index %zu, got '%s' (indices are "
+                              "0, 1, 2, ... in order)",
+                              what, next, token.text.c_str()));
+  return Status::ok();
+}
+
+Status PlanParser::parseFileName(const Token &token, std::string &file,
+                                 std::string &path) const {
+  if (token.text[0] == '/')
+    return error(formatString(
+        "'%s': file names are relative to the plan's directory",
+        token.text.c_str()));
+  file = token.text;
+  path = joinPath(plan.dir, file);
+  return Status::ok();
+}
+
+Status PlanParser::expectTokens(const std::vector<Token> &tokens, size_t count,
+                                const char *syntax) const {
+  if (tokens.size() != count)
+    return error(formatString("expected '%s', got %zu tokens", syntax,
+                              tokens.size()));
+  return Status::ok();
+}
+
+Status PlanParser::parseHeader(const std::string &text) {
+  std::vector<Token> tokens = tokenize(text);
+  if (tokens.size() == 2 && tokens[0].text == "qmm-launch-plan" &&
+      tokens[1].text != "1")
+    return error(formatString(
+        "unsupported plan version '%s' (this runner reads version 1)",
+        tokens[1].text.c_str()));
+  if (text != "qmm-launch-plan 1")
+    return error(formatString(
+        "expected 'qmm-launch-plan 1' as the first line, got '%s'",
+        text.substr(0, 80).c_str()));
+  return Status::ok();
+}
+
+Status PlanParser::parseChip(const std::vector<Token> &tokens) {
+  if (chipLine)
+    return error(formatString("a second 'chip' line (the first is line %u)",
+                              chipLine));
+  if (Status status = expectTokens(tokens, 2, "chip sm_<major><minor>[a]");
+      !status.isOk())
+    return status;
+  const std::string &chip = tokens[1].text;
+  std::string digits;
+  bool valid = chip.compare(0, 3, "sm_") == 0;
+  size_t i = 3;
+  while (valid && i < chip.size() && std::isdigit((unsigned char)chip[i]))
+    digits += chip[i++];
+  bool archSpecific = valid && i + 1 == chip.size() && chip[i] == 'a';
+  valid = valid && (i == chip.size() || archSpecific) && digits.size() >= 2 &&
+          digits.size() <= 3 && digits[0] != '0';
+  if (!valid)
+    return error(formatString(
+        "chip: expected sm_<major><minor>[a] (e.g. sm_90a), got '%s'",
+        chip.c_str()));
+  plan.chip = chip;
+  uint64_t major = 0;
+  parseUnsigned(digits.substr(0, digits.size() - 1), 99, major);
+  plan.ccMajor = static_cast<unsigned>(major);
+  plan.ccMinor = static_cast<unsigned>(digits.back() - '0');
+  plan.archSpecific = archSpecific;
+  chipLine = line;
+  return Status::ok();
+}
+
+Status PlanParser::parseModule(const std::vector<Token> &tokens) {
+  if (Status status = expectTokens(tokens, 3, "module <index> <file>");
+      !status.isOk())
+    return status;
+  uint64_t index = 0;
+  PlanModule module;
+  module.line = line;
+  if (Status status =
+          parseNextIndex(tokens[1], "module", plan.modules.size(), index);
+      !status.isOk())
+    return status;
+  if (Status status = parseFileName(tokens[2], module.file, module.path);
+      !status.isOk())
+    return status;
+  if (Status status =
+          readTextFile(module.path, module.file, kMaxPtxBytes, module.ptx);
+      !status.isOk())
+    return error(status.getMessage());
+  plan.modules.push_back(std::move(module));
+  return Status::ok();
+}
+
+Status PlanParser::parseKernel(const std::vector<Token> &tokens) {
+  if (Status status =
+          expectTokens(tokens, 4, "kernel <index> <module-index> <entry-name>");
+      !status.isOk())
+    return status;
+  uint64_t index = 0, module = 0;
+  if (Status status =
+          parseNextIndex(tokens[1], "kernel", plan.kernels.size(), index);
+      !status.isOk())
+    return status;
+  if (!parseUnsigned(tokens[2].text, kMaxIndex, module) ||
+      module >= plan.modules.size())
+    return error(formatString("kernel %llu: module '%s' is not defined (%zu "
+                              "defined so far)",
+                              static_cast<unsigned long long>(index),
+                              tokens[2].text.c_str(), plan.modules.size()));
+  PlanKernel kernel;
+  kernel.line = line;
+  kernel.module = static_cast<unsigned>(module);
+  kernel.entry = tokens[3].text;
+  const PlanModule &planModule = plan.modules[kernel.module];
+  switch (findPtxEntry(planModule.ptx, kernel.entry, kernel.paramSizes)) {
+  case EntryLookup::Missing:
+    return error(formatString("kernel %llu: module %llu ('%s') has no "
+                              "'.entry %s'",
+                              static_cast<unsigned long long>(index),
+                              static_cast<unsigned long long>(module),
+                              planModule.file.c_str(), kernel.entry.c_str()));
+  case EntryLookup::Found:
+    kernel.paramsKnown = true;
+    break;
+  case EntryLookup::Unparsed:
+    // An unusual parameter list: the driver still checks the name, only
+    // the argument sizes go unchecked.
+    kernel.paramsKnown = false;
+    break;
+  }
+  plan.kernels.push_back(std::move(kernel));
+  return Status::ok();
+}
+
+Status PlanParser::parseBuffer(const std::vector<Token> &tokens) {
+  if (tokens.size() != 4 && tokens.size() != 5)
+    return error(formatString(
+        "expected 'buffer <index> <bytes> <fill> [<file>]', got %zu tokens",
+        tokens.size()));
+  uint64_t index = 0;
+  PlanBuffer buffer;
+  buffer.line = line;
+  if (Status status =
+          parseNextIndex(tokens[1], "buffer", plan.buffers.size(), index);
+      !status.isOk())
+    return status;
+  if (Status status =
+          parseField(tokens[2], "buffer bytes", 1, kMaxBufferBytes, buffer.bytes);
+      !status.isOk())
+    return status;
+  static const Fill fills[] = {Fill::File,    Fill::Zero,    Fill::Poison,
+                               Fill::Fp8E4M3, Fill::Fp8E5M2, Fill::Scale,
+                               Fill::Bf16};
+  bool known = false;
+  for (Fill fill : fills)
+    if (tokens[3].text == getFillName(fill)) {
+      buffer.fill = fill;
+      known = true;
+    }
+  if (!known)
+    return error(formatString("unknown fill '%s' (expected file, zero, poison, "
+                              "fp8e4m3, fp8e5m2, scale or bf16)",
+                              tokens[3].text.c_str()));
+  if (buffer.fill != Fill::File && tokens.size() == 5)
+    return error(formatString("fill '%s' takes no file",
+                              getFillName(buffer.fill)));
+  if (buffer.fill == Fill::Scale && buffer.bytes % 4 != 0)
+    return error(formatString("fill 'scale' needs a multiple of 4 bytes, got "
+                              "%llu",
+                              static_cast<unsigned long long>(buffer.bytes)));
+  if (buffer.fill == Fill::Bf16 && buffer.bytes % 2 != 0)
+    return error(formatString("fill 'bf16' needs a multiple of 2 bytes, got "
+                              "%llu",
+                              static_cast<unsigned long long>(buffer.bytes)));
+  if (buffer.fill == Fill::File) {
+    if (tokens.size() != 5)
+      return error("fill 'file' needs a file name");
+    if (Status status = parseFileName(tokens[4], buffer.file, buffer.path);
+        !status.isOk())
+      return status;
+    uint64_t size = 0;
+    if (Status status = getFileSize(buffer.path, buffer.file, size);
+        !status.isOk())
+      return error(status.getMessage());
+    if (size != buffer.bytes)
+      return error(formatString(
+          "buffer %llu: '%s' holds %llu bytes, the buffer has %llu",
+          static_cast<unsigned long long>(index), buffer.file.c_str(),
+          static_cast<unsigned long long>(size),
+          static_cast<unsigned long long>(buffer.bytes)));
+  }
+  plan.buffers.push_back(std::move(buffer));
+  return Status::ok();
+}
+
+Status PlanParser::parseLaunchArg(const Token &token, size_t position,
+                                  LaunchArg &arg) {
+  const std::string &text = token.text;
+  uint64_t value = 0;
+  if (text[0] == 'b') {
+    if (!parseUnsigned(text.substr(1), kMaxIndex, value) ||
+        value >= plan.buffers.size())
+      return error(formatString("launch argument %zu: buffer '%s' is not "
+                                "defined (%zu defined so far)",
+                                position, text.substr(1).c_str(),
+                                plan.buffers.size()));
+    arg.kind = LaunchArg::Kind::Buffer;
+  } else if (text.compare(0, 4, "u64:") == 0) {
+    if (!parseUnsigned(text.substr(4), UINT64_MAX, value))
+      return error(formatString("launch argument %zu: '%s' is not a 64-bit "
+                                "unsigned value",
+                                position, text.c_str()));
+    arg.kind = LaunchArg::Kind::U64;
+  } else if (text.compare(0, 4, "u32:") == 0) {
+    if (!parseUnsigned(text.substr(4), UINT32_MAX, value))
+      return error(formatString("launch argument %zu: '%s' is not a 32-bit "
+                                "unsigned value",
+                                position, text.c_str()));
+    arg.kind = LaunchArg::Kind::U32;
+  } else {
+    return error(formatString("launch argument %zu: expected b<buffer>, "
+                              "u64:<value> or u32:<value>, got '%s'",
+                              position, text.c_str()));
+  }
+  arg.value = value;
+  return Status::ok();
+}
+
+Status PlanParser::parseLaunch(const std::vector<Token> &tokens) {
+  if (tokens.size() < 10)
+    return error(formatString("expected 'launch <kernel-index> <gx> <gy> <gz> "
+                              "<bx> <by> <bz> <dynamic-shared-bytes> <nargs> "
+                              "<arg>...', got %zu tokens",
+                              tokens.size()));
+  PlanLaunch launch;
+  launch.line = line;
+  uint64_t kernel = 0;
+  if (!parseUnsigned(tokens[1].text, kMaxIndex, kernel) ||
+      kernel >= plan.kernels.size())
+    return error(formatString("launch: kernel '%s' is not defined (%zu "
+                              "defined so far)",
+                              tokens[1].text.c_str(), plan.kernels.size()));
+  launch.kernel = static_cast<unsigned>(kernel);
+  // CUDA's limits for sm_90: checked here for a clear message.
+  static const char *const names[] = {"grid x", "grid y", "grid z",
+                                      "block x", "block y", "block z"};
+  static const uint64_t maxima[] = {0x7fffffff, 65535, 65535, 1024, 1024, 64};
+  for (size_t i = 0; i < 6; ++i) {
+    uint64_t value = 0;
+    if (Status status = parseField(tokens[2 + i], names[i], 1, maxima[i], value);
+        !status.isOk())
+      return status;
+    (i < 3 ? launch.grid[i] : launch.block[i - 3]) = static_cast<uint32_t>(value);
+  }
+  uint64_t threads = uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+  if (threads > 1024)
+    return error(formatString("launch: a block of %llu threads (over 1024)",
+                              static_cast<unsigned long long>(threads)));
+  uint64_t shared = 0, nargs = 0;
+  if (Status status =
+          parseField(tokens[8], "dynamic shared bytes", 0, UINT32_MAX, shared);
+      !status.isOk())
+    return status;
+  launch.dynamicShared = static_cast<uint32_t>(shared);
+  if (Status status = parseField(tokens[9], "nargs", 0, kMaxArgs, nargs);
+      !status.isOk())
+    return status;
+  if (tokens.size() - 10 != nargs)
+    return error(formatString("launch: nargs is %llu but %zu arguments follow",
+                              static_cast<unsigned long long>(nargs),
+                              tokens.size() - 10));
+  for (size_t i = 0; i < nargs; ++i) {
+    LaunchArg arg;
+    if (Status status = parseLaunchArg(tokens[10 + i], i, arg); !status.isOk())
+      return status;
+    launch.args.push_back(arg);
+  }
+  PlanKernel &planKernel = plan.kernels[launch.kernel];
+  if (planKernel.paramsKnown) {
+    const char *file = plan.modules[planKernel.module].file.c_str();
+    if (planKernel.paramSizes.size() != launch.args.size())
+      return error(formatString("launch: '%s' in '%s' takes %zu parameters, "
+                                "the launch passes %zu",
+                                planKernel.entry.c_str(), file,
+                                planKernel.paramSizes.size(),
+                                launch.args.size()));
+    for (size_t i = 0; i < launch.args.size(); ++i)
+      if (planKernel.paramSizes[i] != launch.args[i].bytes())
+        return error(formatString(
+            "launch argument %zu: '%s' passes %u bytes, parameter %zu of '%s' "
+            "in '%s' has %u",
+            i, tokens[10 + i].text.c_str(), launch.args[i].bytes(), i,
+            planKernel.entry.c_str(), file, planKernel.paramSizes[i]));
+  }
+  if (launch.dynamicShared > planKernel.maxDynamicShared)
+    planKernel.maxDynamicShared = launch.dynamicShared;
+  plan.launches.push_back(std::move(launch));
+  return Status::ok();
+}
+
+Status PlanParser::parseCheck(const std::vector<Token> &tokens,
+                              const std::string &text) {
+  if (tokens.size() < 9)
+    return error(formatString("expected 'check <buffer-index> <element> "
+                              "<count> <tier> <kind> <threshold> <file> "
+                              "<label...>', got %zu tokens",
+                              tokens.size()));
+  PlanCheck check;
+  check.line = line;
+  uint64_t buffer = 0;
+  if (!parseUnsigned(tokens[1].text, kMaxIndex, buffer) ||
+      buffer >= plan.buffers.size())
+    return error(formatString("check: buffer '%s' is not defined (%zu "
+                              "defined so far)",
+                              tokens[1].text.c_str(), plan.buffers.size()));
+  check.buffer = static_cast<unsigned>(buffer);
+  const std::string &element = tokens[2].text;
+  if (element == "f32")
+    check.element = ElementType::F32;
+  else if (element == "bf16")
+    check.element = ElementType::Bf16;
+  else if (element == "f16")
+    check.element = ElementType::F16;
+  else
+    return error(formatString("check: unknown element type '%s' (expected "
+                              "f32, bf16 or f16)",
+                              element.c_str()));
+  if (Status status =
+          parseField(tokens[3], "check count", 1, kMaxBufferBytes, check.count);
+      !status.isOk())
+    return status;
+  uint64_t bufferBytes = plan.buffers[check.buffer].bytes;
+  unsigned elementBytes = getElementBytes(check.element);
+  if (check.count > bufferBytes / elementBytes)
+    return error(formatString(
+        "check: %llu %s elements do not fit buffer %u (%llu bytes)",
+        static_cast<unsigned long long>(check.count), element.c_str(),
+        check.buffer, static_cast<unsigned long long>(bufferBytes)));
+  check.tier = tokens[4].text;
+  if (check.tier != "exact" && check.tier != "quality")
+    return error(formatString("check: unknown tier '%s' (expected exact or "
+                              "quality)",
+                              check.tier.c_str()));
+  const std::string &kind = tokens[5].text;
+  if (kind == "bounds")
+    check.kind = CheckKind::Bounds;
+  else if (kind == "sqnr")
+    check.kind = CheckKind::Sqnr;
+  else if (kind == "calc_diff")
+    check.kind = CheckKind::CalcDiff;
+  else
+    return error(formatString("check: unknown kind '%s' (expected bounds, "
+                              "sqnr or calc_diff)",
+                              kind.c_str()));
+  if (!parseFiniteDouble(tokens[6].text, check.threshold))
+    return error(formatString("check: threshold '%s' is not a finite number",
+                              tokens[6].text.c_str()));
+  if (Status status = parseFileName(tokens[7], check.file, check.path);
+      !status.isOk())
+    return status;
+  uint64_t size = 0;
+  if (Status status = getFileSize(check.path, check.file, size); !status.isOk())
+    return error(status.getMessage());
+  uint64_t perElement = check.kind == CheckKind::Bounds ? 16 : 8;
+  if (size != perElement * check.count)
+    return error(formatString(
+        "check: '%s' holds %llu bytes, expected %llu (%s for each of %llu "
+        "elements)",
+        check.file.c_str(), static_cast<unsigned long long>(size),
+        static_cast<unsigned long long>(perElement * check.count),
+        check.kind == CheckKind::Bounds ? "lo and hi in f64" : "one f64",
+        static_cast<unsigned long long>(check.count)));
+  check.label = trimRight(text.substr(tokens[8].offset));
+  plan.checks.push_back(std::move(check));
+  return Status::ok();
+}
+
+Status PlanParser::parse(const std::string &text) {
+  size_t begin = 0;
+  line = 0;
+  while (begin < text.size() || line == 0) {
+    size_t end = text.find('\n', begin);
+    std::string content =
+        text.substr(begin, end == std::string::npos ? std::string::npos
+                                                    : end - begin);
+    begin = end == std::string::npos ? text.size() : end + 1;
+    ++line;
+    if (!content.empty() && content.back() == '\r')
+      content.pop_back(); // a plan edited on Windows
+    if (content.find('\0') != std::string::npos)
+      return error("the plan holds a NUL byte (not a text file?)");
+    if (line == 1) {
+      if (Status status = parseHeader(content); !status.isOk())
+        return status;
+      continue;
+    }
+    std::vector<Token> tokens = tokenize(content);
+    if (tokens.empty() || tokens[0].text[0] == '#')
+      continue;
+    const std::string &keyword = tokens[0].text;
+    Status status = Status::ok();
+    if (keyword == "chip") {
+      status = parseChip(tokens);
+    } else if (keyword == "program") {
+      if (programLine)
+        return error(formatString(
+            "a second 'program' line (the first is line %u)", programLine));
+      if (tokens.size() < 2)
+        return error("expected 'program <name>'");
+      plan.program = trimRight(content.substr(tokens[1].offset));
+      programLine = line;
+    } else if (keyword == "flops") {
+      if (flopsLine)
+        return error(formatString(
+            "a second 'flops' line (the first is line %u)", flopsLine));
+      status = expectTokens(tokens, 2, "flops <number>");
+      if (status.isOk() && (!parseFiniteDouble(tokens[1].text, plan.flops) ||
+                            plan.flops < 0))
+        return error(formatString("flops: expected a non-negative number, got "
+                                  "'%s'",
+                                  tokens[1].text.c_str()));
+      plan.hasFlops = true;
+      flopsLine = line;
+    } else if (keyword == "module") {
+      status = parseModule(tokens);
+    } else if (keyword == "kernel") {
+      status = parseKernel(tokens);
+    } else if (keyword == "buffer") {
+      status = parseBuffer(tokens);
+    } else if (keyword == "launch") {
+      status = parseLaunch(tokens);
+    } else if (keyword == "check") {
+      status = parseCheck(tokens, content);
+    } else {
+      return error(formatString("unknown statement '%s' (expected chip, "
+                                "program, flops, module, kernel, buffer, "
+                                "launch or check)",
+                                keyword.substr(0, 40).c_str()));
+    }
+    if (!status.isOk())
+      return status;
+  }
+  if (!chipLine)
+    return Status::error(plan.planPath + ": no 'chip' line");
+  if (plan.launches.empty())
+    return Status::error(plan.planPath + ": no 'launch' line");
+  return Status::ok();
+}
+
+} // namespace
+
+uint64_t Plan::totalBufferBytes() const {
+  uint64_t total = 0;
+  for (const PlanBuffer &buffer : buffers)
+    total += buffer.bytes;
+  return total;
+}
+
+Status loadPlan(const std::string &dir, Plan &plan) {
+  plan = Plan();
+  plan.dir = dir;
+  plan.planPath = joinPath(dir, "plan.txt");
+  std::string text;
+  if (Status status = readTextFile(plan.planPath, plan.planPath, kMaxPlanBytes,
+                                   text);
+      !status.isOk())
+    return status;
+  PlanParser parser(plan);
+  return parser.parse(text);
+}
+
+const char *getFillName(Fill fill) {
+  switch (fill) {
+  case Fill::File:
+    return "file";
+  case Fill::Zero:
+    return "zero";
+  case Fill::Poison:
+    return "poison";
+  case Fill::Fp8E4M3:
+    return "fp8e4m3";
+  case Fill::Fp8E5M2:
+    return "fp8e5m2";
+  case Fill::Scale:
+    return "scale";
+  case Fill::Bf16:
+    return "bf16";
+  }
+  return "?";
+}
+
+const char *getElementName(ElementType element) {
+  switch (element) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::Bf16:
+    return "bf16";
+  case ElementType::F16:
+    return "f16";
+  }
+  return "?";
+}
+
+unsigned getElementBytes(ElementType element) {
+  return element == ElementType::F32 ? 4 : 2;
+}
+
+const char *getCheckKindName(CheckKind kind) {
+  switch (kind) {
+  case CheckKind::Bounds:
+    return "bounds";
+  case CheckKind::Sqnr:
+    return "sqnr";
+  case CheckKind::CalcDiff:
+    return "calc_diff";
+  }
+  return "?";
+}
+
+} // namespace qmmcuda

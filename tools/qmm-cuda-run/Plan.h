@@ -1,0 +1,113 @@
+//===- Plan.h - the launch plan that qmm-cuda-run executes ------*- C++ -*-===//
+//
+// A saved plan is a directory: plan.txt (the format below, version 1), the
+// PTX modules, input data and validation data. Plan.cpp describes the line
+// syntax.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_CUDA_RUN_PLAN_H
+#define QMM_CUDA_RUN_PLAN_H
+
+#include "Support.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qmmcuda {
+
+/// How a buffer is initialized before the runs.
+enum class Fill { File, Zero, Poison, Fp8E4M3, Fp8E5M2, Scale, Bf16 };
+
+/// The element type of a checked output buffer.
+enum class ElementType { F32, Bf16, F16 };
+
+enum class CheckKind { Bounds, Sqnr, CalcDiff };
+
+struct PlanModule {
+  unsigned line = 0;
+  std::string file; // as written in the plan, relative to the plan directory
+  std::string path; // the path to open
+  std::string ptx;  // loaded by loadPlan (null-terminated by std::string)
+};
+
+struct PlanKernel {
+  unsigned line = 0;
+  unsigned module = 0;
+  std::string entry;
+  /// The byte sizes of the entry's .param list, when the PTX could be read
+  /// (the launches' arguments are checked against them).
+  std::vector<unsigned> paramSizes;
+  bool paramsKnown = false;
+  /// The largest dynamic shared memory of its launches (> 48 KiB needs an
+  /// opt-in through cuFuncSetAttribute).
+  uint32_t maxDynamicShared = 0;
+};
+
+struct PlanBuffer {
+  unsigned line = 0;
+  uint64_t bytes = 0;
+  Fill fill = Fill::Zero;
+  std::string file, path; // for Fill::File only
+};
+
+struct LaunchArg {
+  enum class Kind { Buffer, U64, U32 };
+  Kind kind = Kind::U64;
+  uint64_t value = 0; // the buffer index for Kind::Buffer
+  unsigned bytes() const { return kind == Kind::U32 ? 4 : 8; }
+};
+
+struct PlanLaunch {
+  unsigned line = 0;
+  unsigned kernel = 0;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t dynamicShared = 0;
+  std::vector<LaunchArg> args;
+};
+
+struct PlanCheck {
+  unsigned line = 0;
+  unsigned buffer = 0;
+  ElementType element = ElementType::F32;
+  uint64_t count = 0;
+  std::string tier; // "exact" or "quality"
+  CheckKind kind = CheckKind::Bounds;
+  double threshold = 0;
+  std::string file, path;
+  std::string label;
+};
+
+struct Plan {
+  std::string dir;
+  std::string planPath; // dir/plan.txt, the name in diagnostics
+  std::string program;
+  std::string chip; // e.g. sm_90a
+  unsigned ccMajor = 0, ccMinor = 0;
+  bool archSpecific = false; // the 'a' suffix: exactly this compute capability
+  double flops = 0;
+  bool hasFlops = false;
+  std::vector<PlanModule> modules;
+  std::vector<PlanKernel> kernels;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanLaunch> launches;
+  std::vector<PlanCheck> checks;
+
+  uint64_t totalBufferBytes() const;
+};
+
+/// Parses DIR/plan.txt and checks it and every file it names: indices,
+/// ranges, file sizes, and each launch's arguments against the parameters
+/// of its PTX entry. Touches no GPU. Loads the PTX text into the modules.
+Status loadPlan(const std::string &dir, Plan &plan);
+
+const char *getFillName(Fill fill);
+const char *getElementName(ElementType element);
+unsigned getElementBytes(ElementType element);
+const char *getCheckKindName(CheckKind kind);
+
+} // namespace qmmcuda
+
+#endif // QMM_CUDA_RUN_PLAN_H

@@ -1,0 +1,160 @@
+//===- Report.cpp - what a run found, and its JSON form -------------------===//
+
+#include "Report.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace qmmcuda {
+
+namespace {
+
+std::string quote(const std::string &text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20)
+        out += formatString("\\u%04x", c);
+      else
+        out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  if (!std::isfinite(value))
+    return quote(formatDouble(value));
+  return formatString("%.17g", value);
+}
+
+std::string boolean(bool value) { return value ? "true" : "false"; }
+
+std::string checkJson(const CheckResult &result) {
+  const PlanCheck &check = *result.check;
+  std::string out = "{";
+  out += "\"label\": " + quote(check.label);
+  out += ", \"line\": " + formatString("%u", check.line);
+  out += ", \"buffer\": " + formatString("%u", check.buffer);
+  out += ", \"element\": " + quote(getElementName(check.element));
+  out += ", \"count\": " +
+         formatString("%llu", static_cast<unsigned long long>(check.count));
+  out += ", \"tier\": " + quote(check.tier);
+  out += ", \"kind\": " + quote(getCheckKindName(check.kind));
+  out += ", \"threshold\": " + number(check.threshold);
+  out += ", \"metric\": " + quote(result.metric);
+  out += ", \"value\": " + number(result.value);
+  out += ", \"criterion\": " + quote(result.criterion);
+  out += ", \"nan_count\": " +
+         formatString("%llu", static_cast<unsigned long long>(result.nanCount));
+  if (check.kind == CheckKind::Bounds) {
+    out += ", \"violations\": " +
+           formatString("%llu",
+                        static_cast<unsigned long long>(result.violations));
+    out += ", \"max_mid_distance\": " + number(result.maxMidDistance);
+    out += ", \"first_violations\": [";
+    for (size_t i = 0; i < result.firstViolations.size(); ++i) {
+      const BoundsViolation &violation = result.firstViolations[i];
+      out += formatString("%s{\"index\": %llu, ", i ? ", " : "",
+                          static_cast<unsigned long long>(violation.index));
+      out += "\"d\": " + number(violation.value) + ", \"lo\": " +
+             number(violation.lo) + ", \"hi\": " + number(violation.hi) + "}";
+    }
+    out += "]";
+  } else {
+    out += ", \"max_abs_error\": " + number(result.maxAbsError);
+    out += ", \"max_rel_error\": " + number(result.maxRelError);
+  }
+  out += ", \"pass\": " + boolean(result.pass) + "}";
+  return out;
+}
+
+} // namespace
+
+std::string formatDriverVersion(int version) {
+  return formatString("%d.%d", version / 1000, (version % 1000) / 10);
+}
+
+Status writeJsonReport(const std::string &path, const RunReport &report) {
+  std::string out = "{\n";
+  out += "  \"tool\": \"qmm-cuda-run\",\n";
+  out += "  \"result\": " + quote(report.result) + ",\n";
+  if (!report.message.empty())
+    out += "  \"message\": " + quote(report.message) + ",\n";
+  if (const Plan *plan = report.plan) {
+    out += "  \"plan\": {\"dir\": " + quote(plan->dir) +
+           ", \"program\": " + quote(plan->program) +
+           ", \"chip\": " + quote(plan->chip);
+    out += ", \"flops\": " + (plan->hasFlops ? number(plan->flops) : "null");
+    out += formatString(", \"modules\": %zu, \"kernels\": %zu, \"buffers\": "
+                        "%zu, \"buffer_bytes\": %llu, \"launches\": %zu, "
+                        "\"checks\": %zu},\n",
+                        plan->modules.size(), plan->kernels.size(),
+                        plan->buffers.size(),
+                        static_cast<unsigned long long>(
+                            plan->totalBufferBytes()),
+                        plan->launches.size(), plan->checks.size());
+  }
+  out += formatString("  \"seed\": %llu,\n", report.seed);
+  if (report.haveDevice) {
+    out += formatString("  \"device\": {\"index\": %d, \"name\": %s, "
+                        "\"compute_capability\": \"%d.%d\", "
+                        "\"multiprocessors\": %d, \"driver_version\": %s, "
+                        "\"driver_version_code\": %d},\n",
+                        report.deviceIndex, quote(report.deviceName).c_str(),
+                        report.ccMajor, report.ccMinor,
+                        report.multiprocessors,
+                        quote(formatDriverVersion(report.driverVersion)).c_str(),
+                        report.driverVersion);
+  } else {
+    out += "  \"device\": null,\n";
+  }
+  out += "  \"validated\": " + boolean(report.validated) + ",\n";
+  out += "  \"checks\": [";
+  for (size_t i = 0; i < report.checks.size(); ++i)
+    out += (i ? ",\n    " : "\n    ") + checkJson(report.checks[i]);
+  out += report.checks.empty() ? "],\n" : "\n  ],\n";
+  if (report.timed) {
+    out += formatString("  \"timing\": {\"runs\": %zu, \"warmup_runs\": 3, "
+                        "\"median_ms\": %s, \"min_ms\": %s, \"tflops\": %s, "
+                        "\"times_ms\": [",
+                        report.timesMs.size(), number(report.medianMs).c_str(),
+                        number(report.minMs).c_str(),
+                        report.tflops > 0 ? number(report.tflops).c_str()
+                                          : "null");
+    for (size_t i = 0; i < report.timesMs.size(); ++i)
+      out += (i ? ", " : "") + number(report.timesMs[i]);
+    out += "]}\n";
+  } else {
+    out += "  \"timing\": null\n";
+  }
+  out += "}\n";
+
+  std::FILE *file = std::fopen(path.c_str(), "w");
+  if (!file)
+    return Status::error(formatString("--json: cannot write '%s': %s",
+                                      path.c_str(), std::strerror(errno)));
+  bool written = std::fwrite(out.data(), 1, out.size(), file) == out.size();
+  written = std::fclose(file) == 0 && written;
+  if (!written)
+    return Status::error(
+        formatString("--json: cannot write '%s'", path.c_str()));
+  return Status::ok();
+}
+
+} // namespace qmmcuda
