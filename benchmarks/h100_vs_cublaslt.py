@@ -3,7 +3,7 @@
 qmm-cuda-run) beside cuBLASLt (torch._scaled_mm) on the same shapes and
 scale kinds, random FP8 data, bf16 output. Prints one table, measured.
 
-    benchmarks/nvidia_plans.sh .device-plans/bench          # here (MLIR)
+    benchmarks/nvidia_plans.sh bench .device-plans/bench     # here (MLIR)
     python3 benchmarks/h100_vs_cublaslt.py .device-plans/bench   # on the GPU
 
 Both sides time with CUDA events after warm-up and report the median.
@@ -32,7 +32,8 @@ def run_plan(runner, plan):
                          capture_output=True, text=True)
     match = re.search(r"time: median ([0-9.]+) ms", out.stdout)
     if not match:
-        return None, (out.stdout + out.stderr).strip().splitlines()[-1]
+        lines = (out.stdout + out.stderr).strip().splitlines()
+        return None, lines[-1] if lines else f"exit {out.returncode}"
     return float(match.group(1)), None
 
 

@@ -1,31 +1,56 @@
 #!/usr/bin/env bash
-# Writes the launch plans of the H100 benchmark (issue 17's shapes) into DIR
-# (default .device-plans/bench): fp8-run --chip sm_90a --no-data, inputs
-# drawn at random by the runner. Run benchmarks/h100_vs_cublaslt.py DIR on
-# the GPU machine next (it builds qmm-cuda-run and times cuBLASLt beside it).
+# Writes the launch plans of issue 17's NVIDIA runs (needs the MLIR build):
+#   validate  the forms checked on the GPU, saved with data and both tiers
+#   bench     the benchmark shapes, inputs drawn at random by the runner
+# usage: benchmarks/nvidia_plans.sh validate|bench [DIR]
+# (default DIR: .device-plans/MODE). Then, on the GPU machine,
+# scripts/run-nvidia-plans.sh DIR (validate) or
+# python3 benchmarks/h100_vs_cublaslt.py DIR (bench).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-out=${1:-.device-plans/bench}
+mode=${1:-}
+case "$mode" in
+  validate|bench) ;;
+  *) echo "usage: $0 validate|bench [DIR]" >&2; exit 2 ;;
+esac
+out=${2:-.device-plans/$mode}
 run=${FP8_RUN:-build/bin/fp8-run}
+# Only a directory this script wrote (or none) is replaced.
+if [ -e "$out" ] && [ ! -f "$out/cases.txt" ]; then
+  echo "$0: $out exists and holds no cases.txt: not overwriting it" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out"
-# name  shape  scale flags
-while read -r name shape flags; do
-  [ -z "$name" ] && continue
-  "$run" --chip sm_90a --gemm "$shape" $flags --no-data \
+save() { # name shape flags...
+  local name=$1 shape=$2
+  shift 2
+  local data=()
+  [ "$mode" = bench ] && data=(--no-data)
+  "$run" --chip sm_90a --gemm "$shape" "$@" "${data[@]}" \
     --save "$out/$name" >/dev/null
-  echo "$name $shape $flags" >> "$out/cases.txt"
-done <<'CASES'
-tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
-tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor
-tensor_4096x7168x16384 4096x7168x16384 --a-scale tensor --b-scale tensor
-row_4096 4096x4096x4096 --a-scale row --b-scale row
-row_8192 8192x8192x8192 --a-scale row --b-scale row
-row_4096x7168x16384 4096x7168x16384 --a-scale row --b-scale row
-block_4096x7168x16384 4096x7168x16384 --a-scale 1x128 --b-scale 128x128
-block_16384x7168x2048 16384x7168x2048 --a-scale 1x128 --b-scale 128x128
-tensor_128x7168x2048 128x7168x2048 --a-scale tensor --b-scale tensor
-tensor_1x4096x4096 1x4096x4096 --a-scale tensor --b-scale tensor
-CASES
+  echo "$name $shape $*" >> "$out/cases.txt"
+}
+if [ "$mode" = validate ]; then
+  save tensor_bf16 256x128x512 --a-scale tensor --b-scale tensor
+  save row_f32 200x136x384 --a-scale row --b-scale row --out-type f32
+  save block_bf16 256x256x512 --a-scale 1x128 --b-scale 128x128
+  save mixed_f16 128x64x256 --a-type f8E5M2 --b-type f8E4M3FN --out-type f16
+  save bias_gelu 128x96x256 --bias bf16 --gelu tanh
+  save accumulate 128x64x256 --accumulate
+  save kn 128x64x256 --b-layout kn
+  save block_tail 200x136x384 --a-scale 1x128 --b-scale 128x128
+else
+  save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
+  save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor
+  save tensor_4096x7168x16384 4096x7168x16384 --a-scale tensor --b-scale tensor
+  save row_4096 4096x4096x4096 --a-scale row --b-scale row
+  save row_8192 8192x8192x8192 --a-scale row --b-scale row
+  save row_4096x7168x16384 4096x7168x16384 --a-scale row --b-scale row
+  save block_4096x7168x16384 4096x7168x16384 --a-scale 1x128 --b-scale 128x128
+  save block_16384x7168x2048 16384x7168x2048 --a-scale 1x128 --b-scale 128x128
+  save tensor_128x7168x2048 128x7168x2048 --a-scale tensor --b-scale tensor
+  save tensor_1x4096x4096 1x4096x4096 --a-scale tensor --b-scale tensor
+fi
 echo "plans in $out:"
 cat "$out/cases.txt"

@@ -83,10 +83,12 @@ qmm::cloneWithOneKernelModule(ModuleOp module, StringRef gpuModuleName,
     else
       gpuModule.erase();
   }
+  if (!kept && kernelName.empty())
+    return llvm::createStringError("no gpu.module @%s",
+                                   gpuModuleName.str().c_str());
   if (!kept)
-    return llvm::createStringError(
-        "no gpu.module holds kernel @%s",
-        (kernelName.empty() ? gpuModuleName : kernelName).str().c_str());
+    return llvm::createStringError("no gpu.module holds kernel @%s",
+                                   kernelName.str().c_str());
   // Launches of the other modules' kernels would no longer verify.
   clone->walk([&](gpu::LaunchFuncOp launch) {
     if (launch.getKernelModuleName() != kept.getName())

@@ -520,6 +520,11 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
                                  "scalars");
     (i < 3 ? grid[i] : block[i - 3]) = int64_t(*e);
   }
+  // No pipeline emits dynamic shared memory yet; launchers have no way to
+  // pass its size, so a launch asking for it is refused, not run short.
+  if (launchOp.getDynamicSharedMemorySize())
+    return hostError(launchOp, "dynamic shared memory is not passed to "
+                               "kernels yet");
   llvm::ArrayRef<Type> parameters = kernel.getArgumentTypes();
   std::vector<HostKernelArgument> args;
   for (auto [i, operand] : llvm::enumerate(launchOp.getKernelOperands())) {

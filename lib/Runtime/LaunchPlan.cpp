@@ -3,6 +3,7 @@
 #include "qmm/Runtime/LaunchPlan.h"
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/HostProgram.h"
+#include "qmm/Target/NvidiaChip.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -44,6 +45,22 @@ public:
       plan.kernels.push_back({module->second, kernel.getName().str()});
       known = kernelIndices.insert({key, plan.kernels.size() - 1}).first;
     }
+    // The chip's launch limits, checked here rather than by the driver
+    // on the other machine.
+    const NvidiaChipInfo *chip = lookupNvidiaChip(options.chip);
+    if (!chip)
+      return llvm::createStringError("unknown NVIDIA chip '" + options.chip +
+                                     "'");
+    int64_t threads = block[0] * block[1] * block[2];
+    bool gridFits = true;
+    for (int d = 0; d < 3; ++d)
+      gridFits = gridFits && grid[d] >= 1 && grid[d] <= chip->maxGridExtents[d];
+    if (threads < 1 || threads > chip->maxThreadsPerBlock || !gridFits)
+      return llvm::createStringError(llvm::formatv(
+          "kernel @{0}: a grid of ({1}, {2}, {3}) blocks of ({4}, {5}, {6}) "
+          "threads exceeds {7}'s limits",
+          kernel.getName(), grid[0], grid[1], grid[2], block[0], block[1],
+          block[2], chip->name));
     LaunchPlan::Launch launch;
     launch.kernel = known->second;
     launch.grid = grid;

@@ -74,9 +74,17 @@ mlir::qmm::host::getExactTierInterval(const Reference &ref, size_t i,
   const FormatSpec *format = lookupFormat(outputType);
   assert(format && "an output type of a format");
   double accumulationBound = double(reductionSize + 2) * std::ldexp(1.0, -24);
+  double bound = accumulationBound * ref.magnitudes[i];
   double rounded = roundToFormat(*format, ref.values[i]);
-  double allowed =
-      ulpOf(*format, rounded) + accumulationBound * ref.magnitudes[i];
+  if (std::isinf(rounded)) {
+    // Past the type's range: the infinity of that sign, or the largest
+    // finite value when the f32 sum lands below the rounding boundary.
+    double largest = maxFinite(*format);
+    double low = largest - ulpOf(*format, largest) - bound;
+    return rounded > 0 ? std::make_pair(low, rounded)
+                       : std::make_pair(rounded, -low);
+  }
+  double allowed = ulpOf(*format, rounded) + bound;
   return {rounded - allowed, rounded + allowed};
 }
 

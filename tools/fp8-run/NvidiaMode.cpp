@@ -16,8 +16,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::host;
@@ -36,7 +34,7 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
   exact.label = "D vs f64 of the dequantized inputs";
   if (outputType == ElementType::F32) {
     exact.kind = "sqnr";
-    exact.threshold = 80.0; // judgeExactTier's criterion for f32
+    exact.threshold = kExactTierMinSqnrDb;
     exact.data = refs.exact.values;
   } else {
     exact.kind = "bounds";

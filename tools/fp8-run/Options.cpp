@@ -543,10 +543,11 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
            "run `qmm-cuda-run DIR` on a GPU of the chip");
     if (deviceKind.getNumOccurrences() || iterations.getNumOccurrences() ||
         modelDevice.getNumOccurrences() || tune || tuneMeasure ||
-        !loadDir.empty() || !modulePath.empty())
+        !loadDir.empty() || !modulePath.empty() || jsonOutput)
       fail("--chip " + config.nvidiaChip->name +
-           ": --device, --iters, --model, --tune and --load/--module do not "
-           "apply (the program runs in qmm-cuda-run: its --iters times it)");
+           ": --device, --iters, --json, --model, --tune and --load/--module "
+           "do not apply (the program runs in qmm-cuda-run: its --iters "
+           "times it, its --json reports)");
   }
   if (saveWithoutData && !config.nvidiaChip)
     fail("--no-data: saves launch plans for NVIDIA chips only (--chip "

@@ -22,8 +22,8 @@ using namespace mlir::qmm::fp8run;
 void fp8run::judgeExactTier(Tier &tier, ElementType type) {
   std::string typeName = getElementTypeName(type).str();
   if (type == ElementType::F32) {
-    tier.criterion = "sqnr >= 80 dB";
-    tier.pass = tier.metrics.sqnrDb >= 80.0;
+    tier.criterion = llvm::formatv("sqnr >= {0:f0} dB", kExactTierMinSqnrDb).str();
+    tier.pass = tier.metrics.sqnrDb >= kExactTierMinSqnrDb;
   } else if (getElementBitWidth(type) == 8) {
     tier.criterion = "every block's scale by the rule from the reference "
                      "amax (+- accumulation bound), every code within half "

@@ -326,7 +326,8 @@ GemmReferences GemmRunner::computeReferences() const {
       toElementType(spec.a.elementType), toElementType(spec.b.elementType));
   // An FP8 output is one more quantization.
   if (spec.outEncoding)
-    refs.threshold += getFormatQuantizationBudget(toElementType(spec.outputType));
+    refs.threshold +=
+        getFormatQuantizationBudget(toElementType(spec.outputType));
   if (a.highPrecision && b.highPrecision)
     refs.quality =
         epilogue(referenceGemm(

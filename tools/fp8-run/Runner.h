@@ -119,7 +119,6 @@ modelJson(llvm::ArrayRef<perf::KernelPrediction> predictions);
 void printModel(llvm::ArrayRef<perf::KernelPrediction> predictions,
                 const RunResult *measured, llvm::StringRef device);
 
-/// One fp8-run run of a dense or grouped GEMM.
 /// The f64 references of a GEMM's two tiers (exact: the dequantized
 /// inputs, with the pre-activation; quality: the unquantized inputs, when
 /// known), the elements beyond f32's range, and the quality threshold.
@@ -130,6 +129,7 @@ struct GemmReferences {
   double threshold = 0;
 };
 
+/// One fp8-run run of a dense or grouped GEMM.
 class GemmRunner {
 public:
   GemmRunner(MLIRContext &context, const RunConfig &config);

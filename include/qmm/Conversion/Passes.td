@@ -830,8 +830,8 @@ def QMMCheckNvidiaSupport : Pass<"qmm-check-nvidia-support", "ModuleOp"> {
       FP6 and FP4 are refused.
     * MX scales (E8M0 per 32 elements) are refused: they need the
       block-scaled MMA of Blackwell.
-    * Not compiled yet: FP8 outputs, `qmm.quantize` / `qmm.dequantize` and
-      dynamic shapes (the cpu device runs them).
+    * Not compiled yet: FP8 outputs, `qmm.grouped_matmul`, `qmm.quantize` /
+      `qmm.dequantize` and dynamic shapes (the cpu device runs them).
 
     The chip comes from the option and is looked up in the NVIDIA target
     description (`qmm/Target/NvidiaChip.h`).

@@ -39,6 +39,9 @@ Reference addBias(const Reference &ref, llvm::ArrayRef<double> bias,
 Reference applyActivation(const Reference &ref, Activation activation,
                           int64_t reductionSize);
 
+/// The exact tier's criterion for f32 outputs: SQNR at least this (dB).
+constexpr double kExactTierMinSqnrDb = 80.0;
+
 struct ErrorMetrics {
   double maxAbsError = 0;
   /// max |d - r| / max(|r|, 1e-3 * max|r|): relative error, with a floor so
@@ -73,8 +76,10 @@ bool isBeyondF32(const Reference &ref, size_t i);
 /// The values the exact tier accepts for element `i` of a bf16/f16 output
 /// (`outputType`) of reference `ref` (whose k is `reductionSize`): the
 /// reference rounded to the type, +- one ulp of it plus the f32
-/// accumulation bound. (What compare() counts as ulp violations; a launch
-/// plan carries these intervals to a runner without this library.)
+/// accumulation bound; a reference that rounds past the type's range
+/// accepts that infinity or the largest finite value. (What compare()
+/// counts as ulp violations; a launch plan carries these intervals to a
+/// runner without this library.)
 std::pair<double, double> getExactTierInterval(const Reference &ref, size_t i,
                                                ElementType outputType,
                                                int64_t reductionSize);

@@ -72,9 +72,7 @@ struct QMMCheckNvidiaSupportPass
       LogicalResult checked = success();
       if (auto matmul = dyn_cast<MatmulOp>(op))
         checked = checkMatmul(matmul, *target);
-      else if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
-        checked = checkMatmul(grouped, *target);
-      else if (isa<QuantizeOp, DequantizeOp>(op))
+      else if (isa<GroupedMatmulOp, QuantizeOp, DequantizeOp>(op))
         checked = op->emitOpError("qmm-check-nvidia-support: not compiled "
                                   "for ")
                   << target->name << " yet (the cpu device runs it)";

@@ -49,3 +49,11 @@ func.func @fp8_output(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: ten
   return %d#0, %d#1 : tensor<64x64xf8E4M3FN>, tensor<64x1xf32>
 }
 
+
+// -----
+
+func.func @grouped(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>, %sb: tensor<2x1x1xf32>, %g: tensor<64xi32>, %c: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{qmm-check-nvidia-support: not compiled for sm_90a yet (the cpu device runs it)}}
+  %0 = qmm.grouped_matmul contiguous a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> groups(%g : tensor<64xi32>) outs(%c : tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %0 : tensor<64x32xbf16>
+}

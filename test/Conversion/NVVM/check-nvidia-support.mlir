@@ -2,7 +2,7 @@
 
 // What sm_90a compiles passes through unchanged: OCP FP8 operands (E4M3 and
 // E5M2, mixed), per-tensor, per-row and 1x128 x 128x128 block scales, an
-// epilogue, and grouped matmuls.
+// f32/bf16 outputs.
 // CHECK-LABEL: func.func @per_tensor_mixed
 // CHECK:         qmm.matmul a(%{{.*}} : tensor<64x128xf8E5M2>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%{{.*}} : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor>
 func.func @per_tensor_mixed(%a: tensor<64x128xf8E5M2>, %sa: tensor<1x1xf32>, %b: tensor<32x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<64x32xbf16>) -> tensor<64x32xbf16> {

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU of the plans' chip (no MLIR needed):
+# builds qmm-cuda-run with cmake alone, checks that it can fail (the
+# hand-written smoke plan, right and deliberately wrong), then runs every
+# plan of DIR (benchmarks/nvidia_plans.sh validate) and requires
+# RESULT: PASS of each. Exit 0 only when all pass.
+# usage: scripts/run-nvidia-plans.sh DIR [--iters N]
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+dir=${1:?usage: $0 DIR [--iters N]}
+shift
+build=${QMM_CUDA_RUN_BUILD:-/tmp/qmm-cuda-run-build}
+cmake -S tools/qmm-cuda-run -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+  cmake --build "$build" -j >/dev/null || { echo "build failed" >&2; exit 2; }
+runner=$build/qmm-cuda-run
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+status=0
+smoke=$(mktemp -d)
+python3 test/qmm-cuda-run/Inputs/make-smoke-plan.py "$smoke/good" &&
+  python3 test/qmm-cuda-run/Inputs/make-smoke-plan.py "$smoke/wrong" --wrong
+"$runner" "$smoke/good" > "$smoke/good.txt"
+echo "smoke plan: $(tail -1 "$smoke/good.txt") (expected PASS)"
+[ "$(tail -1 "$smoke/good.txt")" = "RESULT: PASS" ] || status=1
+"$runner" "$smoke/wrong" > "$smoke/wrong.txt"
+code=$?
+echo "smoke plan, wrong on purpose: exit $code (expected 1)"
+[ $code -eq 1 ] || status=1
+for plan in "$dir"/*/; do
+  out=$("$runner" "$@" "$plan" 2>&1)
+  echo "== $(basename "$plan")"
+  echo "$out" | grep -E '^check|^time|^RESULT|error' | sed 's/^/   /'
+  result=$(echo "$out" | tail -1)
+  [ "$result" = "RESULT: PASS" ] || status=1
+done
+exit $status
