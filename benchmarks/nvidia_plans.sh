@@ -40,6 +40,14 @@ if [ "$mode" = validate ]; then
   save accumulate 128x64x256 --accumulate
   save kn 128x64x256 --b-layout kn
   save block_tail 200x136x384 --a-scale 1x128 --b-scale 128x128
+  # The wgmma kernels' ring wrapping many times, a K tail TMA fills with
+  # zeros, a grid of several blocks each way.
+  save deep_k_f32 256x256x4096 --a-scale tensor --b-scale tensor --out-type f32
+  save k_tail_row 136x200x400 --a-scale row --b-scale row
+  save block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128
+  # More tiles than multiprocessors: persistent blocks take several tiles
+  # (the ring's phases running on across them); a partial last column.
+  save persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
   save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor

@@ -15,6 +15,8 @@
 #include "qmm/Target/NvidiaChip.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -31,6 +33,10 @@
 using namespace mlir;
 using namespace mlir::qmm;
 
+static bool isMatmulKernels(StringRef kernels) {
+  return kernels == "wgmma" || kernels == "reference";
+}
+
 static bool isNVVMFormat(StringRef format) {
   return format == "gpu" || format == "llvm" || format == "ptx" ||
          format == "cubin";
@@ -45,12 +51,17 @@ std::string qmm::getCudaToolkitPath() {
 LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
                                      const NVVMPipelineOptions &options) {
   const NvidiaChipInfo *chip = lookupNvidiaChip(options.chip);
-  if (!chip || !isNVVMFormat(options.format))
+  if (!chip || !isNVVMFormat(options.format) ||
+      !isMatmulKernels(options.matmulKernels))
     return failure();
   // What the chip cannot run is refused on the qmm ops themselves.
   pm.addPass(createQMMCheckNvidiaSupport({options.chip}));
-  pm.addPass(createQMMLowerToReference());
   addFunctionBoundaryBufferization(pm);
+  if (options.matmulKernels == "wgmma")
+    pm.addPass(createQMMLowerMatmulToWgmma(
+        {options.chip, options.stages, /*rasterRows=*/8}));
+  // What the wgmma kernels do not take runs as the reference loops.
+  pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createQMMParallelLoopsToGPU());
   pm.addPass(createGpuKernelOutliningPass());
@@ -79,9 +90,15 @@ LogicalResult qmm::buildNVVMKernelPipeline(OpPassManager &pm,
   kernels.addPass(createSCFToControlFlowPass());
   // Bare pointers: one .param per memref, what the runner's launch plan
   // passes (the offsets of static layouts are in the kernel's code).
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  QMMExternDynamicSharedMemoryOptions dynamicShared;
+  dynamicShared.alignment = 8 * chip->swizzleBytes;
+  kernels.addPass(createQMMExternDynamicSharedMemory(dynamicShared));
+  // mbarrier waits and wgmma become inline PTX.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   if (options.format == "llvm")
     return success();
@@ -131,6 +148,15 @@ struct NVVMPipelineCLOptions
                      "ptx (PTX text in the gpu.binary, what the cuda runner "
                      "loads) or cubin (needs ptxas: toolkit=)"),
       llvm::cl::init("ptx")};
+  Option<std::string> matmulKernels{
+      *this, "matmul-kernels",
+      llvm::cl::desc("wgmma (TMA and wgmma kernels where eligible, the "
+                     "default) or reference (one thread per output)"),
+      llvm::cl::init("wgmma")};
+  Option<int64_t> stages{*this, "stages",
+                         llvm::cl::desc("shared-memory stages of the wgmma "
+                                        "kernels' ring"),
+                         llvm::cl::init(4)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -164,7 +190,13 @@ void qmm::registerNVVMPipeline() {
                               "ptxas: give toolkit=<CUDA installation> or "
                               "set QMM_CUDA_TOOLKIT (format=ptx needs "
                               "neither: the driver compiles PTX at load)");
-        NVVMPipelineOptions options{cl.chip, cl.format, toolkit};
+        if (!isMatmulKernels(cl.matmulKernels))
+          return errorHandler("qmm-to-nvvm-pipeline: unknown matmul-kernels "
+                              "'" +
+                              cl.matmulKernels +
+                              "' (expected wgmma or reference)");
+        NVVMPipelineOptions options{cl.chip, cl.format, toolkit,
+                                    cl.matmulKernels, cl.stages};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -26,8 +26,11 @@ public:
       : chip(chip), buffers(buffers) {}
 
   llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                     std::array<int64_t, 3> block,
+                     std::array<int64_t, 3> block, int64_t dynamicSharedBytes,
                      llvm::ArrayRef<HostKernelArgument> args) override {
+    if (llvm::Error error =
+            checkNoNvidiaLaunchFeatures(kernel, dynamicSharedBytes, args))
+      return error;
     std::vector<emu::KernelArgument> kernelArgs;
     for (const HostKernelArgument &arg : args) {
       emu::KernelArgument k;

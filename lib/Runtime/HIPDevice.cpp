@@ -28,8 +28,11 @@ public:
         buffers(buffers), codeObjects(codeObjects) {}
 
   llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                     std::array<int64_t, 3> block,
+                     std::array<int64_t, 3> block, int64_t dynamicSharedBytes,
                      llvm::ArrayRef<HostKernelArgument> args) override {
+    if (llvm::Error error =
+            checkNoNvidiaLaunchFeatures(kernel, dynamicSharedBytes, args))
+      return error;
     auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
     std::string key = (gpuModule.getName() + "::" + kernel.getName()).str();
     auto cached = codeObjects.find(key);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "qmm/Dialect/QMM/IR/StorageSize.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -70,6 +71,7 @@ private:
   llvm::Error defineReshape(Operation &op);
   llvm::Error copy(memref::CopyOp copyOp);
   llvm::Error launch(gpu::LaunchFuncOp launchOp);
+  llvm::Error defineTensorMap(nvgpu::TmaCreateDescriptorOp op);
   std::optional<uint64_t> scalar(Value v) const {
     auto it = scalars.find(v);
     if (it == scalars.end())
@@ -114,6 +116,7 @@ private:
   HostBuffers &storage;
   llvm::DenseMap<Value, HostView> views;
   llvm::DenseMap<Value, uint64_t> scalars;
+  llvm::DenseMap<Value, HostTensorMap> tensorMaps;
   std::optional<HostResults> results;
 };
 } // namespace
@@ -520,11 +523,14 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
                                  "scalars");
     (i < 3 ? grid[i] : block[i - 3]) = int64_t(*e);
   }
-  // No pipeline emits dynamic shared memory yet; launchers have no way to
-  // pass its size, so a launch asking for it is refused, not run short.
-  if (launchOp.getDynamicSharedMemorySize())
-    return hostError(launchOp, "dynamic shared memory is not passed to "
-                               "kernels yet");
+  int64_t dynamicSharedBytes = 0;
+  if (Value size = launchOp.getDynamicSharedMemorySize()) {
+    std::optional<uint64_t> bytes = scalar(size);
+    if (!bytes)
+      return hostError(launchOp, "the dynamic shared memory size must be a "
+                                 "known scalar");
+    dynamicSharedBytes = int64_t(*bytes);
+  }
   llvm::ArrayRef<Type> parameters = kernel.getArgumentTypes();
   std::vector<HostKernelArgument> args;
   for (auto [i, operand] : llvm::enumerate(launchOp.getKernelOperands())) {
@@ -545,6 +551,8 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
         return error;
       arg.isBuffer = true;
       arg.buffer = view->buffer;
+    } else if (auto map = tensorMaps.find(operand); map != tensorMaps.end()) {
+      arg.tensorMap = map->second;
     } else if (std::optional<uint64_t> bits = scalar(operand)) {
       arg.scalarBits = *bits;
     } else {
@@ -553,7 +561,66 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
     }
     args.push_back(arg);
   }
-  return launcher.launch(kernel, grid, block, args);
+  return launcher.launch(kernel, grid, block, dynamicSharedBytes, args);
+}
+
+llvm::Error HostInterpreter::defineTensorMap(nvgpu::TmaCreateDescriptorOp op) {
+  // The view must be the unranked cast of a known ranked view: its extents
+  // and strides are the map's global dimensions.
+  const HostView *view = lookupView(op.getTensor());
+  std::optional<std::vector<int64_t>> box;
+  {
+    std::vector<int64_t> values;
+    for (Value extent : op.getBoxDimensions()) {
+      std::optional<uint64_t> known = scalar(extent);
+      if (!known)
+        return hostError(op, "the box extents must be known scalars");
+      values.push_back(int64_t(*known));
+    }
+    box = values;
+  }
+  auto type = op.getTensorMap().getType();
+  unsigned bits = cast<UnrankedMemRefType>(op.getTensor().getType())
+                      .getElementTypeBitWidth();
+  if (!view || view->shape.empty() || view->shape.size() != box->size() ||
+      bits % 8 != 0)
+    return hostError(op, "maps a known buffer of byte-sized elements with "
+                         "one box extent per dimension only");
+  if (view->strides.back() != 1)
+    return hostError(op, "maps views whose innermost stride is 1 only (" +
+                             describeView(*view) + ")");
+  HostTensorMap map;
+  map.buffer = view->buffer;
+  map.elementBytes = bits / 8;
+  map.byteOffset = view->offset * map.elementBytes;
+  for (size_t d = view->shape.size(); d-- > 0;) {
+    map.dims.push_back(view->shape[d]);
+    map.box.push_back((*box)[d]);
+    if (d + 1 < view->shape.size())
+      map.byteStrides.push_back(view->strides[d] * map.elementBytes);
+  }
+  switch (type.getSwizzle()) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
+    map.swizzleBytes = 0;
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
+    map.swizzleBytes = 32;
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
+    map.swizzleBytes = 64;
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
+    map.swizzleBytes = 128;
+    break;
+  }
+  // What the runtime encodes besides: element strides 1, no interleave,
+  // zeros out of bounds, 256-byte L2 promotion.
+  if (type.getInterleave() != nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE ||
+      type.getOob() != nvgpu::TensorMapOOBKind::OOB_ZERO)
+    return hostError(op, "maps without interleave, zero-filled out of "
+                         "bounds, only");
+  tensorMaps[op.getTensorMap()] = std::move(map);
+  return llvm::Error::success();
 }
 
 llvm::Error HostInterpreter::runOp(Operation &op) {
@@ -698,9 +765,31 @@ llvm::Error HostInterpreter::runOp(Operation &op) {
     return defineView(&op, metadata.getBaseBuffer(),
                       HostView{source.buffer, 0, {}, {}}, "the base buffer");
   }
+  if (auto cast = dyn_cast<memref::CastOp>(op);
+      cast && isa<UnrankedMemRefType>(cast.getType())) {
+    // The unranked view a tensor map is made from: the same view.
+    const HostView *source = lookupView(cast.getSource());
+    if (!source)
+      return hostError(&op, "casts an unknown buffer");
+    views[cast.getResult()] = *source;
+    return llvm::Error::success();
+  }
   if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
           op))
     return defineReshape(op);
+  if (auto create = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op))
+    return defineTensorMap(create);
+  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op)) {
+    // A tensor map passed to a kernel as the pointer its ABI takes.
+    auto map = cast.getNumOperands() == 1 && cast.getNumResults() == 1
+                   ? tensorMaps.find(cast.getOperand(0))
+                   : tensorMaps.end();
+    if (map == tensorMaps.end())
+      return hostError(&op, "casts only tensor maps");
+    HostTensorMap value = map->second;
+    tensorMaps[cast.getResult(0)] = std::move(value);
+    return llvm::Error::success();
+  }
   if (auto copyOp = dyn_cast<memref::CopyOp>(op))
     return copy(copyOp);
   if (auto launchOp = dyn_cast<gpu::LaunchFuncOp>(op))
@@ -800,4 +889,18 @@ qmm::collectResults(const HostBuffers &buffers, const HostResults &returned,
     tensors.push_back(std::move(*out));
   }
   return tensors;
+}
+
+llvm::Error
+qmm::checkNoNvidiaLaunchFeatures(gpu::GPUFuncOp kernel,
+                                 int64_t dynamicSharedBytes,
+                                 llvm::ArrayRef<HostKernelArgument> args) {
+  bool tensorMaps = llvm::any_of(
+      args, [](const HostKernelArgument &arg) { return arg.tensorMap; });
+  if (!dynamicSharedBytes && !tensorMaps)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "kernel @" + kernel.getName().str() + " takes " +
+      (tensorMaps ? "TMA tensor maps" : "dynamic shared memory") +
+      ": an NVIDIA kernel, which this device cannot launch");
 }

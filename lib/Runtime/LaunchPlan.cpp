@@ -25,7 +25,7 @@ public:
       : lowered(lowered), options(options), plan(plan) {}
 
   llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                     std::array<int64_t, 3> block,
+                     std::array<int64_t, 3> block, int64_t dynamicSharedBytes,
                      llvm::ArrayRef<HostKernelArgument> args) override {
     auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
     std::string key = (gpuModule.getName() + "::" + kernel.getName()).str();
@@ -55,20 +55,28 @@ public:
     bool gridFits = true;
     for (int d = 0; d < 3; ++d)
       gridFits = gridFits && grid[d] >= 1 && grid[d] <= chip->maxGridExtents[d];
-    if (threads < 1 || threads > chip->maxThreadsPerBlock || !gridFits)
+    if (threads < 1 || threads > chip->maxThreadsPerBlock || !gridFits ||
+        dynamicSharedBytes < 0 ||
+        dynamicSharedBytes > chip->maxSharedBytesPerBlock)
       return llvm::createStringError(llvm::formatv(
           "kernel @{0}: a grid of ({1}, {2}, {3}) blocks of ({4}, {5}, {6}) "
-          "threads exceeds {7}'s limits",
+          "threads with {7} bytes of dynamic shared memory exceeds {8}'s "
+          "limits",
           kernel.getName(), grid[0], grid[1], grid[2], block[0], block[1],
-          block[2], chip->name));
+          block[2], dynamicSharedBytes, chip->name));
     LaunchPlan::Launch launch;
     launch.kernel = known->second;
     launch.grid = grid;
     launch.block = block;
+    launch.dynamicSharedBytes = dynamicSharedBytes;
     for (auto [arg, type] : llvm::zip(args, kernel.getArgumentTypes())) {
       LaunchPlan::Argument recorded;
       if (arg.isBuffer) {
         recorded.value = arg.buffer;
+      } else if (arg.tensorMap) {
+        recorded.kind = LaunchPlan::Argument::Kind::TensorMap;
+        recorded.value = plan.tensorMaps.size();
+        plan.tensorMaps.push_back(*arg.tensorMap);
       } else if (type.isIndex() || type.isInteger(64) || type.isF64()) {
         // index is 64-bit in the NVVM lowering.
         recorded.kind = LaunchPlan::Argument::Kind::U64;
@@ -215,6 +223,23 @@ llvm::Error qmm::writeLaunchPlan(const LaunchPlan &plan, llvm::StringRef dir) {
     }
     os << "\n";
   }
+  for (auto [i, map] : llvm::enumerate(plan.tensorMaps)) {
+    const char *element = map.elementBytes == 1   ? "u8"
+                          : map.elementBytes == 2 ? "u16"
+                                                  : "u32";
+    os << "tensormap " << i << " " << map.buffer << " " << map.byteOffset
+       << " " << element << " " << map.dims.size();
+    for (int64_t extent : map.dims)
+      os << " " << extent;
+    for (int64_t stride : map.byteStrides)
+      os << " " << stride;
+    for (int64_t extent : map.box)
+      os << " " << extent;
+    if (map.swizzleBytes)
+      os << " " << map.swizzleBytes << "\n";
+    else
+      os << " none\n";
+  }
   for (const LaunchPlan::Launch &launch : plan.launches) {
     os << "launch " << launch.kernel;
     for (int64_t extent : launch.grid)
@@ -232,6 +257,9 @@ llvm::Error qmm::writeLaunchPlan(const LaunchPlan &plan, llvm::StringRef dir) {
         break;
       case LaunchPlan::Argument::Kind::U64:
         os << " u64:" << arg.value;
+        break;
+      case LaunchPlan::Argument::Kind::TensorMap:
+        os << " t" << arg.value;
         break;
       }
     }

@@ -67,14 +67,25 @@ bool mlir::qmm::host::isBeyondF32(const Reference &ref, size_t i) {
          !(ref.magnitudes[i] < std::numeric_limits<float>::max());
 }
 
+double mlir::qmm::host::getAccumulationBound(int64_t reductionSize,
+                                             const AccumulationModel &model) {
+  double f32Unit = std::ldexp(1.0, -24);
+  if (model.chunk <= 0)
+    return double(reductionSize + 2) * f32Unit;
+  int64_t chunks = (reductionSize + model.chunk - 1) / model.chunk;
+  return double(model.chunk) * model.chunkUnitRoundoff +
+         double(chunks + 2) * f32Unit;
+}
+
 std::pair<double, double>
 mlir::qmm::host::getExactTierInterval(const Reference &ref, size_t i,
                                       ElementType outputType,
-                                      int64_t reductionSize) {
+                                      int64_t reductionSize,
+                                      const AccumulationModel &model) {
   const FormatSpec *format = lookupFormat(outputType);
   assert(format && "an output type of a format");
-  double accumulationBound = double(reductionSize + 2) * std::ldexp(1.0, -24);
-  double bound = accumulationBound * ref.magnitudes[i];
+  double bound =
+      getAccumulationBound(reductionSize, model) * ref.magnitudes[i];
   double rounded = roundToFormat(*format, ref.values[i]);
   if (std::isinf(rounded)) {
     // Past the type's range: the infinity of that sign, or the largest
@@ -95,7 +106,7 @@ ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
                                       llvm::ArrayRef<bool> excluded) {
   ErrorMetrics metrics;
   llvm::ArrayRef<double> reference = ref.values;
-  double accumulationBound = double(reductionSize + 2) * std::ldexp(1.0, -24);
+  double accumulationBound = getAccumulationBound(reductionSize);
   double maxReference = 0;
   for (double r : reference)
     if (std::isfinite(r))

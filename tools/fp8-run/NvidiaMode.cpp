@@ -16,15 +16,22 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::host;
 using namespace mlir::qmm::fp8run;
 
-/// The checks of D: the exact tier (bf16/f16: each element's interval;
-/// f32: 80 dB SQNR) and, with unquantized inputs, the quantization tier.
+/// The checks of D: the exact tier and, with unquantized inputs, the
+/// quantization tier. Exact tier: each element's interval (bf16/f16), 80
+/// dB SQNR (f32) — or, when the matmul ran as a wgmma kernel (the plan
+/// passes tensor maps), each element's interval for every output type,
+/// with the bound of wgmma's FP8 accumulation: the kernel's K tiles summed
+/// at the chip's accumulator precision, added in f32.
 static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
-                      ElementType outputType, int64_t k) {
+                      ElementType outputType, int64_t k,
+                      const NvidiaChipInfo &chip) {
   size_t count = refs.exact.values.size();
   LaunchPlan::Check exact;
   exact.buffer = plan.results.front();
@@ -32,7 +39,14 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
   exact.count = count;
   exact.tier = "exact";
   exact.label = "D vs f64 of the dequantized inputs";
-  if (outputType == ElementType::F32) {
+  AccumulationModel accumulation;
+  if (!plan.tensorMaps.empty()) {
+    accumulation.chunk = chip.getWgmmaKTile();
+    accumulation.chunkUnitRoundoff =
+        std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
+    exact.label += " (wgmma FP8 accumulation bound)";
+  }
+  if (outputType == ElementType::F32 && !accumulation.chunk) {
     exact.kind = "sqnr";
     exact.threshold = kExactTierMinSqnrDb;
     exact.data = refs.exact.values;
@@ -40,7 +54,8 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
     exact.kind = "bounds";
     exact.data.reserve(2 * count);
     for (size_t i = 0; i < count; ++i) {
-      auto [low, high] = getExactTierInterval(refs.exact, i, outputType, k);
+      auto [low, high] =
+          getExactTierInterval(refs.exact, i, outputType, k, accumulation);
       exact.data.push_back(low);
       exact.data.push_back(high);
     }
@@ -100,7 +115,7 @@ int GemmRunner::saveLaunchPlan() {
       fail(flag + ": outputs that depend on non-finite inputs or overflow "
                   "f32 are not saved (the runner's checks assume finite "
                   "references)");
-    addChecks(plan, refs, toElementType(spec.outputType), spec.k);
+    addChecks(plan, refs, toElementType(spec.outputType), spec.k, target);
   }
   failOn(writeLaunchPlan(plan, config.saveDir));
   llvm::outs() << llvm::formatv(

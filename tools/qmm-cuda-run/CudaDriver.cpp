@@ -9,15 +9,20 @@ namespace qmmcuda {
 
 namespace {
 
-/// Stores a dlsym result into a typed function pointer (a plain cast from
-/// void * to a function pointer is only conditionally supported by C++).
+/// Stores a symbol's address into a typed function pointer (a plain cast
+/// from void * to a function pointer is only conditionally supported by
+/// C++).
+template <typename Function> void store(void *symbol, Function &function) {
+  static_assert(sizeof(symbol) == sizeof(function), "function pointer size");
+  std::memcpy(&function, &symbol, sizeof(function));
+}
+
 template <typename Function>
 bool resolve(void *library, const char *name, Function &function) {
   void *symbol = dlsym(library, name);
   if (!symbol)
     return false;
-  static_assert(sizeof(symbol) == sizeof(function), "function pointer size");
-  std::memcpy(&function, &symbol, sizeof(function));
+  store(symbol, function);
   return true;
 }
 
@@ -68,6 +73,43 @@ Status CudaDriver::open() {
     return Status::error(formatString(
         "libcuda.so.1 has no '%s' (a driver older than this runner needs?)",
         missing));
+  return Status::ok();
+}
+
+Status CudaDriver::openTensorMaps() {
+  if (cuTensorMapEncodeTiled)
+    return Status::ok();
+  if (!library)
+    return Status::error("openTensorMaps before open");
+  // libcuda.so.1 exports the entry point by name; cuGetProcAddress, the
+  // driver API's own lookup, is the fallback. cuda.h 12.x maps
+  // cuGetProcAddress to _v2, which adds a last argument (why a symbol was
+  // not found); a driver without _v2 has the 4-argument original.
+  if (resolve(library, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled))
+    return Status::ok();
+  constexpr int kFirstTensorMapVersion = 12000; // CUDA 12.0
+  constexpr uint64_t kDefaultFlags = 0;         // CU_GET_PROC_ADDRESS_DEFAULT
+  void *symbol = nullptr;
+  CUresult (*getProcAddressV2)(const char *, void **, int, uint64_t,
+                               int *) = nullptr;
+  CUresult (*getProcAddressV1)(const char *, void **, int, uint64_t) = nullptr;
+  if (resolve(library, "cuGetProcAddress_v2", getProcAddressV2)) {
+    int symbolStatus = 0;
+    if (getProcAddressV2("cuTensorMapEncodeTiled", &symbol,
+                         kFirstTensorMapVersion, kDefaultFlags,
+                         &symbolStatus) != CUDA_SUCCESS)
+      symbol = nullptr;
+  } else if (resolve(library, "cuGetProcAddress", getProcAddressV1)) {
+    if (getProcAddressV1("cuTensorMapEncodeTiled", &symbol,
+                         kFirstTensorMapVersion,
+                         kDefaultFlags) != CUDA_SUCCESS)
+      symbol = nullptr;
+  }
+  if (!symbol)
+    return Status::error("libcuda.so.1 has no 'cuTensorMapEncodeTiled' (the "
+                         "plan's tensor maps need a CUDA 12.0 driver or "
+                         "later)");
+  store(symbol, cuTensorMapEncodeTiled);
   return Status::ok();
 }
 

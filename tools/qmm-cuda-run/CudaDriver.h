@@ -13,6 +13,7 @@
 #include "Support.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace qmmcuda {
@@ -40,12 +41,39 @@ constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
+/// The driver's opaque TMA descriptor, laid out as cuda.h declares it.
+struct CUtensorMap {
+  alignas(64) uint64_t opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap is 128 bytes");
+
+// CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle,
+// CUtensorMapL2promotion and CUtensorMapFloatOOBfill (int-sized enums).
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
+constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
+
 /// The entry points, resolved by open().
 class CudaDriver {
 public:
   /// dlopens libcuda.so.1 and resolves every entry point. A missing library
   /// is Skipped (no driver on this machine); a missing symbol is an Error.
   Status open();
+
+  /// Resolves cuTensorMapEncodeTiled (CUDA 12.0 drivers on). Called after
+  /// cuInit, and only for plans with tensor maps, so that an older driver
+  /// still runs the others. A missing entry point is an Error.
+  Status openTensorMaps();
 
   /// Ok for CUDA_SUCCESS, else "<call>: <error name>: <error string>".
   Status check(CUresult result, const std::string &call) const;
@@ -93,6 +121,13 @@ public:
   CUresult (*cuEventDestroy)(CUevent event) = nullptr;
   CUresult (*cuGetErrorString)(CUresult error, const char **text) = nullptr;
   CUresult (*cuGetErrorName)(CUresult error, const char **text) = nullptr;
+  /// Null until openTensorMaps().
+  CUresult (*cuTensorMapEncodeTiled)(
+      CUtensorMap *tensorMap, int dataType, uint32_t rank,
+      void *globalAddress, const uint64_t *globalDim,
+      const uint64_t *globalStrides, const uint32_t *boxDim,
+      const uint32_t *elementStrides, int interleave, int swizzle,
+      int l2Promotion, int oobFill) = nullptr;
 
 private:
   void *library = nullptr; // never closed: the process exits with it loaded

@@ -10,10 +10,26 @@
 //   module <module-index> <file>       (PTX text, relative to DIR)
 //   kernel <kernel-index> <module-index> <entry-name>
 //   buffer <buffer-index> <bytes> <fill> [<file>]
+//   tensormap <tensormap-index> <buffer-index> <byte-offset> <element>
+//          <rank> <global-dims...> <global-strides...> <box-dims...>
+//          <swizzle>
 //   launch <kernel-index> <gx> <gy> <gz> <bx> <by> <bz> <dynamic-shared>
-//          <nargs> <arg>...            (b<buffer>, u64:<value>, u32:<value>)
+//          <nargs> <arg>...            (b<buffer>, t<tensormap>,
+//                                       u64:<value>, u32:<value>)
 //   check <buffer-index> <element> <count> <tier> <kind> <threshold> <file>
 //         <label...>
+//
+// A tensormap is a TMA descriptor (CUtensorMap) over the buffer's bytes
+// from <byte-offset> on, which the runner encodes with
+// cuTensorMapEncodeTiled and copies to a 128-byte device allocation of its
+// own; a t<tensormap> argument passes that allocation's address (8 bytes).
+// <element> is u8 (FP8 data), u16, u32, f16, bf16 or f32; <rank> 1 to 5;
+// then <rank> global dims, <rank> - 1 byte strides of dims 1 .. rank-1 and
+// <rank> box dims, all innermost first (cuTensorMapEncodeTiled's order);
+// <swizzle> is none, 32, 64 or 128 (bytes). Element strides are 1, without
+// interleave, L2 promotion 256B, and out-of-bounds elements read as zero.
+// TensorMap.cpp checks the encoder's rules and that the tensor lies within
+// the buffer.
 //
 // Indices count 0, 1, 2, ... in order; everything is defined before use.
 // Every problem is diagnosed with the plan's path and line: the plan comes
@@ -23,6 +39,7 @@
 
 #include "Plan.h"
 #include "Ptx.h"
+#include "TensorMap.h"
 
 #include <cctype>
 #include <cstring>
@@ -99,6 +116,7 @@ private:
   Status parseModule(const std::vector<Token> &tokens);
   Status parseKernel(const std::vector<Token> &tokens);
   Status parseBuffer(const std::vector<Token> &tokens);
+  Status parseTensorMap(const std::vector<Token> &tokens);
   Status parseLaunch(const std::vector<Token> &tokens);
   Status parseLaunchArg(const Token &token, size_t position, LaunchArg &arg);
   Status parseCheck(const std::vector<Token> &tokens, const std::string &text);
@@ -315,6 +333,40 @@ Status PlanParser::parseBuffer(const std::vector<Token> &tokens) {
   return Status::ok();
 }
 
+Status PlanParser::parseTensorMap(const std::vector<Token> &tokens) {
+  // The full count depends on the rank (TensorMap.cpp checks it).
+  if (tokens.size() < 6)
+    return error(formatString(
+        "expected 'tensormap <index> <buffer-index> <byte-offset> <element> "
+        "<rank> <global-dims...> <global-strides...> <box-dims...> "
+        "<swizzle>', got %zu tokens",
+        tokens.size()));
+  uint64_t index = 0, buffer = 0;
+  if (Status status = parseNextIndex(tokens[1], "tensormap",
+                                     plan.tensorMaps.size(), index);
+      !status.isOk())
+    return status;
+  if (!parseUnsigned(tokens[2].text, kMaxIndex, buffer) ||
+      buffer >= plan.buffers.size())
+    return error(formatString("tensormap %llu: buffer '%s' is not defined "
+                              "(%zu defined so far)",
+                              static_cast<unsigned long long>(index),
+                              tokens[2].text.c_str(), plan.buffers.size()));
+  PlanTensorMap map;
+  map.line = line;
+  map.buffer = static_cast<unsigned>(buffer);
+  std::vector<std::string> texts;
+  for (const Token &token : tokens)
+    texts.push_back(token.text);
+  if (Status status =
+          parseTensorMapFields(texts, static_cast<unsigned>(index),
+                               plan.buffers[map.buffer].bytes, map);
+      !status.isOk())
+    return error(status.getMessage());
+  plan.tensorMaps.push_back(map);
+  return Status::ok();
+}
+
 Status PlanParser::parseLaunchArg(const Token &token, size_t position,
                                   LaunchArg &arg) {
   const std::string &text = token.text;
@@ -327,6 +379,14 @@ Status PlanParser::parseLaunchArg(const Token &token, size_t position,
                                 position, text.substr(1).c_str(),
                                 plan.buffers.size()));
     arg.kind = LaunchArg::Kind::Buffer;
+  } else if (text[0] == 't') {
+    if (!parseUnsigned(text.substr(1), kMaxIndex, value) ||
+        value >= plan.tensorMaps.size())
+      return error(formatString("launch argument %zu: tensor map '%s' is not "
+                                "defined (%zu defined so far)",
+                                position, text.substr(1).c_str(),
+                                plan.tensorMaps.size()));
+    arg.kind = LaunchArg::Kind::TensorMap;
   } else if (text.compare(0, 4, "u64:") == 0) {
     if (!parseUnsigned(text.substr(4), UINT64_MAX, value))
       return error(formatString("launch argument %zu: '%s' is not a 64-bit "
@@ -341,7 +401,8 @@ Status PlanParser::parseLaunchArg(const Token &token, size_t position,
     arg.kind = LaunchArg::Kind::U32;
   } else {
     return error(formatString("launch argument %zu: expected b<buffer>, "
-                              "u64:<value> or u32:<value>, got '%s'",
+                              "t<tensormap>, u64:<value> or u32:<value>, got "
+                              "'%s'",
                               position, text.c_str()));
   }
   arg.value = value;
@@ -549,6 +610,8 @@ Status PlanParser::parse(const std::string &text) {
       status = parseKernel(tokens);
     } else if (keyword == "buffer") {
       status = parseBuffer(tokens);
+    } else if (keyword == "tensormap") {
+      status = parseTensorMap(tokens);
     } else if (keyword == "launch") {
       status = parseLaunch(tokens);
     } else if (keyword == "check") {
@@ -556,7 +619,7 @@ Status PlanParser::parse(const std::string &text) {
     } else {
       return error(formatString("unknown statement '%s' (expected chip, "
                                 "program, flops, module, kernel, buffer, "
-                                "launch or check)",
+                                "tensormap, launch or check)",
                                 keyword.substr(0, 40).c_str()));
     }
     if (!status.isOk())

@@ -25,6 +25,16 @@ enum class ElementType { F32, Bf16, F16 };
 
 enum class CheckKind { Bounds, Sqnr, CalcDiff };
 
+/// The element type of a TMA tensor map (a subset of CUtensorMapDataType;
+/// FP8 data travels as U8).
+enum class TensorMapElement { U8, U16, U32, F16, Bf16, F32 };
+
+/// The shared-memory swizzle of a tensor map's boxes.
+enum class TensorMapSwizzle { None, B32, B64, B128 };
+
+/// The most dimensions cuTensorMapEncodeTiled takes.
+constexpr unsigned kMaxTensorMapRank = 5;
+
 struct PlanModule {
   unsigned line = 0;
   std::string file; // as written in the plan, relative to the plan directory
@@ -52,10 +62,29 @@ struct PlanBuffer {
   std::string file, path; // for Fill::File only
 };
 
+/// A TMA tensor map over part of a buffer, encoded at run time (it holds
+/// the buffer's device address) and passed to kernels by a pointer to its
+/// own 128-byte device copy. The arrays are innermost dimension first, the
+/// order cuTensorMapEncodeTiled takes; entries past the rank are unused.
+struct PlanTensorMap {
+  unsigned line = 0;
+  unsigned buffer = 0;
+  uint64_t offset = 0; // bytes into the buffer, a multiple of 16
+  TensorMapElement element = TensorMapElement::U8;
+  unsigned rank = 0;
+  uint64_t dims[kMaxTensorMapRank] = {};
+  /// The byte strides of dimensions 1 .. rank-1 (dimension 0 is dense).
+  uint64_t strides[kMaxTensorMapRank - 1] = {};
+  uint32_t box[kMaxTensorMapRank] = {};
+  TensorMapSwizzle swizzle = TensorMapSwizzle::None;
+};
+
 struct LaunchArg {
-  enum class Kind { Buffer, U64, U32 };
+  enum class Kind { Buffer, U64, U32, TensorMap };
   Kind kind = Kind::U64;
-  uint64_t value = 0; // the buffer index for Kind::Buffer
+  /// The buffer index for Kind::Buffer, the tensor map's for Kind::TensorMap
+  /// (a device pointer either way), else the value itself.
+  uint64_t value = 0;
   unsigned bytes() const { return kind == Kind::U32 ? 4 : 8; }
 };
 
@@ -92,6 +121,7 @@ struct Plan {
   std::vector<PlanModule> modules;
   std::vector<PlanKernel> kernels;
   std::vector<PlanBuffer> buffers;
+  std::vector<PlanTensorMap> tensorMaps;
   std::vector<PlanLaunch> launches;
   std::vector<PlanCheck> checks;
 

@@ -102,13 +102,14 @@ Status writeJsonReport(const std::string &path, const RunReport &report) {
            ", \"chip\": " + quote(plan->chip);
     out += ", \"flops\": " + (plan->hasFlops ? number(plan->flops) : "null");
     out += formatString(", \"modules\": %zu, \"kernels\": %zu, \"buffers\": "
-                        "%zu, \"buffer_bytes\": %llu, \"launches\": %zu, "
-                        "\"checks\": %zu},\n",
+                        "%zu, \"buffer_bytes\": %llu, \"tensor_maps\": %zu, "
+                        "\"launches\": %zu, \"checks\": %zu},\n",
                         plan->modules.size(), plan->kernels.size(),
                         plan->buffers.size(),
                         static_cast<unsigned long long>(
                             plan->totalBufferBytes()),
-                        plan->launches.size(), plan->checks.size());
+                        plan->tensorMaps.size(), plan->launches.size(),
+                        plan->checks.size());
   }
   out += formatString("  \"seed\": %llu,\n", report.seed);
   if (report.haveDevice) {

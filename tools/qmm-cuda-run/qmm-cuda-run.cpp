@@ -16,6 +16,7 @@
 #include "Fill.h"
 #include "Plan.h"
 #include "Report.h"
+#include "TensorMap.h"
 #include "Validate.h"
 
 #include <algorithm>
@@ -144,11 +145,17 @@ void printPlanSummary(const Plan &plan) {
               plan.program.empty() ? "(unnamed)" : plan.program.c_str(),
               plan.chip.c_str(),
               plan.hasFlops ? formatDouble(plan.flops, 15).c_str() : "unknown");
-  std::printf("plan: %zu modules, %zu kernels, %zu buffers (%llu bytes), %zu "
-              "launches, %zu checks\n",
+  // Tensor maps only where there are some: the line of a plan without them
+  // reads as it always has.
+  std::string tensorMaps =
+      plan.tensorMaps.empty()
+          ? std::string()
+          : formatString(", %zu tensor maps", plan.tensorMaps.size());
+  std::printf("plan: %zu modules, %zu kernels, %zu buffers (%llu bytes)%s, "
+              "%zu launches, %zu checks\n",
               plan.modules.size(), plan.kernels.size(), plan.buffers.size(),
               static_cast<unsigned long long>(plan.totalBufferBytes()),
-              plan.launches.size(), plan.checks.size());
+              tensorMaps.c_str(), plan.launches.size(), plan.checks.size());
 }
 
 /// --dry-run: every statement as the runner understood it.
@@ -176,13 +183,17 @@ void printPlanDetails(const Plan &plan) {
                 getFillName(buffer.fill), buffer.file.empty() ? "" : " ",
                 buffer.file.c_str());
   }
+  for (size_t i = 0; i < plan.tensorMaps.size(); ++i)
+    std::printf("tensormap %zu: %s\n", i,
+                describeTensorMap(plan.tensorMaps[i]).c_str());
   for (size_t i = 0; i < plan.launches.size(); ++i) {
     const PlanLaunch &launch = plan.launches[i];
     std::string args;
     for (const LaunchArg &arg : launch.args) {
-      const char *prefix = arg.kind == LaunchArg::Kind::Buffer ? "b"
-                           : arg.kind == LaunchArg::Kind::U64  ? "u64:"
-                                                               : "u32:";
+      const char *prefix = arg.kind == LaunchArg::Kind::Buffer      ? "b"
+                           : arg.kind == LaunchArg::Kind::TensorMap ? "t"
+                           : arg.kind == LaunchArg::Kind::U64       ? "u64:"
+                                                                    : "u32:";
       args += formatString(" %s%llu", prefix,
                            static_cast<unsigned long long>(arg.value));
     }
@@ -242,6 +253,9 @@ private:
     return driver.check(result, what);
   }
   Status launchAll(bool synchronizeEach);
+  /// Encodes every tensor map over its buffer (already allocated) and
+  /// copies it to the device, where the kernels read it.
+  Status prepareTensorMaps();
 
   const Plan &plan;
   const Options &options;
@@ -251,6 +265,9 @@ private:
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;
   std::vector<CUdeviceptr> buffers;
+  /// One allocation for all tensor maps, 128 bytes each (cuMemAlloc's
+  /// 256-byte alignment keeps each at the 64 bytes TMA needs).
+  CUdeviceptr tensorMapBlock = 0;
   CUevent start = nullptr, stop = nullptr;
   /// Per launch: 8 bytes of storage per argument and the pointers to them
   /// (cuLaunchKernel reads each parameter's size from the kernel).
@@ -268,6 +285,8 @@ Runner::~Runner() {
     driver.cuEventDestroy(stop);
   for (CUdeviceptr buffer : buffers)
     driver.cuMemFree(buffer);
+  if (tensorMapBlock)
+    driver.cuMemFree(tensorMapBlock);
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);
 }
@@ -424,12 +443,18 @@ Status Runner::prepare() {
     }
   }
 
+  if (Status status = prepareTensorMaps(); !status.isOk())
+    return status;
+
   for (const PlanLaunch &launch : plan.launches) {
     std::vector<uint64_t> storage(launch.args.size());
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const LaunchArg &arg = launch.args[i];
-      uint64_t value =
-          arg.kind == LaunchArg::Kind::Buffer ? buffers[arg.value] : arg.value;
+      uint64_t value = arg.value;
+      if (arg.kind == LaunchArg::Kind::Buffer)
+        value = buffers[arg.value];
+      else if (arg.kind == LaunchArg::Kind::TensorMap)
+        value = tensorMapBlock + arg.value * sizeof(CUtensorMap);
       if (arg.kind == LaunchArg::Kind::U32) {
         auto narrow = static_cast<uint32_t>(value);
         std::memcpy(&storage[i], &narrow, 4); // the low address holds it
@@ -448,6 +473,39 @@ Status Runner::prepare() {
     argPointers.push_back(std::move(pointers));
   }
   return call(driver.cuCtxSynchronize(), "cuCtxSynchronize (after the fills)");
+}
+
+Status Runner::prepareTensorMaps() {
+  if (plan.tensorMaps.empty())
+    return Status::ok();
+  if (Status status = driver.openTensorMaps(); !status.isOk())
+    return status;
+  size_t bytes = plan.tensorMaps.size() * sizeof(CUtensorMap);
+  if (Status status =
+          call(driver.cuMemAlloc(&tensorMapBlock, bytes),
+               formatString("cuMemAlloc(%zu tensor maps, %zu bytes)",
+                            plan.tensorMaps.size(), bytes));
+      !status.isOk())
+    return status;
+  for (size_t i = 0; i < plan.tensorMaps.size(); ++i) {
+    const PlanTensorMap &map = plan.tensorMaps[i];
+    // The plan's checks leave the encoder little to refuse; what it still
+    // refuses (e.g. a rule of a newer driver) is named by the plan's line.
+    CUtensorMap tensorMap = {};
+    if (Status status = call(
+            encodeTensorMap(driver, map, buffers[map.buffer], tensorMap),
+            formatString("cuTensorMapEncodeTiled(tensormap %zu, %s:%u)", i,
+                         plan.planPath.c_str(), map.line));
+        !status.isOk())
+      return status;
+    CUdeviceptr address = tensorMapBlock + i * sizeof(CUtensorMap);
+    if (Status status =
+            call(driver.cuMemcpyHtoD(address, &tensorMap, sizeof(tensorMap)),
+                 formatString("cuMemcpyHtoD(tensormap %zu)", i));
+        !status.isOk())
+      return status;
+  }
+  return Status::ok();
 }
 
 Status Runner::launchAll(bool synchronizeEach) {

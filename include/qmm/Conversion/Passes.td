@@ -842,6 +842,89 @@ def QMMCheckNvidiaSupport : Pass<"qmm-check-nvidia-support", "ModuleOp"> {
   ];
 }
 
+def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
+  let summary = "Lower bufferized qmm.matmul ops to warp-specialized wgmma "
+                "kernels with TMA loads (NVIDIA Hopper main loop)";
+  let description = [{
+    Replaces each eligible bufferized `qmm.matmul` by a kernel of its own
+    (`gpu.module @<function>_wgmma`, `gpu.func @matmul`) and, on the host,
+    the two tensor maps it reads (`nvgpu.tma.create.descriptor` of A and B,
+    passed to the kernel as pointers: the runtime encodes them) and a
+    `gpu.launch_func` with the ring's dynamic shared memory.
+
+    The kernel (tile sizes from the NVIDIA target description): persistent
+    blocks of 3 warpgroups, one per multiprocessor (or per tile when there
+    are fewer tiles), walk the 128 x 128 output tiles t = block, block +
+    grid, ... in groups of `raster-rows` tile rows taken column by column
+    (blocks running at once share tiles of A and B in L2). The ring's
+    stages and mbarrier phases run on across a block's tiles, so the
+    producer loads the next tile while the consumers finish the last.
+    Warpgroup 0 gives registers up with setmaxnreg (to the minimum), the
+    consumers take them (the most that fits the multiprocessor).
+    * Warpgroup 0, one thread: for each K tile of 128 FP8 elements (one
+      128-byte swizzled row), waits for a free stage of the ring (`empty`
+      mbarrier), arms the stage's `full` mbarrier with its byte count and
+      issues two TMA copies (A's 128 x 128 and B's 128 x 128 tiles) into
+      128B-swizzled shared memory. Out-of-range rows and K read as zeros.
+    * Warpgroups 1 and 2, 64 rows each: wait for `full`, run four
+      `wgmma.mma_async` m64n128k32 steps (descriptors computed here: +32
+      bytes per step within the swizzled rows, 1024-byte atom stride) into
+      a zeroed f32 fragment, release the stage, and add the fragment to
+      the f32 accumulator; block-scaled operands' scales multiply the
+      fragment first (DeepGEMM's promotion, which also bounds wgmma's FP8
+      accumulation to 128 products).
+    * Epilogue, from wgmma's accumulator layout: per-tensor / per-row
+      scales, C (`accumulate`), bias, activation, one rounding to the
+      output type, stores masked at partial tiles.
+
+    Eligible: static shapes, B stored [N, K], identity layouts, K a multiple
+    of 16 (TMA strides), K block scales whole multiples of 128 and B's row
+    blocks multiples of 128, no FP8 or auxiliary outputs. Other matmuls are
+    left for the reference lowering.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "target chip: sm_90a">,
+    Option<"stages", "stages", "int64_t", /*default=*/"4",
+           "shared-memory stages of the TMA ring (32 KiB each)">,
+    Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",
+           "rows of tiles the persistent blocks walk together, column by "
+           "column (L2 reuse)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def QMMExternDynamicSharedMemory
+    : Pass<"qmm-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare a kernel's dynamic shared memory extern and "
+                "atom-aligned in NVVM modules";
+  let description = [{
+    `convert-gpu-to-nvvm` turns `gpu.dynamic_shared_memory` into an
+    internal zero-sized `llvm.mlir.global` in address space 3. The NVPTX
+    backend then emits a 1-byte static `.shared` variable, which other
+    shared variables (the mbarriers) may follow directly: the kernel's
+    dynamic shared memory then overlaps them, silently. This pass gives
+    every zero-sized address-space-3 global of the module external linkage
+    and an alignment of `alignment` bytes, so that the PTX declares
+    `.extern .shared .align <alignment> .b8 name[]`: the dynamic window
+    starting after the static variables, as CUDA's `extern __shared__`.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"1024",
+           "alignment of the dynamic shared memory in bytes">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // CPU
 //===----------------------------------------------------------------------===//

@@ -83,6 +83,12 @@ struct NVVMPipelineOptions {
   std::string format = "ptx";
   /// A CUDA installation with bin/ptxas (cubin only).
   std::string toolkit;
+  /// How matmuls run: `wgmma` (the TMA / wgmma kernel where the matmul is
+  /// eligible, qmm-lower-matmul-to-wgmma) or `reference` (the reference
+  /// lowering's loops, one thread per output).
+  std::string matmulKernels = "wgmma";
+  /// Stages of the wgmma kernel's shared-memory ring.
+  int64_t stages = 4;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

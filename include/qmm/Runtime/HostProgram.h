@@ -20,6 +20,7 @@
 
 #include <array>
 #include <deque>
+#include <optional>
 #include <cstdint>
 #include <vector>
 
@@ -30,12 +31,27 @@ namespace qmm {
 /// pattern, not zeros, so that a program relying on them shows.
 constexpr uint8_t kUninitializedHostByte = 0xA5;
 
+/// A TMA tensor map of a buffer (nvgpu.tma.create.descriptor): what
+/// cuTensorMapEncodeTiled takes. Dimensions innermost first, as the driver
+/// counts them.
+struct HostTensorMap {
+  size_t buffer = 0;
+  int64_t byteOffset = 0;
+  unsigned elementBytes = 1;
+  std::vector<int64_t> dims;        ///< in elements
+  std::vector<int64_t> byteStrides; ///< of dims 1, 2, ...
+  std::vector<int64_t> box;         ///< the box copied, in elements
+  int64_t swizzleBytes = 0;         ///< 0 (none), 32, 64 or 128
+};
+
 /// One kernel argument: a device buffer (by index into the program's
-/// buffers) or a scalar's bits.
+/// buffers), a scalar's bits, or a tensor map (passed as a pointer to the
+/// encoded map in device memory).
 struct HostKernelArgument {
   bool isBuffer = false;
   size_t buffer = 0;
   uint64_t scalarBits = 0;
+  std::optional<HostTensorMap> tensorMap;
 };
 
 class KernelLauncher {
@@ -44,6 +60,7 @@ public:
   virtual llvm::Error launch(gpu::GPUFuncOp kernel,
                              std::array<int64_t, 3> grid,
                              std::array<int64_t, 3> block,
+                             int64_t dynamicSharedBytes,
                              llvm::ArrayRef<HostKernelArgument> args) = 0;
   /// Called before host code reads or writes buffers itself (memref.copy,
   /// gpu.memset): a launcher that only records the launches (a saved
@@ -52,6 +69,12 @@ public:
     return llvm::Error::success();
   }
 };
+
+/// For launchers of AMD kernels: an error when a launch needs what only the
+/// NVIDIA pipeline emits (dynamic shared memory, tensor maps).
+llvm::Error checkNoNvidiaLaunchFeatures(gpu::GPUFuncOp kernel,
+                                        int64_t dynamicSharedBytes,
+                                        llvm::ArrayRef<HostKernelArgument> args);
 
 /// The buffers of one run of a host program, on the host: a deque, so that
 /// appending keeps the earlier buffers where kernels point at them.

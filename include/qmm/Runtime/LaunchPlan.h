@@ -14,6 +14,7 @@
 #ifndef QMM_RUNTIME_LAUNCHPLAN_H
 #define QMM_RUNTIME_LAUNCHPLAN_H
 
+#include "qmm/Runtime/HostProgram.h"
 #include "qmm/Runtime/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -41,8 +42,9 @@ struct LaunchPlan {
     std::vector<uint8_t> data;
   };
   struct Argument {
-    enum class Kind { Buffer, U32, U64 } kind = Kind::Buffer;
-    uint64_t value = 0; ///< the buffer index or the scalar's bits
+    enum class Kind { Buffer, U32, U64, TensorMap } kind = Kind::Buffer;
+    /// The buffer index, the scalar's bits or the tensor map's index.
+    uint64_t value = 0;
   };
   struct Launch {
     size_t kernel = 0;
@@ -69,6 +71,9 @@ struct LaunchPlan {
   /// Per kernel: its module's index and its entry name.
   std::vector<std::pair<size_t, std::string>> kernels;
   std::vector<Buffer> buffers;
+  /// TMA tensor maps of the buffers, encoded by the runner
+  /// (cuTensorMapEncodeTiled) and passed as pointers to device copies.
+  std::vector<HostTensorMap> tensorMaps;
   std::vector<Launch> launches;
   /// The buffers function `program` returns, in order.
   std::vector<size_t> results;

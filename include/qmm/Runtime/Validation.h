@@ -80,9 +80,25 @@ bool isBeyondF32(const Reference &ref, size_t i);
 /// accepts that infinity or the largest finite value. (What compare()
 /// counts as ulp violations; a launch plan carries these intervals to a
 /// runner without this library.)
-std::pair<double, double> getExactTierInterval(const Reference &ref, size_t i,
-                                               ElementType outputType,
-                                               int64_t reductionSize);
+/// How a kernel's sums over K round: by default every addition in f32.
+/// Matrix units that sum `chunk` products internally with fewer bits (unit
+/// roundoff `chunkUnitRoundoff`) before each partial sum is added in f32
+/// widen the bound to chunk * chunkUnitRoundoff + (ceil(K / chunk) + 2) *
+/// 2^-24 per unit of magnitude (the standard gamma bound of each stage).
+struct AccumulationModel {
+  int64_t chunk = 0;
+  double chunkUnitRoundoff = 0;
+};
+
+/// The bound on |computed - exact| of a K-sum, per unit of its magnitude
+/// (sum of |a_k b_k|).
+double getAccumulationBound(int64_t reductionSize,
+                            const AccumulationModel &model = {});
+
+std::pair<double, double>
+getExactTierInterval(const Reference &ref, size_t i, ElementType outputType,
+                     int64_t reductionSize,
+                     const AccumulationModel &model = {});
 
 /// `outputType` is the type D was produced in (f32, bf16, f16). With
 /// `checkUlps`, counts `ulpViolations` against `reference` (whose k is

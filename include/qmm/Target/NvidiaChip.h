@@ -2,9 +2,7 @@
 //
 // The NVIDIA half of the target description: the facts the NVVM pipeline
 // and the launch plans read about Hopper (sm_90a). Sources: the PTX ISA and
-// the CUDA programming guide's limits for compute capability 9.0. (The
-// wgmma, TMA and shared-memory facts join when the main loop that reads
-// them does.)
+// the CUDA programming guide's limits for compute capability 9.0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +32,42 @@ struct NvidiaChipInfo {
   /// the grid's extents.
   int64_t maxThreadsPerBlock;
   std::array<int64_t, 3> maxGridExtents;
+  /// Multiprocessors of the product (H100 SXM: 132); persistent kernels
+  /// launch one block per multiprocessor.
+  int64_t multiprocessors;
+  /// Registers: per multiprocessor, and the range setmaxnreg accepts per
+  /// thread (multiples of 8).
+  int64_t registersPerMultiprocessor, minRegistersPerThread,
+      maxRegistersPerThread;
+  /// Shared memory one block may use (dynamic, after the opt-in through
+  /// cuFuncSetAttribute), in bytes.
+  int64_t maxSharedBytesPerBlock;
+
+  /// The warpgroup MMA (wgmma.mma_async): a warpgroup of `warpgroupThreads`
+  /// (4 consecutive warps) multiplies an m x k tile of A by a k x n tile of
+  /// B, both read from shared memory through descriptors, into f32
+  /// registers. For 8-bit operands m = 64, k = 32 and n is a multiple of 8
+  /// up to 256; A and B must be K-major.
+  int64_t warpgroupThreads;
+  int64_t wgmmaM, wgmmaK8Bit, wgmmaMaxN;
+  /// Bits FP8 wgmma keeps while it sums products into its accumulator
+  /// (about 14: DeepSeek-V3 technical report, section 3.3.2, measured on
+  /// H800; measured here too: f32 results of K = 4096 at 78 dB SQNR against
+  /// the exact sum, below f32 accumulation's 80 dB). Kernels therefore add
+  /// wgmma's partial sums into f32 registers every K tile, and the exact
+  /// tier bounds each tile's sum with this precision.
+  int64_t wgmmaFP8AccumulatorBits;
+  /// The widest swizzle TMA writes and wgmma descriptors read: rows of this
+  /// many bytes, permuted in 16-byte chunks within atoms of 8 rows.
+  int64_t swizzleBytes;
+  /// TMA (cp.async.bulk.tensor): box extents are at most this many elements
+  /// per dimension; global addresses and strides are multiples of
+  /// `tmaGlobalAlignment` bytes.
+  int64_t tmaMaxBoxExtent, tmaGlobalAlignment;
+
+  /// The K of one wgmma kernel tile: one swizzled row of FP8 elements. The
+  /// kernels promote wgmma's sums to f32 once per tile.
+  int64_t getWgmmaKTile() const { return swizzleBytes; }
 };
 
 /// sm_90a; null for anything else.

@@ -5,7 +5,10 @@ wider than two bf16 ulps plus the f32 accumulation bound; the quality
 tier's reference must be close to it (calc_diff below the plan's
 threshold for the formats).
 
-usage: check_plan_references.py DIR M N K A_TYPE B_TYPE
+usage: check_plan_references.py DIR M N K A_TYPE B_TYPE [--wgmma]
+With --wgmma, the accumulation bound is that of the wgmma kernels: K tiles
+of 128 products summed keeping 14 bits (unit roundoff 2^-13), the tiles'
+sums added in f32: 128 * 2^-13 + (ceil(K / 128) + 2) * 2^-24 per sum|ab|.
 A [M, K] and B [N, K] codes; scales: A's per (row, K block of 128) [M, K/128]; B's per (128 rows,
 128 K) [ceil(N/128), K/128] -- the 1x128 x 128x128 recipe.
 """
@@ -28,6 +31,7 @@ def bf16_round(x):
 
 def main():
     d, m, n, k, a_type, b_type = sys.argv[1:7]
+    wgmma = sys.argv[7:] == ["--wgmma"]
     m, n, k = int(m), int(n), int(k)
     read = lambda name, dtype: np.fromfile(os.path.join(d, name), dtype)
     a = formats.table(a_type)[read("buffer0.bin", np.uint8)].reshape(m, k)
@@ -47,11 +51,16 @@ def main():
     expected = bf16_round(ref.reshape(-1))
     assert np.allclose(centre, expected, rtol=0, atol=1e-12 * np.abs(
         expected).max()), "interval centres are not the bf16-rounded reference"
-    # Half-width: one bf16 ulp of the rounded value plus (k + 2) 2^-24 sum|ab|.
+    # Half-width: one bf16 ulp of the rounded value plus the accumulation
+    # bound times sum|ab|.
     ulp = np.exp2(np.floor(np.log2(np.maximum(np.abs(expected), 2.0**-126))) - 7)
-    allowed = ulp + (k + 2) * 2.0**-24 * magnitude.reshape(-1)
+    if wgmma:
+        unit = 128 * 2.0**-13 + (-(-k // 128) + 2) * 2.0**-24
+    else:
+        unit = (k + 2) * 2.0**-24
+    allowed = ulp + unit * magnitude.reshape(-1)
     assert np.all((high - low) / 2 <= allowed * (1 + 1e-9)), "intervals too wide"
-    assert np.all((high - low) / 2 >= ulp * (1 - 1e-9)), "intervals too narrow"
+    assert np.all((high - low) / 2 >= allowed * (1 - 1e-9)), "intervals too narrow"
 
     quality = read("check1.f64", np.float64)
     x, y = quality, ref.reshape(-1)

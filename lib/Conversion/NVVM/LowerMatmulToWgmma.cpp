@@ -1,0 +1,749 @@
+//===- LowerMatmulToWgmma.cpp - qmm.matmul as a Hopper wgmma kernel -------===//
+//
+// The main loop of the NVVM pipeline: a bufferized qmm.matmul becomes one
+// warp-specialized kernel (its own gpu.module) and the host code that
+// launches it. Per block of (2 x wgmma M) x N_tile outputs:
+//
+//   warpgroup 0 (producer): one thread walks K in tiles of one swizzle row
+//     (128 FP8 elements), waiting for a free stage of the ring (`empty`
+//     mbarrier), then copying A's and B's tiles into it with TMA into
+//     128B-swizzled shared memory, completing on the stage's `full` mbarrier;
+//   warpgroups 1, 2 (consumers, 64 rows each): wait for `full`, run the
+//     K tile's wgmma.mma_async steps (k = 32) into a zeroed f32 fragment,
+//     release the stage (`empty`), and add the fragment to the f32
+//     accumulator, multiplied by the K block's scales when A or B is
+//     block-scaled (DeepGEMM's promotion: it also keeps wgmma's FP8
+//     accumulation to 128 products);
+//   epilogue: per-tensor / per-row scales, C, bias, activation and the
+//     rounding, written from the documented wgmma accumulator layout.
+//
+// The wgmma descriptors are computed here (nvgpu's automatic K-stepping is
+// wrong for K-major FP8), and the tensor maps are passed as pointers to
+// 128-byte objects the runtime encodes (nvgpu's host lowering encodes FP8
+// as bf16); see shared/nvidia.md's traps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/Utils.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/NvidiaChip.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace qmm {
+#define GEN_PASS_DEF_QMMLOWERMATMULTOWGMMA
+#include "qmm/Conversion/Passes.h.inc"
+} // namespace qmm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::qmm;
+
+namespace {
+
+/// The kernel's shape, derived from the chip: the K tile is one swizzle row
+/// of FP8 elements, each consumer warpgroup owns wgmma M rows.
+struct WgmmaTiling {
+  int64_t tileM, tileN, tileK, stages, consumers, threads;
+  /// Rows of tiles walked together by the persistent blocks (L2 reuse).
+  int64_t rasterRows;
+  /// Registers per thread after setmaxnreg: the producer's and the
+  /// consumers'.
+  int64_t producerRegisters, consumerRegisters;
+  int64_t stageBytes() const { return (tileM + tileN) * tileK; }
+  /// The ring, plus room to align its start to a swizzle atom (8 rows).
+  int64_t sharedBytes(const NvidiaChipInfo &chip) const {
+    return stages * stageBytes() + 8 * chip.swizzleBytes;
+  }
+};
+
+/// How an operand's scales are applied: once per output element in the
+/// epilogue (per-tensor, per-row), or per K tile to the f32 partial sums.
+enum class ScaleUse { Epilogue, PerKTile };
+
+/// Why `op` is not lowered here (it then runs as the reference loops), or
+/// the empty string.
+std::string getIneligibility(MatmulOp op, const WgmmaTiling &tiling) {
+  auto aType = dyn_cast<MemRefType>(op.getA().getType());
+  auto bType = dyn_cast<MemRefType>(op.getB().getType());
+  auto dType = dyn_cast<MemRefType>(op.getInit().getType());
+  if (!aType || !bType || !dType)
+    return "not bufferized";
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+      !dType.hasStaticShape())
+    return "dynamic shapes";
+  if (op.getBLayout() != OperandLayout::NK)
+    return "B stored [K, N]";
+  if (op.getOutScales() || op.getAux())
+    return "FP8 or auxiliary outputs";
+  for (MemRefType type : {aType, bType, dType})
+    if (!type.getLayout().isIdentity())
+      return "strided operands";
+  int64_t k = aType.getDimSize(1);
+  // TMA reads rows at 16-byte aligned strides.
+  if (k == 0 || k % 16 != 0)
+    return "K not a positive multiple of 16";
+  for (auto [encoding, isB] :
+       {std::pair{op.getAEncoding(), false}, {op.getBEncoding(), true}}) {
+    if (encoding.isMX())
+      return "MX scales";
+    if (encoding.getKind() != ScaleKind::Block)
+      continue;
+    auto [rows, kBlock] = encoding.getBlockExtent(isB ? bType.getDimSize(0)
+                                                      : aType.getDimSize(0),
+                                                  k);
+    // A K block must be whole K tiles; B's row blocks whole N tiles, so
+    // that one scale serves a consumer's columns.
+    if (kBlock % tiling.tileK != 0 || (isB && rows % tiling.tileN != 0))
+      return "scale blocks not aligned with the kernel's tiles";
+  }
+  return "";
+}
+
+ScaleUse getScaleUse(ScaleEncodingAttr encoding) {
+  return encoding.getKind() == ScaleKind::Block ? ScaleUse::PerKTile
+                                                : ScaleUse::Epilogue;
+}
+
+NVVM::WGMMATypes getWgmmaType(Type element) {
+  return isa<Float8E5M2Type>(element) ? NVVM::WGMMATypes::e5m2
+                                      : NVVM::WGMMATypes::e4m3;
+}
+
+/// Builds the kernel of one matmul.
+class WgmmaKernelBuilder {
+public:
+  WgmmaKernelBuilder(MatmulOp op, const NvidiaChipInfo &chip,
+                     const WgmmaTiling &tiling)
+      : op(op), chip(chip), tiling(tiling) {
+    auto aType = cast<MemRefType>(op.getA().getType());
+    auto bType = cast<MemRefType>(op.getB().getType());
+    m = aType.getDimSize(0);
+    k = aType.getDimSize(1);
+    n = bType.getDimSize(0);
+    aElement = aType.getElementType();
+    bElement = bType.getElementType();
+  }
+
+  /// Creates the kernel in a new gpu.module before `func` and replaces the
+  /// op by the tensor maps and the launch.
+  LogicalResult build(func::FuncOp func, SymbolTable &symbols);
+
+private:
+  MemRefType getTileType(int64_t rows, Type element) {
+    return MemRefType::get({rows, tiling.tileK}, element, AffineMap(),
+                           gpu::AddressSpaceAttr::get(
+                               op.getContext(), gpu::AddressSpace::Workgroup));
+  }
+  nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows,
+                                                  Type element) {
+    return nvgpu::TensorMapDescriptorType::get(
+        op.getContext(), getTileType(rows, element),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
+  LLVM::LLVMStructType getFragmentType() {
+    SmallVector<Type> fields(tiling.tileN / 2,
+                             Float32Type::get(op.getContext()));
+    return LLVM::LLVMStructType::getLiteral(op.getContext(), fields);
+  }
+
+  void buildKernelBody(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel);
+  /// The persistent loop over output tiles: tile t = block, block + grid,
+  /// ..., in groups of `rasterRows` tile rows walked column by column.
+  /// Sets blockRow, blockColumn and firstIteration for `body`.
+  void buildTileLoop(ImplicitLocOpBuilder &b,
+                     llvm::function_ref<void(ImplicitLocOpBuilder &)> body);
+  int64_t getTileCount() const {
+    return llvm::divideCeil(m, tiling.tileM) *
+           llvm::divideCeil(n, tiling.tileN);
+  }
+  void buildProducer(ImplicitLocOpBuilder &b);
+  void buildConsumer(ImplicitLocOpBuilder &b, Value consumer);
+  /// The shared-memory matrix descriptor of a K-major tile at byte address
+  /// `address` (i64) in 128B-swizzled rows.
+  Value buildDescriptor(ImplicitLocOpBuilder &b, Value address);
+  /// The scale of operand `scales` (`encoding`, `rows` rows) for row `row`
+  /// and K index `kIndex` (index values), as f32.
+  Value loadScale(ImplicitLocOpBuilder &b, Value scales,
+                  ScaleEncodingAttr encoding, int64_t rows, Value row,
+                  Value kIndex);
+  void buildEpilogue(ImplicitLocOpBuilder &b, Value accumulator,
+                     ArrayRef<Value> rows, Value laneColumn);
+
+  Value constant(ImplicitLocOpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, value);
+  }
+
+  MatmulOp op;
+  const NvidiaChipInfo &chip;
+  const WgmmaTiling &tiling;
+  int64_t m = 0, n = 0, k = 0;
+  Type aElement, bElement;
+
+  // Kernel values, set while the body is built.
+  Value tensorMapA, tensorMapB, aScales, bScales, bias, destination;
+  Value fullBarriers, emptyBarriers, sharedBase, ringAddress;
+  Value blockRow, blockColumn; ///< the tile's first output row / column
+  /// The ring iteration of the tile's first K tile (ring iterations count
+  /// on across the tiles a block computes).
+  Value firstIteration;
+  Value kTiles;
+  std::function<Value(ImplicitLocOpBuilder &, Value)> aTileAt, bTileAt;
+};
+
+} // namespace
+
+Value WgmmaKernelBuilder::buildDescriptor(ImplicitLocOpBuilder &b,
+                                          Value address) {
+  auto i64 = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, b.getI64Type(), value);
+  };
+  // Bits 0-13: address >> 4 (shared memory is below 256 KiB); 16-29: the
+  // leading byte offset (unused for swizzled K-major tiles, 1 by
+  // convention); 32-45: the stride between 8-row atoms >> 4; 62-63: the
+  // swizzle mode (1 = 128B). The base-offset bits stay 0: atoms are aligned.
+  int64_t atomBytes = 8 * chip.swizzleBytes;
+  Value start = arith::ShRUIOp::create(
+      b, arith::AndIOp::create(b, address, i64(0x3FFFF)), i64(4));
+  int64_t fixed = (int64_t(1) << 16) | ((atomBytes >> 4) << 32) |
+                  (int64_t(1) << 62);
+  return arith::OrIOp::create(b, start, i64(fixed));
+}
+
+Value WgmmaKernelBuilder::loadScale(ImplicitLocOpBuilder &b, Value scales,
+                                    ScaleEncodingAttr encoding, int64_t rows,
+                                    Value row, Value kIndex) {
+  auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
+  Value r = arith::DivUIOp::create(b, row, constant(b, blockRows));
+  Value c = arith::DivUIOp::create(b, kIndex, constant(b, blockK));
+  SmallVector<Value, 2> indices = {r, c};
+  if (encoding.isMNMajor())
+    std::swap(indices[0], indices[1]);
+  Value scale = memref::LoadOp::create(b, scales, indices);
+  if (scale.getType() != b.getF32Type())
+    scale = arith::ExtFOp::create(b, b.getF32Type(), scale);
+  return scale;
+}
+
+void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
+  Value c0 = constant(b, 0), c1 = constant(b, 1);
+  Value stages = constant(b, tiling.stages);
+  auto loop = scf::ForOp::create(b, c0, kTiles, c1);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value iteration = arith::AddIOp::create(b, firstIteration, kt);
+  Value stage = arith::RemUIOp::create(b, iteration, stages);
+  Value round = arith::DivUIOp::create(b, iteration, stages);
+  // A stage is free once the consumers released its previous round; the
+  // first round finds every stage free (waiting for the parity of the phase
+  // before a fresh barrier's first one returns at once).
+  Value roundParity = arith::AndIOp::create(b, round, c1);
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                       roundParity, c0);
+  Value ticks = constant(b, 10000000);
+  nvgpu::MBarrierTryWaitParityOp::create(b, emptyBarriers, parity, ticks,
+                                         stage);
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      b, fullBarriers, constant(b, tiling.stageBytes()), stage, Value());
+  // TMA coordinates are innermost first: (k, row).
+  Value kOffset = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
+  nvgpu::TmaAsyncLoadOp::create(b, aTileAt(b, stage), fullBarriers,
+                                tensorMapA, ValueRange{kOffset, blockRow},
+                                stage, Value(), Value());
+  nvgpu::TmaAsyncLoadOp::create(b, bTileAt(b, stage), fullBarriers,
+                                tensorMapB, ValueRange{kOffset, blockColumn},
+                                stage, Value(), Value());
+  b.setInsertionPointAfter(loop);
+}
+
+void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
+                                       Value consumer) {
+  MLIRContext *ctx = op.getContext();
+  Value c0 = constant(b, 0), c1 = constant(b, 1);
+  Value stages = constant(b, tiling.stages);
+  Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value thread = arith::RemUIOp::create(
+      b, threadId, constant(b, chip.warpgroupThreads));
+  Value warp = arith::DivUIOp::create(b, thread, constant(b, 32));
+  Value lane = arith::RemUIOp::create(b, thread, constant(b, 32));
+  // The accumulator layout of wgmma (PTX ISA, "Register fragments" of
+  // wgmma .m64nNk32 with f32 D): warp w of the warpgroup holds rows
+  // 16w + lane / 4 and 16w + lane / 4 + 8; in each 8-column group j the
+  // thread holds columns 8j + 2 (lane % 4) and the next one, as fragment
+  // elements 4j + {0, 1} (first row) and 4j + {2, 3} (second row).
+  Value firstRow = arith::AddIOp::create(
+      b,
+      arith::AddIOp::create(
+          b, blockRow,
+          arith::MulIOp::create(b, consumer, constant(b, chip.wgmmaM))),
+      arith::AddIOp::create(b, arith::MulIOp::create(b, warp, constant(b, 16)),
+                            arith::DivUIOp::create(b, lane, constant(b, 4))));
+  Value rows[2] = {firstRow, arith::AddIOp::create(b, firstRow, constant(b, 8))};
+  Value laneColumn = arith::AddIOp::create(
+      b, blockColumn,
+      arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
+                            constant(b, 2)));
+
+  LLVM::LLVMStructType fragmentType = getFragmentType();
+  Value zeroFragment = LLVM::ZeroOp::create(b, fragmentType);
+  auto loop = scf::ForOp::create(b, c0, kTiles, c1, ValueRange{zeroFragment});
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value accumulator = loop.getRegionIterArgs()[0];
+  Value iteration = arith::AddIOp::create(b, firstIteration, kt);
+  Value stage = arith::RemUIOp::create(b, iteration, stages);
+  Value round = arith::DivUIOp::create(b, iteration, stages);
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       arith::AndIOp::create(b, round, c1), c0);
+
+  // The K tile's scales (block-scaled operands), loaded before the wait so
+  // that their latency hides behind it. Rows past M read row M - 1's.
+  Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
+  SmallVector<Value, 2> tileFactors;
+  bool aPerTile = getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile;
+  bool bPerTile = getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile;
+  if (aPerTile || bPerTile) {
+    Value bFactor;
+    if (bPerTile)
+      bFactor = loadScale(b, bScales, op.getBEncoding(), n, blockColumn,
+                          kIndex);
+    for (Value row : rows) {
+      Value factor = bFactor;
+      if (aPerTile) {
+        Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+        Value aFactor =
+            loadScale(b, aScales, op.getAEncoding(), m, clamped, kIndex);
+        factor = bFactor ? arith::MulFOp::create(b, aFactor, bFactor)
+                         : aFactor;
+      }
+      tileFactors.push_back(factor);
+    }
+  }
+
+  Value ticks = constant(b, 10000000);
+  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks, stage);
+  Value stageAddress = arith::AddIOp::create(
+      b, ringAddress,
+      arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::MulIOp::create(b, stage, constant(b, tiling.stageBytes()))));
+  Value aAddress = arith::AddIOp::create(
+      b, stageAddress,
+      arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::MulIOp::create(b, consumer,
+                                constant(b, chip.wgmmaM * tiling.tileK))));
+  Value bAddress = arith::AddIOp::create(
+      b, stageAddress,
+      arith::ConstantIntOp::create(b, b.getI64Type(),
+                                   tiling.tileM * tiling.tileK));
+  Value aDescriptor = buildDescriptor(b, aAddress);
+  Value bDescriptor = buildDescriptor(b, bAddress);
+
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  Value fragment = zeroFragment;
+  auto shape = NVVM::MMAShapeAttr::get(ctx, chip.wgmmaM, tiling.tileN,
+                                       chip.wgmmaK8Bit);
+  for (int64_t step = 0; step < tiling.tileK / chip.wgmmaK8Bit; ++step) {
+    // A k32 step is 32 bytes further along each swizzled row: + 2 in the
+    // descriptor's address field (16-byte units).
+    Value advance = arith::ConstantIntOp::create(b, b.getI64Type(), 2 * step);
+    Value stepA = arith::AddIOp::create(b, aDescriptor, advance);
+    Value stepB = arith::AddIOp::create(b, bDescriptor, advance);
+    fragment = NVVM::WgmmaMmaAsyncOp::create(
+        b, fragmentType, fragment, stepA, stepB, shape,
+        getWgmmaType(aElement), getWgmmaType(bElement), NVVM::WGMMATypes::f32,
+        step == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col, nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  // Every consumer thread has read the stage: release it.
+  nvgpu::MBarrierArriveOp::create(
+      b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers, stage);
+
+  // Promotion: accumulator += fragment (x the K tile's scales).
+  Value promoted = accumulator;
+  for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
+    Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
+    if (!tileFactors.empty())
+      partial = arith::MulFOp::create(b, partial, tileFactors[(i % 4) / 2]);
+    Value sum = arith::AddFOp::create(
+        b, LLVM::ExtractValueOp::create(b, accumulator, i), partial);
+    promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
+  }
+  scf::YieldOp::create(b, promoted);
+  b.setInsertionPointAfter(loop);
+  buildEpilogue(b, loop.getResult(0), rows, laneColumn);
+}
+
+void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
+                                       Value accumulator,
+                                       ArrayRef<Value> rows,
+                                       Value laneColumn) {
+  Type f32 = b.getF32Type();
+  auto dType = cast<MemRefType>(destination.getType());
+  bool aInEpilogue = getScaleUse(op.getAEncoding()) == ScaleUse::Epilogue;
+  bool bInEpilogue = getScaleUse(op.getBEncoding()) == ScaleUse::Epilogue;
+  bool masked = m % tiling.tileM != 0 || n % tiling.tileN != 0;
+  Value c0 = constant(b, 0);
+  // A's epilogue scale per row (rows past M read row M - 1's).
+  SmallVector<Value, 2> rowScales;
+  for (Value row : rows) {
+    Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+    rowScales.push_back(aInEpilogue ? loadScale(b, aScales, op.getAEncoding(),
+                                                m, clamped, c0)
+                                    : Value());
+  }
+  for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
+    for (int64_t pair = 0; pair < 2; ++pair) {
+      Value column = arith::AddIOp::create(b, laneColumn,
+                                           constant(b, 8 * group + pair));
+      Value clampedColumn =
+          arith::MinUIOp::create(b, column, constant(b, n - 1));
+      Value columnScale =
+          bInEpilogue ? loadScale(b, bScales, op.getBEncoding(), n,
+                                  clampedColumn, c0)
+                      : Value();
+      Value biasValue;
+      if (bias) {
+        biasValue = memref::LoadOp::create(b, bias, ValueRange{clampedColumn});
+        if (biasValue.getType() != f32)
+          biasValue = arith::ExtFOp::create(b, f32, biasValue);
+      }
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = rows[half];
+        Value value = LLVM::ExtractValueOp::create(
+            b, accumulator, 4 * group + 2 * half + pair);
+        Value scale = rowScales[half];
+        if (columnScale)
+          scale = scale ? arith::MulFOp::create(b, scale, columnScale)
+                        : columnScale;
+        if (scale)
+          value = arith::MulFOp::create(b, value, scale);
+        auto store = [&](ImplicitLocOpBuilder &inner) {
+          Value result = value;
+          if (op.getAccumulate()) {
+            Value c = memref::LoadOp::create(inner, destination,
+                                             ValueRange{row, column});
+            if (c.getType() != f32)
+              c = arith::ExtFOp::create(inner, f32, c);
+            result = arith::AddFOp::create(inner, result, c);
+          }
+          if (biasValue)
+            result = arith::AddFOp::create(inner, result, biasValue);
+          result = createActivation(inner, inner.getLoc(), result,
+                                    op.getActivation());
+          if (dType.getElementType() != f32)
+            result = arith::TruncFOp::create(inner, dType.getElementType(),
+                                             result);
+          memref::StoreOp::create(inner, result, destination,
+                                  ValueRange{row, column});
+        };
+        if (!masked) {
+          store(b);
+          continue;
+        }
+        Value inside = arith::AndIOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
+                                  constant(b, m)),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column,
+                                  constant(b, n)));
+        auto ifOp = scf::IfOp::create(b, inside, /*withElseRegion=*/false);
+        ImplicitLocOpBuilder inner(b.getLoc(),
+                                   ifOp.getThenBodyBuilder());
+        store(inner);
+      }
+    }
+  }
+}
+
+void WgmmaKernelBuilder::buildTileLoop(
+    ImplicitLocOpBuilder &b,
+    llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
+  Value block = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value blocks = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, block, constant(b, getTileCount()), blocks);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value tile = loop.getInductionVar();
+  Value local = arith::DivUIOp::create(
+      b, arith::SubIOp::create(b, tile, block), blocks);
+  firstIteration = arith::MulIOp::create(b, local, kTiles);
+  // Grouped order: `rasterRows` rows of tiles, column by column, so that
+  // the blocks running at once share A's and B's tiles in L2.
+  int64_t tileRows = llvm::divideCeil(m, tiling.tileM);
+  int64_t tileColumns = llvm::divideCeil(n, tiling.tileN);
+  Value perGroup = constant(b, tiling.rasterRows * tileColumns);
+  Value group = arith::DivUIOp::create(b, tile, perGroup);
+  Value groupFirstRow =
+      arith::MulIOp::create(b, group, constant(b, tiling.rasterRows));
+  Value groupRows = arith::MinUIOp::create(
+      b, arith::SubIOp::create(b, constant(b, tileRows), groupFirstRow),
+      constant(b, tiling.rasterRows));
+  Value inGroup = arith::RemUIOp::create(b, tile, perGroup);
+  Value tileRow = arith::AddIOp::create(
+      b, groupFirstRow, arith::RemUIOp::create(b, inGroup, groupRows));
+  Value tileColumn = arith::DivUIOp::create(b, inGroup, groupRows);
+  blockRow = arith::MulIOp::create(b, tileRow, constant(b, tiling.tileM));
+  blockColumn =
+      arith::MulIOp::create(b, tileColumn, constant(b, tiling.tileN));
+  body(b);
+}
+
+void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
+                                         gpu::GPUFuncOp kernel) {
+  MLIRContext *ctx = op.getContext();
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  unsigned argument = 0;
+  auto next = [&]() -> Value { return kernel.getArgument(argument++); };
+  // The tensor maps arrive as pointers (the kernel ABI); TMA reads them
+  // through the nvgpu type that records the box and swizzle.
+  tensorMapA = UnrealizedConversionCastOp::create(
+                   b, getTensorMapType(tiling.tileM, aElement), next())
+                   .getResult(0);
+  tensorMapB = UnrealizedConversionCastOp::create(
+                   b, getTensorMapType(tiling.tileN, bElement), next())
+                   .getResult(0);
+  aScales = next();
+  bScales = next();
+  bias = op.getBias() ? next() : Value();
+  destination = next();
+
+  Value c0 = constant(b, 0), c1 = constant(b, 1);
+  kTiles = constant(b, llvm::divideCeil(k, tiling.tileK));
+
+  // The ring starts at the first swizzle atom (8 rows, 1024 bytes) boundary
+  // of dynamic shared memory: TMA's 128B swizzle and the descriptors
+  // assume atom-aligned tiles.
+  auto rawType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 AffineMap(), workgroup);
+  Value shared = gpu::DynamicSharedMemoryOp::create(b, rawType);
+  int64_t atomBytes = 8 * chip.swizzleBytes;
+  Value base = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, shared));
+  Value atom = arith::ConstantIntOp::create(b, b.getI64Type(), atomBytes);
+  Value padding64 = arith::RemUIOp::create(
+      b,
+      arith::SubIOp::create(b, atom,
+                            arith::RemUIOp::create(b, base, atom)),
+      atom);
+  ringAddress = arith::AddIOp::create(b, base, padding64);
+  Value padding = arith::IndexCastOp::create(b, b.getIndexType(), padding64);
+  auto tileAt = [this, shared, padding](ImplicitLocOpBuilder &b, Value stage,
+                                        int64_t offset, MemRefType type) {
+    Value bytes = arith::AddIOp::create(
+        b, padding,
+        arith::AddIOp::create(
+            b, arith::MulIOp::create(b, stage, constant(b, tiling.stageBytes())),
+            constant(b, offset)));
+    return memref::ViewOp::create(b, type, shared, bytes, ValueRange())
+        .getResult();
+  };
+  MemRefType aTileType = getTileType(tiling.tileM, aElement);
+  MemRefType bTileType = getTileType(tiling.tileN, bElement);
+  aTileAt = [=](ImplicitLocOpBuilder &b, Value stage) {
+    return tileAt(b, stage, 0, aTileType);
+  };
+  bTileAt = [=](ImplicitLocOpBuilder &b, Value stage) {
+    return tileAt(b, stage, tiling.tileM * tiling.tileK, bTileType);
+  };
+
+  auto barriersType =
+      nvgpu::MBarrierGroupType::get(ctx, workgroup, tiling.stages);
+  fullBarriers = nvgpu::MBarrierCreateOp::create(b, barriersType);
+  emptyBarriers = nvgpu::MBarrierCreateOp::create(b, barriersType);
+  Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value isFirstThread =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId, c0);
+  {
+    auto init = scf::IfOp::create(b, isFirstThread, false);
+    ImplicitLocOpBuilder inner(b.getLoc(), init.getThenBodyBuilder());
+    for (int64_t stage = 0; stage < tiling.stages; ++stage) {
+      Value index = constant(inner, stage);
+      // `full`: the producer's arrival with its byte count; `empty`: one
+      // arrival per consumer thread.
+      nvgpu::MBarrierInitOp::create(inner, fullBarriers, c1, index, Value());
+      nvgpu::MBarrierInitOp::create(
+          inner, emptyBarriers,
+          constant(inner, tiling.consumers * chip.warpgroupThreads), index,
+          Value());
+    }
+    nvgpu::TmaPrefetchOp::create(inner, tensorMapA, Value());
+    nvgpu::TmaPrefetchOp::create(inner, tensorMapB, Value());
+  }
+  gpu::BarrierOp::create(b);
+
+  Value warpgroup = arith::DivUIOp::create(
+      b, threadId, constant(b, chip.warpgroupThreads));
+  Value isProducer =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpgroup, c0);
+  auto roles = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
+  {
+    // The producer warpgroup gives registers up for the consumers (both
+    // roles are branches of one if, as setmaxnreg requires).
+    ImplicitLocOpBuilder producer(b.getLoc(), roles.getThenBodyBuilder());
+    NVVM::SetMaxRegisterOp::create(producer, tiling.producerRegisters,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    auto issuing = scf::IfOp::create(producer, isFirstThread, false);
+    ImplicitLocOpBuilder inner(b.getLoc(), issuing.getThenBodyBuilder());
+    buildTileLoop(inner, [&](ImplicitLocOpBuilder &b) { buildProducer(b); });
+  }
+  {
+    ImplicitLocOpBuilder consumer(b.getLoc(), roles.getElseBodyBuilder());
+    NVVM::SetMaxRegisterOp::create(consumer, tiling.consumerRegisters,
+                                   NVVM::SetMaxRegisterAction::increase);
+    Value consumerIndex = arith::SubIOp::create(consumer, warpgroup, c1);
+    buildTileLoop(consumer, [&](ImplicitLocOpBuilder &b) {
+      buildConsumer(b, consumerIndex);
+    });
+  }
+  gpu::ReturnOp::create(b);
+}
+
+LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
+                                        SymbolTable &symbols) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  auto pointer = LLVM::LLVMPointerType::get(ctx);
+
+  // The kernel: its own gpu.module after the function, named after it.
+  OpBuilder moduleBuilder(func);
+  moduleBuilder.setInsertionPointAfter(func);
+  auto gpuModule = gpu::GPUModuleOp::create(
+      moduleBuilder, loc, (func.getName() + "_wgmma").str());
+  symbols.insert(gpuModule);
+  SmallVector<Type> parameters = {pointer, pointer, op.getAScales().getType(),
+                                  op.getBScales().getType()};
+  if (op.getBias())
+    parameters.push_back(op.getBias().getType());
+  parameters.push_back(op.getInit().getType());
+  OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
+  auto kernel = gpu::GPUFuncOp::create(
+      kernelBuilder, loc, "matmul",
+      FunctionType::get(ctx, parameters, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                  UnitAttr::get(ctx));
+  kernel.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {int32_t(tiling.threads), 1, 1}));
+  ImplicitLocOpBuilder body(loc, OpBuilder::atBlockBegin(
+                                     &kernel.getBody().front()));
+  buildKernelBody(body, kernel);
+
+  // The host side: the tensor maps, then the launch.
+  ImplicitLocOpBuilder b(loc, op);
+  auto tensorMap = [&](Value operand, int64_t rows, Type element) -> Value {
+    auto type = cast<MemRefType>(operand.getType());
+    auto unranked = UnrankedMemRefType::get(element, type.getMemorySpace());
+    Value cast = memref::CastOp::create(b, unranked, operand);
+    Value box[2] = {constant(b, rows), constant(b, tiling.tileK)};
+    Value map = nvgpu::TmaCreateDescriptorOp::create(
+        b, getTensorMapType(rows, element), cast, box);
+    return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
+  };
+  SmallVector<Value> arguments = {
+      tensorMap(op.getA(), tiling.tileM, aElement),
+      tensorMap(op.getB(), tiling.tileN, bElement), op.getAScales(),
+      op.getBScales()};
+  if (op.getBias())
+    arguments.push_back(op.getBias());
+  arguments.push_back(op.getInit());
+  Value one = constant(b, 1);
+  // Persistent blocks: one per multiprocessor, or one per tile.
+  gpu::KernelDim3 grid{
+      constant(b, std::min(getTileCount(), chip.multiprocessors)), one, one};
+  gpu::KernelDim3 block{constant(b, tiling.threads), one, one};
+  Value sharedBytes = arith::ConstantIntOp::create(
+      b, b.getI32Type(), tiling.sharedBytes(chip));
+  gpu::LaunchFuncOp::create(b, kernel, grid, block, sharedBytes, arguments);
+  op.erase();
+  return success();
+}
+
+namespace {
+struct QMMLowerMatmulToWgmmaPass
+    : public qmm::impl::QMMLowerMatmulToWgmmaBase<QMMLowerMatmulToWgmmaPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const NvidiaChipInfo *target = lookupNvidiaChip(chip);
+    if (!target) {
+      module.emitError("qmm-lower-matmul-to-wgmma: unknown chip '")
+          << chip << "' (expected " << getSupportedNvidiaChipNames() << ")";
+      return signalPassFailure();
+    }
+    if (rasterRows < 1) {
+      module.emitError("qmm-lower-matmul-to-wgmma: raster-rows must be at "
+                       "least 1, got ")
+          << int64_t(rasterRows);
+      return signalPassFailure();
+    }
+    if (stages < 1) {
+      module.emitError("qmm-lower-matmul-to-wgmma: stages must be at least "
+                       "1, got ")
+          << int64_t(stages);
+      return signalPassFailure();
+    }
+    WgmmaTiling tiling;
+    tiling.tileK = target->getWgmmaKTile();
+    tiling.consumers = 2;
+    tiling.tileM = tiling.consumers * target->wgmmaM;
+    tiling.tileN = 128;
+    tiling.stages = stages;
+    tiling.threads = (tiling.consumers + 1) * target->warpgroupThreads;
+    tiling.rasterRows = rasterRows;
+    // The producer (one thread issuing copies) keeps 40 registers, what
+    // CUTLASS's warp-specialized kernels give it; the consumers share the
+    // rest, in setmaxnreg's steps of 8.
+    tiling.producerRegisters = std::max<int64_t>(40, target->minRegistersPerThread);
+    tiling.consumerRegisters =
+        std::min(target->maxRegistersPerThread,
+                 (target->registersPerMultiprocessor -
+                  target->warpgroupThreads * tiling.producerRegisters) /
+                     (tiling.consumers * target->warpgroupThreads) / 8 * 8);
+    if (tiling.sharedBytes(*target) > target->maxSharedBytesPerBlock) {
+      module.emitError("qmm-lower-matmul-to-wgmma: ")
+          << int64_t(stages) << " stages need " << tiling.sharedBytes(*target)
+          << " bytes of shared memory; " << target->name << " has "
+          << target->maxSharedBytesPerBlock << " per block";
+      return signalPassFailure();
+    }
+
+    SmallVector<std::pair<MatmulOp, func::FuncOp>> matmuls;
+    module.walk([&](MatmulOp matmul) {
+      if (getIneligibility(matmul, tiling).empty())
+        matmuls.push_back({matmul, matmul->getParentOfType<func::FuncOp>()});
+    });
+    if (matmuls.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    SymbolTable symbols(module);
+    for (auto [matmul, func] : matmuls) {
+      WgmmaKernelBuilder builder(matmul, *target, tiling);
+      if (failed(builder.build(func, symbols)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,20 @@
+// RUN: fp8-opt %s -verify-diagnostics --qmm-lower-matmul-to-wgmma="stages=8"
+// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=7" | FileCheck %s --check-prefix=SEVEN
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+
+// The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
+// 8 stages of 32 KiB plus the 1 KiB that aligns them do not; 7 do.
+// SEVEN: dynamic_shared_memory_size %c230400_i32
+// ZERO: qmm-lower-matmul-to-wgmma: stages must be at least 1, got 0
+// CHIP: qmm-lower-matmul-to-wgmma: unknown chip 'sm_80' (expected sm_90a)
+
+// expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263168 bytes of shared memory; sm_90a has 232448 per block}}
+module {
+  func.func @gemm(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<128x256xf8E4M3FN>, %d: memref<128x128xbf16>) {
+    qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+               b(%b, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+               outs(%d : memref<128x128xbf16>)
+    return
+  }
+}

@@ -1,0 +1,158 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="stages=2" | FileCheck %s --check-prefix=STAGES2
+
+// Per-tensor E4M3 x E5M2 with partial tiles in M and N (200 x 136) and a
+// bf16 output. Host: the tensor maps of A and B (128 x 128 boxes, 128B
+// swizzle, zeros out of bounds) passed as pointers, a grid of
+// min(tiles, multiprocessors) = 4 persistent blocks of 3 warpgroups and
+// the ring's dynamic shared memory (4 stages x 32 KiB + 1 KiB to align it).
+
+// CHECK-LABEL: func.func @per_tensor_partial_tiles
+// CHECK-NOT:     qmm.matmul
+// CHECK:         %[[CA:.*]] = memref.cast %arg0 : memref<200x384xf8E4M3FN> to memref<*xf8E4M3FN>
+// CHECK:         %[[MA:.*]] = nvgpu.tma.create.descriptor %[[CA]] box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         %[[PA:.*]] = builtin.unrealized_conversion_cast %[[MA]] : {{.*}} to !llvm.ptr
+// CHECK:         %[[CB:.*]] = memref.cast %arg2 : memref<136x384xf8E5M2> to memref<*xf8E5M2>
+// CHECK:         %[[MB:.*]] = nvgpu.tma.create.descriptor %[[CB]] box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E5M2> -> <tensor = memref<128x128xf8E5M2, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.*]] = builtin.unrealized_conversion_cast %[[MB]]
+// CHECK:         gpu.launch_func  @per_tensor_partial_tiles_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c132096_i32 args(%[[PA]] : !llvm.ptr, %[[PB]] : !llvm.ptr, %arg1 : memref<1x1xf32>, %arg3 : memref<1x1xf32>, %arg4 : memref<200x136xbf16>)
+// STAGES2:       gpu.launch_func {{.*}} dynamic_shared_memory_size %c66560_i32
+
+// The kernel. Set-up: thread 0 initializes the `full` (1 arrival + bytes)
+// and `empty` (256 consumer threads) barriers of each stage.
+// CHECK:       gpu.module @per_tensor_partial_tiles_wgmma
+// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
+// CHECK-DAG:     %[[TMB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E5M2
+// CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK:         %[[EMPTY:.*]] = nvgpu.mbarrier.create
+// CHECK:         nvgpu.mbarrier.init %[[FULL]][%{{.*}}], %c1
+// CHECK:         nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c256
+// CHECK-COUNT-3: nvgpu.mbarrier.init %[[EMPTY]]
+// CHECK:         nvgpu.tma.prefetch.descriptor %[[TMA]]
+// CHECK:         gpu.barrier
+
+// The producer (warpgroup 0, one thread): K tiles of 128 over 3 tiles,
+// waiting for a free stage, arming `full` with 32 KiB, copying A at
+// (k, block row) and B at (k, block column).
+// CHECK:         scf.for %[[KT:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
+// CHECK:           nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// CHECK:           nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c32768
+// CHECK:           nvgpu.tma.async.load %[[TMA]][%[[K:.*]], %[[ROW:.*]]], %[[FULL]]
+// CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
+
+// The consumers: wait for `full`, four k32 steps of wgmma m64n128k32 whose
+// descriptors advance by 2 (32 bytes), the first one zeroing the fragment;
+// release the stage, add the fragment to the accumulator.
+// CHECK:         scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (!llvm.struct<(f32,
+// CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:           %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK:           nvvm.wgmma.fence.aligned
+// CHECK:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK:           arith.constant 2 : i64
+// CHECK:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK:           arith.constant 4 : i64
+// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:           arith.constant 6 : i64
+// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK-NOT:       nvvm.wgmma.mma_async
+// CHECK:           nvvm.wgmma.commit.group.sync.aligned
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           nvgpu.mbarrier.arrive %[[EMPTY]]
+// CHECK-NOT:       arith.mulf
+// CHECK:           arith.addf
+// CHECK:           scf.yield
+
+// The epilogue: the per-tensor scales multiply each f32 sum, which is
+// rounded to bf16 and stored where it lies inside 200 x 136.
+// CHECK:         memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1xf32>
+// CHECK:         scf.if
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           memref.store %{{.*}} : memref<200x136xbf16>
+func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<136x384xf8E5M2>, %sb: memref<1x1xf32>, %d: memref<200x136xbf16>) {
+  qmm.matmul a(%a, %sa : memref<200x384xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %sb : memref<136x384xf8E5M2>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<200x136xbf16>)
+  return
+}
+
+// -----
+
+// 1x128 x 128x128 blockwise, whole tiles: each K tile's scales (A's per
+// row, B's per block of the block's columns) multiply the fragment before
+// it joins the accumulator; the epilogue only rounds, without masks.
+
+// CHECK-LABEL: func.func @blockwise
+// CHECK:         gpu.launch_func  @blockwise_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}})
+// CHECK:       gpu.func @matmul
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK:           memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:           memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           nvgpu.mbarrier.try_wait.parity
+// CHECK-COUNT-4:   nvvm.wgmma.mma_async
+// CHECK:           nvgpu.mbarrier.arrive
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:           scf.yield
+// CHECK-NOT:     scf.if
+// CHECK:         memref.store %{{.*}} : memref<256x256xf32>
+// CHECK:         gpu.return
+func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: memref<256x512xf8E4M3FN>, %sb: memref<2x4xf32>, %d: memref<256x256xf32>) {
+  qmm.matmul a(%a, %sa : memref<256x512xf8E4M3FN>, memref<256x4xf32>) #qmm.scale<block 1x128>
+             b(%b, %sb : memref<256x512xf8E4M3FN>, memref<2x4xf32>) #qmm.scale<block 128x128>
+             outs(%d : memref<256x256xf32>)
+  return
+}
+
+// -----
+
+// Per-row scales, C accumulated, bias and GELU: the epilogue reads A's
+// scale per row and B's per column, adds C (the destination's old value)
+// and the bias in f32, then applies the activation.
+
+// CHECK-LABEL: gpu.module @epilogue_wgmma
+// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128xbf16>, %{{.*}}: memref<128x128xf16>)
+// CHECK:         scf.yield
+// CHECK:         memref.load %{{.*}} : memref<128x1xf32>
+// CHECK:         memref.load %{{.*}} : memref<128x1xf32>
+// CHECK:         memref.load %{{.*}} : memref<128xbf16>
+// CHECK:         arith.mulf
+// CHECK:         %[[C:.*]] = memref.load %{{.*}} : memref<128x128xf16>
+// CHECK:         arith.extf %[[C]] : f16 to f32
+// CHECK:         math.tanh
+// CHECK:         arith.truncf %{{.*}} : f32 to f16
+func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: memref<128x256xf8E4M3FN>, %sb: memref<128x1xf32>, %bias: memref<128xbf16>, %d: memref<128x128xf16>) {
+  qmm.matmul a(%a, %sa : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
+             b(%b, %sb : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
+             accumulate bias(%bias : memref<128xbf16>) activation gelu_tanh
+             outs(%d : memref<128x128xf16>)
+  return
+}
+
+// -----
+
+// Left for the reference lowering: B stored [K, N]; K not a multiple of 16
+// (TMA strides); K blocks of 64 (not whole K tiles); B's row blocks of 64.
+
+// CHECK-LABEL: func.func @not_eligible
+// CHECK-COUNT-4: qmm.matmul
+// CHECK-NOT:     gpu.launch_func
+func.func @not_eligible(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn: memref<256x128xf8E4M3FN>, %b: memref<128x256xf8E4M3FN>, %d: memref<128x128xbf16>,
+                        %a2: memref<128x200xf8E4M3FN>, %b2: memref<128x200xf8E4M3FN>,
+                        %sa64: memref<128x4xf32>, %sb64: memref<2x2xf32>, %sb128: memref<1x2xf32>) {
+  qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%bkn, %s : memref<256x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor> layout kn
+             outs(%d : memref<128x128xbf16>)
+  qmm.matmul a(%a2, %s : memref<128x200xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b2, %s : memref<128x200xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<128x128xbf16>)
+  qmm.matmul a(%a, %sa64 : memref<128x256xf8E4M3FN>, memref<128x4xf32>) #qmm.scale<block 1x64>
+             b(%b, %sb128 : memref<128x256xf8E4M3FN>, memref<1x2xf32>) #qmm.scale<block 128x128>
+             outs(%d : memref<128x128xbf16>)
+  qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %sb64 : memref<128x256xf8E4M3FN>, memref<2x2xf32>) #qmm.scale<block 64x128>
+             outs(%d : memref<128x128xbf16>)
+  return
+}
