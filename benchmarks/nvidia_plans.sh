@@ -45,9 +45,12 @@ if [ "$mode" = validate ]; then
   save deep_k_f32 256x256x4096 --a-scale tensor --b-scale tensor --out-type f32
   save k_tail_row 136x200x400 --a-scale row --b-scale row
   save block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128
-  # More tiles than multiprocessors: persistent blocks take several tiles
-  # (the ring's phases running on across them); a partial last column.
+  # More tiles than multiprocessors: persistent blocks take several tiles,
+  # a partial last column; then 170 tiles in two raster groups (the second
+  # partial, with a partial last row) whose second tiles run the ring's
+  # second round (flipped parities).
   save persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128
+  save persistent_wrap 1160x2176x512 --a-scale 1x128 --b-scale 128x128
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
   save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor

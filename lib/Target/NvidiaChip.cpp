@@ -16,7 +16,7 @@
 using namespace mlir::qmm;
 
 static const NvidiaChipInfo kNvidiaChips[] = {
-    {"sm_90a", "H100 (Hopper)", "+ptx80", FormatFamily::OCP,
+    {"sm_90a", "H100 (Hopper)", "+ptx83", FormatFamily::OCP,
      /*maxThreadsPerBlock=*/1024,
      /*maxGridExtents=*/{(int64_t(1) << 31) - 1, 65535, 65535},
      /*multiprocessors=*/132, /*registersPerMultiprocessor=*/65536,

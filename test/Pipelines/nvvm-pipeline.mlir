@@ -1,6 +1,7 @@
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu" | FileCheck %s --check-prefix=GPU
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=llvm" | FileCheck %s --check-prefix=LLVM
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=PTX
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=DECL
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu matmul-kernels=reference" | FileCheck %s --check-prefix=REFGPU
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=ptx matmul-kernels=reference" | FileCheck %s --check-prefix=REFPTX
 
@@ -27,17 +28,19 @@
 // GPU:         gpu.module @blockwise_wgmma
 // GPU:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
 
-// LLVM:        gpu.module @blockwise_wgmma [#nvvm.target<chip = "sm_90a", features = "+ptx80">]
+// LLVM:        gpu.module @blockwise_wgmma [#nvvm.target<chip = "sm_90a", features = "+ptx83">]
 // LLVM:          llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // LLVM:          llvm.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, {{.*}} attributes {{{.*}}nvvm.kernel
 // LLVM-NOT:      nvgpu.
 // LLVM:          llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
 
-// PTX:         gpu.binary @blockwise_wgmma  [#gpu.object<#nvvm.target<chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.version 8.0\0A.target sm_90a\0A.address_size 64
+// PTX:         gpu.binary @blockwise_wgmma  [#gpu.object<#nvvm.target<chip = "sm_90a", features = "+ptx83">, {{.*}}assembly = "{{.*}}.version 8.3\0A.target sm_90a\0A.address_size 64
 // PTX-SAME:    .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX-SAME:    .visible .entry matmul(
 // PTX-SAME:    .maxntid 384, 1, 1
 // PTX-SAME:    mbarrier.init.shared.b64
+// PTX-SAME:    fence.proxy.async.shared::cta
+// PTX-SAME:    fence.proxy.tensormap::generic.acquire.sys
 // PTX-SAME:    prefetch.tensormap
 // PTX-SAME:    bar.sync
 // PTX-SAME:    setmaxnreg.inc.sync.aligned.u32 \09232;
@@ -51,7 +54,11 @@
 // PTX-SAME:    setmaxnreg.dec.sync.aligned.u32 \0940;
 // PTX-SAME:    mbarrier.arrive.expect_tx.shared.b64
 // PTX-SAME:    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX-NOT:     __dynamic_shmem__0;
+
+// No 1-byte static declaration of the dynamic shared memory anywhere.
+// DECL-NOT:    .b8 __dynamic_shmem__0;
+// DECL:        .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
+// DECL-NOT:    .b8 __dynamic_shmem__0;
 
 // REFGPU-LABEL: func.func @blockwise
 // REFGPU-COUNT-3: gpu.launch_func
@@ -62,7 +69,7 @@
 // REFGPU-NOT:     arith.extf {{.*}} : f8E5M2
 // REFGPU:         gpu.return
 
-// REFPTX:         gpu.binary @blockwise_kernel  [#gpu.object<#nvvm.target<chip = "sm_90a", features = "+ptx80">, {{.*}}assembly = "{{.*}}.version 8.0\0A.target sm_90a\0A.address_size 64
+// REFPTX:         gpu.binary @blockwise_kernel  [#gpu.object<#nvvm.target<chip = "sm_90a", features = "+ptx83">, {{.*}}assembly = "{{.*}}.version 8.3\0A.target sm_90a\0A.address_size 64
 // REFPTX-SAME:    .visible .entry blockwise_kernel(
 // REFPTX-SAME:    .param .u64 .ptr .align 1 blockwise_kernel_param_
 // REFPTX:         gpu.binary @blockwise_kernel_0

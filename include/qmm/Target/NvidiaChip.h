@@ -24,7 +24,9 @@ namespace qmm {
 struct NvidiaChipInfo {
   llvm::StringRef name;    ///< the PTX target: "sm_90a"
   llvm::StringRef product; ///< "H100 (Hopper)"
-  /// The PTX ISA version the kernels declare, as an NVPTX feature.
+  /// The PTX ISA version the kernels declare, as an NVPTX feature: 8.3,
+  /// the first with the tensor-map acquire fence (the wgmma kernels read
+  /// tensor maps the host copied into global memory).
   llvm::StringRef ptxFeatures;
   /// The FP8 encoding the tensor cores read (wgmma .e4m3 / .e5m2).
   FormatFamily nativeFP8;

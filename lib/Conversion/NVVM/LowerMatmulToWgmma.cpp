@@ -85,6 +85,17 @@ std::string getIneligibility(MatmulOp op, const WgmmaTiling &tiling) {
   if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
       !dType.hasStaticShape())
     return "dynamic shapes";
+  // wgmma reads OCP FP8 only (the NVVM pipeline refuses the rest before).
+  for (MemRefType type : {aType, bType})
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+      return "not OCP FP8";
+  // Empty products are the reference lowering's; TMA coordinates are
+  // 32-bit.
+  constexpr int64_t kMaxCoordinate = (int64_t(1) << 31) - 1;
+  for (int64_t extent : {aType.getDimSize(0), aType.getDimSize(1),
+                         bType.getDimSize(0)})
+    if (extent == 0 || extent > kMaxCoordinate)
+      return "empty or above 2^31 - 1 extents";
   if (op.getBLayout() != OperandLayout::NK)
     return "B stored [K, N]";
   if (op.getOutScales() || op.getAux())
@@ -589,6 +600,14 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
           constant(inner, tiling.consumers * chip.warpgroupThreads), index,
           Value());
     }
+    // The initialized barriers are seen by TMA's async proxy; the tensor
+    // maps the host copied into global memory by the tensor-map proxy
+    // (this thread issues the copies): both need a fence first.
+    NVVM::FenceProxyOp::create(
+        inner, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    nvgpu::TmaFenceOp::create(inner, tensorMapA);
+    nvgpu::TmaFenceOp::create(inner, tensorMapB);
     nvgpu::TmaPrefetchOp::create(inner, tensorMapA, Value());
     nvgpu::TmaPrefetchOp::create(inner, tensorMapB, Value());
   }

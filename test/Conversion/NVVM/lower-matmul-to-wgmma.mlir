@@ -30,14 +30,21 @@
 // CHECK:         nvgpu.mbarrier.init %[[FULL]][%{{.*}}], %c1
 // CHECK:         nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c256
 // CHECK-COUNT-3: nvgpu.mbarrier.init %[[EMPTY]]
+// The barriers' initialization made visible to TMA (async proxy), the
+// tensor maps the host copied acquired by the tensor-map proxy.
+// CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK:         nvgpu.tma.fence.descriptor %[[TMA]]
+// CHECK:         nvgpu.tma.fence.descriptor %[[TMB]]
 // CHECK:         nvgpu.tma.prefetch.descriptor %[[TMA]]
 // CHECK:         gpu.barrier
 
 // The producer (warpgroup 0, one thread): K tiles of 128 over 3 tiles,
 // waiting for a free stage, arming `full` with 32 KiB, copying A at
-// (k, block row) and B at (k, block column).
+// (k, block row) and B at (k, block column). The wait for `empty` passes
+// on the parity of the phase before the round's (even rounds: parity 1).
 // CHECK:         scf.for %[[KT:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
-// CHECK:           nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// CHECK:           %[[EVEN:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK:           nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%{{.*}}], %[[EVEN]]
 // CHECK:           nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c32768
 // CHECK:           nvgpu.tma.async.load %[[TMA]][%[[K:.*]], %[[ROW:.*]]], %[[FULL]]
 // CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
@@ -46,7 +53,8 @@
 // descriptors advance by 2 (32 bytes), the first one zeroing the fragment;
 // release the stage, add the fragment to the accumulator.
 // CHECK:         scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (!llvm.struct<(f32,
-// CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:           %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
+// CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD]]
 // CHECK:           %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK:           nvvm.wgmma.fence.aligned
 // CHECK:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
@@ -134,14 +142,18 @@ func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: me
 // -----
 
 // Left for the reference lowering: B stored [K, N]; K not a multiple of 16
-// (TMA strides); K blocks of 64 (not whole K tiles); B's row blocks of 64.
+// (TMA strides); K blocks of 64 (not whole K tiles); B's row blocks of 64;
+// FNUZ FP8 (not what wgmma reads; the NVVM pipeline refuses it earlier);
+// an empty product (N = 0).
 
 // CHECK-LABEL: func.func @not_eligible
-// CHECK-COUNT-4: qmm.matmul
+// CHECK-COUNT-6: qmm.matmul
 // CHECK-NOT:     gpu.launch_func
 func.func @not_eligible(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn: memref<256x128xf8E4M3FN>, %b: memref<128x256xf8E4M3FN>, %d: memref<128x128xbf16>,
                         %a2: memref<128x200xf8E4M3FN>, %b2: memref<128x200xf8E4M3FN>,
-                        %sa64: memref<128x4xf32>, %sb64: memref<2x2xf32>, %sb128: memref<1x2xf32>) {
+                        %sa64: memref<128x4xf32>, %sb64: memref<2x2xf32>, %sb128: memref<1x2xf32>,
+                        %afnuz: memref<128x256xf8E4M3FNUZ>, %bfnuz: memref<128x256xf8E4M3FNUZ>,
+                        %bempty: memref<0x256xf8E4M3FN>, %dempty: memref<128x0xbf16>) {
   qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%bkn, %s : memref<256x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor> layout kn
              outs(%d : memref<128x128xbf16>)
@@ -154,5 +166,11 @@ func.func @not_eligible(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn:
   qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %sb64 : memref<128x256xf8E4M3FN>, memref<2x2xf32>) #qmm.scale<block 64x128>
              outs(%d : memref<128x128xbf16>)
+  qmm.matmul a(%afnuz, %s : memref<128x256xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%bfnuz, %s : memref<128x256xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<128x128xbf16>)
+  qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%bempty, %s : memref<0x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%dempty : memref<128x0xbf16>)
   return
 }
