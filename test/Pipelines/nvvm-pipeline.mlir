@@ -48,9 +48,12 @@
 // PTX-SAME:    wgmma.fence.sync.aligned
 // PTX-SAME:    wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
 // PTX-SAME:    wgmma.commit_group.sync.aligned
+// PTX-SAME:    wgmma.wait_group.sync.aligned \091;
+// PTX-SAME:    mbarrier.arrive.shared.b64
 // PTX-SAME:    wgmma.wait_group.sync.aligned \090;
 // PTX-SAME:    mbarrier.arrive.shared.b64
 // PTX-SAME:    cvt.rn.bf16x2.f32
+// PTX-SAME:    st.global.b32
 // PTX-SAME:    setmaxnreg.dec.sync.aligned.u32 \0940;
 // PTX-SAME:    mbarrier.arrive.expect_tx.shared.b64
 // PTX-SAME:    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

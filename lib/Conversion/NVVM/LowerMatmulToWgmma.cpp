@@ -40,6 +40,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -185,7 +186,28 @@ private:
            llvm::divideCeil(n, tiling.tileN);
   }
   void buildProducer(ImplicitLocOpBuilder &b);
+  /// The consumers' values that do not change from tile to tile.
+  void prepareConsumer(ImplicitLocOpBuilder &b);
   void buildConsumer(ImplicitLocOpBuilder &b, Value consumer);
+  /// A K tile whose wgmma group is in flight: its fragment, its ring stage
+  /// and the factors its promotion multiplies by (block scales, per row).
+  struct IssuedKTile {
+    Value fragment, stage;
+    SmallVector<Value, 2> factors;
+  };
+  /// Waits for K tile `kt`'s stage and issues its wgmma steps into the
+  /// registers of `spare` (a fragment already promoted).
+  IssuedKTile issueKTile(ImplicitLocOpBuilder &b, Value consumer,
+                         ArrayRef<Value> rows, Value kt, Value spare);
+  /// `fragment` unchanged, through an empty volatile asm that defines its
+  /// registers anew: LLVM keeps the reads and writes of async wgmma
+  /// registers on the right side of the waits and the next issue, instead
+  /// of moving them across (which costs copies and registers).
+  Value pinFragment(ImplicitLocOpBuilder &b, Value fragment);
+  /// After the wait for `tile`'s group: releases its stage and returns
+  /// `accumulator` plus the scaled fragment.
+  Value retireKTile(ImplicitLocOpBuilder &b, const IssuedKTile &tile,
+                    Value accumulator);
   /// The shared-memory matrix descriptor of a K-major tile at byte address
   /// `address` (i64) in 128B-swizzled rows.
   Value buildDescriptor(ImplicitLocOpBuilder &b, Value address);
@@ -215,6 +237,13 @@ private:
   /// on across the tiles a block computes).
   Value firstIteration;
   Value kTiles;
+  // Consumer values set by prepareConsumer.
+  Value warp, lane;
+  /// The product of the per-tensor scales, or null.
+  Value tensorScale;
+  /// D as a global pointer where pairs of elements are stored at once, or
+  /// null (odd N).
+  Value destinationPointer;
   std::function<Value(ImplicitLocOpBuilder &, Value)> aTileAt, bTileAt;
 };
 
@@ -283,16 +312,172 @@ void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   b.setInsertionPointAfter(loop);
 }
 
-void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
-                                       Value consumer) {
-  MLIRContext *ctx = op.getContext();
-  Value c0 = constant(b, 0), c1 = constant(b, 1);
-  Value stages = constant(b, tiling.stages);
+void WgmmaKernelBuilder::prepareConsumer(ImplicitLocOpBuilder &b) {
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value thread = arith::RemUIOp::create(
       b, threadId, constant(b, chip.warpgroupThreads));
-  Value warp = arith::DivUIOp::create(b, thread, constant(b, 32));
-  Value lane = arith::RemUIOp::create(b, thread, constant(b, 32));
+  warp = arith::DivUIOp::create(b, thread, constant(b, 32));
+  lane = arith::RemUIOp::create(b, thread, constant(b, 32));
+  // Per-tensor scales are the same for every tile: loaded once.
+  Value c0 = constant(b, 0);
+  for (auto [scales, encoding, rows] :
+       {std::tuple{aScales, op.getAEncoding(), m},
+        {bScales, op.getBEncoding(), n}}) {
+    if (encoding.getKind() != ScaleKind::PerTensor)
+      continue;
+    Value scale = loadScale(b, scales, encoding, rows, c0, c0);
+    tensorScale =
+        tensorScale ? arith::MulFOp::create(b, tensorScale, scale) : scale;
+  }
+  // D's elements are stored in pairs through a global pointer when the
+  // pairs (two adjacent columns, the first even) are aligned.
+  if (n % 2 == 0) {
+    Value address = arith::IndexCastOp::create(
+        b, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, destination));
+    destinationPointer = LLVM::IntToPtrOp::create(
+        b, LLVM::LLVMPointerType::get(op.getContext(), /*global*/ 1),
+        address);
+  }
+}
+
+WgmmaKernelBuilder::IssuedKTile
+WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
+                               ArrayRef<Value> rows, Value kt, Value spare) {
+  MLIRContext *ctx = op.getContext();
+  Value c0 = constant(b, 0), c1 = constant(b, 1);
+  Value stages = constant(b, tiling.stages);
+  IssuedKTile issued;
+  Value iteration = arith::AddIOp::create(b, firstIteration, kt);
+  issued.stage = arith::RemUIOp::create(b, iteration, stages);
+  Value round = arith::DivUIOp::create(b, iteration, stages);
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       arith::AndIOp::create(b, round, c1), c0);
+
+  // The K tile's scales (block-scaled operands), loaded before the wait;
+  // they are used one K tile later, at its promotion. Rows past M read row
+  // M - 1's.
+  Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
+  bool aPerTile = getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile;
+  bool bPerTile = getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile;
+  if (aPerTile || bPerTile) {
+    Value bFactor;
+    if (bPerTile)
+      bFactor = loadScale(b, bScales, op.getBEncoding(), n, blockColumn,
+                          kIndex);
+    for (Value row : rows) {
+      Value factor = bFactor;
+      if (aPerTile) {
+        Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+        Value aFactor =
+            loadScale(b, aScales, op.getAEncoding(), m, clamped, kIndex);
+        factor = bFactor ? arith::MulFOp::create(b, aFactor, bFactor)
+                         : aFactor;
+      }
+      issued.factors.push_back(factor);
+    }
+  }
+
+  Value ticks = constant(b, 10000000);
+  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
+                                         issued.stage);
+  Value stageAddress = arith::AddIOp::create(
+      b, ringAddress,
+      arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::MulIOp::create(b, issued.stage,
+                                constant(b, tiling.stageBytes()))));
+  Value aAddress = arith::AddIOp::create(
+      b, stageAddress,
+      arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::MulIOp::create(b, consumer,
+                                constant(b, chip.wgmmaM * tiling.tileK))));
+  Value bAddress = arith::AddIOp::create(
+      b, stageAddress,
+      arith::ConstantIntOp::create(b, b.getI64Type(),
+                                   tiling.tileM * tiling.tileK));
+  Value aDescriptor = buildDescriptor(b, aAddress);
+  Value bDescriptor = buildDescriptor(b, bAddress);
+
+  // The spare fragment's registers were last read by a promotion: the
+  // fence orders those reads before wgmma writes them.
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  Value fragment = spare;
+  auto shape = NVVM::MMAShapeAttr::get(ctx, chip.wgmmaM, tiling.tileN,
+                                       chip.wgmmaK8Bit);
+  for (int64_t step = 0; step < tiling.tileK / chip.wgmmaK8Bit; ++step) {
+    // A k32 step is 32 bytes further along each swizzled row: + 2 in the
+    // descriptor's address field (16-byte units).
+    Value advance = arith::ConstantIntOp::create(b, b.getI64Type(), 2 * step);
+    Value stepA = arith::AddIOp::create(b, aDescriptor, advance);
+    Value stepB = arith::AddIOp::create(b, bDescriptor, advance);
+    fragment = NVVM::WgmmaMmaAsyncOp::create(
+        b, getFragmentType(), fragment, stepA, stepB, shape,
+        getWgmmaType(aElement), getWgmmaType(bElement), NVVM::WGMMATypes::f32,
+        step == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col, nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  issued.fragment = fragment;
+  return issued;
+}
+
+Value WgmmaKernelBuilder::pinFragment(ImplicitLocOpBuilder &b,
+                                      Value fragment) {
+  auto type = cast<LLVM::LLVMStructType>(fragment.getType());
+  int64_t count = type.getBody().size();
+  SmallVector<Value> registers;
+  SmallVector<std::string> outputs, inputs;
+  for (int64_t i = 0; i < count; ++i) {
+    registers.push_back(LLVM::ExtractValueOp::create(b, fragment, i));
+    outputs.push_back("=f");
+    inputs.push_back(std::to_string(i));
+  }
+  std::string constraints = llvm::join(outputs, ",") + "," +
+                            llvm::join(inputs, ",");
+  return LLVM::InlineAsmOp::create(b, type, registers, /*asm_string=*/"",
+                                   constraints, /*has_side_effects=*/true,
+                                   /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   /*asm_dialect=*/nullptr,
+                                   /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
+Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
+                                      const IssuedKTile &tile,
+                                      Value accumulator) {
+  MLIRContext *ctx = op.getContext();
+  // The caller waited for the tile's wgmma group (wait_group is warp-wide):
+  // one lane per warp releases the stage for its warp.
+  Value isFirstLane = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                            constant(b, 0));
+  {
+    auto release = scf::IfOp::create(b, isFirstLane, false);
+    ImplicitLocOpBuilder inner(b.getLoc(), release.getThenBodyBuilder());
+    nvgpu::MBarrierArriveOp::create(inner, nvgpu::MBarrierTokenType::get(ctx),
+                                    emptyBarriers, tile.stage);
+  }
+  // Promotion: accumulator += fragment (x the K tile's scales), between
+  // the wait and the next issue.
+  Value fragment = pinFragment(b, tile.fragment);
+  Value promoted = accumulator;
+  for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
+    Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
+    if (!tile.factors.empty())
+      partial = arith::MulFOp::create(b, partial, tile.factors[(i % 4) / 2]);
+    Value sum = arith::AddFOp::create(
+        b, LLVM::ExtractValueOp::create(b, accumulator, i), partial);
+    promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
+  }
+  return pinFragment(b, promoted);
+}
+
+void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
+                                       Value consumer) {
+  Value c1 = constant(b, 1);
   // The accumulator layout of wgmma (PTX ISA, "Register fragments" of
   // wgmma .m64nNk32 with f32 D): warp w of the warpgroup holds rows
   // 16w + lane / 4 and 16w + lane / 4 + 8; in each 8-column group j the
@@ -311,98 +496,61 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
       arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
                             constant(b, 2)));
 
-  LLVM::LLVMStructType fragmentType = getFragmentType();
-  Value zeroFragment = LLVM::ZeroOp::create(b, fragmentType);
-  auto loop = scf::ForOp::create(b, c0, kTiles, c1, ValueRange{zeroFragment});
-  b.setInsertionPointToStart(loop.getBody());
-  Value kt = loop.getInductionVar();
-  Value accumulator = loop.getRegionIterArgs()[0];
-  Value iteration = arith::AddIOp::create(b, firstIteration, kt);
-  Value stage = arith::RemUIOp::create(b, iteration, stages);
-  Value round = arith::DivUIOp::create(b, iteration, stages);
-  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                       arith::AndIOp::create(b, round, c1), c0);
-
-  // The K tile's scales (block-scaled operands), loaded before the wait so
-  // that their latency hides behind it. Rows past M read row M - 1's.
-  Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
-  SmallVector<Value, 2> tileFactors;
-  bool aPerTile = getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile;
-  bool bPerTile = getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile;
-  if (aPerTile || bPerTile) {
-    Value bFactor;
-    if (bPerTile)
-      bFactor = loadScale(b, bScales, op.getBEncoding(), n, blockColumn,
-                          kIndex);
-    for (Value row : rows) {
-      Value factor = bFactor;
-      if (aPerTile) {
-        Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-        Value aFactor =
-            loadScale(b, aScales, op.getAEncoding(), m, clamped, kIndex);
-        factor = bFactor ? arith::MulFOp::create(b, aFactor, bFactor)
-                         : aFactor;
-      }
-      tileFactors.push_back(factor);
+  // Two fragments in flight: K tile t's wgmma steps run while tile t - 1's
+  // fragment is promoted (wait_group 1), so the tensor cores do not idle
+  // during the promotion. The fragments alternate between two register
+  // sets: the loop takes K tiles in pairs (no rotation of the sets at the
+  // back edge, which would cost copies and registers); the first K tile is
+  // issued before it, an odd last one and the final retirement after it.
+  int64_t kTileCount = llvm::divideCeil(k, tiling.tileK);
+  Value zeroFragment = LLVM::ZeroOp::create(b, getFragmentType());
+  IssuedKTile pending = issueKTile(b, consumer, rows, constant(b, 0),
+                                   zeroFragment);
+  Value accumulator = zeroFragment, spare = zeroFragment;
+  // Issues K tile `kt` into `spare`, then retires `pending` into the
+  // accumulator; the new tile becomes pending, the old one's registers
+  // the spare.
+  auto advance = [&](ImplicitLocOpBuilder &b, Value kt) {
+    IssuedKTile next = issueKTile(b, consumer, rows, kt, spare);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+    accumulator = retireKTile(b, pending, accumulator);
+    spare = pending.fragment;
+    pending = next;
+  };
+  int64_t pairs = (kTileCount - 1) / 2;
+  if (pairs > 0) {
+    // Carried: the accumulator, the spare, then the pending tile.
+    auto pack = [&]() {
+      SmallVector<Value> values = {accumulator, spare, pending.fragment,
+                                   pending.stage};
+      llvm::append_range(values, pending.factors);
+      return values;
+    };
+    auto unpack = [&](ValueRange values) {
+      accumulator = values[0];
+      spare = values[1];
+      pending.fragment = values[2];
+      pending.stage = values[3];
+      pending.factors.assign(values.begin() + 4, values.end());
+    };
+    auto loop = scf::ForOp::create(b, c1, constant(b, 1 + 2 * pairs),
+                                   constant(b, 2), pack());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      unpack(loop.getRegionIterArgs());
+      Value kt = loop.getInductionVar();
+      advance(b, kt);
+      advance(b, arith::AddIOp::create(b, kt, c1));
+      scf::YieldOp::create(b, pack());
     }
+    unpack(loop.getResults());
   }
-
-  Value ticks = constant(b, 10000000);
-  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks, stage);
-  Value stageAddress = arith::AddIOp::create(
-      b, ringAddress,
-      arith::IndexCastOp::create(
-          b, b.getI64Type(),
-          arith::MulIOp::create(b, stage, constant(b, tiling.stageBytes()))));
-  Value aAddress = arith::AddIOp::create(
-      b, stageAddress,
-      arith::IndexCastOp::create(
-          b, b.getI64Type(),
-          arith::MulIOp::create(b, consumer,
-                                constant(b, chip.wgmmaM * tiling.tileK))));
-  Value bAddress = arith::AddIOp::create(
-      b, stageAddress,
-      arith::ConstantIntOp::create(b, b.getI64Type(),
-                                   tiling.tileM * tiling.tileK));
-  Value aDescriptor = buildDescriptor(b, aAddress);
-  Value bDescriptor = buildDescriptor(b, bAddress);
-
-  NVVM::WgmmaFenceAlignedOp::create(b);
-  Value fragment = zeroFragment;
-  auto shape = NVVM::MMAShapeAttr::get(ctx, chip.wgmmaM, tiling.tileN,
-                                       chip.wgmmaK8Bit);
-  for (int64_t step = 0; step < tiling.tileK / chip.wgmmaK8Bit; ++step) {
-    // A k32 step is 32 bytes further along each swizzled row: + 2 in the
-    // descriptor's address field (16-byte units).
-    Value advance = arith::ConstantIntOp::create(b, b.getI64Type(), 2 * step);
-    Value stepA = arith::AddIOp::create(b, aDescriptor, advance);
-    Value stepB = arith::AddIOp::create(b, bDescriptor, advance);
-    fragment = NVVM::WgmmaMmaAsyncOp::create(
-        b, fragmentType, fragment, stepA, stepB, shape,
-        getWgmmaType(aElement), getWgmmaType(bElement), NVVM::WGMMATypes::f32,
-        step == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        NVVM::MMALayout::row, NVVM::MMALayout::col, nullptr);
-  }
-  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  if ((kTileCount - 1) % 2 != 0)
+    advance(b, constant(b, kTileCount - 1));
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  // Every consumer thread has read the stage: release it.
-  nvgpu::MBarrierArriveOp::create(
-      b, nvgpu::MBarrierTokenType::get(ctx), emptyBarriers, stage);
-
-  // Promotion: accumulator += fragment (x the K tile's scales).
-  Value promoted = accumulator;
-  for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
-    Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
-    if (!tileFactors.empty())
-      partial = arith::MulFOp::create(b, partial, tileFactors[(i % 4) / 2]);
-    Value sum = arith::AddFOp::create(
-        b, LLVM::ExtractValueOp::create(b, accumulator, i), partial);
-    promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
-  }
-  scf::YieldOp::create(b, promoted);
-  b.setInsertionPointAfter(loop);
-  buildEpilogue(b, loop.getResult(0), rows, laneColumn);
+  accumulator = retireKTile(b, pending, accumulator);
+  buildEpilogue(b, accumulator, rows, laneColumn);
 }
 
 void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
@@ -411,78 +559,116 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
                                        Value laneColumn) {
   Type f32 = b.getF32Type();
   auto dType = cast<MemRefType>(destination.getType());
-  bool aInEpilogue = getScaleUse(op.getAEncoding()) == ScaleUse::Epilogue;
-  bool bInEpilogue = getScaleUse(op.getBEncoding()) == ScaleUse::Epilogue;
+  Type dElement = dType.getElementType();
+  bool aPerRow = op.getAEncoding().getKind() == ScaleKind::PerRow;
+  bool bPerRow = op.getBEncoding().getKind() == ScaleKind::PerRow;
   bool masked = m % tiling.tileM != 0 || n % tiling.tileN != 0;
   Value c0 = constant(b, 0);
-  // A's epilogue scale per row (rows past M read row M - 1's).
+  Value mValue = constant(b, m), nValue = constant(b, n);
+  // The epilogue's scale per row: A's (per-row; rows past M read row
+  // M - 1's) times the per-tensor ones.
   SmallVector<Value, 2> rowScales;
   for (Value row : rows) {
-    Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-    rowScales.push_back(aInEpilogue ? loadScale(b, aScales, op.getAEncoding(),
-                                                m, clamped, c0)
-                                    : Value());
+    Value scale = tensorScale;
+    if (aPerRow) {
+      Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+      Value rowScale = loadScale(b, aScales, op.getAEncoding(), m, clamped, c0);
+      scale = scale ? arith::MulFOp::create(b, scale, rowScale) : rowScale;
+    }
+    rowScales.push_back(scale);
   }
+  auto inRange = [&](ImplicitLocOpBuilder &b, Value row, Value column) {
+    return arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, mValue),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, nValue));
+  };
+  // Runs `body` where (row, column) is inside D (always, in whole tiles).
+  auto guarded = [&](ImplicitLocOpBuilder &b, Value row, Value column,
+                     llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
+    if (!masked)
+      return body(b);
+    auto ifOp = scf::IfOp::create(b, inRange(b, row, column), false);
+    ImplicitLocOpBuilder inner(b.getLoc(), ifOp.getThenBodyBuilder());
+    body(inner);
+  };
+  // The output value of one element: C, bias, activation, rounding.
+  auto finish = [&](ImplicitLocOpBuilder &b, Value value, Value row,
+                    Value column, Value biasValue) {
+    if (op.getAccumulate()) {
+      Value c = memref::LoadOp::create(b, destination, ValueRange{row, column});
+      if (c.getType() != f32)
+        c = arith::ExtFOp::create(b, f32, c);
+      value = arith::AddFOp::create(b, value, c);
+    }
+    if (biasValue)
+      value = arith::AddFOp::create(b, value, biasValue);
+    value = createActivation(b, b.getLoc(), value, op.getActivation());
+    if (dElement != f32)
+      value = arith::TruncFOp::create(b, dElement, value);
+    return value;
+  };
   for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
+    Value columns[2];
+    Value columnScales[2], biasValues[2];
     for (int64_t pair = 0; pair < 2; ++pair) {
-      Value column = arith::AddIOp::create(b, laneColumn,
-                                           constant(b, 8 * group + pair));
-      Value clampedColumn =
-          arith::MinUIOp::create(b, column, constant(b, n - 1));
-      Value columnScale =
-          bInEpilogue ? loadScale(b, bScales, op.getBEncoding(), n,
-                                  clampedColumn, c0)
-                      : Value();
-      Value biasValue;
+      columns[pair] = arith::AddIOp::create(b, laneColumn,
+                                            constant(b, 8 * group + pair));
+      Value clamped =
+          arith::MinUIOp::create(b, columns[pair], constant(b, n - 1));
+      if (bPerRow)
+        columnScales[pair] =
+            loadScale(b, bScales, op.getBEncoding(), n, clamped, c0);
       if (bias) {
-        biasValue = memref::LoadOp::create(b, bias, ValueRange{clampedColumn});
-        if (biasValue.getType() != f32)
-          biasValue = arith::ExtFOp::create(b, f32, biasValue);
+        biasValues[pair] = memref::LoadOp::create(b, bias, ValueRange{clamped});
+        if (biasValues[pair].getType() != f32)
+          biasValues[pair] = arith::ExtFOp::create(b, f32, biasValues[pair]);
       }
-      for (int64_t half = 0; half < 2; ++half) {
-        Value row = rows[half];
-        Value value = LLVM::ExtractValueOp::create(
+    }
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = rows[half];
+      Value values[2];
+      for (int64_t pair = 0; pair < 2; ++pair) {
+        values[pair] = LLVM::ExtractValueOp::create(
             b, accumulator, 4 * group + 2 * half + pair);
         Value scale = rowScales[half];
-        if (columnScale)
-          scale = scale ? arith::MulFOp::create(b, scale, columnScale)
-                        : columnScale;
+        if (columnScales[pair])
+          scale = scale ? arith::MulFOp::create(b, scale, columnScales[pair])
+                        : columnScales[pair];
         if (scale)
-          value = arith::MulFOp::create(b, value, scale);
-        auto store = [&](ImplicitLocOpBuilder &inner) {
-          Value result = value;
-          if (op.getAccumulate()) {
-            Value c = memref::LoadOp::create(inner, destination,
-                                             ValueRange{row, column});
-            if (c.getType() != f32)
-              c = arith::ExtFOp::create(inner, f32, c);
-            result = arith::AddFOp::create(inner, result, c);
-          }
-          if (biasValue)
-            result = arith::AddFOp::create(inner, result, biasValue);
-          result = createActivation(inner, inner.getLoc(), result,
-                                    op.getActivation());
-          if (dType.getElementType() != f32)
-            result = arith::TruncFOp::create(inner, dType.getElementType(),
-                                             result);
-          memref::StoreOp::create(inner, result, destination,
-                                  ValueRange{row, column});
-        };
-        if (!masked) {
-          store(b);
-          continue;
-        }
-        Value inside = arith::AndIOp::create(
-            b,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
-                                  constant(b, m)),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column,
-                                  constant(b, n)));
-        auto ifOp = scf::IfOp::create(b, inside, /*withElseRegion=*/false);
-        ImplicitLocOpBuilder inner(b.getLoc(),
-                                   ifOp.getThenBodyBuilder());
-        store(inner);
+          values[pair] = arith::MulFOp::create(b, values[pair], scale);
       }
+      if (!destinationPointer) {
+        // Odd N: element by element.
+        for (int64_t pair = 0; pair < 2; ++pair)
+          guarded(b, row, columns[pair], [&](ImplicitLocOpBuilder &b) {
+            Value result =
+                finish(b, values[pair], row, columns[pair], biasValues[pair]);
+            memref::StoreOp::create(b, result, destination,
+                                    ValueRange{row, columns[pair]});
+          });
+        continue;
+      }
+      // Even N: both columns of the pair are inside D or neither is; one
+      // 2-element store.
+      guarded(b, row, columns[0], [&](ImplicitLocOpBuilder &b) {
+        auto pairType = VectorType::get({2}, dElement);
+        Value packed = LLVM::PoisonOp::create(b, pairType);
+        for (int64_t pair = 0; pair < 2; ++pair)
+          packed = LLVM::InsertElementOp::create(
+              b, packed,
+              finish(b, values[pair], row, columns[pair], biasValues[pair]),
+              arith::ConstantIntOp::create(b, b.getI32Type(), pair));
+        Value offset = arith::IndexCastOp::create(
+            b, b.getI64Type(),
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, row, nValue), columns[0]));
+        Value address = LLVM::GEPOp::create(
+            b, destinationPointer.getType(), dElement, destinationPointer,
+            ValueRange{offset});
+        LLVM::StoreOp::create(
+            b, packed, address,
+            /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
+      });
     }
   }
 }
@@ -593,12 +779,12 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
     for (int64_t stage = 0; stage < tiling.stages; ++stage) {
       Value index = constant(inner, stage);
       // `full`: the producer's arrival with its byte count; `empty`: one
-      // arrival per consumer thread.
+      // arrival per consumer warp.
       nvgpu::MBarrierInitOp::create(inner, fullBarriers, c1, index, Value());
       nvgpu::MBarrierInitOp::create(
           inner, emptyBarriers,
-          constant(inner, tiling.consumers * chip.warpgroupThreads), index,
-          Value());
+          constant(inner, tiling.consumers * chip.warpgroupThreads / 32),
+          index, Value());
     }
     // The initialized barriers are seen by TMA's async proxy; the tensor
     // maps the host copied into global memory by the tensor-map proxy
@@ -633,6 +819,7 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
     NVVM::SetMaxRegisterOp::create(consumer, tiling.consumerRegisters,
                                    NVVM::SetMaxRegisterAction::increase);
     Value consumerIndex = arith::SubIOp::create(consumer, warpgroup, c1);
+    prepareConsumer(consumer);
     buildTileLoop(consumer, [&](ImplicitLocOpBuilder &b) {
       buildConsumer(b, consumerIndex);
     });

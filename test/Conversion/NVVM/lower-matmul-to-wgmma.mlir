@@ -19,7 +19,7 @@
 // STAGES2:       gpu.launch_func {{.*}} dynamic_shared_memory_size %c66560_i32
 
 // The kernel. Set-up: thread 0 initializes the `full` (1 arrival + bytes)
-// and `empty` (256 consumer threads) barriers of each stage.
+// and `empty` (one arrival per consumer warp: 8) barriers of each stage.
 // CHECK:       gpu.module @per_tensor_partial_tiles_wgmma
 // CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
@@ -28,7 +28,7 @@
 // CHECK:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // CHECK:         %[[EMPTY:.*]] = nvgpu.mbarrier.create
 // CHECK:         nvgpu.mbarrier.init %[[FULL]][%{{.*}}], %c1
-// CHECK:         nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c256
+// CHECK:         nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c8
 // CHECK-COUNT-3: nvgpu.mbarrier.init %[[EMPTY]]
 // The barriers' initialization made visible to TMA (async proxy), the
 // tensor maps the host copied acquired by the tensor-map proxy.
@@ -49,10 +49,19 @@
 // CHECK:           nvgpu.tma.async.load %[[TMA]][%[[K:.*]], %[[ROW:.*]]], %[[FULL]]
 // CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
 
-// The consumers: wait for `full`, four k32 steps of wgmma m64n128k32 whose
-// descriptors advance by 2 (32 bytes), the first one zeroing the fragment;
-// release the stage, add the fragment to the accumulator.
-// CHECK:         scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (!llvm.struct<(f32,
+// The consumers, before their tile loop: the product of the per-tensor
+// scales, loaded once, and D as a global pointer (N is even: pairs of
+// elements are stored at once).
+// CHECK:         memref.load %{{.*}} : memref<1x1xf32>
+// CHECK:         memref.load %{{.*}} : memref<1x1xf32>
+// CHECK:         %[[SCALE:.*]] = arith.mulf
+// CHECK:         memref.extract_aligned_pointer_as_index %{{.*}} : memref<200x136xbf16>
+// CHECK:         %[[D:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK:         scf.for
+// K tile 0 is issued before the K loop: wait for `full`, four k32 steps of
+// wgmma m64n128k32 whose descriptors advance by 2 (32 bytes), the first
+// one zeroing the fragment; no wait yet.
+// CHECK:           %[[ZERO:.*]] = llvm.mlir.zero
 // CHECK:           %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
 // CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD]]
 // CHECK:           %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
@@ -63,21 +72,52 @@
 // CHECK:           arith.constant 4 : i64
 // CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK:           arith.constant 6 : i64
-// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:           %[[TILE0:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK-NOT:       nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT:       nvvm.wgmma.wait.group
+// K tiles 1 and 2 in one trip: each is issued into the spare registers,
+// then wait_group 1 (the previous tile's group done, the new one in
+// flight), one lane per warp releases the previous tile's stage, and its
+// fragment (pinned after the wait) joins the accumulator (pinned before
+// the next issue). The retired fragment is the next spare.
+// CHECK:           scf.for %{{.*}} = %c1{{.*}} to %c3{{.*}} step %c2{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[SPARE:.*]] = %[[ZERO]], %[[PENDING:.*]] = %[[TILE0]], %[[STAGE:.*]] = %{{.*}})
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SPARE]], {{.*}} D[<f32>, <zero>]
+// CHECK-COUNT-3:     nvvm.wgmma.mma_async
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:             scf.if
+// CHECK:               nvgpu.mbarrier.arrive %[[EMPTY]][%[[STAGE]]]
+// CHECK:             llvm.extractvalue %[[PENDING]][0]
+// CHECK:             %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
+// CHECK-NOT:         arith.mulf
+// CHECK:             llvm.extractvalue %[[PINNED]][0]
+// CHECK:             arith.addf
+// CHECK:             llvm.inline_asm has_side_effects ""
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[PENDING]], {{.*}} D[<f32>, <zero>]
+// CHECK-COUNT-3:     nvvm.wgmma.mma_async
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]]
+// CHECK:             arith.addf
+// CHECK:             scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+// After the loop, the last K tile: wait_group 0, release, promotion.
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           nvgpu.mbarrier.arrive %[[EMPTY]]
-// CHECK-NOT:       arith.mulf
 // CHECK:           arith.addf
-// CHECK:           scf.yield
 
 // The epilogue: the per-tensor scales multiply each f32 sum, which is
-// rounded to bf16 and stored where it lies inside 200 x 136.
-// CHECK:         memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1xf32>
-// CHECK:         scf.if
-// CHECK:           arith.truncf %{{.*}} : f32 to bf16
-// CHECK:           memref.store %{{.*}} : memref<200x136xbf16>
+// rounded to bf16; the pairs inside 200 x 136 are stored as 4 bytes.
+// CHECK:           arith.mulf %{{.*}}, %[[SCALE]]
+// CHECK:           scf.if
+// CHECK:             arith.truncf %{{.*}} : f32 to bf16
+// CHECK:             arith.truncf %{{.*}} : f32 to bf16
+// CHECK:             llvm.insertelement
+// CHECK:             %[[AT:.*]] = llvm.getelementptr %[[D]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// CHECK:             llvm.store %{{.*}}, %[[AT]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+
 func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<136x384xf8E5M2>, %sb: memref<1x1xf32>, %d: memref<200x136xbf16>) {
   qmm.matmul a(%a, %sa : memref<200x384xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %sb : memref<136x384xf8E5M2>, memref<1x1xf32>) #qmm.scale<per_tensor>
@@ -100,12 +140,18 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:           memref.load %{{.*}} : memref<256x4xf32>
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:           nvgpu.mbarrier.arrive
 // CHECK:           arith.mulf
 // CHECK:           arith.addf
 // CHECK:           scf.yield
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         nvgpu.mbarrier.arrive
+// CHECK:         arith.mulf
+// CHECK:         llvm.inline_asm
 // CHECK-NOT:     scf.if
-// CHECK:         memref.store %{{.*}} : memref<256x256xf32>
+// CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// CHECK-NOT:     scf.if
 // CHECK:         gpu.return
 func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: memref<256x512xf8E4M3FN>, %sb: memref<2x4xf32>, %d: memref<256x256xf32>) {
   qmm.matmul a(%a, %sa : memref<256x512xf8E4M3FN>, memref<256x4xf32>) #qmm.scale<block 1x128>
@@ -122,7 +168,7 @@ func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: m
 
 // CHECK-LABEL: gpu.module @epilogue_wgmma
 // CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128xbf16>, %{{.*}}: memref<128x128xf16>)
-// CHECK:         scf.yield
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         memref.load %{{.*}} : memref<128x1xf32>
 // CHECK:         memref.load %{{.*}} : memref<128x1xf32>
 // CHECK:         memref.load %{{.*}} : memref<128xbf16>
@@ -131,11 +177,33 @@ func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: m
 // CHECK:         arith.extf %[[C]] : f16 to f32
 // CHECK:         math.tanh
 // CHECK:         arith.truncf %{{.*}} : f32 to f16
+// CHECK:         llvm.store %{{.*}} : vector<2xf16>, !llvm.ptr<1>
 func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: memref<128x256xf8E4M3FN>, %sb: memref<128x1xf32>, %bias: memref<128xbf16>, %d: memref<128x128xf16>) {
   qmm.matmul a(%a, %sa : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
              b(%b, %sb : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
              accumulate bias(%bias : memref<128xbf16>) activation gelu_tanh
              outs(%d : memref<128x128xf16>)
+  return
+}
+
+// -----
+
+// An odd N (135): pairs of columns are not aligned, so the epilogue
+// stores element by element, each masked.
+
+// CHECK-LABEL: gpu.module @odd_n_wgmma
+// CHECK-NOT:     llvm.inttoptr
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         scf.if
+// CHECK:           memref.store %{{.*}} : memref<128x135xf32>
+// CHECK:         scf.if
+// CHECK:           memref.store %{{.*}} : memref<128x135xf32>
+// CHECK-NOT:     llvm.store
+// CHECK:         gpu.return
+func.func @odd_n(%a: memref<128x256xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<135x256xf8E4M3FN>, %sb: memref<1x1xf32>, %d: memref<128x135xf32>) {
+  qmm.matmul a(%a, %sa : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %sb : memref<135x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<128x135xf32>)
   return
 }
 
