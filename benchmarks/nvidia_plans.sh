@@ -2,7 +2,8 @@
 # Writes the launch plans of issue 17's NVIDIA runs (needs the MLIR build):
 #   validate  the forms checked on the GPU, saved with data and both tiers
 #   bench     the benchmark shapes, inputs drawn at random by the runner
-# usage: benchmarks/nvidia_plans.sh validate|bench [DIR]
+#   bench-clusters  the same with clusters of 2 blocks (--cluster-rows 2)
+# usage: benchmarks/nvidia_plans.sh validate|bench|bench-clusters [DIR]
 # (default DIR: .device-plans/MODE). Then, on the GPU machine,
 # scripts/run-nvidia-plans.sh DIR (validate) or
 # python3 benchmarks/h100_vs_cublaslt.py DIR (bench).
@@ -10,8 +11,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-}
 case "$mode" in
-  validate|bench) ;;
-  *) echo "usage: $0 validate|bench [DIR]" >&2; exit 2 ;;
+  validate|bench|bench-clusters) ;;
+  *) echo "usage: $0 validate|bench|bench-clusters [DIR]" >&2; exit 2 ;;
 esac
 out=${2:-.device-plans/$mode}
 run=${FP8_RUN:-build/bin/fp8-run}
@@ -26,7 +27,10 @@ save() { # name shape flags...
   local name=$1 shape=$2
   shift 2
   local data=()
-  [ "$mode" = bench ] && data=(--no-data)
+  case "$mode" in
+    bench) data=(--no-data) ;;
+    bench-clusters) data=(--no-data --cluster-rows 2) ;;
+  esac
   "$run" --chip sm_90a --gemm "$shape" "$@" "${data[@]}" \
     --save "$out/$name" >/dev/null
   echo "$name $shape $*" >> "$out/cases.txt"
@@ -51,6 +55,16 @@ if [ "$mode" = validate ]; then
   # second round (flipped parities).
   save persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128
   save persistent_wrap 1160x2176x512 --a-scale 1x128 --b-scale 128x128
+  # A grid of 3 x 4 tiles.
+  save odd_rows 384x512x256 --a-scale row --b-scale row
+  # Clusters (--cluster-rows, off by default): blocks of 2 (or 4) sharing
+  # B's tiles through TMA multicast; partial tiles, a deep K, a grid, more
+  # units of 2 tiles than clusters fit the multiprocessors.
+  save cluster_row_f32 200x136x384 --a-scale row --b-scale row --out-type f32 --cluster-rows 2
+  save cluster_deep_k 256x256x4096 --a-scale tensor --b-scale tensor --cluster-rows 2
+  save cluster_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
+  save cluster4_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 4
+  save cluster_persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
   save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor

@@ -59,7 +59,8 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
   addFunctionBoundaryBufferization(pm);
   if (options.matmulKernels == "wgmma")
     pm.addPass(createQMMLowerMatmulToWgmma(
-        {options.chip, options.stages, /*rasterRows=*/8}));
+        {options.chip, options.stages, /*rasterRows=*/8,
+         options.clusterRows}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -157,6 +158,12 @@ struct NVVMPipelineCLOptions
                          llvm::cl::desc("shared-memory stages of the wgmma "
                                         "kernels' ring"),
                          llvm::cl::init(4)};
+  Option<int64_t> clusterRows{
+      *this, "cluster-rows",
+      llvm::cl::desc("blocks of a wgmma kernel's cluster that share B's "
+                     "tiles through TMA multicast (1, the default: no "
+                     "clusters)"),
+      llvm::cl::init(1)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -196,7 +203,8 @@ void qmm::registerNVVMPipeline() {
                               cl.matmulKernels +
                               "' (expected wgmma or reference)");
         NVVMPipelineOptions options{cl.chip, cl.format, toolkit,
-                                    cl.matmulKernels, cl.stages};
+                                    cl.matmulKernels, cl.stages,
+                                    cl.clusterRows};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

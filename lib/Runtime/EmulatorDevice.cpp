@@ -25,12 +25,12 @@ public:
   EmulatorLauncher(const ChipInfo &chip, HostBuffers &buffers)
       : chip(chip), buffers(buffers) {}
 
-  llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                     std::array<int64_t, 3> block, int64_t dynamicSharedBytes,
+  llvm::Error launch(gpu::GPUFuncOp kernel, const LaunchGeometry &geometry,
                      llvm::ArrayRef<HostKernelArgument> args) override {
     if (llvm::Error error =
-            checkNoNvidiaLaunchFeatures(kernel, dynamicSharedBytes, args))
+            checkNoNvidiaLaunchFeatures(kernel, geometry, args))
       return error;
+    const std::array<int64_t, 3> &grid = geometry.grid, &block = geometry.block;
     std::vector<emu::KernelArgument> kernelArgs;
     for (const HostKernelArgument &arg : args) {
       emu::KernelArgument k;

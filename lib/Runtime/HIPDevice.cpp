@@ -27,12 +27,12 @@ public:
       : runtime(runtime), device(device), chip(chip), module(module),
         buffers(buffers), codeObjects(codeObjects) {}
 
-  llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                     std::array<int64_t, 3> block, int64_t dynamicSharedBytes,
+  llvm::Error launch(gpu::GPUFuncOp kernel, const LaunchGeometry &geometry,
                      llvm::ArrayRef<HostKernelArgument> args) override {
     if (llvm::Error error =
-            checkNoNvidiaLaunchFeatures(kernel, dynamicSharedBytes, args))
+            checkNoNvidiaLaunchFeatures(kernel, geometry, args))
       return error;
+    const std::array<int64_t, 3> &grid = geometry.grid, &block = geometry.block;
     auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
     std::string key = (gpuModule.getName() + "::" + kernel.getName()).str();
     auto cached = codeObjects.find(key);

@@ -512,7 +512,7 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
       launchOp, launchOp.getKernel());
   if (!kernel)
     return hostError(launchOp, "kernel not found");
-  std::array<int64_t, 3> grid, block;
+  LaunchGeometry geometry;
   gpu::KernelDim3 g = launchOp.getGridSizeOperandValues(),
                   b = launchOp.getBlockSizeOperandValues();
   Value dims[] = {g.x, g.y, g.z, b.x, b.y, b.z};
@@ -521,15 +521,25 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
     if (!e)
       return hostError(launchOp, "grid and block sizes must be known "
                                  "scalars");
-    (i < 3 ? grid[i] : block[i - 3]) = int64_t(*e);
+    (i < 3 ? geometry.grid[i] : geometry.block[i - 3]) = int64_t(*e);
   }
-  int64_t dynamicSharedBytes = 0;
+  if (launchOp.hasClusterSize()) {
+    gpu::KernelDim3 c = launchOp.getClusterSizeOperandValues();
+    Value clusterDims[] = {c.x, c.y, c.z};
+    for (int i = 0; i < 3; ++i) {
+      std::optional<uint64_t> e = scalar(clusterDims[i]);
+      if (!e || *e < 1 || geometry.grid[i] % int64_t(*e) != 0)
+        return hostError(launchOp, "cluster sizes must be known scalars "
+                                   "that divide the grid");
+      geometry.cluster[i] = int64_t(*e);
+    }
+  }
   if (Value size = launchOp.getDynamicSharedMemorySize()) {
     std::optional<uint64_t> bytes = scalar(size);
     if (!bytes)
       return hostError(launchOp, "the dynamic shared memory size must be a "
                                  "known scalar");
-    dynamicSharedBytes = int64_t(*bytes);
+    geometry.dynamicSharedBytes = int64_t(*bytes);
   }
   llvm::ArrayRef<Type> parameters = kernel.getArgumentTypes();
   std::vector<HostKernelArgument> args;
@@ -561,7 +571,7 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
     }
     args.push_back(arg);
   }
-  return launcher.launch(kernel, grid, block, dynamicSharedBytes, args);
+  return launcher.launch(kernel, geometry, args);
 }
 
 llvm::Error HostInterpreter::defineTensorMap(nvgpu::TmaCreateDescriptorOp op) {
@@ -893,14 +903,17 @@ qmm::collectResults(const HostBuffers &buffers, const HostResults &returned,
 
 llvm::Error
 qmm::checkNoNvidiaLaunchFeatures(gpu::GPUFuncOp kernel,
-                                 int64_t dynamicSharedBytes,
+                                 const LaunchGeometry &geometry,
                                  llvm::ArrayRef<HostKernelArgument> args) {
   bool tensorMaps = llvm::any_of(
       args, [](const HostKernelArgument &arg) { return arg.tensorMap; });
-  if (!dynamicSharedBytes && !tensorMaps)
+  const char *feature = tensorMaps                    ? "TMA tensor maps"
+                        : geometry.hasCluster()       ? "a thread-block cluster"
+                        : geometry.dynamicSharedBytes ? "dynamic shared memory"
+                                                      : nullptr;
+  if (!feature)
     return llvm::Error::success();
   return llvm::createStringError(
-      "kernel @" + kernel.getName().str() + " takes " +
-      (tensorMaps ? "TMA tensor maps" : "dynamic shared memory") +
+      "kernel @" + kernel.getName().str() + " takes " + feature +
       ": an NVIDIA kernel, which this device cannot launch");
 }

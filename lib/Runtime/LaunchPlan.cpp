@@ -24,9 +24,11 @@ public:
                LaunchPlan &plan)
       : lowered(lowered), options(options), plan(plan) {}
 
-  llvm::Error launch(gpu::GPUFuncOp kernel, std::array<int64_t, 3> grid,
-                     std::array<int64_t, 3> block, int64_t dynamicSharedBytes,
+  llvm::Error launch(gpu::GPUFuncOp kernel, const LaunchGeometry &geometry,
                      llvm::ArrayRef<HostKernelArgument> args) override {
+    const std::array<int64_t, 3> &grid = geometry.grid, &block = geometry.block,
+                                 &cluster = geometry.cluster;
+    int64_t dynamicSharedBytes = geometry.dynamicSharedBytes;
     auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
     std::string key = (gpuModule.getName() + "::" + kernel.getName()).str();
     auto known = kernelIndices.find(key);
@@ -64,11 +66,18 @@ public:
           "limits",
           kernel.getName(), grid[0], grid[1], grid[2], block[0], block[1],
           block[2], dynamicSharedBytes, chip->name));
+    if (cluster[0] * cluster[1] * cluster[2] > chip->maxPortableClusterBlocks)
+      return llvm::createStringError(llvm::formatv(
+          "kernel @{0}: a cluster of ({1}, {2}, {3}) blocks exceeds {4}'s "
+          "portable cluster size ({5} blocks)",
+          kernel.getName(), cluster[0], cluster[1], cluster[2], chip->name,
+          chip->maxPortableClusterBlocks));
     LaunchPlan::Launch launch;
     launch.kernel = known->second;
     launch.grid = grid;
     launch.block = block;
     launch.dynamicSharedBytes = dynamicSharedBytes;
+    launch.cluster = cluster;
     for (auto [arg, type] : llvm::zip(args, kernel.getArgumentTypes())) {
       LaunchPlan::Argument recorded;
       if (arg.isBuffer) {
@@ -263,6 +272,9 @@ llvm::Error qmm::writeLaunchPlan(const LaunchPlan &plan, llvm::StringRef dir) {
         break;
       }
     }
+    if (launch.cluster != std::array<int64_t, 3>{1, 1, 1})
+      os << " cluster " << launch.cluster[0] << " " << launch.cluster[1] << " "
+         << launch.cluster[2];
     os << "\n";
   }
   for (auto [i, check] : llvm::enumerate(plan.checks)) {

@@ -3,7 +3,8 @@
 // Sources: PTX ISA 8.0 (sm_90a: wgmma.mma_async shapes and .e4m3 / .e5m2
 // operands, matrix descriptors and their swizzle modes, cp.async.bulk.tensor),
 // the CUDA C programming guide's compute capability 9.0 limits (227 KiB of
-// shared memory per block, 64 Ki registers per multiprocessor), the H100
+// shared memory per block, 64 Ki registers per multiprocessor, clusters of
+// up to 8 blocks portably), the H100
 // SXM5 datasheet (132 multiprocessors), PTX's setmaxnreg (24 to 256) and the driver API's cuTensorMapEncodeTiled
 // requirements (box extents <= 256, 16-byte aligned addresses and strides).
 //
@@ -19,6 +20,7 @@ static const NvidiaChipInfo kNvidiaChips[] = {
     {"sm_90a", "H100 (Hopper)", "+ptx83", FormatFamily::OCP,
      /*maxThreadsPerBlock=*/1024,
      /*maxGridExtents=*/{(int64_t(1) << 31) - 1, 65535, 65535},
+     /*maxPortableClusterBlocks=*/8,
      /*multiprocessors=*/132, /*registersPerMultiprocessor=*/65536,
      /*minRegistersPerThread=*/24, /*maxRegistersPerThread=*/256,
      /*maxSharedBytesPerBlock=*/227 * 1024,

@@ -22,7 +22,7 @@
 // GPU-LABEL: func.func @blockwise
 // GPU:         nvgpu.tma.create.descriptor
 // GPU:         nvgpu.tma.create.descriptor
-// GPU:         gpu.launch_func  @blockwise_wgmma::@matmul {{.*}} threads in (%c384{{.*}} dynamic_shared_memory_size %c132096_i32
+// GPU:         gpu.launch_func  @blockwise_wgmma::@matmul {{.*}} threads in (%c384{{.*}} dynamic_shared_memory_size %c132128_i32
 // GPU-NOT:     gpu.launch_func
 // GPU-NOT:     qmm.
 // GPU:         gpu.module @blockwise_wgmma
@@ -49,9 +49,9 @@
 // PTX-SAME:    wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
 // PTX-SAME:    wgmma.commit_group.sync.aligned
 // PTX-SAME:    wgmma.wait_group.sync.aligned \091;
-// PTX-SAME:    mbarrier.arrive.shared.b64
+// PTX-SAME:    mbarrier.arrive.shared::cta.b64
 // PTX-SAME:    wgmma.wait_group.sync.aligned \090;
-// PTX-SAME:    mbarrier.arrive.shared.b64
+// PTX-SAME:    mbarrier.arrive.shared::cta.b64
 // PTX-SAME:    cvt.rn.bf16x2.f32
 // PTX-SAME:    st.global.b32
 // PTX-SAME:    setmaxnreg.dec.sync.aligned.u32 \0940;

@@ -89,6 +89,7 @@ int GemmRunner::saveLaunchPlan() {
   NVVMPipelineOptions options;
   options.chip = target.name.str();
   options.format = "gpu";
+  options.clusterRows = config.nvidiaClusterRows;
   OwningOpRef<ModuleOp> lowered = module->clone();
   if (llvm::Error error = runNVVMPipeline(*lowered, options))
     fail("compiling for " + target.name + " failed: " +

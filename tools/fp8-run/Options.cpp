@@ -311,6 +311,12 @@ static cl::opt<bool> saveWithoutData(
     cl::desc("with --chip sm_90a --save DIR: a launch plan whose inputs the "
              "runner draws at random (benchmark sizes; no validation)"),
     cl::cat(category));
+static cl::opt<int64_t> nvidiaClusterRows(
+    "cluster-rows", cl::init(1),
+    cl::desc("with --chip sm_90a: blocks of a wgmma kernel's cluster that "
+             "share B's tiles through TMA multicast (the pipeline's "
+             "cluster-rows; 1: no clusters)"),
+    cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "
                                              "DIR"),
@@ -553,6 +559,9 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     fail("--no-data: saves launch plans for NVIDIA chips only (--chip "
          "sm_90a)");
   config.saveWithoutData = saveWithoutData;
+  if (nvidiaClusterRows.getNumOccurrences() && !config.nvidiaChip)
+    fail("--cluster-rows: applies to NVIDIA chips only (--chip sm_90a)");
+  config.nvidiaClusterRows = nvidiaClusterRows;
   if (iterations > 100000)
     fail("--iters: at most 100000");
   if (emuMaxOps <= 0)

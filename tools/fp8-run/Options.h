@@ -91,6 +91,8 @@ struct RunConfig {
   /// plan in saveDir; AMD `chip` then only stands by); --no-data.
   const NvidiaChipInfo *nvidiaChip = nullptr;
   bool saveWithoutData = false;
+  /// The NVVM pipeline's cluster-rows (checked by the pass).
+  int64_t nvidiaClusterRows = 1;
 
   /// Output.
   bool emitIR = false;

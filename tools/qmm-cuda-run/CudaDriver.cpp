@@ -26,6 +26,36 @@ bool resolve(void *library, const char *name, Function &function) {
   return true;
 }
 
+/// Resolves an entry point that not every driver has (\p version is the
+/// CUDA version of its signature, e.g. 12000 for 12.0). libcuda.so.1
+/// exports it by name; cuGetProcAddress, the driver API's own lookup, is
+/// the fallback. cuda.h 12.x maps cuGetProcAddress to _v2, which adds a
+/// last argument (why a symbol was not found); a driver without _v2 has the
+/// 4-argument original.
+template <typename Function>
+bool resolveLate(void *library, const char *name, int version, uint64_t flags,
+                 Function &function) {
+  if (resolve(library, name, function))
+    return true;
+  void *symbol = nullptr;
+  CUresult (*getProcAddressV2)(const char *, void **, int, uint64_t,
+                               int *) = nullptr;
+  CUresult (*getProcAddressV1)(const char *, void **, int, uint64_t) = nullptr;
+  if (resolve(library, "cuGetProcAddress_v2", getProcAddressV2)) {
+    int symbolStatus = 0;
+    if (getProcAddressV2(name, &symbol, version, flags, &symbolStatus) !=
+        CUDA_SUCCESS)
+      symbol = nullptr;
+  } else if (resolve(library, "cuGetProcAddress", getProcAddressV1)) {
+    if (getProcAddressV1(name, &symbol, version, flags) != CUDA_SUCCESS)
+      symbol = nullptr;
+  }
+  if (!symbol)
+    return false;
+  store(symbol, function);
+  return true;
+}
+
 } // namespace
 
 Status CudaDriver::open() {
@@ -81,35 +111,31 @@ Status CudaDriver::openTensorMaps() {
     return Status::ok();
   if (!library)
     return Status::error("openTensorMaps before open");
-  // libcuda.so.1 exports the entry point by name; cuGetProcAddress, the
-  // driver API's own lookup, is the fallback. cuda.h 12.x maps
-  // cuGetProcAddress to _v2, which adds a last argument (why a symbol was
-  // not found); a driver without _v2 has the 4-argument original.
-  if (resolve(library, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled))
-    return Status::ok();
   constexpr int kFirstTensorMapVersion = 12000; // CUDA 12.0
   constexpr uint64_t kDefaultFlags = 0;         // CU_GET_PROC_ADDRESS_DEFAULT
-  void *symbol = nullptr;
-  CUresult (*getProcAddressV2)(const char *, void **, int, uint64_t,
-                               int *) = nullptr;
-  CUresult (*getProcAddressV1)(const char *, void **, int, uint64_t) = nullptr;
-  if (resolve(library, "cuGetProcAddress_v2", getProcAddressV2)) {
-    int symbolStatus = 0;
-    if (getProcAddressV2("cuTensorMapEncodeTiled", &symbol,
-                         kFirstTensorMapVersion, kDefaultFlags,
-                         &symbolStatus) != CUDA_SUCCESS)
-      symbol = nullptr;
-  } else if (resolve(library, "cuGetProcAddress", getProcAddressV1)) {
-    if (getProcAddressV1("cuTensorMapEncodeTiled", &symbol,
-                         kFirstTensorMapVersion,
-                         kDefaultFlags) != CUDA_SUCCESS)
-      symbol = nullptr;
-  }
-  if (!symbol)
+  if (!resolveLate(library, "cuTensorMapEncodeTiled", kFirstTensorMapVersion,
+                   kDefaultFlags, cuTensorMapEncodeTiled))
     return Status::error("libcuda.so.1 has no 'cuTensorMapEncodeTiled' (the "
                          "plan's tensor maps need a CUDA 12.0 driver or "
                          "later)");
-  store(symbol, cuTensorMapEncodeTiled);
+  return Status::ok();
+}
+
+Status CudaDriver::openClusterLaunch() {
+  if (cuLaunchKernelEx)
+    return Status::ok();
+  if (!library)
+    return Status::error("openClusterLaunch before open");
+  // The legacy-stream version (CU_GET_PROC_ADDRESS_LEGACY_STREAM), as the
+  // exported name is: the null stream then means what it means to
+  // cuLaunchKernel.
+  constexpr int kFirstLaunchExVersion = 11060; // its signature's, CUDA 11.6
+  constexpr uint64_t kLegacyStreamFlags = 1;
+  if (!resolveLate(library, "cuLaunchKernelEx", kFirstLaunchExVersion,
+                   kLegacyStreamFlags, cuLaunchKernelEx))
+    return Status::error("libcuda.so.1 has no 'cuLaunchKernelEx' (the plan's "
+                         "cluster launches need a CUDA 11.8 driver or later, "
+                         "the first for Hopper)");
   return Status::ok();
 }
 

@@ -63,6 +63,51 @@ constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
 constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
 constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
 
+/// CUlaunchAttributeID, of which the runner sets one (an enum without a
+/// fixed type in cuda.h, which GCC and Clang make unsigned int).
+enum CUlaunchAttributeID : unsigned {
+  CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+};
+
+/// One attribute of cuLaunchKernelEx, laid out as cuda.h declares it: the
+/// id padded to 8 bytes, then CUlaunchAttributeValue, a 64-byte union of
+/// which only clusterDim is declared here (its other members hold
+/// pointers, hence the alignment).
+struct CUlaunchAttribute {
+  CUlaunchAttributeID id;
+  char pad[8 - sizeof(CUlaunchAttributeID)];
+  union alignas(8) Value {
+    char pad[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+
+/// cuLaunchKernelEx's configuration, laid out as cuda.h declares it.
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
+// The layouts of the driver's 64-bit ABI (the only one it has now).
+static_assert(sizeof(CUlaunchAttributeID) == 4, "an int-sized enum");
+static_assert(offsetof(CUlaunchAttribute, value) == 8, "value at 8");
+static_assert(sizeof(CUlaunchAttribute::Value) == 64, "a 64-byte union");
+static_assert(sizeof(CUlaunchAttribute) == 72 &&
+                  alignof(CUlaunchAttribute) == 8,
+              "CUlaunchAttribute is 72 bytes, 8-aligned");
+static_assert(offsetof(CUlaunchConfig, sharedMemBytes) == 24 &&
+                  offsetof(CUlaunchConfig, hStream) == 32 &&
+                  offsetof(CUlaunchConfig, attrs) == 40 &&
+                  offsetof(CUlaunchConfig, numAttrs) == 48 &&
+                  sizeof(CUlaunchConfig) == 56,
+              "CUlaunchConfig's 64-bit layout");
+
 /// The entry points, resolved by open().
 class CudaDriver {
 public:
@@ -74,6 +119,11 @@ public:
   /// cuInit, and only for plans with tensor maps, so that an older driver
   /// still runs the others. A missing entry point is an Error.
   Status openTensorMaps();
+
+  /// Resolves cuLaunchKernelEx, which launches with a cluster shape. Called
+  /// after cuInit, and only for plans with cluster launches, likewise. A
+  /// missing entry point is an Error.
+  Status openClusterLaunch();
 
   /// Ok for CUDA_SUCCESS, else "<call>: <error name>: <error string>".
   Status check(CUresult result, const std::string &call) const;
@@ -128,6 +178,10 @@ public:
       const uint64_t *globalStrides, const uint32_t *boxDim,
       const uint32_t *elementStrides, int interleave, int swizzle,
       int l2Promotion, int oobFill) = nullptr;
+  /// Null until openClusterLaunch().
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config,
+                               CUfunction function, void **kernelParams,
+                               void **extra) = nullptr;
 
 private:
   void *library = nullptr; // never closed: the process exits with it loaded

@@ -16,6 +16,7 @@
 //   launch <kernel-index> <gx> <gy> <gz> <bx> <by> <bz> <dynamic-shared>
 //          <nargs> <arg>...            (b<buffer>, t<tensormap>,
 //                                       u64:<value>, u32:<value>)
+//          [cluster <cx> <cy> <cz>]
 //   check <buffer-index> <element> <count> <tier> <kind> <threshold> <file>
 //         <label...>
 //
@@ -30,6 +31,11 @@
 // interleave, L2 promotion 256B, and out-of-bounds elements read as zero.
 // TensorMap.cpp checks the encoder's rules and that the tensor lies within
 // the buffer.
+//
+// A launch's 'cluster' suffix, after its arguments, gives its thread-block
+// cluster shape (e.g. 2 1 1 for TMA multicast to a pair of blocks): each
+// extent divides the grid's, and the cluster holds at most 8 blocks, the
+// portable size. Without it (or with 1 1 1) the launch has no clusters.
 //
 // Indices count 0, 1, 2, ... in order; everything is defined before use.
 // Every problem is diagnosed with the plan's path and line: the plan comes
@@ -119,6 +125,8 @@ private:
   Status parseTensorMap(const std::vector<Token> &tokens);
   Status parseLaunch(const std::vector<Token> &tokens);
   Status parseLaunchArg(const Token &token, size_t position, LaunchArg &arg);
+  Status parseCluster(const std::vector<Token> &tokens, size_t first,
+                      PlanLaunch &launch) const;
   Status parseCheck(const std::vector<Token> &tokens, const std::string &text);
 
   Plan &plan;
@@ -448,16 +456,25 @@ Status PlanParser::parseLaunch(const std::vector<Token> &tokens) {
   if (Status status = parseField(tokens[9], "nargs", 0, kMaxArgs, nargs);
       !status.isOk())
     return status;
-  if (tokens.size() - 10 != nargs)
+  // The arguments run up to 'cluster' (no argument is spelled so) or the
+  // end of the line.
+  size_t clusterToken = 10;
+  while (clusterToken < tokens.size() && tokens[clusterToken].text != "cluster")
+    ++clusterToken;
+  if (clusterToken - 10 != nargs)
     return error(formatString("launch: nargs is %llu but %zu arguments follow",
                               static_cast<unsigned long long>(nargs),
-                              tokens.size() - 10));
+                              clusterToken - 10));
   for (size_t i = 0; i < nargs; ++i) {
     LaunchArg arg;
     if (Status status = parseLaunchArg(tokens[10 + i], i, arg); !status.isOk())
       return status;
     launch.args.push_back(arg);
   }
+  if (clusterToken < tokens.size())
+    if (Status status = parseCluster(tokens, clusterToken, launch);
+        !status.isOk())
+      return status;
   PlanKernel &planKernel = plan.kernels[launch.kernel];
   if (planKernel.paramsKnown) {
     const char *file = plan.modules[planKernel.module].file.c_str();
@@ -478,6 +495,51 @@ Status PlanParser::parseLaunch(const std::vector<Token> &tokens) {
   if (launch.dynamicShared > planKernel.maxDynamicShared)
     planKernel.maxDynamicShared = launch.dynamicShared;
   plan.launches.push_back(std::move(launch));
+  return Status::ok();
+}
+
+Status PlanParser::parseCluster(const std::vector<Token> &tokens, size_t first,
+                                PlanLaunch &launch) const {
+  for (size_t i = first + 1; i < tokens.size(); ++i)
+    if (tokens[i].text == "cluster")
+      return error("launch: a second 'cluster' (a launch has one cluster "
+                   "shape)");
+  // The suffix as written, for the messages about its shape.
+  std::string written = "cluster";
+  for (size_t i = first + 1; i < tokens.size() && i <= first + 3; ++i)
+    written += " " + tokens[i].text;
+  if (tokens.size() - first < 4)
+    return error(formatString("launch: expected 'cluster <cx> <cy> <cz>' at "
+                              "the end of the line, got '%s'",
+                              written.c_str()));
+  if (tokens.size() - first > 4)
+    return error(formatString("launch: unexpected '%s' after '%s' (the "
+                              "cluster shape ends the line)",
+                              tokens[first + 4].text.c_str(), written.c_str()));
+  static const char *const names[] = {"cluster x", "cluster y", "cluster z"};
+  static const char *const gridNames[] = {"grid x", "grid y", "grid z"};
+  for (size_t i = 0; i < 3; ++i) {
+    uint64_t value = 0;
+    // No extent of a portable cluster is larger than its whole size.
+    if (Status status = parseField(tokens[first + 1 + i], names[i], 1,
+                                   kMaxPortableClusterBlocks, value);
+        !status.isOk())
+      return status;
+    launch.cluster[i] = static_cast<uint32_t>(value);
+  }
+  // The driver's own rules, checked here for a message that names the line.
+  for (size_t i = 0; i < 3; ++i)
+    if (launch.grid[i] % launch.cluster[i] != 0)
+      return error(formatString("launch: %s %u is not a multiple of %s %u",
+                                gridNames[i], launch.grid[i], names[i],
+                                launch.cluster[i]));
+  uint64_t blocks =
+      uint64_t(launch.cluster[0]) * launch.cluster[1] * launch.cluster[2];
+  if (blocks > kMaxPortableClusterBlocks)
+    return error(formatString("launch: a cluster of %llu blocks (over %u, "
+                              "the portable cluster size)",
+                              static_cast<unsigned long long>(blocks),
+                              kMaxPortableClusterBlocks));
   return Status::ok();
 }
 

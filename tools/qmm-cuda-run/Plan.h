@@ -35,6 +35,10 @@ enum class TensorMapSwizzle { None, B32, B64, B128 };
 /// The most dimensions cuTensorMapEncodeTiled takes.
 constexpr unsigned kMaxTensorMapRank = 5;
 
+/// The most blocks in a thread-block cluster that every GPU with clusters
+/// runs (larger, non-portable sizes need a per-kernel opt-in).
+constexpr unsigned kMaxPortableClusterBlocks = 8;
+
 struct PlanModule {
   unsigned line = 0;
   std::string file; // as written in the plan, relative to the plan directory
@@ -95,6 +99,13 @@ struct PlanLaunch {
   uint32_t block[3] = {1, 1, 1};
   uint32_t dynamicShared = 0;
   std::vector<LaunchArg> args;
+  /// The thread-block cluster shape (sm_90 on); each extent divides the
+  /// grid's. 1x1x1, the default, launches without clusters.
+  uint32_t cluster[3] = {1, 1, 1};
+
+  bool hasCluster() const {
+    return uint64_t(cluster[0]) * cluster[1] * cluster[2] > 1;
+  }
 };
 
 struct PlanCheck {

@@ -151,11 +151,19 @@ void printPlanSummary(const Plan &plan) {
       plan.tensorMaps.empty()
           ? std::string()
           : formatString(", %zu tensor maps", plan.tensorMaps.size());
+  // Likewise the launches in clusters.
+  size_t clusterLaunches = std::count_if(
+      plan.launches.begin(), plan.launches.end(),
+      [](const PlanLaunch &launch) { return launch.hasCluster(); });
+  std::string clusters =
+      clusterLaunches ? formatString(" (%zu with clusters)", clusterLaunches)
+                      : std::string();
   std::printf("plan: %zu modules, %zu kernels, %zu buffers (%llu bytes)%s, "
-              "%zu launches, %zu checks\n",
+              "%zu launches%s, %zu checks\n",
               plan.modules.size(), plan.kernels.size(), plan.buffers.size(),
               static_cast<unsigned long long>(plan.totalBufferBytes()),
-              tensorMaps.c_str(), plan.launches.size(), plan.checks.size());
+              tensorMaps.c_str(), plan.launches.size(), clusters.c_str(),
+              plan.checks.size());
 }
 
 /// --dry-run: every statement as the runner understood it.
@@ -197,12 +205,18 @@ void printPlanDetails(const Plan &plan) {
       args += formatString(" %s%llu", prefix,
                            static_cast<unsigned long long>(arg.value));
     }
-    std::printf("launch %zu: %s, grid %ux%ux%u, block %ux%ux%u, dynamic "
+    // The cluster only where there is one: other launches read as before.
+    std::string cluster =
+        launch.hasCluster()
+            ? formatString(", cluster %ux%ux%u", launch.cluster[0],
+                           launch.cluster[1], launch.cluster[2])
+            : std::string();
+    std::printf("launch %zu: %s, grid %ux%ux%u, block %ux%ux%u%s, dynamic "
                 "shared %u, args%s\n",
                 i, plan.kernels[launch.kernel].entry.c_str(), launch.grid[0],
                 launch.grid[1], launch.grid[2], launch.block[0],
-                launch.block[1], launch.block[2], launch.dynamicShared,
-                args.empty() ? " none" : args.c_str());
+                launch.block[1], launch.block[2], cluster.c_str(),
+                launch.dynamicShared, args.empty() ? " none" : args.c_str());
   }
   for (size_t i = 0; i < plan.checks.size(); ++i) {
     const PlanCheck &check = plan.checks[i];
@@ -253,6 +267,9 @@ private:
     return driver.check(result, what);
   }
   Status launchAll(bool synchronizeEach);
+  /// Launches plan.launches[index], with cuLaunchKernelEx where it has a
+  /// cluster shape, else cuLaunchKernel.
+  Status launchOne(size_t index);
   /// Encodes every tensor map over its buffer (already allocated) and
   /// copies it to the device, where the kernels read it.
   Status prepareTensorMaps();
@@ -446,6 +463,13 @@ Status Runner::prepare() {
   if (Status status = prepareTensorMaps(); !status.isOk())
     return status;
 
+  // cuLaunchKernelEx only where a launch needs it, so that a driver
+  // without it still runs the other plans.
+  if (std::any_of(plan.launches.begin(), plan.launches.end(),
+                  [](const PlanLaunch &launch) { return launch.hasCluster(); }))
+    if (Status status = driver.openClusterLaunch(); !status.isOk())
+      return status;
+
   for (const PlanLaunch &launch : plan.launches) {
     std::vector<uint64_t> storage(launch.args.size());
     for (size_t i = 0; i < launch.args.size(); ++i) {
@@ -508,18 +532,50 @@ Status Runner::prepareTensorMaps() {
   return Status::ok();
 }
 
+Status Runner::launchOne(size_t index) {
+  const PlanLaunch &launch = plan.launches[index];
+  void **params =
+      argPointers[index].empty() ? nullptr : argPointers[index].data();
+  CUresult result = CUDA_SUCCESS;
+  if (!launch.hasCluster()) {
+    result = driver.cuLaunchKernel(
+        functions[launch.kernel], launch.grid[0], launch.grid[1],
+        launch.grid[2], launch.block[0], launch.block[1], launch.block[2],
+        launch.dynamicShared, nullptr, params, nullptr);
+  } else {
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = launch.cluster[0];
+    attribute.value.clusterDim.y = launch.cluster[1];
+    attribute.value.clusterDim.z = launch.cluster[2];
+    CUlaunchConfig config = {};
+    config.gridDimX = launch.grid[0];
+    config.gridDimY = launch.grid[1];
+    config.gridDimZ = launch.grid[2];
+    config.blockDimX = launch.block[0];
+    config.blockDimY = launch.block[1];
+    config.blockDimZ = launch.block[2];
+    config.sharedMemBytes = launch.dynamicShared;
+    config.hStream = nullptr; // the legacy default stream, as cuLaunchKernel's
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    result = driver.cuLaunchKernelEx(&config, functions[launch.kernel], params,
+                                     nullptr);
+  }
+  // The message only on failure: the timed runs format nothing.
+  if (result == CUDA_SUCCESS)
+    return Status::ok();
+  std::string what = launch.hasCluster()
+                         ? formatString("cuLaunchKernelEx(cluster %ux%ux%u)",
+                                        launch.cluster[0], launch.cluster[1],
+                                        launch.cluster[2])
+                         : std::string("cuLaunchKernel");
+  return call(result, what + ": " + describeLaunch(plan, index));
+}
+
 Status Runner::launchAll(bool synchronizeEach) {
   for (size_t i = 0; i < plan.launches.size(); ++i) {
-    const PlanLaunch &launch = plan.launches[i];
-    void **params = argPointers[i].empty() ? nullptr : argPointers[i].data();
-    if (Status status = call(
-            driver.cuLaunchKernel(functions[launch.kernel], launch.grid[0],
-                                  launch.grid[1], launch.grid[2],
-                                  launch.block[0], launch.block[1],
-                                  launch.block[2], launch.dynamicShared,
-                                  nullptr, params, nullptr),
-            "cuLaunchKernel: " + describeLaunch(plan, i));
-        !status.isOk())
+    if (Status status = launchOne(i); !status.isOk())
       return status;
     if (synchronizeEach)
       if (Status status = call(driver.cuCtxSynchronize(),

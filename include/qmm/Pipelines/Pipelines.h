@@ -89,6 +89,9 @@ struct NVVMPipelineOptions {
   std::string matmulKernels = "wgmma";
   /// Stages of the wgmma kernel's shared-memory ring.
   int64_t stages = 4;
+  /// Blocks of a wgmma kernel's cluster that share B's tiles (TMA
+  /// multicast; 1, the default: no clusters).
+  int64_t clusterRows = 1;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

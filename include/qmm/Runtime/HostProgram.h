@@ -54,13 +54,20 @@ struct HostKernelArgument {
   std::optional<HostTensorMap> tensorMap;
 };
 
+/// How a kernel is launched (gpu.launch_func): grid and block extents, the
+/// thread-block cluster's (NVIDIA; 1 x 1 x 1 without clusters) and the
+/// bytes of dynamic shared memory.
+struct LaunchGeometry {
+  std::array<int64_t, 3> grid{}, block{}, cluster{1, 1, 1};
+  int64_t dynamicSharedBytes = 0;
+  bool hasCluster() const { return cluster != std::array<int64_t, 3>{1, 1, 1}; }
+};
+
 class KernelLauncher {
 public:
   virtual ~KernelLauncher();
   virtual llvm::Error launch(gpu::GPUFuncOp kernel,
-                             std::array<int64_t, 3> grid,
-                             std::array<int64_t, 3> block,
-                             int64_t dynamicSharedBytes,
+                             const LaunchGeometry &geometry,
                              llvm::ArrayRef<HostKernelArgument> args) = 0;
   /// Called before host code reads or writes buffers itself (memref.copy,
   /// gpu.memset): a launcher that only records the launches (a saved
@@ -71,9 +78,9 @@ public:
 };
 
 /// For launchers of AMD kernels: an error when a launch needs what only the
-/// NVIDIA pipeline emits (dynamic shared memory, tensor maps).
+/// NVIDIA pipeline emits (dynamic shared memory, clusters, tensor maps).
 llvm::Error checkNoNvidiaLaunchFeatures(gpu::GPUFuncOp kernel,
-                                        int64_t dynamicSharedBytes,
+                                        const LaunchGeometry &geometry,
                                         llvm::ArrayRef<HostKernelArgument> args);
 
 /// The buffers of one run of a host program, on the host: a deque, so that

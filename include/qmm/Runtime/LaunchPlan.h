@@ -49,6 +49,8 @@ struct LaunchPlan {
   struct Launch {
     size_t kernel = 0;
     std::array<int64_t, 3> grid{}, block{};
+    /// The thread-block cluster (written only when not 1 x 1 x 1).
+    std::array<int64_t, 3> cluster{1, 1, 1};
     int64_t dynamicSharedBytes = 0;
     std::vector<Argument> args;
   };

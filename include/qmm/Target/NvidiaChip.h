@@ -34,6 +34,9 @@ struct NvidiaChipInfo {
   /// the grid's extents.
   int64_t maxThreadsPerBlock;
   std::array<int64_t, 3> maxGridExtents;
+  /// Blocks of a thread-block cluster that any launch may ask for (the
+  /// portable size; more needs an opt-in attribute).
+  int64_t maxPortableClusterBlocks;
   /// Multiprocessors of the product (H100 SXM: 132); persistent kernels
   /// launch one block per multiprocessor.
   int64_t multiprocessors;

@@ -64,10 +64,14 @@ struct WgmmaTiling {
   /// Registers per thread after setmaxnreg: the producer's and the
   /// consumers'.
   int64_t producerRegisters, consumerRegisters;
+  /// Blocks of a cluster (along M) that share B's tiles through TMA
+  /// multicast: 1 or 2.
+  int64_t clusterRows = 1;
   int64_t stageBytes() const { return (tileM + tileN) * tileK; }
-  /// The ring, plus room to align its start to a swizzle atom (8 rows).
+  /// The ring, then the stages' `empty` mbarriers (8 bytes each), plus room
+  /// to align the ring's start to a swizzle atom (8 rows).
   int64_t sharedBytes(const NvidiaChipInfo &chip) const {
-    return stages * stageBytes() + 8 * chip.swizzleBytes;
+    return stages * (stageBytes() + 8) + 8 * chip.swizzleBytes;
   }
 };
 
@@ -138,9 +142,11 @@ NVVM::WGMMATypes getWgmmaType(Type element) {
 /// Builds the kernel of one matmul.
 class WgmmaKernelBuilder {
 public:
+  /// Clusters of `maxClusterRows` blocks where M's tile rows divide by it,
+  /// else none.
   WgmmaKernelBuilder(MatmulOp op, const NvidiaChipInfo &chip,
-                     const WgmmaTiling &tiling)
-      : op(op), chip(chip), tiling(tiling) {
+                     const WgmmaTiling &sharedTiling, int64_t maxClusterRows)
+      : op(op), chip(chip), tiling(sharedTiling) {
     auto aType = cast<MemRefType>(op.getA().getType());
     auto bType = cast<MemRefType>(op.getB().getType());
     m = aType.getDimSize(0);
@@ -148,6 +154,10 @@ public:
     n = bType.getDimSize(0);
     aElement = aType.getElementType();
     bElement = bType.getElementType();
+    tiling.clusterRows =
+        llvm::divideCeil(m, tiling.tileM) % maxClusterRows == 0
+            ? maxClusterRows
+            : 1;
   }
 
   /// Creates the kernel in a new gpu.module before `func` and replaces the
@@ -181,8 +191,9 @@ private:
   /// Sets blockRow, blockColumn and firstIteration for `body`.
   void buildTileLoop(ImplicitLocOpBuilder &b,
                      llvm::function_ref<void(ImplicitLocOpBuilder &)> body);
-  int64_t getTileCount() const {
-    return llvm::divideCeil(m, tiling.tileM) *
+  /// The units the persistent loop walks: columns of `clusterRows` tiles.
+  int64_t getUnitCount() const {
+    return llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows *
            llvm::divideCeil(n, tiling.tileN);
   }
   void buildProducer(ImplicitLocOpBuilder &b);
@@ -222,21 +233,33 @@ private:
   Value constant(ImplicitLocOpBuilder &b, int64_t value) {
     return arith::ConstantIndexOp::create(b, value);
   }
+  /// The shared-memory address (32-bit) of stage `stage`'s `empty`
+  /// mbarrier, after the ring.
+  Value getEmptyBarrierAddress(ImplicitLocOpBuilder &b, Value stage);
+  /// The `empty` mbarriers are driven by PTX of the kernel's own (nvgpu's
+  /// ops address the barriers of one block only): a consumer warp's release
+  /// reaches every block of the cluster (whose producers multicast into its
+  /// shared memory), and the producer's wait acquires at cluster scope.
+  void waitEmpty(ImplicitLocOpBuilder &b, Value stage, Value parity);
+  void releaseEmpty(ImplicitLocOpBuilder &b, Value stage);
 
   MatmulOp op;
   const NvidiaChipInfo &chip;
-  const WgmmaTiling &tiling;
+  WgmmaTiling tiling;
   int64_t m = 0, n = 0, k = 0;
   Type aElement, bElement;
 
   // Kernel values, set while the body is built.
   Value tensorMapA, tensorMapB, aScales, bScales, bias, destination;
-  Value fullBarriers, emptyBarriers, sharedBase, ringAddress;
+  Value fullBarriers, sharedBase, ringAddress;
+  /// This block's rank in its cluster (index).
+  Value clusterRank;
   Value blockRow, blockColumn; ///< the tile's first output row / column
   /// The ring iteration of the tile's first K tile (ring iterations count
   /// on across the tiles a block computes).
   Value firstIteration;
   Value kTiles;
+  bool clustered() const { return tiling.clusterRows > 1; }
   // Consumer values set by prepareConsumer.
   Value warp, lane;
   /// The product of the per-tensor scales, or null.
@@ -248,6 +271,60 @@ private:
 };
 
 } // namespace
+
+/// Inline PTX without results.
+static void emitPtx(ImplicitLocOpBuilder &b, StringRef ptx,
+                    StringRef constraints, ValueRange operands) {
+  LLVM::InlineAsmOp::create(b, Type(), operands, ptx, constraints,
+                            /*has_side_effects=*/true,
+                            /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            /*asm_dialect=*/nullptr,
+                            /*operand_attrs=*/nullptr);
+}
+
+Value WgmmaKernelBuilder::getEmptyBarrierAddress(ImplicitLocOpBuilder &b,
+                                                 Value stage) {
+  Value offset = arith::AddIOp::create(
+      b, constant(b, tiling.stages * tiling.stageBytes()),
+      arith::MulIOp::create(b, stage, constant(b, 8)));
+  Value address = arith::AddIOp::create(
+      b, ringAddress,
+      arith::IndexCastOp::create(b, b.getI64Type(), offset));
+  return arith::TruncIOp::create(b, b.getI32Type(), address);
+}
+
+void WgmmaKernelBuilder::waitEmpty(ImplicitLocOpBuilder &b, Value stage,
+                                   Value parity) {
+  // The braces scope the label to this copy of the loop.
+  emitPtx(b,
+          "{ .reg .pred done; wait_empty: mbarrier.try_wait.parity."
+          "shared::cta.b64 done, [$0], $1; @!done bra wait_empty; }",
+          "r,r",
+          {getEmptyBarrierAddress(b, stage),
+           arith::ExtUIOp::create(b, b.getI32Type(), parity)});
+}
+
+void WgmmaKernelBuilder::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) {
+  Value address = getEmptyBarrierAddress(b, stage);
+  if (!clustered()) {
+    emitPtx(b, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r", {address});
+    return;
+  }
+  // The same barrier of each block of the cluster (mapa: its address in
+  // that block's shared memory). The arrival keeps the default semantics
+  // (release at CTA scope), as CUTLASS's cluster pipelines do: what it
+  // orders is this warp's wgmma reads, complete after the wait, before
+  // TMA's writes; release at cluster scope would also wait for the
+  // previous tile's global stores, on every K tile.
+  for (int64_t rank = 0; rank < tiling.clusterRows; ++rank)
+    emitPtx(b,
+            "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, $0, $1; "
+            "mbarrier.arrive.shared::cluster.b64 _, [remote]; }",
+            "r,r",
+            {address,
+             arith::ConstantIntOp::create(b, b.getI32Type(), rank)});
+}
 
 Value WgmmaKernelBuilder::buildDescriptor(ImplicitLocOpBuilder &b,
                                           Value address) {
@@ -296,9 +373,9 @@ void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   Value roundParity = arith::AndIOp::create(b, round, c1);
   Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                        roundParity, c0);
-  Value ticks = constant(b, 10000000);
-  nvgpu::MBarrierTryWaitParityOp::create(b, emptyBarriers, parity, ticks,
-                                         stage);
+  waitEmpty(b, stage, parity);
+  // The stage's bytes: A's tile and all of B's, whose parts the cluster's
+  // blocks multicast.
   nvgpu::MBarrierArriveExpectTxOp::create(
       b, fullBarriers, constant(b, tiling.stageBytes()), stage, Value());
   // TMA coordinates are innermost first: (k, row).
@@ -306,9 +383,21 @@ void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   nvgpu::TmaAsyncLoadOp::create(b, aTileAt(b, stage), fullBarriers,
                                 tensorMapA, ValueRange{kOffset, blockRow},
                                 stage, Value(), Value());
+  // This block's part of B's tile (all of it without a cluster), written
+  // into every block of the cluster, completing on each one's `full`.
+  Value bRow = blockColumn;
+  Value multicastMask;
+  if (clustered()) {
+    bRow = arith::AddIOp::create(
+        b, blockColumn,
+        arith::MulIOp::create(b, clusterRank,
+                              constant(b, tiling.tileN / tiling.clusterRows)));
+    multicastMask = arith::ConstantIntOp::create(
+        b, b.getI16Type(), (int64_t(1) << tiling.clusterRows) - 1);
+  }
   nvgpu::TmaAsyncLoadOp::create(b, bTileAt(b, stage), fullBarriers,
-                                tensorMapB, ValueRange{kOffset, blockColumn},
-                                stage, Value(), Value());
+                                tensorMapB, ValueRange{kOffset, bRow}, stage,
+                                multicastMask, Value());
   b.setInsertionPointAfter(loop);
 }
 
@@ -449,7 +538,6 @@ Value WgmmaKernelBuilder::pinFragment(ImplicitLocOpBuilder &b,
 Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
                                       const IssuedKTile &tile,
                                       Value accumulator) {
-  MLIRContext *ctx = op.getContext();
   // The caller waited for the tile's wgmma group (wait_group is warp-wide):
   // one lane per warp releases the stage for its warp.
   Value isFirstLane = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
@@ -457,8 +545,7 @@ Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
   {
     auto release = scf::IfOp::create(b, isFirstLane, false);
     ImplicitLocOpBuilder inner(b.getLoc(), release.getThenBodyBuilder());
-    nvgpu::MBarrierArriveOp::create(inner, nvgpu::MBarrierTokenType::get(ctx),
-                                    emptyBarriers, tile.stage);
+    releaseEmpty(inner, tile.stage);
   }
   // Promotion: accumulator += fragment (x the K tile's scales), between
   // the wait and the next issue.
@@ -676,30 +763,45 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
 void WgmmaKernelBuilder::buildTileLoop(
     ImplicitLocOpBuilder &b,
     llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
-  Value block = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value blocks = gpu::GridDimOp::create(b, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, block, constant(b, getTileCount()), blocks);
+  // The loop walks units of `clusterRows` tiles of one column, one unit
+  // per cluster at a time; a block takes its rank's tile of the unit.
+  Value cluster = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value clusters = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  if (clustered()) {
+    Value rows = constant(b, tiling.clusterRows);
+    cluster = arith::DivUIOp::create(b, cluster, rows);
+    clusters = arith::DivUIOp::create(b, clusters, rows);
+  }
+  auto loop =
+      scf::ForOp::create(b, cluster, constant(b, getUnitCount()), clusters);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value tile = loop.getInductionVar();
+  Value unit = loop.getInductionVar();
   Value local = arith::DivUIOp::create(
-      b, arith::SubIOp::create(b, tile, block), blocks);
+      b, arith::SubIOp::create(b, unit, cluster), clusters);
   firstIteration = arith::MulIOp::create(b, local, kTiles);
   // Grouped order: `rasterRows` rows of tiles, column by column, so that
   // the blocks running at once share A's and B's tiles in L2.
-  int64_t tileRows = llvm::divideCeil(m, tiling.tileM);
+  int64_t unitRows = llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows;
   int64_t tileColumns = llvm::divideCeil(n, tiling.tileN);
-  Value perGroup = constant(b, tiling.rasterRows * tileColumns);
-  Value group = arith::DivUIOp::create(b, tile, perGroup);
+  int64_t rasterUnits = std::max<int64_t>(1, tiling.rasterRows /
+                                                 tiling.clusterRows);
+  Value perGroup = constant(b, rasterUnits * tileColumns);
+  Value group = arith::DivUIOp::create(b, unit, perGroup);
   Value groupFirstRow =
-      arith::MulIOp::create(b, group, constant(b, tiling.rasterRows));
+      arith::MulIOp::create(b, group, constant(b, rasterUnits));
   Value groupRows = arith::MinUIOp::create(
-      b, arith::SubIOp::create(b, constant(b, tileRows), groupFirstRow),
-      constant(b, tiling.rasterRows));
-  Value inGroup = arith::RemUIOp::create(b, tile, perGroup);
-  Value tileRow = arith::AddIOp::create(
+      b, arith::SubIOp::create(b, constant(b, unitRows), groupFirstRow),
+      constant(b, rasterUnits));
+  Value inGroup = arith::RemUIOp::create(b, unit, perGroup);
+  Value unitRow = arith::AddIOp::create(
       b, groupFirstRow, arith::RemUIOp::create(b, inGroup, groupRows));
   Value tileColumn = arith::DivUIOp::create(b, inGroup, groupRows);
+  Value tileRow = unitRow;
+  if (clustered())
+    tileRow = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, unitRow, constant(b, tiling.clusterRows)),
+        clusterRank);
   blockRow = arith::MulIOp::create(b, tileRow, constant(b, tiling.tileM));
   blockColumn =
       arith::MulIOp::create(b, tileColumn, constant(b, tiling.tileN));
@@ -719,7 +821,10 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
                    b, getTensorMapType(tiling.tileM, aElement), next())
                    .getResult(0);
   tensorMapB = UnrealizedConversionCastOp::create(
-                   b, getTensorMapType(tiling.tileN, bElement), next())
+                   b,
+                   getTensorMapType(tiling.tileN / tiling.clusterRows,
+                                    bElement),
+                   next())
                    .getResult(0);
   aScales = next();
   bScales = next();
@@ -748,47 +853,63 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
   ringAddress = arith::AddIOp::create(b, base, padding64);
   Value padding = arith::IndexCastOp::create(b, b.getIndexType(), padding64);
   auto tileAt = [this, shared, padding](ImplicitLocOpBuilder &b, Value stage,
-                                        int64_t offset, MemRefType type) {
+                                        Value offset, MemRefType type) {
     Value bytes = arith::AddIOp::create(
         b, padding,
         arith::AddIOp::create(
             b, arith::MulIOp::create(b, stage, constant(b, tiling.stageBytes())),
-            constant(b, offset)));
+            offset));
     return memref::ViewOp::create(b, type, shared, bytes, ValueRange())
         .getResult();
   };
   MemRefType aTileType = getTileType(tiling.tileM, aElement);
-  MemRefType bTileType = getTileType(tiling.tileN, bElement);
+  int64_t bPartRows = tiling.tileN / tiling.clusterRows;
+  MemRefType bPartType = getTileType(bPartRows, bElement);
   aTileAt = [=](ImplicitLocOpBuilder &b, Value stage) {
-    return tileAt(b, stage, 0, aTileType);
+    return tileAt(b, stage, constant(b, 0), aTileType);
   };
+  // This block's part of B's tile (rows of whole swizzle atoms, so the
+  // parts make up the tile TMA would write in one copy).
   bTileAt = [=](ImplicitLocOpBuilder &b, Value stage) {
-    return tileAt(b, stage, tiling.tileM * tiling.tileK, bTileType);
+    Value offset = constant(b, tiling.tileM * tiling.tileK);
+    if (clustered())
+      offset = arith::AddIOp::create(
+          b, offset,
+          arith::MulIOp::create(b, clusterRank,
+                                constant(b, bPartRows * tiling.tileK)));
+    return tileAt(b, stage, offset, bPartType);
   };
 
   auto barriersType =
       nvgpu::MBarrierGroupType::get(ctx, workgroup, tiling.stages);
   fullBarriers = nvgpu::MBarrierCreateOp::create(b, barriersType);
-  emptyBarriers = nvgpu::MBarrierCreateOp::create(b, barriersType);
+  clusterRank = clustered() ? gpu::ClusterBlockIdOp::create(
+                                  b, gpu::Dimension::x)
+                                  .getResult()
+                            : c0;
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value isFirstThread =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId, c0);
   {
     auto init = scf::IfOp::create(b, isFirstThread, false);
     ImplicitLocOpBuilder inner(b.getLoc(), init.getThenBodyBuilder());
+    // `empty`: one arrival per consumer warp of each block of the cluster.
+    Value emptyArrivals = arith::ConstantIntOp::create(
+        inner, inner.getI32Type(),
+        tiling.clusterRows * tiling.consumers * chip.warpgroupThreads / 32);
     for (int64_t stage = 0; stage < tiling.stages; ++stage) {
       Value index = constant(inner, stage);
-      // `full`: the producer's arrival with its byte count; `empty`: one
-      // arrival per consumer warp.
+      // `full`: the producer's arrival with its byte count.
       nvgpu::MBarrierInitOp::create(inner, fullBarriers, c1, index, Value());
-      nvgpu::MBarrierInitOp::create(
-          inner, emptyBarriers,
-          constant(inner, tiling.consumers * chip.warpgroupThreads / 32),
-          index, Value());
+      emitPtx(inner, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r",
+              {getEmptyBarrierAddress(inner, index), emptyArrivals});
     }
-    // The initialized barriers are seen by TMA's async proxy; the tensor
-    // maps the host copied into global memory by the tensor-map proxy
-    // (this thread issues the copies): both need a fence first.
+    // The initialized barriers are seen by TMA's async proxy (and, in a
+    // cluster, by the other blocks); the tensor maps the host copied into
+    // global memory by the tensor-map proxy (this thread issues the
+    // copies): each needs a fence first.
+    if (clustered())
+      NVVM::FenceMbarrierInitOp::create(inner);
     NVVM::FenceProxyOp::create(
         inner, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -797,7 +918,15 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
     nvgpu::TmaPrefetchOp::create(inner, tensorMapA, Value());
     nvgpu::TmaPrefetchOp::create(inner, tensorMapB, Value());
   }
-  gpu::BarrierOp::create(b);
+  // No block multicasts into another's shared memory or arrives on its
+  // barriers before they are initialized.
+  auto syncCluster = [&]() {
+    if (!clustered())
+      return gpu::BarrierOp::create(b), void();
+    NVVM::ClusterArriveOp::create(b, /*aligned=*/nullptr);
+    NVVM::ClusterWaitOp::create(b, /*aligned=*/nullptr);
+  };
+  syncCluster();
 
   Value warpgroup = arith::DivUIOp::create(
       b, threadId, constant(b, chip.warpgroupThreads));
@@ -824,6 +953,10 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
       buildConsumer(b, consumerIndex);
     });
   }
+  // Nor does a block exit while the others may still write into its
+  // shared memory or arrive on its barriers.
+  if (clustered())
+    syncCluster();
   gpu::ReturnOp::create(b);
 }
 
@@ -869,19 +1002,26 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   };
   SmallVector<Value> arguments = {
       tensorMap(op.getA(), tiling.tileM, aElement),
-      tensorMap(op.getB(), tiling.tileN, bElement), op.getAScales(),
-      op.getBScales()};
+      tensorMap(op.getB(), tiling.tileN / tiling.clusterRows, bElement),
+      op.getAScales(), op.getBScales()};
   if (op.getBias())
     arguments.push_back(op.getBias());
   arguments.push_back(op.getInit());
   Value one = constant(b, 1);
-  // Persistent blocks: one per multiprocessor, or one per tile.
-  gpu::KernelDim3 grid{
-      constant(b, std::min(getTileCount(), chip.multiprocessors)), one, one};
+  // Persistent clusters: as many as fit one block per multiprocessor, or
+  // one per unit of tiles.
+  int64_t clusters = std::min(getUnitCount(),
+                              chip.multiprocessors / tiling.clusterRows);
+  gpu::KernelDim3 grid{constant(b, clusters * tiling.clusterRows), one, one};
   gpu::KernelDim3 block{constant(b, tiling.threads), one, one};
+  std::optional<gpu::KernelDim3> cluster;
+  if (clustered())
+    cluster = gpu::KernelDim3{constant(b, tiling.clusterRows), one, one};
   Value sharedBytes = arith::ConstantIntOp::create(
       b, b.getI32Type(), tiling.sharedBytes(chip));
-  gpu::LaunchFuncOp::create(b, kernel, grid, block, sharedBytes, arguments);
+  gpu::LaunchFuncOp::create(b, kernel, grid, block, sharedBytes, arguments,
+                            /*asyncTokenType=*/nullptr,
+                            /*asyncDependencies=*/{}, cluster);
   op.erase();
   return success();
 }
@@ -927,6 +1067,16 @@ struct QMMLowerMatmulToWgmmaPass
                  (target->registersPerMultiprocessor -
                   target->warpgroupThreads * tiling.producerRegisters) /
                      (tiling.consumers * target->warpgroupThreads) / 8 * 8);
+    // B's tile splits into parts of whole 8-row swizzle atoms.
+    int64_t maxClusterRows =
+        std::min(target->maxPortableClusterBlocks, tiling.tileN / 8);
+    if (clusterRows < 1 || !llvm::isPowerOf2_64(clusterRows) ||
+        clusterRows > maxClusterRows) {
+      module.emitError("qmm-lower-matmul-to-wgmma: cluster-rows must be a "
+                       "power of two from 1 to ")
+          << maxClusterRows << ", got " << int64_t(clusterRows);
+      return signalPassFailure();
+    }
     if (tiling.sharedBytes(*target) > target->maxSharedBytesPerBlock) {
       module.emitError("qmm-lower-matmul-to-wgmma: ")
           << int64_t(stages) << " stages need " << tiling.sharedBytes(*target)
@@ -946,7 +1096,7 @@ struct QMMLowerMatmulToWgmmaPass
                     UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
     for (auto [matmul, func] : matmuls) {
-      WgmmaKernelBuilder builder(matmul, *target, tiling);
+      WgmmaKernelBuilder builder(matmul, *target, tiling, clusterRows);
       if (failed(builder.build(func, symbols)))
         return signalPassFailure();
     }

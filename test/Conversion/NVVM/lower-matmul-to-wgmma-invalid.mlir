@@ -2,14 +2,23 @@
 // RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=7" | FileCheck %s --check-prefix=SEVEN
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER3
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=16" 2>&1 | FileCheck %s --check-prefix=CLUSTER16
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=0" 2>&1 | FileCheck %s --check-prefix=CLUSTER0
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
-// 8 stages of 32 KiB plus the 1 KiB that aligns them do not; 7 do.
-// SEVEN: dynamic_shared_memory_size %c230400_i32
+// 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
+// that aligns them do not; 7 do.
+// SEVEN: dynamic_shared_memory_size %c230456_i32
 // ZERO: qmm-lower-matmul-to-wgmma: stages must be at least 1, got 0
 // CHIP: qmm-lower-matmul-to-wgmma: unknown chip 'sm_80' (expected sm_90a)
+// Clusters split B's 128-row tile into parts of whole 8-row swizzle atoms
+// for at most 8 blocks (the portable cluster size), a power of two.
+// CLUSTER3: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 3
+// CLUSTER16: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 16
+// CLUSTER0: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 0
 
-// expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263168 bytes of shared memory; sm_90a has 232448 per block}}
+// expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263232 bytes of shared memory; sm_90a has 232448 per block}}
 module {
   func.func @gemm(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<128x256xf8E4M3FN>, %d: memref<128x128xbf16>) {
     qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>

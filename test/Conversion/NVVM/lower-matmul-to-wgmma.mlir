@@ -1,11 +1,15 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="stages=2" | FileCheck %s --check-prefix=STAGES2
 
+// The kernel without clusters (the default, cluster-rows=1); clusters are
+// tested in lower-matmul-to-wgmma-cluster.mlir.
+
 // Per-tensor E4M3 x E5M2 with partial tiles in M and N (200 x 136) and a
 // bf16 output. Host: the tensor maps of A and B (128 x 128 boxes, 128B
 // swizzle, zeros out of bounds) passed as pointers, a grid of
 // min(tiles, multiprocessors) = 4 persistent blocks of 3 warpgroups and
-// the ring's dynamic shared memory (4 stages x 32 KiB + 1 KiB to align it).
+// the dynamic shared memory: 4 stages x 32 KiB, 4 `empty` mbarriers of 8
+// bytes and 1 KiB to align the ring.
 
 // CHECK-LABEL: func.func @per_tensor_partial_tiles
 // CHECK-NOT:     qmm.matmul
@@ -15,21 +19,25 @@
 // CHECK:         %[[CB:.*]] = memref.cast %arg2 : memref<136x384xf8E5M2> to memref<*xf8E5M2>
 // CHECK:         %[[MB:.*]] = nvgpu.tma.create.descriptor %[[CB]] box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E5M2> -> <tensor = memref<128x128xf8E5M2, #gpu.address_space<workgroup>>
 // CHECK:         %[[PB:.*]] = builtin.unrealized_conversion_cast %[[MB]]
-// CHECK:         gpu.launch_func  @per_tensor_partial_tiles_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c132096_i32 args(%[[PA]] : !llvm.ptr, %[[PB]] : !llvm.ptr, %arg1 : memref<1x1xf32>, %arg3 : memref<1x1xf32>, %arg4 : memref<200x136xbf16>)
-// STAGES2:       gpu.launch_func {{.*}} dynamic_shared_memory_size %c66560_i32
+// CHECK:         gpu.launch_func  @per_tensor_partial_tiles_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c132128_i32 args(%[[PA]] : !llvm.ptr, %[[PB]] : !llvm.ptr, %arg1 : memref<1x1xf32>, %arg3 : memref<1x1xf32>, %arg4 : memref<200x136xbf16>)
+// STAGES2:       gpu.launch_func {{.*}} dynamic_shared_memory_size %c66576_i32
 
-// The kernel. Set-up: thread 0 initializes the `full` (1 arrival + bytes)
-// and `empty` (one arrival per consumer warp: 8) barriers of each stage.
+// The kernel. Set-up: thread 0 initializes the `full` (1 arrival + bytes,
+// nvgpu's) and `empty` (one arrival per consumer warp: 8; after the ring in
+// dynamic shared memory, driven by the kernel's own PTX) barriers of each
+// stage.
 // CHECK:       gpu.module @per_tensor_partial_tiles_wgmma
 // CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
 // CHECK-DAG:     %[[TMB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E5M2
 // CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
-// CHECK:         %[[EMPTY:.*]] = nvgpu.mbarrier.create
+// CHECK-NOT:     nvgpu.mbarrier.create
+// CHECK:         %[[EIGHT:.*]] = arith.constant 8 : i32
 // CHECK:         nvgpu.mbarrier.init %[[FULL]][%{{.*}}], %c1
-// CHECK:         nvgpu.mbarrier.init %[[EMPTY]][%{{.*}}], %c8
-// CHECK-COUNT-3: nvgpu.mbarrier.init %[[EMPTY]]
+// CHECK:         llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[EIGHT]]
+// CHECK-COUNT-3: llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[EIGHT]]
+// CHECK-NOT:     nvvm.fence.mbarrier.init
 // The barriers' initialization made visible to TMA (async proxy), the
 // tensor maps the host copied acquired by the tensor-map proxy.
 // CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -37,6 +45,7 @@
 // CHECK:         nvgpu.tma.fence.descriptor %[[TMB]]
 // CHECK:         nvgpu.tma.prefetch.descriptor %[[TMA]]
 // CHECK:         gpu.barrier
+// CHECK-NOT:     nvvm.cluster
 
 // The producer (warpgroup 0, one thread): K tiles of 128 over 3 tiles,
 // waiting for a free stage, arming `full` with 32 KiB, copying A at
@@ -44,10 +53,12 @@
 // on the parity of the phase before the round's (even rounds: parity 1).
 // CHECK:         scf.for %[[KT:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
 // CHECK:           %[[EVEN:.*]] = arith.cmpi eq, %{{.*}}, %c0
-// CHECK:           nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%{{.*}}], %[[EVEN]]
+// CHECK:           %[[EVEN32:.*]] = arith.extui %[[EVEN]] : i1 to i32
+// CHECK:           llvm.inline_asm has_side_effects "{ .reg .pred done; wait_empty: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_empty; }", "r,r" %{{.*}}, %[[EVEN32]]
 // CHECK:           nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c32768
 // CHECK:           nvgpu.tma.async.load %[[TMA]][%[[K:.*]], %[[ROW:.*]]], %[[FULL]]
 // CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
+// CHECK-NOT:         multicast_mask
 
 // The consumers, before their tile loop: the product of the per-tensor
 // scales, loaded once, and D as a global pointer (N is even: pairs of
@@ -88,7 +99,7 @@
 // CHECK:             nvvm.wgmma.commit.group.sync.aligned
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:             scf.if
-// CHECK:               nvgpu.mbarrier.arrive %[[EMPTY]][%[[STAGE]]]
+// CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
 // CHECK:             llvm.extractvalue %[[PENDING]][0]
 // CHECK:             %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
 // CHECK-NOT:         arith.mulf
@@ -100,12 +111,12 @@
 // CHECK-COUNT-3:     nvvm.wgmma.mma_async
 // CHECK:             nvvm.wgmma.commit.group.sync.aligned
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]]
+// CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive
 // CHECK:             arith.addf
 // CHECK:             scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
 // After the loop, the last K tile: wait_group 0, release, promotion.
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           nvgpu.mbarrier.arrive %[[EMPTY]]
+// CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
 // CHECK:           arith.addf
 
 // The epilogue: the per-tensor scales multiply each f32 sum, which is
@@ -141,12 +152,12 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:           nvgpu.mbarrier.arrive
+// CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
 // CHECK:           arith.mulf
 // CHECK:           arith.addf
 // CHECK:           scf.yield
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:         nvgpu.mbarrier.arrive
+// CHECK:         llvm.inline_asm has_side_effects "mbarrier.arrive
 // CHECK:         arith.mulf
 // CHECK:         llvm.inline_asm
 // CHECK-NOT:     scf.if
