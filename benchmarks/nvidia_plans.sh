@@ -57,13 +57,16 @@ if [ "$mode" = validate ]; then
   save persistent_wrap 1160x2176x512 --a-scale 1x128 --b-scale 128x128
   # A grid of 3 x 4 tiles.
   save odd_rows 384x512x256 --a-scale row --b-scale row
-  # Clusters (--cluster-rows, off by default): blocks of 2 (or 4) sharing
+  # One K tile: no K loop, the only tile retired after wait_group 0.
+  save one_k_tile 256x256x128 --a-scale tensor --b-scale tensor
+  # Clusters (--cluster-rows, off by default): blocks of 2 (4, 8) sharing
   # B's tiles through TMA multicast; partial tiles, a deep K, a grid, more
   # units of 2 tiles than clusters fit the multiprocessors.
   save cluster_row_f32 200x136x384 --a-scale row --b-scale row --out-type f32 --cluster-rows 2
   save cluster_deep_k 256x256x4096 --a-scale tensor --b-scale tensor --cluster-rows 2
   save cluster_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
   save cluster4_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 4
+  save cluster8_row 1024x256x512 --a-scale row --b-scale row --cluster-rows 8
   save cluster_persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor

@@ -528,10 +528,11 @@ llvm::Error HostInterpreter::launch(gpu::LaunchFuncOp launchOp) {
     Value clusterDims[] = {c.x, c.y, c.z};
     for (int i = 0; i < 3; ++i) {
       std::optional<uint64_t> e = scalar(clusterDims[i]);
-      if (!e || *e < 1 || geometry.grid[i] % int64_t(*e) != 0)
-        return hostError(launchOp, "cluster sizes must be known scalars "
-                                   "that divide the grid");
-      geometry.cluster[i] = int64_t(*e);
+      int64_t extent = e ? int64_t(*e) : 0;
+      if (extent < 1 || geometry.grid[i] % extent != 0)
+        return hostError(launchOp, "cluster sizes must be known positive "
+                                   "scalars that divide the grid");
+      geometry.cluster[i] = extent;
     }
   }
   if (Value size = launchOp.getDynamicSharedMemorySize()) {

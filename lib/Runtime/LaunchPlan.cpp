@@ -66,7 +66,8 @@ public:
           "limits",
           kernel.getName(), grid[0], grid[1], grid[2], block[0], block[1],
           block[2], dynamicSharedBytes, chip->name));
-    if (cluster[0] * cluster[1] * cluster[2] > chip->maxPortableClusterBlocks)
+    if (llvm::any_of(cluster, [](int64_t extent) { return extent < 1; }) ||
+        cluster[0] * cluster[1] * cluster[2] > chip->maxPortableClusterBlocks)
       return llvm::createStringError(llvm::formatv(
           "kernel @{0}: a cluster of ({1}, {2}, {3}) blocks exceeds {4}'s "
           "portable cluster size ({5} blocks)",

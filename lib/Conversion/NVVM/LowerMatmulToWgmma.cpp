@@ -9,13 +9,18 @@
 //     mbarrier), then copying A's and B's tiles into it with TMA into
 //     128B-swizzled shared memory, completing on the stage's `full` mbarrier;
 //   warpgroups 1, 2 (consumers, 64 rows each): wait for `full`, run the
-//     K tile's wgmma.mma_async steps (k = 32) into a zeroed f32 fragment,
-//     release the stage (`empty`), and add the fragment to the f32
-//     accumulator, multiplied by the K block's scales when A or B is
-//     block-scaled (DeepGEMM's promotion: it also keeps wgmma's FP8
-//     accumulation to 128 products);
+//     K tile's wgmma.mma_async steps (k = 32) into a zeroed f32 fragment;
+//     while they run, retire the previous K tile (wait_group 1): release
+//     its stage (`empty`) and add its fragment to the f32 accumulator,
+//     multiplied by the K block's scales when A or B is block-scaled
+//     (DeepGEMM's promotion: it also keeps wgmma's FP8 accumulation to 128
+//     products);
 //   epilogue: per-tensor / per-row scales, C, bias, activation and the
 //     rounding, written from the documented wgmma accumulator layout.
+//
+// Optionally (cluster-rows), clusters of blocks share B's tile through TMA
+// multicast; the `empty` barriers then collect the releases of every
+// block of the cluster.
 //
 // The wgmma descriptors are computed here (nvgpu's automatic K-stepping is
 // wrong for K-major FP8), and the tensor maps are passed as pointers to
@@ -65,7 +70,7 @@ struct WgmmaTiling {
   /// consumers'.
   int64_t producerRegisters, consumerRegisters;
   /// Blocks of a cluster (along M) that share B's tiles through TMA
-  /// multicast: 1 or 2.
+  /// multicast: a power of two up to 8 (1: no clusters).
   int64_t clusterRows = 1;
   int64_t stageBytes() const { return (tileM + tileN) * tileK; }
   /// The ring, then the stages' `empty` mbarriers (8 bytes each), plus room
@@ -186,8 +191,9 @@ private:
   }
 
   void buildKernelBody(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel);
-  /// The persistent loop over output tiles: tile t = block, block + grid,
-  /// ..., in groups of `rasterRows` tile rows walked column by column.
+  /// The persistent loop over units of `clusterRows` tiles of one column:
+  /// unit u = cluster, cluster + clusters, ..., in groups of `rasterRows`
+  /// tile rows walked column by column; a block takes its rank's tile.
   /// Sets blockRow, blockColumn and firstIteration for `body`.
   void buildTileLoop(ImplicitLocOpBuilder &b,
                      llvm::function_ref<void(ImplicitLocOpBuilder &)> body);
@@ -239,7 +245,8 @@ private:
   /// The `empty` mbarriers are driven by PTX of the kernel's own (nvgpu's
   /// ops address the barriers of one block only): a consumer warp's release
   /// reaches every block of the cluster (whose producers multicast into its
-  /// shared memory), and the producer's wait acquires at cluster scope.
+  /// shared memory). Both keep mbarrier's default semantics, as CUTLASS's
+  /// cluster pipelines do.
   void waitEmpty(ImplicitLocOpBuilder &b, Value stage, Value parity);
   void releaseEmpty(ImplicitLocOpBuilder &b, Value stage);
 
@@ -1044,9 +1051,11 @@ struct QMMLowerMatmulToWgmmaPass
           << int64_t(rasterRows);
       return signalPassFailure();
     }
-    if (stages < 1) {
+    // The consumers hold two stages at once (a K tile in flight while the
+    // previous one is retired): one stage would deadlock.
+    if (stages < 2) {
       module.emitError("qmm-lower-matmul-to-wgmma: stages must be at least "
-                       "1, got ")
+                       "2 (the consumers hold two K tiles at once), got ")
           << int64_t(stages);
       return signalPassFailure();
     }

@@ -1,6 +1,7 @@
 // RUN: fp8-opt %s -verify-diagnostics --qmm-lower-matmul-to-wgmma="stages=8"
 // RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=7" | FileCheck %s --check-prefix=SEVEN
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=1" 2>&1 | FileCheck %s --check-prefix=ONE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER3
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=16" 2>&1 | FileCheck %s --check-prefix=CLUSTER16
@@ -10,7 +11,10 @@
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
 // that aligns them do not; 7 do.
 // SEVEN: dynamic_shared_memory_size %c230456_i32
-// ZERO: qmm-lower-matmul-to-wgmma: stages must be at least 1, got 0
+// The consumers hold two stages at once (K tile t in flight while t - 1 is
+// retired): one stage would deadlock.
+// ZERO: qmm-lower-matmul-to-wgmma: stages must be at least 2 (the consumers hold two K tiles at once), got 0
+// ONE: qmm-lower-matmul-to-wgmma: stages must be at least 2 (the consumers hold two K tiles at once), got 1
 // CHIP: qmm-lower-matmul-to-wgmma: unknown chip 'sm_80' (expected sm_90a)
 // Clusters split B's 128-row tile into parts of whole 8-row swizzle atoms
 // for at most 8 blocks (the portable cluster size), a power of two.

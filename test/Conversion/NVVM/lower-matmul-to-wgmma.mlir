@@ -31,11 +31,19 @@
 // CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
 // CHECK-DAG:     %[[TMB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E5M2
 // CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// The ring starts at the first 1024-byte boundary.
+// CHECK:         %[[RING:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // CHECK-NOT:     nvgpu.mbarrier.create
 // CHECK:         %[[EIGHT:.*]] = arith.constant 8 : i32
 // CHECK:         nvgpu.mbarrier.init %[[FULL]][%{{.*}}], %c1
-// CHECK:         llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[EIGHT]]
+// Stage s's `empty` barrier lies after the ring: ring + 4 x 32 KiB + 8 s.
+// CHECK:         %[[STAGE8:.*]] = arith.muli %{{.*}}, %c8{{.*}} : index
+// CHECK:         %[[EOFF:.*]] = arith.addi %c131072{{.*}}, %[[STAGE8]] : index
+// CHECK:         %[[EOFF64:.*]] = arith.index_cast %[[EOFF]] : index to i64
+// CHECK:         %[[EADDR:.*]] = arith.addi %[[RING]], %[[EOFF64]] : i64
+// CHECK:         %[[EADDR32:.*]] = arith.trunci %[[EADDR]] : i64 to i32
+// CHECK:         llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %[[EADDR32]], %[[EIGHT]]
 // CHECK-COUNT-3: llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[EIGHT]]
 // CHECK-NOT:     nvvm.fence.mbarrier.init
 // The barriers' initialization made visible to TMA (async proxy), the
@@ -194,6 +202,26 @@ func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: me
              b(%b, %sb : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
              accumulate bias(%bias : memref<128xbf16>) activation gelu_tanh
              outs(%d : memref<128x128xf16>)
+  return
+}
+
+// -----
+
+// One K tile (K = 128): issued, then retired after wait_group 0; no K
+// loop, no wait_group 1.
+
+// CHECK-LABEL: gpu.module @one_k_tile_wgmma
+// CHECK:         nvvm.setmaxregister increase 232
+// CHECK-NOT:     iter_args
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK-NOT:     nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT:     nvvm.wgmma.mma_async
+// CHECK:         llvm.store
+func.func @one_k_tile(%a: memref<128x128xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<128x128xf8E4M3FN>, %sb: memref<1x1xf32>, %d: memref<128x128xbf16>) {
+  qmm.matmul a(%a, %sa : memref<128x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %sb : memref<128x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<128x128xbf16>)
   return
 }
 
