@@ -59,6 +59,7 @@ if [ "$mode" = validate ]; then
   save odd_rows 384x512x256 --a-scale row --b-scale row
   # One K tile: no K loop, the only tile retired after wait_group 0.
   save one_k_tile 256x256x128 --a-scale tensor --b-scale tensor
+  save row_bias_accumulate 256x384x512 --a-scale row --b-scale row --bias bf16 --accumulate
   # Clusters (--cluster-rows, off by default): blocks of 2 (4, 8) sharing
   # B's tiles through TMA multicast; partial tiles, a deep K, a grid, more
   # units of 2 tiles than clusters fit the multiprocessors.

@@ -2,6 +2,7 @@
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=llvm" | FileCheck %s --check-prefix=LLVM
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=PTX
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=DECL
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=SERIAL
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu matmul-kernels=reference" | FileCheck %s --check-prefix=REFGPU
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=ptx matmul-kernels=reference" | FileCheck %s --check-prefix=REFPTX
 
@@ -48,20 +49,27 @@
 // PTX-SAME:    wgmma.fence.sync.aligned
 // PTX-SAME:    wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
 // PTX-SAME:    wgmma.commit_group.sync.aligned
-// PTX-SAME:    wgmma.wait_group.sync.aligned \091;
-// PTX-SAME:    mbarrier.arrive.shared::cta.b64
 // PTX-SAME:    wgmma.wait_group.sync.aligned \090;
 // PTX-SAME:    mbarrier.arrive.shared::cta.b64
-// PTX-SAME:    cvt.rn.bf16x2.f32
-// PTX-SAME:    st.global.b32
 // PTX-SAME:    setmaxnreg.dec.sync.aligned.u32 \0940;
 // PTX-SAME:    mbarrier.arrive.expect_tx.shared.b64
 // PTX-SAME:    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-SAME:    cvt.rn.bf16x2.f32
+// PTX-SAME:    st.global.b32
 
-// No 1-byte static declaration of the dynamic shared memory anywhere.
+// No 1-byte static declaration of the dynamic shared memory anywhere; the
+// promotion's fused multiply-adds inline.
 // DECL-NOT:    .b8 __dynamic_shmem__0;
 // DECL:        .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
+// DECL:        fma.rn.f32
 // DECL-NOT:    .b8 __dynamic_shmem__0;
+
+// Nothing that makes ptxas serialize the wgmma steps: no call (such as
+// libdevice's __nv_fmaf) and no wgmma group left in flight by a wait
+// (wait_group 1 with the group's registers read).
+// SERIAL-NOT:  __nv_
+// SERIAL-NOT:  call.uni
+// SERIAL-NOT:  wgmma.wait_group.sync.aligned \091;
 
 // REFGPU-LABEL: func.func @blockwise
 // REFGPU-COUNT-3: gpu.launch_func

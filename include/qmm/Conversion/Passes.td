@@ -861,12 +861,12 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     consecutive tiles of one column together: B's tile is the same for
     all, so each block loads 128 / c of its rows and multicasts them into
     every block's shared memory (less traffic from L2; on an H100 this
-    measured 2-6% slower than no clusters, so it is off by default). The
+    measured 1-6% slower than no clusters, so it is off by default). The
     ring's stages
     and mbarrier phases run on across a block's tiles, so the producer
     loads the next tile while the consumers finish the last. Warpgroup 0
-    gives registers up with setmaxnreg (to the minimum), the consumers take
-    them (the most that fits the multiprocessor).
+    gives registers up with setmaxnreg (down to 40 per thread), the
+    consumers take them (232, the most that fits the multiprocessor).
     * Warpgroup 0, one thread: for each K tile of 128 FP8 elements (one
       128-byte swizzled row), waits for a free stage of the ring (`empty`
       mbarrier, released by every consumer warp of the cluster), arms the
@@ -876,17 +876,21 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     * Warpgroups 1 and 2, 64 rows each: wait for `full`, run four
       `wgmma.mma_async` m64n128k32 steps (descriptors computed here: +32
       bytes per step within the swizzled rows, 1024-byte atom stride) into
-      a zeroed f32 fragment. Two fragments are in flight: while K tile t's
-      steps run, tile t - 1's group is waited for (wait_group 1), its stage
-      released (one arrival per warp, in each block of the cluster) and its
-      fragment added to the f32 accumulator; block-scaled operands' scales
-      multiply the fragment first (DeepGEMM's promotion, which also bounds
-      wgmma's FP8 accumulation to 128 products). K tiles go in pairs so the
-      two register sets alternate without copies, and empty volatile asm
-      pins the fragments between the waits and the next issue.
+      a fresh f32 fragment, wait for them (wait_group 0), release the
+      stage (one arrival per warp, in each block of the cluster) and add
+      the fragment to the f32 accumulator, with one fused multiply-add by
+      the K block's scales when an operand is block-scaled (DeepGEMM's
+      promotion, which also bounds wgmma's FP8 accumulation to 128
+      products). One wgmma group is in flight per warpgroup: ptxas
+      serializes every wgmma step of a kernel (C7514) where registers of a
+      group that wait_group 1 leaves in flight are read, so the promotion
+      overlaps the other warpgroup's steps, not its own. Empty volatile
+      asm pins the fragment after the wait and the accumulator after the
+      promotion, so that LLVM keeps them on their side of the waits.
     * Epilogue, from wgmma's accumulator layout: per-tensor (loaded once) /
       per-row scales, C (`accumulate`), bias, activation, one rounding to
-      the output type; pairs of adjacent columns stored at once (even N),
+      the output type; the column scales and bias values all loaded before
+      the first store; pairs of adjacent columns stored at once (even N),
       masked at partial tiles.
 
     Eligible: static shapes, B stored [N, K], identity layouts, K a multiple

@@ -9,12 +9,12 @@
 //     mbarrier), then copying A's and B's tiles into it with TMA into
 //     128B-swizzled shared memory, completing on the stage's `full` mbarrier;
 //   warpgroups 1, 2 (consumers, 64 rows each): wait for `full`, run the
-//     K tile's wgmma.mma_async steps (k = 32) into a zeroed f32 fragment;
-//     while they run, retire the previous K tile (wait_group 1): release
-//     its stage (`empty`) and add its fragment to the f32 accumulator,
-//     multiplied by the K block's scales when A or B is block-scaled
-//     (DeepGEMM's promotion: it also keeps wgmma's FP8 accumulation to 128
-//     products);
+//     K tile's wgmma.mma_async steps (k = 32) into a fresh f32 fragment,
+//     wait for them (wait_group 0), release the stage (`empty`) and add
+//     the fragment to the f32 accumulator, multiplied by the K block's
+//     scales when A or B is block-scaled (DeepGEMM's promotion: it also
+//     keeps wgmma's FP8 accumulation to 128 products); while one
+//     warpgroup promotes, the other's wgmma steps run;
 //   epilogue: per-tensor / per-row scales, C, bias, activation and the
 //     rounding, written from the documented wgmma accumulator layout.
 //
@@ -206,7 +206,7 @@ private:
   /// The consumers' values that do not change from tile to tile.
   void prepareConsumer(ImplicitLocOpBuilder &b);
   void buildConsumer(ImplicitLocOpBuilder &b, Value consumer);
-  /// A K tile whose wgmma group is in flight: its fragment, its ring stage
+  /// A K tile whose wgmma group was issued: its fragment, its ring stage
   /// and the factors its promotion multiplies by (block scales, per row).
   struct IssuedKTile {
     Value fragment, stage;
@@ -223,7 +223,8 @@ private:
   Value pinFragment(ImplicitLocOpBuilder &b, Value fragment);
   /// After the wait for `tile`'s group: releases its stage and returns
   /// `accumulator` plus the scaled fragment.
-  Value retireKTile(ImplicitLocOpBuilder &b, const IssuedKTile &tile,
+  /// `tile.fragment` becomes the pinned fragment, for the next K tile.
+  Value retireKTile(ImplicitLocOpBuilder &b, IssuedKTile &tile,
                     Value accumulator);
   /// The shared-memory matrix descriptor of a K-major tile at byte address
   /// `address` (i64) in 128B-swizzled rows.
@@ -450,9 +451,8 @@ WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
   Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
                                        arith::AndIOp::create(b, round, c1), c0);
 
-  // The K tile's scales (block-scaled operands), loaded before the wait;
-  // they are used one K tile later, at its promotion. Rows past M read row
-  // M - 1's.
+  // The K tile's scales (block-scaled operands), loaded before the wait
+  // for its stage, used at its promotion. Rows past M read row M - 1's.
   Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
   bool aPerTile = getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile;
   bool bPerTile = getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile;
@@ -543,7 +543,7 @@ Value WgmmaKernelBuilder::pinFragment(ImplicitLocOpBuilder &b,
 }
 
 Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
-                                      const IssuedKTile &tile,
+                                      IssuedKTile &tile,
                                       Value accumulator) {
   // The caller waited for the tile's wgmma group (wait_group is warp-wide):
   // one lane per warp releases the stage for its warp.
@@ -556,14 +556,19 @@ Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
   }
   // Promotion: accumulator += fragment (x the K tile's scales), between
   // the wait and the next issue.
-  Value fragment = pinFragment(b, tile.fragment);
+  tile.fragment = pinFragment(b, tile.fragment);
+  Value fragment = tile.fragment;
   Value promoted = accumulator;
   for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
     Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
+    Value sum = LLVM::ExtractValueOp::create(b, accumulator, i);
+    // Block scales: one fused multiply-add per element (one rounding).
+    // llvm.intr.fma, not math.fma: the GPU lowering would make that a call
+    // to libdevice's __nv_fmaf, and ptxas serializes wgmma around calls.
     if (!tile.factors.empty())
-      partial = arith::MulFOp::create(b, partial, tile.factors[(i % 4) / 2]);
-    Value sum = arith::AddFOp::create(
-        b, LLVM::ExtractValueOp::create(b, accumulator, i), partial);
+      sum = LLVM::FMAOp::create(b, partial, tile.factors[(i % 4) / 2], sum);
+    else
+      sum = arith::AddFOp::create(b, sum, partial);
     promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
   }
   return pinFragment(b, promoted);
@@ -590,60 +595,32 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
       arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
                             constant(b, 2)));
 
-  // Two fragments in flight: K tile t's wgmma steps run while tile t - 1's
-  // fragment is promoted (wait_group 1), so the tensor cores do not idle
-  // during the promotion. The fragments alternate between two register
-  // sets: the loop takes K tiles in pairs (no rotation of the sets at the
-  // back edge, which would cost copies and registers); the first K tile is
-  // issued before it, an odd last one and the final retirement after it.
+  // One K tile's wgmma group at a time: issue, wait_group 0, release the
+  // stage, promote. ptxas serializes every wgmma of the kernel (C7514,
+  // each step waited for on its own) once registers of a group that
+  // `wait_group 1` leaves in flight are read, as a second fragment
+  // promoted under the next group's steps would be; while one warpgroup
+  // promotes, the other's steps keep the tensor cores busy. The fragment's
+  // registers are carried to the next K tile, whose first step overwrites
+  // them (scale-d zero), so no zeroing is issued.
   int64_t kTileCount = llvm::divideCeil(k, tiling.tileK);
   Value zeroFragment = LLVM::ZeroOp::create(b, getFragmentType());
-  IssuedKTile pending = issueKTile(b, consumer, rows, constant(b, 0),
-                                   zeroFragment);
-  Value accumulator = zeroFragment, spare = zeroFragment;
-  // Issues K tile `kt` into `spare`, then retires `pending` into the
-  // accumulator; the new tile becomes pending, the old one's registers
-  // the spare.
-  auto advance = [&](ImplicitLocOpBuilder &b, Value kt) {
-    IssuedKTile next = issueKTile(b, consumer, rows, kt, spare);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-    accumulator = retireKTile(b, pending, accumulator);
-    spare = pending.fragment;
-    pending = next;
-  };
-  int64_t pairs = (kTileCount - 1) / 2;
-  if (pairs > 0) {
-    // Carried: the accumulator, the spare, then the pending tile.
-    auto pack = [&]() {
-      SmallVector<Value> values = {accumulator, spare, pending.fragment,
-                                   pending.stage};
-      llvm::append_range(values, pending.factors);
-      return values;
-    };
-    auto unpack = [&](ValueRange values) {
-      accumulator = values[0];
-      spare = values[1];
-      pending.fragment = values[2];
-      pending.stage = values[3];
-      pending.factors.assign(values.begin() + 4, values.end());
-    };
-    auto loop = scf::ForOp::create(b, c1, constant(b, 1 + 2 * pairs),
-                                   constant(b, 2), pack());
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      unpack(loop.getRegionIterArgs());
-      Value kt = loop.getInductionVar();
-      advance(b, kt);
-      advance(b, arith::AddIOp::create(b, kt, c1));
-      scf::YieldOp::create(b, pack());
-    }
-    unpack(loop.getResults());
+  Value accumulator = zeroFragment;
+  Value spare = LLVM::PoisonOp::create(b, getFragmentType());
+  auto loop = scf::ForOp::create(b, constant(b, 0), constant(b, kTileCount),
+                                 c1, ValueRange{accumulator, spare});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    IssuedKTile tile =
+        issueKTile(b, consumer, rows, loop.getInductionVar(),
+                   loop.getRegionIterArgs()[1]);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    Value promoted =
+        retireKTile(b, tile, loop.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, ValueRange{promoted, tile.fragment});
   }
-  if ((kTileCount - 1) % 2 != 0)
-    advance(b, constant(b, kTileCount - 1));
-  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  accumulator = retireKTile(b, pending, accumulator);
+  accumulator = loop.getResult(0);
   buildEpilogue(b, accumulator, rows, laneColumn);
 }
 
@@ -701,9 +678,15 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
       value = arith::TruncFOp::create(b, dElement, value);
     return value;
   };
+  // Every group's columns, column scales and bias values first: loaded
+  // before the first store, they are in flight together (LLVM does not
+  // move loads above stores that may alias them).
+  struct ColumnGroup {
+    Value columns[2], columnScales[2], biasValues[2];
+  };
+  SmallVector<ColumnGroup> columnGroups(tiling.tileN / 8);
   for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
-    Value columns[2];
-    Value columnScales[2], biasValues[2];
+    auto &[columns, columnScales, biasValues] = columnGroups[group];
     for (int64_t pair = 0; pair < 2; ++pair) {
       columns[pair] = arith::AddIOp::create(b, laneColumn,
                                             constant(b, 8 * group + pair));
@@ -718,6 +701,9 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
           biasValues[pair] = arith::ExtFOp::create(b, f32, biasValues[pair]);
       }
     }
+  }
+  for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
+    auto &[columns, columnScales, biasValues] = columnGroups[group];
     for (int64_t half = 0; half < 2; ++half) {
       Value row = rows[half];
       Value values[2];
@@ -1051,11 +1037,12 @@ struct QMMLowerMatmulToWgmmaPass
           << int64_t(rasterRows);
       return signalPassFailure();
     }
-    // The consumers hold two stages at once (a K tile in flight while the
-    // previous one is retired): one stage would deadlock.
+    // One stage would work, but the producer could copy only once the
+    // consumers released it: no TMA copy would ever overlap the wgmma steps.
     if (stages < 2) {
       module.emitError("qmm-lower-matmul-to-wgmma: stages must be at least "
-                       "2 (the consumers hold two K tiles at once), got ")
+                       "2 (a ring of one stage never overlaps the copies "
+                       "with the wgmma steps), got ")
           << int64_t(stages);
       return signalPassFailure();
     }

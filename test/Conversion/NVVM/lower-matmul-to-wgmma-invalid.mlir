@@ -11,10 +11,10 @@
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
 // that aligns them do not; 7 do.
 // SEVEN: dynamic_shared_memory_size %c230456_i32
-// The consumers hold two stages at once (K tile t in flight while t - 1 is
-// retired): one stage would deadlock.
-// ZERO: qmm-lower-matmul-to-wgmma: stages must be at least 2 (the consumers hold two K tiles at once), got 0
-// ONE: qmm-lower-matmul-to-wgmma: stages must be at least 2 (the consumers hold two K tiles at once), got 1
+// A ring of one stage would leave no TMA copy in flight during the wgmma
+// steps.
+// ZERO: qmm-lower-matmul-to-wgmma: stages must be at least 2 (a ring of one stage never overlaps the copies with the wgmma steps), got 0
+// ONE: qmm-lower-matmul-to-wgmma: stages must be at least 2 (a ring of one stage never overlaps the copies with the wgmma steps), got 1
 // CHIP: qmm-lower-matmul-to-wgmma: unknown chip 'sm_80' (expected sm_90a)
 // Clusters split B's 128-row tile into parts of whole 8-row swizzle atoms
 // for at most 8 blocks (the portable cluster size), a power of two.

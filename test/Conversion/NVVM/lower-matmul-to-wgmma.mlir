@@ -1,5 +1,9 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="stages=2" | FileCheck %s --check-prefix=STAGES2
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s --check-prefix=ONE-GROUP
+
+// No kernel leaves a wgmma group in flight across a wait (see the K loop).
+// ONE-GROUP-NOT: nvvm.wgmma.wait.group.sync.aligned 1
 
 // The kernel without clusters (the default, cluster-rows=1); clusters are
 // tested in lower-matmul-to-wgmma-cluster.mlir.
@@ -77,55 +81,43 @@
 // CHECK:         memref.extract_aligned_pointer_as_index %{{.*}} : memref<200x136xbf16>
 // CHECK:         %[[D:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // CHECK:         scf.for
-// K tile 0 is issued before the K loop: wait for `full`, four k32 steps of
-// wgmma m64n128k32 whose descriptors advance by 2 (32 bytes), the first
-// one zeroing the fragment; no wait yet.
+// The K loop carries the accumulator (zero) and the last fragment (poison
+// at first: the first step's scale-d zero overwrites it, so nothing is
+// zeroed). Per K tile: wait for `full`, four k32 steps of wgmma
+// m64n128k32 whose descriptors advance by 2 (32 bytes), commit, then
+// wait_group 0 at once: one group is in flight at a time (ptxas
+// serializes every wgmma of a kernel where registers of a group that
+// wait_group 1 leaves in flight are read). One lane per warp releases
+// the stage; the fragment (pinned after the wait) joins the accumulator
+// (pinned before the next issue) and is carried to the next K tile.
 // CHECK:           %[[ZERO:.*]] = llvm.mlir.zero
-// CHECK:           %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
-// CHECK:           nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD]]
-// CHECK:           %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
-// CHECK:           nvvm.wgmma.fence.aligned
-// CHECK:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
-// CHECK:           arith.constant 2 : i64
-// CHECK:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
-// CHECK:           arith.constant 4 : i64
-// CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
-// CHECK:           arith.constant 6 : i64
-// CHECK:           %[[TILE0:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
-// CHECK-NOT:       nvvm.wgmma.mma_async
-// CHECK:           nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NOT:       nvvm.wgmma.wait.group
-// K tiles 1 and 2 in one trip: each is issued into the spare registers,
-// then wait_group 1 (the previous tile's group done, the new one in
-// flight), one lane per warp releases the previous tile's stage, and its
-// fragment (pinned after the wait) joins the accumulator (pinned before
-// the next issue). The retired fragment is the next spare.
-// CHECK:           scf.for %{{.*}} = %c1{{.*}} to %c3{{.*}} step %c2{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[SPARE:.*]] = %[[ZERO]], %[[PENDING:.*]] = %[[TILE0]], %[[STAGE:.*]] = %{{.*}})
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
-// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SPARE]], {{.*}} D[<f32>, <zero>]
-// CHECK-COUNT-3:     nvvm.wgmma.mma_async
+// CHECK:           %[[POISON:.*]] = llvm.mlir.poison
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[SPARE:.*]] = %[[POISON]])
+// CHECK:             %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD]]
+// CHECK:             %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK:             nvvm.wgmma.fence.aligned
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SPARE]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK:             arith.constant 2 : i64
+// CHECK:             nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK:             arith.constant 4 : i64
+// CHECK:             nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:             arith.constant 6 : i64
+// CHECK:             %[[FRAGMENT:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK-NOT:         nvvm.wgmma.mma_async
 // CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:             scf.if
 // CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
-// CHECK:             llvm.extractvalue %[[PENDING]][0]
+// CHECK:             llvm.extractvalue %[[FRAGMENT]][0]
 // CHECK:             %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
 // CHECK-NOT:         arith.mulf
 // CHECK:             llvm.extractvalue %[[PINNED]][0]
+// CHECK:             llvm.extractvalue %[[ACC]][0]
 // CHECK:             arith.addf
-// CHECK:             llvm.inline_asm has_side_effects ""
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
-// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[PENDING]], {{.*}} D[<f32>, <zero>]
-// CHECK-COUNT-3:     nvvm.wgmma.mma_async
-// CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK:             nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive
-// CHECK:             arith.addf
-// CHECK:             scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
-// After the loop, the last K tile: wait_group 0, release, promotion.
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
-// CHECK:           arith.addf
+// CHECK:             %[[PROMOTED:.*]] = llvm.inline_asm has_side_effects ""
+// CHECK:             scf.yield %[[PROMOTED]], %[[PINNED]] :
+// CHECK-NOT:       nvvm.wgmma
 
 // The epilogue: the per-tensor scales multiply each f32 sum, which is
 // rounded to bf16; the pairs inside 200 x 136 are stored as 4 bytes.
@@ -147,27 +139,30 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // -----
 
 // 1x128 x 128x128 blockwise, whole tiles: each K tile's scales (A's per
-// row, B's per block of the block's columns) multiply the fragment before
-// it joins the accumulator; the epilogue only rounds, without masks.
+// row, B's per block of the block's columns), loaded before the wait for
+// its stage, multiply the fragment as it joins the accumulator (one fused
+// multiply-add per element); the epilogue only rounds, without masks.
 
 // CHECK-LABEL: func.func @blockwise
 // CHECK:         gpu.launch_func  @blockwise_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}})
 // CHECK:       gpu.func @matmul
 // CHECK:         scf.for {{.*}} iter_args
-// CHECK:           memref.load %{{.*}} : memref<2x4xf32>
-// CHECK:           memref.load %{{.*}} : memref<256x4xf32>
-// CHECK:           memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           %[[SB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:           %[[SA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           %[[F0:.*]] = arith.mulf %[[SA0]], %[[SB]]
+// CHECK:           %[[SA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           %[[F1:.*]] = arith.mulf %[[SA1]], %[[SB]]
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
-// CHECK:           arith.mulf
-// CHECK:           arith.addf
+// Elements 0, 1 are the first row's, 2, 3 the second's (8 rows below).
+// CHECK:           llvm.intr.fma(%{{.*}}, %[[F0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           llvm.intr.fma(%{{.*}}, %[[F0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           llvm.intr.fma(%{{.*}}, %[[F1]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           llvm.intr.fma(%{{.*}}, %[[F1]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK-NOT:       arith.addf
 // CHECK:           scf.yield
-// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:         llvm.inline_asm has_side_effects "mbarrier.arrive
-// CHECK:         arith.mulf
-// CHECK:         llvm.inline_asm
 // CHECK-NOT:     scf.if
 // CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
 // CHECK-NOT:     scf.if
@@ -187,16 +182,22 @@ func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: m
 
 // CHECK-LABEL: gpu.module @epilogue_wgmma
 // CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128xbf16>, %{{.*}}: memref<128x128xf16>)
+// Every column's scale and bias value (16 groups of 8 columns, two per
+// thread each) is loaded before the first store, so the loads are in
+// flight together.
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         memref.load %{{.*}} : memref<128x1xf32>
 // CHECK:         memref.load %{{.*}} : memref<128x1xf32>
-// CHECK:         memref.load %{{.*}} : memref<128xbf16>
+// CHECK-COUNT-32: memref.load %{{.*}} : memref<128xbf16>
 // CHECK:         arith.mulf
 // CHECK:         %[[C:.*]] = memref.load %{{.*}} : memref<128x128xf16>
 // CHECK:         arith.extf %[[C]] : f16 to f32
 // CHECK:         math.tanh
 // CHECK:         arith.truncf %{{.*}} : f32 to f16
 // CHECK:         llvm.store %{{.*}} : vector<2xf16>, !llvm.ptr<1>
+// CHECK-NOT:     memref.load %{{.*}} : memref<128xbf16>
+// CHECK-NOT:     memref.load %{{.*}} : memref<128x1xf32>
+// CHECK:         gpu.return
 func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: memref<128x256xf8E4M3FN>, %sb: memref<128x1xf32>, %bias: memref<128xbf16>, %d: memref<128x128xf16>) {
   qmm.matmul a(%a, %sa : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
              b(%b, %sb : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
@@ -207,14 +208,13 @@ func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: me
 
 // -----
 
-// One K tile (K = 128): issued, then retired after wait_group 0; no K
-// loop, no wait_group 1.
+// One K tile (K = 128): a K loop of one trip, issued, then retired after
+// wait_group 0.
 
 // CHECK-LABEL: gpu.module @one_k_tile_wgmma
 // CHECK:         nvvm.setmaxregister increase 232
-// CHECK-NOT:     iter_args
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args
 // CHECK-COUNT-4: nvvm.wgmma.mma_async
-// CHECK-NOT:     nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT:     nvvm.wgmma.mma_async
 // CHECK:         llvm.store
