@@ -57,6 +57,15 @@ try:
 except OSError:
     pass
 
+# NVIDIA's ptxas, where a CUDA toolkit is installed (never needed to build
+# or test; CI has none): the wgmma kernels' PTX is then compiled to check
+# that ptxas neither serializes their wgmma steps nor spills.
+import shutil
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
 # Debian's python3 with numpy, for tests that read .npy files independently.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 try:

@@ -92,6 +92,12 @@ LogicalResult qmm::buildNVVMKernelPipeline(OpPassManager &pm,
   // Bare pointers: one .param per memref, what the runner's launch plan
   // passes (the offsets of static layouts are in the kernel's code).
   kernels.addPass(createConvertNVGPUToNVVMPass());
+  // The math left in kernels (the fused multiply-adds of
+  // qmm-expand-kernel-math's polynomials) as LLVM intrinsics:
+  // convert-gpu-to-nvvm would call libdevice for them, unresolved in the
+  // PTX unless a CUDA toolkit is found to link it, and a call makes ptxas
+  // serialize wgmma.
+  kernels.addPass(createConvertMathToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));

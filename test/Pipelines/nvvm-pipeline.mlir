@@ -1,6 +1,7 @@
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu" | FileCheck %s --check-prefix=GPU
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=llvm" | FileCheck %s --check-prefix=LLVM
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=PTX
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=PRODUCER
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=DECL
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=SERIAL
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu matmul-kernels=reference" | FileCheck %s --check-prefix=REFGPU
@@ -51,11 +52,14 @@
 // PTX-SAME:    wgmma.commit_group.sync.aligned
 // PTX-SAME:    wgmma.wait_group.sync.aligned \090;
 // PTX-SAME:    mbarrier.arrive.shared::cta.b64
-// PTX-SAME:    setmaxnreg.dec.sync.aligned.u32 \0940;
-// PTX-SAME:    mbarrier.arrive.expect_tx.shared.b64
-// PTX-SAME:    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-SAME:    cvt.rn.bf16x2.f32
 // PTX-SAME:    st.global.b32
+
+// The producer's side (LLVM places the two roles' blocks in either order).
+// PRODUCER:    gpu.binary @blockwise_wgmma
+// PRODUCER-SAME: setmaxnreg.dec.sync.aligned.u32 \0940;
+// PRODUCER-SAME: mbarrier.arrive.expect_tx.shared.b64
+// PRODUCER-SAME: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 
 // No 1-byte static declaration of the dynamic shared memory anywhere; the
 // promotion's fused multiply-adds inline.

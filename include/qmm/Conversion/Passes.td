@@ -661,7 +661,9 @@ def QMMExpandKernelMath : Pass<"qmm-expand-kernel-math"> {
     integer arithmetic, so that the kernels need no device math library and
     the emulator runs exactly what the chip runs:
     - `math.tanh` and `math.erf` (GELU) become MLIR's f32 polynomial
-      approximations (`populatePolynomialApproximate{Tanh,Erf}Pattern`);
+      approximations (`populatePolynomialApproximate{Tanh,Erf}Pattern`),
+      whose `math.absf` becomes the bits with the sign cleared (the NVVM
+      lowering would call libdevice for it; other `math.absf` stay);
     - `arith.truncf` to FP8, FP6, FP4 and E8M0 (LLVM has no such types)
       becomes integer arithmetic on the f32 bits, round to nearest even with
       saturation as qmm.quantize defines it, bit-exact on every chip;
@@ -884,9 +886,13 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
       products). One wgmma group is in flight per warpgroup: ptxas
       serializes every wgmma step of a kernel (C7514) where registers of a
       group that wait_group 1 leaves in flight are read, so the promotion
-      overlaps the other warpgroup's steps, not its own. Empty volatile
-      asm pins the fragment after the wait and the accumulator after the
-      promotion, so that LLVM keeps them on their side of the waits.
+      overlaps the other warpgroup's steps, not its own. A tile's first K
+      tile is issued before the previous tile's epilogue (the first
+      tile's before the tile loop), so that the tensor cores work while
+      the epilogue stores; a wait after the tile loop closes every path.
+      Empty volatile asm pins the fragment after the wait and the
+      accumulator after the promotion, so that LLVM keeps them on their
+      side of the waits.
     * Epilogue, from wgmma's accumulator layout: per-tensor (loaded once) /
       per-row scales, C (`accumulate`), bias, activation, one rounding to
       the output type; the column scales and bias values all loaded before

@@ -14,7 +14,8 @@
 //     the fragment to the f32 accumulator, multiplied by the K block's
 //     scales when A or B is block-scaled (DeepGEMM's promotion: it also
 //     keeps wgmma's FP8 accumulation to 128 products); while one
-//     warpgroup promotes, the other's wgmma steps run;
+//     warpgroup promotes, the other's wgmma steps run; a tile's first K
+//     tile is issued before the previous tile's epilogue;
 //   epilogue: per-tensor / per-row scales, C, bias, activation and the
 //     rounding, written from the documented wgmma accumulator layout.
 //
@@ -195,8 +196,14 @@ private:
   /// unit u = cluster, cluster + clusters, ..., in groups of `rasterRows`
   /// tile rows walked column by column; a block takes its rank's tile.
   /// Sets blockRow, blockColumn and firstIteration for `body`.
-  void buildTileLoop(ImplicitLocOpBuilder &b,
-                     llvm::function_ref<void(ImplicitLocOpBuilder &)> body);
+  /// `body` gets the loop-carried values (`initial` at first) and returns
+  /// the next ones; the loop's results are returned. Sets hasNextTile too:
+  /// whether this block computes another tile after this one.
+  ValueRange buildTileLoop(
+      ImplicitLocOpBuilder &b, ValueRange initial,
+      llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
+                                            ValueRange)>
+          body);
   /// The units the persistent loop walks: columns of `clusterRows` tiles.
   int64_t getUnitCount() const {
     return llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows *
@@ -205,17 +212,34 @@ private:
   void buildProducer(ImplicitLocOpBuilder &b);
   /// The consumers' values that do not change from tile to tile.
   void prepareConsumer(ImplicitLocOpBuilder &b);
+  /// The consumer warpgroup `consumer`'s tile loop.
   void buildConsumer(ImplicitLocOpBuilder &b, Value consumer);
+  /// The thread's two output rows (the wgmma accumulator layout) and its
+  /// first column in the current tile.
+  std::pair<std::array<Value, 2>, Value>
+  getThreadPosition(ImplicitLocOpBuilder &b, Value consumer);
+  /// A K tile's block scales as loaded: B's for the block's columns and A's
+  /// for each of the thread's rows (each null where that operand is not
+  /// block-scaled).
+  struct KTileScales {
+    Value b;
+    SmallVector<Value, 2> a;
+  };
   /// A K tile whose wgmma group was issued: its fragment, its ring stage
-  /// and the factors its promotion multiplies by (block scales, per row).
+  /// and its block scales.
   struct IssuedKTile {
     Value fragment, stage;
-    SmallVector<Value, 2> factors;
+    KTileScales scales;
   };
-  /// Waits for K tile `kt`'s stage and issues its wgmma steps into the
-  /// registers of `spare` (a fragment already promoted).
+  /// Loads K tile `kt`'s block scales for `rows` (nothing without block
+  /// scales). They are multiplied only at the promotion, after the wait
+  /// for the K tile's group, which covers the loads' latency.
+  KTileScales loadKTileScales(ImplicitLocOpBuilder &b, ArrayRef<Value> rows,
+                              Value kt);
+  /// Waits for the stage of ring iteration `iteration` and issues its wgmma
+  /// steps into the registers of `spare` (a fragment already promoted).
   IssuedKTile issueKTile(ImplicitLocOpBuilder &b, Value consumer,
-                         ArrayRef<Value> rows, Value kt, Value spare);
+                         Value iteration, Value spare);
   /// `fragment` unchanged, through an empty volatile asm that defines its
   /// registers anew: LLVM keeps the reads and writes of async wgmma
   /// registers on the right side of the waits and the next issue, instead
@@ -267,6 +291,8 @@ private:
   /// on across the tiles a block computes).
   Value firstIteration;
   Value kTiles;
+  /// In the tile loop: whether the block has another tile after this one.
+  Value hasNextTile;
   bool clustered() const { return tiling.clusterRows > 1; }
   // Consumer values set by prepareConsumer.
   Value warp, lane;
@@ -438,41 +464,36 @@ void WgmmaKernelBuilder::prepareConsumer(ImplicitLocOpBuilder &b) {
   }
 }
 
+WgmmaKernelBuilder::KTileScales
+WgmmaKernelBuilder::loadKTileScales(ImplicitLocOpBuilder &b,
+                                    ArrayRef<Value> rows, Value kt) {
+  KTileScales scales;
+  Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
+  if (getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile)
+    scales.b =
+        loadScale(b, bScales, op.getBEncoding(), n, blockColumn, kIndex);
+  if (getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile) {
+    // Rows past M read row M - 1's scales.
+    for (Value row : rows) {
+      Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+      scales.a.push_back(
+          loadScale(b, aScales, op.getAEncoding(), m, clamped, kIndex));
+    }
+  }
+  return scales;
+}
+
 WgmmaKernelBuilder::IssuedKTile
 WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
-                               ArrayRef<Value> rows, Value kt, Value spare) {
+                               Value iteration, Value spare) {
   MLIRContext *ctx = op.getContext();
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   Value stages = constant(b, tiling.stages);
   IssuedKTile issued;
-  Value iteration = arith::AddIOp::create(b, firstIteration, kt);
   issued.stage = arith::RemUIOp::create(b, iteration, stages);
   Value round = arith::DivUIOp::create(b, iteration, stages);
   Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
                                        arith::AndIOp::create(b, round, c1), c0);
-
-  // The K tile's scales (block-scaled operands), loaded before the wait
-  // for its stage, used at its promotion. Rows past M read row M - 1's.
-  Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
-  bool aPerTile = getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile;
-  bool bPerTile = getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile;
-  if (aPerTile || bPerTile) {
-    Value bFactor;
-    if (bPerTile)
-      bFactor = loadScale(b, bScales, op.getBEncoding(), n, blockColumn,
-                          kIndex);
-    for (Value row : rows) {
-      Value factor = bFactor;
-      if (aPerTile) {
-        Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-        Value aFactor =
-            loadScale(b, aScales, op.getAEncoding(), m, clamped, kIndex);
-        factor = bFactor ? arith::MulFOp::create(b, aFactor, bFactor)
-                         : aFactor;
-      }
-      issued.factors.push_back(factor);
-    }
-  }
 
   Value ticks = constant(b, 10000000);
   nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
@@ -558,6 +579,17 @@ Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
   // the wait and the next issue.
   tile.fragment = pinFragment(b, tile.fragment);
   Value fragment = tile.fragment;
+  // The K tile's factor per row (of the thread's two): sa x sb.
+  SmallVector<Value, 2> factors;
+  const KTileScales &scales = tile.scales;
+  for (int64_t row = 0; row < 2 && (scales.b || !scales.a.empty()); ++row) {
+    if (scales.a.empty())
+      factors.push_back(scales.b);
+    else if (!scales.b)
+      factors.push_back(scales.a[row]);
+    else
+      factors.push_back(arith::MulFOp::create(b, scales.a[row], scales.b));
+  }
   Value promoted = accumulator;
   for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
     Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
@@ -565,8 +597,8 @@ Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
     // Block scales: one fused multiply-add per element (one rounding).
     // llvm.intr.fma, not math.fma: the GPU lowering would make that a call
     // to libdevice's __nv_fmaf, and ptxas serializes wgmma around calls.
-    if (!tile.factors.empty())
-      sum = LLVM::FMAOp::create(b, partial, tile.factors[(i % 4) / 2], sum);
+    if (!factors.empty())
+      sum = LLVM::FMAOp::create(b, partial, factors[(i % 4) / 2], sum);
     else
       sum = arith::AddFOp::create(b, sum, partial);
     promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
@@ -574,9 +606,9 @@ Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
   return pinFragment(b, promoted);
 }
 
-void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
-                                       Value consumer) {
-  Value c1 = constant(b, 1);
+std::pair<std::array<Value, 2>, Value>
+WgmmaKernelBuilder::getThreadPosition(ImplicitLocOpBuilder &b,
+                                      Value consumer) {
   // The accumulator layout of wgmma (PTX ISA, "Register fragments" of
   // wgmma .m64nNk32 with f32 D): warp w of the warpgroup holds rows
   // 16w + lane / 4 and 16w + lane / 4 + 8; in each 8-column group j the
@@ -589,39 +621,95 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
           arith::MulIOp::create(b, consumer, constant(b, chip.wgmmaM))),
       arith::AddIOp::create(b, arith::MulIOp::create(b, warp, constant(b, 16)),
                             arith::DivUIOp::create(b, lane, constant(b, 4))));
-  Value rows[2] = {firstRow, arith::AddIOp::create(b, firstRow, constant(b, 8))};
+  std::array<Value, 2> rows = {
+      firstRow, arith::AddIOp::create(b, firstRow, constant(b, 8))};
   Value laneColumn = arith::AddIOp::create(
       b, blockColumn,
       arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
                             constant(b, 2)));
+  return {rows, laneColumn};
+}
 
+void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
+                                       Value consumer) {
+  Value c1 = constant(b, 1);
   // One K tile's wgmma group at a time: issue, wait_group 0, release the
   // stage, promote. ptxas serializes every wgmma of the kernel (C7514,
   // each step waited for on its own) once registers of a group that
   // `wait_group 1` leaves in flight are read, as a second fragment
   // promoted under the next group's steps would be; while one warpgroup
-  // promotes, the other's steps keep the tensor cores busy. The fragment's
+  // promotes, the other's steps keep the tensor cores busy. A fragment's
   // registers are carried to the next K tile, whose first step overwrites
   // them (scale-d zero), so no zeroing is issued.
+  //
+  // A tile's first K tile is issued before the previous tile's epilogue
+  // (before the tile loop for the first tile), so that the tensor cores
+  // work while the epilogue stores: its group is the one in flight across
+  // the epilogue and the loop's back edge. The wgmma steps need no tile
+  // coordinates (the producer put the tile into the next stage), only the
+  // ring iteration, which runs on by K tiles across tiles.
   int64_t kTileCount = llvm::divideCeil(k, tiling.tileK);
-  Value zeroFragment = LLVM::ZeroOp::create(b, getFragmentType());
-  Value accumulator = zeroFragment;
-  Value spare = LLVM::PoisonOp::create(b, getFragmentType());
-  auto loop = scf::ForOp::create(b, constant(b, 0), constant(b, kTileCount),
-                                 c1, ValueRange{accumulator, spare});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    IssuedKTile tile =
-        issueKTile(b, consumer, rows, loop.getInductionVar(),
-                   loop.getRegionIterArgs()[1]);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-    Value promoted =
-        retireKTile(b, tile, loop.getRegionIterArgs()[0]);
-    scf::YieldOp::create(b, ValueRange{promoted, tile.fragment});
-  }
-  accumulator = loop.getResult(0);
-  buildEpilogue(b, accumulator, rows, laneColumn);
+  Type fragmentType = getFragmentType();
+  Value poison = LLVM::PoisonOp::create(b, fragmentType);
+  // Every block has a tile (the grid is at most the units of tiles), so
+  // the first one's K tile 0 (ring iteration 0) is issued unconditionally.
+  IssuedKTile first = issueKTile(b, consumer, constant(b, 0), poison);
+  ValueRange results = buildTileLoop(
+      b, ValueRange{first.fragment},
+      [&](ImplicitLocOpBuilder &b, ValueRange carried) -> SmallVector<Value> {
+        auto [rows, laneColumn] = getThreadPosition(b, consumer);
+        // K tile 0, in flight since before this tile: its scales, then
+        // the wait and its promotion into a zero accumulator.
+        IssuedKTile tile;
+        tile.scales = loadKTileScales(b, rows, constant(b, 0));
+        tile.fragment = carried[0];
+        tile.stage = arith::RemUIOp::create(b, firstIteration,
+                                            constant(b, tiling.stages));
+        NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+        Value accumulator =
+            retireKTile(b, tile, LLVM::ZeroOp::create(b, fragmentType));
+        // K tiles 1, 2, ... (no loop for one K tile).
+        Value spare = tile.fragment;
+        if (kTileCount > 1) {
+          auto loop = scf::ForOp::create(b, c1, constant(b, kTileCount), c1,
+                                         ValueRange{accumulator, spare});
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value kt = loop.getInductionVar();
+          KTileScales scales = loadKTileScales(b, rows, kt);
+          IssuedKTile next = issueKTile(
+              b, consumer, arith::AddIOp::create(b, firstIteration, kt),
+              loop.getRegionIterArgs()[1]);
+          next.scales = scales;
+          NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+          Value promoted =
+              retireKTile(b, next, loop.getRegionIterArgs()[0]);
+          scf::YieldOp::create(b, ValueRange{promoted, next.fragment});
+          accumulator = loop.getResult(0);
+          spare = loop.getResult(1);
+        }
+        // The next tile's K tile 0, then this tile's epilogue.
+        auto nextTile = scf::IfOp::create(b, TypeRange{fragmentType},
+                                          hasNextTile, /*withElse=*/true);
+        {
+          ImplicitLocOpBuilder then(b.getLoc(),
+                                    nextTile.getThenBodyBuilder());
+          IssuedKTile issued = issueKTile(
+              then, consumer, arith::AddIOp::create(then, firstIteration,
+                                                    kTiles),
+              spare);
+          scf::YieldOp::create(then, issued.fragment);
+          ImplicitLocOpBuilder otherwise(b.getLoc(),
+                                         nextTile.getElseBodyBuilder());
+          scf::YieldOp::create(otherwise, spare);
+        }
+        buildEpilogue(b, accumulator, rows, laneColumn);
+        return {nextTile.getResult(0)};
+      });
+  (void)results;
+  // No path leaves with a group in flight (ptxas would wait on it itself,
+  // and serialize every wgmma of the kernel for that).
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
 }
 
 void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
@@ -753,9 +841,10 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
   }
 }
 
-void WgmmaKernelBuilder::buildTileLoop(
-    ImplicitLocOpBuilder &b,
-    llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
+ValueRange WgmmaKernelBuilder::buildTileLoop(
+    ImplicitLocOpBuilder &b, ValueRange initial,
+    llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, ValueRange)>
+        body) {
   // The loop walks units of `clusterRows` tiles of one column, one unit
   // per cluster at a time; a block takes its rank's tile of the unit.
   Value cluster = gpu::BlockIdOp::create(b, gpu::Dimension::x);
@@ -765,11 +854,14 @@ void WgmmaKernelBuilder::buildTileLoop(
     cluster = arith::DivUIOp::create(b, cluster, rows);
     clusters = arith::DivUIOp::create(b, clusters, rows);
   }
-  auto loop =
-      scf::ForOp::create(b, cluster, constant(b, getUnitCount()), clusters);
+  Value unitCount = constant(b, getUnitCount());
+  auto loop = scf::ForOp::create(b, cluster, unitCount, clusters, initial);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value unit = loop.getInductionVar();
+  hasNextTile = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::ult,
+      arith::AddIOp::create(b, unit, clusters), unitCount);
   Value local = arith::DivUIOp::create(
       b, arith::SubIOp::create(b, unit, cluster), clusters);
   firstIteration = arith::MulIOp::create(b, local, kTiles);
@@ -798,7 +890,11 @@ void WgmmaKernelBuilder::buildTileLoop(
   blockRow = arith::MulIOp::create(b, tileRow, constant(b, tiling.tileM));
   blockColumn =
       arith::MulIOp::create(b, tileColumn, constant(b, tiling.tileN));
-  body(b);
+  SmallVector<Value> next = body(b, loop.getRegionIterArgs());
+  // Without loop-carried values, scf.for's builder made the yield.
+  if (!initial.empty())
+    scf::YieldOp::create(b, next);
+  return loop.getResults();
 }
 
 void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
@@ -934,7 +1030,11 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
                                    NVVM::SetMaxRegisterAction::decrease);
     auto issuing = scf::IfOp::create(producer, isFirstThread, false);
     ImplicitLocOpBuilder inner(b.getLoc(), issuing.getThenBodyBuilder());
-    buildTileLoop(inner, [&](ImplicitLocOpBuilder &b) { buildProducer(b); });
+    buildTileLoop(inner, ValueRange(),
+                  [&](ImplicitLocOpBuilder &b, ValueRange) {
+                    buildProducer(b);
+                    return SmallVector<Value>();
+                  });
   }
   {
     ImplicitLocOpBuilder consumer(b.getLoc(), roles.getElseBodyBuilder());
@@ -942,9 +1042,7 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
                                    NVVM::SetMaxRegisterAction::increase);
     Value consumerIndex = arith::SubIOp::create(consumer, warpgroup, c1);
     prepareConsumer(consumer);
-    buildTileLoop(consumer, [&](ImplicitLocOpBuilder &b) {
-      buildConsumer(b, consumerIndex);
-    });
+    buildConsumer(consumer, consumerIndex);
   }
   // Nor does a block exit while the others may still write into its
   // shared memory or arrive on its barriers.

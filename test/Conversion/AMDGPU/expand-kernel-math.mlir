@@ -1,18 +1,31 @@
 // RUN: fp8-opt %s -split-input-file --qmm-expand-kernel-math | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-expand-kernel-math | FileCheck %s --check-prefix=SIGN
 
-// tanh and erf become f32 polynomials (no device library); other math ops
-// are left to the backend.
+// tanh and erf become f32 polynomials (no device library); the |x| they
+// take becomes the bits with the sign cleared (NVVM lowering would call
+// libdevice for math.absf). Other math ops, |x| included, are left to the
+// backend.
 // CHECK-LABEL: func.func @tanh_erf
 // CHECK-NOT:     math.tanh
 // CHECK-NOT:     math.erf
+// CHECK:         %[[BITS:.*]] = arith.bitcast %{{.*}} : vector<4xf32> to vector<4xi32>
+// CHECK:         %[[CLEAR:.*]] = arith.andi %[[BITS]], %{{.*}} : vector<4xi32>
+// CHECK:         arith.bitcast %[[CLEAR]] : vector<4xi32> to vector<4xf32>
 // CHECK:         math.fma
 // CHECK:         %[[E:.*]] = math.exp %{{.*}} : vector<4xf32>
-// CHECK:         return %{{.*}}, %{{.*}}, %[[E]]
-func.func @tanh_erf(%x: vector<4xf32>) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK:         %[[A:.*]] = math.absf %{{.*}} : vector<4xf32>
+// CHECK:         return %{{.*}}, %{{.*}}, %[[E]], %[[A]]
+// SIGN-LABEL: func.func @tanh_erf
+// SIGN:         arith.constant dense<2147483647> : vector<4xi32>
+// SIGN:         math.absf
+// SIGN-NOT:     math.absf
+// SIGN:         return
+func.func @tanh_erf(%x: vector<4xf32>) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
   %t = math.tanh %x : vector<4xf32>
   %e = math.erf %x : vector<4xf32>
   %keep = math.exp %x : vector<4xf32>
-  return %t, %e, %keep : vector<4xf32>, vector<4xf32>, vector<4xf32>
+  %keepabs = math.absf %x : vector<4xf32>
+  return %t, %e, %keep, %keepabs : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
 }
 
 // -----

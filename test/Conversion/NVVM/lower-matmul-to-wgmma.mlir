@@ -80,30 +80,56 @@
 // CHECK:         %[[SCALE:.*]] = arith.mulf
 // CHECK:         memref.extract_aligned_pointer_as_index %{{.*}} : memref<200x136xbf16>
 // CHECK:         %[[D:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
-// CHECK:         scf.for
-// The K loop carries the accumulator (zero) and the last fragment (poison
-// at first: the first step's scale-d zero overwrites it, so nothing is
-// zeroed). Per K tile: wait for `full`, four k32 steps of wgmma
-// m64n128k32 whose descriptors advance by 2 (32 bytes), commit, then
-// wait_group 0 at once: one group is in flight at a time (ptxas
-// serializes every wgmma of a kernel where registers of a group that
-// wait_group 1 leaves in flight are read). One lane per warp releases
-// the stage; the fragment (pinned after the wait) joins the accumulator
-// (pinned before the next issue) and is carried to the next K tile.
+// One K tile's wgmma group is in flight at a time: issue, then
+// wait_group 0 (ptxas serializes every wgmma of a kernel where registers
+// of a group that wait_group 1 leaves in flight are read). A tile's K
+// tile 0 is issued before the previous tile's epilogue (the first tile's
+// before the tile loop, ring iteration 0, into poison registers: the
+// first step's scale-d zero overwrites them); its group crosses the
+// epilogue and the loop's back edge.
+// CHECK:         %[[POISON:.*]] = llvm.mlir.poison
+// CHECK:         %[[ODD0:.*]] = arith.cmpi ne, %{{.*}}, %c0
+// CHECK:         nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD0]]
+// CHECK:         nvvm.wgmma.fence.aligned
+// CHECK:         nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[POISON]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK:         arith.constant 2 : i64
+// CHECK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK:         arith.constant 4 : i64
+// CHECK:         nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:         arith.constant 6 : i64
+// CHECK:         %[[FIRST:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:         nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT:     nvvm.wgmma.wait.group
+// The tile loop carries the group in flight. `has next`: the block's next
+// unit (unit + grid) is below the 4 units.
+// CHECK:         %[[TILES:.*]] = scf.for %[[UNIT:.*]] = %{{.*}} to %[[UNITS:.*]] step %[[GRID:.*]] iter_args(%[[INFLIGHT:.*]] = %[[FIRST]])
+// CHECK:           %[[NEXTUNIT:.*]] = arith.addi %[[UNIT]], %[[GRID]]
+// CHECK:           %[[HASNEXT:.*]] = arith.cmpi ult, %[[NEXTUNIT]], %[[UNITS]]
+// K tile 0: wait, release (one lane per warp), promotion of the pinned
+// fragment into a zero accumulator.
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           %[[ZERO:.*]] = llvm.mlir.zero
-// CHECK:           %[[POISON:.*]] = llvm.mlir.poison
-// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[SPARE:.*]] = %[[POISON]])
+// CHECK:           scf.if
+// CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// CHECK:           llvm.extractvalue %[[INFLIGHT]][0]
+// CHECK:           %[[PINNED0:.*]] = llvm.inline_asm has_side_effects "", "=f,
+// CHECK-NOT:       arith.mulf
+// CHECK:           llvm.extractvalue %[[PINNED0]][0]
+// CHECK:           llvm.extractvalue %[[ZERO]][0]
+// CHECK:           arith.addf
+// CHECK:           %[[ACC0:.*]] = llvm.inline_asm has_side_effects ""
+// K tiles 1 and 2: the loop carries the accumulator and the last
+// fragment; per K tile: wait for `full`, four k32 steps, commit, wait,
+// release, promotion (fragment pinned after the wait, accumulator after
+// the promotion).
+// CHECK:           %[[KLOOP:.*]]:2 = scf.for %{{.*}} = %c1{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]], %[[SPARE:.*]] = %[[PINNED0]])
 // CHECK:             %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD]]
 // CHECK:             %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK:             nvvm.wgmma.fence.aligned
-// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SPARE]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
-// CHECK:             arith.constant 2 : i64
-// CHECK:             nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
-// CHECK:             arith.constant 4 : i64
-// CHECK:             nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
-// CHECK:             arith.constant 6 : i64
-// CHECK:             %[[FRAGMENT:.*]] = nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SPARE]], {{.*}} D[<f32>, <zero>]
+// CHECK-COUNT-2:     nvvm.wgmma.mma_async
+// CHECK:             %[[FRAGMENT:.*]] = nvvm.wgmma.mma_async
 // CHECK-NOT:         nvvm.wgmma.mma_async
 // CHECK:             nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
@@ -111,12 +137,21 @@
 // CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
 // CHECK:             llvm.extractvalue %[[FRAGMENT]][0]
 // CHECK:             %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
-// CHECK-NOT:         arith.mulf
 // CHECK:             llvm.extractvalue %[[PINNED]][0]
 // CHECK:             llvm.extractvalue %[[ACC]][0]
 // CHECK:             arith.addf
 // CHECK:             %[[PROMOTED:.*]] = llvm.inline_asm has_side_effects ""
 // CHECK:             scf.yield %[[PROMOTED]], %[[PINNED]] :
+// The next tile's K tile 0 into the last fragment's registers, if there is
+// a next tile; no wait before the epilogue.
+// CHECK:           %[[NEXT:.*]] = scf.if %[[HASNEXT]]
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[KLOOP]]#1, {{.*}} D[<f32>, <zero>]
+// CHECK-COUNT-3:     nvvm.wgmma.mma_async
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:        scf.yield
+// CHECK:           } else {
+// CHECK-NEXT:        scf.yield %[[KLOOP]]#1
 // CHECK-NOT:       nvvm.wgmma
 
 // The epilogue: the per-tensor scales multiply each f32 sum, which is
@@ -128,6 +163,13 @@
 // CHECK:             llvm.insertelement
 // CHECK:             %[[AT:.*]] = llvm.getelementptr %[[D]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
 // CHECK:             llvm.store %{{.*}}, %[[AT]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// The epilogue's accumulator is the K loop's; the group in flight goes on
+// to the next trip. After the tile loop: a wait, so that no path leaves
+// with a group in flight (ptxas would insert one and serialize).
+// CHECK:           scf.yield %[[NEXT]]
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:  }
+// CHECK-NEXT:  gpu.return
 
 func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<136x384xf8E5M2>, %sb: memref<1x1xf32>, %d: memref<200x136xbf16>) {
   qmm.matmul a(%a, %sa : memref<200x384xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
@@ -139,30 +181,51 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // -----
 
 // 1x128 x 128x128 blockwise, whole tiles: each K tile's scales (A's per
-// row, B's per block of the block's columns), loaded before the wait for
-// its stage, multiply the fragment as it joins the accumulator (one fused
-// multiply-add per element); the epilogue only rounds, without masks.
+// row, B's per block of the block's columns) multiply the fragment as it
+// joins the accumulator (one fused multiply-add per element); the
+// epilogue only rounds, without masks.
 
 // CHECK-LABEL: func.func @blockwise
 // CHECK:         gpu.launch_func  @blockwise_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}})
 // CHECK:       gpu.func @matmul
+// The tile loop; K tile 0's scales (B's block scale for the block's
+// columns, A's for each of the thread's two rows) loaded before its wait,
+// multiplied only after it and the pin, so that the wait covers the loads.
 // CHECK:         scf.for {{.*}} iter_args
 // CHECK:           %[[SB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
 // CHECK:           %[[SA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
-// CHECK:           %[[F0:.*]] = arith.mulf %[[SA0]], %[[SB]]
 // CHECK:           %[[SA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
-// CHECK:           %[[F1:.*]] = arith.mulf %[[SA1]], %[[SB]]
-// CHECK:           nvgpu.mbarrier.try_wait.parity
-// CHECK-COUNT-4:   nvvm.wgmma.mma_async
+// CHECK-NOT:       arith.mulf
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
+// CHECK:           llvm.inline_asm has_side_effects "", "=f,
+// CHECK-NEXT:      %[[F0:.*]] = arith.mulf %[[SA0]], %[[SB]]
+// CHECK-NEXT:      %[[F1:.*]] = arith.mulf %[[SA1]], %[[SB]]
 // Elements 0, 1 are the first row's, 2, 3 the second's (8 rows below).
 // CHECK:           llvm.intr.fma(%{{.*}}, %[[F0]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK:           llvm.intr.fma(%{{.*}}, %[[F0]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK:           llvm.intr.fma(%{{.*}}, %[[F1]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK:           llvm.intr.fma(%{{.*}}, %[[F1]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:       arith.addf
-// CHECK:           scf.yield
+// The K loop: each K tile's scales loaded before the wait for its stage,
+// multiplied after the wait for its group.
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK:             %[[KSB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:             %[[KSA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:             memref.load %{{.*}} : memref<256x4xf32>
+// CHECK-NOT:         arith.mulf
+// CHECK:             nvgpu.mbarrier.try_wait.parity
+// CHECK-COUNT-4:     nvvm.wgmma.mma_async
+// CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive
+// CHECK:             %[[KF0:.*]] = arith.mulf %[[KSA0]], %[[KSB]]
+// CHECK:             llvm.intr.fma(%{{.*}}, %[[KF0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK-NOT:         arith.addf
+// CHECK:             scf.yield
+// The next tile's K tile 0, then the epilogue: whole tiles, no masks.
+// CHECK:           scf.if
+// CHECK-COUNT-4:     nvvm.wgmma.mma_async
+// CHECK:           } else {
 // CHECK-NOT:     scf.if
 // CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
 // CHECK-NOT:     scf.if
@@ -208,14 +271,17 @@ func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: me
 
 // -----
 
-// One K tile (K = 128): a K loop of one trip, issued, then retired after
-// wait_group 0.
+// One K tile (K = 128): the tile's K tile 0 alone (no K loop), retired
+// after wait_group 0; the next tile's issued before the epilogue.
 
 // CHECK-LABEL: gpu.module @one_k_tile_wgmma
 // CHECK:         nvvm.setmaxregister increase 232
-// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step %c1{{.*}} iter_args
 // CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK-NOT:     scf.for
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:         scf.if
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
 // CHECK-NOT:     nvvm.wgmma.mma_async
 // CHECK:         llvm.store
 func.func @one_k_tile(%a: memref<128x128xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<128x128xf8E4M3FN>, %sb: memref<1x1xf32>, %d: memref<128x128xbf16>) {
