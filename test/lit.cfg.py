@@ -2,6 +2,7 @@
 # lit configuration for the qmm project.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -60,7 +61,6 @@ except OSError:
 # NVIDIA's ptxas, where a CUDA toolkit is installed (never needed to build
 # or test; CI has none): the wgmma kernels' PTX is then compiled to check
 # that ptxas neither serializes their wgmma steps nor spills.
-import shutil
 ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
 if os.access(ptxas, os.X_OK):
     config.available_features.add("ptxas")

@@ -197,9 +197,9 @@ private:
   /// tile rows walked column by column; a block takes its rank's tile.
   /// Sets blockRow, blockColumn and firstIteration for `body`.
   /// `body` gets the loop-carried values (`initial` at first) and returns
-  /// the next ones; the loop's results are returned. Sets hasNextTile too:
-  /// whether this block computes another tile after this one.
-  ValueRange buildTileLoop(
+  /// the next ones. Sets hasNextTile too: whether this block computes
+  /// another tile after this one.
+  void buildTileLoop(
       ImplicitLocOpBuilder &b, ValueRange initial,
       llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
                                             ValueRange)>
@@ -654,7 +654,7 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally.
   IssuedKTile first = issueKTile(b, consumer, constant(b, 0), poison);
-  ValueRange results = buildTileLoop(
+  buildTileLoop(
       b, ValueRange{first.fragment},
       [&](ImplicitLocOpBuilder &b, ValueRange carried) -> SmallVector<Value> {
         auto [rows, laneColumn] = getThreadPosition(b, consumer);
@@ -706,7 +706,6 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
         buildEpilogue(b, accumulator, rows, laneColumn);
         return {nextTile.getResult(0)};
       });
-  (void)results;
   // No path leaves with a group in flight (ptxas would wait on it itself,
   // and serialize every wgmma of the kernel for that).
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
@@ -841,7 +840,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
   }
 }
 
-ValueRange WgmmaKernelBuilder::buildTileLoop(
+void WgmmaKernelBuilder::buildTileLoop(
     ImplicitLocOpBuilder &b, ValueRange initial,
     llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, ValueRange)>
         body) {
@@ -894,7 +893,6 @@ ValueRange WgmmaKernelBuilder::buildTileLoop(
   // Without loop-carried values, scf.for's builder made the yield.
   if (!initial.empty())
     scf::YieldOp::create(b, next);
-  return loop.getResults();
 }
 
 void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
