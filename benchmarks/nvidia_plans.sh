@@ -60,6 +60,16 @@ if [ "$mode" = validate ]; then
   # One K tile: no K loop, the only tile retired after wait_group 0.
   save one_k_tile 256x256x128 --a-scale tensor --b-scale tensor
   save row_bias_accumulate 256x384x512 --a-scale row --b-scale row --bias bf16 --accumulate
+  # FP8 outputs (the next layer's A): per row and block of C columns the
+  # amax across the thread quad, the rule's scale, codes in pairs. Whole
+  # tiles; partial tiles with per-row scales, bias and GELU; MX (E8M0
+  # scales, 4 blocks a tile) in E5M2 with pow2_ceil; odd N (codes one by
+  # one, 2 blocks a tile). (Matmuls the kernel does not take, B stored
+  # [K, N] or blocks wider than a tile, are refused for FP8 outputs.)
+  save fp8_out_block 256x256x512 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
+  save fp8_out_gelu_tail 200x136x384 --a-scale row --b-scale row --bias bf16 --gelu tanh --out-type f8E4M3FN
+  save fp8_out_mx_e5m2 256x384x512 --out-type f8E5M2 --out-scale mx32 --out-rounding pow2_ceil
+  save fp8_out_odd_n 136x135x256 --out-type f8E4M3FN --out-scale 1x64
   # Clusters (--cluster-rows, off by default): blocks of 2 (4, 8) sharing
   # B's tiles through TMA multicast; partial tiles, a deep K, a grid, more
   # units of 2 tiles than clusters fit the multiprocessors.

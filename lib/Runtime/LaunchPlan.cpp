@@ -278,6 +278,10 @@ llvm::Error qmm::writeLaunchPlan(const LaunchPlan &plan, llvm::StringRef dir) {
          << launch.cluster[2];
     os << "\n";
   }
+  for (const LaunchPlan::Scaling &scaling : plan.scalings)
+    os << "scaled " << scaling.buffer << " " << scaling.scalesBuffer << " "
+       << scaling.scaleElement << " " << scaling.rows << " "
+       << scaling.columns << " " << scaling.blockColumns << "\n";
   for (auto [i, check] : llvm::enumerate(plan.checks)) {
     std::string name = llvm::formatv("check{0}.f64", i).str();
     llvm::ArrayRef<uint8_t> bytes(

@@ -4,10 +4,12 @@
 #include "qmm/Runtime/HostFormats.h"
 #include "qmm/Runtime/HostQuantizer.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
 
+using namespace mlir::qmm;
 using namespace mlir::qmm::host;
 
 Reference mlir::qmm::host::referenceGemm(llvm::ArrayRef<double> a,
@@ -164,53 +166,115 @@ ErrorMetrics mlir::qmm::host::compare(llvm::ArrayRef<double> output,
   return metrics;
 }
 
-ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
-    const HostTensor &codes, const HostTensor &scales,
-    const OperandSpec &output, const Reference &reference,
-    ScaleRounding rounding, float minAmax, int64_t reductionSize) {
-  int64_t m = codes.shape[0], n = codes.shape[1];
-  const FormatSpec &format = *lookupFormat(toElementType(output.elementType));
-  double fmax = maxFinite(format);
-  double unit = double(reductionSize + 2) * std::ldexp(1.0, -24);
-  // What the device's f32 D may differ from the reference by: the
-  // accumulation bound plus the rounding of D to f32.
-  auto errorBound = [&](int64_t i) {
-    return unit * reference.magnitudes[i] +
-           std::ldexp(std::fabs(reference.values[i]), -23);
-  };
-  int64_t numScales = scales.getNumElements();
+namespace {
+/// What the exact tier of an FP8 output derives from the reference: per
+/// block (scale index) the range of scales the rule gives for the amaxes
+/// within the block's error bound, and whether the block holds NaN or Inf.
+struct QuantizedOutputReference {
+  const FormatSpec *format;
+  double fmax;
+  /// Per element: what the device's f32 result may differ from the
+  /// reference by (the accumulation bound plus the rounding to f32).
+  std::vector<double> errorBounds;
+  std::vector<std::pair<double, double>> scaleRanges;
+  std::vector<bool> hasNaN;
+};
+} // namespace
+
+static QuantizedOutputReference
+analyzeQuantizedOutput(const OperandSpec &output, int64_t m, int64_t n,
+                       int64_t numScales, const Reference &reference,
+                       ScaleRounding rounding, float minAmax,
+                       int64_t reductionSize, const AccumulationModel &model) {
+  QuantizedOutputReference result;
+  result.format = lookupFormat(toElementType(output.elementType));
+  result.fmax = maxFinite(*result.format);
+  double unit = getAccumulationBound(reductionSize, model);
+  result.errorBounds.resize(m * n);
+  for (int64_t i = 0; i < m * n; ++i)
+    result.errorBounds[i] = unit * reference.magnitudes[i] +
+                            std::ldexp(std::fabs(reference.values[i]), -23);
   std::vector<double> amax(numScales, 0.0), amaxError(numScales, 0.0);
-  std::vector<bool> hasNaN(numScales, false);
+  result.hasNaN.assign(numScales, false);
   for (int64_t r = 0; r < m; ++r)
     for (int64_t c = 0; c < n; ++c) {
       int64_t i = r * n + c;
       int64_t block = getScaleIndex(output, m, n, r, c);
       double value = reference.values[i];
       if (std::isnan(value) || std::isinf(value))
-        hasNaN[block] = true;
+        result.hasNaN[block] = true;
       else
         amax[block] = std::max(amax[block], std::fabs(value));
-      amaxError[block] = std::max(amaxError[block], errorBound(i));
+      amaxError[block] = std::max(amaxError[block], result.errorBounds[i]);
     }
-
-  ErrorMetrics metrics;
+  result.scaleRanges.resize(numScales);
   for (int64_t block = 0; block < numScales; ++block) {
-    double scale = scales.getValue(block);
-    if (hasNaN[block] || std::isnan(scale)) {
-      metrics.scaleViolations += hasNaN[block] != std::isnan(scale);
-      continue;
-    }
     double lowest = std::max(0.0, amax[block] - amaxError[block]);
     double highest = amax[block] + amaxError[block];
     // The rules are monotone in amax.
-    double low = computeBlockScale(format, float(lowest), rounding, minAmax)
-                     .scale;
-    double high = computeBlockScale(format, float(highest), rounding, minAmax)
-                      .scale;
+    double low =
+        computeBlockScale(*result.format, float(lowest), rounding, minAmax)
+            .scale;
+    double high =
+        computeBlockScale(*result.format, float(highest), rounding, minAmax)
+            .scale;
     if (rounding == ScaleRounding::None) {
       low *= 1.0 - std::ldexp(1.0, -22);
       high *= 1.0 + std::ldexp(1.0, -22);
     }
+    result.scaleRanges[block] = {low, high};
+  }
+  return result;
+}
+
+/// The codes allowed for reference value `value` (error bound `error`) at
+/// block scale `scale`: q with |q - t| <= half a unit of the format at
+/// max(|q|, |rne(t)|) + error / scale + 2^-21 |t|, t the reference in
+/// units of the scale saturated to +-fmax. Returns [lowest, highest].
+static std::pair<double, double> getAllowedCodes(const FormatSpec &format,
+                                                 double fmax, double value,
+                                                 double error, double scale) {
+  double target = std::clamp(value / scale, -fmax, fmax);
+  double rounded =
+      std::fabs(decode(format, encodeSaturating(format, float(target))));
+  double slack = error / scale + std::ldexp(std::fabs(target), -21);
+  // Toward zero (|q| < |t|, or q between t and a larger rne(t)) the
+  // larger magnitude is |rne(t)|. Away from zero q may lie in the next
+  // binade, whose unit is larger: allowed where its start is within half
+  // that unit (plus slack) of t.
+  double towardZero = 0.5 * ulpOf(format, rounded) + slack;
+  double magnitude = std::max(rounded, std::fabs(target));
+  double awayFromZero = 0.5 * ulpOf(format, magnitude) + slack;
+  if (magnitude > 0) {
+    double nextBinade = std::ldexp(1.0, std::ilogb(magnitude) + 1);
+    double wider = 0.5 * ulpOf(format, nextBinade) + slack;
+    if (nextBinade <= fmax && nextBinade <= std::fabs(target) + wider)
+      awayFromZero = std::max(awayFromZero, wider);
+  }
+  if (target >= 0)
+    return {target - towardZero, target + awayFromZero};
+  return {target - awayFromZero, target + towardZero};
+}
+
+ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
+    const HostTensor &codes, const HostTensor &scales,
+    const OperandSpec &output, const Reference &reference,
+    ScaleRounding rounding, float minAmax, int64_t reductionSize) {
+  int64_t m = codes.shape[0], n = codes.shape[1];
+  int64_t numScales = scales.getNumElements();
+  QuantizedOutputReference expected =
+      analyzeQuantizedOutput(output, m, n, numScales, reference, rounding,
+                             minAmax, reductionSize, AccumulationModel());
+
+  ErrorMetrics metrics;
+  for (int64_t block = 0; block < numScales; ++block) {
+    double scale = scales.getValue(block);
+    bool hasNaN = expected.hasNaN[block];
+    if (hasNaN || std::isnan(scale)) {
+      metrics.scaleViolations += hasNaN != std::isnan(scale);
+      continue;
+    }
+    auto [low, high] = expected.scaleRanges[block];
     if (scale < low || scale > high)
       ++metrics.scaleViolations;
   }
@@ -223,7 +287,7 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
       double scale = scales.getValue(block);
       double q = codes.getValue(i);
       dequantized[i] = q * scale;
-      if (std::isnan(scale) || hasNaN[block]) {
+      if (std::isnan(scale) || expected.hasNaN[block]) {
         // Every element of a NaN block is NaN (a NaN scale's reciprocal).
         metrics.nanMismatches += !std::isnan(q);
         continue;
@@ -232,14 +296,10 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
         ++metrics.nanMismatches;
         continue;
       }
-      double target =
-          std::clamp(reference.values[i] / scale, -fmax, fmax);
-      double rounded = decode(format, encodeSaturating(format, float(target)));
-      double magnitude = std::max(std::fabs(q), std::fabs(rounded));
-      double allowed = 0.5 * ulpOf(format, magnitude) +
-                       errorBound(i) / scale +
-                       std::ldexp(std::fabs(target), -21);
-      if (std::fabs(q - target) > allowed)
+      auto [lowest, highest] =
+          getAllowedCodes(*expected.format, expected.fmax,
+                          reference.values[i], expected.errorBounds[i], scale);
+      if (!(q >= lowest && q <= highest))
         ++metrics.ulpViolations;
     }
   ErrorMetrics values =
@@ -250,6 +310,37 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
   metrics.calcDiff = values.calcDiff;
   metrics.sqnrDb = values.sqnrDb;
   return metrics;
+}
+
+QuantizedOutputBounds mlir::qmm::host::getQuantizedOutputBounds(
+    const OperandSpec &output, int64_t m, int64_t n, int64_t numScales,
+    const Reference &reference, ScaleRounding rounding, float minAmax,
+    int64_t reductionSize, const AccumulationModel &model) {
+  QuantizedOutputReference expected =
+      analyzeQuantizedOutput(output, m, n, numScales, reference, rounding,
+                             minAmax, reductionSize, model);
+  QuantizedOutputBounds bounds;
+  bounds.scales = expected.scaleRanges;
+  bounds.values.resize(m * n);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      int64_t i = r * n + c;
+      auto [low, high] =
+          expected.scaleRanges[getScaleIndex(output, m, n, r, c)];
+      // Codes times the scale, over both ends of the scale's range (the
+      // allowed products move monotonically with it).
+      double lowest = INFINITY, highest = -INFINITY;
+      for (double scale : {low, high}) {
+        auto [first, last] =
+            getAllowedCodes(*expected.format, expected.fmax,
+                            reference.values[i], expected.errorBounds[i],
+                            scale);
+        lowest = std::min(lowest, first * scale);
+        highest = std::max(highest, last * scale);
+      }
+      bounds.values[i] = {lowest, highest};
+    }
+  return bounds;
 }
 
 double mlir::qmm::host::getFormatQuantizationBudget(ElementType type) {

@@ -12,6 +12,7 @@
 
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/LaunchPlan.h"
+#include "qmm/Runtime/Validation.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -74,6 +75,81 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
     plan.checks.push_back(std::move(quality));
 }
 
+/// The checks of an FP8 output (codes, then scales, the program's
+/// results): exact tier, the scales within the range the rule gives for
+/// the reference's amax (within its error bound) and each element's code
+/// x scale within checkQuantizedOutput's allowance at either end of its
+/// block's range; quality tier, calc_diff of code x scale against the
+/// unquantized reference (the output format's budget included).
+static void addQuantizedOutputChecks(LaunchPlan &plan,
+                                     const GemmReferences &refs,
+                                     const GemmSpec &spec,
+                                     const NvidiaChipInfo &chip) {
+  OperandSpec output = spec.getOutputOperand();
+  size_t codes = plan.results[0], scales = plan.results[1];
+  std::vector<int64_t> scaleShape = output.getScaleShape(spec.m, spec.n);
+  int64_t numScales = scaleShape[0] * scaleShape[1];
+  LaunchPlan::Scaling scaling;
+  scaling.buffer = codes;
+  scaling.scalesBuffer = scales;
+  ElementType scaleType = toElementType(output.encoding.getScaleType());
+  scaling.scaleElement = getElementTypeName(scaleType).str();
+  scaling.rows = spec.m;
+  scaling.columns = spec.n;
+  scaling.blockColumns =
+      output.encoding.getBlockExtent(spec.m, spec.n).second;
+  plan.scalings.push_back(scaling);
+
+  AccumulationModel accumulation;
+  if (!plan.tensorMaps.empty()) {
+    accumulation.chunk = chip.getWgmmaKTile();
+    accumulation.chunkUnitRoundoff =
+        std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
+  }
+  QuantizedOutputBounds bounds = getQuantizedOutputBounds(
+      output, spec.m, spec.n, numScales, refs.exact, spec.outRounding,
+      spec.outMinAmax, spec.k, accumulation);
+  std::string bound =
+      accumulation.chunk ? " (wgmma FP8 accumulation bound)" : "";
+  // An exact-tier check of intervals.
+  auto boundsCheck = [&](size_t buffer, std::string element,
+                         llvm::ArrayRef<std::pair<double, double>> intervals,
+                         std::string label) {
+    LaunchPlan::Check check;
+    check.buffer = buffer;
+    check.element = std::move(element);
+    check.count = intervals.size();
+    check.tier = "exact";
+    check.kind = "bounds";
+    check.label = std::move(label);
+    for (auto [low, high] : intervals) {
+      check.data.push_back(low);
+      check.data.push_back(high);
+    }
+    return check;
+  };
+  LaunchPlan::Check scaleCheck =
+      boundsCheck(scales, scaling.scaleElement, bounds.scales,
+                  "D's scales vs the rule at f64 amax" + bound);
+  LaunchPlan::Check codeCheck = boundsCheck(
+      codes, getElementTypeName(toElementType(spec.outputType)).str(),
+      bounds.values,
+      "D (code x scale) vs f64 of the dequantized inputs" + bound);
+  plan.checks.push_back(std::move(scaleCheck));
+  if (refs.quality) {
+    LaunchPlan::Check quality = codeCheck;
+    quality.tier = "quality";
+    quality.kind = "calc_diff";
+    quality.threshold = refs.threshold;
+    quality.data = refs.quality->values;
+    quality.label = "D (code x scale) vs f64 of the unquantized inputs";
+    plan.checks.push_back(std::move(codeCheck));
+    plan.checks.push_back(std::move(quality));
+    return;
+  }
+  plan.checks.push_back(std::move(codeCheck));
+}
+
 int GemmRunner::saveLaunchPlan() {
   const NvidiaChipInfo &target = *config.nvidiaChip;
   std::string flag = "--chip " + target.name.str();
@@ -116,7 +192,10 @@ int GemmRunner::saveLaunchPlan() {
       fail(flag + ": outputs that depend on non-finite inputs or overflow "
                   "f32 are not saved (the runner's checks assume finite "
                   "references)");
-    addChecks(plan, refs, toElementType(spec.outputType), spec.k, target);
+    if (spec.outEncoding)
+      addQuantizedOutputChecks(plan, refs, spec, target);
+    else
+      addChecks(plan, refs, toElementType(spec.outputType), spec.k, target);
   }
   failOn(writeLaunchPlan(plan, config.saveDir));
   llvm::outs() << llvm::formatv(

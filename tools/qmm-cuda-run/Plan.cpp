@@ -17,8 +17,17 @@
 //          <nargs> <arg>...            (b<buffer>, t<tensormap>,
 //                                       u64:<value>, u32:<value>)
 //          [cluster <cx> <cy> <cz>]
+//   scaled <buffer-index> <scales-buffer-index> <scale-element> <rows>
+//          <columns> <block-columns>
 //   check <buffer-index> <element> <count> <tier> <kind> <threshold> <file>
 //         <label...>
+//
+// A check's <element> is f32, bf16 or f16, f8E8M0FNU (E8M0 scales), or
+// f8E4M3FN / f8E5M2 for a buffer of FP8 codes, which needs an earlier
+// 'scaled' line: the buffer holds [rows, columns] codes, row-major, and
+// its checks judge code x scale, each row's block of <block-columns>
+// columns taking its scale (<scale-element> f32 or f8E8M0FNU) from
+// [rows, ceil(columns / block-columns)] in the scales buffer.
 //
 // A tensormap is a TMA descriptor (CUtensorMap) over the buffer's bytes
 // from <byte-offset> on, which the runner encodes with
@@ -127,6 +136,7 @@ private:
   Status parseLaunchArg(const Token &token, size_t position, LaunchArg &arg);
   Status parseCluster(const std::vector<Token> &tokens, size_t first,
                       PlanLaunch &launch) const;
+  Status parseScaled(const std::vector<Token> &tokens);
   Status parseCheck(const std::vector<Token> &tokens, const std::string &text);
 
   Plan &plan;
@@ -543,6 +553,87 @@ Status PlanParser::parseCluster(const std::vector<Token> &tokens, size_t first,
   return Status::ok();
 }
 
+/// The check element spelled `text` (MLIR's spelling), or false.
+static bool parseElementName(const std::string &text, ElementType &element) {
+  for (ElementType candidate :
+       {ElementType::F32, ElementType::Bf16, ElementType::F16,
+        ElementType::F8E4M3FN, ElementType::F8E5M2, ElementType::F8E8M0FNU})
+    if (text == getElementName(candidate)) {
+      element = candidate;
+      return true;
+    }
+  return false;
+}
+
+static bool isFP8Codes(ElementType element) {
+  return element == ElementType::F8E4M3FN || element == ElementType::F8E5M2;
+}
+
+Status PlanParser::parseScaled(const std::vector<Token> &tokens) {
+  if (Status status = expectTokens(
+          tokens, 7,
+          "scaled <buffer-index> <scales-buffer-index> <scale-element> "
+          "<rows> <columns> <block-columns>");
+      !status.isOk())
+    return status;
+  PlanScaling scaling;
+  scaling.line = line;
+  uint64_t indices[2];
+  for (int i = 0; i < 2; ++i)
+    if (!parseUnsigned(tokens[1 + i].text, kMaxIndex, indices[i]) ||
+        indices[i] >= plan.buffers.size())
+      return error(formatString("scaled: buffer '%s' is not defined (%zu "
+                                "defined so far)",
+                                tokens[1 + i].text.c_str(),
+                                plan.buffers.size()));
+  scaling.buffer = static_cast<unsigned>(indices[0]);
+  scaling.scalesBuffer = static_cast<unsigned>(indices[1]);
+  if (scaling.buffer == scaling.scalesBuffer)
+    return error("scaled: the codes and their scales are the same buffer");
+  for (const PlanScaling &other : plan.scalings)
+    if (other.buffer == scaling.buffer)
+      return error(formatString("scaled: buffer %u is already scaled (line "
+                                "%u)",
+                                scaling.buffer, other.line));
+  if (!parseElementName(tokens[3].text, scaling.scaleElement) ||
+      (scaling.scaleElement != ElementType::F32 &&
+       scaling.scaleElement != ElementType::F8E8M0FNU))
+    return error(formatString("scaled: unknown scale element '%s' "
+                              "(expected f32 or f8E8M0FNU)",
+                              tokens[3].text.c_str()));
+  if (Status status = parseField(tokens[4], "scaled rows", 1, kMaxBufferBytes,
+                                 scaling.rows);
+      !status.isOk())
+    return status;
+  if (Status status = parseField(tokens[5], "scaled columns", 1,
+                                 kMaxBufferBytes, scaling.columns);
+      !status.isOk())
+    return status;
+  if (Status status = parseField(tokens[6], "scaled block columns", 1,
+                                 kMaxBufferBytes, scaling.blockColumns);
+      !status.isOk())
+    return status;
+  if (scaling.rows > kMaxBufferBytes / scaling.columns ||
+      scaling.rows * scaling.columns > plan.buffers[scaling.buffer].bytes)
+    return error(formatString(
+        "scaled: %llu x %llu codes do not fit buffer %u (%llu bytes)",
+        static_cast<unsigned long long>(scaling.rows),
+        static_cast<unsigned long long>(scaling.columns), scaling.buffer,
+        static_cast<unsigned long long>(plan.buffers[scaling.buffer].bytes)));
+  uint64_t scaleBytes = scaling.rows * scaling.scalesPerRow() *
+                        getElementBytes(scaling.scaleElement);
+  if (scaleBytes > plan.buffers[scaling.scalesBuffer].bytes)
+    return error(formatString(
+        "scaled: %llu x %llu scales do not fit buffer %u (%llu bytes)",
+        static_cast<unsigned long long>(scaling.rows),
+        static_cast<unsigned long long>(scaling.scalesPerRow()),
+        scaling.scalesBuffer,
+        static_cast<unsigned long long>(
+            plan.buffers[scaling.scalesBuffer].bytes)));
+  plan.scalings.push_back(scaling);
+  return Status::ok();
+}
+
 Status PlanParser::parseCheck(const std::vector<Token> &tokens,
                               const std::string &text) {
   if (tokens.size() < 9)
@@ -560,16 +651,22 @@ Status PlanParser::parseCheck(const std::vector<Token> &tokens,
                               tokens[1].text.c_str(), plan.buffers.size()));
   check.buffer = static_cast<unsigned>(buffer);
   const std::string &element = tokens[2].text;
-  if (element == "f32")
-    check.element = ElementType::F32;
-  else if (element == "bf16")
-    check.element = ElementType::Bf16;
-  else if (element == "f16")
-    check.element = ElementType::F16;
-  else
+  if (!parseElementName(element, check.element))
     return error(formatString("check: unknown element type '%s' (expected "
-                              "f32, bf16 or f16)",
+                              "f32, bf16, f16, f8E4M3FN, f8E5M2 or "
+                              "f8E8M0FNU)",
                               element.c_str()));
+  for (size_t i = 0; i < plan.scalings.size(); ++i)
+    if (plan.scalings[i].buffer == check.buffer)
+      check.scaling = static_cast<int>(i);
+  if (isFP8Codes(check.element) != (check.scaling >= 0))
+    return error(formatString(
+        isFP8Codes(check.element)
+            ? "check: %s codes are judged as code x scale: buffer %u needs "
+              "an earlier 'scaled' line"
+            : "check: %s elements of buffer %u, which a 'scaled' line makes "
+              "FP8 codes",
+        element.c_str(), check.buffer));
   if (Status status =
           parseField(tokens[3], "check count", 1, kMaxBufferBytes, check.count);
       !status.isOk())
@@ -581,6 +678,16 @@ Status PlanParser::parseCheck(const std::vector<Token> &tokens,
         "check: %llu %s elements do not fit buffer %u (%llu bytes)",
         static_cast<unsigned long long>(check.count), element.c_str(),
         check.buffer, static_cast<unsigned long long>(bufferBytes)));
+  if (check.scaling >= 0) {
+    const PlanScaling &scaling = plan.scalings[check.scaling];
+    if (check.count > scaling.rows * scaling.columns)
+      return error(formatString(
+          "check: %llu codes, more than the %llu x %llu of buffer %u's "
+          "'scaled' line",
+          static_cast<unsigned long long>(check.count),
+          static_cast<unsigned long long>(scaling.rows),
+          static_cast<unsigned long long>(scaling.columns), check.buffer));
+  }
   check.tier = tokens[4].text;
   if (check.tier != "exact" && check.tier != "quality")
     return error(formatString("check: unknown tier '%s' (expected exact or "
@@ -676,12 +783,14 @@ Status PlanParser::parse(const std::string &text) {
       status = parseTensorMap(tokens);
     } else if (keyword == "launch") {
       status = parseLaunch(tokens);
+    } else if (keyword == "scaled") {
+      status = parseScaled(tokens);
     } else if (keyword == "check") {
       status = parseCheck(tokens, content);
     } else {
       return error(formatString("unknown statement '%s' (expected chip, "
                                 "program, flops, module, kernel, buffer, "
-                                "tensormap, launch or check)",
+                                "tensormap, launch, scaled or check)",
                                 keyword.substr(0, 40).c_str()));
     }
     if (!status.isOk())
@@ -744,12 +853,26 @@ const char *getElementName(ElementType element) {
     return "bf16";
   case ElementType::F16:
     return "f16";
+  case ElementType::F8E4M3FN:
+    return "f8E4M3FN";
+  case ElementType::F8E5M2:
+    return "f8E5M2";
+  case ElementType::F8E8M0FNU:
+    return "f8E8M0FNU";
   }
   return "?";
 }
 
 unsigned getElementBytes(ElementType element) {
-  return element == ElementType::F32 ? 4 : 2;
+  switch (element) {
+  case ElementType::F32:
+    return 4;
+  case ElementType::Bf16:
+  case ElementType::F16:
+    return 2;
+  default:
+    return 1;
+  }
 }
 
 const char *getCheckKindName(CheckKind kind) {

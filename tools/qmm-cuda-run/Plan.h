@@ -20,8 +20,9 @@ namespace qmmcuda {
 /// How a buffer is initialized before the runs.
 enum class Fill { File, Zero, Poison, Fp8E4M3, Fp8E5M2, Scale, Bf16 };
 
-/// The element type of a checked output buffer.
-enum class ElementType { F32, Bf16, F16 };
+/// The element type of a checked output buffer: f32, bf16, f16, FP8 codes
+/// (judged as code x scale, see PlanScaling) and E8M0 scales.
+enum class ElementType { F32, Bf16, F16, F8E4M3FN, F8E5M2, F8E8M0FNU };
 
 enum class CheckKind { Bounds, Sqnr, CalcDiff };
 
@@ -108,9 +109,24 @@ struct PlanLaunch {
   }
 };
 
+/// A buffer of FP8 codes [rows, columns] (row-major) whose checks judge
+/// code x scale: each row's block of `blockColumns` columns takes its
+/// scale from [rows, ceil(columns / blockColumns)] in `scalesBuffer`.
+struct PlanScaling {
+  unsigned line = 0;
+  unsigned buffer = 0, scalesBuffer = 0;
+  ElementType scaleElement = ElementType::F32; // F32 or F8E8M0FNU
+  uint64_t rows = 0, columns = 0, blockColumns = 0;
+  uint64_t scalesPerRow() const {
+    return (columns + blockColumns - 1) / blockColumns;
+  }
+};
+
 struct PlanCheck {
   unsigned line = 0;
   unsigned buffer = 0;
+  /// The scaling of an FP8 buffer (index into Plan::scalings), or -1.
+  int scaling = -1;
   ElementType element = ElementType::F32;
   uint64_t count = 0;
   std::string tier; // "exact" or "quality"
@@ -134,6 +150,7 @@ struct Plan {
   std::vector<PlanBuffer> buffers;
   std::vector<PlanTensorMap> tensorMaps;
   std::vector<PlanLaunch> launches;
+  std::vector<PlanScaling> scalings;
   std::vector<PlanCheck> checks;
 
   uint64_t totalBufferBytes() const;

@@ -5,7 +5,8 @@
 //   sqnr       10 log10(sum r^2 / sum (d - r)^2) >= threshold (dB)
 //   calc_diff  1 - 2 sum(d r) / sum(d^2 + r^2) < threshold (DeepGEMM's)
 // NaN outputs fail sqnr and calc_diff and are left out of their sums so
-// that the metric still says how close the rest is.
+// that the metric still says how close the rest is. FP8 codes are judged
+// as code x their block's scale (a 'scaled' line), both exact in f64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,17 +36,60 @@ double decodeF16(uint16_t bits) {
                            static_cast<int>(exponent) - 25);
 }
 
+/// An FP8 / E8M0 code's value (OCP definitions: E4M3FN has no infinity
+/// and NaN at S.1111.111; E5M2 is IEEE-like; E8M0 is 2^(bits - 127) with
+/// NaN at 0xFF).
+double decodeSmallFloat(ElementType element, unsigned bits) {
+  if (element == ElementType::F8E8M0FNU)
+    return bits == 0xFF ? std::nan("") : std::ldexp(1.0, int(bits) - 127);
+  bool isE4M3 = element == ElementType::F8E4M3FN;
+  int mantissaBits = isE4M3 ? 3 : 2;
+  int bias = isE4M3 ? 7 : 15;
+  unsigned exponentMask = isE4M3 ? 0xF : 0x1F;
+  double sign = (bits & 0x80) ? -1.0 : 1.0;
+  unsigned exponent = (bits >> mantissaBits) & exponentMask;
+  unsigned mantissa = bits & ((1u << mantissaBits) - 1);
+  if (isE4M3 && exponent == 0xF && mantissa == 0x7)
+    return std::nan("");
+  if (!isE4M3 && exponent == 0x1F)
+    return mantissa ? std::nan("") : sign * INFINITY;
+  if (exponent == 0)
+    return sign * std::ldexp(double(mantissa), 1 - bias - mantissaBits);
+  return sign * std::ldexp(double(mantissa | (1u << mantissaBits)),
+                           int(exponent) - bias - mantissaBits);
+}
+
+/// Element `i` of the checked output: decoded, times its scale for FP8
+/// codes.
+struct OutputReader {
+  const PlanCheck &check;
+  const unsigned char *output;
+  const PlanScaling *scaling;
+  const unsigned char *scales;
+  double operator()(uint64_t i) const {
+    unsigned elementBytes = getElementBytes(check.element);
+    double value = decodeElement(check.element, output + i * elementBytes);
+    if (!scaling)
+      return value;
+    uint64_t row = i / scaling->columns, column = i % scaling->columns;
+    uint64_t index =
+        row * scaling->scalesPerRow() + column / scaling->blockColumns;
+    return value * decodeElement(scaling->scaleElement,
+                                 scales + index * getElementBytes(
+                                                      scaling->scaleElement));
+  }
+};
+
 double loadF64(const unsigned char *bytes) {
   double value;
   std::memcpy(&value, bytes, 8);
   return value;
 }
 
-void evaluateBounds(const PlanCheck &check, const unsigned char *output,
+void evaluateBounds(const PlanCheck &check, const OutputReader &read,
                     const unsigned char *reference, CheckResult &result) {
-  unsigned elementBytes = getElementBytes(check.element);
   for (uint64_t i = 0; i < check.count; ++i) {
-    double d = decodeElement(check.element, output + i * elementBytes);
+    double d = read(i);
     double lo = loadF64(reference + 16 * i);
     double hi = loadF64(reference + 16 * i + 8);
     bool isNan = std::isnan(d);
@@ -66,9 +110,8 @@ void evaluateBounds(const PlanCheck &check, const unsigned char *output,
   result.pass = result.violations == 0;
 }
 
-void evaluateReference(const PlanCheck &check, const unsigned char *output,
+void evaluateReference(const PlanCheck &check, const OutputReader &read,
                        const unsigned char *reference, CheckResult &result) {
-  unsigned elementBytes = getElementBytes(check.element);
   double maxAbsReference = 0;
   for (uint64_t i = 0; i < check.count; ++i)
     maxAbsReference =
@@ -76,7 +119,7 @@ void evaluateReference(const PlanCheck &check, const unsigned char *output,
   double sumR2 = 0, sumE2 = 0, sumDR = 0, sumD2R2 = 0;
   double relativeFloor = 1e-3 * maxAbsReference;
   for (uint64_t i = 0; i < check.count; ++i) {
-    double d = decodeElement(check.element, output + i * elementBytes);
+    double d = read(i);
     double r = loadF64(reference + 8 * i);
     if (std::isnan(d)) {
       ++result.nanCount;
@@ -127,12 +170,17 @@ double decodeElement(ElementType element, const unsigned char *bytes) {
   }
   case ElementType::F16:
     return decodeF16(static_cast<uint16_t>(bytes[0] | (bytes[1] << 8)));
+  case ElementType::F8E4M3FN:
+  case ElementType::F8E5M2:
+  case ElementType::F8E8M0FNU:
+    return decodeSmallFloat(element, bytes[0]);
   }
   return std::nan("");
 }
 
 Status evaluateCheck(const PlanCheck &check, const unsigned char *output,
-                     CheckResult &result) {
+                     CheckResult &result, const PlanScaling *scaling,
+                     const unsigned char *scales) {
   result = CheckResult();
   result.check = &check;
   uint64_t referenceBytes =
@@ -146,10 +194,11 @@ Status evaluateCheck(const PlanCheck &check, const unsigned char *output,
                                     reference.data());
       !status.isOk())
     return status;
+  OutputReader read{check, output, scaling, scales};
   if (check.kind == CheckKind::Bounds)
-    evaluateBounds(check, output, reference.data(), result);
+    evaluateBounds(check, read, reference.data(), result);
   else
-    evaluateReference(check, output, reference.data(), result);
+    evaluateReference(check, read, reference.data(), result);
   return Status::ok();
 }
 

@@ -35,9 +35,12 @@ struct CheckResult {
 double decodeElement(ElementType element, const unsigned char *bytes);
 
 /// Evaluates \p check on the output bytes (count elements, read back from
-/// the device); reads the check's reference file.
+/// the device); reads the check's reference file. FP8 codes are judged
+/// times their scale: \p scaling and its scales buffer's bytes \p scales.
 Status evaluateCheck(const PlanCheck &check, const unsigned char *output,
-                     CheckResult &result);
+                     CheckResult &result,
+                     const PlanScaling *scaling = nullptr,
+                     const unsigned char *scales = nullptr);
 
 /// `check <label> [<tier>]: <kind> <metric>=<value> (<criterion>) PASS|FAIL`
 /// and indented detail lines.

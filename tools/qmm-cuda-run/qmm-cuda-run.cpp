@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace qmmcuda;
@@ -46,6 +47,9 @@ const char kUsage[] =
     "  --no-validate   run, but skip the plan's checks (benchmark mode)\n"
     "  --dry-run       check the plan and every file it names, without the\n"
     "                  CUDA driver, print a summary and exit\n"
+    "  --check-files   run nothing: evaluate the checks on the buffers' file\n"
+    "                  contents, without the CUDA driver (outputs computed\n"
+    "                  elsewhere, or tests of the checks themselves)\n"
     "  --seed S        seed of the random fills (default 1)\n"
     "  --device I      CUDA device ordinal (default 0)\n"
     "  --json FILE     also write the results as JSON to FILE\n"
@@ -63,6 +67,7 @@ struct Options {
   std::string json;
   bool validate = true;
   bool dryRun = false;
+  bool checkFiles = false;
   bool help = false;
 };
 
@@ -89,7 +94,7 @@ Status parseOptions(int argc, char **argv, Options &options) {
       value = arg.substr(equals + 1);
       hasValue = true;
     }
-    bool isFlag = name == "--help" || name == "-h" ||
+    bool isFlag = name == "--help" || name == "-h" || name == "--check-files" ||
                   name == "--no-validate" || name == "--dry-run";
     bool takesValue = name == "--iters" || name == "--seed" ||
                       name == "--device" || name == "--json";
@@ -111,6 +116,8 @@ Status parseOptions(int argc, char **argv, Options &options) {
       options.validate = false;
     } else if (name == "--dry-run") {
       options.dryRun = true;
+    } else if (name == "--check-files") {
+      options.checkFiles = true;
     } else if (name == "--json") {
       if (value.empty())
         return Status::error("--json needs a file name");
@@ -225,12 +232,20 @@ void printPlanDetails(const Plan &plan) {
             ? std::string()
             : " " + std::string(check.kind == CheckKind::Sqnr ? ">= " : "< ") +
                   formatDouble(check.threshold);
-    std::printf("check %zu: %s [%s]: %s%s of %llu %s in buffer %u against "
+    std::string scaled;
+    if (check.scaling >= 0) {
+      const PlanScaling &scaling = plan.scalings[check.scaling];
+      scaled = formatString(
+          " x %s scales of buffer %u (1x%llu blocks)",
+          getElementName(scaling.scaleElement), scaling.scalesBuffer,
+          static_cast<unsigned long long>(scaling.blockColumns));
+    }
+    std::printf("check %zu: %s [%s]: %s%s of %llu %s in buffer %u%s against "
                 "%s\n",
                 i, check.label.c_str(), check.tier.c_str(),
                 getCheckKindName(check.kind), threshold.c_str(),
                 static_cast<unsigned long long>(check.count),
-                getElementName(check.element), check.buffer,
+                getElementName(check.element), check.buffer, scaled.c_str(),
                 check.file.c_str());
   }
 }
@@ -244,6 +259,44 @@ std::string describeLaunch(const Plan &plan, size_t index) {
 
 /// The GPU side of a run: the driver, the device, and what the plan put
 /// on it.
+/// Reads `bytes` of buffer `buffer` (for the check of plan line `line`)
+/// into `host`: the device's copy after a run, or the buffer's file.
+using BufferReader = std::function<Status(unsigned buffer, uint64_t bytes,
+                                          unsigned line, HostBytes &host)>;
+
+/// Evaluates and prints every check of the plan on buffers `read` gives
+/// (an FP8 buffer's checks with its scales).
+Status evaluateChecks(const Plan &plan, const BufferReader &read,
+                      RunReport &report) {
+  for (const PlanCheck &check : plan.checks) {
+    HostBytes output, scales;
+    if (Status status =
+            read(check.buffer, check.count * getElementBytes(check.element),
+                 check.line, output);
+        !status.isOk())
+      return status;
+    const PlanScaling *scaling =
+        check.scaling >= 0 ? &plan.scalings[check.scaling] : nullptr;
+    if (scaling)
+      if (Status status =
+              read(scaling->scalesBuffer,
+                   scaling->rows * scaling->scalesPerRow() *
+                       getElementBytes(scaling->scaleElement),
+                   check.line, scales);
+          !status.isOk())
+        return status;
+    CheckResult result;
+    if (Status status = evaluateCheck(check, output.data(), result, scaling,
+                                      scaling ? scales.data() : nullptr);
+        !status.isOk())
+      return status;
+    printCheckResult(result, stdout);
+    report.checks.push_back(result);
+  }
+  report.validated = true;
+  return Status::ok();
+}
+
 class Runner {
 public:
   Runner(const Plan &plan, const Options &options, RunReport &report)
@@ -589,28 +642,19 @@ Status Runner::launchAll(bool synchronizeEach) {
 Status Runner::runChecked() { return launchAll(/*synchronizeEach=*/true); }
 
 Status Runner::validate() {
-  for (const PlanCheck &check : plan.checks) {
-    uint64_t bytes = check.count * getElementBytes(check.element);
-    HostBytes output;
-    if (!output.allocate(bytes))
-      return Status::error(formatString(
-          "cannot allocate %llu bytes of host memory for the check of line %u",
-          static_cast<unsigned long long>(bytes), check.line));
-    if (Status status = call(driver.cuMemcpyDtoH(output.data(),
-                                                 buffers[check.buffer], bytes),
-                             formatString("cuMemcpyDtoH(buffer %u)",
-                                          check.buffer));
-        !status.isOk())
-      return status;
-    CheckResult result;
-    if (Status status = evaluateCheck(check, output.data(), result);
-        !status.isOk())
-      return status;
-    printCheckResult(result, stdout);
-    report.checks.push_back(result);
-  }
-  report.validated = true;
-  return Status::ok();
+  return evaluateChecks(
+      plan,
+      [&](unsigned buffer, uint64_t bytes, unsigned line,
+          HostBytes &host) -> Status {
+        if (!host.allocate(bytes))
+          return Status::error(formatString(
+              "cannot allocate %llu bytes of host memory for the check of "
+              "line %u",
+              static_cast<unsigned long long>(bytes), line));
+        return call(driver.cuMemcpyDtoH(host.data(), buffers[buffer], bytes),
+                    formatString("cuMemcpyDtoH(buffer %u)", buffer));
+      },
+      report);
 }
 
 Status Runner::time() {
@@ -669,6 +713,36 @@ Status Runner::time() {
   return Status::ok();
 }
 
+/// RESULT from the checks evaluated: the exit code.
+int finishChecks(RunReport &report) {
+  bool pass = true;
+  for (const CheckResult &result : report.checks)
+    pass = pass && result.pass;
+  // Nothing checked is not a pass: a plan without data only times.
+  report.result = report.checks.empty() ? "NOT VALIDATED"
+                  : pass                ? "PASS"
+                                        : "FAIL";
+  std::printf("RESULT: %s\n", report.result.c_str());
+  return pass ? kExitPass : kExitFail;
+}
+
+/// --check-files: each check's buffer (and an FP8 buffer's scales) as
+/// its file holds it.
+Status checkFileContents(const Plan &plan, RunReport &report) {
+  std::mt19937_64 unused;
+  return evaluateChecks(
+      plan,
+      [&](unsigned index, uint64_t, unsigned, HostBytes &host) -> Status {
+        const PlanBuffer &buffer = plan.buffers[index];
+        if (buffer.fill != Fill::File)
+          return Status::error(formatString(
+              "--check-files: buffer %u (line %u) has no file to check",
+              index, buffer.line));
+        return makeHostFill(buffer, unused, host);
+      },
+      report);
+}
+
 /// Everything after the options: returns the exit code.
 int run(const Options &options, Plan &plan, RunReport &report) {
   if (Status status = loadPlan(options.dir, plan); !status.isOk()) {
@@ -681,6 +755,14 @@ int run(const Options &options, Plan &plan, RunReport &report) {
     printPlanSummary(plan);
     report.result = "DRY_RUN";
     return kExitPass;
+  }
+
+  if (options.checkFiles) {
+    if (Status status = checkFileContents(plan, report); !status.isOk()) {
+      report.message = status.getMessage();
+      return kExitError;
+    }
+    return finishChecks(report);
   }
 
   Runner runner(plan, options, report);
@@ -709,16 +791,9 @@ int run(const Options &options, Plan &plan, RunReport &report) {
     std::printf("checks: skipped (--no-validate)\n");
   else if (plan.checks.empty())
     std::printf("checks: none in the plan\n");
-  bool pass = true;
-  for (const CheckResult &result : report.checks)
-    pass = pass && result.pass;
-  // Nothing checked is not a pass: a plan without data only times.
-  report.result = report.checks.empty() ? "NOT VALIDATED"
-                  : pass                ? "PASS"
-                                        : "FAIL";
-  std::printf("RESULT: %s\n", report.result.c_str());
-  return pass ? kExitPass : kExitFail;
+  return finishChecks(report);
 }
+
 
 } // namespace
 

@@ -832,7 +832,9 @@ def QMMCheckNvidiaSupport : Pass<"qmm-check-nvidia-support", "ModuleOp"> {
       FP6 and FP4 are refused.
     * MX scales (E8M0 per 32 elements) are refused: they need the
       block-scaled MMA of Blackwell.
-    * Not compiled yet: FP8 outputs, `qmm.grouped_matmul`, `qmm.quantize` /
+    * FP8 outputs must be OCP FP8 too: they are the next layer's A. FNUZ
+      outputs are refused.
+    * Not compiled yet: `qmm.grouped_matmul`, `qmm.quantize` /
       `qmm.dequantize` and dynamic shapes (the cpu device runs them).
 
     The chip comes from the option and is looked up in the NVIDIA target
@@ -898,11 +900,18 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
       the output type; the column scales and bias values all loaded before
       the first store; pairs of adjacent columns stored at once (even N),
       masked at partial tiles.
+    * FP8 outputs (`out_scales`, per token 1xC or MX): per row and block of
+      C columns, the amax of the f32 results inside D, the thread's then
+      its quad's (the four lanes holding the row, `gpu.shuffle xor` 1 and
+      2); the block's scale by qmm.quantize's rule (as on AMD, shared
+      code), codes sat(rne(x * reciprocal)) stored two at a time (even N),
+      the scale by the row's first lane.
 
     Eligible: static shapes, B stored [N, K], identity layouts, K a multiple
     of 16 (TMA strides), K block scales whole multiples of 128 and B's row
-    blocks multiples of 128, no FP8 or auxiliary outputs. Other matmuls are
-    left for the reference lowering.
+    blocks multiples of 128, FP8 output blocks of whole 8-column groups
+    dividing the tile's 128 columns, no auxiliary output. Other matmuls
+    are left for the reference lowering.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",

@@ -21,6 +21,11 @@ Value createCeilLog2(OpBuilder &b, Location loc, Value x);
 /// 2^e as an f32, exactly, for an i32 `e` in [-149, 127].
 Value createExp2(OpBuilder &b, Location loc, Value e);
 
+/// |x| of an f32 `x` as its bits with the sign cleared: exact (NaN stays
+/// NaN), integer arithmetic on every target, where math.absf would become
+/// a libdevice call in NVIDIA kernels (which makes ptxas serialize wgmma).
+Value createF32Magnitude(OpBuilder &b, Location loc, Value x);
+
 /// An f32 / i32 constant.
 Value createF32(OpBuilder &b, Location loc, double value);
 Value createI32(OpBuilder &b, Location loc, int64_t value);

@@ -57,9 +57,20 @@ struct LaunchPlan {
   /// A check of a result: "bounds" (per element [lo, hi] pairs), "sqnr"
   /// (reference values, pass at >= threshold dB) or "calc_diff" (reference
   /// values, pass below threshold).
+  /// FP8 results are checked as code x scale: `buffer` holds [rows,
+  /// columns] codes, row-major, whose blocks of `blockColumns` columns
+  /// take their scale from [rows, ceil(columns / blockColumns)] in
+  /// `scalesBuffer` (of `scaleElement`, f32 or e8m0).
+  struct Scaling {
+    size_t buffer = 0, scalesBuffer = 0;
+    std::string scaleElement;
+    int64_t rows = 0, columns = 0, blockColumns = 0;
+  };
   struct Check {
     size_t buffer = 0;
-    std::string element; ///< f32, bf16 or f16
+    /// f32, bf16, f16, e8m0 (scales), or fp8e4m3 / fp8e5m2 (codes of a
+    /// buffer with a Scaling, judged as code x scale)
+    std::string element;
     size_t count = 0;
     std::string tier, kind;
     double threshold = 0;
@@ -79,6 +90,7 @@ struct LaunchPlan {
   std::vector<Launch> launches;
   /// The buffers function `program` returns, in order.
   std::vector<size_t> results;
+  std::vector<Scaling> scalings;
   std::vector<Check> checks;
 };
 

@@ -130,6 +130,26 @@ ErrorMetrics checkQuantizedOutput(const HostTensor &codes,
                                   ScaleRounding rounding, float minAmax,
                                   int64_t reductionSize);
 
+/// The exact tier of an FP8 output as intervals, for a runner without
+/// this library (a launch plan): the criteria of checkQuantizedOutput,
+/// with the sums' error bound of `model`, where the codes are judged
+/// times their block's scale (the runner does not know which scale in its
+/// range the device chose): each element's interval is the union of those
+/// at both ends of its block's range. References must be finite.
+struct QuantizedOutputBounds {
+  /// Per scale (`numScales`, storage order): the range of the rule's
+  /// scales for the amaxes within the block's error bound.
+  std::vector<std::pair<double, double>> scales;
+  /// Per element of [m, n]: the range of code x scale.
+  std::vector<std::pair<double, double>> values;
+};
+QuantizedOutputBounds
+getQuantizedOutputBounds(const OperandSpec &output, int64_t m, int64_t n,
+                         int64_t numScales, const Reference &reference,
+                         ScaleRounding rounding, float minAmax,
+                         int64_t reductionSize,
+                         const AccumulationModel &model = {});
+
 /// Tier-2 calc_diff budget of one format: see getQuantizationThreshold.
 double getFormatQuantizationBudget(ElementType type);
 

@@ -44,10 +44,13 @@ static LogicalResult checkMatmul(MatmulLike op, const NvidiaChipInfo &chip) {
       return op.emitOpError("qmm-check-nvidia-support: MX scales (E8M0 per "
                             "32 elements) need block-scaled MMA, which ")
              << chip.name << " does not have";
-  if (op.getOutScales())
-    return op.emitOpError("qmm-check-nvidia-support: FP8 outputs are not "
-                          "compiled for ")
-           << chip.name << " yet";
+  // FP8 outputs feed the next layer's tensor cores: OCP FP8 only.
+  if (Type out = getElementType(op.getInit());
+      op.getOutScales() && !isHopperFP8(out))
+    return op.emitOpError("qmm-check-nvidia-support: ")
+           << chip.name << " reads OCP FP8 (f8E4M3FN, f8E5M2) in its "
+           << "tensor cores; an FP8 output of " << out
+           << " could not feed them";
   for (Value operand : op->getOperands())
     if (auto shaped = dyn_cast<ShapedType>(operand.getType());
         shaped && !shaped.hasStaticShape())

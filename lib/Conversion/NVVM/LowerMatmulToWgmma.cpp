@@ -109,8 +109,17 @@ std::string getIneligibility(MatmulOp op, const WgmmaTiling &tiling) {
       return "empty or above 2^31 - 1 extents";
   if (op.getBLayout() != OperandLayout::NK)
     return "B stored [K, N]";
-  if (op.getOutScales() || op.getAux())
-    return "FP8 or auxiliary outputs";
+  if (op.getAux())
+    return "auxiliary outputs";
+  if (op.getOutScales()) {
+    // A block of the output's scales must lie within one thread quad's
+    // columns of one tile (whole 8-column groups).
+    int64_t blockColumns =
+        op.getOutEncodingAttr().getBlockExtent(dType.getDimSize(0),
+                                               dType.getDimSize(1)).second;
+    if (blockColumns % 8 != 0 || tiling.tileN % blockColumns != 0)
+      return "FP8 output scale blocks not dividing the kernel's tiles";
+  }
   for (MemRefType type : {aType, bType, dType})
     if (!type.getLayout().isIdentity())
       return "strided operands";
@@ -260,6 +269,15 @@ private:
                   Value kIndex);
   void buildEpilogue(ImplicitLocOpBuilder &b, Value accumulator,
                      ArrayRef<Value> rows, Value laneColumn);
+  /// FP8 outputs: the thread's f32 results quantized per block of C
+  /// columns by qmm.quantize's rule, the codes stored in
+  /// pairs and each row's block scales by the row's first lane.
+  /// `resultsAt(group, half)` builds the f32 results of 8-column group
+  /// `group` in row `rows[half]` (the thread's two columns there).
+  void storeQuantizedOutput(
+      ImplicitLocOpBuilder &b,
+      llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
+      ArrayRef<Value> rows, Value laneColumn);
 
   Value constant(ImplicitLocOpBuilder &b, int64_t value) {
     return arith::ConstantIndexOp::create(b, value);
@@ -283,6 +301,8 @@ private:
 
   // Kernel values, set while the body is built.
   Value tensorMapA, tensorMapB, aScales, bScales, bias, destination;
+  /// An FP8 output's scales, or null.
+  Value outScales;
   Value fullBarriers, sharedBase, ringAddress;
   /// This block's rank in its cluster (index).
   Value clusterRank;
@@ -749,9 +769,9 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     ImplicitLocOpBuilder inner(b.getLoc(), ifOp.getThenBodyBuilder());
     body(inner);
   };
-  // The output value of one element: C, bias, activation, rounding.
-  auto finish = [&](ImplicitLocOpBuilder &b, Value value, Value row,
-                    Value column, Value biasValue) {
+  // One element in f32 after C, bias and the activation.
+  auto finishF32 = [&](ImplicitLocOpBuilder &b, Value value, Value row,
+                       Value column, Value biasValue) {
     if (op.getAccumulate()) {
       Value c = memref::LoadOp::create(b, destination, ValueRange{row, column});
       if (c.getType() != f32)
@@ -760,20 +780,23 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     }
     if (biasValue)
       value = arith::AddFOp::create(b, value, biasValue);
-    value = createActivation(b, b.getLoc(), value, op.getActivation());
+    return createActivation(b, b.getLoc(), value, op.getActivation());
+  };
+  // The output value of one element: the above, rounded to D's type.
+  auto finish = [&](ImplicitLocOpBuilder &b, Value value, Value row,
+                    Value column, Value biasValue) {
+    value = finishF32(b, value, row, column, biasValue);
     if (dElement != f32)
       value = arith::TruncFOp::create(b, dElement, value);
     return value;
   };
-  // Every group's columns, column scales and bias values first: loaded
-  // before the first store, they are in flight together (LLVM does not
-  // move loads above stores that may alias them).
+  // A group's columns, column scales and bias values.
   struct ColumnGroup {
     Value columns[2], columnScales[2], biasValues[2];
   };
-  SmallVector<ColumnGroup> columnGroups(tiling.tileN / 8);
-  for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
-    auto &[columns, columnScales, biasValues] = columnGroups[group];
+  auto loadColumnGroup = [&](int64_t group) {
+    ColumnGroup loaded;
+    auto &[columns, columnScales, biasValues] = loaded;
     for (int64_t pair = 0; pair < 2; ++pair) {
       columns[pair] = arith::AddIOp::create(b, laneColumn,
                                             constant(b, 8 * group + pair));
@@ -788,22 +811,53 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
           biasValues[pair] = arith::ExtFOp::create(b, f32, biasValues[pair]);
       }
     }
+    return loaded;
+  };
+  // Fragment element 4 group + 2 half + pair times its scales.
+  auto scaledElement = [&](const ColumnGroup &columnGroup, int64_t group,
+                           int64_t half, int64_t pair) {
+    Value value = LLVM::ExtractValueOp::create(b, accumulator,
+                                               4 * group + 2 * half + pair);
+    Value scale = rowScales[half];
+    Value columnScale = columnGroup.columnScales[pair];
+    if (columnScale)
+      scale = scale ? arith::MulFOp::create(b, scale, columnScale)
+                    : columnScale;
+    return scale ? arith::MulFOp::create(b, value, scale) : value;
+  };
+  if (op.getOutScales()) {
+    // FP8 output (never accumulated into): each block's f32 results where
+    // it is quantized, its column values loaded there (all of them up
+    // front, with both rows' results live until their amax, would spill).
+    storeQuantizedOutput(
+        b,
+        [&](int64_t group, int64_t half) -> std::array<Value, 2> {
+          ColumnGroup columnGroup = loadColumnGroup(group);
+          std::array<Value, 2> results;
+          for (int64_t pair = 0; pair < 2; ++pair)
+            results[pair] =
+                finishF32(b, scaledElement(columnGroup, group, half, pair),
+                          rows[half], columnGroup.columns[pair],
+                          columnGroup.biasValues[pair]);
+          return results;
+        },
+        rows, laneColumn);
+    return;
   }
+  // Every group's column values first: loaded before the first store,
+  // they are in flight together (LLVM does not move loads above stores
+  // that may alias them).
+  SmallVector<ColumnGroup> columnGroups;
+  for (int64_t group = 0; group < tiling.tileN / 8; ++group)
+    columnGroups.push_back(loadColumnGroup(group));
   for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
     auto &[columns, columnScales, biasValues] = columnGroups[group];
     for (int64_t half = 0; half < 2; ++half) {
       Value row = rows[half];
       Value values[2];
-      for (int64_t pair = 0; pair < 2; ++pair) {
-        values[pair] = LLVM::ExtractValueOp::create(
-            b, accumulator, 4 * group + 2 * half + pair);
-        Value scale = rowScales[half];
-        if (columnScales[pair])
-          scale = scale ? arith::MulFOp::create(b, scale, columnScales[pair])
-                        : columnScales[pair];
-        if (scale)
-          values[pair] = arith::MulFOp::create(b, values[pair], scale);
-      }
+      for (int64_t pair = 0; pair < 2; ++pair)
+        values[pair] =
+            scaledElement(columnGroups[group], group, half, pair);
       if (!destinationPointer) {
         // Odd N: element by element.
         for (int64_t pair = 0; pair < 2; ++pair)
@@ -836,6 +890,141 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
             b, packed, address,
             /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
       });
+    }
+  }
+}
+
+void WgmmaKernelBuilder::storeQuantizedOutput(
+    ImplicitLocOpBuilder &b,
+    llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
+    ArrayRef<Value> rows, Value laneColumn) {
+  Location loc = b.getLoc();
+  Type dElement = cast<MemRefType>(destination.getType()).getElementType();
+  ScaleEncodingAttr encoding = op.getOutEncodingAttr();
+  int64_t blockColumns = encoding.getBlockExtent(m, n).second;
+  ScaleRule rule{dElement, encoding.getScaleType(),
+                 op.getEffectiveOutRounding(), op.getEffectiveOutMinAmax()};
+  bool rowsMasked = m % tiling.tileM != 0;
+  bool columnsMasked = n % tiling.tileN != 0;
+  Value zero = createF32(b, loc, 0.0);
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto both = [&](Value x, Value y) -> Value {
+    if (!x || !y)
+      return x ? x : y;
+    return arith::AndIOp::create(b, x, y);
+  };
+  auto below = [&](Value x, int64_t bound) -> Value {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
+                                 constant(b, bound));
+  };
+  // Runs `body` where `condition` holds (always when null).
+  auto when = [&](Value condition,
+                  llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
+    if (!condition)
+      return body(b);
+    auto ifOp = scf::IfOp::create(b, condition, false);
+    ImplicitLocOpBuilder inner(loc, ifOp.getThenBodyBuilder());
+    body(inner);
+  };
+  auto columnOf = [&](int64_t group, int64_t pair) -> Value {
+    return arith::AddIOp::create(b, laneColumn, constant(b, 8 * group + pair));
+  };
+  Value isRowLeader = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, lane, constant(b, 4)), constant(b, 0));
+  int64_t groupsPerBlock = blockColumns / 8;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = rows[half];
+    Value rowInside = rowsMasked ? below(row, m) : Value();
+    for (int64_t block = 0; block < tiling.tileN / blockColumns; ++block) {
+      int64_t firstGroup = block * groupsPerBlock;
+      SmallVector<std::array<Value, 2>> results;
+      for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
+           ++group)
+        results.push_back(resultsAt(group, half));
+      auto elementsOf = [&](auto &&visit) {
+        for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
+             ++group)
+          for (int64_t pair = 0; pair < 2; ++pair)
+            visit(group, pair, results[group - firstGroup][pair]);
+      };
+      // The block's amax over its columns inside D: the thread's, then
+      // its quad's (lanes 4r .. 4r + 3 hold row r's columns, two of every
+      // eight). arith.maximumf keeps NaN.
+      Value amax = zero;
+      elementsOf([&](int64_t group, int64_t pair, Value result) {
+        Value magnitude = createF32Magnitude(b, loc, result);
+        if (columnsMasked)
+          magnitude = arith::SelectOp::create(
+              b, below(columnOf(group, pair), n), magnitude, zero);
+        amax = arith::MaximumFOp::create(b, amax, magnitude);
+      });
+      for (int64_t distance : {1, 2}) {
+        Value other =
+            gpu::ShuffleOp::create(
+                b, amax, arith::ConstantIntOp::create(b, i32, distance),
+                arith::ConstantIntOp::create(b, i32, 32),
+                gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        amax = arith::MaximumFOp::create(b, amax, other);
+      }
+      auto [scale, reciprocal] = createBlockScale(b, loc, amax, rule);
+      // The codes: sat(rne(x * reciprocal)), two columns at once where N
+      // is even (one 2-byte store), else one by one.
+      SmallVector<Value, 2> codes;
+      elementsOf([&](int64_t group, int64_t pair, Value result) {
+        codes.push_back(
+            createQuantizedElement(b, loc, result, reciprocal, dElement));
+        if (pair == 0)
+          return;
+        Value first = columnOf(group, 0);
+        if (destinationPointer) {
+          when(both(rowInside, columnsMasked ? below(first, n) : Value()),
+               [&](ImplicitLocOpBuilder &b) {
+                 Value halves[2];
+                 for (int64_t i = 0; i < 2; ++i)
+                   halves[i] = arith::ExtUIOp::create(
+                       b, i16,
+                       arith::BitcastOp::create(b, b.getI8Type(), codes[i]));
+                 Value packed = arith::OrIOp::create(
+                     b, halves[0],
+                     arith::ShLIOp::create(
+                         b, halves[1],
+                         arith::ConstantIntOp::create(b, i16, 8)));
+                 Value offset = arith::IndexCastOp::create(
+                     b, b.getI64Type(),
+                     arith::AddIOp::create(
+                         b, arith::MulIOp::create(b, row, constant(b, n)),
+                         first));
+                 Value address = LLVM::GEPOp::create(
+                     b, destinationPointer.getType(), b.getI8Type(),
+                     destinationPointer, ValueRange{offset});
+                 LLVM::StoreOp::create(b, packed, address, /*alignment=*/2);
+               });
+        } else {
+          for (int64_t i = 0; i < 2; ++i) {
+            Value column = columnOf(group, i);
+            when(both(rowInside, columnsMasked ? below(column, n) : Value()),
+                 [&](ImplicitLocOpBuilder &b) {
+                   memref::StoreOp::create(b, codes[i], destination,
+                                           ValueRange{row, column});
+                 });
+          }
+        }
+        codes.clear();
+      });
+      // The row's first lane stores the block's scale, where the block
+      // starts inside D.
+      Value blockStart =
+          arith::AddIOp::create(b, blockColumn, constant(b, block * blockColumns));
+      when(both(both(isRowLeader, rowInside),
+                columnsMasked ? below(blockStart, n) : Value()),
+           [&](ImplicitLocOpBuilder &b) {
+             Value scaleColumn = arith::DivUIOp::create(
+                 b, blockStart, constant(b, blockColumns));
+             memref::StoreOp::create(b, scale, outScales,
+                                     ValueRange{row, scaleColumn});
+           });
     }
   }
 }
@@ -917,6 +1106,7 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
   bScales = next();
   bias = op.getBias() ? next() : Value();
   destination = next();
+  outScales = op.getOutScales() ? next() : Value();
 
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   kTiles = constant(b, llvm::divideCeil(k, tiling.tileK));
@@ -1066,6 +1256,8 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   if (op.getBias())
     parameters.push_back(op.getBias().getType());
   parameters.push_back(op.getInit().getType());
+  if (op.getOutScales())
+    parameters.push_back(op.getOutScales().getType());
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
   auto kernel = gpu::GPUFuncOp::create(
       kernelBuilder, loc, "matmul",
@@ -1096,6 +1288,8 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   if (op.getBias())
     arguments.push_back(op.getBias());
   arguments.push_back(op.getInit());
+  if (op.getOutScales())
+    arguments.push_back(op.getOutScales());
   Value one = constant(b, 1);
   // Persistent clusters: as many as fit one block per multiprocessor, or
   // one per unit of tiles.
@@ -1178,10 +1372,25 @@ struct QMMLowerMatmulToWgmmaPass
     }
 
     SmallVector<std::pair<MatmulOp, func::FuncOp>> matmuls;
-    module.walk([&](MatmulOp matmul) {
-      if (getIneligibility(matmul, tiling).empty())
+    WalkResult walked = module.walk([&](MatmulOp matmul) {
+      std::string reason = getIneligibility(matmul, tiling);
+      if (reason.empty()) {
         matmuls.push_back({matmul, matmul->getParentOfType<func::FuncOp>()});
+        return WalkResult::advance();
+      }
+      // The reference lowering quantizes on the host (scf.for loops no
+      // GPU kernel takes): on NVIDIA only the wgmma kernels quantize.
+      if (matmul.getOutScales() && isa<MemRefType>(matmul.getInit().getType())) {
+        matmul.emitOpError("qmm-lower-matmul-to-wgmma: an FP8 output is "
+                           "quantized by the wgmma kernel only, which does "
+                           "not take this matmul: ")
+            << reason;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
     });
+    if (walked.wasInterrupted())
+      return signalPassFailure();
     if (matmuls.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

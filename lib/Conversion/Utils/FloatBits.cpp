@@ -17,6 +17,14 @@ Value qmm::createF32(OpBuilder &b, Location loc, double value) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
 }
 
+Value qmm::createF32Magnitude(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  return arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      arith::AndIOp::create(b, loc, bits, createI32(b, loc, 0x7FFFFFFF)));
+}
+
 Value qmm::createI32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
 }

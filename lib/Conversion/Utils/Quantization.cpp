@@ -61,11 +61,12 @@ std::pair<Value, Value> qmm::createBlockScale(OpBuilder &b, Location loc,
         createExp2(b, loc, arith::SubIOp::create(b, loc, zero, exponent));
   }
 
-  // NaN or Inf amax: NaN scale and reciprocal.
-  Value magnitude = math::AbsFOp::create(b, loc, clamped);
+  // NaN or Inf amax: NaN scale and reciprocal. `clamped` is NaN or at
+  // least min_amax >= 0 (a -Inf amax became min_amax), so no |x| is
+  // needed (which the NVVM lowering would make a libdevice call).
   Value infinity = createF32(b, loc, std::numeric_limits<double>::infinity());
   Value isFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                         magnitude, infinity);
+                                         clamped, infinity);
   Value nan = createF32(b, loc, std::numeric_limits<double>::quiet_NaN());
   scale = arith::SelectOp::create(b, loc, isFinite, scale, nan);
   reciprocal = arith::SelectOp::create(b, loc, isFinite, reciprocal, nan);

@@ -72,7 +72,7 @@ struct SmallFloatInfo {
 /// f32 -> E8M0: the exponent, i.e. the value rounded down to a power of two;
 /// NaN and Inf give 0xFF (E8M0's NaN).
 static Value encodeE8M0(OpBuilder &b, Location loc, Value x) {
-  Value magnitude = math::AbsFOp::create(b, loc, x);
+  Value magnitude = createF32Magnitude(b, loc, x);
   Value biased = arith::AddIOp::create(
       b, loc, createFloorLog2(b, loc, magnitude), createI32(b, loc, 127));
   biased = arith::MaxSIOp::create(b, loc, biased, createI32(b, loc, 0));
@@ -93,7 +93,7 @@ static Value encodeSmallFloat(OpBuilder &b, Location loc, Value x,
 
   Value bits = arith::BitcastOp::create(b, loc, i32, x);
   Value sign = arith::ShRUIOp::create(b, loc, bits, createI32(b, loc, 31));
-  Value magnitude = math::AbsFOp::create(b, loc, x);
+  Value magnitude = createF32Magnitude(b, loc, x);
   Value magnitudeBits = arith::BitcastOp::create(b, loc, i32, magnitude);
 
   // Normal range: drop 23 - m mantissa bits with round-half-to-even; a carry

@@ -43,10 +43,12 @@ func.func @quantize(%x: tensor<64x128xf32>, %q: tensor<64x128xf8E4M3FN>, %s: ten
 
 // -----
 
-func.func @fp8_output(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<64x64xf8E4M3FN>, %s: tensor<64x1xf32>) -> (tensor<64x64xf8E4M3FN>, tensor<64x1xf32>) {
-  // expected-error @+1 {{qmm-check-nvidia-support: FP8 outputs are not compiled for sm_90a yet}}
-  %d:2 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<64x64xf8E4M3FN>) out_scales(%s : tensor<64x1xf32>) #qmm.scale<block 1x128> -> tensor<64x64xf8E4M3FN>, tensor<64x1xf32>
-  return %d#0, %d#1 : tensor<64x64xf8E4M3FN>, tensor<64x1xf32>
+// An FNUZ output could not feed the chip's tensor cores (OCP FP8 ones are
+// compiled: nvvm-pipeline-fp8-output.mlir).
+func.func @fnuz_fp8_output(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<64x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<64x64xf8E4M3FNUZ>, %s: tensor<64x1xf32>) -> (tensor<64x64xf8E4M3FNUZ>, tensor<64x1xf32>) {
+  // expected-error @+1 {{qmm-check-nvidia-support: sm_90a reads OCP FP8 (f8E4M3FN, f8E5M2) in its tensor cores; an FP8 output of 'f8E4M3FNUZ' could not feed them}}
+  %d:2 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<64x64xf8E4M3FNUZ>) out_scales(%s : tensor<64x1xf32>) #qmm.scale<block 1x128> -> tensor<64x64xf8E4M3FNUZ>, tensor<64x1xf32>
+  return %d#0, %d#1 : tensor<64x64xf8E4M3FNUZ>, tensor<64x1xf32>
 }
 
 

@@ -1,0 +1,56 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma --canonicalize | FileCheck %s --check-prefix=MX
+
+// FP8 outputs quantized in the wgmma kernel's epilogue: per row of the
+// thread and block of C columns, the amax of its results (the sign bit
+// cleared, never math.absf, which the NVVM lowering makes a libdevice
+// call), then the quad's (the four lanes holding the row: xor 1, xor 2),
+// the block's scale (`none`: amax / 448 and 448 / amax for E4M3), the
+// codes sat(rne(x * reciprocal)) as arith.truncf (expanded later), stored
+// two to a 16-bit store, and the scale by the row's first lane.
+
+// CHECK-LABEL: func.func @fp8_output
+// CHECK:         gpu.launch_func  @fp8_output_wgmma::@matmul
+// CHECK-SAME:      %arg5 : memref<256x2xf32>
+// CHECK-LABEL: gpu.module @fp8_output_wgmma
+// CHECK:       gpu.func @matmul({{.*}}, %{{.*}}: memref<256x256xf8E4M3FN>, %[[SCALES:.*]]: memref<256x2xf32>) kernel
+// CHECK-NOT:     math.absf
+// CHECK:         arith.andi %{{.*}}, %c2147483647_i32{{.*}} : i32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// CHECK:         arith.divf %{{.*}}, %cst{{.*}} : f32
+// CHECK:         arith.divf %cst{{.*}}, %{{.*}} : f32
+// CHECK:         arith.truncf %{{.*}} : f32 to f8E4M3FN
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 2 : i64} : i16, !llvm.ptr<1>
+// CHECK:         memref.store %{{.*}}, %[[SCALES]][%{{.*}}, %{{.*}}] : memref<256x2xf32>
+// CHECK-NOT:     math.absf
+
+func.func @fp8_output(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: memref<256x512xf8E4M3FN>, %sb: memref<2x4xf32>, %d: memref<256x256xf8E4M3FN>, %s: memref<256x2xf32>) {
+  qmm.matmul a(%a, %sa : memref<256x512xf8E4M3FN>, memref<256x4xf32>) #qmm.scale<block 1x128>
+             b(%b, %sb : memref<256x512xf8E4M3FN>, memref<2x4xf32>) #qmm.scale<block 128x128>
+             outs(%d : memref<256x256xf8E4M3FN>)
+             out_scales(%s : memref<256x2xf32>) #qmm.scale<block 1x128>
+  return
+}
+
+// -----
+
+// MX (E8M0 scales per 32 columns, pow2_floor by default): four blocks in
+// each 128-column tile, so 4 blocks x 2 rows x 2 shuffles per thread; the
+// scale is a power of two (exponent arithmetic, no division), stored as
+// E8M0.
+
+// MX-LABEL: gpu.module @mx_output_wgmma
+// MX-COUNT-16: gpu.shuffle  xor
+// MX-NOT:      gpu.shuffle
+// MX-NOT:      arith.divf
+// MX:          arith.truncf %{{.*}} : f32 to f8E8M0FNU
+// MX:          memref.store %{{.*}} : memref<128x8xf8E8M0FNU>
+
+func.func @mx_output(%a: memref<128x256xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<256x256xf8E4M3FN>, %sb: memref<1x1xf32>, %d: memref<128x256xf8E5M2>, %s: memref<128x8xf8E8M0FNU>) {
+  qmm.matmul a(%a, %sa : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %sb : memref<256x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<128x256xf8E5M2>)
+             out_scales(%s : memref<128x8xf8E8M0FNU>) #qmm.scale<mx>
+  return
+}
