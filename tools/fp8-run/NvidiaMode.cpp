@@ -10,6 +10,7 @@
 
 #include "Runner.h"
 
+#include "qmm/Conversion/NVVM/WgmmaPromotion.h"
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/LaunchPlan.h"
 #include "qmm/Runtime/Validation.h"
@@ -24,15 +25,33 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::host;
 using namespace mlir::qmm::fp8run;
 
+/// How the GEMM's sums over K round: in f32, or when the matmul ran as a
+/// wgmma kernel (the plan passes tensor maps) in chunks of the products
+/// wgmma sums between two promotions, at the chip's accumulator
+/// precision, the chunks added in f32.
+static AccumulationModel getAccumulationModel(const LaunchPlan &plan,
+                                              const GemmSpec &spec,
+                                              const NvidiaChipInfo &chip) {
+  AccumulationModel accumulation;
+  if (plan.tensorMaps.empty())
+    return accumulation;
+  bool perKTileScales = spec.a.encoding.getKind() == ScaleKind::Block ||
+                        spec.b.encoding.getKind() == ScaleKind::Block;
+  accumulation.chunk =
+      chip.getWgmmaKTile() * getWgmmaPromotionKTiles(perKTileScales);
+  accumulation.chunkUnitRoundoff =
+      std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
+  return accumulation;
+}
+
 /// The checks of D: the exact tier and, with unquantized inputs, the
 /// quantization tier. Exact tier: each element's interval (bf16/f16), 80
 /// dB SQNR (f32) — or, when the matmul ran as a wgmma kernel (the plan
 /// passes tensor maps), each element's interval for every output type,
-/// with the bound of wgmma's FP8 accumulation: the kernel's K tiles summed
-/// at the chip's accumulator precision, added in f32.
+/// with the bound of wgmma's FP8 accumulation (`accumulation`).
 static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
                       ElementType outputType, int64_t k,
-                      const NvidiaChipInfo &chip) {
+                      const AccumulationModel &accumulation) {
   size_t count = refs.exact.values.size();
   LaunchPlan::Check exact;
   exact.buffer = plan.results.front();
@@ -40,13 +59,8 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
   exact.count = count;
   exact.tier = "exact";
   exact.label = "D vs f64 of the dequantized inputs";
-  AccumulationModel accumulation;
-  if (!plan.tensorMaps.empty()) {
-    accumulation.chunk = chip.getWgmmaKTile();
-    accumulation.chunkUnitRoundoff =
-        std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
+  if (accumulation.chunk)
     exact.label += " (wgmma FP8 accumulation bound)";
-  }
   if (outputType == ElementType::F32 && !accumulation.chunk) {
     exact.kind = "sqnr";
     exact.threshold = kExactTierMinSqnrDb;
@@ -100,12 +114,7 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
       output.encoding.getBlockExtent(spec.m, spec.n).second;
   plan.scalings.push_back(scaling);
 
-  AccumulationModel accumulation;
-  if (!plan.tensorMaps.empty()) {
-    accumulation.chunk = chip.getWgmmaKTile();
-    accumulation.chunkUnitRoundoff =
-        std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
-  }
+  AccumulationModel accumulation = getAccumulationModel(plan, spec, chip);
   QuantizedOutputBounds bounds = getQuantizedOutputBounds(
       output, spec.m, spec.n, numScales, refs.exact, spec.outRounding,
       spec.outMinAmax, spec.k, accumulation);
@@ -195,7 +204,8 @@ int GemmRunner::saveLaunchPlan() {
     if (spec.outEncoding)
       addQuantizedOutputChecks(plan, refs, spec, target);
     else
-      addChecks(plan, refs, toElementType(spec.outputType), spec.k, target);
+      addChecks(plan, refs, toElementType(spec.outputType), spec.k,
+                getAccumulationModel(plan, spec, target));
   }
   failOn(writeLaunchPlan(plan, config.saveDir));
   llvm::outs() << llvm::formatv(

@@ -30,6 +30,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "WgmmaKernelBuilder.h"
+
+#include "qmm/Conversion/NVVM/WgmmaPromotion.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Conversion/Utils.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -58,32 +61,9 @@ namespace qmm {
 
 using namespace mlir;
 using namespace mlir::qmm;
+using namespace mlir::qmm::wgmma;
 
 namespace {
-
-/// The kernel's shape, derived from the chip: the K tile is one swizzle row
-/// of FP8 elements, each consumer warpgroup owns wgmma M rows.
-struct WgmmaTiling {
-  int64_t tileM, tileN, tileK, stages, consumers, threads;
-  /// Rows of tiles walked together by the persistent blocks (L2 reuse).
-  int64_t rasterRows;
-  /// Registers per thread after setmaxnreg: the producer's and the
-  /// consumers'.
-  int64_t producerRegisters, consumerRegisters;
-  /// Blocks of a cluster (along M) that share B's tiles through TMA
-  /// multicast: a power of two up to 8 (1: no clusters).
-  int64_t clusterRows = 1;
-  int64_t stageBytes() const { return (tileM + tileN) * tileK; }
-  /// The ring, then the stages' `empty` mbarriers (8 bytes each), plus room
-  /// to align the ring's start to a swizzle atom (8 rows).
-  int64_t sharedBytes(const NvidiaChipInfo &chip) const {
-    return stages * (stageBytes() + 8) + 8 * chip.swizzleBytes;
-  }
-};
-
-/// How an operand's scales are applied: once per output element in the
-/// epilogue (per-tensor, per-row), or per K tile to the f32 partial sums.
-enum class ScaleUse { Epilogue, PerKTile };
 
 /// Why `op` is not lowered here (it then runs as the reference loops), or
 /// the empty string.
@@ -144,190 +124,14 @@ std::string getIneligibility(MatmulOp op, const WgmmaTiling &tiling) {
   return "";
 }
 
-ScaleUse getScaleUse(ScaleEncodingAttr encoding) {
-  return encoding.getKind() == ScaleKind::Block ? ScaleUse::PerKTile
-                                                : ScaleUse::Epilogue;
-}
-
 NVVM::WGMMATypes getWgmmaType(Type element) {
   return isa<Float8E5M2Type>(element) ? NVVM::WGMMATypes::e5m2
                                       : NVVM::WGMMATypes::e4m3;
 }
 
-/// Builds the kernel of one matmul.
-class WgmmaKernelBuilder {
-public:
-  /// Clusters of `maxClusterRows` blocks where M's tile rows divide by it,
-  /// else none.
-  WgmmaKernelBuilder(MatmulOp op, const NvidiaChipInfo &chip,
-                     const WgmmaTiling &sharedTiling, int64_t maxClusterRows)
-      : op(op), chip(chip), tiling(sharedTiling) {
-    auto aType = cast<MemRefType>(op.getA().getType());
-    auto bType = cast<MemRefType>(op.getB().getType());
-    m = aType.getDimSize(0);
-    k = aType.getDimSize(1);
-    n = bType.getDimSize(0);
-    aElement = aType.getElementType();
-    bElement = bType.getElementType();
-    tiling.clusterRows =
-        llvm::divideCeil(m, tiling.tileM) % maxClusterRows == 0
-            ? maxClusterRows
-            : 1;
-  }
-
-  /// Creates the kernel in a new gpu.module before `func` and replaces the
-  /// op by the tensor maps and the launch.
-  LogicalResult build(func::FuncOp func, SymbolTable &symbols);
-
-private:
-  MemRefType getTileType(int64_t rows, Type element) {
-    return MemRefType::get({rows, tiling.tileK}, element, AffineMap(),
-                           gpu::AddressSpaceAttr::get(
-                               op.getContext(), gpu::AddressSpace::Workgroup));
-  }
-  nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows,
-                                                  Type element) {
-    return nvgpu::TensorMapDescriptorType::get(
-        op.getContext(), getTileType(rows, element),
-        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-        nvgpu::TensorMapOOBKind::OOB_ZERO,
-        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-  }
-  LLVM::LLVMStructType getFragmentType() {
-    SmallVector<Type> fields(tiling.tileN / 2,
-                             Float32Type::get(op.getContext()));
-    return LLVM::LLVMStructType::getLiteral(op.getContext(), fields);
-  }
-
-  void buildKernelBody(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel);
-  /// The persistent loop over units of `clusterRows` tiles of one column:
-  /// unit u = cluster, cluster + clusters, ..., in groups of `rasterRows`
-  /// tile rows walked column by column; a block takes its rank's tile.
-  /// Sets blockRow, blockColumn and firstIteration for `body`.
-  /// `body` gets the loop-carried values (`initial` at first) and returns
-  /// the next ones. Sets hasNextTile too: whether this block computes
-  /// another tile after this one.
-  void buildTileLoop(
-      ImplicitLocOpBuilder &b, ValueRange initial,
-      llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
-                                            ValueRange)>
-          body);
-  /// The units the persistent loop walks: columns of `clusterRows` tiles.
-  int64_t getUnitCount() const {
-    return llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows *
-           llvm::divideCeil(n, tiling.tileN);
-  }
-  void buildProducer(ImplicitLocOpBuilder &b);
-  /// The consumers' values that do not change from tile to tile.
-  void prepareConsumer(ImplicitLocOpBuilder &b);
-  /// The consumer warpgroup `consumer`'s tile loop.
-  void buildConsumer(ImplicitLocOpBuilder &b, Value consumer);
-  /// The thread's two output rows (the wgmma accumulator layout) and its
-  /// first column in the current tile.
-  std::pair<std::array<Value, 2>, Value>
-  getThreadPosition(ImplicitLocOpBuilder &b, Value consumer);
-  /// A K tile's block scales as loaded: B's for the block's columns and A's
-  /// for each of the thread's rows (each null where that operand is not
-  /// block-scaled).
-  struct KTileScales {
-    Value b;
-    SmallVector<Value, 2> a;
-  };
-  /// A K tile whose wgmma group was issued: its fragment, its ring stage
-  /// and its block scales.
-  struct IssuedKTile {
-    Value fragment, stage;
-    KTileScales scales;
-  };
-  /// Loads K tile `kt`'s block scales for `rows` (nothing without block
-  /// scales). They are multiplied only at the promotion, after the wait
-  /// for the K tile's group, which covers the loads' latency.
-  KTileScales loadKTileScales(ImplicitLocOpBuilder &b, ArrayRef<Value> rows,
-                              Value kt);
-  /// Waits for the stage of ring iteration `iteration` and issues its wgmma
-  /// steps into the registers of `spare` (a fragment already promoted).
-  IssuedKTile issueKTile(ImplicitLocOpBuilder &b, Value consumer,
-                         Value iteration, Value spare);
-  /// `fragment` unchanged, through an empty volatile asm that defines its
-  /// registers anew: LLVM keeps the reads and writes of async wgmma
-  /// registers on the right side of the waits and the next issue, instead
-  /// of moving them across (which costs copies and registers).
-  Value pinFragment(ImplicitLocOpBuilder &b, Value fragment);
-  /// After the wait for `tile`'s group: releases its stage and returns
-  /// `accumulator` plus the scaled fragment.
-  /// `tile.fragment` becomes the pinned fragment, for the next K tile.
-  Value retireKTile(ImplicitLocOpBuilder &b, IssuedKTile &tile,
-                    Value accumulator);
-  /// The shared-memory matrix descriptor of a K-major tile at byte address
-  /// `address` (i64) in 128B-swizzled rows.
-  Value buildDescriptor(ImplicitLocOpBuilder &b, Value address);
-  /// The scale of operand `scales` (`encoding`, `rows` rows) for row `row`
-  /// and K index `kIndex` (index values), as f32.
-  Value loadScale(ImplicitLocOpBuilder &b, Value scales,
-                  ScaleEncodingAttr encoding, int64_t rows, Value row,
-                  Value kIndex);
-  void buildEpilogue(ImplicitLocOpBuilder &b, Value accumulator,
-                     ArrayRef<Value> rows, Value laneColumn);
-  /// FP8 outputs: the thread's f32 results quantized per block of C
-  /// columns by qmm.quantize's rule, the codes stored in
-  /// pairs and each row's block scales by the row's first lane.
-  /// `resultsAt(group, half)` builds the f32 results of 8-column group
-  /// `group` in row `rows[half]` (the thread's two columns there).
-  void storeQuantizedOutput(
-      ImplicitLocOpBuilder &b,
-      llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-      ArrayRef<Value> rows, Value laneColumn);
-
-  Value constant(ImplicitLocOpBuilder &b, int64_t value) {
-    return arith::ConstantIndexOp::create(b, value);
-  }
-  /// The shared-memory address (32-bit) of stage `stage`'s `empty`
-  /// mbarrier, after the ring.
-  Value getEmptyBarrierAddress(ImplicitLocOpBuilder &b, Value stage);
-  /// The `empty` mbarriers are driven by PTX of the kernel's own (nvgpu's
-  /// ops address the barriers of one block only): a consumer warp's release
-  /// reaches every block of the cluster (whose producers multicast into its
-  /// shared memory). Both keep mbarrier's default semantics, as CUTLASS's
-  /// cluster pipelines do.
-  void waitEmpty(ImplicitLocOpBuilder &b, Value stage, Value parity);
-  void releaseEmpty(ImplicitLocOpBuilder &b, Value stage);
-
-  MatmulOp op;
-  const NvidiaChipInfo &chip;
-  WgmmaTiling tiling;
-  int64_t m = 0, n = 0, k = 0;
-  Type aElement, bElement;
-
-  // Kernel values, set while the body is built.
-  Value tensorMapA, tensorMapB, aScales, bScales, bias, destination;
-  /// An FP8 output's scales, or null.
-  Value outScales;
-  Value fullBarriers, sharedBase, ringAddress;
-  /// This block's rank in its cluster (index).
-  Value clusterRank;
-  Value blockRow, blockColumn; ///< the tile's first output row / column
-  /// The ring iteration of the tile's first K tile (ring iterations count
-  /// on across the tiles a block computes).
-  Value firstIteration;
-  Value kTiles;
-  /// In the tile loop: whether the block has another tile after this one.
-  Value hasNextTile;
-  bool clustered() const { return tiling.clusterRows > 1; }
-  // Consumer values set by prepareConsumer.
-  Value warp, lane;
-  /// The product of the per-tensor scales, or null.
-  Value tensorScale;
-  /// D as a global pointer where pairs of elements are stored at once, or
-  /// null (odd N).
-  Value destinationPointer;
-  std::function<Value(ImplicitLocOpBuilder &, Value)> aTileAt, bTileAt;
-};
-
 } // namespace
 
-/// Inline PTX without results.
-static void emitPtx(ImplicitLocOpBuilder &b, StringRef ptx,
+void wgmma::emitPtx(ImplicitLocOpBuilder &b, StringRef ptx,
                     StringRef constraints, ValueRange operands) {
   LLVM::InlineAsmOp::create(b, Type(), operands, ptx, constraints,
                             /*has_side_effects=*/true,
@@ -505,7 +309,8 @@ WgmmaKernelBuilder::loadKTileScales(ImplicitLocOpBuilder &b,
 
 WgmmaKernelBuilder::IssuedKTile
 WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
-                               Value iteration, Value spare) {
+                               Value iteration, Value spare,
+                               bool accumulate) {
   MLIRContext *ctx = op.getContext();
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   Value stages = constant(b, tiling.stages);
@@ -552,7 +357,8 @@ WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
     fragment = NVVM::WgmmaMmaAsyncOp::create(
         b, getFragmentType(), fragment, stepA, stepB, shape,
         getWgmmaType(aElement), getWgmmaType(bElement), NVVM::WGMMATypes::f32,
-        step == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        step == 0 && !accumulate ? NVVM::WGMMAScaleOut::zero
+                                 : NVVM::WGMMAScaleOut::one,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
         NVVM::MMALayout::row, NVVM::MMALayout::col, nullptr);
   }
@@ -583,18 +389,25 @@ Value WgmmaKernelBuilder::pinFragment(ImplicitLocOpBuilder &b,
       .getResult(0);
 }
 
+void WgmmaKernelBuilder::releaseStage(ImplicitLocOpBuilder &b, Value stage) {
+  Value isFirstLane = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                            constant(b, 0));
+  auto release = scf::IfOp::create(b, isFirstLane, false);
+  ImplicitLocOpBuilder inner(b.getLoc(), release.getThenBodyBuilder());
+  releaseEmpty(inner, stage);
+}
+
 Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
                                       IssuedKTile &tile,
                                       Value accumulator) {
-  // The caller waited for the tile's wgmma group (wait_group is warp-wide):
-  // one lane per warp releases the stage for its warp.
-  Value isFirstLane = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                            constant(b, 0));
-  {
-    auto release = scf::IfOp::create(b, isFirstLane, false);
-    ImplicitLocOpBuilder inner(b.getLoc(), release.getThenBodyBuilder());
-    releaseEmpty(inner, tile.stage);
-  }
+  // The caller waited for the tile's wgmma group.
+  releaseStage(b, tile.stage);
+  return promoteFragment(b, tile, accumulator);
+}
+
+Value WgmmaKernelBuilder::promoteFragment(ImplicitLocOpBuilder &b,
+                                          IssuedKTile &tile,
+                                          Value accumulator) {
   // Promotion: accumulator += fragment (x the K tile's scales), between
   // the wait and the next issue.
   tile.fragment = pinFragment(b, tile.fragment);
@@ -670,6 +483,10 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
   // ring iteration, which runs on by K tiles across tiles.
   int64_t kTileCount = llvm::divideCeil(k, tiling.tileK);
   Type fragmentType = getFragmentType();
+  // Block scales change every K tile; the others wait for the epilogue.
+  int64_t promotionKTiles = getWgmmaPromotionKTiles(
+      getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile ||
+      getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile);
   Value poison = LLVM::PoisonOp::create(b, fragmentType);
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally.
@@ -678,35 +495,41 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
       b, ValueRange{first.fragment},
       [&](ImplicitLocOpBuilder &b, ValueRange carried) -> SmallVector<Value> {
         auto [rows, laneColumn] = getThreadPosition(b, consumer);
-        // K tile 0, in flight since before this tile: its scales, then
-        // the wait and its promotion into a zero accumulator.
-        IssuedKTile tile;
-        tile.scales = loadKTileScales(b, rows, constant(b, 0));
-        tile.fragment = carried[0];
-        tile.stage = arith::RemUIOp::create(b, firstIteration,
-                                            constant(b, tiling.stages));
-        NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-        Value accumulator =
-            retireKTile(b, tile, LLVM::ZeroOp::create(b, fragmentType));
-        // K tiles 1, 2, ... (no loop for one K tile).
-        Value spare = tile.fragment;
-        if (kTileCount > 1) {
-          auto loop = scf::ForOp::create(b, c1, constant(b, kTileCount), c1,
-                                         ValueRange{accumulator, spare});
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(loop.getBody());
-          Value kt = loop.getInductionVar();
-          KTileScales scales = loadKTileScales(b, rows, kt);
-          IssuedKTile next = issueKTile(
-              b, consumer, arith::AddIOp::create(b, firstIteration, kt),
-              loop.getRegionIterArgs()[1]);
-          next.scales = scales;
+        Value accumulator, spare;
+        if (promotionKTiles > 1) {
+          std::tie(accumulator, spare) = buildDeferredPromotionKLoop(
+              b, consumer, carried[0], promotionKTiles);
+        } else {
+          // K tile 0, in flight since before this tile: its scales, then
+          // the wait and its promotion into a zero accumulator.
+          IssuedKTile tile;
+          tile.scales = loadKTileScales(b, rows, constant(b, 0));
+          tile.fragment = carried[0];
+          tile.stage = arith::RemUIOp::create(b, firstIteration,
+                                              constant(b, tiling.stages));
           NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-          Value promoted =
-              retireKTile(b, next, loop.getRegionIterArgs()[0]);
-          scf::YieldOp::create(b, ValueRange{promoted, next.fragment});
-          accumulator = loop.getResult(0);
-          spare = loop.getResult(1);
+          accumulator =
+              retireKTile(b, tile, LLVM::ZeroOp::create(b, fragmentType));
+          // K tiles 1, 2, ... (no loop for one K tile).
+          spare = tile.fragment;
+          if (kTileCount > 1) {
+            auto loop = scf::ForOp::create(b, c1, constant(b, kTileCount), c1,
+                                           ValueRange{accumulator, spare});
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(loop.getBody());
+            Value kt = loop.getInductionVar();
+            KTileScales scales = loadKTileScales(b, rows, kt);
+            IssuedKTile next = issueKTile(
+                b, consumer, arith::AddIOp::create(b, firstIteration, kt),
+                loop.getRegionIterArgs()[1]);
+            next.scales = scales;
+            NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+            Value promoted =
+                retireKTile(b, next, loop.getRegionIterArgs()[0]);
+            scf::YieldOp::create(b, ValueRange{promoted, next.fragment});
+            accumulator = loop.getResult(0);
+            spare = loop.getResult(1);
+          }
         }
         // The next tile's K tile 0, then this tile's epilogue.
         auto nextTile = scf::IfOp::create(b, TypeRange{fragmentType},
@@ -731,302 +554,66 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
 }
 
-void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
-                                       Value accumulator,
-                                       ArrayRef<Value> rows,
-                                       Value laneColumn) {
-  Type f32 = b.getF32Type();
-  auto dType = cast<MemRefType>(destination.getType());
-  Type dElement = dType.getElementType();
-  bool aPerRow = op.getAEncoding().getKind() == ScaleKind::PerRow;
-  bool bPerRow = op.getBEncoding().getKind() == ScaleKind::PerRow;
-  bool masked = m % tiling.tileM != 0 || n % tiling.tileN != 0;
-  Value c0 = constant(b, 0);
-  Value mValue = constant(b, m), nValue = constant(b, n);
-  // The epilogue's scale per row: A's (per-row; rows past M read row
-  // M - 1's) times the per-tensor ones.
-  SmallVector<Value, 2> rowScales;
-  for (Value row : rows) {
-    Value scale = tensorScale;
-    if (aPerRow) {
-      Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-      Value rowScale = loadScale(b, aScales, op.getAEncoding(), m, clamped, c0);
-      scale = scale ? arith::MulFOp::create(b, scale, rowScale) : rowScale;
-    }
-    rowScales.push_back(scale);
-  }
-  auto inRange = [&](ImplicitLocOpBuilder &b, Value row, Value column) {
-    return arith::AndIOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, mValue),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, nValue));
+std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
+    ImplicitLocOpBuilder &b, Value consumer, Value fragment,
+    int64_t promotionKTiles) {
+  int64_t kTileCount = llvm::divideCeil(k, tiling.tileK);
+  Type fragmentType = getFragmentType();
+  Value c1 = constant(b, 1);
+  auto stageOf = [&](ImplicitLocOpBuilder &b, Value kt) -> Value {
+    return arith::RemUIOp::create(b, arith::AddIOp::create(b, firstIteration,
+                                                           kt),
+                                  constant(b, tiling.stages));
   };
-  // Runs `body` where (row, column) is inside D (always, in whole tiles).
-  auto guarded = [&](ImplicitLocOpBuilder &b, Value row, Value column,
-                     llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
-    if (!masked)
-      return body(b);
-    auto ifOp = scf::IfOp::create(b, inRange(b, row, column), false);
-    ImplicitLocOpBuilder inner(b.getLoc(), ifOp.getThenBodyBuilder());
-    body(inner);
-  };
-  // One element in f32 after C, bias and the activation.
-  auto finishF32 = [&](ImplicitLocOpBuilder &b, Value value, Value row,
-                       Value column, Value biasValue) {
-    if (op.getAccumulate()) {
-      Value c = memref::LoadOp::create(b, destination, ValueRange{row, column});
-      if (c.getType() != f32)
-        c = arith::ExtFOp::create(b, f32, c);
-      value = arith::AddFOp::create(b, value, c);
-    }
-    if (biasValue)
-      value = arith::AddFOp::create(b, value, biasValue);
-    return createActivation(b, b.getLoc(), value, op.getActivation());
-  };
-  // The output value of one element: the above, rounded to D's type.
-  auto finish = [&](ImplicitLocOpBuilder &b, Value value, Value row,
-                    Value column, Value biasValue) {
-    value = finishF32(b, value, row, column, biasValue);
-    if (dElement != f32)
-      value = arith::TruncFOp::create(b, dElement, value);
-    return value;
-  };
-  // A group's columns, column scales and bias values.
-  struct ColumnGroup {
-    Value columns[2], columnScales[2], biasValues[2];
-  };
-  auto loadColumnGroup = [&](int64_t group) {
-    ColumnGroup loaded;
-    auto &[columns, columnScales, biasValues] = loaded;
-    for (int64_t pair = 0; pair < 2; ++pair) {
-      columns[pair] = arith::AddIOp::create(b, laneColumn,
-                                            constant(b, 8 * group + pair));
-      Value clamped =
-          arith::MinUIOp::create(b, columns[pair], constant(b, n - 1));
-      if (bPerRow)
-        columnScales[pair] =
-            loadScale(b, bScales, op.getBEncoding(), n, clamped, c0);
-      if (bias) {
-        biasValues[pair] = memref::LoadOp::create(b, bias, ValueRange{clamped});
-        if (biasValues[pair].getType() != f32)
-          biasValues[pair] = arith::ExtFOp::create(b, f32, biasValues[pair]);
-      }
-    }
-    return loaded;
-  };
-  // Fragment element 4 group + 2 half + pair times its scales.
-  auto scaledElement = [&](const ColumnGroup &columnGroup, int64_t group,
-                           int64_t half, int64_t pair) {
-    Value value = LLVM::ExtractValueOp::create(b, accumulator,
-                                               4 * group + 2 * half + pair);
-    Value scale = rowScales[half];
-    Value columnScale = columnGroup.columnScales[pair];
-    if (columnScale)
-      scale = scale ? arith::MulFOp::create(b, scale, columnScale)
-                    : columnScale;
-    return scale ? arith::MulFOp::create(b, value, scale) : value;
-  };
-  if (op.getOutScales()) {
-    // FP8 output (never accumulated into): each block's f32 results where
-    // it is quantized, its column values loaded there (all of them up
-    // front, with both rows' results live until their amax, would spill).
-    storeQuantizedOutput(
-        b,
-        [&](int64_t group, int64_t half) -> std::array<Value, 2> {
-          ColumnGroup columnGroup = loadColumnGroup(group);
-          std::array<Value, 2> results;
-          for (int64_t pair = 0; pair < 2; ++pair)
-            results[pair] =
-                finishF32(b, scaledElement(columnGroup, group, half, pair),
-                          rows[half], columnGroup.columns[pair],
-                          columnGroup.biasValues[pair]);
-          return results;
-        },
-        rows, laneColumn);
-    return;
-  }
-  // Every group's column values first: loaded before the first store,
-  // they are in flight together (LLVM does not move loads above stores
-  // that may alias them).
-  SmallVector<ColumnGroup> columnGroups;
-  for (int64_t group = 0; group < tiling.tileN / 8; ++group)
-    columnGroups.push_back(loadColumnGroup(group));
-  for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
-    auto &[columns, columnScales, biasValues] = columnGroups[group];
-    for (int64_t half = 0; half < 2; ++half) {
-      Value row = rows[half];
-      Value values[2];
-      for (int64_t pair = 0; pair < 2; ++pair)
-        values[pair] =
-            scaledElement(columnGroups[group], group, half, pair);
-      if (!destinationPointer) {
-        // Odd N: element by element.
-        for (int64_t pair = 0; pair < 2; ++pair)
-          guarded(b, row, columns[pair], [&](ImplicitLocOpBuilder &b) {
-            Value result =
-                finish(b, values[pair], row, columns[pair], biasValues[pair]);
-            memref::StoreOp::create(b, result, destination,
-                                    ValueRange{row, columns[pair]});
-          });
-        continue;
-      }
-      // Even N: both columns of the pair are inside D or neither is; one
-      // 2-element store.
-      guarded(b, row, columns[0], [&](ImplicitLocOpBuilder &b) {
-        auto pairType = VectorType::get({2}, dElement);
-        Value packed = LLVM::PoisonOp::create(b, pairType);
-        for (int64_t pair = 0; pair < 2; ++pair)
-          packed = LLVM::InsertElementOp::create(
-              b, packed,
-              finish(b, values[pair], row, columns[pair], biasValues[pair]),
-              arith::ConstantIntOp::create(b, b.getI32Type(), pair));
-        Value offset = arith::IndexCastOp::create(
-            b, b.getI64Type(),
-            arith::AddIOp::create(
-                b, arith::MulIOp::create(b, row, nValue), columns[0]));
-        Value address = LLVM::GEPOp::create(
-            b, destinationPointer.getType(), dElement, destinationPointer,
-            ValueRange{offset});
-        LLVM::StoreOp::create(
-            b, packed, address,
-            /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
-      });
-    }
-  }
-}
+  Value accumulator = LLVM::ZeroOp::create(b, fragmentType);
+  if (kTileCount > 1) {
+    // K tile kt (1, 2, ...): at a promotion point (kt a multiple of
+    // promotionKTiles) the sums so far are promoted, after the wait for
+    // them, and kt starts new ones; elsewhere kt adds to them and the
+    // wait is for kt - 1 only.
+    auto loop = scf::ForOp::create(b, c1, constant(b, kTileCount), c1,
+                                   ValueRange{accumulator, fragment});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value sums = loop.getRegionIterArgs()[0];
+    Value partial = loop.getRegionIterArgs()[1];
+    Value iteration = arith::AddIOp::create(b, firstIteration, kt);
+    Value previousStage = stageOf(b, arith::SubIOp::create(b, kt, c1));
+    Value isPromotionPoint = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, kt, constant(b, promotionKTiles)),
+        constant(b, 0));
+    auto step = scf::IfOp::create(b, TypeRange{fragmentType, fragmentType},
+                                  isPromotionPoint, /*withElse=*/true);
+    {
+      ImplicitLocOpBuilder then(b.getLoc(), step.getThenBodyBuilder());
+      NVVM::WgmmaWaitGroupSyncOp::create(then, 0);
+      releaseStage(then, previousStage);
+      IssuedKTile done;
+      done.fragment = partial;
+      Value promoted = promoteFragment(then, done, sums);
+      IssuedKTile next = issueKTile(then, consumer, iteration, done.fragment);
+      scf::YieldOp::create(then, ValueRange{promoted, next.fragment});
 
-void WgmmaKernelBuilder::storeQuantizedOutput(
-    ImplicitLocOpBuilder &b,
-    llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-    ArrayRef<Value> rows, Value laneColumn) {
-  Location loc = b.getLoc();
-  Type dElement = cast<MemRefType>(destination.getType()).getElementType();
-  ScaleEncodingAttr encoding = op.getOutEncodingAttr();
-  int64_t blockColumns = encoding.getBlockExtent(m, n).second;
-  ScaleRule rule{dElement, encoding.getScaleType(),
-                 op.getEffectiveOutRounding(), op.getEffectiveOutMinAmax()};
-  bool rowsMasked = m % tiling.tileM != 0;
-  bool columnsMasked = n % tiling.tileN != 0;
-  Value zero = createF32(b, loc, 0.0);
-  Type i16 = b.getI16Type(), i32 = b.getI32Type();
-  auto both = [&](Value x, Value y) -> Value {
-    if (!x || !y)
-      return x ? x : y;
-    return arith::AndIOp::create(b, x, y);
-  };
-  auto below = [&](Value x, int64_t bound) -> Value {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
-                                 constant(b, bound));
-  };
-  // Runs `body` where `condition` holds (always when null).
-  auto when = [&](Value condition,
-                  llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
-    if (!condition)
-      return body(b);
-    auto ifOp = scf::IfOp::create(b, condition, false);
-    ImplicitLocOpBuilder inner(loc, ifOp.getThenBodyBuilder());
-    body(inner);
-  };
-  auto columnOf = [&](int64_t group, int64_t pair) -> Value {
-    return arith::AddIOp::create(b, laneColumn, constant(b, 8 * group + pair));
-  };
-  Value isRowLeader = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, lane, constant(b, 4)), constant(b, 0));
-  int64_t groupsPerBlock = blockColumns / 8;
-  for (int64_t half = 0; half < 2; ++half) {
-    Value row = rows[half];
-    Value rowInside = rowsMasked ? below(row, m) : Value();
-    for (int64_t block = 0; block < tiling.tileN / blockColumns; ++block) {
-      int64_t firstGroup = block * groupsPerBlock;
-      SmallVector<std::array<Value, 2>> results;
-      for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
-           ++group)
-        results.push_back(resultsAt(group, half));
-      auto elementsOf = [&](auto &&visit) {
-        for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
-             ++group)
-          for (int64_t pair = 0; pair < 2; ++pair)
-            visit(group, pair, results[group - firstGroup][pair]);
-      };
-      // The block's amax over its columns inside D: the thread's, then
-      // its quad's (lanes 4r .. 4r + 3 hold row r's columns, two of every
-      // eight). arith.maximumf keeps NaN.
-      Value amax = zero;
-      elementsOf([&](int64_t group, int64_t pair, Value result) {
-        Value magnitude = createF32Magnitude(b, loc, result);
-        if (columnsMasked)
-          magnitude = arith::SelectOp::create(
-              b, below(columnOf(group, pair), n), magnitude, zero);
-        amax = arith::MaximumFOp::create(b, amax, magnitude);
-      });
-      for (int64_t distance : {1, 2}) {
-        Value other =
-            gpu::ShuffleOp::create(
-                b, amax, arith::ConstantIntOp::create(b, i32, distance),
-                arith::ConstantIntOp::create(b, i32, 32),
-                gpu::ShuffleMode::XOR)
-                .getShuffleResult();
-        amax = arith::MaximumFOp::create(b, amax, other);
-      }
-      auto [scale, reciprocal] = createBlockScale(b, loc, amax, rule);
-      // The codes: sat(rne(x * reciprocal)), two columns at once where N
-      // is even (one 2-byte store), else one by one.
-      SmallVector<Value, 2> codes;
-      elementsOf([&](int64_t group, int64_t pair, Value result) {
-        codes.push_back(
-            createQuantizedElement(b, loc, result, reciprocal, dElement));
-        if (pair == 0)
-          return;
-        Value first = columnOf(group, 0);
-        if (destinationPointer) {
-          when(both(rowInside, columnsMasked ? below(first, n) : Value()),
-               [&](ImplicitLocOpBuilder &b) {
-                 Value halves[2];
-                 for (int64_t i = 0; i < 2; ++i)
-                   halves[i] = arith::ExtUIOp::create(
-                       b, i16,
-                       arith::BitcastOp::create(b, b.getI8Type(), codes[i]));
-                 Value packed = arith::OrIOp::create(
-                     b, halves[0],
-                     arith::ShLIOp::create(
-                         b, halves[1],
-                         arith::ConstantIntOp::create(b, i16, 8)));
-                 Value offset = arith::IndexCastOp::create(
-                     b, b.getI64Type(),
-                     arith::AddIOp::create(
-                         b, arith::MulIOp::create(b, row, constant(b, n)),
-                         first));
-                 Value address = LLVM::GEPOp::create(
-                     b, destinationPointer.getType(), b.getI8Type(),
-                     destinationPointer, ValueRange{offset});
-                 LLVM::StoreOp::create(b, packed, address, /*alignment=*/2);
-               });
-        } else {
-          for (int64_t i = 0; i < 2; ++i) {
-            Value column = columnOf(group, i);
-            when(both(rowInside, columnsMasked ? below(column, n) : Value()),
-                 [&](ImplicitLocOpBuilder &b) {
-                   memref::StoreOp::create(b, codes[i], destination,
-                                           ValueRange{row, column});
-                 });
-          }
-        }
-        codes.clear();
-      });
-      // The row's first lane stores the block's scale, where the block
-      // starts inside D.
-      Value blockStart =
-          arith::AddIOp::create(b, blockColumn, constant(b, block * blockColumns));
-      when(both(both(isRowLeader, rowInside),
-                columnsMasked ? below(blockStart, n) : Value()),
-           [&](ImplicitLocOpBuilder &b) {
-             Value scaleColumn = arith::DivUIOp::create(
-                 b, blockStart, constant(b, blockColumns));
-             memref::StoreOp::create(b, scale, outScales,
-                                     ValueRange{row, scaleColumn});
-           });
+      ImplicitLocOpBuilder otherwise(b.getLoc(), step.getElseBodyBuilder());
+      IssuedKTile next2 = issueKTile(otherwise, consumer, iteration, partial,
+                                     /*accumulate=*/true);
+      NVVM::WgmmaWaitGroupSyncOp::create(otherwise, 1);
+      releaseStage(otherwise, previousStage);
+      scf::YieldOp::create(otherwise, ValueRange{sums, next2.fragment});
     }
+    scf::YieldOp::create(b, step.getResults());
+    accumulator = loop.getResult(0);
+    fragment = loop.getResult(1);
   }
+  // The last sums.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  releaseStage(b, stageOf(b, constant(b, kTileCount - 1)));
+  IssuedKTile last;
+  last.fragment = fragment;
+  accumulator = promoteFragment(b, last, accumulator);
+  return {accumulator, last.fragment};
 }
 
 void WgmmaKernelBuilder::buildTileLoop(
@@ -1380,7 +967,8 @@ struct QMMLowerMatmulToWgmmaPass
       }
       // The reference lowering quantizes on the host (scf.for loops no
       // GPU kernel takes): on NVIDIA only the wgmma kernels quantize.
-      if (matmul.getOutScales() && isa<MemRefType>(matmul.getInit().getType())) {
+      if (matmul.getOutScales() &&
+          isa<MemRefType>(matmul.getInit().getType())) {
         matmul.emitOpError("qmm-lower-matmul-to-wgmma: an FP8 output is "
                            "quantized by the wgmma kernel only, which does "
                            "not take this matmul: ")

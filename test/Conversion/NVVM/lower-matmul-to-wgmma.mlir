@@ -2,8 +2,14 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="stages=2" | FileCheck %s --check-prefix=STAGES2
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s --check-prefix=ONE-GROUP
 
-// No kernel leaves a wgmma group in flight across a wait (see the K loop).
-// ONE-GROUP-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+// A block-scaled kernel promotes every K tile: it never leaves a wgmma
+// group in flight across a wait (its promotion would read the registers
+// of the group in flight, and ptxas then serializes every wgmma). Kernels
+// with epilogue scales wait with wait_group 1 without reading them (see
+// the K loop of the first case).
+// ONE-GROUP-LABEL: gpu.module @blockwise_wgmma
+// ONE-GROUP-NOT:   nvvm.wgmma.wait.group.sync.aligned 1
+// ONE-GROUP:       func.func @epilogue
 
 // The kernel without clusters (the default, cluster-rows=1); clusters are
 // tested in lower-matmul-to-wgmma-cluster.mlir.
@@ -105,57 +111,68 @@
 // CHECK:         %[[TILES:.*]] = scf.for %[[UNIT:.*]] = %{{.*}} to %[[UNITS:.*]] step %[[GRID:.*]] iter_args(%[[INFLIGHT:.*]] = %[[FIRST]])
 // CHECK:           %[[NEXTUNIT:.*]] = arith.addi %[[UNIT]], %[[GRID]]
 // CHECK:           %[[HASNEXT:.*]] = arith.cmpi ult, %[[NEXTUNIT]], %[[UNITS]]
-// K tile 0: wait, release (one lane per warp), promotion of the pinned
-// fragment into a zero accumulator.
-// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// Per-tensor scales apply in the epilogue, so wgmma sums 4 K tiles (512
+// products) between promotions (WgmmaPromotion.h). K tiles 1 and 2 (the
+// loop carries the promoted sums and the fragment): at a promotion point
+// (kt a multiple of 4, none here) wait_group 0, release, promotion, then
+// the issue of new sums; elsewhere the steps add to the fragment's sums
+// (scale-d one from the first step, the previous group still in flight),
+// then wait_group 1 for the previous K tile and its stage's release: no
+// register of a group in flight is read.
 // CHECK:           %[[ZERO:.*]] = llvm.mlir.zero
-// CHECK:           scf.if
-// CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
-// CHECK:           llvm.extractvalue %[[INFLIGHT]][0]
-// CHECK:           %[[PINNED0:.*]] = llvm.inline_asm has_side_effects "", "=f,
-// CHECK-NOT:       arith.mulf
-// CHECK:           llvm.extractvalue %[[PINNED0]][0]
-// CHECK:           llvm.extractvalue %[[ZERO]][0]
-// CHECK:           arith.addf
-// CHECK:           %[[ACC0:.*]] = llvm.inline_asm has_side_effects ""
-// K tiles 1 and 2: the loop carries the accumulator and the last
-// fragment; per K tile: wait for `full`, four k32 steps, commit, wait,
-// release, promotion (fragment pinned after the wait, accumulator after
-// the promotion).
-// CHECK:           %[[KLOOP:.*]]:2 = scf.for %{{.*}} = %c1{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]], %[[SPARE:.*]] = %[[PINNED0]])
-// CHECK:             %[[ODD:.*]] = arith.cmpi ne, %{{.*}}, %c0
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%{{.*}}], %[[ODD]]
-// CHECK:             %[[FIXED:.*]] = arith.constant 4611686293305360384 : i64
-// CHECK:             nvvm.wgmma.fence.aligned
-// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[SPARE]], {{.*}} D[<f32>, <zero>]
-// CHECK-COUNT-2:     nvvm.wgmma.mma_async
-// CHECK:             %[[FRAGMENT:.*]] = nvvm.wgmma.mma_async
-// CHECK-NOT:         nvvm.wgmma.mma_async
-// CHECK:             nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:             scf.if
+// CHECK:           %[[KLOOP:.*]]:2 = scf.for %[[KT:.*]] = %c1{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[SUMS:.*]] = %[[ZERO]], %[[PARTIAL:.*]] = %[[INFLIGHT]])
+// CHECK:             %[[PHASE:.*]] = arith.remui %[[KT]], %c4
+// CHECK:             %[[POINT:.*]] = arith.cmpi eq, %[[PHASE]], %c0
+// CHECK:             scf.if %[[POINT]]
+// CHECK-NEXT:          nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
-// CHECK:             llvm.extractvalue %[[FRAGMENT]][0]
-// CHECK:             %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
-// CHECK:             llvm.extractvalue %[[PINNED]][0]
-// CHECK:             llvm.extractvalue %[[ACC]][0]
-// CHECK:             arith.addf
-// CHECK:             %[[PROMOTED:.*]] = llvm.inline_asm has_side_effects ""
-// CHECK:             scf.yield %[[PROMOTED]], %[[PINNED]] :
+// CHECK:               %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
+// CHECK:               arith.addf
+// CHECK:               %[[PROMOTED:.*]] = llvm.inline_asm has_side_effects "", "=f,
+// CHECK:               nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:               nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[PINNED]], {{.*}} D[<f32>, <zero>]
+// CHECK-COUNT-2:       nvvm.wgmma.mma_async
+// CHECK:               %[[RESTARTED:.*]] = nvvm.wgmma.mma_async
+// CHECK:               nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:          scf.yield %[[PROMOTED]], %[[RESTARTED]]
+// CHECK:             } else {
+// CHECK:               nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK:               nvvm.wgmma.fence.aligned
+// CHECK:               nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[PARTIAL]], {{.*}} D[<f32>, <one>]
+// CHECK-COUNT-2:       nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK:               %[[ADDED:.*]] = nvvm.wgmma.mma_async
+// CHECK:               nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:          nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NOT:           llvm.extractvalue
+// CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// CHECK-NOT:           llvm.extractvalue
+// CHECK:               scf.yield %[[SUMS]], %[[ADDED]]
+// After the loop: the last sums' wait, release and promotion (the
+// fragment pinned after the wait, the accumulator after the additions).
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// CHECK:           llvm.extractvalue %[[KLOOP]]#1[0]
+// CHECK:           %[[LAST:.*]] = llvm.inline_asm has_side_effects "", "=f,
+// CHECK-NOT:       arith.mulf
+// CHECK:           llvm.extractvalue %[[LAST]][0]
+// CHECK:           llvm.extractvalue %[[KLOOP]]#0[0]
+// CHECK:           arith.addf
+// CHECK:           %[[ACC:.*]] = llvm.inline_asm has_side_effects ""
 // The next tile's K tile 0 into the last fragment's registers, if there is
 // a next tile; no wait before the epilogue.
 // CHECK:           %[[NEXT:.*]] = scf.if %[[HASNEXT]]
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]]
-// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[KLOOP]]#1, {{.*}} D[<f32>, <zero>]
+// CHECK:             nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[LAST]], {{.*}} D[<f32>, <zero>]
 // CHECK-COUNT-3:     nvvm.wgmma.mma_async
 // CHECK:             nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:        scf.yield
 // CHECK:           } else {
-// CHECK-NEXT:        scf.yield %[[KLOOP]]#1
+// CHECK-NEXT:        scf.yield %[[LAST]]
 // CHECK-NOT:       nvvm.wgmma
 
 // The epilogue: the per-tensor scales multiply each f32 sum, which is
 // rounded to bf16; the pairs inside 200 x 136 are stored as 4 bytes.
+// CHECK:           llvm.extractvalue %[[ACC]][0]
 // CHECK:           arith.mulf %{{.*}}, %[[SCALE]]
 // CHECK:           scf.if
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16

@@ -1,0 +1,319 @@
+//===- WgmmaEpilogue.cpp - the wgmma kernel's epilogue --------------------===//
+//
+// The output tile from wgmma's accumulator layout: scales, C, bias,
+// activation and the rounding to D's type, or an FP8 output's
+// quantization per block of columns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WgmmaKernelBuilder.h"
+
+#include "qmm/Conversion/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::wgmma;
+
+void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
+                                       Value accumulator,
+                                       ArrayRef<Value> rows,
+                                       Value laneColumn) {
+  Type f32 = b.getF32Type();
+  auto dType = cast<MemRefType>(destination.getType());
+  Type dElement = dType.getElementType();
+  bool aPerRow = op.getAEncoding().getKind() == ScaleKind::PerRow;
+  bool bPerRow = op.getBEncoding().getKind() == ScaleKind::PerRow;
+  bool masked = m % tiling.tileM != 0 || n % tiling.tileN != 0;
+  Value c0 = constant(b, 0);
+  Value mValue = constant(b, m), nValue = constant(b, n);
+  // The epilogue's scale per row: A's (per-row; rows past M read row
+  // M - 1's) times the per-tensor ones.
+  SmallVector<Value, 2> rowScales;
+  for (Value row : rows) {
+    Value scale = tensorScale;
+    if (aPerRow) {
+      Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+      Value rowScale = loadScale(b, aScales, op.getAEncoding(), m, clamped, c0);
+      scale = scale ? arith::MulFOp::create(b, scale, rowScale) : rowScale;
+    }
+    rowScales.push_back(scale);
+  }
+  auto inRange = [&](ImplicitLocOpBuilder &b, Value row, Value column) {
+    return arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, mValue),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, nValue));
+  };
+  // Runs `body` where (row, column) is inside D (always, in whole tiles).
+  auto guarded = [&](ImplicitLocOpBuilder &b, Value row, Value column,
+                     llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
+    if (!masked)
+      return body(b);
+    auto ifOp = scf::IfOp::create(b, inRange(b, row, column), false);
+    ImplicitLocOpBuilder inner(b.getLoc(), ifOp.getThenBodyBuilder());
+    body(inner);
+  };
+  // One element in f32 after C, bias and the activation.
+  auto finishF32 = [&](ImplicitLocOpBuilder &b, Value value, Value row,
+                       Value column, Value biasValue) {
+    if (op.getAccumulate()) {
+      Value c = memref::LoadOp::create(b, destination, ValueRange{row, column});
+      if (c.getType() != f32)
+        c = arith::ExtFOp::create(b, f32, c);
+      value = arith::AddFOp::create(b, value, c);
+    }
+    if (biasValue)
+      value = arith::AddFOp::create(b, value, biasValue);
+    return createActivation(b, b.getLoc(), value, op.getActivation());
+  };
+  // The output value of one element: the above, rounded to D's type.
+  auto finish = [&](ImplicitLocOpBuilder &b, Value value, Value row,
+                    Value column, Value biasValue) {
+    value = finishF32(b, value, row, column, biasValue);
+    if (dElement != f32)
+      value = arith::TruncFOp::create(b, dElement, value);
+    return value;
+  };
+  // A group's columns, column scales and bias values.
+  struct ColumnGroup {
+    Value columns[2], columnScales[2], biasValues[2];
+  };
+  auto loadColumnGroup = [&](int64_t group) {
+    ColumnGroup loaded;
+    auto &[columns, columnScales, biasValues] = loaded;
+    for (int64_t pair = 0; pair < 2; ++pair) {
+      columns[pair] = arith::AddIOp::create(b, laneColumn,
+                                            constant(b, 8 * group + pair));
+      Value clamped =
+          arith::MinUIOp::create(b, columns[pair], constant(b, n - 1));
+      if (bPerRow)
+        columnScales[pair] =
+            loadScale(b, bScales, op.getBEncoding(), n, clamped, c0);
+      if (bias) {
+        biasValues[pair] = memref::LoadOp::create(b, bias, ValueRange{clamped});
+        if (biasValues[pair].getType() != f32)
+          biasValues[pair] = arith::ExtFOp::create(b, f32, biasValues[pair]);
+      }
+    }
+    return loaded;
+  };
+  // Fragment element 4 group + 2 half + pair times its scales.
+  auto scaledElement = [&](const ColumnGroup &columnGroup, int64_t group,
+                           int64_t half, int64_t pair) {
+    Value value = LLVM::ExtractValueOp::create(b, accumulator,
+                                               4 * group + 2 * half + pair);
+    Value scale = rowScales[half];
+    Value columnScale = columnGroup.columnScales[pair];
+    if (columnScale)
+      scale = scale ? arith::MulFOp::create(b, scale, columnScale)
+                    : columnScale;
+    return scale ? arith::MulFOp::create(b, value, scale) : value;
+  };
+  if (op.getOutScales()) {
+    // FP8 output (never accumulated into): each block's f32 results where
+    // it is quantized, its column values loaded there (all of them up
+    // front, with both rows' results live until their amax, would spill).
+    storeQuantizedOutput(
+        b,
+        [&](int64_t group, int64_t half) -> std::array<Value, 2> {
+          ColumnGroup columnGroup = loadColumnGroup(group);
+          std::array<Value, 2> results;
+          for (int64_t pair = 0; pair < 2; ++pair)
+            results[pair] =
+                finishF32(b, scaledElement(columnGroup, group, half, pair),
+                          rows[half], columnGroup.columns[pair],
+                          columnGroup.biasValues[pair]);
+          return results;
+        },
+        rows, laneColumn);
+    return;
+  }
+  // Every group's column values first: loaded before the first store,
+  // they are in flight together (LLVM does not move loads above stores
+  // that may alias them).
+  SmallVector<ColumnGroup> columnGroups;
+  for (int64_t group = 0; group < tiling.tileN / 8; ++group)
+    columnGroups.push_back(loadColumnGroup(group));
+  for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
+    auto &[columns, columnScales, biasValues] = columnGroups[group];
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = rows[half];
+      Value values[2];
+      for (int64_t pair = 0; pair < 2; ++pair)
+        values[pair] =
+            scaledElement(columnGroups[group], group, half, pair);
+      if (!destinationPointer) {
+        // Odd N: element by element.
+        for (int64_t pair = 0; pair < 2; ++pair)
+          guarded(b, row, columns[pair], [&](ImplicitLocOpBuilder &b) {
+            Value result =
+                finish(b, values[pair], row, columns[pair], biasValues[pair]);
+            memref::StoreOp::create(b, result, destination,
+                                    ValueRange{row, columns[pair]});
+          });
+        continue;
+      }
+      // Even N: both columns of the pair are inside D or neither is; one
+      // 2-element store.
+      guarded(b, row, columns[0], [&](ImplicitLocOpBuilder &b) {
+        auto pairType = VectorType::get({2}, dElement);
+        Value packed = LLVM::PoisonOp::create(b, pairType);
+        for (int64_t pair = 0; pair < 2; ++pair)
+          packed = LLVM::InsertElementOp::create(
+              b, packed,
+              finish(b, values[pair], row, columns[pair], biasValues[pair]),
+              arith::ConstantIntOp::create(b, b.getI32Type(), pair));
+        Value offset = arith::IndexCastOp::create(
+            b, b.getI64Type(),
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, row, nValue), columns[0]));
+        Value address = LLVM::GEPOp::create(
+            b, destinationPointer.getType(), dElement, destinationPointer,
+            ValueRange{offset});
+        LLVM::StoreOp::create(
+            b, packed, address,
+            /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
+      });
+    }
+  }
+}
+
+void WgmmaKernelBuilder::storeQuantizedOutput(
+    ImplicitLocOpBuilder &b,
+    llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
+    ArrayRef<Value> rows, Value laneColumn) {
+  Location loc = b.getLoc();
+  Type dElement = cast<MemRefType>(destination.getType()).getElementType();
+  ScaleEncodingAttr encoding = op.getOutEncodingAttr();
+  int64_t blockColumns = encoding.getBlockExtent(m, n).second;
+  ScaleRule rule{dElement, encoding.getScaleType(),
+                 op.getEffectiveOutRounding(), op.getEffectiveOutMinAmax()};
+  bool rowsMasked = m % tiling.tileM != 0;
+  bool columnsMasked = n % tiling.tileN != 0;
+  Value zero = createF32(b, loc, 0.0);
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto both = [&](Value x, Value y) -> Value {
+    if (!x || !y)
+      return x ? x : y;
+    return arith::AndIOp::create(b, x, y);
+  };
+  auto below = [&](Value x, int64_t bound) -> Value {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
+                                 constant(b, bound));
+  };
+  // Runs `body` where `condition` holds (always when null).
+  auto when = [&](Value condition,
+                  llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
+    if (!condition)
+      return body(b);
+    auto ifOp = scf::IfOp::create(b, condition, false);
+    ImplicitLocOpBuilder inner(loc, ifOp.getThenBodyBuilder());
+    body(inner);
+  };
+  auto columnOf = [&](int64_t group, int64_t pair) -> Value {
+    return arith::AddIOp::create(b, laneColumn, constant(b, 8 * group + pair));
+  };
+  Value isRowLeader = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, lane, constant(b, 4)), constant(b, 0));
+  int64_t groupsPerBlock = blockColumns / 8;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = rows[half];
+    Value rowInside = rowsMasked ? below(row, m) : Value();
+    for (int64_t block = 0; block < tiling.tileN / blockColumns; ++block) {
+      int64_t firstGroup = block * groupsPerBlock;
+      SmallVector<std::array<Value, 2>> results;
+      for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
+           ++group)
+        results.push_back(resultsAt(group, half));
+      auto elementsOf = [&](auto &&visit) {
+        for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
+             ++group)
+          for (int64_t pair = 0; pair < 2; ++pair)
+            visit(group, pair, results[group - firstGroup][pair]);
+      };
+      // The block's amax over its columns inside D: the thread's, then
+      // its quad's (lanes 4r .. 4r + 3 hold row r's columns, two of every
+      // eight). arith.maximumf keeps NaN.
+      Value amax = zero;
+      elementsOf([&](int64_t group, int64_t pair, Value result) {
+        Value magnitude = createF32Magnitude(b, loc, result);
+        if (columnsMasked)
+          magnitude = arith::SelectOp::create(
+              b, below(columnOf(group, pair), n), magnitude, zero);
+        amax = arith::MaximumFOp::create(b, amax, magnitude);
+      });
+      for (int64_t distance : {1, 2}) {
+        Value other =
+            gpu::ShuffleOp::create(
+                b, amax, arith::ConstantIntOp::create(b, i32, distance),
+                arith::ConstantIntOp::create(b, i32, 32),
+                gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        amax = arith::MaximumFOp::create(b, amax, other);
+      }
+      auto [scale, reciprocal] = createBlockScale(b, loc, amax, rule);
+      // The codes: sat(rne(x * reciprocal)), two columns at once where N
+      // is even (one 2-byte store), else one by one.
+      SmallVector<Value, 2> codes;
+      elementsOf([&](int64_t group, int64_t pair, Value result) {
+        codes.push_back(
+            createQuantizedElement(b, loc, result, reciprocal, dElement));
+        if (pair == 0)
+          return;
+        Value first = columnOf(group, 0);
+        if (destinationPointer) {
+          when(both(rowInside, columnsMasked ? below(first, n) : Value()),
+               [&](ImplicitLocOpBuilder &b) {
+                 Value halves[2];
+                 for (int64_t i = 0; i < 2; ++i)
+                   halves[i] = arith::ExtUIOp::create(
+                       b, i16,
+                       arith::BitcastOp::create(b, b.getI8Type(), codes[i]));
+                 Value packed = arith::OrIOp::create(
+                     b, halves[0],
+                     arith::ShLIOp::create(
+                         b, halves[1],
+                         arith::ConstantIntOp::create(b, i16, 8)));
+                 Value offset = arith::IndexCastOp::create(
+                     b, b.getI64Type(),
+                     arith::AddIOp::create(
+                         b, arith::MulIOp::create(b, row, constant(b, n)),
+                         first));
+                 Value address = LLVM::GEPOp::create(
+                     b, destinationPointer.getType(), b.getI8Type(),
+                     destinationPointer, ValueRange{offset});
+                 LLVM::StoreOp::create(b, packed, address, /*alignment=*/2);
+               });
+        } else {
+          for (int64_t i = 0; i < 2; ++i) {
+            Value column = columnOf(group, i);
+            when(both(rowInside, columnsMasked ? below(column, n) : Value()),
+                 [&](ImplicitLocOpBuilder &b) {
+                   memref::StoreOp::create(b, codes[i], destination,
+                                           ValueRange{row, column});
+                 });
+          }
+        }
+        codes.clear();
+      });
+      // The row's first lane stores the block's scale, where the block
+      // starts inside D.
+      Value blockStart = arith::AddIOp::create(
+          b, blockColumn, constant(b, block * blockColumns));
+      when(both(both(isRowLeader, rowInside),
+                columnsMasked ? below(blockStart, n) : Value()),
+           [&](ImplicitLocOpBuilder &b) {
+             Value scaleColumn = arith::DivUIOp::create(
+                 b, blockStart, constant(b, blockColumns));
+             memref::StoreOp::create(b, scale, outScales,
+                                     ValueRange{row, scaleColumn});
+           });
+    }
+  }
+}
+

@@ -1,0 +1,254 @@
+//===- WgmmaKernelBuilder.h - the wgmma kernel of one matmul ----*- C++ -*-===//
+//
+// Shared by the files of qmm-lower-matmul-to-wgmma: LowerMatmulToWgmma.cpp
+// (the pass, the producer, the consumers' main loop, the launch) and
+// WgmmaEpilogue.cpp (the epilogue).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_LIB_CONVERSION_NVVM_WGMMAKERNELBUILDER_H
+#define QMM_LIB_CONVERSION_NVVM_WGMMAKERNELBUILDER_H
+
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/NvidiaChip.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <functional>
+
+namespace mlir {
+namespace qmm {
+namespace wgmma {
+
+/// The kernel's shape, derived from the chip: the K tile is one swizzle row
+/// of FP8 elements, each consumer warpgroup owns wgmma M rows.
+struct WgmmaTiling {
+  int64_t tileM, tileN, tileK, stages, consumers, threads;
+  /// Rows of tiles walked together by the persistent blocks (L2 reuse).
+  int64_t rasterRows;
+  /// Registers per thread after setmaxnreg: the producer's and the
+  /// consumers'.
+  int64_t producerRegisters, consumerRegisters;
+  /// Blocks of a cluster (along M) that share B's tiles through TMA
+  /// multicast: a power of two up to 8 (1: no clusters).
+  int64_t clusterRows = 1;
+  int64_t stageBytes() const { return (tileM + tileN) * tileK; }
+  /// The ring, then the stages' `empty` mbarriers (8 bytes each), plus room
+  /// to align the ring's start to a swizzle atom (8 rows).
+  int64_t sharedBytes(const NvidiaChipInfo &chip) const {
+    return stages * (stageBytes() + 8) + 8 * chip.swizzleBytes;
+  }
+};
+
+/// How an operand's scales are applied: once per output element in the
+/// epilogue (per-tensor, per-row), or per K tile to the f32 partial sums.
+enum class ScaleUse { Epilogue, PerKTile };
+
+inline ScaleUse getScaleUse(ScaleEncodingAttr encoding) {
+  return encoding.getKind() == ScaleKind::Block ? ScaleUse::PerKTile
+                                                : ScaleUse::Epilogue;
+}
+
+/// Inline PTX without results.
+void emitPtx(ImplicitLocOpBuilder &b, StringRef ptx, StringRef constraints,
+             ValueRange operands);
+
+/// Builds the kernel of one matmul.
+class WgmmaKernelBuilder {
+public:
+  /// Clusters of `maxClusterRows` blocks where M's tile rows divide by it,
+  /// else none.
+  WgmmaKernelBuilder(MatmulOp op, const NvidiaChipInfo &chip,
+                     const WgmmaTiling &sharedTiling, int64_t maxClusterRows)
+      : op(op), chip(chip), tiling(sharedTiling) {
+    auto aType = cast<MemRefType>(op.getA().getType());
+    auto bType = cast<MemRefType>(op.getB().getType());
+    m = aType.getDimSize(0);
+    k = aType.getDimSize(1);
+    n = bType.getDimSize(0);
+    aElement = aType.getElementType();
+    bElement = bType.getElementType();
+    tiling.clusterRows =
+        llvm::divideCeil(m, tiling.tileM) % maxClusterRows == 0
+            ? maxClusterRows
+            : 1;
+  }
+
+  /// Creates the kernel in a new gpu.module before `func` and replaces the
+  /// op by the tensor maps and the launch.
+  LogicalResult build(func::FuncOp func, SymbolTable &symbols);
+
+private:
+  MemRefType getTileType(int64_t rows, Type element) {
+    return MemRefType::get({rows, tiling.tileK}, element, AffineMap(),
+                           gpu::AddressSpaceAttr::get(
+                               op.getContext(), gpu::AddressSpace::Workgroup));
+  }
+  nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows,
+                                                  Type element) {
+    return nvgpu::TensorMapDescriptorType::get(
+        op.getContext(), getTileType(rows, element),
+        nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
+  LLVM::LLVMStructType getFragmentType() {
+    SmallVector<Type> fields(tiling.tileN / 2,
+                             Float32Type::get(op.getContext()));
+    return LLVM::LLVMStructType::getLiteral(op.getContext(), fields);
+  }
+
+  void buildKernelBody(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel);
+  /// The persistent loop over units of `clusterRows` tiles of one column:
+  /// unit u = cluster, cluster + clusters, ..., in groups of `rasterRows`
+  /// tile rows walked column by column; a block takes its rank's tile.
+  /// Sets blockRow, blockColumn and firstIteration for `body`.
+  /// `body` gets the loop-carried values (`initial` at first) and returns
+  /// the next ones. Sets hasNextTile too: whether this block computes
+  /// another tile after this one.
+  void buildTileLoop(
+      ImplicitLocOpBuilder &b, ValueRange initial,
+      llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
+                                            ValueRange)>
+          body);
+  /// The units the persistent loop walks: columns of `clusterRows` tiles.
+  int64_t getUnitCount() const {
+    return llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows *
+           llvm::divideCeil(n, tiling.tileN);
+  }
+  void buildProducer(ImplicitLocOpBuilder &b);
+  /// The consumers' values that do not change from tile to tile.
+  void prepareConsumer(ImplicitLocOpBuilder &b);
+  /// The consumer warpgroup `consumer`'s tile loop.
+  void buildConsumer(ImplicitLocOpBuilder &b, Value consumer);
+  /// The thread's two output rows (the wgmma accumulator layout) and its
+  /// first column in the current tile.
+  std::pair<std::array<Value, 2>, Value>
+  getThreadPosition(ImplicitLocOpBuilder &b, Value consumer);
+  /// A K tile's block scales as loaded: B's for the block's columns and A's
+  /// for each of the thread's rows (each null where that operand is not
+  /// block-scaled).
+  struct KTileScales {
+    Value b;
+    SmallVector<Value, 2> a;
+  };
+  /// A K tile whose wgmma group was issued: its fragment, its ring stage
+  /// and its block scales.
+  struct IssuedKTile {
+    Value fragment, stage;
+    KTileScales scales;
+  };
+  /// Loads K tile `kt`'s block scales for `rows` (nothing without block
+  /// scales). They are multiplied only at the promotion, after the wait
+  /// for the K tile's group, which covers the loads' latency.
+  KTileScales loadKTileScales(ImplicitLocOpBuilder &b, ArrayRef<Value> rows,
+                              Value kt);
+  /// Waits for the stage of ring iteration `iteration` and issues its wgmma
+  /// steps into the registers of `spare` (a fragment already promoted).
+  /// With `accumulate`, the steps add to the fragment's sums (which a
+  /// group in flight may still be writing) instead of starting anew.
+  IssuedKTile issueKTile(ImplicitLocOpBuilder &b, Value consumer,
+                         Value iteration, Value spare,
+                         bool accumulate = false);
+  /// `fragment` unchanged, through an empty volatile asm that defines its
+  /// registers anew: LLVM keeps the reads and writes of async wgmma
+  /// registers on the right side of the waits and the next issue, instead
+  /// of moving them across (which costs copies and registers).
+  Value pinFragment(ImplicitLocOpBuilder &b, Value fragment);
+  /// After the wait for `tile`'s group: releases its stage and returns
+  /// `accumulator` plus the scaled fragment.
+  /// `tile.fragment` becomes the pinned fragment, for the next K tile.
+  Value retireKTile(ImplicitLocOpBuilder &b, IssuedKTile &tile,
+                    Value accumulator);
+  /// One lane per warp releases ring stage `stage` (after a wait for the
+  /// groups that read it: wait_group is warp-wide).
+  void releaseStage(ImplicitLocOpBuilder &b, Value stage);
+  /// `accumulator` plus `tile`'s fragment times its block scales (if any),
+  /// pinned; `tile.fragment` becomes the pinned fragment.
+  Value promoteFragment(ImplicitLocOpBuilder &b, IssuedKTile &tile,
+                        Value accumulator);
+  /// A tile's K loop for epilogue-applied scales: wgmma sums
+  /// `promotionKTiles` K tiles into the fragment (issue, then wait_group 1
+  /// and the previous stage released: no register of a group in flight is
+  /// read), then wait_group 0 and the promotion. `fragment` holds K tile
+  /// 0's group, in flight. Returns the accumulator and the spare fragment.
+  std::pair<Value, Value> buildDeferredPromotionKLoop(
+      ImplicitLocOpBuilder &b, Value consumer, Value fragment,
+      int64_t promotionKTiles);
+  /// The shared-memory matrix descriptor of a K-major tile at byte address
+  /// `address` (i64) in 128B-swizzled rows.
+  Value buildDescriptor(ImplicitLocOpBuilder &b, Value address);
+  /// The scale of operand `scales` (`encoding`, `rows` rows) for row `row`
+  /// and K index `kIndex` (index values), as f32.
+  Value loadScale(ImplicitLocOpBuilder &b, Value scales,
+                  ScaleEncodingAttr encoding, int64_t rows, Value row,
+                  Value kIndex);
+  void buildEpilogue(ImplicitLocOpBuilder &b, Value accumulator,
+                     ArrayRef<Value> rows, Value laneColumn);
+  /// FP8 outputs: the thread's f32 results quantized per block of C
+  /// columns by qmm.quantize's rule, the codes stored in
+  /// pairs and each row's block scales by the row's first lane.
+  /// `resultsAt(group, half)` builds the f32 results of 8-column group
+  /// `group` in row `rows[half]` (the thread's two columns there).
+  void storeQuantizedOutput(
+      ImplicitLocOpBuilder &b,
+      llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
+      ArrayRef<Value> rows, Value laneColumn);
+
+  Value constant(ImplicitLocOpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, value);
+  }
+  /// The shared-memory address (32-bit) of stage `stage`'s `empty`
+  /// mbarrier, after the ring.
+  Value getEmptyBarrierAddress(ImplicitLocOpBuilder &b, Value stage);
+  /// The `empty` mbarriers are driven by PTX of the kernel's own (nvgpu's
+  /// ops address the barriers of one block only): a consumer warp's release
+  /// reaches every block of the cluster (whose producers multicast into its
+  /// shared memory). Both keep mbarrier's default semantics, as CUTLASS's
+  /// cluster pipelines do.
+  void waitEmpty(ImplicitLocOpBuilder &b, Value stage, Value parity);
+  void releaseEmpty(ImplicitLocOpBuilder &b, Value stage);
+
+  MatmulOp op;
+  const NvidiaChipInfo &chip;
+  WgmmaTiling tiling;
+  int64_t m = 0, n = 0, k = 0;
+  Type aElement, bElement;
+
+  // Kernel values, set while the body is built.
+  Value tensorMapA, tensorMapB, aScales, bScales, bias, destination;
+  /// An FP8 output's scales, or null.
+  Value outScales;
+  Value fullBarriers, sharedBase, ringAddress;
+  /// This block's rank in its cluster (index).
+  Value clusterRank;
+  Value blockRow, blockColumn; ///< the tile's first output row / column
+  /// The ring iteration of the tile's first K tile (ring iterations count
+  /// on across the tiles a block computes).
+  Value firstIteration;
+  Value kTiles;
+  /// In the tile loop: whether the block has another tile after this one.
+  Value hasNextTile;
+  bool clustered() const { return tiling.clusterRows > 1; }
+  // Consumer values set by prepareConsumer.
+  Value warp, lane;
+  /// The product of the per-tensor scales, or null.
+  Value tensorScale;
+  /// D as a global pointer where pairs of elements are stored at once, or
+  /// null (odd N).
+  Value destinationPointer;
+  std::function<Value(ImplicitLocOpBuilder &, Value)> aTileAt, bTileAt;
+};
+
+} // namespace wgmma
+} // namespace qmm
+} // namespace mlir
+
+#endif // QMM_LIB_CONVERSION_NVVM_WGMMAKERNELBUILDER_H
