@@ -4,6 +4,8 @@
 #include "qmm/Runtime/HostFormats.h"
 #include "qmm/Runtime/HostQuantizer.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -227,34 +229,66 @@ analyzeQuantizedOutput(const OperandSpec &output, int64_t m, int64_t n,
   return result;
 }
 
-/// The codes allowed for reference value `value` (error bound `error`) at
-/// block scale `scale`: q with |q - t| <= half a unit of the format at
-/// max(|q|, |rne(t)|) + error / scale + 2^-21 |t|, t the reference in
-/// units of the scale saturated to +-fmax. Returns [lowest, highest].
-static std::pair<double, double> getAllowedCodes(const FormatSpec &format,
-                                                 double fmax, double value,
-                                                 double error, double scale) {
-  double target = std::clamp(value / scale, -fmax, fmax);
-  double rounded =
-      std::fabs(decode(format, encodeSaturating(format, float(target))));
-  double slack = error / scale + std::ldexp(std::fabs(target), -21);
-  // Toward zero (|q| < |t|, or q between t and a larger rne(t)) the
-  // larger magnitude is |rne(t)|. Away from zero q may lie in the next
-  // binade, whose unit is larger: allowed where its start is within half
-  // that unit (plus slack) of t.
-  double towardZero = 0.5 * ulpOf(format, rounded) + slack;
-  double magnitude = std::max(rounded, std::fabs(target));
-  double awayFromZero = 0.5 * ulpOf(format, magnitude) + slack;
-  if (magnitude > 0) {
-    double nextBinade = std::ldexp(1.0, std::ilogb(magnitude) + 1);
-    double wider = 0.5 * ulpOf(format, nextBinade) + slack;
-    if (nextBinade <= fmax && nextBinade <= std::fabs(target) + wider)
-      awayFromZero = std::max(awayFromZero, wider);
+namespace {
+/// The exact tier's criterion for one element of an FP8 output: code `q`
+/// (a value of the format) is allowed for reference value `value` (error
+/// bound `error`) at block scale `scale` when |q - t| <= half a unit of
+/// the format at max(|q|, |rne(t)|) + error / scale + 2^-21 |t|, t the
+/// reference in units of the scale saturated to +-fmax.
+struct AllowedCodes {
+  double target, rounded, slack;
+  const FormatSpec &format;
+
+  AllowedCodes(const FormatSpec &format, double fmax, double value,
+               double error, double scale)
+      : format(format) {
+    target = std::clamp(value / scale, -fmax, fmax);
+    rounded =
+        std::fabs(decode(format, encodeSaturating(format, float(target))));
+    slack = error / scale + std::ldexp(std::fabs(target), -21);
   }
-  if (target >= 0)
-    return {target - towardZero, target + awayFromZero};
-  return {target - awayFromZero, target + towardZero};
+  bool contains(double q) const {
+    double magnitude = std::max(std::fabs(q), rounded);
+    return std::fabs(q - target) <= 0.5 * ulpOf(format, magnitude) + slack;
+  }
+};
+
+/// How far from its target `allowed` accepts values on the side of
+/// `direction` (+1 up, -1 down), as a real number: the largest d with
+/// d <= half a unit at max(|t + direction d|, |rne(t)|) + slack. Units
+/// grow with magnitude, so the allowance is widened while the magnitude it
+/// reaches, or the start of the next binade, earns a larger unit.
+double getAllowance(const AllowedCodes &allowed, double fmax,
+                    double direction) {
+  const FormatSpec &format = allowed.format;
+  double t = allowed.target;
+  auto unitAt = [&](double magnitude) {
+    return 0.5 * ulpOf(format, std::min(fmax, std::max(magnitude,
+                                                       allowed.rounded))) +
+           allowed.slack;
+  };
+  double allowance = unitAt(0);
+  for (int step = 0; step < 64; ++step) {
+    double magnitude = std::fabs(t + direction * allowance);
+    double wider = unitAt(magnitude);
+    // The next binade on this side: magnitude 2^(e+1), reached at the
+    // distance where t + direction d has that magnitude.
+    if (magnitude > 0) {
+      double next = std::ldexp(1.0, std::ilogb(magnitude) + 1);
+      double distance = INFINITY;
+      for (double end : {next, -next})
+        if (double d = direction * (end - t); d >= 0)
+          distance = std::min(distance, d);
+      if (next <= fmax && distance <= unitAt(next))
+        wider = std::max(wider, unitAt(next));
+    }
+    if (wider <= allowance)
+      break;
+    allowance = wider;
+  }
+  return allowance;
 }
+} // namespace
 
 ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
     const HostTensor &codes, const HostTensor &scales,
@@ -296,10 +330,10 @@ ErrorMetrics mlir::qmm::host::checkQuantizedOutput(
         ++metrics.nanMismatches;
         continue;
       }
-      auto [lowest, highest] =
-          getAllowedCodes(*expected.format, expected.fmax,
-                          reference.values[i], expected.errorBounds[i], scale);
-      if (!(q >= lowest && q <= highest))
+      AllowedCodes allowed(*expected.format, expected.fmax,
+                           reference.values[i], expected.errorBounds[i],
+                           scale);
+      if (!allowed.contains(q))
         ++metrics.ulpViolations;
     }
   ErrorMetrics values =
@@ -325,16 +359,39 @@ QuantizedOutputBounds mlir::qmm::host::getQuantizedOutputBounds(
   for (int64_t r = 0; r < m; ++r)
     for (int64_t c = 0; c < n; ++c) {
       int64_t i = r * n + c;
+      double value = reference.values[i];
       auto [low, high] =
           expected.scaleRanges[getScaleIndex(output, m, n, r, c)];
-      // Codes times the scale, over both ends of the scale's range (the
-      // allowed products move monotonically with it).
+      // Code x scale over the block's scale range: at its ends, at even
+      // steps, and where the reference in units of the scale crosses a
+      // binade (the unit changes) or fmax (saturation); in between, the
+      // allowed products move linearly with the scale.
+      SmallVector<double> samples;
+      for (int step = 0; step <= 8; ++step)
+        samples.push_back(low + (high - low) * step / 8);
+      if (value != 0 && low > 0) {
+        for (int e = std::ilogb(std::fabs(value) / high);
+             e <= std::ilogb(std::fabs(value) / low) + 1; ++e) {
+          double crossing = std::fabs(value) / std::ldexp(1.0, e);
+          if (crossing > low && crossing < high)
+            samples.push_back(crossing);
+        }
+        double saturation = std::fabs(value) / expected.fmax;
+        if (saturation > low && saturation < high)
+          samples.push_back(saturation);
+      }
       double lowest = INFINITY, highest = -INFINITY;
-      for (double scale : {low, high}) {
-        auto [first, last] =
-            getAllowedCodes(*expected.format, expected.fmax,
-                            reference.values[i], expected.errorBounds[i],
-                            scale);
+      for (double scale : samples) {
+        if (!(scale > 0))
+          continue;
+        AllowedCodes allowed(*expected.format, expected.fmax, value,
+                             expected.errorBounds[i], scale);
+        double first = std::max(
+            -expected.fmax,
+            allowed.target - getAllowance(allowed, expected.fmax, -1));
+        double last = std::min(
+            expected.fmax,
+            allowed.target + getAllowance(allowed, expected.fmax, +1));
         lowest = std::min(lowest, first * scale);
         highest = std::max(highest, last * scale);
       }

@@ -16,8 +16,10 @@
 #include "qmm/Runtime/Validation.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -37,8 +39,10 @@ static AccumulationModel getAccumulationModel(const LaunchPlan &plan,
     return accumulation;
   bool perKTileScales = spec.a.encoding.getKind() == ScaleKind::Block ||
                         spec.b.encoding.getKind() == ScaleKind::Block;
-  accumulation.chunk =
-      chip.getWgmmaKTile() * getWgmmaPromotionKTiles(perKTileScales);
+  // A K below the interval is one chunk.
+  accumulation.chunk = std::min(
+      chip.getWgmmaKTile() * getWgmmaPromotionKTiles(perKTileScales),
+      int64_t(llvm::alignTo(spec.k, chip.getWgmmaKTile())));
   accumulation.chunkUnitRoundoff =
       std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
   return accumulation;

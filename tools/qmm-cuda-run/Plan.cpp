@@ -595,6 +595,12 @@ Status PlanParser::parseScaled(const std::vector<Token> &tokens) {
       return error(formatString("scaled: buffer %u is already scaled (line "
                                 "%u)",
                                 scaling.buffer, other.line));
+  // Checks before this line would have read the codes as they are.
+  for (const PlanCheck &check : plan.checks)
+    if (check.buffer == scaling.buffer)
+      return error(formatString("scaled: buffer %u is checked before (line "
+                                "%u); 'scaled' must come first",
+                                scaling.buffer, check.line));
   if (!parseElementName(tokens[3].text, scaling.scaleElement) ||
       (scaling.scaleElement != ElementType::F32 &&
        scaling.scaleElement != ElementType::F8E8M0FNU))

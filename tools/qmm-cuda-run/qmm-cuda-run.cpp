@@ -257,8 +257,6 @@ std::string describeLaunch(const Plan &plan, size_t index) {
                       plan.planPath.c_str(), launch.line);
 }
 
-/// The GPU side of a run: the driver, the device, and what the plan put
-/// on it.
 /// Reads `bytes` of buffer `buffer` (for the check of plan line `line`)
 /// into `host`: the device's copy after a run, or the buffer's file.
 using BufferReader = std::function<Status(unsigned buffer, uint64_t bytes,
@@ -297,6 +295,8 @@ Status evaluateChecks(const Plan &plan, const BufferReader &read,
   return Status::ok();
 }
 
+/// The GPU side of a run: the driver, the device, and what the plan put
+/// on it.
 class Runner {
 public:
   Runner(const Plan &plan, const Options &options, RunReport &report)

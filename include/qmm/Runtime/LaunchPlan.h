@@ -60,7 +60,7 @@ struct LaunchPlan {
   /// FP8 results are checked as code x scale: `buffer` holds [rows,
   /// columns] codes, row-major, whose blocks of `blockColumns` columns
   /// take their scale from [rows, ceil(columns / blockColumns)] in
-  /// `scalesBuffer` (of `scaleElement`, f32 or e8m0).
+  /// `scalesBuffer` (of `scaleElement`, f32 or f8E8M0FNU).
   struct Scaling {
     size_t buffer = 0, scalesBuffer = 0;
     std::string scaleElement;
@@ -68,8 +68,8 @@ struct LaunchPlan {
   };
   struct Check {
     size_t buffer = 0;
-    /// f32, bf16, f16, e8m0 (scales), or fp8e4m3 / fp8e5m2 (codes of a
-    /// buffer with a Scaling, judged as code x scale)
+    /// f32, bf16, f16, f8E8M0FNU (scales), or f8E4M3FN / f8E5M2 (codes
+    /// of a buffer with a Scaling, judged as code x scale)
     std::string element;
     size_t count = 0;
     std::string tier, kind;

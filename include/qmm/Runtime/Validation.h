@@ -134,8 +134,10 @@ ErrorMetrics checkQuantizedOutput(const HostTensor &codes,
 /// this library (a launch plan): the criteria of checkQuantizedOutput,
 /// with the sums' error bound of `model`, where the codes are judged
 /// times their block's scale (the runner does not know which scale in its
-/// range the device chose): each element's interval is the union of those
-/// at both ends of its block's range. References must be finite.
+/// range the device chose): each element's interval covers the products
+/// the criterion allows at the ends of its block's range, at steps
+/// between them and where the reference in units of the scale crosses a
+/// binade or the format's largest value. References must be finite.
 struct QuantizedOutputBounds {
   /// Per scale (`numScales`, storage order): the range of the rule's
   /// scales for the amaxes within the block's error bound.

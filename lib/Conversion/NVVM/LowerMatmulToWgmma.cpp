@@ -14,10 +14,14 @@
 //     the fragment to the f32 accumulator, multiplied by the K block's
 //     scales when A or B is block-scaled (DeepGEMM's promotion: it also
 //     keeps wgmma's FP8 accumulation to 128 products); while one
-//     warpgroup promotes, the other's wgmma steps run; a tile's first K
-//     tile is issued before the previous tile's epilogue;
-//   epilogue: per-tensor / per-row scales, C, bias, activation and the
-//     rounding, written from the documented wgmma accumulator layout.
+//     warpgroup promotes, the other's wgmma steps run. Without block
+//     scales wgmma sums 4 K tiles between promotions (WgmmaPromotion.h),
+//     waiting with wait_group 1 in between. A tile's first K tile is
+//     issued before the previous tile's epilogue;
+//   epilogue (WgmmaEpilogue.cpp): per-tensor / per-row scales, C, bias,
+//     activation and the rounding, or an FP8 output's quantization per
+//     block of columns, written from the documented wgmma accumulator
+//     layout.
 //
 // Optionally (cluster-rows), clusters of blocks share B's tile through TMA
 // multicast; the `empty` barriers then collect the releases of every
@@ -65,8 +69,8 @@ using namespace mlir::qmm::wgmma;
 
 namespace {
 
-/// Why `op` is not lowered here (it then runs as the reference loops), or
-/// the empty string.
+/// Why `op` is not lowered here (it then runs as the reference loops; an
+/// FP8 output is an error instead), or the empty string.
 std::string getIneligibility(MatmulOp op, const WgmmaTiling &tiling) {
   auto aType = dyn_cast<MemRefType>(op.getA().getType());
   auto bType = dyn_cast<MemRefType>(op.getB().getType());
@@ -466,7 +470,8 @@ WgmmaKernelBuilder::getThreadPosition(ImplicitLocOpBuilder &b,
 void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
                                        Value consumer) {
   Value c1 = constant(b, 1);
-  // One K tile's wgmma group at a time: issue, wait_group 0, release the
+  // With block scales (without: buildDeferredPromotionKLoop), one K
+  // tile's wgmma group at a time: issue, wait_group 0, release the
   // stage, promote. ptxas serializes every wgmma of the kernel (C7514,
   // each step waited for on its own) once registers of a group that
   // `wait_group 1` leaves in flight are read, as a second fragment
