@@ -10,11 +10,14 @@
 // A 1x128 x 128x128 blockwise E4M3 x E5M2 GEMM with a bf16 output through
 // the NVIDIA pipeline. By default the matmul becomes the TMA / wgmma kernel
 // (qmm-lower-matmul-to-wgmma; its structure is tested there): on the host,
-// two tensor maps and one launch with dynamic shared memory; in the PTX,
+// three tensor maps (A, B and D) and one launch with dynamic shared memory;
+// in the PTX,
 // the dynamic shared memory declared extern and atom-aligned (never a
 // 1-byte static variable the mbarriers could overlap), TMA copies
-// completing on mbarriers, wgmma m64n128k32 of E4M3 x E5M2 into f32, and
-// the register cap that warp specialization needs. With
+// completing on mbarriers, wgmma m64n128k32 of E4M3 x E5M2 into f32, the
+// register cap that warp specialization needs, and the epilogue's bf16
+// pairs staged in shared memory, then stored with TMA after a proxy fence
+// and a named barrier of the consumer's 128 threads. With
 // matmul-kernels=reference: the reference lowering's loops as kernels
 // (zero fill, the product over K with each block's scales, the rounding to
 // bf16), FP8 decoded with integer arithmetic, bare-pointer parameters.
@@ -24,7 +27,8 @@
 // GPU-LABEL: func.func @blockwise
 // GPU:         nvgpu.tma.create.descriptor
 // GPU:         nvgpu.tma.create.descriptor
-// GPU:         gpu.launch_func  @blockwise_wgmma::@matmul {{.*}} threads in (%c384{{.*}} dynamic_shared_memory_size %c132128_i32
+// GPU:         nvgpu.tma.create.descriptor
+// GPU:         gpu.launch_func  @blockwise_wgmma::@matmul {{.*}} threads in (%c384{{.*}} dynamic_shared_memory_size %c165888_i32
 // GPU-NOT:     gpu.launch_func
 // GPU-NOT:     qmm.
 // GPU:         gpu.module @blockwise_wgmma
@@ -52,8 +56,15 @@
 // PTX-SAME:    wgmma.commit_group.sync.aligned
 // PTX-SAME:    wgmma.wait_group.sync.aligned \090;
 // PTX-SAME:    mbarrier.arrive.shared::cta.b64
+// PTX-SAME:    cp.async.bulk.wait_group.read \090;
+// PTX-SAME:    bar.sync \09%r{{[0-9]+}}, 128;
 // PTX-SAME:    cvt.rn.bf16x2.f32
-// PTX-SAME:    st.global.b32
+// PTX-SAME:    st.shared.b32
+// PTX-SAME:    fence.proxy.async.shared::cta;
+// PTX-SAME:    bar.sync \09%r{{[0-9]+}}, 128;
+// PTX-SAME:    cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX-SAME:    cp.async.bulk.commit_group;
+// PTX-SAME:    cp.async.bulk.wait_group \090;
 
 // The producer's side (LLVM places the two roles' blocks in either order).
 // PRODUCER:    gpu.binary @blockwise_wgmma

@@ -269,6 +269,8 @@ void WgmmaKernelBuilder::prepareConsumer(ImplicitLocOpBuilder &b) {
       b, threadId, constant(b, chip.warpgroupThreads));
   warp = arith::DivUIOp::create(b, thread, constant(b, 32));
   lane = arith::RemUIOp::create(b, thread, constant(b, 32));
+  isFirstConsumerThread =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, thread, constant(b, 0));
   // Per-tensor scales are the same for every tile: loaded once.
   Value c0 = constant(b, 0);
   for (auto [scales, encoding, rows] :
@@ -280,9 +282,10 @@ void WgmmaKernelBuilder::prepareConsumer(ImplicitLocOpBuilder &b) {
     tensorScale =
         tensorScale ? arith::MulFOp::create(b, tensorScale, scale) : scale;
   }
-  // D's elements are stored in pairs through a global pointer when the
-  // pairs (two adjacent columns, the first even) are aligned.
-  if (n % 2 == 0) {
+  // Without staging, D's elements are stored in pairs through a global
+  // pointer when the pairs (two adjacent columns, the first even) are
+  // aligned.
+  if (n % 2 == 0 && !tensorMapD) {
     Value address = arith::IndexCastOp::create(
         b, b.getI64Type(),
         memref::ExtractAlignedPointerAsIndexOp::create(b, destination));
@@ -551,12 +554,18 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
                                          nextTile.getElseBodyBuilder());
           scf::YieldOp::create(otherwise, spare);
         }
-        buildEpilogue(b, accumulator, rows, laneColumn);
+        buildEpilogue(b, consumer, accumulator, rows, laneColumn);
         return {nextTile.getResult(0)};
       });
   // No path leaves with a group in flight (ptxas would wait on it itself,
   // and serialize every wgmma of the kernel for that).
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  // Nor with TMA stores reading the staging buffers of shared memory.
+  if (tensorMapD) {
+    auto issuer = scf::IfOp::create(b, isFirstConsumerThread, false);
+    ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
+    NVVM::CpAsyncBulkWaitGroupOp::create(inner, 0, /*read=*/nullptr);
+  }
 }
 
 std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
@@ -699,6 +708,14 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
   bias = op.getBias() ? next() : Value();
   destination = next();
   outScales = op.getOutScales() ? next() : Value();
+  Type dElement = cast<MemRefType>(destination.getType()).getElementType();
+  if (tiling.stagingBytes)
+    tensorMapD =
+        UnrealizedConversionCastOp::create(
+            b,
+            getTensorMapType(chip.wgmmaM, dElement, getStagingBoxColumns()),
+            next())
+            .getResult(0);
 
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   kTiles = constant(b, llvm::divideCeil(k, tiling.tileK));
@@ -748,6 +765,25 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
                                 constant(b, bPartRows * tiling.tileK)));
     return tileAt(b, stage, offset, bPartType);
   };
+  // D's staging buffers: one per consumer, after the `empty` barriers.
+  if (tiling.stagingBytes) {
+    MemRefType boxType =
+        getTileType(chip.wgmmaM, dElement, getStagingBoxColumns());
+    int64_t boxBytes = chip.wgmmaM * chip.swizzleBytes;
+    stagingBoxAt = [=](ImplicitLocOpBuilder &b, Value consumer,
+                       int64_t box) {
+      Value bytes = arith::AddIOp::create(
+          b, padding,
+          arith::AddIOp::create(
+              b,
+              arith::MulIOp::create(
+                  b, consumer,
+                  constant(b, tiling.stagingBytes / tiling.consumers)),
+              constant(b, tiling.stagingOffset(chip) + box * boxBytes)));
+      return memref::ViewOp::create(b, boxType, shared, bytes, ValueRange())
+          .getResult();
+    };
+  }
 
   auto barriersType =
       nvgpu::MBarrierGroupType::get(ctx, workgroup, tiling.stages);
@@ -786,6 +822,10 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
     nvgpu::TmaFenceOp::create(inner, tensorMapB);
     nvgpu::TmaPrefetchOp::create(inner, tensorMapA, Value());
     nvgpu::TmaPrefetchOp::create(inner, tensorMapB, Value());
+    if (tensorMapD) {
+      nvgpu::TmaFenceOp::create(inner, tensorMapD);
+      nvgpu::TmaPrefetchOp::create(inner, tensorMapD, Value());
+    }
   }
   // No block multicasts into another's shared memory or arrives on its
   // barriers before they are initialized.
@@ -850,6 +890,8 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   parameters.push_back(op.getInit().getType());
   if (op.getOutScales())
     parameters.push_back(op.getOutScales().getType());
+  if (tiling.stagingBytes)
+    parameters.push_back(pointer);
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
   auto kernel = gpu::GPUFuncOp::create(
       kernelBuilder, loc, "matmul",
@@ -864,13 +906,15 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
 
   // The host side: the tensor maps, then the launch.
   ImplicitLocOpBuilder b(loc, op);
-  auto tensorMap = [&](Value operand, int64_t rows, Type element) -> Value {
+  auto tensorMap = [&](Value operand, int64_t rows, Type element,
+                       int64_t columns = 0) -> Value {
     auto type = cast<MemRefType>(operand.getType());
     auto unranked = UnrankedMemRefType::get(element, type.getMemorySpace());
     Value cast = memref::CastOp::create(b, unranked, operand);
-    Value box[2] = {constant(b, rows), constant(b, tiling.tileK)};
+    Value box[2] = {constant(b, rows),
+                    constant(b, columns ? columns : tiling.tileK)};
     Value map = nvgpu::TmaCreateDescriptorOp::create(
-        b, getTensorMapType(rows, element), cast, box);
+        b, getTensorMapType(rows, element, columns), cast, box);
     return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
   };
   SmallVector<Value> arguments = {
@@ -882,6 +926,11 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   arguments.push_back(op.getInit());
   if (op.getOutScales())
     arguments.push_back(op.getOutScales());
+  if (tiling.stagingBytes)
+    arguments.push_back(
+        tensorMap(op.getInit(), chip.wgmmaM,
+                  cast<MemRefType>(op.getInit().getType()).getElementType(),
+                  getStagingBoxColumns()));
   Value one = constant(b, 1);
   // Persistent clusters: as many as fit one block per multiprocessor, or
   // one per unit of tiles.

@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -20,7 +22,7 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
 void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
-                                       Value accumulator,
+                                       Value consumer, Value accumulator,
                                        ArrayRef<Value> rows,
                                        Value laneColumn) {
   Type f32 = b.getF32Type();
@@ -61,6 +63,12 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
   auto finishF32 = [&](ImplicitLocOpBuilder &b, Value value, Value row,
                        Value column, Value biasValue) {
     if (op.getAccumulate()) {
+      // Staged, elements outside D are computed too (TMA does not store
+      // them): they read C inside it.
+      if (tensorMapD && masked) {
+        row = arith::MinUIOp::create(b, row, constant(b, m - 1));
+        column = arith::MinUIOp::create(b, column, constant(b, n - 1));
+      }
       Value c = memref::LoadOp::create(b, destination, ValueRange{row, column});
       if (c.getType() != f32)
         c = arith::ExtFOp::create(b, f32, c);
@@ -135,10 +143,18 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
   // Every group's column values first: loaded before the first store,
   // they are in flight together (LLVM does not move loads above stores
   // that may alias them).
+  // (Staged, the stores go to shared memory, which LLVM knows the loads
+  // do not read: each group's are loaded where they are used, and LLVM
+  // schedules them.)
   SmallVector<ColumnGroup> columnGroups;
-  for (int64_t group = 0; group < tiling.tileN / 8; ++group)
+  for (int64_t group = 0; group < tiling.tileN / 8 && !tensorMapD; ++group)
     columnGroups.push_back(loadColumnGroup(group));
+  auto pairType = VectorType::get({2}, dElement);
+  if (tensorMapD)
+    beginStaging(b, consumer);
   for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
+    if (tensorMapD)
+      columnGroups.push_back(loadColumnGroup(group));
     auto &[columns, columnScales, biasValues] = columnGroups[group];
     for (int64_t half = 0; half < 2; ++half) {
       Value row = rows[half];
@@ -146,6 +162,25 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
       for (int64_t pair = 0; pair < 2; ++pair)
         values[pair] =
             scaledElement(columnGroups[group], group, half, pair);
+      auto pack = [&](ImplicitLocOpBuilder &b) {
+        Value packed = LLVM::PoisonOp::create(b, pairType);
+        for (int64_t pair = 0; pair < 2; ++pair)
+          packed = LLVM::InsertElementOp::create(
+              b, packed,
+              finish(b, values[pair], row, columns[pair], biasValues[pair]),
+              arith::ConstantIntOp::create(b, b.getI32Type(), pair));
+        return packed;
+      };
+      if (tensorMapD) {
+        // Staged: every pair, inside D or not (TMA stores D's part).
+        Value address = LLVM::IntToPtrOp::create(
+            b, LLVM::LLVMPointerType::get(op.getContext(), /*shared*/ 3),
+            getStagingAddress(b, consumer, group, half));
+        LLVM::StoreOp::create(
+            b, pack(b), address,
+            /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
+        continue;
+      }
       if (!destinationPointer) {
         // Odd N: element by element.
         for (int64_t pair = 0; pair < 2; ++pair)
@@ -160,13 +195,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
       // Even N: both columns of the pair are inside D or neither is; one
       // 2-element store.
       guarded(b, row, columns[0], [&](ImplicitLocOpBuilder &b) {
-        auto pairType = VectorType::get({2}, dElement);
-        Value packed = LLVM::PoisonOp::create(b, pairType);
-        for (int64_t pair = 0; pair < 2; ++pair)
-          packed = LLVM::InsertElementOp::create(
-              b, packed,
-              finish(b, values[pair], row, columns[pair], biasValues[pair]),
-              arith::ConstantIntOp::create(b, b.getI32Type(), pair));
+        Value packed = pack(b);
         Value offset = arith::IndexCastOp::create(
             b, b.getI64Type(),
             arith::AddIOp::create(
@@ -180,6 +209,126 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
       });
     }
   }
+  if (tensorMapD)
+    storeStagedTile(b, consumer);
+}
+
+int64_t WgmmaKernelBuilder::getStagingBytes() {
+  auto dType = cast<MemRefType>(op.getInit().getType());
+  Type element = dType.getElementType();
+  if (op.getOutScales() || !dType.getLayout().isIdentity() ||
+      !(element.isBF16() || element.isF16() || element.isF32()))
+    return 0;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  // A tensor map's row stride is a multiple of 16 bytes; the boxes are
+  // whole swizzle rows.
+  if (n * elementBytes % 16 != 0 ||
+      tiling.tileN * elementBytes % chip.swizzleBytes != 0)
+    return 0;
+  WgmmaTiling staged = tiling;
+  staged.stagingBytes =
+      tiling.consumers * chip.wgmmaM * tiling.tileN * elementBytes;
+  if (staged.sharedBytes(chip) > chip.maxSharedBytesPerBlock)
+    return 0;
+  return staged.stagingBytes;
+}
+
+int64_t WgmmaKernelBuilder::getStagingBoxColumns() {
+  Type element = cast<MemRefType>(op.getInit().getType()).getElementType();
+  return chip.swizzleBytes / (element.getIntOrFloatBitWidth() / 8);
+}
+
+Value WgmmaKernelBuilder::getStagingAddress(ImplicitLocOpBuilder &b,
+                                            Value consumer, int64_t group,
+                                            int64_t half) {
+  Type element = cast<MemRefType>(op.getInit().getType()).getElementType();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t rowBytes = chip.swizzleBytes;
+  // The pair's byte in the consumer's 64 x tileN tile: column
+  // 8 group + 2 (lane % 4) of row 16 warp + lane / 4 + 8 half.
+  Value columnByte = arith::AddIOp::create(
+      b, constant(b, 8 * group * elementBytes),
+      arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
+                            constant(b, 2 * elementBytes)));
+  Value row = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, warp, constant(b, 16)),
+      arith::AddIOp::create(b, arith::DivUIOp::create(b, lane, constant(b, 4)),
+                            constant(b, 8 * half)));
+  Value box = arith::DivUIOp::create(b, columnByte, constant(b, rowBytes));
+  Value inRow = arith::RemUIOp::create(b, columnByte, constant(b, rowBytes));
+  // 128B swizzle: the 16-byte chunk's index is XORed with the row's index
+  // within its 8-row atom (the boxes are atom-aligned).
+  Value chunk = arith::XOrIOp::create(
+      b, arith::DivUIOp::create(b, inRow, constant(b, 16)),
+      arith::RemUIOp::create(b, row, constant(b, 8)));
+  Value offset = arith::AddIOp::create(
+      b,
+      arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(b, consumer,
+                                constant(b, tiling.stagingBytes /
+                                                tiling.consumers)),
+          arith::MulIOp::create(b, box,
+                                constant(b, chip.wgmmaM * rowBytes))),
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, row, constant(b, rowBytes)),
+          arith::AddIOp::create(
+              b, arith::MulIOp::create(b, chunk, constant(b, 16)),
+              arith::RemUIOp::create(b, inRow, constant(b, 16)))));
+  offset = arith::AddIOp::create(b, offset,
+                                 constant(b, tiling.stagingOffset(chip)));
+  Type i32 = b.getI32Type();
+  return arith::AddIOp::create(
+      b, arith::TruncIOp::create(b, i32, ringAddress),
+      arith::IndexCastOp::create(b, i32, offset));
+}
+
+void WgmmaKernelBuilder::beginStaging(ImplicitLocOpBuilder &b,
+                                      Value consumer) {
+  auto issuer = scf::IfOp::create(b, isFirstConsumerThread, false);
+  {
+    ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
+    NVVM::CpAsyncBulkWaitGroupOp::create(inner, 0, b.getUnitAttr());
+  }
+  syncConsumer(b, consumer);
+}
+
+void WgmmaKernelBuilder::storeStagedTile(ImplicitLocOpBuilder &b,
+                                         Value consumer) {
+  // Each writer orders its generic-proxy writes before TMA's reads.
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(op.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  syncConsumer(b, consumer);
+  auto issuer = scf::IfOp::create(b, isFirstConsumerThread, false);
+  ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
+  Value row = arith::AddIOp::create(
+      inner, blockRow,
+      arith::MulIOp::create(inner, consumer, constant(inner, chip.wgmmaM)));
+  int64_t boxColumns = getStagingBoxColumns();
+  // TMA coordinates are innermost first: (column, row). Boxes reaching
+  // past D's edges store only their part inside D.
+  for (int64_t box = 0; box < tiling.tileN / boxColumns; ++box)
+    nvgpu::TmaAsyncStoreOp::create(
+        inner, stagingBoxAt(inner, consumer, box), tensorMapD,
+        ValueRange{arith::AddIOp::create(inner, blockColumn,
+                                         constant(inner, box * boxColumns)),
+                   row},
+        Value());
+  NVVM::CpAsyncBulkCommitGroupOp::create(inner);
+}
+
+void WgmmaKernelBuilder::syncConsumer(ImplicitLocOpBuilder &b,
+                                      Value consumer) {
+  // Named barrier 1 + consumer (0 is the block's), its 128 threads.
+  Type i32 = b.getI32Type();
+  Value id = arith::IndexCastOp::create(
+      b, i32, arith::AddIOp::create(b, consumer, constant(b, 1)));
+  NVVM::BarrierOp::create(
+      b, Type(), id,
+      arith::ConstantIntOp::create(b, i32, chip.warpgroupThreads),
+      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
 }
 
 void WgmmaKernelBuilder::storeQuantizedOutput(

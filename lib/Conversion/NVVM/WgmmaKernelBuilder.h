@@ -20,6 +20,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <functional>
 
 namespace mlir {
@@ -38,11 +40,21 @@ struct WgmmaTiling {
   /// Blocks of a cluster (along M) that share B's tiles through TMA
   /// multicast: a power of two up to 8 (1: no clusters).
   int64_t clusterRows = 1;
+  /// Bytes of the consumers' staging buffers for D's tile (0: the epilogue
+  /// stores to global memory from registers).
+  int64_t stagingBytes = 0;
   int64_t stageBytes() const { return (tileM + tileN) * tileK; }
-  /// The ring, then the stages' `empty` mbarriers (8 bytes each), plus room
-  /// to align the ring's start to a swizzle atom (8 rows).
+  /// Where the staging buffers start, from the ring's start: after the
+  /// stages' `empty` mbarriers (8 bytes each), at a swizzle atom (8 rows).
+  int64_t stagingOffset(const NvidiaChipInfo &chip) const {
+    return llvm::alignTo(stages * (stageBytes() + 8), 8 * chip.swizzleBytes);
+  }
+  /// The ring, the `empty` mbarriers and the staging buffers, plus room to
+  /// align the ring's start to a swizzle atom.
   int64_t sharedBytes(const NvidiaChipInfo &chip) const {
-    return stages * (stageBytes() + 8) + 8 * chip.swizzleBytes;
+    int64_t used = stagingBytes ? stagingOffset(chip) + stagingBytes
+                                : stages * (stageBytes() + 8);
+    return used + 8 * chip.swizzleBytes;
   }
 };
 
@@ -78,6 +90,7 @@ public:
         llvm::divideCeil(m, tiling.tileM) % maxClusterRows == 0
             ? maxClusterRows
             : 1;
+    tiling.stagingBytes = getStagingBytes();
   }
 
   /// Creates the kernel in a new gpu.module before `func` and replaces the
@@ -85,15 +98,18 @@ public:
   LogicalResult build(func::FuncOp func, SymbolTable &symbols);
 
 private:
-  MemRefType getTileType(int64_t rows, Type element) {
-    return MemRefType::get({rows, tiling.tileK}, element, AffineMap(),
+  /// A box of `rows` x `columns` in shared memory (columns: the K tile by
+  /// default).
+  MemRefType getTileType(int64_t rows, Type element, int64_t columns = 0) {
+    return MemRefType::get({rows, columns ? columns : tiling.tileK}, element,
+                           AffineMap(),
                            gpu::AddressSpaceAttr::get(
                                op.getContext(), gpu::AddressSpace::Workgroup));
   }
-  nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows,
-                                                  Type element) {
+  nvgpu::TensorMapDescriptorType
+  getTensorMapType(int64_t rows, Type element, int64_t columns = 0) {
     return nvgpu::TensorMapDescriptorType::get(
-        op.getContext(), getTileType(rows, element),
+        op.getContext(), getTileType(rows, element, columns),
         nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
         nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
         nvgpu::TensorMapOOBKind::OOB_ZERO,
@@ -190,8 +206,31 @@ private:
   Value loadScale(ImplicitLocOpBuilder &b, Value scales,
                   ScaleEncodingAttr encoding, int64_t rows, Value row,
                   Value kIndex);
-  void buildEpilogue(ImplicitLocOpBuilder &b, Value accumulator,
-                     ArrayRef<Value> rows, Value laneColumn);
+  void buildEpilogue(ImplicitLocOpBuilder &b, Value consumer,
+                     Value accumulator, ArrayRef<Value> rows,
+                     Value laneColumn);
+  /// The bytes of D's staging buffers where D's tiles go out through
+  /// shared memory and TMA stores, else 0: outputs of bf16, f16 or f32
+  /// (FP8 outputs store from registers) whose rows are 16-byte aligned (a
+  /// tensor map's strides), when the buffers fit beside the ring.
+  int64_t getStagingBytes();
+  /// D's staging box: 64 rows (a consumer's) of 128 bytes, in the 128B
+  /// swizzle of the tensor map's boxes.
+  int64_t getStagingBoxColumns();
+  /// The shared address (i32) where the thread's pair of 8-column group
+  /// `group` in row `half` is staged: the wgmma layout's columns,
+  /// 16-byte chunks swizzled by the row as TMA reads them.
+  Value getStagingAddress(ImplicitLocOpBuilder &b, Value consumer,
+                          int64_t group, int64_t half);
+  /// Before a consumer writes its staging buffer: the TMA stores of its
+  /// previous tile have read it (one thread waits, the warpgroup meets at
+  /// a named barrier).
+  void beginStaging(ImplicitLocOpBuilder &b, Value consumer);
+  /// After it: the writes made visible to TMA (the async proxy), then one
+  /// thread stores the boxes into D and commits them as a bulk group.
+  void storeStagedTile(ImplicitLocOpBuilder &b, Value consumer);
+  /// Consumer `consumer`'s warpgroup meets at its named barrier.
+  void syncConsumer(ImplicitLocOpBuilder &b, Value consumer);
   /// FP8 outputs: the thread's f32 results quantized per block of C
   /// columns by qmm.quantize's rule, the codes stored in
   /// pairs and each row's block scales by the row's first lane.
@@ -224,6 +263,10 @@ private:
 
   // Kernel values, set while the body is built.
   Value tensorMapA, tensorMapB, aScales, bScales, bias, destination;
+  /// D's tensor map (staged epilogues), or null.
+  Value tensorMapD;
+  /// The thread that issues a consumer's TMA stores: its first.
+  Value isFirstConsumerThread;
   /// An FP8 output's scales, or null.
   Value outScales;
   Value fullBarriers, sharedBase, ringAddress;
@@ -245,6 +288,8 @@ private:
   /// null (odd N).
   Value destinationPointer;
   std::function<Value(ImplicitLocOpBuilder &, Value)> aTileAt, bTileAt;
+  /// Consumer `consumer`'s staging box `box` as a shared-memory view.
+  std::function<Value(ImplicitLocOpBuilder &, Value, int64_t)> stagingBoxAt;
 };
 
 } // namespace wgmma

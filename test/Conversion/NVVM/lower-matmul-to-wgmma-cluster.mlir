@@ -10,7 +10,7 @@
 // CHECK-LABEL: func.func @two_rows
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<64x128xf8E4M3FN
-// CHECK:         gpu.launch_func  @two_rows_wgmma::@matmul clusters in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c132128_i32
+// CHECK:         gpu.launch_func  @two_rows_wgmma::@matmul clusters in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c165888_i32
 
 // Set-up: `empty` counts one arrival per consumer warp of both blocks
 // (16); thread 0 makes the initialization visible to the cluster, and

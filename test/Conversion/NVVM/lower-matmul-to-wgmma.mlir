@@ -16,10 +16,12 @@
 
 // Per-tensor E4M3 x E5M2 with partial tiles in M and N (200 x 136) and a
 // bf16 output. Host: the tensor maps of A and B (128 x 128 boxes, 128B
-// swizzle, zeros out of bounds) passed as pointers, a grid of
-// min(tiles, multiprocessors) = 4 persistent blocks of 3 warpgroups and
-// the dynamic shared memory: 4 stages x 32 KiB, 4 `empty` mbarriers of 8
-// bytes and 1 KiB to align the ring.
+// swizzle, zeros out of bounds) and D's (64 x 64 boxes: the epilogue's
+// TMA stores, lower-matmul-to-wgmma-staged-epilogue.mlir) passed as
+// pointers, a grid of min(tiles, multiprocessors) = 4 persistent blocks of
+// 3 warpgroups and the dynamic shared memory: 4 stages x 32 KiB, 4 `empty`
+// mbarriers of 8 bytes (to 1 KiB), 2 x 16 KiB of staging for D and 1 KiB
+// to align the ring.
 
 // CHECK-LABEL: func.func @per_tensor_partial_tiles
 // CHECK-NOT:     qmm.matmul
@@ -29,15 +31,18 @@
 // CHECK:         %[[CB:.*]] = memref.cast %arg2 : memref<136x384xf8E5M2> to memref<*xf8E5M2>
 // CHECK:         %[[MB:.*]] = nvgpu.tma.create.descriptor %[[CB]] box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E5M2> -> <tensor = memref<128x128xf8E5M2, #gpu.address_space<workgroup>>
 // CHECK:         %[[PB:.*]] = builtin.unrealized_conversion_cast %[[MB]]
-// CHECK:         gpu.launch_func  @per_tensor_partial_tiles_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c132128_i32 args(%[[PA]] : !llvm.ptr, %[[PB]] : !llvm.ptr, %arg1 : memref<1x1xf32>, %arg3 : memref<1x1xf32>, %arg4 : memref<200x136xbf16>)
-// STAGES2:       gpu.launch_func {{.*}} dynamic_shared_memory_size %c66576_i32
+// CHECK:         %[[MD:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:         %[[PD:.*]] = builtin.unrealized_conversion_cast %[[MD]]
+// CHECK:         gpu.launch_func  @per_tensor_partial_tiles_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}})  dynamic_shared_memory_size %c165888_i32 args(%[[PA]] : !llvm.ptr, %[[PB]] : !llvm.ptr, %arg1 : memref<1x1xf32>, %arg3 : memref<1x1xf32>, %arg4 : memref<200x136xbf16>, %[[PD]] : !llvm.ptr)
+// 2 x 32 KiB and 16 bytes of barriers (65 KiB), 32 KiB and 1 KiB.
+// STAGES2:       gpu.launch_func {{.*}} dynamic_shared_memory_size %c100352_i32
 
 // The kernel. Set-up: thread 0 initializes the `full` (1 arrival + bytes,
 // nvgpu's) and `empty` (one arrival per consumer warp: 8; after the ring in
 // dynamic shared memory, driven by the kernel's own PTX) barriers of each
 // stage.
 // CHECK:       gpu.module @per_tensor_partial_tiles_wgmma
-// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
 // CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
 // CHECK-DAG:     %[[TMB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E5M2
 // CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
@@ -79,13 +84,11 @@
 // CHECK-NOT:         multicast_mask
 
 // The consumers, before their tile loop: the product of the per-tensor
-// scales, loaded once, and D as a global pointer (N is even: pairs of
-// elements are stored at once).
+// scales, loaded once (D is written through TMA, not a global pointer).
 // CHECK:         memref.load %{{.*}} : memref<1x1xf32>
 // CHECK:         memref.load %{{.*}} : memref<1x1xf32>
 // CHECK:         %[[SCALE:.*]] = arith.mulf
-// CHECK:         memref.extract_aligned_pointer_as_index %{{.*}} : memref<200x136xbf16>
-// CHECK:         %[[D:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK-NOT:     llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // One K tile's wgmma group is in flight at a time: issue, then
 // wait_group 0 (ptxas serializes every wgmma of a kernel where registers
 // of a group that wait_group 1 leaves in flight are read). A tile's K
@@ -171,20 +174,29 @@
 // CHECK-NOT:       nvvm.wgmma
 
 // The epilogue: the per-tensor scales multiply each f32 sum, which is
-// rounded to bf16; the pairs inside 200 x 136 are stored as 4 bytes.
+// rounded to bf16; every pair is staged in shared memory as 4 bytes, those
+// past 200 x 136 too (TMA stores D's part of a box): no masks.
 // CHECK:           llvm.extractvalue %[[ACC]][0]
 // CHECK:           arith.mulf %{{.*}}, %[[SCALE]]
+// CHECK-NOT:       scf.if
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           llvm.insertelement
+// CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-31:  llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-NOT:       llvm.store
+// CHECK:           nvvm.fence.proxy
 // CHECK:           scf.if
-// CHECK:             arith.truncf %{{.*}} : f32 to bf16
-// CHECK:             arith.truncf %{{.*}} : f32 to bf16
-// CHECK:             llvm.insertelement
-// CHECK:             %[[AT:.*]] = llvm.getelementptr %[[D]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
-// CHECK:             llvm.store %{{.*}}, %[[AT]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-COUNT-2:     nvgpu.tma.async.store
 // The epilogue's accumulator is the K loop's; the group in flight goes on
 // to the next trip. After the tile loop: a wait, so that no path leaves
-// with a group in flight (ptxas would insert one and serialize).
+// with a group in flight (ptxas would insert one and serialize), and the
+// wait for the last TMA stores to complete.
 // CHECK:           scf.yield %[[NEXT]]
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-NEXT:  gpu.return
 
@@ -239,13 +251,13 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:             llvm.intr.fma(%{{.*}}, %[[KF0]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:         arith.addf
 // CHECK:             scf.yield
-// The next tile's K tile 0, then the epilogue: whole tiles, no masks.
+// The next tile's K tile 0, then the epilogue: f32 pairs staged in shared
+// memory, 4 boxes of 32 columns stored with TMA.
 // CHECK:           scf.if
 // CHECK-COUNT-4:     nvvm.wgmma.mma_async
 // CHECK:           } else {
-// CHECK-NOT:     scf.if
-// CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
-// CHECK-NOT:     scf.if
+// CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-4: nvgpu.tma.async.store %{{.*}} to %{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>
 // CHECK:         gpu.return
 func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: memref<256x512xf8E4M3FN>, %sb: memref<2x4xf32>, %d: memref<256x256xf32>) {
   qmm.matmul a(%a, %sa : memref<256x512xf8E4M3FN>, memref<256x4xf32>) #qmm.scale<block 1x128>
@@ -261,22 +273,22 @@ func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: m
 // and the bias in f32, then applies the activation.
 
 // CHECK-LABEL: gpu.module @epilogue_wgmma
-// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128xbf16>, %{{.*}}: memref<128x128xf16>)
-// Every column's scale and bias value (16 groups of 8 columns, two per
-// thread each) is loaded before the first store, so the loads are in
-// flight together.
+// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128x1xf32>, %{{.*}}: memref<128xbf16>, %{{.*}}: memref<128x128xf16>, %{{.*}}: !llvm.ptr)
+// Staged in shared memory, a group's column scales and bias values are
+// loaded where it is computed (the staging stores do not write global
+// memory, so LLVM schedules the loads; all of them up front would spill).
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         memref.load %{{.*}} : memref<128x1xf32>
 // CHECK:         memref.load %{{.*}} : memref<128x1xf32>
-// CHECK-COUNT-32: memref.load %{{.*}} : memref<128xbf16>
+// CHECK-COUNT-2: memref.load %{{.*}} : memref<128xbf16>
 // CHECK:         arith.mulf
 // CHECK:         %[[C:.*]] = memref.load %{{.*}} : memref<128x128xf16>
 // CHECK:         arith.extf %[[C]] : f16 to f32
 // CHECK:         math.tanh
 // CHECK:         arith.truncf %{{.*}} : f32 to f16
-// CHECK:         llvm.store %{{.*}} : vector<2xf16>, !llvm.ptr<1>
-// CHECK-NOT:     memref.load %{{.*}} : memref<128xbf16>
-// CHECK-NOT:     memref.load %{{.*}} : memref<128x1xf32>
+// CHECK:         llvm.store %{{.*}} : vector<2xf16>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store %{{.*}} : vector<2xf16>, !llvm.ptr<3>
+// CHECK-COUNT-2: nvgpu.tma.async.store
 // CHECK:         gpu.return
 func.func @epilogue(%a: memref<128x256xf8E4M3FN>, %sa: memref<128x1xf32>, %b: memref<128x256xf8E4M3FN>, %sb: memref<128x1xf32>, %bias: memref<128xbf16>, %d: memref<128x128xf16>) {
   qmm.matmul a(%a, %sa : memref<128x256xf8E4M3FN>, memref<128x1xf32>) #qmm.scale<per_row>
