@@ -62,12 +62,15 @@ if [ "$mode" = validate ]; then
   save row_bias_accumulate 256x384x512 --a-scale row --b-scale row --bias bf16 --accumulate
   # FP8 outputs (the next layer's A): per row and block of C columns the
   # amax across the thread quad, the rule's scale, codes in pairs. Whole
-  # tiles; partial tiles with per-row scales, bias and GELU; MX (E8M0
-  # scales, 4 blocks a tile) in E5M2 with pow2_ceil; odd N (codes one by
-  # one, 2 blocks a tile). (Matmuls the kernel does not take, B stored
-  # [K, N] or blocks wider than a tile, are refused for FP8 outputs.)
+  # tiles; partial tiles with per-row scales, bias and GELU (N = 136: codes
+  # stored from registers; N = 144: staged and stored with TMA, 1x32
+  # blocks); MX (E8M0 scales, 4 blocks a tile) in E5M2 with pow2_ceil; odd
+  # N (codes one by one, 2 blocks a tile). (Matmuls the kernel does not
+  # take, B stored [K, N] or blocks wider than a tile, are refused for FP8
+  # outputs.)
   save fp8_out_block 256x256x512 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
   save fp8_out_gelu_tail 200x136x384 --a-scale row --b-scale row --bias bf16 --gelu tanh --out-type f8E4M3FN
+  save fp8_out_row_bias_tail 200x144x384 --a-scale row --b-scale row --bias bf16 --gelu tanh --out-type f8E4M3FN --out-scale 1x32
   save fp8_out_mx_e5m2 256x384x512 --out-type f8E5M2 --out-scale mx32 --out-rounding pow2_ceil
   save fp8_out_odd_n 136x135x256 --out-type f8E4M3FN --out-scale 1x64
   # Clusters (--cluster-rows, off by default): blocks of 2 (4, 8) sharing

@@ -2,19 +2,24 @@
 
 // An FP8 output through the whole NVVM pipeline: the quad's amax by
 // warp shuffles (xor 1 and 2, all 32 lanes), the `none` rule's IEEE
-// divisions, the codes two to a 16-bit store, no libdevice call (the
-// FP8 conversions and |x| are integer arithmetic), and the kernel takes
-// the scales after D.
+// divisions, the codes two to a 16-bit store into the staging buffer
+// (shared memory) and out through a TMA store, the scales stored from
+// registers, no libdevice call (the FP8 conversions and |x| are integer
+// arithmetic), and the kernel takes the scales after D (then D's tensor
+// map).
 
 // CHECK:      gpu.binary @fp8_output_wgmma
 // CHECK-NOT:    call
 // CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_4,
-// CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_5
+// CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_5,
+// CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_6
 // CHECK-SAME:   wgmma.mma_async
 // CHECK-SAME:   shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK-SAME:   shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // CHECK-SAME:   div.rn.f32
-// CHECK-SAME:   st.global.b16
+// CHECK-SAME:   st.shared.b16
+// CHECK-SAME:   st.global.b32
+// CHECK-SAME:   cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-NOT:    call
 // CHECK-NOT:    __nv_
 

@@ -125,8 +125,10 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     // FP8 output (never accumulated into): each block's f32 results where
     // it is quantized, its column values loaded there (all of them up
     // front, with both rows' results live until their amax, would spill).
+    if (tensorMapD)
+      beginStaging(b, consumer);
     storeQuantizedOutput(
-        b,
+        b, consumer,
         [&](int64_t group, int64_t half) -> std::array<Value, 2> {
           ColumnGroup columnGroup = loadColumnGroup(group);
           std::array<Value, 2> results;
@@ -138,6 +140,8 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
           return results;
         },
         rows, laneColumn);
+    if (tensorMapD)
+      storeStagedTile(b, consumer);
     return;
   }
   // Every group's column values first: loaded before the first store,
@@ -216,8 +220,10 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
 int64_t WgmmaKernelBuilder::getStagingBytes() {
   auto dType = cast<MemRefType>(op.getInit().getType());
   Type element = dType.getElementType();
-  if (op.getOutScales() || !dType.getLayout().isIdentity() ||
-      !(element.isBF16() || element.isF16() || element.isF32()))
+  // (FP8 outputs: the codes; their scales are stored from registers.)
+  if (!dType.getLayout().isIdentity() ||
+      !(element.isBF16() || element.isF16() || element.isF32() ||
+        (op.getOutScales() && element.getIntOrFloatBitWidth() == 8)))
     return 0;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   // A tensor map's row stride is a multiple of 16 bytes; the boxes are
@@ -332,7 +338,7 @@ void WgmmaKernelBuilder::syncConsumer(ImplicitLocOpBuilder &b,
 }
 
 void WgmmaKernelBuilder::storeQuantizedOutput(
-    ImplicitLocOpBuilder &b,
+    ImplicitLocOpBuilder &b, Value consumer,
     llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
     ArrayRef<Value> rows, Value laneColumn) {
   Location loc = b.getLoc();
@@ -415,19 +421,26 @@ void WgmmaKernelBuilder::storeQuantizedOutput(
         if (pair == 0)
           return;
         Value first = columnOf(group, 0);
-        if (destinationPointer) {
+        auto packCodes = [&](ImplicitLocOpBuilder &b) -> Value {
+          Value halves[2];
+          for (int64_t i = 0; i < 2; ++i)
+            halves[i] = arith::ExtUIOp::create(
+                b, i16, arith::BitcastOp::create(b, b.getI8Type(), codes[i]));
+          return arith::OrIOp::create(
+              b, halves[0],
+              arith::ShLIOp::create(b, halves[1],
+                                    arith::ConstantIntOp::create(b, i16, 8)));
+        };
+        if (tensorMapD) {
+          // Staged: every pair (TMA stores D's part).
+          Value address = LLVM::IntToPtrOp::create(
+              b, LLVM::LLVMPointerType::get(op.getContext(), /*shared*/ 3),
+              getStagingAddress(b, consumer, group, half));
+          LLVM::StoreOp::create(b, packCodes(b), address, /*alignment=*/2);
+        } else if (destinationPointer) {
           when(both(rowInside, columnsMasked ? below(first, n) : Value()),
                [&](ImplicitLocOpBuilder &b) {
-                 Value halves[2];
-                 for (int64_t i = 0; i < 2; ++i)
-                   halves[i] = arith::ExtUIOp::create(
-                       b, i16,
-                       arith::BitcastOp::create(b, b.getI8Type(), codes[i]));
-                 Value packed = arith::OrIOp::create(
-                     b, halves[0],
-                     arith::ShLIOp::create(
-                         b, halves[1],
-                         arith::ConstantIntOp::create(b, i16, 8)));
+                 Value packed = packCodes(b);
                  Value offset = arith::IndexCastOp::create(
                      b, b.getI64Type(),
                      arith::AddIOp::create(

@@ -210,9 +210,10 @@ private:
                      Value accumulator, ArrayRef<Value> rows,
                      Value laneColumn);
   /// The bytes of D's staging buffers where D's tiles go out through
-  /// shared memory and TMA stores, else 0: outputs of bf16, f16 or f32
-  /// (FP8 outputs store from registers) whose rows are 16-byte aligned (a
-  /// tensor map's strides), when the buffers fit beside the ring.
+  /// shared memory and TMA stores, else 0: outputs of bf16, f16, f32 or
+  /// FP8 (the codes; their scales are stored from registers) whose rows
+  /// are 16-byte aligned (a tensor map's strides), when the buffers fit
+  /// beside the ring.
   int64_t getStagingBytes();
   /// D's staging box: 64 rows (a consumer's) of 128 bytes, in the 128B
   /// swizzle of the tensor map's boxes.
@@ -237,7 +238,7 @@ private:
   /// `resultsAt(group, half)` builds the f32 results of 8-column group
   /// `group` in row `rows[half]` (the thread's two columns there).
   void storeQuantizedOutput(
-      ImplicitLocOpBuilder &b,
+      ImplicitLocOpBuilder &b, Value consumer,
       llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
       ArrayRef<Value> rows, Value laneColumn);
 
