@@ -48,6 +48,21 @@ static AccumulationModel getAccumulationModel(const LaunchPlan &plan,
   return accumulation;
 }
 
+/// The quality-tier check of the buffer `like` checks: calc_diff against
+/// the unquantized reference, if the references have one.
+static void addQualityCheck(LaunchPlan &plan, const LaunchPlan::Check &like,
+                            const GemmReferences &refs, std::string label) {
+  if (!refs.quality)
+    return;
+  LaunchPlan::Check quality = like;
+  quality.tier = "quality";
+  quality.kind = "calc_diff";
+  quality.threshold = refs.threshold;
+  quality.data = refs.quality->values;
+  quality.label = std::move(label);
+  plan.checks.push_back(std::move(quality));
+}
+
 /// The checks of D: the exact tier and, with unquantized inputs, the
 /// quantization tier. Exact tier: each element's interval (bf16/f16), 80
 /// dB SQNR (f32) — or, when the matmul ran as a wgmma kernel (the plan
@@ -79,18 +94,8 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
       exact.data.push_back(high);
     }
   }
-  LaunchPlan::Check quality;
-  if (refs.quality) {
-    quality = exact;
-    quality.tier = "quality";
-    quality.kind = "calc_diff";
-    quality.threshold = refs.threshold;
-    quality.data = refs.quality->values;
-    quality.label = "D vs f64 of the unquantized inputs";
-  }
-  plan.checks.push_back(std::move(exact));
-  if (refs.quality)
-    plan.checks.push_back(std::move(quality));
+  plan.checks.push_back(exact);
+  addQualityCheck(plan, exact, refs, "D vs f64 of the unquantized inputs");
 }
 
 /// The checks of an FP8 output (codes, then scales, the program's
@@ -149,18 +154,9 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
       bounds.values,
       "D (code x scale) vs f64 of the dequantized inputs" + bound);
   plan.checks.push_back(std::move(scaleCheck));
-  if (refs.quality) {
-    LaunchPlan::Check quality = codeCheck;
-    quality.tier = "quality";
-    quality.kind = "calc_diff";
-    quality.threshold = refs.threshold;
-    quality.data = refs.quality->values;
-    quality.label = "D (code x scale) vs f64 of the unquantized inputs";
-    plan.checks.push_back(std::move(codeCheck));
-    plan.checks.push_back(std::move(quality));
-    return;
-  }
-  plan.checks.push_back(std::move(codeCheck));
+  plan.checks.push_back(codeCheck);
+  addQualityCheck(plan, codeCheck, refs,
+                  "D (code x scale) vs f64 of the unquantized inputs");
 }
 
 int GemmRunner::saveLaunchPlan() {
