@@ -21,7 +21,8 @@
 //   epilogue (WgmmaEpilogue.cpp): per-tensor / per-row scales, C, bias,
 //     activation and the rounding, or an FP8 output's quantization per
 //     block of columns, written from the documented wgmma accumulator
-//     layout.
+//     layout; D's tile staged in shared memory and stored with TMA where
+//     its tensor map allows.
 //
 // Optionally (cluster-rows), clusters of blocks share B's tile through TMA
 // multicast; the `empty` barriers then collect the releases of every

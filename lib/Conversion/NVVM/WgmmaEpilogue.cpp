@@ -2,7 +2,8 @@
 //
 // The output tile from wgmma's accumulator layout: scales, C, bias,
 // activation and the rounding to D's type, or an FP8 output's
-// quantization per block of columns.
+// quantization per block of columns; staged in shared memory and stored
+// with TMA where D's tensor map allows, else stored from registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
