@@ -178,9 +178,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
       };
       if (tensorMapD) {
         // Staged: every pair, inside D or not (TMA stores D's part).
-        Value address = LLVM::IntToPtrOp::create(
-            b, LLVM::LLVMPointerType::get(op.getContext(), /*shared*/ 3),
-            getStagingAddress(b, consumer, group, half));
+        Value address = getStagingPointer(b, consumer, group, half);
         LLVM::StoreOp::create(
             b, pack(b), address,
             /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
@@ -245,7 +243,7 @@ int64_t WgmmaKernelBuilder::getStagingBoxColumns() {
   return chip.swizzleBytes / (element.getIntOrFloatBitWidth() / 8);
 }
 
-Value WgmmaKernelBuilder::getStagingAddress(ImplicitLocOpBuilder &b,
+Value WgmmaKernelBuilder::getStagingPointer(ImplicitLocOpBuilder &b,
                                             Value consumer, int64_t group,
                                             int64_t half) {
   Type element = cast<MemRefType>(op.getInit().getType()).getElementType();
@@ -284,10 +282,13 @@ Value WgmmaKernelBuilder::getStagingAddress(ImplicitLocOpBuilder &b,
               arith::RemUIOp::create(b, inRow, constant(b, 16)))));
   offset = arith::AddIOp::create(b, offset,
                                  constant(b, tiling.stagingOffset(chip)));
+  // The address in 32 bits (shared memory is below 4 GiB), then the pointer.
   Type i32 = b.getI32Type();
-  return arith::AddIOp::create(
+  Value address = arith::AddIOp::create(
       b, arith::TruncIOp::create(b, i32, ringAddress),
       arith::IndexCastOp::create(b, i32, offset));
+  return LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(op.getContext(), /*shared*/ 3), address);
 }
 
 void WgmmaKernelBuilder::beginStaging(ImplicitLocOpBuilder &b,
@@ -434,9 +435,7 @@ void WgmmaKernelBuilder::storeQuantizedOutput(
         };
         if (tensorMapD) {
           // Staged: every pair (TMA stores D's part).
-          Value address = LLVM::IntToPtrOp::create(
-              b, LLVM::LLVMPointerType::get(op.getContext(), /*shared*/ 3),
-              getStagingAddress(b, consumer, group, half));
+          Value address = getStagingPointer(b, consumer, group, half);
           LLVM::StoreOp::create(b, packCodes(b), address, /*alignment=*/2);
         } else if (destinationPointer) {
           when(both(rowInside, columnsMasked ? below(first, n) : Value()),

@@ -218,10 +218,10 @@ private:
   /// D's staging box: 64 rows (a consumer's) of 128 bytes, in the 128B
   /// swizzle of the tensor map's boxes.
   int64_t getStagingBoxColumns();
-  /// The shared address (i32) where the thread's pair of 8-column group
+  /// The shared-memory pointer where the thread's pair of 8-column group
   /// `group` in row `half` is staged: the wgmma layout's columns,
   /// 16-byte chunks swizzled by the row as TMA reads them.
-  Value getStagingAddress(ImplicitLocOpBuilder &b, Value consumer,
+  Value getStagingPointer(ImplicitLocOpBuilder &b, Value consumer,
                           int64_t group, int64_t half);
   /// Before a consumer writes its staging buffer: the TMA stores of its
   /// previous tile have read it (one thread waits, the warpgroup meets at
