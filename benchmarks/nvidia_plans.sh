@@ -76,6 +76,19 @@ if [ "$mode" = validate ]; then
   # Clusters (--cluster-rows, off by default): blocks of 2 (4, 8) sharing
   # B's tiles through TMA multicast; partial tiles, a deep K, a grid, more
   # units of 2 tiles than clusters fit the multiprocessors.
+  # Stream-K: a last round of tiles split along K (K >= 4096: tiles of
+  # 32 K tiles or more; max-blocks makes small grids whose last round is
+  # at most half full), every epilogue form, uneven and odd part counts.
+  save sk_tensor_partial 300x200x4096 --a-scale tensor --b-scale tensor --max-blocks 4
+  save sk_row_f32_bias_gelu_acc 384x256x4480 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate --max-blocks 4
+  save sk_block_three_parts 512x256x4352 --a-scale 1x128 --b-scale 128x128 --max-blocks 6
+  save sk_two_rounds 768x256x4096 --a-scale row --b-scale row --max-blocks 5
+  save sk_five_parts_f32 128x128x5120 --a-scale tensor --b-scale tensor --out-type f32
+  save sk_fp8_out_block 384x256x4096 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --max-blocks 4
+  save sk_fp8_out_row_tail 200x144x4096 --a-scale row --b-scale row --bias bf16 --gelu tanh --out-type f8E4M3FN --out-scale 1x32
+  save sk_small_m 128x1024x4096 --a-scale tensor --b-scale tensor
+  save sk_one_row 1x2048x4096 --a-scale tensor --b-scale tensor
+  save sk_mixed_f16 256x384x4608 --a-type f8E5M2 --b-type f8E4M3FN --out-type f16 --max-blocks 5
   save cluster_row_f32 200x136x384 --a-scale row --b-scale row --out-type f32 --cluster-rows 2
   save cluster_deep_k 256x256x4096 --a-scale tensor --b-scale tensor --cluster-rows 2
   save cluster_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
@@ -93,6 +106,11 @@ else
   save block_16384x7168x2048 16384x7168x2048 --a-scale 1x128 --b-scale 128x128
   save tensor_128x7168x2048 128x7168x2048 --a-scale tensor --b-scale tensor
   save tensor_1x4096x4096 1x4096x4096 --a-scale tensor --b-scale tensor
+  # Shapes with a small last round that Stream-K splits (one round of
+  # tiles or none before it, 64 K tiles).
+  save tensor_896x2432x8192 896x2432x8192 --a-scale tensor --b-scale tensor
+  save row_384x7168x7168 384x7168x7168 --a-scale row --b-scale row
+  save tensor_128x4096x8192 128x4096x8192 --a-scale tensor --b-scale tensor
 fi
 echo "plans in $out:"
 cat "$out/cases.txt"

@@ -60,7 +60,7 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
   if (options.matmulKernels == "wgmma")
     pm.addPass(createQMMLowerMatmulToWgmma(
         {options.chip, options.stages, /*rasterRows=*/8,
-         options.clusterRows}));
+         options.clusterRows, options.streamK, options.maxBlocks}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -170,6 +170,17 @@ struct NVVMPipelineCLOptions
                      "tiles through TMA multicast (1, the default: no "
                      "clusters)"),
       llvm::cl::init(1)};
+  Option<bool> streamK{
+      *this, "stream-k",
+      llvm::cl::desc("split a wgmma kernel's last, at most half-full round "
+                     "of tiles along K across the idle blocks (the "
+                     "default)"),
+      llvm::cl::init(true)};
+  Option<int64_t> maxBlocks{
+      *this, "max-blocks",
+      llvm::cl::desc("the most persistent blocks of a wgmma kernel (0, the "
+                     "default: one per multiprocessor)"),
+      llvm::cl::init(0)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -210,7 +221,8 @@ void qmm::registerNVVMPipeline() {
                               "' (expected wgmma or reference)");
         NVVMPipelineOptions options{cl.chip, cl.format, toolkit,
                                     cl.matmulKernels, cl.stages,
-                                    cl.clusterRows};
+                                    cl.clusterRows, cl.streamK,
+                                    cl.maxBlocks};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

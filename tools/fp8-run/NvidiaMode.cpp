@@ -175,6 +175,8 @@ int GemmRunner::saveLaunchPlan() {
   options.chip = target.name.str();
   options.format = "gpu";
   options.clusterRows = config.nvidiaClusterRows;
+  options.streamK = config.nvidiaStreamK;
+  options.maxBlocks = config.nvidiaMaxBlocks;
   OwningOpRef<ModuleOp> lowered = module->clone();
   if (llvm::Error error = runNVVMPipeline(*lowered, options))
     fail("compiling for " + target.name + " failed: " +

@@ -317,6 +317,18 @@ static cl::opt<int64_t> nvidiaClusterRows(
              "share B's tiles through TMA multicast (the pipeline's "
              "cluster-rows; 1: no clusters)"),
     cl::cat(category));
+static cl::opt<bool> nvidiaStreamK(
+    "stream-k", cl::init(true),
+    cl::desc("with --chip sm_90a: split a wgmma kernel's last, at most "
+             "half-full round of tiles along K (the pipeline's stream-k; "
+             "--stream-k=false turns it off)"),
+    cl::cat(category));
+static cl::opt<int64_t> nvidiaMaxBlocks(
+    "max-blocks", cl::init(0),
+    cl::desc("with --chip sm_90a: the most persistent blocks of a wgmma "
+             "kernel (the pipeline's max-blocks; 0: one per "
+             "multiprocessor)"),
+    cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "
                                              "DIR"),
@@ -562,6 +574,13 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   if (nvidiaClusterRows.getNumOccurrences() && !config.nvidiaChip)
     fail("--cluster-rows: applies to NVIDIA chips only (--chip sm_90a)");
   config.nvidiaClusterRows = nvidiaClusterRows;
+  if ((nvidiaStreamK.getNumOccurrences() ||
+       nvidiaMaxBlocks.getNumOccurrences()) &&
+      !config.nvidiaChip)
+    fail("--stream-k, --max-blocks: apply to NVIDIA chips only (--chip "
+         "sm_90a)");
+  config.nvidiaStreamK = nvidiaStreamK;
+  config.nvidiaMaxBlocks = nvidiaMaxBlocks;
   if (iterations > 100000)
     fail("--iters: at most 100000");
   if (emuMaxOps <= 0)

@@ -44,6 +44,11 @@ const char kUsage[] =
     "  --iters N       after validation, time N runs of the whole plan (after\n"
     "                  3 warm-up runs) and report median/min ms and TFLOP/s\n"
     "                  (default 0: no timing)\n"
+    "  --runs N        run the plan N times before the checks (default 1);\n"
+    "                  between runs the checked outputs and the poisoned\n"
+    "                  buffers are restored, the others keep what the last\n"
+    "                  run left, as for a caller launching again (a kernel\n"
+    "                  must leave its workspace's counters at zero)\n"
     "  --no-validate   run, but skip the plan's checks (benchmark mode)\n"
     "  --dry-run       check the plan and every file it names, without the\n"
     "                  CUDA driver, print a summary and exit\n"
@@ -62,6 +67,7 @@ const char kUsage[] =
 struct Options {
   std::string dir;
   unsigned long long iters = 0;
+  unsigned long long runs = 1;
   unsigned long long seed = 1;
   int device = 0;
   std::string json;
@@ -96,7 +102,8 @@ Status parseOptions(int argc, char **argv, Options &options) {
     }
     bool isFlag = name == "--help" || name == "-h" || name == "--check-files" ||
                   name == "--no-validate" || name == "--dry-run";
-    bool takesValue = name == "--iters" || name == "--seed" ||
+    bool takesValue = name == "--iters" || name == "--runs" ||
+                      name == "--seed" ||
                       name == "--device" || name == "--json";
     if (!isFlag && !takesValue)
       return Status::error(
@@ -128,6 +135,12 @@ Status parseOptions(int argc, char **argv, Options &options) {
             "--iters: expected an integer from 0 to 1000000, got '%s'",
             value.c_str()));
       options.iters = number;
+    } else if (name == "--runs") {
+      if (!parseUnsigned(value, 1000, number) || number == 0)
+        return Status::error(formatString(
+            "--runs: expected an integer from 1 to 1000, got '%s'",
+            value.c_str()));
+      options.runs = number;
     } else if (name == "--seed") {
       if (!parseUnsigned(value, UINT64_MAX, number))
         return Status::error(formatString(
@@ -307,8 +320,9 @@ public:
   Status openDevice();
   /// Loads the modules, makes the buffers and the launches' parameters.
   Status prepare();
-  /// One run of the plan with a synchronization after every launch, so a
-  /// failing launch is named.
+  /// --runs N runs of the plan with a synchronization after every launch,
+  /// so a failing launch is named; the checked outputs and poisoned
+  /// buffers restored between runs.
   Status runChecked();
   /// Evaluates and prints every check.
   Status validate();
@@ -320,6 +334,8 @@ private:
     return driver.check(result, what);
   }
   Status launchAll(bool synchronizeEach);
+  /// Gives buffer `index` its fill (the file, zeros, poison or random).
+  Status fillBuffer(size_t index, std::mt19937_64 &random);
   /// Launches plan.launches[index], with cuLaunchKernelEx where it has a
   /// cluster shape, else cuLaunchKernel.
   Status launchOne(size_t index);
@@ -493,24 +509,8 @@ Status Runner::prepare() {
         !status.isOk())
       return status;
     buffers.push_back(pointer);
-    if (isHostFill(buffer.fill)) {
-      HostBytes bytes;
-      if (Status status = makeHostFill(buffer, random, bytes); !status.isOk())
-        return status;
-      if (Status status = call(driver.cuMemcpyHtoD(pointer, bytes.data(),
-                                                   buffer.bytes),
-                               formatString("cuMemcpyHtoD(buffer %zu)", i));
-          !status.isOk())
-        return status;
-    } else {
-      // Poison: 0xFF bytes are NaN in f32, bf16 and f16, so outputs the
-      // kernels never write show up in the checks.
-      unsigned char value = buffer.fill == Fill::Poison ? 0xff : 0;
-      if (Status status = call(driver.cuMemsetD8(pointer, value, buffer.bytes),
-                               formatString("cuMemsetD8(buffer %zu)", i));
-          !status.isOk())
-        return status;
-    }
+    if (Status status = fillBuffer(i, random); !status.isOk())
+      return status;
   }
 
   if (Status status = prepareTensorMaps(); !status.isOk())
@@ -639,7 +639,50 @@ Status Runner::launchAll(bool synchronizeEach) {
   return Status::ok();
 }
 
-Status Runner::runChecked() { return launchAll(/*synchronizeEach=*/true); }
+Status Runner::fillBuffer(size_t index, std::mt19937_64 &random) {
+  const PlanBuffer &buffer = plan.buffers[index];
+  CUdeviceptr pointer = buffers[index];
+  if (isHostFill(buffer.fill)) {
+    HostBytes bytes;
+    if (Status status = makeHostFill(buffer, random, bytes); !status.isOk())
+      return status;
+    return call(driver.cuMemcpyHtoD(pointer, bytes.data(), buffer.bytes),
+                formatString("cuMemcpyHtoD(buffer %zu)", index));
+  }
+  // Poison: 0xFF bytes are NaN in f32, bf16 and f16, so outputs the
+  // kernels never write show up in the checks.
+  unsigned char value = buffer.fill == Fill::Poison ? 0xff : 0;
+  return call(driver.cuMemsetD8(pointer, value, buffer.bytes),
+              formatString("cuMemsetD8(buffer %zu)", index));
+}
+
+Status Runner::runChecked() {
+  // What the checks read (an accumulated output's C included) starts
+  // again from the plan's contents each run; workspaces do not.
+  std::vector<bool> restored(plan.buffers.size(), false);
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    restored[i] = plan.buffers[i].fill == Fill::Poison;
+  for (const PlanCheck &check : plan.checks) {
+    restored[check.buffer] = true;
+    if (check.scaling >= 0)
+      restored[plan.scalings[check.scaling].scalesBuffer] = true;
+  }
+  for (unsigned long long run = 0; run < options.runs; ++run) {
+    if (run > 0) {
+      // Restored buffers hold files or poison: no random fill is drawn.
+      std::mt19937_64 random(options.seed);
+      for (size_t i = 0; i < plan.buffers.size(); ++i) {
+        if (!restored[i])
+          continue;
+        if (Status status = fillBuffer(i, random); !status.isOk())
+          return status;
+      }
+    }
+    if (Status status = launchAll(/*synchronizeEach=*/true); !status.isOk())
+      return status;
+  }
+  return Status::ok();
+}
 
 Status Runner::validate() {
   return evaluateChecks(

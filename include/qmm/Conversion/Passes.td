@@ -926,6 +926,30 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
       staged and stored with TMA like other outputs where N is a multiple
       of 16), the scale by the row's first lane.
 
+    * Stream-K for the last round (`stream-k`, unclustered kernels):
+      with T tiles on G blocks (one per multiprocessor, at most
+      `max-blocks`) the blocks compute R = T / G rounds of whole tiles,
+      and a last round of L = T mod G tiles keeps only L blocks busy.
+      When 0 < L <= G / 2, R <= 2 and the tiles have at least 32 K tiles,
+      each of the L tiles is split along K into s = min(G / L, K tiles /
+      8) parts of whole K tiles instead (at least 8 each); with R = 0 the
+      grid is L x s blocks. A block takes at most one part, as its last
+      work item. Each consumer warpgroup of a part stores its f32 sums
+      (16-byte vectors, consecutive threads at consecutive addresses) into
+      its own slot of a workspace, meets its warpgroup at its named
+      barrier, and its first thread counts it in at the tile's counter of
+      that warpgroup (`atom.acq_rel.gpu`), which `bar.red.or` tells the
+      warpgroup. The last of the s to arrive adds the s slots in the
+      fixed order 0, 1, ..., s - 1 (so results never depend on which
+      part came last), resets the counter and runs the epilogue. The
+      workspace comes from `memref.alloc` in the host code, the counters
+      are zeroed there by `gpu.memset` and left at zero by the kernel.
+      The limits are measured on an H100 (README): one round of 64-K-tile
+      tiles plus a small last round ran 14-37% faster split; tiles of 16
+      K tiles (the block's fixed costs outweigh half a short K loop) and
+      31 rounds (8192^3: the blocks have drifted apart, the last round's
+      idle time is mostly hidden) ran 2-25% slower.
+
     Eligible: static shapes, B stored [N, K], identity layouts, K a multiple
     of 16 (TMA strides), K block scales whole multiples of 128 and B's row
     blocks multiples of 128, FP8 output blocks of whole 8-column groups
@@ -944,7 +968,14 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "blocks of a cluster, consecutive tiles of one column, that "
            "share B's tile: each loads a part and multicasts it to all "
            "(a power of two up to 8; 1, the default: no clusters, measured "
-           "faster on an H100)">
+           "faster on an H100)">,
+    Option<"streamK", "stream-k", "bool", /*default=*/"true",
+           "split a last round of tiles at most half as many as the blocks "
+           "along K across the idle blocks (unclustered kernels)">,
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"0",
+           "the most persistent blocks (0, the default: one per "
+           "multiprocessor); smaller grids exercise the split rounds in "
+           "small tests">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -92,6 +92,12 @@ struct NVVMPipelineOptions {
   /// Blocks of a wgmma kernel's cluster that share B's tiles (TMA
   /// multicast; 1, the default: no clusters).
   int64_t clusterRows = 1;
+  /// Whether a wgmma kernel splits a last, at most half-full round of
+  /// tiles along K (Stream-K).
+  bool streamK = true;
+  /// The most persistent blocks of a wgmma kernel (0: one per
+  /// multiprocessor).
+  int64_t maxBlocks = 0;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

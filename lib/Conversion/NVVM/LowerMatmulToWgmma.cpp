@@ -24,6 +24,11 @@
 //     layout; D's tile staged in shared memory and stored with TMA where
 //     its tensor map allows.
 //
+// A last round of tiles at most half as many as the blocks, after at most
+// 2 whole rounds, is split along K across the idle blocks (Stream-K,
+// WgmmaStreamK.cpp): each block's last work item may be a part, whose
+// sums meet the others' in a workspace before one part's epilogue.
+//
 // Optionally (cluster-rows), clusters of blocks share B's tile through TMA
 // multicast; the `empty` barriers then collect the releases of every
 // block of the cluster.
@@ -224,7 +229,7 @@ Value WgmmaKernelBuilder::loadScale(ImplicitLocOpBuilder &b, Value scales,
 void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   Value stages = constant(b, tiling.stages);
-  auto loop = scf::ForOp::create(b, c0, kTiles, c1);
+  auto loop = scf::ForOp::create(b, c0, itemKTiles, c1);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   Value iteration = arith::AddIOp::create(b, firstIteration, kt);
@@ -242,7 +247,8 @@ void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   nvgpu::MBarrierArriveExpectTxOp::create(
       b, fullBarriers, constant(b, tiling.stageBytes()), stage, Value());
   // TMA coordinates are innermost first: (k, row).
-  Value kOffset = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
+  Value kOffset = arith::MulIOp::create(
+      b, arith::AddIOp::create(b, itemKBegin, kt), constant(b, tiling.tileK));
   nvgpu::TmaAsyncLoadOp::create(b, aTileAt(b, stage), fullBarriers,
                                 tensorMapA, ValueRange{kOffset, blockRow},
                                 stage, Value(), Value());
@@ -300,7 +306,8 @@ WgmmaKernelBuilder::KTileScales
 WgmmaKernelBuilder::loadKTileScales(ImplicitLocOpBuilder &b,
                                     ArrayRef<Value> rows, Value kt) {
   KTileScales scales;
-  Value kIndex = arith::MulIOp::create(b, kt, constant(b, tiling.tileK));
+  Value kIndex = arith::MulIOp::create(
+      b, arith::AddIOp::create(b, itemKBegin, kt), constant(b, tiling.tileK));
   if (getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile)
     scales.b =
         loadScale(b, bScales, op.getBEncoding(), n, blockColumn, kIndex);
@@ -522,7 +529,7 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
           // K tiles 1, 2, ... (no loop for one K tile).
           spare = tile.fragment;
           if (kTileCount > 1) {
-            auto loop = scf::ForOp::create(b, c1, constant(b, kTileCount), c1,
+            auto loop = scf::ForOp::create(b, c1, itemKTiles, c1,
                                            ValueRange{accumulator, spare});
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(loop.getBody());
@@ -548,14 +555,33 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
                                     nextTile.getThenBodyBuilder());
           IssuedKTile issued = issueKTile(
               then, consumer, arith::AddIOp::create(then, firstIteration,
-                                                    kTiles),
+                                                    itemKTiles),
               spare);
           scf::YieldOp::create(then, issued.fragment);
           ImplicitLocOpBuilder otherwise(b.getLoc(),
                                          nextTile.getElseBodyBuilder());
           scf::YieldOp::create(otherwise, spare);
         }
-        buildEpilogue(b, consumer, accumulator, rows, laneColumn);
+        if (!schedule.isSplit()) {
+          buildEpilogue(b, consumer, accumulator, rows, laneColumn);
+          return {nextTile.getResult(0)};
+        }
+        // A Stream-K part: the epilogue where it completes the tile.
+        Type i1 = b.getI1Type();
+        auto ending = scf::IfOp::create(b, TypeRange{i1, fragmentType},
+                                        isPart, /*withElse=*/true);
+        {
+          ImplicitLocOpBuilder then(b.getLoc(), ending.getThenBodyBuilder());
+          auto [completes, sums] = reducePart(then, consumer, accumulator);
+          scf::YieldOp::create(then, ValueRange{completes, sums});
+          ImplicitLocOpBuilder otherwise(b.getLoc(),
+                                         ending.getElseBodyBuilder());
+          Value always = arith::ConstantIntOp::create(otherwise, i1, 1);
+          scf::YieldOp::create(otherwise, ValueRange{always, accumulator});
+        }
+        auto epilogue = scf::IfOp::create(b, ending.getResult(0), false);
+        ImplicitLocOpBuilder inner(b.getLoc(), epilogue.getThenBodyBuilder());
+        buildEpilogue(inner, consumer, ending.getResult(1), rows, laneColumn);
         return {nextTile.getResult(0)};
       });
   // No path leaves with a group in flight (ptxas would wait on it itself,
@@ -586,7 +612,7 @@ std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
     // promotionKTiles) the sums so far are promoted, after the wait for
     // them, and kt starts new ones; elsewhere kt adds to them and the
     // wait is for kt - 1 only.
-    auto loop = scf::ForOp::create(b, c1, constant(b, kTileCount), c1,
+    auto loop = scf::ForOp::create(b, c1, itemKTiles, c1,
                                    ValueRange{accumulator, fragment});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -624,7 +650,7 @@ std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
   }
   // The last sums.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  releaseStage(b, stageOf(b, constant(b, kTileCount - 1)));
+  releaseStage(b, stageOf(b, arith::SubIOp::create(b, itemKTiles, c1)));
   IssuedKTile last;
   last.fragment = fragment;
   accumulator = promoteFragment(b, last, accumulator);
@@ -644,17 +670,46 @@ void WgmmaKernelBuilder::buildTileLoop(
     cluster = arith::DivUIOp::create(b, cluster, rows);
     clusters = arith::DivUIOp::create(b, clusters, rows);
   }
-  Value unitCount = constant(b, getUnitCount());
-  auto loop = scf::ForOp::create(b, cluster, unitCount, clusters, initial);
+  Value itemCount = constant(b, schedule.items());
+  auto loop = scf::ForOp::create(b, cluster, itemCount, clusters, initial);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  Value unit = loop.getInductionVar();
+  Value item = loop.getInductionVar();
   hasNextTile = arith::CmpIOp::create(
       b, arith::CmpIPredicate::ult,
-      arith::AddIOp::create(b, unit, clusters), unitCount);
+      arith::AddIOp::create(b, item, clusters), itemCount);
+  // Only a block's last item can be a part: the ones before are whole.
   Value local = arith::DivUIOp::create(
-      b, arith::SubIOp::create(b, unit, cluster), clusters);
+      b, arith::SubIOp::create(b, item, cluster), clusters);
   firstIteration = arith::MulIOp::create(b, local, kTiles);
+  Value unit = item;
+  itemKBegin = constant(b, 0);
+  itemKTiles = kTiles;
+  if (schedule.isSplit()) {
+    // Part p (item wholeUnits + p): K tiles [p' K / s, (p' + 1) K / s) of
+    // tile wholeUnits + p / s, with p' = p mod s.
+    Value wholeUnits = constant(b, schedule.wholeUnits);
+    Value parts = constant(b, schedule.parts);
+    isPart = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, item,
+                                   wholeUnits);
+    partItem = arith::SubIOp::create(
+        b, arith::MaxUIOp::create(b, item, wholeUnits), wholeUnits);
+    Value part = arith::RemUIOp::create(b, partItem, parts);
+    auto kBoundary = [&](Value index) -> Value {
+      return arith::DivUIOp::create(b, arith::MulIOp::create(b, index, kTiles),
+                                    parts);
+    };
+    Value begin = kBoundary(part);
+    Value end = kBoundary(arith::AddIOp::create(b, part, constant(b, 1)));
+    unit = arith::SelectOp::create(
+        b, isPart,
+        arith::AddIOp::create(b, wholeUnits,
+                              arith::DivUIOp::create(b, partItem, parts)),
+        item);
+    itemKBegin = arith::SelectOp::create(b, isPart, begin, itemKBegin);
+    itemKTiles = arith::SelectOp::create(
+        b, isPart, arith::SubIOp::create(b, end, begin), kTiles);
+  }
   // Grouped order: `rasterRows` rows of tiles, column by column, so that
   // the blocks running at once share A's and B's tiles in L2.
   int64_t unitRows = llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows;
@@ -717,6 +772,15 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
             getTensorMapType(chip.wgmmaM, dElement, getStagingBoxColumns()),
             next())
             .getResult(0);
+  if (schedule.isSplit()) {
+    auto addressOf = [&](Value buffer) -> Value {
+      return arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          memref::ExtractAlignedPointerAsIndexOp::create(b, buffer));
+    };
+    workspaceAddress = addressOf(next());
+    countersAddress = addressOf(next());
+  }
 
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   kTiles = constant(b, llvm::divideCeil(k, tiling.tileK));
@@ -893,6 +957,18 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
     parameters.push_back(op.getOutScales().getType());
   if (tiling.stagingBytes)
     parameters.push_back(pointer);
+  // Stream-K: each part's f32 sums, and an arrival counter per split tile
+  // and consumer warpgroup.
+  MemRefType workspaceType, countersType;
+  if (schedule.isSplit()) {
+    workspaceType = MemRefType::get(
+        {schedule.splitTiles * schedule.parts * tiling.tileM * tiling.tileN},
+        Float32Type::get(ctx));
+    countersType =
+        MemRefType::get({schedule.splitTiles * tiling.consumers},
+                        IntegerType::get(ctx, 32));
+    parameters.append({workspaceType, countersType});
+  }
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
   auto kernel = gpu::GPUFuncOp::create(
       kernelBuilder, loc, "matmul",
@@ -932,12 +1008,20 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
         tensorMap(op.getInit(), chip.wgmmaM,
                   cast<MemRefType>(op.getInit().getType()).getElementType(),
                   getStagingBoxColumns()));
+  if (schedule.isSplit()) {
+    // The workspace is written before it is read; the counters start at
+    // zero (memref.alloc leaves contents undefined), and the kernel leaves
+    // them at zero for the next launch.
+    Value counters = memref::AllocOp::create(b, countersType);
+    gpu::MemsetOp::create(b, /*asyncToken=*/Type(),
+                          /*asyncDependencies=*/ValueRange(), counters,
+                          arith::ConstantIntOp::create(b, b.getI32Type(), 0));
+    arguments.append({memref::AllocOp::create(b, workspaceType), counters});
+  }
   Value one = constant(b, 1);
-  // Persistent clusters: as many as fit one block per multiprocessor, or
-  // one per unit of tiles.
-  int64_t clusters = std::min(getUnitCount(),
-                              chip.multiprocessors / tiling.clusterRows);
-  gpu::KernelDim3 grid{constant(b, clusters * tiling.clusterRows), one, one};
+  // Persistent blocks: one per multiprocessor (at most max-blocks), or
+  // one per work item.
+  gpu::KernelDim3 grid{constant(b, schedule.blocks), one, one};
   gpu::KernelDim3 block{constant(b, tiling.threads), one, one};
   std::optional<gpu::KernelDim3> cluster;
   if (clustered())
@@ -947,6 +1031,9 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   gpu::LaunchFuncOp::create(b, kernel, grid, block, sharedBytes, arguments,
                             /*asyncTokenType=*/nullptr,
                             /*asyncDependencies=*/{}, cluster);
+  if (schedule.isSplit())
+    for (Value buffer : ArrayRef(arguments).take_back(2))
+      memref::DeallocOp::create(b, buffer);
   op.erase();
   return success();
 }
@@ -961,6 +1048,12 @@ struct QMMLowerMatmulToWgmmaPass
     if (!target) {
       module.emitError("qmm-lower-matmul-to-wgmma: unknown chip '")
           << chip << "' (expected " << getSupportedNvidiaChipNames() << ")";
+      return signalPassFailure();
+    }
+    if (maxBlocks < 0) {
+      module.emitError("qmm-lower-matmul-to-wgmma: max-blocks must be 0 "
+                       "(one block per multiprocessor) or positive, got ")
+          << int64_t(maxBlocks);
       return signalPassFailure();
     }
     if (rasterRows < 1) {
@@ -1005,6 +1098,12 @@ struct QMMLowerMatmulToWgmmaPass
           << maxClusterRows << ", got " << int64_t(clusterRows);
       return signalPassFailure();
     }
+    if (maxBlocks > 0 && maxBlocks < clusterRows) {
+      module.emitError("qmm-lower-matmul-to-wgmma: max-blocks (")
+          << int64_t(maxBlocks) << ") must hold a cluster of cluster-rows ("
+          << int64_t(clusterRows) << ") blocks";
+      return signalPassFailure();
+    }
     if (tiling.sharedBytes(*target) > target->maxSharedBytesPerBlock) {
       module.emitError("qmm-lower-matmul-to-wgmma: ")
           << int64_t(stages) << " stages need " << tiling.sharedBytes(*target)
@@ -1040,7 +1139,8 @@ struct QMMLowerMatmulToWgmmaPass
                     UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
     for (auto [matmul, func] : matmuls) {
-      WgmmaKernelBuilder builder(matmul, *target, tiling, clusterRows);
+      WgmmaKernelBuilder builder(matmul, *target, tiling, clusterRows,
+                                 streamK, maxBlocks);
       if (failed(builder.build(func, symbols)))
         return signalPassFailure();
     }

@@ -1,8 +1,9 @@
 //===- WgmmaKernelBuilder.h - the wgmma kernel of one matmul ----*- C++ -*-===//
 //
 // Shared by the files of qmm-lower-matmul-to-wgmma: LowerMatmulToWgmma.cpp
-// (the pass, the producer, the consumers' main loop, the launch) and
-// WgmmaEpilogue.cpp (the epilogue).
+// (the pass, the producer, the consumers' main loop, the launch),
+// WgmmaEpilogue.cpp (the epilogue) and WgmmaStreamK.cpp (the split last
+// round: its schedule and the parts' reduction).
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +63,46 @@ struct WgmmaTiling {
 /// epilogue (per-tensor, per-row), or per K tile to the f32 partial sums.
 enum class ScaleUse { Epilogue, PerKTile };
 
+/// How the persistent blocks share the work: units of tiles round by
+/// round (as many blocks as run at once), then, with Stream-K, the last
+/// round's tiles split along K into `parts` parts, one per block, as the
+/// blocks' last work items (item wholeUnits + p: tile wholeUnits + p /
+/// parts, part p % parts).
+struct TileSchedule {
+  /// The grid's blocks.
+  int64_t blocks = 0;
+  /// Work items that are whole units of tiles (all of them without a
+  /// split).
+  int64_t wholeUnits = 0;
+  /// Tiles after those, split into `parts` parts (1: none).
+  int64_t splitTiles = 0;
+  int64_t parts = 1;
+  int64_t items() const { return wholeUnits + splitTiles * parts; }
+  bool isSplit() const { return parts > 1; }
+};
+
+/// When Stream-K splits a last round (measured on an H100, each shape
+/// against itself unsplit: the README's Stream-K section):
+/// - parts have at least 8 K tiles, so that the reduction (each part's
+///   64 KiB of f32 sums stored, the last part reading all of them) stays
+///   below the compute a part moves to an idle block;
+constexpr int64_t kMinStreamKPartKTiles = 8;
+/// - tiles have at least 32 K tiles: a block's fixed costs (prologue,
+///   reduction) outweigh half of a shorter K loop (128x7168x2048, 16 K
+///   tiles in 2 parts, measured 25% slower);
+constexpr int64_t kMinStreamKTileKTiles = 32;
+/// - at most 2 whole rounds come first: after many rounds the blocks
+///   drift apart and the last round's idle time is mostly hidden already,
+///   so the reduction costs more than it saves (8192^3, 31 rounds,
+///   measured 2% slower; 1 round, 23-37% faster).
+constexpr int64_t kMaxStreamKRounds = 2;
+
+/// `units` units of `clusterRows` tiles, with `kTiles` K tiles each, on
+/// at most `maxBlocks` blocks (one per multiprocessor if 0).
+TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
+                             int64_t kTiles, const NvidiaChipInfo &chip,
+                             bool streamK, int64_t maxBlocks);
+
 inline ScaleUse getScaleUse(ScaleEncodingAttr encoding) {
   return encoding.getKind() == ScaleKind::Block ? ScaleUse::PerKTile
                                                 : ScaleUse::Epilogue;
@@ -77,7 +118,8 @@ public:
   /// Clusters of `maxClusterRows` blocks where M's tile rows divide by it,
   /// else none.
   WgmmaKernelBuilder(MatmulOp op, const NvidiaChipInfo &chip,
-                     const WgmmaTiling &sharedTiling, int64_t maxClusterRows)
+                     const WgmmaTiling &sharedTiling, int64_t maxClusterRows,
+                     bool streamK, int64_t maxBlocks)
       : op(op), chip(chip), tiling(sharedTiling) {
     auto aType = cast<MemRefType>(op.getA().getType());
     auto bType = cast<MemRefType>(op.getB().getType());
@@ -91,6 +133,9 @@ public:
             ? maxClusterRows
             : 1;
     tiling.stagingBytes = getStagingBytes();
+    schedule = getTileSchedule(getUnitCount(), tiling.clusterRows,
+                               llvm::divideCeil(k, tiling.tileK), chip,
+                               streamK, maxBlocks);
   }
 
   /// Creates the kernel in a new gpu.module before `func` and replaces the
@@ -122,10 +167,12 @@ private:
   }
 
   void buildKernelBody(ImplicitLocOpBuilder &b, gpu::GPUFuncOp kernel);
-  /// The persistent loop over units of `clusterRows` tiles of one column:
-  /// unit u = cluster, cluster + clusters, ..., in groups of `rasterRows`
-  /// tile rows walked column by column; a block takes its rank's tile.
-  /// Sets blockRow, blockColumn and firstIteration for `body`.
+  /// The persistent loop over work items: units of `clusterRows` tiles of
+  /// one column, item = cluster, cluster + clusters, ..., in groups of
+  /// `rasterRows` tile rows walked column by column (a block takes its
+  /// rank's tile), then a Stream-K part (TileSchedule). Sets blockRow,
+  /// blockColumn, firstIteration, itemKBegin, itemKTiles and (split
+  /// schedules) isPart and partItem for `body`.
   /// `body` gets the loop-carried values (`initial` at first) and returns
   /// the next ones. Sets hasNextTile too: whether this block computes
   /// another tile after this one.
@@ -206,6 +253,13 @@ private:
   Value loadScale(ImplicitLocOpBuilder &b, Value scales,
                   ScaleEncodingAttr encoding, int64_t rows, Value row,
                   Value kIndex);
+  /// A Stream-K part's end, in consumer `consumer`'s warpgroup: its sums
+  /// `accumulator` stored to its workspace slot, its arrival counted; the
+  /// last part of the tile to arrive adds all the slots in order and
+  /// resets the counter. Returns whether this warpgroup runs the tile's
+  /// epilogue (i1) and the tile's sums there.
+  std::pair<Value, Value> reducePart(ImplicitLocOpBuilder &b, Value consumer,
+                                     Value accumulator);
   void buildEpilogue(ImplicitLocOpBuilder &b, Value consumer,
                      Value accumulator, ArrayRef<Value> rows,
                      Value laneColumn);
@@ -259,6 +313,7 @@ private:
   MatmulOp op;
   const NvidiaChipInfo &chip;
   WgmmaTiling tiling;
+  TileSchedule schedule;
   int64_t m = 0, n = 0, k = 0;
   Type aElement, bElement;
 
@@ -277,7 +332,17 @@ private:
   /// The ring iteration of the tile's first K tile (ring iterations count
   /// on across the tiles a block computes).
   Value firstIteration;
+  /// The K tiles of every whole tile.
   Value kTiles;
+  /// In the tile loop: the work item's first K tile and its count (a
+  /// Stream-K part's, else 0 and kTiles).
+  Value itemKBegin, itemKTiles;
+  /// Split schedules, in the tile loop: whether the item is a part (i1),
+  /// and its index among the parts (item - wholeUnits; valid in a part).
+  Value isPart, partItem;
+  /// Split schedules: the workspace's and the arrival counters' global
+  /// addresses (i64).
+  Value workspaceAddress, countersAddress;
   /// In the tile loop: whether the block has another tile after this one.
   Value hasNextTile;
   bool clustered() const { return tiling.clusterRows > 1; }

@@ -6,6 +6,8 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER3
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=16" 2>&1 | FileCheck %s --check-prefix=CLUSTER16
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=0" 2>&1 | FileCheck %s --check-prefix=CLUSTER0
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=-1" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
@@ -21,6 +23,10 @@
 // CLUSTER3: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 3
 // CLUSTER16: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 16
 // CLUSTER0: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 0
+// The persistent grid's cap (Stream-K tests) is positive, or 0 for the
+// chip's multiprocessors, and holds a cluster.
+// MAXBLOCKS: qmm-lower-matmul-to-wgmma: max-blocks must be 0 (one block per multiprocessor) or positive, got -1
+// MAXBLOCKS-CLUSTER: qmm-lower-matmul-to-wgmma: max-blocks (1) must hold a cluster of cluster-rows (2) blocks
 
 // expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263232 bytes of shared memory; sm_90a has 232448 per block}}
 module {
