@@ -1,9 +1,12 @@
 //===- WgmmaKernelBuilder.h - the wgmma kernel of one matmul ----*- C++ -*-===//
 //
-// Shared by the files of qmm-lower-matmul-to-wgmma: LowerMatmulToWgmma.cpp
-// (the pass, the producer, the consumers' main loop, the launch),
-// WgmmaEpilogue.cpp (the epilogue) and WgmmaStreamK.cpp (the split last
-// round: its schedule and the parts' reduction).
+// Shared by the files of qmm-lower-matmul-to-wgmma, in the kernel's order:
+// LowerMatmulToWgmma.cpp (the pass, the kernel's set-up and roles, the
+// consumers' tile loop body, the launch), WgmmaTileSchedule.cpp (the
+// persistent blocks' work items and their loop), WgmmaProducer.cpp (the
+// TMA producer and the `empty` barriers), WgmmaKLoop.cpp (a consumer's
+// K tiles: wgmma groups, waits, promotion), WgmmaStreamK.cpp (the split
+// last round's reduction) and WgmmaEpilogue.cpp (the epilogue).
 //
 //===----------------------------------------------------------------------===//
 

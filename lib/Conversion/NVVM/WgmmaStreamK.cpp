@@ -1,11 +1,11 @@
 //===- WgmmaStreamK.cpp - the wgmma kernel's split last round -------------===//
 //
 // Stream-K for the last round of tiles (part of qmm-lower-matmul-to-wgmma):
-// which tiles are split and into how many parts, and how a part's sums
-// meet the others' in a workspace. With T tiles on G persistent blocks, a
-// last round of L = T mod G tiles (0 < L <= G / 2) would keep G - L blocks
-// idle for a whole tile; split along K, every block but a few takes one
-// part of it after its whole tiles.
+// how a part's sums meet the others' in a workspace. With T tiles on G
+// persistent blocks, a last round of L = T mod G tiles (0 < L <= G / 2)
+// would keep G - L blocks idle for a whole tile; split along K
+// (WgmmaTileSchedule.cpp), most blocks take one part of it after their
+// whole tiles.
 //
 // The reduction is deterministic: each part stores its sums into its own
 // slot, and the part that arrives last adds the slots in their order, so
@@ -26,37 +26,6 @@
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
-
-TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
-                                    int64_t kTiles,
-                                    const NvidiaChipInfo &chip, bool streamK,
-                                    int64_t maxBlocks) {
-  int64_t limit = maxBlocks > 0 ? std::min(maxBlocks, chip.multiprocessors)
-                                : chip.multiprocessors;
-  // The units that run at once: one per cluster of blocks.
-  int64_t slots = std::max<int64_t>(1, limit / clusterRows);
-  TileSchedule schedule;
-  schedule.blocks = std::min(units, slots) * clusterRows;
-  schedule.wholeUnits = units;
-  // Clustered blocks take units together (they share B's tiles), so they
-  // are not split.
-  if (!streamK || clusterRows > 1)
-    return schedule;
-  int64_t rounds = units / slots, lastRound = units % slots;
-  if (lastRound == 0 || 2 * lastRound > slots ||
-      rounds > kMaxStreamKRounds || kTiles < kMinStreamKTileKTiles)
-    return schedule;
-  int64_t parts =
-      std::min(slots / lastRound, kTiles / kMinStreamKPartKTiles);
-  if (parts < 2)
-    return schedule;
-  schedule.wholeUnits = rounds * slots;
-  schedule.splitTiles = lastRound;
-  schedule.parts = parts;
-  // Without whole rounds, one block per part.
-  schedule.blocks = rounds ? slots : lastRound * parts;
-  return schedule;
-}
 
 std::pair<Value, Value>
 WgmmaKernelBuilder::reducePart(ImplicitLocOpBuilder &b, Value consumer,
