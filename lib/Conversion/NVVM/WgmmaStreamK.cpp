@@ -60,9 +60,7 @@ WgmmaKernelBuilder::reducePart(ImplicitLocOpBuilder &b, Value consumer,
         arith::IndexCastOp::create(
             b, i64, arith::MulIOp::create(b, index, constant(b, 16))));
   };
-  // One asm statement for all the vectors of a slot: its loads are all
-  // issued before the first add waits for one (one L2 round trip per
-  // slot, not one per vector).
+  // The part's sums into its slot: one asm statement of 16 vector stores.
   std::string stores;
   SmallVector<std::string> storeConstraints = {"l"};
   SmallVector<Value> storeOperands = {slotAddress(b, partItem)};
@@ -144,10 +142,11 @@ WgmmaKernelBuilder::reducePart(ImplicitLocOpBuilder &b, Value consumer,
     // The tile's sums: slots 0, 1, ..., parts - 1 added in that order
     // (the last part's own sums are read back from its slot too). One
     // asm statement loads a batch of slots: its loads are all issued
-    // before the first add waits for one. Two slots per batch where they
-    // pair up (their 128 values still fit beside the sums in the
-    // registers), else one (3 parts measured 1-4% faster so than as a
-    // pair and a single slot).
+    // before the first add waits for one (one L2 round trip per batch,
+    // not one per vector). Two slots per batch where they pair up (their
+    // 128 values still fit beside the sums in the registers), else one:
+    // with 3 parts, one slot at a time measured 1-4% faster than a pair
+    // and a single slot.
     int64_t elements = 4 * vectors;
     int64_t slotBytes = tiling.consumers * vectors * vectorStride;
     Type f32 = b.getF32Type();
