@@ -6,25 +6,30 @@ scale kinds, random FP8 data, bf16 output. Prints one table, measured.
     benchmarks/nvidia_plans.sh bench .device-plans/bench     # here (MLIR)
     python3 benchmarks/h100_vs_cublaslt.py .device-plans/bench   # on the GPU
 
-Both sides run on the same data distribution: FP8 codes drawn uniformly
-from the finite E4M3 codes (qmm-cuda-run's fill for plans saved with
---no-data; tools/qmm-cuda-run/Fill.cpp). The tensor cores' power, and so
-the clock an H100 holds, depends on the data: on 8192^3, cuBLASLt measured
-1257-1340 TFLOP/s on these codes, 1314-1363 on randn * 0.5 and 1216-1284
-on randn * 64 (README), so both sides get the same codes' distribution.
-Both time with CUDA events after warm-up; the two alternate over
+Both sides multiply the same bytes: the script draws A and B with torch
+and writes them into a copy of each plan (`file` fills in place of the
+random ones of a plan saved with --no-data). QMM_BENCH_DATA picks them:
+`uniform` (the default: codes uniform over the finite E4M3 codes, what
+qmm-cuda-run draws itself) or `randn` (randn * 0.5 cast to E4M3). The
+tensor cores' power, and so the clock an H100 holds under its power
+limit, depends on the data (on 8192^3, cuBLASLt measured 1257-1340
+TFLOP/s on uniform codes, 1314-1363 on randn * 0.5; README), so the two
+sides must see the same data. Both time with CUDA events after warm-up; the two alternate over
 QMM_BENCH_ROUNDS rounds per shape (3 by default; the card's clock drifts
 as it warms) and the table gives the median of the rounds' medians and
 the rounds' range.
 """
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 ITERS = int(os.environ.get("QMM_BENCH_ITERS", "5"))
 ROUNDS = int(os.environ.get("QMM_BENCH_ROUNDS", "3"))
+DATA = os.environ.get("QMM_BENCH_DATA", "uniform")
 
 
 def build_runner(root):
@@ -60,12 +65,48 @@ def uniform_e4m3(torch, rows, columns):
     return codes.view(torch.float8_e4m3fn)
 
 
-def cublaslt_call(torch, m, n, k, scales):
+def draw_e4m3(torch, rows, columns):
+    if DATA == "uniform":
+        return uniform_e4m3(torch, rows, columns)
+    return (torch.randn(rows, columns, device="cuda") * 0.5).to(
+        torch.float8_e4m3fn)
+
+
+def plan_with_inputs(torch, plan, a, b, work):
+    """A copy of `plan` in `work` whose FP8 buffers (A [M, K], then B
+    [N, K], in the plan's order) are read from files holding a and b."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(plan, work)
+    operands = [("a.bin", a), ("b.bin", b)]
+    lines = []
+    with open(os.path.join(work, "plan.txt")) as f:
+        for line in f:
+            words = line.split()
+            if words[:1] == ["buffer"] and words[3] in ("fp8e4m3", "fp8e5m2"):
+                if words[3] != "fp8e4m3" or not operands:
+                    raise ValueError(f"{plan}: expected two E4M3 buffers "
+                                     "(A and B)")
+                name, tensor = operands.pop(0)
+                if int(words[2]) != tensor.numel():
+                    raise ValueError(f"{plan}: buffer {words[1]} holds "
+                                     f"{words[2]} bytes, not {tensor.numel()}")
+                tensor.view(torch.uint8).cpu().numpy().tofile(
+                    os.path.join(work, name))
+                line = f"buffer {words[1]} {words[2]} file {name}\n"
+            lines.append(line)
+    if operands:
+        raise ValueError(f"{plan}: expected two E4M3 buffers (A and B)")
+    with open(os.path.join(work, "plan.txt"), "w") as f:
+        f.writelines(lines)
+    return work
+
+
+def cublaslt_call(torch, a, b, scales):
     """torch._scaled_mm(a, b.t()) with per-tensor, row-wise or DeepSeek
     blockwise scales (what cuBLASLt offers through torch)."""
     dev = "cuda"
-    a = uniform_e4m3(torch, m, k)
-    b = uniform_e4m3(torch, n, k)
+    m, k = a.shape
+    n = b.shape[0]
     if scales == "tensor":
         sa = torch.tensor(1.0, device=dev)
         sb = torch.tensor(1.0, device=dev)
@@ -99,7 +140,14 @@ def cublaslt_ms(torch, call):
     return statistics.median(times)
 
 
+DATA_NAMES = {"uniform": "codes uniform over the finite E4M3 codes",
+              "randn": "randn * 0.5 cast to E4M3"}
+
+
 def main():
+    if DATA not in DATA_NAMES:
+        sys.exit(f"QMM_BENCH_DATA: expected uniform or randn, got {DATA}")
+    work = tempfile.mkdtemp(prefix="qmm-bench-")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     plans = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         root, ".device-plans", "bench")
@@ -111,8 +159,8 @@ def main():
     print(f"GPU: {smi}; torch {torch.__version__}, CUDA {torch.version.cuda}")
     print(f"median of {ITERS} (qmm) / {max(ITERS, 10)} (cuBLASLt) timed runs "
           f"after warm-up, alternating over {ROUNDS} rounds (median of the "
-          "rounds, [range]), CUDA events, FP8 codes uniform over the finite "
-          "E4M3 codes on both sides, bf16 out; MEASURED")
+          "rounds, [range]), CUDA events, the same A and B bytes on both "
+          f"sides ({DATA_NAMES[DATA]}), bf16 out; MEASURED")
     rows = []
     with open(os.path.join(plans, "cases.txt")) as f:
         for line in f:
@@ -122,13 +170,16 @@ def main():
                 flags[flags.index("--a-scale") + 1], "block")
             flops = 2.0 * m * n * k
             error, call = None, None
+            a, b = draw_e4m3(torch, m, k), draw_e4m3(torch, n, k)
+            plan = plan_with_inputs(torch, os.path.join(plans, name), a, b,
+                                    os.path.join(work, name))
             try:
-                call = cublaslt_call(torch, m, n, k, scales)
+                call = cublaslt_call(torch, a, b, scales)
             except Exception as e:
                 error = f"cuBLASLt: {e}"[:80]
             ours, theirs = [], []
             for _ in range(ROUNDS):
-                ms, plan_error = run_plan(runner, os.path.join(plans, name))
+                ms, plan_error = run_plan(runner, plan)
                 if ms:
                     ours.append(flops / (ms * 1e-3) / 1e12)
                 else:
@@ -141,8 +192,10 @@ def main():
                 except Exception as e:  # torch refuses some shapes (M = 1)
                     call, error = None, f"cuBLASLt: {e}"[:80]
             rows.append((shape, scales, ours, theirs, error))
-            del call
+            del call, a, b
+            shutil.rmtree(plan)
             torch.cuda.empty_cache()
+    shutil.rmtree(work, ignore_errors=True)
     print(f"{'M x N x K':>18} {'scales':>7} {'qmm TFLOP/s':>20} "
           f"{'cuBLASLt':>20} {'ratio':>7}")
     for shape, scales, ours, theirs, error in rows:

@@ -858,8 +858,11 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     with the dynamic shared memory of the ring and D's staging.
 
     The kernel (tile sizes from the NVIDIA target description): persistent
-    blocks of 3 warpgroups, one per multiprocessor (or per tile when there
-    are fewer tiles), walk the 128 x 128 output tiles in groups of
+    blocks of 3 warpgroups, at most one per multiprocessor (`max-blocks`
+    caps them) and, unless Stream-K splits the last round, the fewest that
+    take the tiles in as many rounds (4096 tiles: 32 rounds on 128 blocks
+    rather than 132; one per tile when there are fewer tiles), walk the
+    128 x 128 output tiles in groups of
     `raster-rows` tile rows taken column by column (blocks running at once
     share tiles of A and B in L2). With `cluster-rows` = c > 1 and M's tile
     rows a multiple of c, the blocks form clusters of c that take c

@@ -101,10 +101,12 @@ constexpr int64_t kMinStreamKTileKTiles = 32;
 constexpr int64_t kMaxStreamKRounds = 2;
 
 /// `units` units of `clusterRows` tiles, with `kTiles` K tiles each, on
-/// at most `maxBlocks` blocks (one per multiprocessor if 0).
+/// at most `maxBlocks` blocks (one per multiprocessor if 0), which walk
+/// them in raster groups `rasterUnits` units high.
 TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
-                             int64_t kTiles, const NvidiaChipInfo &chip,
-                             bool streamK, int64_t maxBlocks);
+                             int64_t rasterUnits, int64_t kTiles,
+                             const NvidiaChipInfo &chip, bool streamK,
+                             int64_t maxBlocks);
 
 inline ScaleUse getScaleUse(ScaleEncodingAttr encoding) {
   return encoding.getKind() == ScaleKind::Block ? ScaleUse::PerKTile
@@ -137,6 +139,7 @@ public:
             : 1;
     tiling.stagingBytes = getStagingBytes();
     schedule = getTileSchedule(getUnitCount(), tiling.clusterRows,
+                               getRasterUnits(),
                                llvm::divideCeil(k, tiling.tileK), chip,
                                streamK, maxBlocks);
   }
@@ -188,6 +191,10 @@ private:
   int64_t getUnitCount() const {
     return llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows *
            llvm::divideCeil(n, tiling.tileN);
+  }
+  /// The units of a raster group's column (`raster-rows` tile rows).
+  int64_t getRasterUnits() const {
+    return std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
   }
   void buildProducer(ImplicitLocOpBuilder &b);
   /// The consumers' values that do not change from tile to tile.

@@ -17,7 +17,7 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
 TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
-                                    int64_t kTiles,
+                                    int64_t rasterUnits, int64_t kTiles,
                                     const NvidiaChipInfo &chip, bool streamK,
                                     int64_t maxBlocks) {
   int64_t limit = maxBlocks > 0 ? std::min(maxBlocks, chip.multiprocessors)
@@ -25,7 +25,17 @@ TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
   // The units that run at once: one per cluster of blocks.
   int64_t slots = std::max<int64_t>(1, limit / clusterRows);
   TileSchedule schedule;
-  schedule.blocks = std::min(units, slots) * clusterRows;
+  // Unsplit, the fewest blocks that take the units in as many rounds as
+  // `slots` would, rounded up to whole columns of a raster group (at most
+  // `slots`): 4096 tiles run 32 rounds on 128 blocks rather than 132, and
+  // each round covers whole columns of 8 tile rows. On an H100 this
+  // measured 0-4% faster; 131 blocks (7168 tiles) measured 2% slower than
+  // 132 or 128 (README).
+  int64_t balancedSlots = std::min(
+      slots, static_cast<int64_t>(llvm::alignTo(
+                 llvm::divideCeil(units, llvm::divideCeil(units, slots)),
+                 rasterUnits)));
+  schedule.blocks = std::min(units, balancedSlots) * clusterRows;
   schedule.wholeUnits = units;
   // Clustered blocks take units together (they share B's tiles), so they
   // are not split.
@@ -104,8 +114,7 @@ void WgmmaKernelBuilder::buildTileLoop(
   // the blocks running at once share A's and B's tiles in L2.
   int64_t unitRows = llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows;
   int64_t tileColumns = llvm::divideCeil(n, tiling.tileN);
-  int64_t rasterUnits = std::max<int64_t>(1, tiling.rasterRows /
-                                                 tiling.clusterRows);
+  int64_t rasterUnits = getRasterUnits();
   Value perGroup = constant(b, rasterUnits * tileColumns);
   Value group = arith::DivUIOp::create(b, unit, perGroup);
   Value groupFirstRow =

@@ -73,8 +73,9 @@
 // CAP4:           scf.if %{{.*}} {
 // CAP4:             nvgpu.tma.async.store
 
-// Without Stream-K the same matmul runs 6 whole tiles on 4 blocks, with
-// no workspace.
+// Without Stream-K the same matmul runs 6 whole tiles on 4 blocks (3 take
+// them in 2 rounds too, but the grid is rounded up to a raster group's 8
+// tile rows, at most 4), with no workspace.
 // OFF-LABEL: func.func @six_tiles
 // OFF-NOT:     memref.alloc
 // OFF:         gpu.launch_func  @six_tiles_wgmma::@matmul blocks in (%c4,
@@ -123,13 +124,14 @@ func.func @one_deep_tile(%a: memref<128x5120xf8E4M3FN>, %sa: memref<1x1xf32>, %b
 
 // Not split: 128 x 7168 x 2048 has 56 tiles of only 16 K tiles (a short
 // K loop: the block's fixed costs outweigh half of it); 8192^3 has 4096
-// tiles on 132 blocks, R = 31 > 2.
+// tiles on 132 blocks, R = 31 > 2 (so 32 rounds, which 4096 / 32 = 128
+// blocks take).
 // SM132-LABEL: func.func @short_k
 // SM132-NOT:     memref.alloc
 // SM132:         gpu.launch_func  @short_k_wgmma::@matmul blocks in (%c56,
 // SM132-LABEL: func.func @many_rounds
 // SM132-NOT:     memref.alloc
-// SM132:         gpu.launch_func  @many_rounds_wgmma::@matmul blocks in (%c132,
+// SM132:         gpu.launch_func  @many_rounds_wgmma::@matmul blocks in (%c128{{(_[0-9]+)?}},
 func.func @short_k(%a: memref<128x2048xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<7168x2048xf8E4M3FN>, %sb: memref<1x1xf32>, %d: memref<128x7168xbf16>) {
   qmm.matmul a(%a, %sa : memref<128x2048xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %sb : memref<7168x2048xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
@@ -165,7 +167,8 @@ func.func @one_tile_over(%a: memref<896x8192xf8E4M3FN>, %sa: memref<1x1xf32>, %b
 
 // 512 x 256 x 4096: 4 x 2 = 8 tiles. Clusters of 2 blocks take units of 2
 // tiles together: 4 units on 6 / 2 = 3 clusters (R = 1, L = 1 would split
-// unclustered) run whole, with no workspace. Unclustered on 132 blocks:
+// unclustered) run whole, with no workspace (2 clusters would take them
+// in 2 rounds too; rounded up to a raster group's 4 units, at most 3). Unclustered on 132 blocks:
 // R = 0, s = min(132 / 8, 32 / 8) = 4, 32 blocks.
 // CLUSTER-LABEL: func.func @eight_tiles
 // CLUSTER-NOT:   memref.alloc
