@@ -14,10 +14,10 @@ qmm-cuda-run draws itself) or `randn` (randn * 0.5 cast to E4M3). The
 tensor cores' power, and so the clock an H100 holds under its power
 limit, depends on the data (on 8192^3, cuBLASLt measured 1257-1340
 TFLOP/s on uniform codes, 1314-1363 on randn * 0.5; README), so the two
-sides must see the same data. Both time with CUDA events after warm-up; the two alternate over
-QMM_BENCH_ROUNDS rounds per shape (3 by default; the card's clock drifts
-as it warms) and the table gives the median of the rounds' medians and
-the rounds' range.
+sides must see the same data. Both time with CUDA events after warm-up;
+the two alternate over QMM_BENCH_ROUNDS rounds per shape (3 by default;
+the card's clock drifts as it warms) and the table gives the median of
+the rounds' medians and the rounds' range.
 """
 import os
 import re

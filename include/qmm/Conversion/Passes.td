@@ -860,8 +860,9 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     The kernel (tile sizes from the NVIDIA target description): persistent
     blocks of 3 warpgroups, at most one per multiprocessor (`max-blocks`
     caps them) and, unless Stream-K splits the last round, the fewest that
-    take the tiles in as many rounds (4096 tiles: 32 rounds on 128 blocks
-    rather than 132; one per tile when there are fewer tiles), walk the
+    take the tiles in as many rounds, rounded up to whole columns of a
+    raster group (4096 tiles: 32 rounds on 128 blocks rather than 132; one
+    per tile when there are fewer tiles), walk the
     128 x 128 output tiles in groups of
     `raster-rows` tile rows taken column by column (blocks running at once
     share tiles of A and B in L2). With `cluster-rows` = c > 1 and M's tile
