@@ -18,6 +18,15 @@ sides must see the same data. Both time with CUDA events after warm-up;
 the two alternate over QMM_BENCH_ROUNDS rounds per shape (3 by default;
 the card's clock drifts as it warms) and the table gives the median of
 the rounds' medians and the rounds' range.
+
+cuBLASLt runs in two modes for per-tensor and per-row scales (blockwise
+has one): its default (use_fast_accum=False), which adds the tensor
+cores' partial sums into f32 every 128 K (Nsight Compute's count of its
+FP32 additions: 64 per output at K = 8192), and "fast accumulation"
+(use_fast_accum=True), which never does. The project's kernel promotes
+every 512 K (include/qmm/Conversion/NVVM/WgmmaPromotion.h), between the
+two in precision, so the table gives the ratio to each. QMM_BENCH_FAST=0
+leaves the fast mode out.
 """
 import os
 import re
@@ -30,6 +39,7 @@ import tempfile
 ITERS = int(os.environ.get("QMM_BENCH_ITERS", "5"))
 ROUNDS = int(os.environ.get("QMM_BENCH_ROUNDS", "3"))
 DATA = os.environ.get("QMM_BENCH_DATA", "uniform")
+FAST = os.environ.get("QMM_BENCH_FAST", "1") != "0"
 
 
 def build_runner(root):
@@ -101,9 +111,10 @@ def plan_with_inputs(torch, plan, a, b, work):
     return work
 
 
-def cublaslt_call(torch, a, b, scales):
+def cublaslt_call(torch, a, b, scales, fast=False):
     """torch._scaled_mm(a, b.t()) with per-tensor, row-wise or DeepSeek
-    blockwise scales (what cuBLASLt offers through torch)."""
+    blockwise scales (what cuBLASLt offers through torch); `fast`: its
+    fast accumulation (no promotion into f32)."""
     dev = "cuda"
     m, k = a.shape
     n = b.shape[0]
@@ -119,7 +130,8 @@ def cublaslt_call(torch, a, b, scales):
 
     def call():
         return torch._scaled_mm(a, b.t(), scale_a=sa, scale_b=sb,
-                                out_dtype=torch.bfloat16)
+                                out_dtype=torch.bfloat16,
+                                use_fast_accum=fast)
 
     return call
 
@@ -177,7 +189,10 @@ def main():
                 call = cublaslt_call(torch, a, b, scales)
             except Exception as e:
                 error = f"cuBLASLt: {e}"[:80]
-            ours, theirs = [], []
+            fast = None
+            if FAST and scales != "block" and call is not None:
+                fast = cublaslt_call(torch, a, b, scales, fast=True)
+            ours, theirs, fastest = [], [], []
             for _ in range(ROUNDS):
                 ms, plan_error = run_plan(runner, plan)
                 if ms:
@@ -191,23 +206,39 @@ def main():
                                   / 1e12)
                 except Exception as e:  # torch refuses some shapes (M = 1)
                     call, error = None, f"cuBLASLt: {e}"[:80]
-            rows.append((shape, scales, ours, theirs, error))
-            del call, a, b
+                if fast is None:
+                    continue
+                try:
+                    fastest.append(flops / (cublaslt_ms(torch, fast) * 1e-3)
+                                   / 1e12)
+                except Exception as e:
+                    fast, error = None, f"cuBLASLt fast: {e}"[:80]
+            rows.append((shape, scales, ours, theirs, fastest, error))
+            del call, fast, a, b
             shutil.rmtree(plan)
             torch.cuda.empty_cache()
     shutil.rmtree(work, ignore_errors=True)
     print(f"{'M x N x K':>18} {'scales':>7} {'qmm TFLOP/s':>20} "
-          f"{'cuBLASLt':>20} {'ratio':>7}")
-    for shape, scales, ours, theirs, error in rows:
-        def fmt(values):
-            if not values:
-                return "-"
-            return (f"{statistics.median(values):.4g} "
-                    f"[{min(values):.4g}-{max(values):.4g}]")
-        ratio = (f"{statistics.median(ours) / statistics.median(theirs):.4f}"
-                 if ours and theirs else "-")
-        print(f"{shape:>18} {scales:>7} {fmt(ours):>20} {fmt(theirs):>20} "
-              f"{ratio:>7}" + (f"  ({error.strip()})" if error else ""))
+          f"{'cuBLASLt':>20} {'ratio':>7}"
+          + (f" {'cuBLASLt fast acc.':>20} {'ratio':>7}" if FAST else ""))
+
+    def fmt(values):
+        if not values:
+            return "-"
+        return (f"{statistics.median(values):.4g} "
+                f"[{min(values):.4g}-{max(values):.4g}]")
+
+    def ratio(ours, theirs):
+        if not ours or not theirs:
+            return "-"
+        return f"{statistics.median(ours) / statistics.median(theirs):.4f}"
+
+    for shape, scales, ours, theirs, fastest, error in rows:
+        line = (f"{shape:>18} {scales:>7} {fmt(ours):>20} {fmt(theirs):>20} "
+                f"{ratio(ours, theirs):>7}")
+        if FAST:
+            line += f" {fmt(fastest):>20} {ratio(ours, fastest):>7}"
+        print(line + (f"  ({error.strip()})" if error else ""))
 
 
 if __name__ == "__main__":

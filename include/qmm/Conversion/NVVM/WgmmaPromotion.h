@@ -20,9 +20,11 @@ namespace qmm {
 /// before the kernel promotes them into f32. Block scales change every K
 /// tile, so block-scaled matmuls promote each one (DeepGEMM's method);
 /// per-tensor and per-row scales apply in the epilogue, and wgmma sums 4
-/// K tiles (512 products) between promotions, as cuBLASLt's default
-/// (non-"fast accumulation") FP8 mode promotes periodically: the waits for
-/// every K tile and the additions of 3 in 4 cost 5-6% on an H100.
+/// K tiles (512 products) between promotions: the waits for every K tile
+/// and the additions of 3 in 4 cost 5-6% on an H100. That sits between
+/// cuBLASLt's two FP8 modes: its default promotes every 128 products (by
+/// Nsight Compute's count of its f32 additions), "fast accumulation"
+/// never (README, "NVIDIA Hopper").
 inline int64_t getWgmmaPromotionKTiles(bool perKTileScales) {
   return perKTileScales ? 1 : 4;
 }
