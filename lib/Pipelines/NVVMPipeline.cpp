@@ -60,7 +60,8 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
   if (options.matmulKernels == "wgmma")
     pm.addPass(createQMMLowerMatmulToWgmma(
         {options.chip, options.stages, /*rasterRows=*/8,
-         options.clusterRows, options.streamK, options.maxBlocks}));
+         options.clusterRows, options.streamK, options.maxBlocks,
+         options.promotionKTiles}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -181,6 +182,12 @@ struct NVVMPipelineCLOptions
       llvm::cl::desc("the most persistent blocks of a wgmma kernel (0, the "
                      "default: one per multiprocessor)"),
       llvm::cl::init(0)};
+  Option<int64_t> promotionKTiles{
+      *this, "promotion-k-tiles",
+      llvm::cl::desc("K tiles (128 products each) a wgmma kernel without "
+                     "block scales sums between promotions into f32 (1: "
+                     "as cuBLASLt's default FP8 mode; default 4)"),
+      llvm::cl::init(kDefaultWgmmaPromotionKTiles)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -222,7 +229,7 @@ void qmm::registerNVVMPipeline() {
         NVVMPipelineOptions options{cl.chip, cl.format, toolkit,
                                     cl.matmulKernels, cl.stages,
                                     cl.clusterRows, cl.streamK,
-                                    cl.maxBlocks};
+                                    cl.maxBlocks, cl.promotionKTiles};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

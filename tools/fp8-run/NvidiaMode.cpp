@@ -30,10 +30,12 @@ using namespace mlir::qmm::fp8run;
 /// How the GEMM's sums over K round: in f32, or when the matmul ran as a
 /// wgmma kernel (the plan passes tensor maps) in chunks of the products
 /// wgmma sums between two promotions, at the chip's accumulator
-/// precision, the chunks added in f32.
+/// precision, the chunks added in f32 (`promotionKTiles`: the kernel's
+/// interval without block scales).
 static AccumulationModel getAccumulationModel(const LaunchPlan &plan,
                                               const GemmSpec &spec,
-                                              const NvidiaChipInfo &chip) {
+                                              const NvidiaChipInfo &chip,
+                                              int64_t promotionKTiles) {
   AccumulationModel accumulation;
   if (plan.tensorMaps.empty())
     return accumulation;
@@ -41,7 +43,8 @@ static AccumulationModel getAccumulationModel(const LaunchPlan &plan,
                         spec.b.encoding.getKind() == ScaleKind::Block;
   // A K below the interval is one chunk.
   accumulation.chunk = std::min(
-      chip.getWgmmaKTile() * getWgmmaPromotionKTiles(perKTileScales),
+      chip.getWgmmaKTile() *
+          getWgmmaPromotionKTiles(perKTileScales, promotionKTiles),
       int64_t(llvm::alignTo(spec.k, chip.getWgmmaKTile())));
   accumulation.chunkUnitRoundoff =
       std::ldexp(1.0, -int(chip.wgmmaFP8AccumulatorBits - 1));
@@ -107,7 +110,8 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
 static void addQuantizedOutputChecks(LaunchPlan &plan,
                                      const GemmReferences &refs,
                                      const GemmSpec &spec,
-                                     const NvidiaChipInfo &chip) {
+                                     const NvidiaChipInfo &chip,
+                                     int64_t promotionKTiles) {
   OperandSpec output = spec.getOutputOperand();
   size_t codes = plan.results[0], scales = plan.results[1];
   std::vector<int64_t> scaleShape = output.getScaleShape(spec.m, spec.n);
@@ -123,7 +127,8 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
       output.encoding.getBlockExtent(spec.m, spec.n).second;
   plan.scalings.push_back(scaling);
 
-  AccumulationModel accumulation = getAccumulationModel(plan, spec, chip);
+  AccumulationModel accumulation =
+      getAccumulationModel(plan, spec, chip, promotionKTiles);
   QuantizedOutputBounds bounds = getQuantizedOutputBounds(
       output, spec.m, spec.n, numScales, refs.exact, spec.outRounding,
       spec.outMinAmax, spec.k, accumulation);
@@ -177,6 +182,7 @@ int GemmRunner::saveLaunchPlan() {
   options.clusterRows = config.nvidiaClusterRows;
   options.streamK = config.nvidiaStreamK;
   options.maxBlocks = config.nvidiaMaxBlocks;
+  options.promotionKTiles = config.nvidiaPromotionKTiles;
   OwningOpRef<ModuleOp> lowered = module->clone();
   if (llvm::Error error = runNVVMPipeline(*lowered, options))
     fail("compiling for " + target.name + " failed: " +
@@ -204,10 +210,12 @@ int GemmRunner::saveLaunchPlan() {
                   "f32 are not saved (the runner's checks assume finite "
                   "references)");
     if (spec.outEncoding)
-      addQuantizedOutputChecks(plan, refs, spec, target);
+      addQuantizedOutputChecks(plan, refs, spec, target,
+                               config.nvidiaPromotionKTiles);
     else
       addChecks(plan, refs, toElementType(spec.outputType), spec.k,
-                getAccumulationModel(plan, spec, target));
+                getAccumulationModel(plan, spec, target,
+                                     config.nvidiaPromotionKTiles));
   }
   failOn(writeLaunchPlan(plan, config.saveDir));
   llvm::outs() << llvm::formatv(

@@ -329,6 +329,13 @@ static cl::opt<int64_t> nvidiaMaxBlocks(
              "kernel (the pipeline's max-blocks; 0: one per "
              "multiprocessor)"),
     cl::cat(category));
+static cl::opt<int64_t> nvidiaPromotionKTiles(
+    "promotion-k-tiles", cl::init(kDefaultWgmmaPromotionKTiles),
+    cl::desc("with --chip sm_90a: K tiles (128 products each) a wgmma "
+             "kernel without block scales sums between promotions into f32 "
+             "(the pipeline's promotion-k-tiles; 1: as cuBLASLt's default "
+             "FP8 mode); the exact tier's bound follows"),
+    cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "
                                              "DIR"),
@@ -575,10 +582,12 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     fail("--cluster-rows: applies to NVIDIA chips only (--chip sm_90a)");
   config.nvidiaClusterRows = nvidiaClusterRows;
   if ((nvidiaStreamK.getNumOccurrences() ||
-       nvidiaMaxBlocks.getNumOccurrences()) &&
+       nvidiaMaxBlocks.getNumOccurrences() ||
+       nvidiaPromotionKTiles.getNumOccurrences()) &&
       !config.nvidiaChip)
-    fail("--stream-k, --max-blocks: apply to NVIDIA chips only (--chip "
-         "sm_90a)");
+    fail("--stream-k, --max-blocks, --promotion-k-tiles: apply to NVIDIA "
+         "chips only (--chip sm_90a)");
+  config.nvidiaPromotionKTiles = nvidiaPromotionKTiles;
   config.nvidiaStreamK = nvidiaStreamK;
   config.nvidiaMaxBlocks = nvidiaMaxBlocks;
   if (iterations > 100000)

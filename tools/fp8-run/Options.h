@@ -13,6 +13,7 @@
 
 #include "LaunchMode.h"
 
+#include "qmm/Conversion/NVVM/WgmmaPromotion.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
@@ -96,6 +97,9 @@ struct RunConfig {
   /// The NVVM pipeline's stream-k and max-blocks (checked by the pass).
   bool nvidiaStreamK = true;
   int64_t nvidiaMaxBlocks = 0;
+  /// The NVVM pipeline's promotion-k-tiles (checked by the pass; the exact
+  /// tier's accumulation bound follows it).
+  int64_t nvidiaPromotionKTiles = kDefaultWgmmaPromotionKTiles;
 
   /// Output.
   bool emitIR = false;

@@ -901,14 +901,16 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
       accumulator after the promotion, so that LLVM keeps them on their
       side of the waits.
     * Without block scales (per-tensor and per-row scales apply in the
-      epilogue), wgmma sums 4 K tiles (512 products,
-      `qmm/Conversion/NVVM/WgmmaPromotion.h`) into the fragment before a
-      promotion: a K tile in between is issued onto the fragment's sums
-      (scale-d one) and followed by wait_group 1 and the previous stage's
-      release, which read no register of the group in flight; the
-      promotion points wait with wait_group 0. This saves 5-6% on an H100
-      (the waits and additions of 3 K tiles in 4); launch plans bound the
-      exact tier with 512-product chunks for these kernels.
+      epilogue), wgmma sums `promotion-k-tiles` K tiles (4 by default:
+      512 products, `qmm/Conversion/NVVM/WgmmaPromotion.h`) into the
+      fragment before a promotion: a K tile in between is issued onto the
+      fragment's sums (scale-d one) and followed by wait_group 1 and the
+      previous stage's release, which read no register of the group in
+      flight; the promotion points wait with wait_group 0. 4 saves 5-6%
+      on an H100 against 1 (the waits and additions of 3 K tiles in 4),
+      which is what cuBLASLt's default FP8 mode does (every 128 products);
+      launch plans bound the exact tier with chunks of the interval's
+      products for these kernels.
     * Epilogue, from wgmma's accumulator layout: per-tensor (loaded once) /
       per-row scales, C (`accumulate`), bias, activation, one rounding to
       the output type. Where D's rows are a multiple of 16 bytes (a tensor
@@ -979,7 +981,13 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"0",
            "the most persistent blocks (0, the default: one per "
            "multiprocessor); smaller grids exercise the split rounds in "
-           "small tests">
+           "small tests">,
+    Option<"promotionKTiles", "promotion-k-tiles", "int64_t",
+           /*default=*/"4",
+           "K tiles (128 products each) wgmma sums between promotions into "
+           "f32 for per-tensor and per-row scales (block-scaled kernels "
+           "promote every K tile): 1 matches cuBLASLt's default FP8 mode; "
+           "more is faster and looser (fp8-run's exact tier follows)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -4,6 +4,7 @@
 #define QMM_PIPELINES_PIPELINES_H
 
 #include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+#include "qmm/Conversion/NVVM/WgmmaPromotion.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -98,6 +99,9 @@ struct NVVMPipelineOptions {
   /// The most persistent blocks of a wgmma kernel (0: one per
   /// multiprocessor).
   int64_t maxBlocks = 0;
+  /// K tiles a wgmma kernel without block scales sums between promotions
+  /// into f32 (qmm-lower-matmul-to-wgmma's promotion-k-tiles).
+  int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

@@ -241,7 +241,8 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
   // Block scales change every K tile; the others wait for the epilogue.
   int64_t promotionKTiles = getWgmmaPromotionKTiles(
       getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile ||
-      getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile);
+          getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile,
+      tiling.promotionKTiles);
   Value poison = LLVM::PoisonOp::create(b, fragmentType);
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally.
@@ -664,12 +665,19 @@ struct QMMLowerMatmulToWgmmaPass
           << int64_t(stages);
       return signalPassFailure();
     }
+    if (promotionKTiles < 1) {
+      module.emitError("qmm-lower-matmul-to-wgmma: promotion-k-tiles must "
+                       "be at least 1, got ")
+          << int64_t(promotionKTiles);
+      return signalPassFailure();
+    }
     WgmmaTiling tiling;
     tiling.tileK = target->getWgmmaKTile();
     tiling.consumers = 2;
     tiling.tileM = tiling.consumers * target->wgmmaM;
     tiling.tileN = 128;
     tiling.stages = stages;
+    tiling.promotionKTiles = promotionKTiles;
     tiling.threads = (tiling.consumers + 1) * target->warpgroupThreads;
     tiling.rasterRows = rasterRows;
     // The producer (one thread issuing copies) keeps 40 registers, what

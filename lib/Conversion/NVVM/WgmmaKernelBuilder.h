@@ -13,6 +13,7 @@
 #ifndef QMM_LIB_CONVERSION_NVVM_WGMMAKERNELBUILDER_H
 #define QMM_LIB_CONVERSION_NVVM_WGMMAKERNELBUILDER_H
 
+#include "qmm/Conversion/NVVM/WgmmaPromotion.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/NvidiaChip.h"
 
@@ -47,6 +48,8 @@ struct WgmmaTiling {
   /// Bytes of the consumers' staging buffers for D's tile (0: the epilogue
   /// stores to global memory from registers).
   int64_t stagingBytes = 0;
+  /// K tiles wgmma sums between promotions into f32 without block scales.
+  int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
   int64_t stageBytes() const { return (tileM + tileN) * tileK; }
   /// Where the staging buffers start, from the ring's start: after the
   /// stages' `empty` mbarriers (8 bytes each), at a swizzle atom (8 rows).

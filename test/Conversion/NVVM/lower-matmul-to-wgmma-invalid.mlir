@@ -8,6 +8,8 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=0" 2>&1 | FileCheck %s --check-prefix=CLUSTER0
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=-1" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="promotion-k-tiles=0" 2>&1 | FileCheck %s --check-prefix=PROMOTION0
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
@@ -27,6 +29,9 @@
 // chip's multiprocessors, and holds a cluster.
 // MAXBLOCKS: qmm-lower-matmul-to-wgmma: max-blocks must be 0 (one block per multiprocessor) or positive, got -1
 // MAXBLOCKS-CLUSTER: qmm-lower-matmul-to-wgmma: max-blocks (1) must hold a cluster of cluster-rows (2) blocks
+// wgmma sums at least one K tile between promotions.
+// PROMOTION0: qmm-lower-matmul-to-wgmma: promotion-k-tiles must be at least 1, got 0
+// PROMOTION-NEGATIVE: qmm-lower-matmul-to-wgmma: promotion-k-tiles must be at least 1, got -4
 
 // expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263232 bytes of shared memory; sm_90a has 232448 per block}}
 module {

@@ -5,12 +5,14 @@ wider than two bf16 ulps plus the f32 accumulation bound; the quality
 tier's reference must be close to it (calc_diff below the plan's
 threshold for the formats).
 
-usage: check_plan_references.py DIR M N K A_TYPE B_TYPE [--wgmma]
-With --wgmma, the accumulation bound is that of the wgmma kernels: K tiles
-of 128 products summed keeping 14 bits (unit roundoff 2^-13), the tiles'
-sums added in f32: 128 * 2^-13 + (ceil(K / 128) + 2) * 2^-24 per sum|ab|.
+usage: check_plan_references.py DIR M N K A_TYPE B_TYPE [--wgmma [CHUNK]]
+With --wgmma, the accumulation bound is that of the wgmma kernels: chunks
+of CHUNK products (128 by default, at most K rounded up to 128) summed
+keeping 14 bits (unit roundoff 2^-13), the chunks' sums added in f32:
+CHUNK * 2^-13 + (ceil(K / CHUNK) + 2) * 2^-24 per sum|ab|.
 A [M, K] and B [N, K] codes; scales: A's per (row, K block of 128) [M, K/128]; B's per (128 rows,
-128 K) [ceil(N/128), K/128] -- the 1x128 x 128x128 recipe.
+128 K) [ceil(N/128), K/128] -- the 1x128 x 128x128 recipe -- or one each
+(per-tensor).
 """
 import os
 import sys
@@ -31,14 +33,19 @@ def bf16_round(x):
 
 def main():
     d, m, n, k, a_type, b_type = sys.argv[1:7]
-    wgmma = sys.argv[7:] == ["--wgmma"]
+    wgmma = sys.argv[7:8] == ["--wgmma"]
     m, n, k = int(m), int(n), int(k)
+    chunk = int(sys.argv[8]) if len(sys.argv) > 8 else 128
+    chunk = min(chunk, -(-k // 128) * 128)
     read = lambda name, dtype: np.fromfile(os.path.join(d, name), dtype)
     a = formats.table(a_type)[read("buffer0.bin", np.uint8)].reshape(m, k)
-    sa = read("buffer1.bin", np.float32).astype(np.float64).reshape(m, -1)
+    sa = read("buffer1.bin", np.float32).astype(np.float64)
+    sa = (np.full((m, k // 128), sa[0]) if sa.size == 1 else
+          sa.reshape(m, -1))
     b = formats.table(b_type)[read("buffer2.bin", np.uint8)].reshape(n, k)
-    sb = read("buffer3.bin", np.float32).astype(np.float64).reshape(-1,
-                                                                    k // 128)
+    sb = read("buffer3.bin", np.float32).astype(np.float64)
+    sb = (np.full((-(-n // 128), k // 128), sb[0]) if sb.size == 1 else
+          sb.reshape(-1, k // 128))
     kb = np.arange(k) // 128
     da = a * sa[:, kb]
     db = b * sb[np.arange(n) // 128][:, kb]
@@ -55,7 +62,7 @@ def main():
     # bound times sum|ab|.
     ulp = np.exp2(np.floor(np.log2(np.maximum(np.abs(expected), 2.0**-126))) - 7)
     if wgmma:
-        unit = 128 * 2.0**-13 + (-(-k // 128) + 2) * 2.0**-24
+        unit = chunk * 2.0**-13 + (-(-k // chunk) + 2) * 2.0**-24
     else:
         unit = (k + 2) * 2.0**-24
     allowed = ulp + unit * magnitude.reshape(-1)

@@ -16,17 +16,24 @@
 namespace mlir {
 namespace qmm {
 
+/// K tiles wgmma sums between promotions for per-tensor and per-row
+/// scales by default (qmm-lower-matmul-to-wgmma's promotion-k-tiles): 4,
+/// 512 products; promoting every K tile cost 5-6% on an H100. That sits
+/// between cuBLASLt's two FP8 modes: its default promotes every 128
+/// products (inferred from Nsight Compute's count of its f32
+/// instructions), "fast accumulation" never (README, "NVIDIA Hopper");
+/// promotion-k-tiles=1 matches the former.
+constexpr int64_t kDefaultWgmmaPromotionKTiles = 4;
+
 /// K tiles (of NvidiaChipInfo::getWgmmaKTile() products) wgmma sums
 /// before the kernel promotes them into f32. Block scales change every K
 /// tile, so block-scaled matmuls promote each one (DeepGEMM's method);
-/// per-tensor and per-row scales apply in the epilogue, and wgmma sums 4
-/// K tiles (512 products) between promotions: the waits for every K tile
-/// and the additions of 3 in 4 cost 5-6% on an H100. That sits between
-/// cuBLASLt's two FP8 modes: its default promotes every 128 products (by
-/// Nsight Compute's count of its f32 additions), "fast accumulation"
-/// never (README, "NVIDIA Hopper").
-inline int64_t getWgmmaPromotionKTiles(bool perKTileScales) {
-  return perKTileScales ? 1 : 4;
+/// per-tensor and per-row scales apply in the epilogue, and wgmma sums
+/// `epilogueScaleKTiles` K tiles between promotions.
+inline int64_t getWgmmaPromotionKTiles(
+    bool perKTileScales,
+    int64_t epilogueScaleKTiles = kDefaultWgmmaPromotionKTiles) {
+  return perKTileScales ? 1 : epilogueScaleKTiles;
 }
 
 } // namespace qmm
