@@ -21,12 +21,13 @@ the rounds' medians and the rounds' range.
 
 cuBLASLt runs in two modes for per-tensor and per-row scales (blockwise
 has one): its default (use_fast_accum=False), which adds the tensor
-cores' partial sums into f32 every 128 K (Nsight Compute's count of its
-FP32 additions: 64 per output at K = 8192), and "fast accumulation"
-(use_fast_accum=True), which never does. The project's kernel promotes
-every 512 K (include/qmm/Conversion/NVVM/WgmmaPromotion.h), between the
-two in precision, so the table gives the ratio to each. QMM_BENCH_FAST=0
-leaves the fast mode out.
+cores' partial sums into f32 every 128 K (inferred from Nsight Compute's
+count of its f32 instructions: 64 per output at K = 8192), and "fast
+accumulation" (use_fast_accum=True), which never does. The project's
+kernel promotes every 512 K by default (promotion-k-tiles=4,
+include/qmm/Conversion/NVVM/WgmmaPromotion.h), between the two in
+precision, so the table gives the ratio to each. QMM_BENCH_FAST=0 leaves
+the fast mode out.
 """
 import os
 import re
