@@ -95,6 +95,22 @@ if [ "$mode" = validate ]; then
   save cluster4_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 4
   save cluster8_row 1024x256x512 --a-scale row --b-scale row --cluster-rows 8
   save cluster_persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
+  # Dynamic schedule (--dynamic-schedule): tiles drawn from a counter,
+  # each stage's tile passed in shared memory, the end marked past the
+  # last tile. Run with scripts/run-nvidia-plans.sh DIR --runs 2: the
+  # second run needs the counters the first reset (or leaves tiles
+  # poisoned). 134 tiles on 132 blocks; 25 tiles of 4 K
+  # tiles on 7 blocks (later tiles in the ring's second round); small
+  # grids of many rounds with 16, 3 (fewer than the stages: the end
+  # marked in a stage within a round) and 1 K tiles; the staged f32
+  # epilogue with C, bias and GELU; an FP8 output.
+  save dyn_persistent 136x8520x256 --a-scale 1x128 --b-scale 128x128 --dynamic-schedule
+  save dyn_wrap_row 520x640x512 --a-scale row --b-scale row --max-blocks 7 --dynamic-schedule
+  save dyn_grid_block 512x384x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 3 --dynamic-schedule
+  save dyn_three_k_tiles 256x640x384 --a-scale tensor --b-scale tensor --max-blocks 3 --dynamic-schedule
+  save dyn_one_k_tile 256x1024x128 --a-scale tensor --b-scale tensor --max-blocks 3 --dynamic-schedule
+  save dyn_f32_bias_gelu_acc 384x512x1024 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate --max-blocks 5 --dynamic-schedule
+  save dyn_fp8_out 384x256x512 --a-scale tensor --b-scale tensor --out-type f8E4M3FN --max-blocks 2 --dynamic-schedule
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
   save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor

@@ -61,7 +61,7 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
     pm.addPass(createQMMLowerMatmulToWgmma(
         {options.chip, options.stages, /*rasterRows=*/8,
          options.clusterRows, options.streamK, options.maxBlocks,
-         options.promotionKTiles}));
+         options.promotionKTiles, options.dynamicSchedule}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -188,6 +188,12 @@ struct NVVMPipelineCLOptions
                      "block scales sums between promotions into f32 (1: "
                      "as cuBLASLt's default FP8 mode; default 4)"),
       llvm::cl::init(kDefaultWgmmaPromotionKTiles)};
+  Option<bool> dynamicSchedule{
+      *this, "dynamic-schedule",
+      llvm::cl::desc("wgmma kernels' blocks draw their tiles from a global "
+                     "counter as they free up (unclustered kernels of "
+                     "several rounds)"),
+      llvm::cl::init(false)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -229,7 +235,8 @@ void qmm::registerNVVMPipeline() {
         NVVMPipelineOptions options{cl.chip, cl.format, toolkit,
                                     cl.matmulKernels, cl.stages,
                                     cl.clusterRows, cl.streamK,
-                                    cl.maxBlocks, cl.promotionKTiles};
+                                    cl.maxBlocks, cl.promotionKTiles,
+                                    cl.dynamicSchedule};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -183,6 +183,7 @@ int GemmRunner::saveLaunchPlan() {
   options.streamK = config.nvidiaStreamK;
   options.maxBlocks = config.nvidiaMaxBlocks;
   options.promotionKTiles = config.nvidiaPromotionKTiles;
+  options.dynamicSchedule = config.nvidiaDynamicSchedule;
   OwningOpRef<ModuleOp> lowered = module->clone();
   if (llvm::Error error = runNVVMPipeline(*lowered, options))
     fail("compiling for " + target.name + " failed: " +

@@ -336,6 +336,12 @@ static cl::opt<int64_t> nvidiaPromotionKTiles(
              "(the pipeline's promotion-k-tiles; 1: as cuBLASLt's default "
              "FP8 mode); the exact tier's bound follows"),
     cl::cat(category));
+static cl::opt<bool> nvidiaDynamicSchedule(
+    "dynamic-schedule", cl::init(false),
+    cl::desc("with --chip sm_90a: a wgmma kernel's blocks draw their tiles "
+             "from a global counter as they free up (the pipeline's "
+             "dynamic-schedule)"),
+    cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "
                                              "DIR"),
@@ -583,10 +589,12 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   config.nvidiaClusterRows = nvidiaClusterRows;
   if ((nvidiaStreamK.getNumOccurrences() ||
        nvidiaMaxBlocks.getNumOccurrences() ||
-       nvidiaPromotionKTiles.getNumOccurrences()) &&
+       nvidiaPromotionKTiles.getNumOccurrences() ||
+       nvidiaDynamicSchedule.getNumOccurrences()) &&
       !config.nvidiaChip)
-    fail("--stream-k, --max-blocks, --promotion-k-tiles: apply to NVIDIA "
-         "chips only (--chip sm_90a)");
+    fail("--stream-k, --max-blocks, --promotion-k-tiles, "
+         "--dynamic-schedule: apply to NVIDIA chips only (--chip sm_90a)");
+  config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;
   config.nvidiaPromotionKTiles = nvidiaPromotionKTiles;
   config.nvidiaStreamK = nvidiaStreamK;
   config.nvidiaMaxBlocks = nvidiaMaxBlocks;

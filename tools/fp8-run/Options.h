@@ -100,6 +100,8 @@ struct RunConfig {
   /// The NVVM pipeline's promotion-k-tiles (checked by the pass; the exact
   /// tier's accumulation bound follows it).
   int64_t nvidiaPromotionKTiles = kDefaultWgmmaPromotionKTiles;
+  /// The NVVM pipeline's dynamic-schedule.
+  bool nvidiaDynamicSchedule = false;
 
   /// Output.
   bool emitIR = false;

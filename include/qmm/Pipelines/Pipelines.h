@@ -102,6 +102,9 @@ struct NVVMPipelineOptions {
   /// K tiles a wgmma kernel without block scales sums between promotions
   /// into f32 (qmm-lower-matmul-to-wgmma's promotion-k-tiles).
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
+  /// Whether a wgmma kernel's blocks draw their tiles from a counter as
+  /// they free up (qmm-lower-matmul-to-wgmma's dynamic-schedule).
+  bool dynamicSchedule = false;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

@@ -29,6 +29,9 @@
 // WgmmaStreamK.cpp): each block's last work item may be a part, whose
 // sums meet the others' in a workspace before one part's epilogue.
 //
+// Optionally (dynamic-schedule, off by default), the blocks draw their
+// tiles after the first from a global counter (WgmmaTicketDrawer.cpp).
+//
 // Optionally (cluster-rows), clusters of blocks share B's tile through TMA
 // multicast; the `empty` barriers then collect the releases of every
 // block of the cluster.
@@ -247,8 +250,7 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally.
   IssuedKTile first = issueKTile(b, consumer, constant(b, 0), poison);
-  buildTileLoop(
-      b, ValueRange{first.fragment},
+  auto tileBody =
       [&](ImplicitLocOpBuilder &b, ValueRange carried) -> SmallVector<Value> {
         auto [rows, laneColumn] = getThreadPosition(b, consumer);
         Value accumulator, spare;
@@ -287,16 +289,28 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
             spare = loop.getResult(1);
           }
         }
-        // The next tile's K tile 0, then this tile's epilogue.
+        // The next tile's K tile 0, then this tile's epilogue. A dynamic
+        // schedule's next item is in the slot of the stage after this
+        // item's, which the producer fills (or marks as the end) in any
+        // case.
+        Value nextIteration =
+            arith::AddIOp::create(b, firstIteration, itemKTiles);
+        Value nextStage, nextItem;
+        if (schedule.dynamic) {
+          nextStage = waitFull(b, nextIteration);
+          nextItem = loadStageItem(b, nextStage);
+          hasNextTile =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, nextItem,
+                                    constant(b, schedule.items()));
+        }
         auto nextTile = scf::IfOp::create(b, TypeRange{fragmentType},
                                           hasNextTile, /*withElse=*/true);
         {
           ImplicitLocOpBuilder then(b.getLoc(),
                                     nextTile.getThenBodyBuilder());
-          IssuedKTile issued = issueKTile(
-              then, consumer, arith::AddIOp::create(then, firstIteration,
-                                                    itemKTiles),
-              spare);
+          IssuedKTile issued =
+              nextStage ? issueKTileOnStage(then, consumer, nextStage, spare)
+                        : issueKTile(then, consumer, nextIteration, spare);
           scf::YieldOp::create(then, issued.fragment);
           ImplicitLocOpBuilder otherwise(b.getLoc(),
                                          nextTile.getElseBodyBuilder());
@@ -304,6 +318,8 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
         }
         if (!schedule.isSplit()) {
           buildEpilogue(b, consumer, accumulator, rows, laneColumn);
+          if (nextItem)
+            return {nextItem, nextTile.getResult(0)};
           return {nextTile.getResult(0)};
         }
         // A Stream-K part: the epilogue where it completes the tile.
@@ -323,7 +339,11 @@ void WgmmaKernelBuilder::buildConsumer(ImplicitLocOpBuilder &b,
         ImplicitLocOpBuilder inner(b.getLoc(), epilogue.getThenBodyBuilder());
         buildEpilogue(inner, consumer, ending.getResult(1), rows, laneColumn);
         return {nextTile.getResult(0)};
-      });
+      };
+  if (schedule.dynamic)
+    buildDynamicTileLoop(b, ValueRange{first.fragment}, tileBody);
+  else
+    buildTileLoop(b, ValueRange{first.fragment}, tileBody);
   // No path leaves with a group in flight (ptxas would wait on it itself,
   // and serialize every wgmma of the kernel for that).
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
@@ -374,6 +394,10 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
     };
     workspaceAddress = addressOf(next());
     countersAddress = addressOf(next());
+  } else if (schedule.dynamic) {
+    countersAddress = arith::IndexCastOp::create(
+        b, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, next()));
   }
 
   Value c0 = constant(b, 0), c1 = constant(b, 1);
@@ -468,6 +492,13 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
       emitPtx(inner, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r",
               {getEmptyBarrierAddress(inner, index), emptyArrivals});
     }
+    // The ticket queue's `full` and `empty`: one arrival each (the ticket
+    // drawer's, the producer's).
+    if (schedule.dynamic)
+      for (int64_t which : {0, 1})
+        emitPtx(inner, "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r",
+                {getQueueBarrierAddress(inner, which),
+                 arith::ConstantIntOp::create(inner, inner.getI32Type(), 1)});
     // The initialized barriers are seen by TMA's async proxy (and, in a
     // cluster, by the other blocks); the tensor maps the host copied into
     // global memory by the tensor-map proxy (this thread issues the
@@ -509,11 +540,15 @@ void WgmmaKernelBuilder::buildKernelBody(ImplicitLocOpBuilder &b,
                                    NVVM::SetMaxRegisterAction::decrease);
     auto issuing = scf::IfOp::create(producer, isFirstThread, false);
     ImplicitLocOpBuilder inner(b.getLoc(), issuing.getThenBodyBuilder());
-    buildTileLoop(inner, ValueRange(),
-                  [&](ImplicitLocOpBuilder &b, ValueRange) {
-                    buildProducer(b);
-                    return SmallVector<Value>();
-                  });
+    buildProducerLoop(inner);
+    if (schedule.dynamic) {
+      // The ticket drawer: the second warp's first thread.
+      Value isDrawer = arith::CmpIOp::create(
+          producer, arith::CmpIPredicate::eq, threadId, constant(producer, 32));
+      auto drawing = scf::IfOp::create(producer, isDrawer, false);
+      ImplicitLocOpBuilder drawer(b.getLoc(), drawing.getThenBodyBuilder());
+      buildTicketDrawer(drawer);
+    }
   }
   {
     ImplicitLocOpBuilder consumer(b.getLoc(), roles.getElseBodyBuilder());
@@ -552,7 +587,8 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   if (tiling.stagingBytes)
     parameters.push_back(pointer);
   // Stream-K: each part's f32 sums, and an arrival counter per split tile
-  // and consumer warpgroup.
+  // and consumer warpgroup. Dynamic schedules: the tickets drawn and the
+  // blocks done.
   MemRefType workspaceType, countersType;
   if (schedule.isSplit()) {
     workspaceType = MemRefType::get(
@@ -562,6 +598,9 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
         MemRefType::get({schedule.splitTiles * tiling.consumers},
                         IntegerType::get(ctx, 32));
     parameters.append({workspaceType, countersType});
+  } else if (schedule.dynamic) {
+    countersType = MemRefType::get({2}, IntegerType::get(ctx, 32));
+    parameters.push_back(countersType);
   }
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
   auto kernel = gpu::GPUFuncOp::create(
@@ -602,7 +641,8 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
         tensorMap(op.getInit(), chip.wgmmaM,
                   cast<MemRefType>(op.getInit().getType()).getElementType(),
                   getStagingBoxColumns()));
-  if (schedule.isSplit()) {
+  int64_t temporaries = 0;
+  if (countersType) {
     // The workspace is written before it is read; the counters start at
     // zero (memref.alloc leaves contents undefined), and the kernel leaves
     // them at zero for the next launch.
@@ -610,7 +650,10 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
     gpu::MemsetOp::create(b, /*asyncToken=*/Type(),
                           /*asyncDependencies=*/ValueRange(), counters,
                           arith::ConstantIntOp::create(b, b.getI32Type(), 0));
-    arguments.append({memref::AllocOp::create(b, workspaceType), counters});
+    if (workspaceType)
+      arguments.push_back(memref::AllocOp::create(b, workspaceType));
+    arguments.push_back(counters);
+    temporaries = workspaceType ? 2 : 1;
   }
   Value one = constant(b, 1);
   // Persistent blocks: one per multiprocessor (at most max-blocks), or
@@ -625,9 +668,8 @@ LogicalResult WgmmaKernelBuilder::build(func::FuncOp func,
   gpu::LaunchFuncOp::create(b, kernel, grid, block, sharedBytes, arguments,
                             /*asyncTokenType=*/nullptr,
                             /*asyncDependencies=*/{}, cluster);
-  if (schedule.isSplit())
-    for (Value buffer : ArrayRef(arguments).take_back(2))
-      memref::DeallocOp::create(b, buffer);
+  for (Value buffer : ArrayRef(arguments).take_back(temporaries))
+    memref::DeallocOp::create(b, buffer);
   op.erase();
   return success();
 }
@@ -705,6 +747,8 @@ struct QMMLowerMatmulToWgmmaPass
           << int64_t(clusterRows) << ") blocks";
       return signalPassFailure();
     }
+    // (The item slots counted where a kernel may have them.)
+    tiling.itemSlots = dynamicSchedule;
     if (tiling.sharedBytes(*target) > target->maxSharedBytesPerBlock) {
       module.emitError("qmm-lower-matmul-to-wgmma: ")
           << int64_t(stages) << " stages need " << tiling.sharedBytes(*target)
@@ -741,7 +785,7 @@ struct QMMLowerMatmulToWgmmaPass
     SymbolTable symbols(module);
     for (auto [matmul, func] : matmuls) {
       WgmmaKernelBuilder builder(matmul, *target, tiling, clusterRows,
-                                 streamK, maxBlocks);
+                                 streamK, maxBlocks, dynamicSchedule);
       if (failed(builder.build(func, symbols)))
         return signalPassFailure();
     }

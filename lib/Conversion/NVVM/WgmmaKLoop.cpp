@@ -64,22 +64,35 @@ WgmmaKernelBuilder::loadKTileScales(ImplicitLocOpBuilder &b,
   return scales;
 }
 
+Value WgmmaKernelBuilder::waitFull(ImplicitLocOpBuilder &b,
+                                   Value iteration) {
+  Value c0 = constant(b, 0), c1 = constant(b, 1);
+  Value stages = constant(b, tiling.stages);
+  Value stage = arith::RemUIOp::create(b, iteration, stages);
+  Value round = arith::DivUIOp::create(b, iteration, stages);
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       arith::AndIOp::create(b, round, c1), c0);
+  Value ticks = constant(b, 10000000);
+  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
+                                         stage);
+  return stage;
+}
+
 WgmmaKernelBuilder::IssuedKTile
 WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
                                Value iteration, Value spare,
                                bool accumulate) {
-  MLIRContext *ctx = op.getContext();
-  Value c0 = constant(b, 0), c1 = constant(b, 1);
-  Value stages = constant(b, tiling.stages);
-  IssuedKTile issued;
-  issued.stage = arith::RemUIOp::create(b, iteration, stages);
-  Value round = arith::DivUIOp::create(b, iteration, stages);
-  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                       arith::AndIOp::create(b, round, c1), c0);
+  return issueKTileOnStage(b, consumer, waitFull(b, iteration), spare,
+                           accumulate);
+}
 
-  Value ticks = constant(b, 10000000);
-  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
-                                         issued.stage);
+WgmmaKernelBuilder::IssuedKTile
+WgmmaKernelBuilder::issueKTileOnStage(ImplicitLocOpBuilder &b,
+                                      Value consumer, Value stage,
+                                      Value spare, bool accumulate) {
+  MLIRContext *ctx = op.getContext();
+  IssuedKTile issued;
+  issued.stage = stage;
   Value stageAddress = arith::AddIOp::create(
       b, ringAddress,
       arith::IndexCastOp::create(

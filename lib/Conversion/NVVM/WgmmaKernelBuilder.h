@@ -4,7 +4,8 @@
 // LowerMatmulToWgmma.cpp (the pass, the kernel's set-up and roles, the
 // consumers' tile loop body, the launch), WgmmaTileSchedule.cpp (the
 // persistent blocks' work items and their loop), WgmmaProducer.cpp (the
-// TMA producer and the `empty` barriers), WgmmaKLoop.cpp (a consumer's
+// TMA producer and the `empty` barriers), WgmmaTicketDrawer.cpp (a
+// dynamic schedule's tickets and shared state), WgmmaKLoop.cpp (a consumer's
 // K tiles: wgmma groups, waits, promotion), WgmmaStreamK.cpp (the split
 // last round's reduction) and WgmmaEpilogue.cpp (the epilogue).
 //
@@ -50,17 +51,28 @@ struct WgmmaTiling {
   int64_t stagingBytes = 0;
   /// K tiles wgmma sums between promotions into f32 without block scales.
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
+  /// Whether the ring's tail holds a dynamic schedule's state (after the
+  /// `empty` mbarriers): the ticket queue's two mbarriers, a slot per
+  /// stage where the producer tells the consumers the work item of the
+  /// stage's data, and the ticket queue's slot.
+  bool itemSlots = false;
   int64_t stageBytes() const { return (tileM + tileN) * tileK; }
-  /// Where the staging buffers start, from the ring's start: after the
-  /// stages' `empty` mbarriers (8 bytes each), at a swizzle atom (8 rows).
-  int64_t stagingOffset(const NvidiaChipInfo &chip) const {
-    return llvm::alignTo(stages * (stageBytes() + 8), 8 * chip.swizzleBytes);
+  /// The bytes after the ring: the stages' `empty` mbarriers (8 bytes
+  /// each) and a dynamic schedule's state.
+  int64_t ringTailBytes() const {
+    return stages * 8 + (itemSlots ? 16 + stages * 4 + 4 : 0);
   }
-  /// The ring, the `empty` mbarriers and the staging buffers, plus room to
-  /// align the ring's start to a swizzle atom.
+  /// Where the staging buffers start, from the ring's start: after the
+  /// ring's tail, at a swizzle atom (8 rows).
+  int64_t stagingOffset(const NvidiaChipInfo &chip) const {
+    return llvm::alignTo(stages * stageBytes() + ringTailBytes(),
+                         8 * chip.swizzleBytes);
+  }
+  /// The ring, its tail and the staging buffers, plus room to align the
+  /// ring's start to a swizzle atom.
   int64_t sharedBytes(const NvidiaChipInfo &chip) const {
     int64_t used = stagingBytes ? stagingOffset(chip) + stagingBytes
-                                : stages * (stageBytes() + 8);
+                                : stages * stageBytes() + ringTailBytes();
     return used + 8 * chip.swizzleBytes;
   }
 };
@@ -73,7 +85,9 @@ enum class ScaleUse { Epilogue, PerKTile };
 /// round (as many blocks as run at once), then, with Stream-K, the last
 /// round's tiles split along K into `parts` parts, one per block, as the
 /// blocks' last work items (item wholeUnits + p: tile wholeUnits + p /
-/// parts, part p % parts).
+/// parts, part p % parts). A dynamic schedule hands the units out in the
+/// same order as blocks free up instead: block i takes item i first, then
+/// item G + t, t the ticket it draws from a global counter (G blocks).
 struct TileSchedule {
   /// The grid's blocks.
   int64_t blocks = 0;
@@ -83,6 +97,8 @@ struct TileSchedule {
   /// Tiles after those, split into `parts` parts (1: none).
   int64_t splitTiles = 0;
   int64_t parts = 1;
+  /// Whether the blocks draw their items after the first from a counter.
+  bool dynamic = false;
   int64_t items() const { return wholeUnits + splitTiles * parts; }
   bool isSplit() const { return parts > 1; }
 };
@@ -105,11 +121,13 @@ constexpr int64_t kMaxStreamKRounds = 2;
 
 /// `units` units of `clusterRows` tiles, with `kTiles` K tiles each, on
 /// at most `maxBlocks` blocks (one per multiprocessor if 0), which walk
-/// them in raster groups `rasterUnits` units high.
+/// them in raster groups `rasterUnits` units high. `dynamic` asks for a
+/// dynamic schedule, which unclustered kernels of more than one round
+/// whose last round is not split get.
 TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
                              int64_t rasterUnits, int64_t kTiles,
                              const NvidiaChipInfo &chip, bool streamK,
-                             int64_t maxBlocks);
+                             int64_t maxBlocks, bool dynamic);
 
 inline ScaleUse getScaleUse(ScaleEncodingAttr encoding) {
   return encoding.getKind() == ScaleKind::Block ? ScaleUse::PerKTile
@@ -127,7 +145,7 @@ public:
   /// else none.
   WgmmaKernelBuilder(MatmulOp op, const NvidiaChipInfo &chip,
                      const WgmmaTiling &sharedTiling, int64_t maxClusterRows,
-                     bool streamK, int64_t maxBlocks)
+                     bool streamK, int64_t maxBlocks, bool dynamicSchedule)
       : op(op), chip(chip), tiling(sharedTiling) {
     auto aType = cast<MemRefType>(op.getA().getType());
     auto bType = cast<MemRefType>(op.getB().getType());
@@ -140,11 +158,12 @@ public:
         llvm::divideCeil(m, tiling.tileM) % maxClusterRows == 0
             ? maxClusterRows
             : 1;
-    tiling.stagingBytes = getStagingBytes();
     schedule = getTileSchedule(getUnitCount(), tiling.clusterRows,
                                getRasterUnits(),
                                llvm::divideCeil(k, tiling.tileK), chip,
-                               streamK, maxBlocks);
+                               streamK, maxBlocks, dynamicSchedule);
+    tiling.itemSlots = schedule.dynamic;
+    tiling.stagingBytes = getStagingBytes();
   }
 
   /// Creates the kernel in a new gpu.module before `func` and replaces the
@@ -190,6 +209,20 @@ private:
       llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
                                             ValueRange)>
           body);
+  /// The persistent loop of a dynamic schedule: from item = the block's
+  /// index while item < items, setting what buildTileLoop sets except
+  /// hasNextTile (and tileItem). `body` gets the loop-carried values and
+  /// returns the next item followed by the next carried values. Returns
+  /// the loop's results: the item that ended it, the items the block
+  /// took, then the carried values.
+  SmallVector<Value> buildDynamicTileLoop(
+      ImplicitLocOpBuilder &b, ValueRange initial,
+      llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
+                                            ValueRange)>
+          body);
+  /// Sets blockRow and blockColumn for work unit `unit` in the raster
+  /// order (a block takes its rank's tile of the unit).
+  void setTileCoordinates(ImplicitLocOpBuilder &b, Value unit);
   /// The units the persistent loop walks: columns of `clusterRows` tiles.
   int64_t getUnitCount() const {
     return llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows *
@@ -199,7 +232,36 @@ private:
   int64_t getRasterUnits() const {
     return std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
   }
+  /// The producer thread's persistent loop over its work items.
+  void buildProducerLoop(ImplicitLocOpBuilder &b);
+  /// The producer's K loop of one work item.
   void buildProducer(ImplicitLocOpBuilder &b);
+  /// Dynamic schedules (WgmmaTicketDrawer.cpp): the ticket drawer, a
+  /// thread of the producer warpgroup's second warp, draws the block's
+  /// items after its first from the counter (gridDim + the ticket) one
+  /// ahead of the producer, through a one-slot queue, then counts the
+  /// block done; the last block resets the counters.
+  void buildTicketDrawer(ImplicitLocOpBuilder &b);
+  /// The producer's item after its `taken`-th (index) from the queue.
+  Value takeNextItem(ImplicitLocOpBuilder &b, Value taken);
+  /// After the producer's last item: the consumers told the end
+  /// (`endItem`, past the items, in the next stage's slot, the stage's
+  /// `full` barrier arrived on without data).
+  void finishDynamicProducer(ImplicitLocOpBuilder &b, Value endItem,
+                             Value takenItems);
+  /// The shared-memory address (32-bit) `offset` bytes after the ring's
+  /// stages.
+  Value getRingTailAddress(ImplicitLocOpBuilder &b, Value offset);
+  /// The shared-memory address (32-bit) of stage `stage`'s item slot.
+  Value getItemSlotAddress(ImplicitLocOpBuilder &b, Value stage);
+  /// A consumer's read of stage `stage`'s item (index), after its wait.
+  Value loadStageItem(ImplicitLocOpBuilder &b, Value stage);
+  /// The ticket queue's `full` (0) or `empty` (1) mbarrier, and its slot.
+  Value getQueueBarrierAddress(ImplicitLocOpBuilder &b, int64_t which);
+  Value getQueueSlotAddress(ImplicitLocOpBuilder &b);
+  /// Waits for the phase of parity `parity` (i1) of the mbarrier at
+  /// `address` to complete (for a fresh barrier, parity 1 returns at once).
+  void waitParity(ImplicitLocOpBuilder &b, Value address, Value parity);
   /// The consumers' values that do not change from tile to tile.
   void prepareConsumer(ImplicitLocOpBuilder &b);
   /// The consumer warpgroup `consumer`'s tile loop.
@@ -233,6 +295,13 @@ private:
   IssuedKTile issueKTile(ImplicitLocOpBuilder &b, Value consumer,
                          Value iteration, Value spare,
                          bool accumulate = false);
+  /// Waits for the stage of ring iteration `iteration` to be full and
+  /// returns the stage.
+  Value waitFull(ImplicitLocOpBuilder &b, Value iteration);
+  /// issueKTile on stage `stage`, which the caller waited for.
+  IssuedKTile issueKTileOnStage(ImplicitLocOpBuilder &b, Value consumer,
+                                Value stage, Value spare,
+                                bool accumulate = false);
   /// `fragment` unchanged, through an empty volatile asm that defines its
   /// registers anew: LLVM keeps the reads and writes of async wgmma
   /// registers on the right side of the waits and the next issue, instead
@@ -354,8 +423,12 @@ private:
   /// and its index among the parts (item - wholeUnits; valid in a part).
   Value isPart, partItem;
   /// Split schedules: the workspace's and the arrival counters' global
-  /// addresses (i64).
+  /// addresses (i64). Dynamic schedules: the counters' (the tickets
+  /// drawn, the blocks done).
   Value workspaceAddress, countersAddress;
+  /// Dynamic schedules, in the tile loop: the work item and how many the
+  /// block took before it (index).
+  Value tileItem, takenItems;
   /// In the tile loop: whether the block has another tile after this one.
   Value hasNextTile;
   bool clustered() const { return tiling.clusterRows > 1; }

@@ -4,6 +4,9 @@
 // which copies each K tile of A and B into the ring with TMA, and the
 // ring's `empty` mbarriers it waits on (driven by PTX of the kernel's own,
 // so that a cluster's consumers can release the stages of every block).
+// With a dynamic schedule it takes the block's work items from the
+// ticket drawer (WgmmaTicketDrawer.cpp) and tells the consumers each
+// stage's item.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,26 +21,34 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
-Value WgmmaKernelBuilder::getEmptyBarrierAddress(ImplicitLocOpBuilder &b,
-                                                 Value stage) {
-  Value offset = arith::AddIOp::create(
-      b, constant(b, tiling.stages * tiling.stageBytes()),
-      arith::MulIOp::create(b, stage, constant(b, 8)));
+Value WgmmaKernelBuilder::getRingTailAddress(ImplicitLocOpBuilder &b,
+                                             Value offset) {
   Value address = arith::AddIOp::create(
       b, ringAddress,
-      arith::IndexCastOp::create(b, b.getI64Type(), offset));
+      arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::AddIOp::create(
+              b, constant(b, tiling.stages * tiling.stageBytes()), offset)));
   return arith::TruncIOp::create(b, b.getI32Type(), address);
+}
+
+Value WgmmaKernelBuilder::getEmptyBarrierAddress(ImplicitLocOpBuilder &b,
+                                                 Value stage) {
+  return getRingTailAddress(b, arith::MulIOp::create(b, stage, constant(b, 8)));
+}
+
+void WgmmaKernelBuilder::waitParity(ImplicitLocOpBuilder &b, Value address,
+                                    Value parity) {
+  // The braces scope the label to this copy of the loop.
+  emitPtx(b,
+          "{ .reg .pred done; wait_phase: mbarrier.try_wait.parity."
+          "shared::cta.b64 done, [$0], $1; @!done bra wait_phase; }",
+          "r,r", {address, arith::ExtUIOp::create(b, b.getI32Type(), parity)});
 }
 
 void WgmmaKernelBuilder::waitEmpty(ImplicitLocOpBuilder &b, Value stage,
                                    Value parity) {
-  // The braces scope the label to this copy of the loop.
-  emitPtx(b,
-          "{ .reg .pred done; wait_empty: mbarrier.try_wait.parity."
-          "shared::cta.b64 done, [$0], $1; @!done bra wait_empty; }",
-          "r,r",
-          {getEmptyBarrierAddress(b, stage),
-           arith::ExtUIOp::create(b, b.getI32Type(), parity)});
+  waitParity(b, getEmptyBarrierAddress(b, stage), parity);
 }
 
 void WgmmaKernelBuilder::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) {
@@ -61,6 +72,24 @@ void WgmmaKernelBuilder::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) {
              arith::ConstantIntOp::create(b, b.getI32Type(), rank)});
 }
 
+void WgmmaKernelBuilder::buildProducerLoop(ImplicitLocOpBuilder &b) {
+  if (!schedule.dynamic) {
+    buildTileLoop(b, ValueRange(), [&](ImplicitLocOpBuilder &b, ValueRange) {
+      buildProducer(b);
+      return SmallVector<Value>();
+    });
+    return;
+  }
+  // The next item is taken after the item's last copy is issued (the
+  // ticket drawer has drawn it long before).
+  SmallVector<Value> results = buildDynamicTileLoop(
+      b, ValueRange(), [&](ImplicitLocOpBuilder &b, ValueRange) {
+        buildProducer(b);
+        return SmallVector<Value>{takeNextItem(b, takenItems)};
+      });
+  finishDynamicProducer(b, results[0], results[1]);
+}
+
 void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   Value stages = constant(b, tiling.stages);
@@ -77,6 +106,12 @@ void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                                        roundParity, c0);
   waitEmpty(b, stage, parity);
+  // The stage's item, for the consumers that wait for it (they read it at
+  // an item's first stage; before the arrival, which releases it).
+  if (schedule.dynamic)
+    emitPtx(b, "st.shared.u32 [$0], $1;", "r,r",
+            {getItemSlotAddress(b, stage),
+             arith::IndexCastUIOp::create(b, b.getI32Type(), tileItem)});
   // The stage's bytes: A's tile and all of B's, whose parts the cluster's
   // blocks multicast.
   nvgpu::MBarrierArriveExpectTxOp::create(

@@ -2,7 +2,8 @@
 //
 // Part of qmm-lower-matmul-to-wgmma: which work items the persistent
 // blocks take (units of tiles in raster order, clusters, the Stream-K
-// parts of a small last round) and the loop that walks them.
+// parts of a small last round) and the loop that walks them, or a
+// dynamic schedule's loop over the items its blocks draw.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,12 +20,26 @@ using namespace mlir::qmm::wgmma;
 TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
                                     int64_t rasterUnits, int64_t kTiles,
                                     const NvidiaChipInfo &chip, bool streamK,
-                                    int64_t maxBlocks) {
+                                    int64_t maxBlocks, bool dynamic) {
   int64_t limit = maxBlocks > 0 ? std::min(maxBlocks, chip.multiprocessors)
                                 : chip.multiprocessors;
   // The units that run at once: one per cluster of blocks.
   int64_t slots = std::max<int64_t>(1, limit / clusterRows);
   TileSchedule schedule;
+  // Dynamic: every slot takes units as it frees up, so the blocks that
+  // run faster take more and all multiprocessors work (no balancing).
+  // Clustered blocks would have to draw their tickets together, and a
+  // split last round is static by construction; one round has nothing
+  // to hand out.
+  if (dynamic && clusterRows == 1 && units > slots &&
+      !getTileSchedule(units, clusterRows, rasterUnits, kTiles, chip,
+                       streamK, maxBlocks, /*dynamic=*/false)
+           .isSplit()) {
+    schedule.blocks = slots;
+    schedule.wholeUnits = units;
+    schedule.dynamic = true;
+    return schedule;
+  }
   // Unsplit, the fewest blocks that take the units in as many rounds as
   // `slots` would, rounded up to whole columns of a raster group (at most
   // `slots`): 4096 tiles run 32 rounds on 128 blocks rather than 132, and
@@ -110,6 +125,51 @@ void WgmmaKernelBuilder::buildTileLoop(
     itemKTiles = arith::SelectOp::create(
         b, isPart, arith::SubIOp::create(b, end, begin), kTiles);
   }
+  setTileCoordinates(b, unit);
+  SmallVector<Value> next = body(b, loop.getRegionIterArgs());
+  // Without loop-carried values, scf.for's builder made the yield.
+  if (!initial.empty())
+    scf::YieldOp::create(b, next);
+}
+
+SmallVector<Value> WgmmaKernelBuilder::buildDynamicTileLoop(
+    ImplicitLocOpBuilder &b, ValueRange initial,
+    llvm::function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, ValueRange)>
+        body) {
+  Value itemCount = constant(b, schedule.items());
+  SmallVector<Value> inits = {gpu::BlockIdOp::create(b, gpu::Dimension::x),
+                              constant(b, 0)};
+  llvm::append_range(inits, initial);
+  auto loop = scf::WhileOp::create(
+      b, ValueRange(inits).getTypes(), inits,
+      [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+        ImplicitLocOpBuilder before(loc, builder);
+        Value more = arith::CmpIOp::create(before, arith::CmpIPredicate::ult,
+                                           arguments[0], itemCount);
+        scf::ConditionOp::create(before, more, arguments);
+      },
+      [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+        ImplicitLocOpBuilder after(loc, builder);
+        tileItem = arguments[0];
+        takenItems = arguments[1];
+        Value taken = takenItems;
+        // Unsplit: every item is a whole unit of K tiles.
+        firstIteration = arith::MulIOp::create(after, taken, kTiles);
+        itemKBegin = constant(after, 0);
+        itemKTiles = kTiles;
+        setTileCoordinates(after, tileItem);
+        SmallVector<Value> next = body(after, arguments.drop_front(2));
+        SmallVector<Value> yielded = {
+            next.front(),
+            arith::AddIOp::create(after, taken, constant(after, 1))};
+        llvm::append_range(yielded, ArrayRef(next).drop_front());
+        scf::YieldOp::create(after, yielded);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+void WgmmaKernelBuilder::setTileCoordinates(ImplicitLocOpBuilder &b,
+                                            Value unit) {
   // Grouped order: `rasterRows` rows of tiles, column by column, so that
   // the blocks running at once share A's and B's tiles in L2.
   int64_t unitRows = llvm::divideCeil(m, tiling.tileM) / tiling.clusterRows;
@@ -134,9 +194,5 @@ void WgmmaKernelBuilder::buildTileLoop(
   blockRow = arith::MulIOp::create(b, tileRow, constant(b, tiling.tileM));
   blockColumn =
       arith::MulIOp::create(b, tileColumn, constant(b, tiling.tileN));
-  SmallVector<Value> next = body(b, loop.getRegionIterArgs());
-  // Without loop-carried values, scf.for's builder made the yield.
-  if (!initial.empty())
-    scf::YieldOp::create(b, next);
 }
 

@@ -39,7 +39,7 @@
 // CHECK:           %[[TILEROW:.*]] = arith.addi %[[PAIR]], %[[RANK]]
 // CHECK:           arith.muli %[[TILEROW]], %c128
 // CHECK:           scf.for
-// CHECK:             llvm.inline_asm has_side_effects "{ .reg .pred done; wait_empty: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_empty; }"
+// CHECK:             llvm.inline_asm has_side_effects "{ .reg .pred done; wait_phase: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_phase; }"
 // CHECK:             nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c32768
 // CHECK:             nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN
 // CHECK-NOT:           multicast_mask

@@ -10,6 +10,8 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="promotion-k-tiles=0" 2>&1 | FileCheck %s --check-prefix=PROMOTION0
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=8 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC8
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="dynamic-schedule=maybe" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-VALUE
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
@@ -32,6 +34,12 @@
 // wgmma sums at least one K tile between promotions.
 // PROMOTION0: qmm-lower-matmul-to-wgmma: promotion-k-tiles must be at least 1, got 0
 // PROMOTION-NEGATIVE: qmm-lower-matmul-to-wgmma: promotion-k-tiles must be at least 1, got -4
+// A dynamic schedule's state counts too: an item slot of 4 bytes a stage,
+// the ticket queue's two mbarriers and slot: 8 x (32768 + 8 + 4) + 16 + 4
+// + 1024.
+// DYNAMIC8: qmm-lower-matmul-to-wgmma: 8 stages need 263284 bytes of shared memory; sm_90a has 232448 per block
+// dynamic-schedule is a boolean.
+// DYNAMIC-VALUE: for the --dynamic-schedule option: 'maybe' is invalid value for boolean argument
 
 // expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263232 bytes of shared memory; sm_90a has 232448 per block}}
 module {

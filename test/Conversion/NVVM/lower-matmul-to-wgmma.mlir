@@ -77,7 +77,7 @@
 // CHECK:         scf.for %[[KT:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
 // CHECK:           %[[EVEN:.*]] = arith.cmpi eq, %{{.*}}, %c0
 // CHECK:           %[[EVEN32:.*]] = arith.extui %[[EVEN]] : i1 to i32
-// CHECK:           llvm.inline_asm has_side_effects "{ .reg .pred done; wait_empty: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_empty; }", "r,r" %{{.*}}, %[[EVEN32]]
+// CHECK:           llvm.inline_asm has_side_effects "{ .reg .pred done; wait_phase: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_phase; }", "r,r" %{{.*}}, %[[EVEN32]]
 // CHECK:           nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c32768
 // CHECK:           nvgpu.tma.async.load %[[TMA]][%[[K:.*]], %[[ROW:.*]]], %[[FULL]]
 // CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
