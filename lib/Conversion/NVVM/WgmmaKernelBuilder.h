@@ -389,7 +389,9 @@ private:
   /// reaches every block of the cluster (whose producers multicast into its
   /// shared memory). Both keep mbarrier's default semantics, as CUTLASS's
   /// cluster pipelines do.
-  void waitEmpty(ImplicitLocOpBuilder &b, Value stage, Value parity);
+  /// waitEmpty: waits until the stage of ring iteration `iteration` is
+  /// free (its previous round released) and returns the stage.
+  Value waitEmpty(ImplicitLocOpBuilder &b, Value iteration);
   void releaseEmpty(ImplicitLocOpBuilder &b, Value stage);
 
   MatmulOp op;

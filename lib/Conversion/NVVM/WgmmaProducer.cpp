@@ -46,9 +46,20 @@ void WgmmaKernelBuilder::waitParity(ImplicitLocOpBuilder &b, Value address,
           "r,r", {address, arith::ExtUIOp::create(b, b.getI32Type(), parity)});
 }
 
-void WgmmaKernelBuilder::waitEmpty(ImplicitLocOpBuilder &b, Value stage,
-                                   Value parity) {
+Value WgmmaKernelBuilder::waitEmpty(ImplicitLocOpBuilder &b,
+                                    Value iteration) {
+  Value c0 = constant(b, 0), c1 = constant(b, 1);
+  Value stages = constant(b, tiling.stages);
+  Value stage = arith::RemUIOp::create(b, iteration, stages);
+  Value round = arith::DivUIOp::create(b, iteration, stages);
+  // A stage is free once the consumers released its previous round; the
+  // first round finds every stage free (waiting for the parity of the phase
+  // before a fresh barrier's first one returns at once).
+  Value roundParity = arith::AndIOp::create(b, round, c1);
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                       roundParity, c0);
   waitParity(b, getEmptyBarrierAddress(b, stage), parity);
+  return stage;
 }
 
 void WgmmaKernelBuilder::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) {
@@ -92,20 +103,11 @@ void WgmmaKernelBuilder::buildProducerLoop(ImplicitLocOpBuilder &b) {
 
 void WgmmaKernelBuilder::buildProducer(ImplicitLocOpBuilder &b) {
   Value c0 = constant(b, 0), c1 = constant(b, 1);
-  Value stages = constant(b, tiling.stages);
   auto loop = scf::ForOp::create(b, c0, itemKTiles, c1);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   Value iteration = arith::AddIOp::create(b, firstIteration, kt);
-  Value stage = arith::RemUIOp::create(b, iteration, stages);
-  Value round = arith::DivUIOp::create(b, iteration, stages);
-  // A stage is free once the consumers released its previous round; the
-  // first round finds every stage free (waiting for the parity of the phase
-  // before a fresh barrier's first one returns at once).
-  Value roundParity = arith::AndIOp::create(b, round, c1);
-  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                       roundParity, c0);
-  waitEmpty(b, stage, parity);
+  Value stage = waitEmpty(b, iteration);
   // The stage's item, for the consumers that wait for it (they read it at
   // an item's first stage; before the arrival, which releases it).
   if (schedule.dynamic)

@@ -172,17 +172,11 @@ void WgmmaKernelBuilder::finishDynamicProducer(ImplicitLocOpBuilder &b,
   // The stage after the last item's K tiles, once free: its slot holds
   // the end, and its `full` phase completes by the producer's arrival
   // alone (no bytes expected).
-  Value c0 = constant(b, 0), c1 = constant(b, 1);
-  Value stages = constant(b, tiling.stages);
-  Value iteration = arith::MulIOp::create(b, takenItems, kTiles);
-  Value stage = arith::RemUIOp::create(b, iteration, stages);
-  Value round = arith::DivUIOp::create(b, iteration, stages);
-  Value parity = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, round, c1), c0);
-  waitEmpty(b, stage, parity);
+  Value stage = waitEmpty(b, arith::MulIOp::create(b, takenItems, kTiles));
   emitPtx(b, "st.shared.u32 [$0], $1;", "r,r",
           {getItemSlotAddress(b, stage),
            arith::IndexCastUIOp::create(b, b.getI32Type(), endItem)});
-  nvgpu::MBarrierArriveExpectTxOp::create(b, fullBarriers, c0, stage,
+  nvgpu::MBarrierArriveExpectTxOp::create(b, fullBarriers, constant(b, 0),
+                                          stage,
                                           Value());
 }

@@ -69,7 +69,8 @@
 // CHECK:         wait_phase
 // CHECK:         %[[END32:.*]] = arith.index_castui %[[PRODUCER]]#0 : index to i32
 // CHECK:         "st.shared.u32 [$0], $1;", "r,r" %{{.*}}, %[[END32]]
-// CHECK-NEXT:    nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c0
+// CHECK-NEXT:    %[[NO_BYTES:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[NO_BYTES]]
 
 // The ticket drawer: thread 32. Draw j: a relaxed atomic add on the
 // tickets, then (phase j - 1 of the queue's `empty`) the ticket into the
