@@ -16,7 +16,7 @@
 // Prints, for grids of 128 and 132 blocks of 384 threads (one block per
 // multiprocessor, as the kernel launches), each block's %smid, then the
 // groups of multiprocessors found to share a GPC, and each block's group.
-// Exit codes: 0 done, 3 no CUDA device.
+// Exit codes: 0 done, 2 a launch without clusters failed, 3 no CUDA device.
 #include <cuda_runtime.h>
 
 #include <cstdio>

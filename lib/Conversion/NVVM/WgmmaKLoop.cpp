@@ -64,14 +64,19 @@ WgmmaKernelBuilder::loadKTileScales(ImplicitLocOpBuilder &b,
   return scales;
 }
 
-Value WgmmaKernelBuilder::waitFull(ImplicitLocOpBuilder &b,
-                                   Value iteration) {
-  Value c0 = constant(b, 0), c1 = constant(b, 1);
+std::pair<Value, Value>
+WgmmaKernelBuilder::getRingPosition(ImplicitLocOpBuilder &b, Value iteration) {
   Value stages = constant(b, tiling.stages);
   Value stage = arith::RemUIOp::create(b, iteration, stages);
   Value round = arith::DivUIOp::create(b, iteration, stages);
+  return {stage, arith::AndIOp::create(b, round, constant(b, 1))};
+}
+
+Value WgmmaKernelBuilder::waitFull(ImplicitLocOpBuilder &b,
+                                   Value iteration) {
+  auto [stage, roundParity] = getRingPosition(b, iteration);
   Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                       arith::AndIOp::create(b, round, c1), c0);
+                                       roundParity, constant(b, 0));
   Value ticks = constant(b, 10000000);
   nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
                                          stage);

@@ -295,6 +295,10 @@ private:
   IssuedKTile issueKTile(ImplicitLocOpBuilder &b, Value consumer,
                          Value iteration, Value spare,
                          bool accumulate = false);
+  /// Ring iteration `iteration`'s stage and its round's parity (index,
+  /// 0 or 1): the phase that the stage's barriers are in.
+  std::pair<Value, Value> getRingPosition(ImplicitLocOpBuilder &b,
+                                          Value iteration);
   /// Waits for the stage of ring iteration `iteration` to be full and
   /// returns the stage.
   Value waitFull(ImplicitLocOpBuilder &b, Value iteration);

@@ -48,16 +48,12 @@ void WgmmaKernelBuilder::waitParity(ImplicitLocOpBuilder &b, Value address,
 
 Value WgmmaKernelBuilder::waitEmpty(ImplicitLocOpBuilder &b,
                                     Value iteration) {
-  Value c0 = constant(b, 0), c1 = constant(b, 1);
-  Value stages = constant(b, tiling.stages);
-  Value stage = arith::RemUIOp::create(b, iteration, stages);
-  Value round = arith::DivUIOp::create(b, iteration, stages);
+  auto [stage, roundParity] = getRingPosition(b, iteration);
   // A stage is free once the consumers released its previous round; the
   // first round finds every stage free (waiting for the parity of the phase
   // before a fresh barrier's first one returns at once).
-  Value roundParity = arith::AndIOp::create(b, round, c1);
   Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                       roundParity, c0);
+                                       roundParity, constant(b, 0));
   waitParity(b, getEmptyBarrierAddress(b, stage), parity);
   return stage;
 }
