@@ -111,6 +111,17 @@ if [ "$mode" = validate ]; then
   save dyn_one_k_tile 256x1024x128 --a-scale tensor --b-scale tensor --max-blocks 3 --dynamic-schedule
   save dyn_f32_bias_gelu_acc 384x512x1024 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate --max-blocks 5 --dynamic-schedule
   save dyn_fp8_out 384x256x512 --a-scale tensor --b-scale tensor --out-type f8E4M3FN --max-blocks 2 --dynamic-schedule
+  # Scales whose product overflows or underflows f32 while every scaled
+  # product is finite (issue 40): the epilogue's and the promotion's
+  # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).
+  inputs=$(mktemp -d)
+  /usr/bin/python3 test/fp8-run/Inputs/make_scale_range.py "$inputs"
+  for case in overflow underflow; do
+    save scale_tensor_$case 16x16x128 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale tensor --b-scale tensor --out-type f32 --load "$inputs/tensor_$case"
+    save scale_row_$case 16x16x128 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale row --b-scale row --out-type f32 --load "$inputs/row_$case"
+    save scale_block_$case 16x16x128 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale 1x128 --b-scale 128x128 --out-type f32 --load "$inputs/block_$case"
+  done
+  rm -rf "$inputs"
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
   save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor

@@ -7,7 +7,12 @@ Each case is run by fp8-run on both devices with the same generated data:
   element type pair, scale kind and majorness, B layout, epilogue, FP8
   output, forced #qmm.config), run from its file with `--save`;
 * `grouped` cases: fp8-run's own grouped (MoE) generator, `--groups G
-  [--masked]`, which has no `--save`.
+  [--masked]`, which has no `--save`;
+* `scale-range` cases: inputs written here (`--load`) whose scales'
+  product leaves f32's range while every scaled product stays inside it
+  (tiny codes with scales near 2^66, or codes near the format's largest
+  with scales near 2^-76), any scale kind, FP8 type, shape and chip: the
+  kernels must not multiply the scales first.
 
 A case passes when both devices pass fp8-run's exact tier (and the aux
 tier), and, for `program` cases, when their outputs agree elementwise
@@ -21,7 +26,8 @@ both devices saw must be byte-identical. The quantization tier is not
 judged: it measures rounding noise, calibrated on large matrices.
 
   differential.py --build-dir BUILD [--seed S] [--count N] [--chip C]
-                  [--kinds program,grouped] [--max-extent E] [--jobs J]
+                  [--kinds program,grouped,scale-range] [--max-extent E]
+                  [--jobs J]
                   [--keep DIR] [--inject-error]
 
 Prints one FAILED line per failing case with the commands that reproduce
@@ -273,6 +279,8 @@ def make_case(rng, index, args):
             "data": ["--seed", str(rng.randint(0, 1 << 30)), "--dist", dist]}
     if kind == "program":
         case["program_seed"] = rng.randint(0, 1 << 40)
+    elif kind == "scale-range":
+        case["range_seed"] = rng.randint(0, 1 << 40)
     else:
         case["flags"] = grouped_flags(rng, chip, args.max_extent)
     return case
@@ -314,6 +322,62 @@ def grouped_flags(rng, chip, max_extent):
     return flags
 
 
+SCALE_RANGE_KINDS = {"tensor": ("tensor", "tensor"), "row": ("row", "row"),
+                     "block": ("1x128", "128x128"), "mx32": ("mx32", "mx32")}
+
+
+def write_scale_range_inputs(seed, directory, max_extent):
+    """Writes a `--load` directory whose scales' product is beyond f32 in
+    one direction while D is a normal f32; returns fp8-run's flags."""
+    rng = np.random.default_rng(seed)
+    fmt = str(rng.choice(["f8E4M3FN", "f8E5M2"]))
+    kind = str(rng.choice(list(SCALE_RANGE_KINDS)))
+    m, n = (int(x) for x in rng.integers(1, max(2, max_extent) + 1, 2))
+    k = 32 * int(rng.integers(1, 9))
+    values = table(fmt)
+    magnitudes = np.abs(values)
+    codes_all = np.arange(len(values))
+    out_type = str(rng.choice(["f32", "bf16"]))
+    if rng.random() < 0.5:
+        # Overflow: codes of magnitude at most 2^-6, total exponent chosen
+        # so that the largest possible |D| stays below 2^126.
+        band = codes_all[(magnitudes > 0) & (magnitudes <= 2.0 ** -6)]
+        largest = float(np.max(magnitudes[band]))
+        total = int(np.floor(126 - np.log2(k * largest * largest)))
+        total = int(rng.integers(129, max(130, total + 1)))
+    else:
+        # Underflow: codes of at least 2^6, sa * sb below 2^-149. D may be
+        # subnormal (and cancel): bf16 judges it by its ulp, where f32's
+        # SQNR criterion cannot.
+        band = codes_all[(magnitudes >= 64) & np.isfinite(values)]
+        total = int(rng.integers(-158, -149))
+        out_type = "bf16"
+    ea = total // 2
+    eb = total - ea
+
+    def codes(rows):
+        return rng.choice(band, size=(rows, k)).astype(np.uint8)
+
+    def scales(operand, rows, exponent):
+        block = SCALE_RANGE_KINDS[kind][0 if operand == "a" else 1]
+        if block == "mx32":
+            return np.full((rows, k // 32), 127 + exponent, dtype=np.uint8)
+        shape = {"tensor": (1, 1), "row": (rows, 1),
+                 "1x128": (rows, -(-k // 128)),
+                 "128x128": (-(-rows // 128), -(-k // 128))}[block]
+        return np.full(shape, 2.0 ** exponent, dtype=np.float32)
+
+    os.makedirs(directory)
+    for operand, rows, exponent in (("a", m, ea), ("b", n, eb)):
+        np.save(os.path.join(directory, operand + ".npy"), codes(rows))
+        np.save(os.path.join(directory, operand + "_scale.npy"),
+                scales(operand, rows, exponent))
+    a_scale, b_scale = SCALE_RANGE_KINDS[kind]
+    return ["--gemm", f"{m}x{n}x{k}", "--a-type", fmt, "--b-type", fmt,
+            "--a-scale", a_scale, "--b-scale", b_scale,
+            "--out-type", out_type, "--load", directory]
+
+
 def run_case(case, args, workdir):
     """Runs one case on both devices; returns (problems, bit-identical,
     reproduction text)."""
@@ -332,6 +396,14 @@ def run_case(case, args, workdir):
         base = [fp8_run, program, "--chip", chip] + case["data"] + ["--json"]
         reproduce = (" ".join(generate) + " > program.mlir; fp8-run program.mlir "
                      + " ".join(["--chip", chip] + case["data"]) + " --device emu|cpu")
+    elif case["kind"] == "scale-range":
+        inputs = os.path.join(case_dir, "inputs")
+        flags = write_scale_range_inputs(case["range_seed"], inputs,
+                                         args.max_extent)
+        base = [fp8_run, "--chip", chip] + flags + ["--json"]
+        reproduce = ("differential.py --kinds scale-range: inputs of seed "
+                     f"{case['range_seed']}; fp8-run "
+                     + " ".join(base[1:]) + " --device emu|cpu")
     else:
         base = [fp8_run, "--chip", chip] + case["flags"] + case["data"]
         reproduce = "fp8-run " + " ".join(base[1:]) + " --device emu|cpu"
@@ -339,7 +411,7 @@ def run_case(case, args, workdir):
     problems, reports = [], {}
     for device in ("emu", "cpu"):
         command = base + ["--device", device]
-        if case["kind"] == "program":
+        if case["kind"] in ("program", "scale-range"):
             command += ["--save", os.path.join(case_dir, device)]
         run, error = run_fp8(command)
         if error:
@@ -352,7 +424,7 @@ def run_case(case, args, workdir):
             problems.append(f"{device}: exit {run.returncode}, exact tier "
                             f"{'PASS' if ok else 'FAIL'}: " + " | ".join(tail))
     identical = False
-    if not problems and case["kind"] == "program":
+    if not problems and case["kind"] in ("program", "scale-range"):
         if args.inject_error:
             inject_error(os.path.join(case_dir, "emu", "d.npy"))
         try:

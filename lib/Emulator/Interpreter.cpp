@@ -205,7 +205,8 @@ WaveStatus WaveInterpreter::resume(gpu::GPUFuncOp func,
     ExecMask mask = frame.mask;
     // Terminators count too: an empty loop body or an empty kernel over a
     // huge grid still reaches the limit.
-    if (++kernel.executedOperations > kernel.maxOperations) {
+    if (++kernel.executedOperations + kernel.chargedOperations >
+        kernel.maxOperations) {
       (void)fail(inst.op, "the launch reached the limit of " +
                               llvm::Twine(kernel.maxOperations) +
                               " executed operations");

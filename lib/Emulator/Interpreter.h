@@ -106,6 +106,9 @@ struct KernelContext {
   /// Operations executed so far and the launch's limit (one thread runs the
   /// whole launch).
   int64_t executedOperations = 0;
+  /// Work counted against the limit besides the executed operations: the
+  /// clearing of each workgroup's LDS as it starts.
+  int64_t chargedOperations = 0;
   int64_t maxOperations = kDefaultMaxOperations;
   std::string error;
 

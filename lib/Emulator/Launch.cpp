@@ -418,6 +418,17 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
   for (int w = 0; w < numWaves; ++w)
     waves.emplace_back(kernel, workgroup, *code, w);
   int64_t count = config.grid[0] * config.grid[1] * config.grid[2];
+  // Every wave executes at least its return: a grid whose waves alone pass
+  // the limit is refused before it starts (it would run for hours).
+  if (count > kernel.maxOperations / numWaves)
+    return llvm::createStringError(llvm::formatv(
+        "emulator: the launch's {0} workgroups of {1} waves execute at "
+        "least {0} x {1} operations, above the limit of {2} executed "
+        "operations (--emu-max-ops)",
+        count, numWaves, kernel.maxOperations));
+  // Clearing a workgroup's LDS and its shadow state costs about as much
+  // as one simple operation per 64 bytes.
+  int64_t clearingCharge = int64_t(lds.size()) / 64;
   bool reverse = workgroupOrder == WorkgroupOrder::Reverse;
   for (int64_t step = 0; step < count; ++step) {
     int64_t i = reverse ? count - 1 - step : step;
@@ -425,6 +436,7 @@ llvm::Error mlir::qmm::emu::launchKernel(const ChipInfo &chip,
     int64_t y = i / config.grid[0] % config.grid[1];
     int64_t z = i / (config.grid[0] * config.grid[1]);
     workgroup.blockId = {x, y, z};
+    kernel.chargedOperations += clearingCharge;
     workgroup.epoch = 1;
     std::fill(lds.begin(), lds.end(), 0);
     workgroup.shadowEpoch.assign(lds.size(), 0);

@@ -16,7 +16,10 @@
 // * Section 7.2 (block scales): one E8M0 scale per 32 K per row of A and per
 //   column of B; lane l supplies the scale of row (column) l % M for K block
 //   l / M, from the byte that scalesIdx (OPSEL) selects. Scales multiply each
-//   block's dot product before it is accumulated; 0xFF is NaN.
+//   block's dot product before it is accumulated; 0xFF is NaN. The scaling
+//   is by exponent ("exponent block scaling"): the dot product times
+//   2^(ea + eb) in one step, so two large (or small) scales never overflow
+//   (underflow) on their own where the scaled product is in f32's range.
 // * LLVM selects the unscaled instruction when both scale operands are the
 //   constant 0; their scale is then 1.0, not 2^-127. The emulator does the
 //   same, since it emulates the code object.
@@ -33,6 +36,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -77,8 +81,11 @@ static uint8_t scaleByte(const Lanes &scales, int lane, unsigned index) {
   return uint8_t(scales.at(lane, index));
 }
 
-static float scaleValue(uint8_t code) {
-  return code == 0xFF ? NAN : std::ldexp(1.0f, int(code) - 127);
+/// The power of two an E8M0 scale byte stands for, or none for 0xFF (NaN).
+static std::optional<int> scaleExponent(uint8_t code) {
+  if (code == 0xFF)
+    return std::nullopt;
+  return int(code) - 127;
 }
 
 static bool isFp8(Type t) {
@@ -274,8 +281,12 @@ static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
   // Scales per (row, K block) and (column, K block).
   int kBlocks = shape.f8f6f4 ? shape.k / 32 : 1;
   int kPerBlock = shape.k / kBlocks;
-  std::vector<float> scaleA(size_t(shape.m) * kBlocks, 1.0f);
-  std::vector<float> scaleB(size_t(shape.n) * kBlocks, 1.0f);
+  // A scale is a power of two (its exponent; none for NaN). The block's
+  // dot product is scaled by 2^(ea + eb) in one step: E8M0 scales adjust
+  // exponents, so their product never overflows or underflows on its own
+  // (two scales of 2^100 scale a block's sum of 2^-190 to 2^10).
+  std::vector<std::optional<int>> scaleA(size_t(shape.m) * kBlocks, 0);
+  std::vector<std::optional<int>> scaleB(size_t(shape.n) * kBlocks, 0);
   if (info.scaled) {
     const Lanes &scalesA = wave.operand(3);
     const Lanes &scalesB = wave.operand(4);
@@ -283,10 +294,10 @@ static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
       int row, block;
       getIsaScalePosition(shape, /*forB=*/false, lane, row, block);
       scaleA[size_t(row) * kBlocks + block] =
-          scaleValue(scaleByte(scalesA, lane, info.indexA));
+          scaleExponent(scaleByte(scalesA, lane, info.indexA));
       getIsaScalePosition(shape, /*forB=*/true, lane, row, block);
       scaleB[size_t(row) * kBlocks + block] =
-          scaleValue(scaleByte(scalesB, lane, info.indexB));
+          scaleExponent(scaleByte(scalesB, lane, info.indexB));
     }
   }
 
@@ -316,9 +327,12 @@ static LogicalResult execMatrix(WaveInterpreter &wave, const Instr &inst,
           dotColumns<1>(aRow, Bt.data(), shape.n, j, kBegin, kEnd,
                         &partial[j]);
         for (int j = 0; j < shape.n; ++j) {
-          float scale = scaleA[size_t(i) * kBlocks + kb] *
-                        scaleB[size_t(j) * kBlocks + kb];
-          sum[j] += scale == 1.0f ? partial[j] : partial[j] * scale;
+          std::optional<int> ea = scaleA[size_t(i) * kBlocks + kb];
+          std::optional<int> eb = scaleB[size_t(j) * kBlocks + kb];
+          if (!ea || !eb)
+            sum[j] += NAN;
+          else
+            sum[j] += std::ldexp(partial[j], *ea + *eb);
         }
       }
       std::copy(sum.begin(), sum.end(),

@@ -154,6 +154,18 @@ void GemmRunner::validateGroupedRows() {
                              spec.b, spec.n, spec.k));
     hpB.emplace_back(part.highPrecision->begin(), part.highPrecision->end());
   }
+  // Each part as the recipe's ideal quantizer leaves it (the quantization
+  // tier's measure: host/QualityBudget.h), quantized as the parts were.
+  ScaleRounding aRounding = getRounding(spec.a);
+  ScaleRounding bRounding = getRounding(spec.b);
+  std::vector<std::vector<double>> idealA, idealB;
+  for (const std::vector<double> &part : hpA)
+    idealA.push_back(quantizeIdeally(part, spec.a, spec.m, spec.k, aRounding,
+                                     getMinAmax(aRounding)));
+  for (const std::vector<double> &part : hpB)
+    idealB.push_back(quantizeIdeally(part, spec.b, spec.n, spec.k, bRounding,
+                                     getMinAmax(bRounding)));
+  QualityBudget budget;
   for (int64_t row = 0; row < rows; ++row) {
     int64_t g = masked ? row / spec.m : info[row];
     int64_t local = masked ? row % spec.m : row;
@@ -213,8 +225,17 @@ void GemmRunner::validateGroupedRows() {
       }
     }
     Reference exactRow = epilogue(exactProduct);
+    Reference qualityPre = preActivation(
+        referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1, spec.n, spec.k));
     Reference qualityRow = epilogue(
         referenceGemm(rowOf(hpA[aPart]), hpB[g], c, 1, spec.n, spec.k));
+    Reference idealRow = epilogue(
+        referenceGemm(rowOf(idealA[aPart]), idealB[g], c, 1, spec.n, spec.k));
+    for (int64_t n = 0; n < spec.n; ++n)
+      if (std::isfinite(qualityRow.values[n]) &&
+          std::isfinite(idealRow.values[n]) && !isBeyondF32(qualityRow, n))
+        budget.addOutput(qualityRow.values[n], idealRow.values[n],
+                         qualityPre.values[n], spec.activation, outputType);
     for (int64_t n = 0; n < spec.n; ++n) {
       output.push_back(d.getValue(row * spec.n + n));
       exactRef.push_back(exactRow.values[n]);
@@ -223,8 +244,9 @@ void GemmRunner::validateGroupedRows() {
       qualityMag.push_back(qualityRow.magnitudes[n]);
     }
   }
-  double threshold = getQuantizationThreshold(
+  double formatBudget = getQuantizationThreshold(
       toElementType(spec.a.elementType), toElementType(spec.b.elementType));
+  double outputBudget = 0;
   if (outScales) {
     // Judged by the dequantized codes, one more quantization in tier 2.
     int64_t written = int64_t(exactRef.size()) / std::max<int64_t>(spec.n, 1);
@@ -239,7 +261,7 @@ void GemmRunner::validateGroupedRows() {
                                          spec.outRounding, spec.outMinAmax,
                                          spec.k);
     output = dequantize(codes, scales, outOperand, written, spec.n);
-    threshold += getFormatQuantizationBudget(outputType);
+    outputBudget = getFormatQuantizationBudget(outputType);
   } else {
     exact.metrics = compare(output, {exactRef, exactMag}, outputType,
                             /*checkUlps=*/true, spec.k);
@@ -254,5 +276,6 @@ void GemmRunner::validateGroupedRows() {
   }
   quality.metrics = compare(output, {qualityRef, qualityMag}, outputType,
                             /*checkUlps=*/false, spec.k);
-  judgeQualityTier(quality, threshold);
+  judgeQualityTier(quality,
+                   getQualityThreshold(budget, formatBudget, outputBudget));
 }

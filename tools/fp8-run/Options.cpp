@@ -397,7 +397,7 @@ static cl::opt<unsigned> iterations("iters", cl::init(0),
 static cl::opt<int64_t> emuMaxOps(
     "emu-max-ops", cl::init(emu::kDefaultMaxOperations),
     cl::desc("emulator: a launch that executes more operations stops with "
-             "an error naming the op (default 2^30)"),
+             "an error naming the op (default 2^26)"),
     cl::cat(category));
 
 static ChoiceOpt<emu::WorkgroupOrder> emuWorkgroupOrder(
@@ -574,11 +574,13 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
            "run `qmm-cuda-run DIR` on a GPU of the chip");
     if (deviceKind.getNumOccurrences() || iterations.getNumOccurrences() ||
         modelDevice.getNumOccurrences() || tune || tuneMeasure ||
-        !loadDir.empty() || !modulePath.empty() || jsonOutput)
+        !modulePath.empty() || jsonOutput)
       fail("--chip " + config.nvidiaChip->name +
-           ": --device, --iters, --json, --model, --tune and --load/--module "
+           ": --device, --iters, --json, --model, --tune and --module "
            "do not apply (the program runs in qmm-cuda-run: its --iters "
            "times it, its --json reports)");
+    if (saveWithoutData && !loadDir.empty())
+      fail("--no-data: the runner draws the inputs; --load gives them");
   }
   if (saveWithoutData && !config.nvidiaChip)
     fail("--no-data: saves launch plans for NVIDIA chips only (--chip "

@@ -44,6 +44,25 @@ void fp8run::judgeQualityTier(Tier &tier, double threshold) {
       tier.metrics.calcDiff < threshold && tier.metrics.nanMismatches == 0;
 }
 
+void fp8run::judgeQualityTier(Tier &tier, const QualityThreshold &rule) {
+  if (!rule.judged) {
+    tier.skipped = true;
+    tier.pass = true;
+    tier.criterion = rule.reason;
+    return;
+  }
+  judgeQualityTier(tier, rule.threshold);
+  tier.expectedCalcDiff = rule.expected;
+  // Where the recipe itself, ideally applied, misses the formats' budget
+  // on these data, the threshold follows it: say so.
+  if (rule.threshold > rule.formatBudget)
+    tier.criterion += llvm::formatv(" (the recipe's ideal quantizer reaches "
+                                    "{0:e1} on these data, above the "
+                                    "formats' budget {1:e1})",
+                                    rule.expected, rule.formatBudget)
+                          .str();
+}
+
 static llvm::json::Value sqnrJson(double sqnr) {
   if (std::isinf(sqnr))
     return nullptr; // exact agreement
@@ -52,8 +71,9 @@ static llvm::json::Value sqnrJson(double sqnr) {
 
 llvm::json::Object fp8run::tierJson(const Tier &tier) {
   if (tier.skipped)
-    return llvm::json::Object{{"skipped", true}, {"pass", true}};
-  return llvm::json::Object{
+    return llvm::json::Object{
+        {"skipped", true}, {"pass", true}, {"criterion", tier.criterion}};
+  llvm::json::Object object{
       {"max_abs_err", tier.metrics.maxAbsError},
       {"max_rel_err", tier.metrics.maxRelError},
       {"calc_diff", tier.metrics.calcDiff},
@@ -64,6 +84,9 @@ llvm::json::Object fp8run::tierJson(const Tier &tier) {
       {"beyond_f32", tier.metrics.outOfRangeElements},
       {"criterion", tier.criterion},
       {"pass", tier.pass}};
+  if (tier.expectedCalcDiff)
+    object["ideal_calc_diff"] = *tier.expectedCalcDiff;
+  return object;
 }
 
 void fp8run::printTier(const Tier &tier) {
@@ -89,6 +112,9 @@ void fp8run::printTier(const Tier &tier) {
     llvm::outs() << "  nan_mismatches " << m.nanMismatches;
   if (m.outOfRangeElements)
     llvm::outs() << "  beyond_f32 " << m.outOfRangeElements;
+  if (tier.expectedCalcDiff)
+    llvm::outs() << llvm::formatv("  ideal_calc_diff {0:e1}",
+                                  *tier.expectedCalcDiff);
   llvm::outs() << "  [" << tier.criterion << "]  "
                << (tier.pass ? "PASS" : "FAIL") << "\n";
 }

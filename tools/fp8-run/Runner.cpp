@@ -322,19 +322,45 @@ GemmReferences GemmRunner::computeReferences() const {
   refs.beyondF32.assign(spec.m * spec.n, false);
   for (size_t i = 0; i < refs.beyondF32.size(); ++i)
     refs.beyondF32[i] = isBeyondF32(refs.exact, i);
-  refs.threshold = getQuantizationThreshold(
+  double formatBudget = getQuantizationThreshold(
       toElementType(spec.a.elementType), toElementType(spec.b.elementType));
   // An FP8 output is one more quantization.
-  if (spec.outEncoding)
-    refs.threshold +=
-        getFormatQuantizationBudget(toElementType(spec.outputType));
-  if (a.highPrecision && b.highPrecision)
-    refs.quality =
-        epilogue(referenceGemm(
-                     toLogical(*a.highPrecision, spec.a, spec.m, spec.k),
-                     toLogical(*b.highPrecision, spec.b, spec.n, spec.k),
-                     cValues, spec.m, spec.n, spec.k))
-            .second;
+  double outputBudget =
+      spec.outEncoding
+          ? getFormatQuantizationBudget(toElementType(spec.outputType))
+          : 0.0;
+  refs.threshold = formatBudget + outputBudget;
+  refs.qualityRule.threshold = refs.threshold;
+  if (!a.highPrecision || !b.highPrecision)
+    return refs;
+  std::vector<double> aValues =
+      toLogical(*a.highPrecision, spec.a, spec.m, spec.k);
+  std::vector<double> bValues =
+      toLogical(*b.highPrecision, spec.b, spec.n, spec.k);
+  auto [pre, post] = epilogue(
+      referenceGemm(aValues, bValues, cValues, spec.m, spec.n, spec.k));
+  // What an ideal quantizer of the recipe reaches on these inputs (the
+  // outputs the tier judges only).
+  ScaleRounding aRounding = getRounding(spec.a);
+  ScaleRounding bRounding = getRounding(spec.b);
+  Reference ideal =
+      epilogue(referenceGemm(
+                   quantizeIdeally(aValues, spec.a, spec.m, spec.k, aRounding,
+                                   getMinAmax(aRounding)),
+                   quantizeIdeally(bValues, spec.b, spec.n, spec.k, bRounding,
+                                   getMinAmax(bRounding)),
+                   cValues, spec.m, spec.n, spec.k))
+          .second;
+  QualityBudget budget;
+  ElementType outputType = toElementType(spec.outputType);
+  for (size_t i = 0; i < post.values.size(); ++i)
+    if (!refs.beyondF32[i] && std::isfinite(post.values[i]) &&
+        std::isfinite(ideal.values[i]))
+      budget.addOutput(post.values[i], ideal.values[i], pre.values[i],
+                       spec.activation, outputType);
+  refs.qualityRule = getQualityThreshold(budget, formatBudget, outputBudget);
+  refs.threshold = refs.qualityRule.threshold;
+  refs.quality = std::move(post);
   return refs;
 }
 
@@ -372,7 +398,7 @@ void GemmRunner::validate() {
   if (refs.quality) {
     quality.metrics = compare(output, *refs.quality, outputType,
                               /*checkUlps=*/false, spec.k, refs.beyondF32);
-    judgeQualityTier(quality, refs.threshold);
+    judgeQualityTier(quality, refs.qualityRule);
   } else {
     quality.skipped = true;
     quality.pass = true;

@@ -21,6 +21,7 @@
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Runtime/QualityBudget.h"
 #include "qmm/Runtime/Validation.h"
 #include "qmm/Target/Chip.h"
 
@@ -86,6 +87,9 @@ struct Tier {
   std::string criterion;
   bool pass = false;
   bool skipped = false;
+  /// The quantization tier: the calc_diff an ideal quantizer of the recipe
+  /// is expected to reach on these inputs (host/QualityBudget.h).
+  std::optional<double> expectedCalcDiff;
 };
 
 /// The exact tier's criterion for an output of `type`: f32 within
@@ -94,6 +98,9 @@ struct Tier {
 void judgeExactTier(Tier &tier, ElementType type);
 /// The quantization tier's: calc_diff below `threshold`, no NaN mismatch.
 void judgeQualityTier(Tier &tier, double threshold);
+/// The same by a data-aware rule (host/QualityBudget.h): skipped, with the
+/// reason, where the rule cannot judge.
+void judgeQualityTier(Tier &tier, const host::QualityThreshold &rule);
 void printTier(const Tier &tier);
 llvm::json::Object tierJson(const Tier &tier);
 
@@ -126,6 +133,9 @@ struct GemmReferences {
   host::Reference preActivation, exact;
   std::optional<host::Reference> quality;
   llvm::SmallVector<bool> beyondF32;
+  /// The quantization tier's rule (host/QualityBudget.h); its threshold is
+  /// the formats' budget where there are no unquantized inputs.
+  host::QualityThreshold qualityRule;
   double threshold = 0;
 };
 

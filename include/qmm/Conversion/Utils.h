@@ -26,6 +26,18 @@ Value createExp2(OpBuilder &b, Location loc, Value e);
 /// a libdevice call in NVIDIA kernels (which makes ptxas serialize wgmma).
 Value createF32Magnitude(OpBuilder &b, Location loc, Value x);
 
+/// The two f32 factors (first, second) that apply the scales `sa` and `sb`
+/// (f32 scalars) to a value x as (x * first) * second without an
+/// intermediate overflow or underflow the exact x * sa * sb does not have:
+/// (sa * sb, 1) where that product is a normal f32 or an exact zero (a
+/// zero scale), else (sa, sb). The
+/// product leaves the normal range only when both scales lie on the same
+/// side of 1 (their product lies between them otherwise), and then each
+/// step moves x monotonically towards the result. Integer compares only
+/// (no math.absf, a libdevice call in NVIDIA kernels).
+std::pair<Value, Value> createScaleFactors(OpBuilder &b, Location loc,
+                                           Value sa, Value sb);
+
 /// An f32 / i32 constant.
 Value createF32(OpBuilder &b, Location loc, double value);
 Value createI32(OpBuilder &b, Location loc, int64_t value);

@@ -67,11 +67,13 @@ struct LaunchConfig {
 };
 
 /// The default bound on the operations one launch executes (KernelStats::
-/// operations): about 75 times the largest launch of the project's
-/// benchmarks (benchmarks/emulator_shapes.sh: the 4096x7168x512 blockwise
-/// GEMM executes 1.4e7 on gfx942, in half a minute), while a loop of simple
-/// ops that never ends stops within minutes.
-constexpr int64_t kDefaultMaxOperations = int64_t(1) << 30;
+/// operations, plus one per 64 bytes of LDS each workgroup clears as it
+/// starts): about 5 times the largest launch of the project's benchmarks
+/// (benchmarks/emulator_shapes.sh: the 4096x7168x512 blockwise GEMM
+/// executes 1.4e7 on gfx942, in half a minute), while a loop of simple ops
+/// that never ends, or a grid of billions of small workgroups, stops within
+/// seconds. --emu-max-ops raises it for larger launches.
+constexpr int64_t kDefaultMaxOperations = int64_t(1) << 26;
 
 /// The bound every launch of this process runs under (fp8-run sets it from
 /// --emu-max-ops); it must be positive.

@@ -1,12 +1,15 @@
 //===- LowerWaveScales.cpp - qmm.wave_scale_accumulate to loads and FMAs --===//
 //
 // Stage 6 of the AMD pipeline: one K block's scales applied to a wave's f32
-// partial sums, acc = fma(partial, scale_a(row) * scale_b(col), acc), with
-// every scale a lane needs loaded once per block.
+// partial sums, acc = fma(partial * f1, f2, acc) where (f1, f2) is
+// (scale_a(row) * scale_b(col), 1), or (scale_a, scale_b) where that product
+// would overflow or underflow f32, with every scale a lane needs loaded once
+// per block.
 //
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
+#include "qmm/Conversion/Utils.h"
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/AMDGPU/KernelIndexing.h"
 #include "qmm/Conversion/AMDGPU/WaveLowerings.h"
@@ -94,18 +97,24 @@ static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
     aScales.push_back(loadScale(im, op.getAScales(), op.getAEncoding(), m, k,
                                 row, op.getK()));
   }
+  // Each item's scales as two factors, (partial * first) * second (see
+  // createScaleFactors: sa * sb may leave f32's range where the scaled
+  // partial does not).
+  using Factors = std::pair<Value, Value>;
+  auto broadcast = [&](Factors factors) -> Factors {
+    return {vector::BroadcastOp::create(b, loc, accType, factors.first),
+            vector::BroadcastOp::create(b, loc, accType, factors.second)};
+  };
   Value sharedBScale;
-  SmallVector<Value> rowScales; // with one B scale: sa(row) * sb, broadcast
+  SmallVector<Factors> rowFactors; // with one B scale: sa(row), sb broadcast
   if (oneBScale) {
     sharedBScale = loadScale(im, op.getBScales(), op.getBEncoding(), n, k,
                              op.getCol(), op.getK());
     for (int64_t rm = 0; rm < repeatsM; ++rm)
-      rowScales.push_back(
-          oneAScale && rm > 0
-              ? rowScales.front()
-              : vector::BroadcastOp::create(
-                    b, loc, accType,
-                    arith::MulFOp::create(b, loc, aScales[rm], sharedBScale)));
+      rowFactors.push_back(oneAScale && rm > 0
+                               ? rowFactors.front()
+                               : broadcast(createScaleFactors(
+                                     b, loc, aScales[rm], sharedBScale)));
   }
   SmallVector<Value> result(op.getAcc().size());
   for (int64_t rn = 0; rn < repeatsN; ++rn) {
@@ -116,19 +125,25 @@ static SmallVector<Value> lowerScaleAccumulate(OpBuilder &b,
                     im.add(op.getCol(), layout.col(im, lane, rn, i)),
                     op.getK()));
     for (int64_t rm = 0; rm < repeatsM; ++rm) {
-      Value scale;
+      Factors factors;
       if (oneBScale) {
-        scale = rowScales[rm];
+        factors = rowFactors[rm];
       } else {
-        SmallVector<Value> products;
-        for (Value bScale : bScales)
-          products.push_back(
-              arith::MulFOp::create(b, loc, aScales[rm], bScale));
-        scale = vector::FromElementsOp::create(b, loc, accType, products);
+        SmallVector<Value> firsts, seconds;
+        for (Value bScale : bScales) {
+          auto [first, second] =
+              createScaleFactors(b, loc, aScales[rm], bScale);
+          firsts.push_back(first);
+          seconds.push_back(second);
+        }
+        factors = {vector::FromElementsOp::create(b, loc, accType, firsts),
+                   vector::FromElementsOp::create(b, loc, accType, seconds)};
       }
       int64_t index = layout.index(rm, rn);
-      result[index] = vector::FMAOp::create(b, loc, op.getPartials()[index],
-                                            scale, op.getAcc()[index]);
+      Value scaled =
+          arith::MulFOp::create(b, loc, op.getPartials()[index], factors.first);
+      result[index] = vector::FMAOp::create(b, loc, scaled, factors.second,
+                                            op.getAcc()[index]);
     }
   }
   return result;

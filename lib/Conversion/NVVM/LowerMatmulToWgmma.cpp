@@ -179,9 +179,8 @@ void WgmmaKernelBuilder::prepareConsumer(ImplicitLocOpBuilder &b) {
         {bScales, op.getBEncoding(), n}}) {
     if (encoding.getKind() != ScaleKind::PerTensor)
       continue;
-    Value scale = loadScale(b, scales, encoding, rows, c0, c0);
-    tensorScale =
-        tensorScale ? arith::MulFOp::create(b, tensorScale, scale) : scale;
+    (scales == aScales ? tensorScaleA : tensorScaleB) =
+        loadScale(b, scales, encoding, rows, c0, c0);
   }
   // Without staging, D's elements are stored in pairs through a global
   // pointer when the pairs (two adjacent columns, the first even) are

@@ -34,18 +34,24 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
   bool masked = m % tiling.tileM != 0 || n % tiling.tileN != 0;
   Value c0 = constant(b, 0);
   Value mValue = constant(b, m), nValue = constant(b, n);
-  // The epilogue's scale per row: A's (per-row; rows past M read row
-  // M - 1's) times the per-tensor ones.
+  // The epilogue's A scale per row: per-row (rows past M read row M - 1's)
+  // or per-tensor, or none.
   SmallVector<Value, 2> rowScales;
   for (Value row : rows) {
-    Value scale = tensorScale;
+    Value scale = tensorScaleA;
     if (aPerRow) {
       Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-      Value rowScale = loadScale(b, aScales, op.getAEncoding(), m, clamped, c0);
-      scale = scale ? arith::MulFOp::create(b, scale, rowScale) : rowScale;
+      scale = loadScale(b, aScales, op.getAEncoding(), m, clamped, c0);
     }
     rowScales.push_back(scale);
   }
+  // With a B scale per tensor, each row's two factors (createScaleFactors:
+  // sa * sb may overflow f32 where the scaled value does not) once.
+  SmallVector<std::pair<Value, Value>, 2> rowFactors;
+  for (Value rowScale : rowScales)
+    if (rowScale && tensorScaleB)
+      rowFactors.push_back(
+          createScaleFactors(b, b.getLoc(), rowScale, tensorScaleB));
   auto inRange = [&](ImplicitLocOpBuilder &b, Value row, Value column) {
     return arith::AndIOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, mValue),
@@ -112,15 +118,24 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
   };
   // Fragment element 4 group + 2 half + pair times its scales.
   auto scaledElement = [&](const ColumnGroup &columnGroup, int64_t group,
-                           int64_t half, int64_t pair) {
+                           int64_t half, int64_t pair) -> Value {
     Value value = LLVM::ExtractValueOp::create(b, accumulator,
                                                4 * group + 2 * half + pair);
-    Value scale = rowScales[half];
+    Value rowScale = rowScales[half];
     Value columnScale = columnGroup.columnScales[pair];
-    if (columnScale)
-      scale = scale ? arith::MulFOp::create(b, scale, columnScale)
-                    : columnScale;
-    return scale ? arith::MulFOp::create(b, value, scale) : value;
+    if (!columnScale)
+      columnScale = tensorScaleB;
+    if (!rowScale || !columnScale) {
+      Value scale = rowScale ? rowScale : columnScale;
+      return scale ? arith::MulFOp::create(b, value, scale) : value;
+    }
+    auto [first, second] =
+        rowFactors.empty()
+            ? createScaleFactors(b, b.getLoc(), rowScale, columnScale)
+            : rowFactors[half];
+    return arith::MulFOp::create(b, arith::MulFOp::create(b, value, first),
+                                 second)
+        .getResult();
   };
   if (op.getOutScales()) {
     // FP8 output (never accumulated into): each block's f32 results where

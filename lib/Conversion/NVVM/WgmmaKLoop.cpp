@@ -10,6 +10,8 @@
 
 #include "WgmmaKernelBuilder.h"
 
+#include "qmm/Conversion/Utils.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -187,16 +189,19 @@ Value WgmmaKernelBuilder::promoteFragment(ImplicitLocOpBuilder &b,
   // the wait and the next issue.
   tile.fragment = pinFragment(b, tile.fragment);
   Value fragment = tile.fragment;
-  // The K tile's factor per row (of the thread's two): sa x sb.
-  SmallVector<Value, 2> factors;
+  // The K tile's factors per row (of the thread's two): sa or sb alone, or
+  // both as createScaleFactors makes them (sa * sb may overflow f32 where
+  // the scaled fragment does not).
+  SmallVector<std::pair<Value, Value>, 2> factors;
   const KTileScales &scales = tile.scales;
   for (int64_t row = 0; row < 2 && (scales.b || !scales.a.empty()); ++row) {
     if (scales.a.empty())
-      factors.push_back(scales.b);
+      factors.push_back({scales.b, nullptr});
     else if (!scales.b)
-      factors.push_back(scales.a[row]);
+      factors.push_back({scales.a[row], nullptr});
     else
-      factors.push_back(arith::MulFOp::create(b, scales.a[row], scales.b));
+      factors.push_back(
+          createScaleFactors(b, b.getLoc(), scales.a[row], scales.b));
   }
   Value promoted = accumulator;
   for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
@@ -205,9 +210,13 @@ Value WgmmaKernelBuilder::promoteFragment(ImplicitLocOpBuilder &b,
     // Block scales: one fused multiply-add per element (one rounding).
     // llvm.intr.fma, not math.fma: the GPU lowering would make that a call
     // to libdevice's __nv_fmaf, and ptxas serializes wgmma around calls.
-    if (!factors.empty())
-      sum = LLVM::FMAOp::create(b, partial, factors[(i % 4) / 2], sum);
-    else
+    if (!factors.empty()) {
+      auto [first, second] = factors[(i % 4) / 2];
+      sum = second ? LLVM::FMAOp::create(
+                         b, arith::MulFOp::create(b, partial, first), second,
+                         sum)
+                   : LLVM::FMAOp::create(b, partial, first, sum);
+    } else
       sum = arith::AddFOp::create(b, sum, partial);
     promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
   }

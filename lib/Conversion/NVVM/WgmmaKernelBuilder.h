@@ -440,8 +440,9 @@ private:
   bool clustered() const { return tiling.clusterRows > 1; }
   // Consumer values set by prepareConsumer.
   Value warp, lane;
-  /// The product of the per-tensor scales, or null.
-  Value tensorScale;
+  /// A's and B's per-tensor scales, each null where the operand's scales
+  /// are not per-tensor.
+  Value tensorScaleA, tensorScaleB;
   /// D as a global pointer where pairs of elements are stored at once, or
   /// null (odd N).
   Value destinationPointer;

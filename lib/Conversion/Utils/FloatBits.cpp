@@ -25,6 +25,30 @@ Value qmm::createF32Magnitude(OpBuilder &b, Location loc, Value x) {
       arith::AndIOp::create(b, loc, bits, createI32(b, loc, 0x7FFFFFFF)));
 }
 
+std::pair<Value, Value> qmm::createScaleFactors(OpBuilder &b, Location loc,
+                                                Value sa, Value sb) {
+  Value product = arith::MulFOp::create(b, loc, sa, sb);
+  // Normal: a biased exponent in [1, 254], i.e. the magnitude's bits minus
+  // the smallest normal's below the span up to infinity (NaN fails too).
+  Value magnitude = arith::AndIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, b.getI32Type(), product),
+      createI32(b, loc, 0x7FFFFFFF));
+  Value normal = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult,
+      arith::SubIOp::create(b, loc, magnitude, createI32(b, loc, 0x00800000)),
+      createI32(b, loc, 0x7F000000));
+  // A zero scale makes the product exactly zero: (0, 1) keeps x * 0 from
+  // meeting x * sa = Inf on the sequential path.
+  Value zero = createF32(b, loc, 0.0);
+  auto isZero = [&](Value s) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, zero);
+  };
+  normal = arith::OrIOp::create(
+      b, loc, normal, arith::OrIOp::create(b, loc, isZero(sa), isZero(sb)));
+  return {arith::SelectOp::create(b, loc, normal, product, sa),
+          arith::SelectOp::create(b, loc, normal, createF32(b, loc, 1.0), sb)};
+}
+
 Value qmm::createI32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
 }

@@ -6,7 +6,9 @@
 // multiple of 16 (the op's contract), so a 128-column block holds them all:
 // B's scale is loaded once, at [min(col, 47) / 128, k / 128] (columns past
 // N = 48 clamped), and one product with A's scale is broadcast to the
-// lane's items. One fma.
+// lane's items as two factors: (sa * sb, 1) where that product is a normal
+// f32 (its magnitude's bits minus 2^23 below 0x7F000000) or a scale is 0,
+// else (sa, sb); one multiply and one fma.
 // Index maps over the thread id s0 (lane = s0 mod 64) and the op's
 // row / col / k:
 //   item row: s1 (row) + lane % 16, which MLIR prints with s0 mod 16
@@ -27,8 +29,22 @@
 // CHECK:         %[[SCALE_B:.*]] = memref.load %[[SB]][%[[BR]], %[[KB]]]
 // CHECK-NOT:     memref.load
 // CHECK:         %[[S:.*]] = arith.mulf %[[SCALE_A]], %[[SCALE_B]] : f32
-// CHECK:         %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<4xf32>
-// CHECK:         %[[NEW:.*]] = vector.fma %[[P]], %[[SV]], %[[ACC]] : vector<4xf32>
+// CHECK:         %[[BITS:.*]] = arith.bitcast %[[S]] : f32 to i32
+// CHECK:         %[[MAG:.*]] = arith.andi %[[BITS]], %c2147483647_i32
+// CHECK-DAG:     %[[TOP:.*]] = arith.constant 2130706432 : i32
+// CHECK-DAG:     %[[MIN:.*]] = arith.constant 8388608 : i32
+// CHECK:         %[[OFF:.*]] = arith.subi %[[MAG]], %[[MIN]]
+// CHECK:         %[[NORMAL:.*]] = arith.cmpi ult, %[[OFF]], %[[TOP]]
+// CHECK-DAG:     %[[BZERO:.*]] = arith.cmpf oeq, %[[SCALE_B]], %[[ZERO:.*]] : f32
+// CHECK-DAG:     %[[AZERO:.*]] = arith.cmpf oeq, %[[SCALE_A]], %[[ZERO]] : f32
+// CHECK:         %[[ANYZERO:.*]] = arith.ori %[[AZERO]], %[[BZERO]]
+// CHECK:         %[[OK:.*]] = arith.ori %[[NORMAL]], %[[ANYZERO]]
+// CHECK:         %[[F1:.*]] = arith.select %[[OK]], %[[S]], %[[SCALE_A]] : f32
+// CHECK:         %[[F2:.*]] = arith.select %[[OK]], %{{.*}}, %[[SCALE_B]] : f32
+// CHECK:         %[[F1V:.*]] = vector.broadcast %[[F1]] : f32 to vector<4xf32>
+// CHECK:         %[[F2V:.*]] = vector.broadcast %[[F2]] : f32 to vector<4xf32>
+// CHECK:         %[[SCALED:.*]] = arith.mulf %[[P]], %[[F1V]] : vector<4xf32>
+// CHECK:         %[[NEW:.*]] = vector.fma %[[SCALED]], %[[F2V]], %[[ACC]] : vector<4xf32>
 // CHECK:         vector.store %[[NEW]]
 // CHECK-NOT:   qmm.wave_scale_accumulate
 // CHECK-NOT:     arith.{{(add|mul|div|rem)}}{{.*}} : index

@@ -83,11 +83,11 @@
 // CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
 // CHECK-NOT:         multicast_mask
 
-// The consumers, before their tile loop: the product of the per-tensor
-// scales, loaded once (D is written through TMA, not a global pointer).
-// CHECK:         memref.load %{{.*}} : memref<1x1xf32>
-// CHECK:         memref.load %{{.*}} : memref<1x1xf32>
-// CHECK:         %[[SCALE:.*]] = arith.mulf
+// The consumers, before their tile loop: the per-tensor scales, loaded
+// once (D is written through TMA, not a global pointer).
+// CHECK:         %[[TSA:.*]] = memref.load %{{.*}} : memref<1x1xf32>
+// CHECK:         %[[TSB:.*]] = memref.load %{{.*}} : memref<1x1xf32>
+// CHECK-NOT:     arith.mulf
 // CHECK-NOT:     llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // One K tile's wgmma group is in flight at a time: issue, then
 // wait_group 0 (ptxas serializes every wgmma of a kernel where registers
@@ -173,11 +173,17 @@
 // CHECK-NEXT:        scf.yield %[[LAST]]
 // CHECK-NOT:       nvvm.wgmma
 
-// The epilogue: the per-tensor scales multiply each f32 sum, which is
-// rounded to bf16; every pair is staged in shared memory as 4 bytes, those
-// past 200 x 136 too (TMA stores D's part of a box): no masks.
+// The epilogue: the per-tensor scales multiply each f32 sum as two
+// factors made once (sa * sb and 1, or sa and sb where that product is not
+// a normal f32: createScaleFactors), the sum then rounded to bf16; every
+// pair is staged in shared memory as 4 bytes, those past 200 x 136 too
+// (TMA stores D's part of a box): no masks.
+// CHECK:           %[[TP:.*]] = arith.mulf %[[TSA]], %[[TSB]]
+// CHECK:           %[[TF1:.*]] = arith.select %{{.*}}, %[[TP]], %[[TSA]]
+// CHECK:           %[[TF2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[TSB]]
 // CHECK:           llvm.extractvalue %[[ACC]][0]
-// CHECK:           arith.mulf %{{.*}}, %[[SCALE]]
+// CHECK:           %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[TF1]]
+// CHECK:           arith.mulf %[[SCALED]], %[[TF2]]
 // CHECK-NOT:       scf.if
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
@@ -227,14 +233,25 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK-NOT:       arith.mulf
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
+// Each row's two factors (sa * sb and 1, or sa and sb where that product
+// is not a normal f32: createScaleFactors); each element times the first,
+// then a fused multiply-add with the second.
 // CHECK:           llvm.inline_asm has_side_effects "", "=f,
-// CHECK-NEXT:      %[[F0:.*]] = arith.mulf %[[SA0]], %[[SB]]
-// CHECK-NEXT:      %[[F1:.*]] = arith.mulf %[[SA1]], %[[SB]]
+// CHECK-NEXT:      %[[P0:.*]] = arith.mulf %[[SA0]], %[[SB]]
+// CHECK:           %[[F0A:.*]] = arith.select %{{.*}}, %[[P0]], %[[SA0]]
+// CHECK:           %[[F0B:.*]] = arith.select %{{.*}}, %{{.*}}, %[[SB]]
+// CHECK:           %[[P1:.*]] = arith.mulf %[[SA1]], %[[SB]]
+// CHECK:           %[[F1A:.*]] = arith.select %{{.*}}, %[[P1]], %[[SA1]]
+// CHECK:           %[[F1B:.*]] = arith.select %{{.*}}, %{{.*}}, %[[SB]]
 // Elements 0, 1 are the first row's, 2, 3 the second's (8 rows below).
-// CHECK:           llvm.intr.fma(%{{.*}}, %[[F0]], %{{.*}}) : (f32, f32, f32) -> f32
-// CHECK:           llvm.intr.fma(%{{.*}}, %[[F0]], %{{.*}}) : (f32, f32, f32) -> f32
-// CHECK:           llvm.intr.fma(%{{.*}}, %[[F1]], %{{.*}}) : (f32, f32, f32) -> f32
-// CHECK:           llvm.intr.fma(%{{.*}}, %[[F1]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           %[[X0:.*]] = arith.mulf %{{.*}}, %[[F0A]]
+// CHECK:           llvm.intr.fma(%[[X0]], %[[F0B]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           %[[X1:.*]] = arith.mulf %{{.*}}, %[[F0A]]
+// CHECK:           llvm.intr.fma(%[[X1]], %[[F0B]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           %[[X2:.*]] = arith.mulf %{{.*}}, %[[F1A]]
+// CHECK:           llvm.intr.fma(%[[X2]], %[[F1B]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           %[[X3:.*]] = arith.mulf %{{.*}}, %[[F1A]]
+// CHECK:           llvm.intr.fma(%[[X3]], %[[F1B]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:       arith.addf
 // The K loop: each K tile's scales loaded before the wait for its stage,
 // multiplied after the wait for its group.
@@ -247,8 +264,11 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK-COUNT-4:     nvvm.wgmma.mma_async
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive
-// CHECK:             %[[KF0:.*]] = arith.mulf %[[KSA0]], %[[KSB]]
-// CHECK:             llvm.intr.fma(%{{.*}}, %[[KF0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             %[[KP0:.*]] = arith.mulf %[[KSA0]], %[[KSB]]
+// CHECK:             %[[KF0A:.*]] = arith.select %{{.*}}, %[[KP0]], %[[KSA0]]
+// CHECK:             %[[KF0B:.*]] = arith.select %{{.*}}, %{{.*}}, %[[KSB]]
+// CHECK:             %[[KX0:.*]] = arith.mulf %{{.*}}, %[[KF0A]]
+// CHECK:             llvm.intr.fma(%[[KX0]], %[[KF0B]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:         arith.addf
 // CHECK:             scf.yield
 // The next tile's K tile 0, then the epilogue: f32 pairs staged in shared

@@ -117,8 +117,15 @@ def QMM_WaveScaleAccumulateOp : QMM_Op<"wave_scale_accumulate", [
     qmm.wave_mma): for each item at output row r and column c,
 
     ```
-    acc' = fma(partial, scale_a(r, k) * scale_b(c, k), acc)
+    p    = scale_a(r, k) * scale_b(c, k)
+    acc' = fma(partial * p, 1, acc)                       if p is a normal
+                                                          f32 or a zero scale
+    acc' = fma(partial * scale_a(r, k), scale_b(c, k), acc)  otherwise
     ```
+
+    (each step rounds once; the scaled partial is finite, and accurate,
+    wherever partial * scale_a * scale_b is, even where the scales' own
+    product overflows or underflows f32).
 
     where the wave's sub-tile starts at output row `row` and column `col`,
     and scale_x(i, k) is the scale of row i in the block holding column `k`
