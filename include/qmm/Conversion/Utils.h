@@ -38,6 +38,12 @@ Value createF32Magnitude(OpBuilder &b, Location loc, Value x);
 std::pair<Value, Value> createScaleFactors(OpBuilder &b, Location loc,
                                            Value sa, Value sb);
 
+/// Whether `product` = sa * sb is the factor to apply (an i1): a normal f32
+/// or an exact zero (a zero scale); createScaleFactors' choice, for code
+/// that branches on it instead of selecting.
+Value createScaleProductIsExact(OpBuilder &b, Location loc, Value sa,
+                                Value sb, Value product);
+
 /// An f32 / i32 constant.
 Value createF32(OpBuilder &b, Location loc, double value);
 Value createI32(OpBuilder &b, Location loc, int64_t value);

@@ -25,9 +25,8 @@ Value qmm::createF32Magnitude(OpBuilder &b, Location loc, Value x) {
       arith::AndIOp::create(b, loc, bits, createI32(b, loc, 0x7FFFFFFF)));
 }
 
-std::pair<Value, Value> qmm::createScaleFactors(OpBuilder &b, Location loc,
-                                                Value sa, Value sb) {
-  Value product = arith::MulFOp::create(b, loc, sa, sb);
+Value qmm::createScaleProductIsExact(OpBuilder &b, Location loc, Value sa,
+                                    Value sb, Value product) {
   // Normal: a biased exponent in [1, 254], i.e. the magnitude's bits minus
   // the smallest normal's below the span up to infinity (NaN fails too).
   Value magnitude = arith::AndIOp::create(
@@ -43,10 +42,16 @@ std::pair<Value, Value> qmm::createScaleFactors(OpBuilder &b, Location loc,
   auto isZero = [&](Value s) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s, zero);
   };
-  normal = arith::OrIOp::create(
+  return arith::OrIOp::create(
       b, loc, normal, arith::OrIOp::create(b, loc, isZero(sa), isZero(sb)));
-  return {arith::SelectOp::create(b, loc, normal, product, sa),
-          arith::SelectOp::create(b, loc, normal, createF32(b, loc, 1.0), sb)};
+}
+
+std::pair<Value, Value> qmm::createScaleFactors(OpBuilder &b, Location loc,
+                                                Value sa, Value sb) {
+  Value product = arith::MulFOp::create(b, loc, sa, sb);
+  Value exact = createScaleProductIsExact(b, loc, sa, sb, product);
+  return {arith::SelectOp::create(b, loc, exact, product, sa),
+          arith::SelectOp::create(b, loc, exact, createF32(b, loc, 1.0), sb)};
 }
 
 Value qmm::createI32(OpBuilder &b, Location loc, int64_t value) {

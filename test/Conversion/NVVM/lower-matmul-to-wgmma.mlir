@@ -233,25 +233,30 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK-NOT:       arith.mulf
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
-// Each row's two factors (sa * sb and 1, or sa and sb where that product
-// is not a normal f32: createScaleFactors); each element times the first,
-// then a fused multiply-add with the second.
+// Each row's product sa * sb; where both are normal f32 (or a scale is
+// zero) one fused multiply-add per element, else, in the other branch,
+// each element times sa, then a fused multiply-add with sb.
 // CHECK:           llvm.inline_asm has_side_effects "", "=f,
 // CHECK-NEXT:      %[[P0:.*]] = arith.mulf %[[SA0]], %[[SB]]
-// CHECK:           %[[F0A:.*]] = arith.select %{{.*}}, %[[P0]], %[[SA0]]
-// CHECK:           %[[F0B:.*]] = arith.select %{{.*}}, %{{.*}}, %[[SB]]
+// CHECK:           arith.ori
+// CHECK-NEXT:      %[[OK0:.*]] = arith.ori
 // CHECK:           %[[P1:.*]] = arith.mulf %[[SA1]], %[[SB]]
-// CHECK:           %[[F1A:.*]] = arith.select %{{.*}}, %[[P1]], %[[SA1]]
-// CHECK:           %[[F1B:.*]] = arith.select %{{.*}}, %{{.*}}, %[[SB]]
+// CHECK:           arith.ori
+// CHECK-NEXT:      %[[OK1:.*]] = arith.ori
+// CHECK:           %[[OK:.*]] = arith.andi %[[OK0]], %[[OK1]]
+// CHECK:           scf.if %[[OK]]
 // Elements 0, 1 are the first row's, 2, 3 the second's (8 rows below).
-// CHECK:           %[[X0:.*]] = arith.mulf %{{.*}}, %[[F0A]]
-// CHECK:           llvm.intr.fma(%[[X0]], %[[F0B]], %{{.*}}) : (f32, f32, f32) -> f32
-// CHECK:           %[[X1:.*]] = arith.mulf %{{.*}}, %[[F0A]]
-// CHECK:           llvm.intr.fma(%[[X1]], %[[F0B]], %{{.*}}) : (f32, f32, f32) -> f32
-// CHECK:           %[[X2:.*]] = arith.mulf %{{.*}}, %[[F1A]]
-// CHECK:           llvm.intr.fma(%[[X2]], %[[F1B]], %{{.*}}) : (f32, f32, f32) -> f32
-// CHECK:           %[[X3:.*]] = arith.mulf %{{.*}}, %[[F1A]]
-// CHECK:           llvm.intr.fma(%[[X3]], %[[F1B]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             llvm.intr.fma(%{{.*}}, %[[P0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             llvm.intr.fma(%{{.*}}, %[[P0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             llvm.intr.fma(%{{.*}}, %[[P1]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             llvm.intr.fma(%{{.*}}, %[[P1]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:           } else {
+// CHECK:             %[[X0:.*]] = arith.mulf %{{.*}}, %[[SA0]]
+// CHECK:             llvm.intr.fma(%[[X0]], %[[SB]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             %[[X1:.*]] = arith.mulf %{{.*}}, %[[SA0]]
+// CHECK:             llvm.intr.fma(%[[X1]], %[[SB]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             %[[X2:.*]] = arith.mulf %{{.*}}, %[[SA1]]
+// CHECK:             llvm.intr.fma(%[[X2]], %[[SB]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:       arith.addf
 // The K loop: each K tile's scales loaded before the wait for its stage,
 // multiplied after the wait for its group.
@@ -265,10 +270,11 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive
 // CHECK:             %[[KP0:.*]] = arith.mulf %[[KSA0]], %[[KSB]]
-// CHECK:             %[[KF0A:.*]] = arith.select %{{.*}}, %[[KP0]], %[[KSA0]]
-// CHECK:             %[[KF0B:.*]] = arith.select %{{.*}}, %{{.*}}, %[[KSB]]
-// CHECK:             %[[KX0:.*]] = arith.mulf %{{.*}}, %[[KF0A]]
-// CHECK:             llvm.intr.fma(%[[KX0]], %[[KF0B]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             scf.if
+// CHECK:               llvm.intr.fma(%{{.*}}, %[[KP0]], %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK:             } else {
+// CHECK:               %[[KX0:.*]] = arith.mulf %{{.*}}, %[[KSA0]]
+// CHECK:               llvm.intr.fma(%[[KX0]], %[[KSB]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:         arith.addf
 // CHECK:             scf.yield
 // The next tile's K tile 0, then the epilogue: f32 pairs staged in shared
