@@ -27,7 +27,9 @@
 // 'scaled' line: the buffer holds [rows, columns] codes, row-major, and
 // its checks judge code x scale, each row's block of <block-columns>
 // columns taking its scale (<scale-element> f32 or f8E8M0FNU) from
-// [rows, ceil(columns / block-columns)] in the scales buffer.
+// [rows, ceil(columns / block-columns)] in the scales buffer. A scales
+// buffer is checked as its <scale-element> only, and f8E8M0FNU only in a
+// scales buffer (PlanOutputs.cpp).
 //
 // A tensormap is a TMA descriptor (CUtensorMap) over the buffer's bytes
 // from <byte-offset> on, which the runner encodes with
@@ -46,6 +48,11 @@
 // extent divides the grid's, and the cluster holds at most 8 blocks, the
 // portable size. Without it (or with 1 1 1) the launch has no clusters.
 //
+// Each launch is checked against its kernel's PTX entry (LaunchChecks.cpp):
+// the arguments against the parameters (count, sizes, tensor maps), the
+// block and cluster shapes against the entry's directives, and its shared
+// memory.
+//
 // Indices count 0, 1, 2, ... in order; everything is defined before use.
 // Every problem is diagnosed with the plan's path and line: the plan comes
 // from another machine, and a bad one must never reach the GPU.
@@ -53,6 +60,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Plan.h"
+#include "LaunchChecks.h"
+#include "PlanParser.h"
 #include "Ptx.h"
 #include "TensorMap.h"
 
@@ -63,18 +72,10 @@ namespace qmmcuda {
 
 namespace {
 
-// Limits that keep every size computation far from overflow and every host
-// allocation plausible; no real plan comes near them.
-constexpr uint64_t kMaxBufferBytes = uint64_t(1) << 40;
-constexpr uint64_t kMaxIndex = 1u << 20;
-constexpr uint64_t kMaxArgs = 4096;
+using detail::Token;
+
 constexpr uint64_t kMaxPlanBytes = uint64_t(64) << 20;
 constexpr uint64_t kMaxPtxBytes = uint64_t(1) << 30;
-
-struct Token {
-  std::string text;
-  size_t offset; // in the line, for the free-text tails (program, label)
-};
 
 std::vector<Token> tokenize(const std::string &line) {
   std::vector<Token> tokens;
@@ -91,58 +92,15 @@ std::vector<Token> tokenize(const std::string &line) {
   return tokens;
 }
 
-std::string trimRight(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.pop_back();
-  return text;
-}
-
 std::string joinPath(const std::string &dir, const std::string &file) {
   if (dir.empty())
     return file;
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
+} // namespace
 
-class PlanParser {
-public:
-  explicit PlanParser(Plan &plan) : plan(plan) {}
-
-  Status parse(const std::string &text);
-
-private:
-  Status error(const std::string &message) const {
-    return Status::error(
-        formatString("%s:%u: %s", plan.planPath.c_str(), line, message.c_str()));
-  }
-  /// An unsigned integer field in [min, max], or an error naming it.
-  Status parseField(const Token &token, const char *what, uint64_t min,
-                    uint64_t max, uint64_t &value) const;
-  /// An index that must continue 0, 1, 2, ...
-  Status parseNextIndex(const Token &token, const char *what, size_t next,
-                        uint64_t &value) const;
-  Status parseFileName(const Token &token, std::string &file,
-                       std::string &path) const;
-  Status expectTokens(const std::vector<Token> &tokens, size_t count,
-                      const char *syntax) const;
-
-  Status parseHeader(const std::string &text);
-  Status parseChip(const std::vector<Token> &tokens);
-  Status parseModule(const std::vector<Token> &tokens);
-  Status parseKernel(const std::vector<Token> &tokens);
-  Status parseBuffer(const std::vector<Token> &tokens);
-  Status parseTensorMap(const std::vector<Token> &tokens);
-  Status parseLaunch(const std::vector<Token> &tokens);
-  Status parseLaunchArg(const Token &token, size_t position, LaunchArg &arg);
-  Status parseCluster(const std::vector<Token> &tokens, size_t first,
-                      PlanLaunch &launch) const;
-  Status parseScaled(const std::vector<Token> &tokens);
-  Status parseCheck(const std::vector<Token> &tokens, const std::string &text);
-
-  Plan &plan;
-  unsigned line = 0;
-  unsigned chipLine = 0, programLine = 0, flopsLine = 0;
-};
+namespace detail {
 
 Status PlanParser::parseField(const Token &token, const char *what,
                               uint64_t min, uint64_t max,
@@ -270,22 +228,18 @@ Status PlanParser::parseKernel(const std::vector<Token> &tokens) {
   kernel.module = static_cast<unsigned>(module);
   kernel.entry = tokens[3].text;
   const PlanModule &planModule = plan.modules[kernel.module];
-  switch (findPtxEntry(planModule.ptx, kernel.entry, kernel.paramSizes)) {
-  case EntryLookup::Missing:
+  // An unusual parameter list (EntryLookup::Unparsed) leaves the
+  // arguments unchecked; the driver still checks the name.
+  if (findPtxEntry(planModule.ptx, kernel.entry, kernel.ptx) ==
+      EntryLookup::Missing)
     return error(formatString("kernel %llu: module %llu ('%s') has no "
                               "'.entry %s'",
                               static_cast<unsigned long long>(index),
                               static_cast<unsigned long long>(module),
                               planModule.file.c_str(), kernel.entry.c_str()));
-  case EntryLookup::Found:
-    kernel.paramsKnown = true;
-    break;
-  case EntryLookup::Unparsed:
-    // An unusual parameter list: the driver still checks the name, only
-    // the argument sizes go unchecked.
-    kernel.paramsKnown = false;
-    break;
-  }
+  if (Status status = checkKernelDeclarations(plan, kernel, index);
+      !status.isOk())
+    return error(status.getMessage());
   plan.kernels.push_back(std::move(kernel));
   return Status::ok();
 }
@@ -485,23 +439,12 @@ Status PlanParser::parseLaunch(const std::vector<Token> &tokens) {
     if (Status status = parseCluster(tokens, clusterToken, launch);
         !status.isOk())
       return status;
+  std::vector<std::string> argTexts;
+  for (size_t i = 0; i < nargs; ++i)
+    argTexts.push_back(tokens[10 + i].text);
+  if (Status status = checkLaunch(plan, launch, argTexts); !status.isOk())
+    return error(status.getMessage());
   PlanKernel &planKernel = plan.kernels[launch.kernel];
-  if (planKernel.paramsKnown) {
-    const char *file = plan.modules[planKernel.module].file.c_str();
-    if (planKernel.paramSizes.size() != launch.args.size())
-      return error(formatString("launch: '%s' in '%s' takes %zu parameters, "
-                                "the launch passes %zu",
-                                planKernel.entry.c_str(), file,
-                                planKernel.paramSizes.size(),
-                                launch.args.size()));
-    for (size_t i = 0; i < launch.args.size(); ++i)
-      if (planKernel.paramSizes[i] != launch.args[i].bytes())
-        return error(formatString(
-            "launch argument %zu: '%s' passes %u bytes, parameter %zu of '%s' "
-            "in '%s' has %u",
-            i, tokens[10 + i].text.c_str(), launch.args[i].bytes(), i,
-            planKernel.entry.c_str(), file, planKernel.paramSizes[i]));
-  }
   if (launch.dynamicShared > planKernel.maxDynamicShared)
     planKernel.maxDynamicShared = launch.dynamicShared;
   plan.launches.push_back(std::move(launch));
@@ -550,186 +493,6 @@ Status PlanParser::parseCluster(const std::vector<Token> &tokens, size_t first,
                               "the portable cluster size)",
                               static_cast<unsigned long long>(blocks),
                               kMaxPortableClusterBlocks));
-  return Status::ok();
-}
-
-/// The check element spelled `text` (MLIR's spelling), or false.
-static bool parseElementName(const std::string &text, ElementType &element) {
-  for (ElementType candidate :
-       {ElementType::F32, ElementType::Bf16, ElementType::F16,
-        ElementType::F8E4M3FN, ElementType::F8E5M2, ElementType::F8E8M0FNU})
-    if (text == getElementName(candidate)) {
-      element = candidate;
-      return true;
-    }
-  return false;
-}
-
-static bool isFP8Codes(ElementType element) {
-  return element == ElementType::F8E4M3FN || element == ElementType::F8E5M2;
-}
-
-Status PlanParser::parseScaled(const std::vector<Token> &tokens) {
-  if (Status status = expectTokens(
-          tokens, 7,
-          "scaled <buffer-index> <scales-buffer-index> <scale-element> "
-          "<rows> <columns> <block-columns>");
-      !status.isOk())
-    return status;
-  PlanScaling scaling;
-  scaling.line = line;
-  uint64_t indices[2];
-  for (int i = 0; i < 2; ++i)
-    if (!parseUnsigned(tokens[1 + i].text, kMaxIndex, indices[i]) ||
-        indices[i] >= plan.buffers.size())
-      return error(formatString("scaled: buffer '%s' is not defined (%zu "
-                                "defined so far)",
-                                tokens[1 + i].text.c_str(),
-                                plan.buffers.size()));
-  scaling.buffer = static_cast<unsigned>(indices[0]);
-  scaling.scalesBuffer = static_cast<unsigned>(indices[1]);
-  if (scaling.buffer == scaling.scalesBuffer)
-    return error("scaled: the codes and their scales are the same buffer");
-  for (const PlanScaling &other : plan.scalings)
-    if (other.buffer == scaling.buffer)
-      return error(formatString("scaled: buffer %u is already scaled (line "
-                                "%u)",
-                                scaling.buffer, other.line));
-  // Checks before this line would have read the codes as they are.
-  for (const PlanCheck &check : plan.checks)
-    if (check.buffer == scaling.buffer)
-      return error(formatString("scaled: buffer %u is checked before (line "
-                                "%u); 'scaled' must come first",
-                                scaling.buffer, check.line));
-  if (!parseElementName(tokens[3].text, scaling.scaleElement) ||
-      (scaling.scaleElement != ElementType::F32 &&
-       scaling.scaleElement != ElementType::F8E8M0FNU))
-    return error(formatString("scaled: unknown scale element '%s' "
-                              "(expected f32 or f8E8M0FNU)",
-                              tokens[3].text.c_str()));
-  if (Status status = parseField(tokens[4], "scaled rows", 1, kMaxBufferBytes,
-                                 scaling.rows);
-      !status.isOk())
-    return status;
-  if (Status status = parseField(tokens[5], "scaled columns", 1,
-                                 kMaxBufferBytes, scaling.columns);
-      !status.isOk())
-    return status;
-  if (Status status = parseField(tokens[6], "scaled block columns", 1,
-                                 kMaxBufferBytes, scaling.blockColumns);
-      !status.isOk())
-    return status;
-  if (scaling.rows > kMaxBufferBytes / scaling.columns ||
-      scaling.rows * scaling.columns > plan.buffers[scaling.buffer].bytes)
-    return error(formatString(
-        "scaled: %llu x %llu codes do not fit buffer %u (%llu bytes)",
-        static_cast<unsigned long long>(scaling.rows),
-        static_cast<unsigned long long>(scaling.columns), scaling.buffer,
-        static_cast<unsigned long long>(plan.buffers[scaling.buffer].bytes)));
-  uint64_t scaleBytes = scaling.rows * scaling.scalesPerRow() *
-                        getElementBytes(scaling.scaleElement);
-  if (scaleBytes > plan.buffers[scaling.scalesBuffer].bytes)
-    return error(formatString(
-        "scaled: %llu x %llu scales do not fit buffer %u (%llu bytes)",
-        static_cast<unsigned long long>(scaling.rows),
-        static_cast<unsigned long long>(scaling.scalesPerRow()),
-        scaling.scalesBuffer,
-        static_cast<unsigned long long>(
-            plan.buffers[scaling.scalesBuffer].bytes)));
-  plan.scalings.push_back(scaling);
-  return Status::ok();
-}
-
-Status PlanParser::parseCheck(const std::vector<Token> &tokens,
-                              const std::string &text) {
-  if (tokens.size() < 9)
-    return error(formatString("expected 'check <buffer-index> <element> "
-                              "<count> <tier> <kind> <threshold> <file> "
-                              "<label...>', got %zu tokens",
-                              tokens.size()));
-  PlanCheck check;
-  check.line = line;
-  uint64_t buffer = 0;
-  if (!parseUnsigned(tokens[1].text, kMaxIndex, buffer) ||
-      buffer >= plan.buffers.size())
-    return error(formatString("check: buffer '%s' is not defined (%zu "
-                              "defined so far)",
-                              tokens[1].text.c_str(), plan.buffers.size()));
-  check.buffer = static_cast<unsigned>(buffer);
-  const std::string &element = tokens[2].text;
-  if (!parseElementName(element, check.element))
-    return error(formatString("check: unknown element type '%s' (expected "
-                              "f32, bf16, f16, f8E4M3FN, f8E5M2 or "
-                              "f8E8M0FNU)",
-                              element.c_str()));
-  for (size_t i = 0; i < plan.scalings.size(); ++i)
-    if (plan.scalings[i].buffer == check.buffer)
-      check.scaling = static_cast<int>(i);
-  if (isFP8Codes(check.element) != (check.scaling >= 0))
-    return error(formatString(
-        isFP8Codes(check.element)
-            ? "check: %s codes are judged as code x scale: buffer %u needs "
-              "an earlier 'scaled' line"
-            : "check: %s elements of buffer %u, which a 'scaled' line makes "
-              "FP8 codes",
-        element.c_str(), check.buffer));
-  if (Status status =
-          parseField(tokens[3], "check count", 1, kMaxBufferBytes, check.count);
-      !status.isOk())
-    return status;
-  uint64_t bufferBytes = plan.buffers[check.buffer].bytes;
-  unsigned elementBytes = getElementBytes(check.element);
-  if (check.count > bufferBytes / elementBytes)
-    return error(formatString(
-        "check: %llu %s elements do not fit buffer %u (%llu bytes)",
-        static_cast<unsigned long long>(check.count), element.c_str(),
-        check.buffer, static_cast<unsigned long long>(bufferBytes)));
-  if (check.scaling >= 0) {
-    const PlanScaling &scaling = plan.scalings[check.scaling];
-    if (check.count > scaling.rows * scaling.columns)
-      return error(formatString(
-          "check: %llu codes, more than the %llu x %llu of buffer %u's "
-          "'scaled' line",
-          static_cast<unsigned long long>(check.count),
-          static_cast<unsigned long long>(scaling.rows),
-          static_cast<unsigned long long>(scaling.columns), check.buffer));
-  }
-  check.tier = tokens[4].text;
-  if (check.tier != "exact" && check.tier != "quality")
-    return error(formatString("check: unknown tier '%s' (expected exact or "
-                              "quality)",
-                              check.tier.c_str()));
-  const std::string &kind = tokens[5].text;
-  if (kind == "bounds")
-    check.kind = CheckKind::Bounds;
-  else if (kind == "sqnr")
-    check.kind = CheckKind::Sqnr;
-  else if (kind == "calc_diff")
-    check.kind = CheckKind::CalcDiff;
-  else
-    return error(formatString("check: unknown kind '%s' (expected bounds, "
-                              "sqnr or calc_diff)",
-                              kind.c_str()));
-  if (!parseFiniteDouble(tokens[6].text, check.threshold))
-    return error(formatString("check: threshold '%s' is not a finite number",
-                              tokens[6].text.c_str()));
-  if (Status status = parseFileName(tokens[7], check.file, check.path);
-      !status.isOk())
-    return status;
-  uint64_t size = 0;
-  if (Status status = getFileSize(check.path, check.file, size); !status.isOk())
-    return error(status.getMessage());
-  uint64_t perElement = check.kind == CheckKind::Bounds ? 16 : 8;
-  if (size != perElement * check.count)
-    return error(formatString(
-        "check: '%s' holds %llu bytes, expected %llu (%s for each of %llu "
-        "elements)",
-        check.file.c_str(), static_cast<unsigned long long>(size),
-        static_cast<unsigned long long>(perElement * check.count),
-        check.kind == CheckKind::Bounds ? "lo and hi in f64" : "one f64",
-        static_cast<unsigned long long>(check.count)));
-  check.label = trimRight(text.substr(tokens[8].offset));
-  plan.checks.push_back(std::move(check));
   return Status::ok();
 }
 
@@ -809,7 +572,7 @@ Status PlanParser::parse(const std::string &text) {
   return Status::ok();
 }
 
-} // namespace
+} // namespace detail
 
 uint64_t Plan::totalBufferBytes() const {
   uint64_t total = 0;
@@ -827,7 +590,7 @@ Status loadPlan(const std::string &dir, Plan &plan) {
                                    text);
       !status.isOk())
     return status;
-  PlanParser parser(plan);
+  detail::PlanParser parser(plan);
   return parser.parse(text);
 }
 

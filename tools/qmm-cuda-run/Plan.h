@@ -9,6 +9,7 @@
 #ifndef QMM_CUDA_RUN_PLAN_H
 #define QMM_CUDA_RUN_PLAN_H
 
+#include "Ptx.h"
 #include "Support.h"
 
 #include <cstdint>
@@ -51,10 +52,10 @@ struct PlanKernel {
   unsigned line = 0;
   unsigned module = 0;
   std::string entry;
-  /// The byte sizes of the entry's .param list, when the PTX could be read
-  /// (the launches' arguments are checked against them).
-  std::vector<unsigned> paramSizes;
-  bool paramsKnown = false;
+  /// What the entry declares (parameters, launch directives, shared
+  /// memory) and which parameters its code uses as tensor maps: the
+  /// launches are checked against it.
+  PtxEntry ptx;
   /// The largest dynamic shared memory of its launches (> 48 KiB needs an
   /// opt-in through cuFuncSetAttribute).
   uint32_t maxDynamicShared = 0;

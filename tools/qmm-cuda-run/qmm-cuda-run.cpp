@@ -50,8 +50,9 @@ const char kUsage[] =
     "                  run left, as for a caller launching again (a kernel\n"
     "                  must leave its workspace's counters at zero)\n"
     "  --no-validate   run, but skip the plan's checks (benchmark mode)\n"
-    "  --dry-run       check the plan and every file it names, without the\n"
-    "                  CUDA driver, print a summary and exit\n"
+    "  --dry-run       check the plan, every file it names and each launch\n"
+    "                  against its PTX entry, without the CUDA driver, print\n"
+    "                  a summary and exit\n"
     "  --check-files   run nothing: evaluate the checks on the buffers' file\n"
     "                  contents, without the CUDA driver (outputs computed\n"
     "                  elsewhere, or tests of the checks themselves)\n"
@@ -193,16 +194,8 @@ void printPlanDetails(const Plan &plan) {
                 plan.modules[i].file.c_str(), plan.modules[i].ptx.size());
   for (size_t i = 0; i < plan.kernels.size(); ++i) {
     const PlanKernel &kernel = plan.kernels[i];
-    std::string params = "unchecked";
-    if (kernel.paramsKnown) {
-      params = formatString("%zu parameters", kernel.paramSizes.size());
-      for (size_t j = 0; j < kernel.paramSizes.size(); ++j)
-        params += formatString("%s%u", j ? " " : ": ", kernel.paramSizes[j]);
-      if (!kernel.paramSizes.empty())
-        params += " bytes";
-    }
     std::printf("kernel %zu: %s in module %u (%s)\n", i, kernel.entry.c_str(),
-                kernel.module, params.c_str());
+                kernel.module, describePtxEntry(kernel.ptx).c_str());
   }
   for (size_t i = 0; i < plan.buffers.size(); ++i) {
     const PlanBuffer &buffer = plan.buffers[i];
