@@ -5,6 +5,7 @@
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/KernelResources.h"
 #include "qmm/Target/Chip.h"
+#include "qmm/Target/LaunchLimits.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -130,6 +131,39 @@ static std::string describeSource(Value value, func::FuncOp func,
   return "?";
 }
 
+/// Refuses a launch no GPU of the chip takes (a grid of 2^40 workgroups for
+/// a GEMM of 2^40 rows): the extents known at compile time, as HIP checks
+/// them; a dynamic extent is checked by the runtime that launches it.
+static llvm::Error verifyLaunch(const ChipInfo &chip, const Launch &launch,
+                                llvm::StringRef function,
+                                llvm::StringRef kernel) {
+  auto describe = [&] {
+    auto extents = [](const std::array<int64_t, 3> &e) {
+      std::string text;
+      for (int64_t extent : e)
+        text += (text.empty() ? "" : ",") +
+                (extent < 0 ? std::string("?") : std::to_string(extent));
+      return text;
+    };
+    return "@" + function.str() + " launches @" + kernel.str() + " with grid " +
+           extents(launch.grid) + " x block " + extents(launch.block) +
+           ", not a valid launch on " + chip.name.str() + ": ";
+  };
+  if (llvm::is_contained(launch.block, -1))
+    return llvm::Error::success();
+  if (llvm::Error error = verifyBlockExtents(chip, launch.block))
+    return llvm::createStringError(describe() +
+                                   llvm::toString(std::move(error)));
+  std::array<int64_t, 3> grid = launch.grid;
+  for (int64_t &extent : grid)
+    if (extent == -1)
+      extent = 1;
+  if (llvm::Error error = verifyGridExtents(chip, grid, launch.block))
+    return llvm::createStringError(describe() +
+                                   llvm::toString(std::move(error)));
+  return llvm::Error::success();
+}
+
 llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
                                              const CompileOptions &options) {
   const ChipInfo *chip = lookupChip(options.chip);
@@ -218,7 +252,8 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
     for (Type type : func.getResultTypes())
       host.resultTypes.push_back(printed(type));
     llvm::DenseMap<Operation *, size_t> allocs;
-    func.walk([&](Operation *op) {
+    std::string launchError;
+    func.walk([&](Operation *op) -> WalkResult {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         allocs.try_emplace(op, allocs.size());
         host.temporaries.push_back({printed(alloc.getType()), false});
@@ -232,7 +267,7 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
       }
       auto launchOp = dyn_cast<gpu::LaunchFuncOp>(op);
       if (!launchOp)
-        return;
+        return WalkResult::advance();
       Launch launch;
       launch.kernel = kernelIndex.lookup(
           (launchOp.getKernelModuleName().getValue() + "::" +
@@ -261,8 +296,16 @@ llvm::Expected<CompiledProgram> api::compile(ModuleOp module,
           condition = "!(" + condition + ")";
         launch.conditions.insert(launch.conditions.begin(), condition);
       }
+      if (llvm::Error error = verifyLaunch(
+              *chip, launch, host.name, program.kernels[launch.kernel].name)) {
+        launchError = llvm::toString(std::move(error));
+        return WalkResult::interrupt();
+      }
       host.launches.push_back(std::move(launch));
+      return WalkResult::advance();
     });
+    if (!launchError.empty())
+      return llvm::createStringError(launchError);
     program.functions.push_back(std::move(host));
   }
   return program;

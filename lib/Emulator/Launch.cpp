@@ -3,6 +3,8 @@
 #include "Interpreter.h"
 #include "Numerics.h"
 
+#include "qmm/Target/LaunchLimits.h"
+
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -90,48 +92,6 @@ static std::string typeText(Type type) {
   std::string text;
   llvm::raw_string_ostream(text) << type;
   return text;
-}
-
-llvm::Error
-mlir::qmm::emu::verifyBlockExtents(const ChipInfo &chip,
-                                   const std::array<int64_t, 3> &block) {
-  std::string extents =
-      llvm::formatv("{0},{1},{2}", block[0], block[1], block[2]);
-  if (llvm::any_of(block, [](int64_t extent) { return extent <= 0; }))
-    return llvm::createStringError("extents must be positive, got " + extents);
-  std::optional<int64_t> threads = llvm::checkedMul(block[0], block[1]);
-  if (threads)
-    threads = llvm::checkedMul(*threads, block[2]);
-  if (!threads || *threads > chip.maxThreadsPerWorkgroup)
-    return llvm::createStringError(
-        "at most " + std::to_string(chip.maxThreadsPerWorkgroup) +
-        " threads per workgroup, got " +
-        (threads ? std::to_string(*threads) : extents));
-  for (unsigned d = 0; d < 3; ++d)
-    if (block[d] > chip.maxWorkgroupExtents[d])
-      return llvm::createStringError(llvm::formatv(
-          "extent {0} = {1} is above {2}'s limit of {3}", "xyz"[d], block[d],
-          chip.name, chip.maxWorkgroupExtents[d]));
-  return llvm::Error::success();
-}
-
-llvm::Error
-mlir::qmm::emu::verifyGridExtents(const ChipInfo &chip,
-                                  const std::array<int64_t, 3> &grid,
-                                  const std::array<int64_t, 3> &block) {
-  for (unsigned d = 0; d < 3; ++d) {
-    if (grid[d] <= 0)
-      return llvm::createStringError(
-          llvm::formatv("extents must be positive, got {0},{1},{2}", grid[0],
-                        grid[1], grid[2]));
-    std::optional<int64_t> workItems = llvm::checkedMul(grid[d], block[d]);
-    if (!workItems || *workItems > chip.maxGridWorkItemsPerDimension)
-      return llvm::createStringError(llvm::formatv(
-          "{0}: {1} workgroups of {2} threads exceed the {3} work-items a "
-          "grid dimension holds",
-          "xyz"[d], grid[d], block[d], chip.maxGridWorkItemsPerDimension));
-  }
-  return llvm::Error::success();
 }
 
 /// Why the emulator cannot hold values of `type`, if it cannot.

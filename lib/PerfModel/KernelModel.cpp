@@ -188,6 +188,20 @@ perf::modelKernel(const DisassembledKernel &kernel,
   p.descriptor = kernel.descriptor;
   if (params.clockGHz <= 0)
     return llvm::createStringError("model parameter clock must be positive");
+  // Callers of the library may fill these in directly (setParameter checks
+  // what it sets): NaN passes every comparison below it and a NaN share
+  // keeps the loop simulator from finishing.
+  for (auto [name, value] : listParameters(params))
+    if (!std::isfinite(value))
+      return llvm::createStringError("model parameter %s is not finite",
+                                     name.c_str());
+  if (!(workload.conditionalShare >= 0 && workload.conditionalShare <= 1))
+    return llvm::createStringError("the conditional share %g is not in [0, 1]",
+                                   workload.conditionalShare);
+  if (!(workload.usefulFlops >= 0) || !std::isfinite(workload.usefulFlops))
+    return llvm::createStringError("useful FLOP %g: expected a finite number "
+                                   ">= 0",
+                                   workload.usefulFlops);
   if (kernel.instructions.empty())
     return llvm::createStringError("kernel %s has no instructions",
                                    kernel.name.c_str());

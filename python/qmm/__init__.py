@@ -21,6 +21,7 @@ row in the low nibble of byte i), int32 for group indices.
 """
 
 import json
+import operator
 
 import numpy as np
 
@@ -45,6 +46,11 @@ chips = tuple(_qmm.chips())
 
 #: Rows of a contiguous grouped GEMM's segments are aligned to this.
 GROUPED_M_ALIGNMENT = _qmm.grouped_matmul_m_alignment()
+
+#: The compiler's extents and byte sizes are int64: a GEMM whose matrices
+#: would not fit is refused when it is described (running one has
+#: fp8-run's far smaller limits: see Gemm.__call__).
+_INT64_MAX = 2 ** 63 - 1
 
 
 def native_fp8(chip):
@@ -117,6 +123,7 @@ def model(ir, chip="gfx942", device=None, config="", params=None, m=None):
     "mall_seconds", "hbm_seconds", "compulsory_bytes" and "notes". Raises
     ValueError for an unknown chip, device or parameter and RuntimeError
     when the program does not compile."""
+    m = None if m is None else _extent("m", m)
     return json.loads(_qmm.model(ir, chip, device or "", config, params, m))
 
 
@@ -178,6 +185,9 @@ class Gemm:
                  b_layout="nk", accumulate=False, bias=None, activation=None,
                  aux=None, out_scale=None, out_rounding=None,
                  function="qmm_gemm"):
+        m = None if m is None else _extent("m", m)
+        n, k = _extent("n", n), _extent("k", k)
+        _check_matrix_sizes(m, n, k)
         self.m, self.n, self.k = m, n, k
         self.out_type = out_type
         self.accumulate = accumulate
@@ -206,29 +216,41 @@ class Gemm:
 
     def __call__(self, a, a_scales, b, b_scales, bias=None, c=None,
                  device="emu", chip="gfx942", config=""):
-        """Runs the GEMM; returns D, or (D, aux, scales) as the op has them."""
-        m = self.m if self.m is not None else np.shape(a)[0]
-        args = [a, a_scales, b, b_scales]
-        if self.bias is not None:
-            if bias is None:
-                raise ValueError("this GEMM takes a bias")
-            args.append(bias)
+        """Runs the GEMM; returns D, or (D, aux, scales) as the op has them.
+        Arguments of the wrong rank, shape or dtype raise ValueError (a
+        non-array TypeError) naming the argument, before anything runs;
+        so does a GEMM over fp8-run's limits (extents up to 2^31 - 1, at
+        most 2^32 elements in A, B and D)."""
+        args = {"a": a, "a_scales": a_scales, "b": b, "b_scales": b_scales}
+        _optional_argument(args, "bias", bias, self.bias is not None,
+                           "construct it with bias=...")
+        args = {name: _array(name, value) for name, value in args.items()}
+        if self.m is not None:
+            m = self.m
+        elif args["a"].ndim != 2:
+            raise ValueError(f"a: expected a 2-D array [m, k], got "
+                             f"{args['a'].ndim}-D")
+        else:
+            m = args["a"].shape[0]
+        # Before the zeros below: a larger GEMM would exhaust memory.
+        _qmm.check_gemm_size(m, self.n, self.k)
         if c is None:
             if self.accumulate:
                 raise ValueError("an accumulating GEMM needs c")
             c = _zeros(self.out_type, (m, self.n))
-        args.append(c)
+        args["c"] = _array("c", c)
         if self.aux is not None:
-            args.append(np.zeros((m, self.n), np.float32))
+            args["aux"] = np.zeros((m, self.n), np.float32)
         if self.out_scale is not None:
             blocks = _out_scale_shape(self.out_scale, m, self.n)
             dtype = np.uint8 if self.out_scale == "mx32" else np.float32
-            args.append(np.zeros(blocks, dtype))
+            args["out_scales"] = np.zeros(blocks, dtype)
         key = (device, chip, config)
         if key not in self._programs:
             self._programs[key] = Program(self._ir, self.function, device,
                                           chip, config)
-        results = self._programs[key](*args)
+        results, _, _ = self._programs[key]._program.call(
+            list(args.values()), 0, list(args))
         return results[0] if len(results) == 1 else tuple(results)
 
 
@@ -244,6 +266,10 @@ class GroupedGemm:
                  out_type="bf16", accumulate=False, bias=None, activation=None,
                  aux=None, out_scale=None, out_rounding=None,
                  function="qmm_grouped_gemm"):
+        m = None if m is None else _extent("m", m)
+        n, k = _extent("n", n), _extent("k", k)
+        groups = _extent("groups", groups)
+        _check_matrix_sizes(m, n, k, groups, masked)
         self.m, self.n, self.k, self.groups = m, n, k, groups
         self.masked = masked
         self.out_type = out_type
@@ -272,18 +298,85 @@ class GroupedGemm:
         """Runs the GEMM; returns D, or (D[, aux][, scales]). Rows that are
         not computed keep what `init`, `aux` and (an FP8 output)
         `out_scales` hold, so the caller passes them."""
-        args = [a, a_scales, b, b_scales]
-        if self.bias is not None:
-            args.append(bias)
-        args += [np.asarray(groups, np.int32), init]
-        if self.aux is not None:
-            args.append(aux)
-        if self.out_scale is not None:
-            if out_scales is None:
-                raise ValueError("an FP8 output's GEMM needs out_scales")
-            args.append(out_scales)
-        results = run(self._ir, self.function, args, device, chip, config)
+        args = {"a": a, "a_scales": a_scales, "b": b, "b_scales": b_scales}
+        _optional_argument(args, "bias", bias, self.bias is not None,
+                           "construct it with bias=...")
+        args["groups"] = _group_indices(groups)
+        args["init"] = init
+        _optional_argument(args, "aux", aux, self.aux is not None,
+                           "construct it with aux=...")
+        _optional_argument(args, "out_scales", out_scales,
+                           self.out_scale is not None,
+                           "its output is not FP8")
+        args = {name: _array(name, value) for name, value in args.items()}
+        program = _qmm.Program(self._ir, self.function, device, chip, config)
+        results, _, _ = program.call(list(args.values()), 0, list(args))
         return results[0] if len(results) == 1 else tuple(results)
+
+
+def _extent(name, value):
+    """A GEMM extent (or group count): a positive integer that fits in
+    int64; TypeError or ValueError naming it otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name}: expected an integer, got "
+                        f"{type(value).__name__} {value!r}")
+    value = operator.index(value)
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    if value > _INT64_MAX:
+        raise ValueError(f"{name} = {value} does not fit in int64")
+    return value
+
+
+def _check_matrix_sizes(m, n, k, groups=1, masked=False):
+    """Refuses a GEMM whose A, B or D (of up to 4-byte elements) the
+    compiler could not size in int64 bytes; a dynamic M counts as 1."""
+    rows = (groups if masked else 1) * (m or 1)
+    for name, elements in (("A", rows * k), ("B", groups * n * k),
+                           ("D", rows * n)):
+        if 4 * elements > _INT64_MAX:
+            raise ValueError(f"{name} would have {elements} elements, more "
+                             f"than int64 byte sizes hold")
+
+
+def _array(name, value):
+    """`value` as a numpy array (lists are converted); TypeError naming the
+    argument when it is not an array of numbers. Its dtype, rank and shape
+    are checked against the function's types by the binding."""
+    array = value if isinstance(value, np.ndarray) else None
+    if array is None and value is not None:
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError):
+            array = None
+    if array is None or array.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected a numpy array, got "
+                        f"{type(value).__name__}")
+    return array
+
+
+def _optional_argument(args, name, value, taken, why_not):
+    """Adds argument `name` where the GEMM takes it; a missing one, or one
+    given to a GEMM without it (it would be ignored), is an error."""
+    if taken:
+        if value is None:
+            raise ValueError(f"{name}: this GEMM takes it")
+        args[name] = value
+    elif value is not None:
+        raise ValueError(f"{name}: this GEMM has none ({why_not})")
+
+
+def _group_indices(groups):
+    """A contiguous grouped GEMM's group per row (or a masked one's row
+    count per group) as int32, without a silent cast: floats and values
+    outside int32 are refused."""
+    array = _array("groups", groups)
+    if array.size and array.dtype.kind not in "iu":
+        raise TypeError(f"groups: expected integers, got {array.dtype}")
+    info = np.iinfo(np.int32)
+    if array.size and (array.min() < info.min or array.max() > info.max):
+        raise ValueError("groups: values outside int32")
+    return array.astype(np.int32)
 
 
 def _zeros(type_name, shape):

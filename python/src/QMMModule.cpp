@@ -16,6 +16,7 @@
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
+#include "qmm/Runtime/GemmLimits.h"
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
 #include "qmm/Runtime/HostTensor.h"
@@ -467,19 +468,27 @@ public:
     program = std::move(*compiled);
   }
 
-  /// (results, device name, seconds per call over `iterations`).
-  py::tuple call(const std::vector<py::array> &args, int iterations) {
+  /// (results, device name, seconds per call over `iterations`). `names`
+  /// (the caller's names of the arguments, or none) go into the messages
+  /// about them.
+  py::tuple call(const std::vector<py::array> &args, int iterations,
+                 const std::vector<std::string> &names) {
     if (iterations < 0)
       raiseValueError("iterations must be non-negative");
     if (func.getNumArguments() != args.size())
       raiseValueError("@" + function + " takes " +
                       std::to_string(func.getNumArguments()) +
                       " arguments, got " + std::to_string(args.size()));
+    if (!names.empty() && names.size() != args.size())
+      raiseValueError("expected a name for each of the " +
+                      std::to_string(args.size()) + " arguments");
     std::vector<host::HostTensor> tensors;
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       auto shaped = cast<ShapedType>(type);
       std::string what =
           "argument " + std::to_string(i) + " (" + getTypeName(type) + ")";
+      if (!names.empty())
+        what = names[i] + ", " + what;
       tensors.push_back(toHostTensor(
           args[i], getRuntimeElementType(shaped.getElementType(), what),
           resolveExtents(shaped, args[i], what), what));
@@ -531,7 +540,7 @@ static py::tuple run(const std::string &ir, const std::string &function,
   if (iterations < 0)
     raiseValueError("iterations must be non-negative");
   return Program(ir, function, deviceName, chip, config)
-      .call(args, iterations);
+      .call(args, iterations, {});
 }
 
 //===----------------------------------------------------------------------===//
@@ -707,6 +716,14 @@ PYBIND11_MODULE(_qmm, m) {
       py::arg("ir"));
 
   m.def("grouped_matmul_m_alignment", [] { return getGroupedMatmulMAlignment(); });
+  // fp8-run's limits on the GEMMs whose operands it allocates.
+  m.def(
+      "check_gemm_size",
+      [](int64_t mExtent, int64_t n, int64_t k) {
+        if (llvm::Error error = checkGemmSizeLimits(mExtent, n, k))
+          raiseValueError(llvm::toString(std::move(error)));
+      },
+      py::arg("m"), py::arg("n"), py::arg("k"));
 
   m.def("compile", &compile, py::arg("ir"), py::arg("chip") = "gfx942",
         py::arg("config") = "");
@@ -716,8 +733,8 @@ PYBIND11_MODULE(_qmm, m) {
                     const std::string &>(),
            py::arg("ir"), py::arg("function"), py::arg("device") = "emu",
            py::arg("chip") = "gfx942", py::arg("config") = "")
-      .def("call", &Program::call, py::arg("args"),
-           py::arg("iterations") = 0);
+      .def("call", &Program::call, py::arg("args"), py::arg("iterations") = 0,
+           py::arg("names") = std::vector<std::string>());
   m.def("run", &run, py::arg("ir"), py::arg("function"), py::arg("args"),
         py::arg("device") = "emu", py::arg("chip") = "gfx942",
         py::arg("config") = "", py::arg("iterations") = 0);

@@ -19,6 +19,7 @@
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/HIPRuntime.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Target/LaunchLimits.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -228,10 +229,9 @@ static std::optional<Failure> launch(MLIRContext &context,
   if (!parseExtents(request.block, config.block))
     return badInput("--block: expected X[,Y[,Z]] with positive extents, got '" +
                     request.block + "'");
-  if (llvm::Error error = emu::verifyBlockExtents(chip, config.block))
+  if (llvm::Error error = verifyBlockExtents(chip, config.block))
     return badInput("--block: " + llvm::toString(std::move(error)));
-  if (llvm::Error error =
-          emu::verifyGridExtents(chip, config.grid, config.block))
+  if (llvm::Error error = verifyGridExtents(chip, config.grid, config.block))
     return badInput("--grid: " + llvm::toString(std::move(error)));
 
   std::string message;

@@ -4,6 +4,7 @@
 #include "Runner.h"
 
 #include "qmm/Emulator/Emulator.h"
+#include "qmm/Runtime/GemmLimits.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Support/CommandLine.h"
@@ -11,8 +12,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <limits>
-#include <tuple>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -492,18 +491,8 @@ static void parseExtents(RunConfig &config) {
       config.k < 0)
     fail("--gemm: expected MxNxK with positive M and N and K >= 0 (K = 0: an "
          "empty sum), got '" + gemmShape + "'");
-  constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
-  constexpr int64_t kMaxElements = int64_t(1) << 32;
-  if (config.m > kMaxExtent || config.n > kMaxExtent || config.k > kMaxExtent)
-    fail("--gemm: extents are limited to " + llvm::Twine(kMaxExtent) +
-         ", got '" + gemmShape + "'");
-  for (auto [rows, cols, name] : {std::tuple(config.m, config.k, "A"),
-                                  std::tuple(config.n, config.k, "B"),
-                                  std::tuple(config.m, config.n, "D")})
-    if (rows * cols > kMaxElements)
-      fail("--gemm: " + llvm::Twine(name) + " would have " +
-           llvm::Twine(rows * cols) + " elements, over the runner's limit of "
-           "2^32");
+  if (llvm::Error error = checkGemmSizeLimits(config.m, config.n, config.k))
+    fail("--gemm: " + llvm::toString(std::move(error)));
 }
 
 /// --wgrad fixes the scales, the output type and accumulation; values that

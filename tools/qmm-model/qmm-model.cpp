@@ -16,6 +16,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <cstdio>
+
 using namespace mlir::qmm;
 namespace cl = llvm::cl;
 
@@ -73,6 +76,13 @@ static cl::opt<bool> listInstructions(
 [[noreturn]] static void fail(const llvm::Twine &message) {
   llvm::errs() << "qmm-model: error: " << message << "\n";
   exit(2);
+}
+
+/// A double option's value as the user would have written it (nan, inf, 2).
+static std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
 }
 
 static std::array<int64_t, 3> parseTriple(llvm::StringRef flag,
@@ -145,10 +155,16 @@ int main(int argc, char **argv) {
   for (const std::string &assignment : params)
     if (llvm::Error error = perf::setParameter(parameters, assignment))
       fail("--model-param: " + llvm::toString(std::move(error)));
-  if (share < 0 || share > 1)
-    fail("--conditional-share: expected a share in [0, 1]");
-  if (trips < 0 || flops < 0 || bytes < 0)
-    fail("--trips, --flops and --bytes must not be negative");
+  // The parser takes "nan" and "inf" (and 1e400 as inf) for a double: the
+  // comparisons are written so that NaN fails them (a NaN share kept the
+  // loop simulator from ever finishing).
+  if (!(share >= 0 && share <= 1))
+    fail("--conditional-share: expected a share in [0, 1], got " +
+         formatNumber(share));
+  if (!(flops >= 0) || !std::isfinite(flops))
+    fail("--flops: expected a finite number >= 0, got " + formatNumber(flops));
+  if (trips < 0 || bytes < 0)
+    fail("--trips and --bytes must not be negative");
 
   auto file = llvm::MemoryBuffer::getFileOrSTDIN(inputFile);
   if (!file)
@@ -182,6 +198,10 @@ int main(int argc, char **argv) {
   workload.usefulFlops = flops;
   workload.compulsoryBytes = bytes;
   auto widths = parseTriple("operand-bits", bits);
+  // Narrowed to int below: a width past 64 bits is no operand's.
+  if (widths[0] > 64 || widths[1] > 64)
+    fail("--operand-bits: expected widths of at most 64 bits, got '" + bits +
+         "'");
   workload.aBits = int(widths[0]);
   workload.bBits = int(widths[1]);
   auto prediction =

@@ -110,7 +110,9 @@ struct CompiledProgram {
 };
 
 /// Compiles `module` (not modified). Its context must have the qmm
-/// dialects loaded (see registerDialects).
+/// dialects loaded (see registerDialects). A launch whose extents the chip
+/// cannot take (a grid past HIP's limits, for a GEMM too large) is an
+/// error; extents known only at run time are left to the runtime.
 llvm::Expected<CompiledProgram> compile(ModuleOp module,
                                         const CompileOptions &options);
 

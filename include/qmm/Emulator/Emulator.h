@@ -92,17 +92,6 @@ void setWorkgroupOrder(WorkgroupOrder order);
 /// integers and floats of at most 64 bits, and index.
 bool isSupportedElementType(Type type);
 
-/// Checks workgroup extents against the chip's limits, as HIP does; the
-/// message says what is wrong ("at most 1024 threads per workgroup, got
-/// 2048").
-llvm::Error verifyBlockExtents(const ChipInfo &chip,
-                               const std::array<int64_t, 3> &block);
-/// Checks grid extents (positive, gridDim * blockDim within the chip's
-/// limit per dimension) for valid workgroup extents.
-llvm::Error verifyGridExtents(const ChipInfo &chip,
-                              const std::array<int64_t, 3> &grid,
-                              const std::array<int64_t, 3> &block);
-
 /// Runs `kernel` over the grid. Errors (unsupported ops, safety checks, the
 /// operation limit) come back as one message naming the op and its location.
 llvm::Error launchKernel(const ChipInfo &chip, gpu::GPUFuncOp kernel,
