@@ -20,8 +20,13 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
 
     A dequantization is a linalg.generic with two parallel loops whose body
     is `arith.mulf(arith.extf(q), s)` (either order) and nothing else,
-    reading `q` (any qmm element type) through the identity map. The scale
-    `s` is an f32 value defined outside the generic (per tensor), or an
+    reading `q` (any qmm element type) through the identity map; or such a
+    dequantization in element-wise steps (generics of their own, e.g.
+    extf, then the multiplication), which are read fused (upstream's
+    elementwise fusion, at most three steps). The scale
+    `s` is a scalar defined outside the generic (per tensor: a constant,
+    an element of a one-element tensor by tensor.extract, or an argument of
+    the function; any other scalar computed outside is left alone), or an
     input read through a broadcasting map, which gives the encoding (rows
     are M for A and N for B):
     * `(r, k) -> ()` on a 0-d tensor: per tensor;
@@ -31,7 +36,13 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     * the same with f8E8M0FNU scales widened by `arith.extf` and C = 32:
       `#qmm.scale<mx>`.
     Scale tensors are reshaped (tensor.expand_shape) to the encoding's
-    shape where they differ (0-d and 1-d scales).
+    shape where they differ (0-d and 1-d scales); scalars become [1, 1]
+    tensors by reshapes or dense constants (a function argument by
+    tensor.from_elements), never by host-side scalar arithmetic. A scale
+    converted in the body (`arith.extf` of bf16, f16 or E8M0,
+    `arith.truncf` of f64, also before the body for a scalar) is converted
+    by an element-wise generic with a clone of that op (its rounding mode
+    and fast-math flags kept), a 0-d one after reshaping it to [1, 1].
 
     Contractions: linalg.matmul with its default maps (B is [K, N], `layout
     kn`) or with B transposed by `indexing_maps` ([N, K], `layout nk`), any
@@ -57,7 +68,9 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     tensor.expand_shape, scales read by the outer loop, collapsed back by
     tensor.collapse_shape; or, after fusion, a contraction over the split
     loops): the op is read as the op on the unsplit loops, a scale indexed
-    by a split loop's outer part becoming `loop floordiv inner extent`.
+    by a split loop's outer part becoming `loop floordiv inner extent`; a
+    view collapsed back in steps (fusion's half-fused B) is read through
+    the composed collapse.
     Size-1 scale dimensions read at a constant 0 beyond the two the
     encoding has (torch's `[R, K/128, 1]`) are collapsed away.
 

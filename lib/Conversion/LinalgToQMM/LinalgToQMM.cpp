@@ -9,16 +9,21 @@
 //===----------------------------------------------------------------------===//
 
 #include "LoopGroups.h"
+#include "Scales.h"
 
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineExprVisitor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
 namespace qmm {
@@ -32,11 +37,14 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::linalg_to_qmm;
 
 namespace {
-/// A dequantized operand: the quantized data, its scale (a tensor, or an
-/// f32 value for a per-tensor scale) and the encoding.
+/// A dequantized operand: the quantized data, its scale (a tensor, or a
+/// scalar for a per-tensor scale) and the encoding.
 struct Dequantized {
   Value data;
   Value scale;
+  /// Where the scale is stored in another type than the encoding's: the
+  /// dequantization's conversion of it (isScaleConversion).
+  Operation *conversion = nullptr;
   ScaleEncodingAttr encoding;
   /// Batched contractions: the scale tensor has a leading batch extent.
   bool scaleBatched = false;
@@ -48,85 +56,18 @@ struct Dequantized {
 
 } // namespace
 
-/// `expr` is `d<dim>` or `d<dim> floordiv c` (c > 0); returns c (1 for the
-/// bare dimension).
-static std::optional<int64_t> matchFloorDivOfDim(AffineExpr expr,
-                                                 unsigned dim) {
-  if (auto d = dyn_cast<AffineDimExpr>(expr))
-    return d.getPosition() == dim ? std::optional<int64_t>(1) : std::nullopt;
-  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!binary || binary.getKind() != AffineExprKind::FloorDiv)
-    return std::nullopt;
-  auto d = dyn_cast<AffineDimExpr>(binary.getLHS());
-  auto c = dyn_cast<AffineConstantExpr>(binary.getRHS());
-  if (!d || !c || d.getPosition() != dim || c.getValue() <= 0)
-    return std::nullopt;
-  return c.getValue();
-}
-
-/// The encoding a scale read through `map` describes, the operand's rows
-/// and K being loop dimensions `rowDim` and `kDim` of the dequantization
-/// (`batchResults` leading results of the map are the batch dimension, and
-/// are skipped). Null when the map is not a supported broadcast.
-static ScaleEncodingAttr classifyScaleMap(MLIRContext *ctx, AffineMap map,
-                                          unsigned rowDim, unsigned kDim,
-                                          bool e8m0, unsigned batchResults) {
-  ArrayRef<AffineExpr> results = map.getResults().drop_front(batchResults);
-  if (e8m0) {
-    // MX: (rows, K floordiv 32), K-major.
-    if (results.size() == 2 && matchFloorDivOfDim(results[0], rowDim) == 1 &&
-        matchFloorDivOfDim(results[1], kDim) == 32)
-      return ScaleEncodingAttr::getMX(ctx, ScaleMajorness::KMajor);
-    return {};
-  }
-  // Constant-0 results read a size-1 dimension of the scale tensor (a
-  // broadcast; buildMatmul's verifier rejects a wider one): all of them, a
-  // per-tensor scale (`()`, `(0)`, `(0, 0)`); with the rows, a per-row
-  // scale stored [rows, 1] (`(d_row, 0)`) or [1, rows] (`(0, d_row)`).
-  auto isZero = [](AffineExpr e) {
-    auto c = dyn_cast<AffineConstantExpr>(e);
-    return c && c.getValue() == 0;
-  };
-  if (llvm::all_of(results, isZero))
-    return ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
-                                  Float32Type::get(ctx),
-                                  ScaleMajorness::KMajor);
-  if (results.size() == 2 && isZero(results[1]) &&
-      matchFloorDivOfDim(results[0], rowDim) == 1)
-    return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::KMajor);
-  if (results.size() == 2 && isZero(results[0]) &&
-      matchFloorDivOfDim(results[1], rowDim) == 1)
-    return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::MNMajor);
-  if (results.size() == 1) {
-    if (matchFloorDivOfDim(results[0], rowDim) == 1)
-      return ScaleEncodingAttr::getPerRow(ctx, ScaleMajorness::KMajor);
-    return {};
-  }
-  if (results.size() != 2)
-    return {};
-  std::optional<int64_t> rows = matchFloorDivOfDim(results[0], rowDim);
-  std::optional<int64_t> k = matchFloorDivOfDim(results[1], kDim);
-  ScaleMajorness majorness = ScaleMajorness::KMajor;
-  if (!rows || !k) {
-    rows = matchFloorDivOfDim(results[1], rowDim);
-    k = matchFloorDivOfDim(results[0], kDim);
-    majorness = ScaleMajorness::MNMajor;
-  }
-  if (!rows || !k)
-    return {};
-  return ScaleEncodingAttr::getBlock(ctx, *rows, *k, majorness);
-}
-
 namespace {
 /// The dequantization of one operand written in a linalg body: extf(q) * s
 /// (either order), scaling_extf(q, s) with E8M0 scales, or extf(q) alone (a
 /// unit scale), q an input's block argument of a quantized type. s is an
-/// input's block argument, possibly converted in the body (extf of E8M0,
-/// bf16 or f16; truncf of f64), or an f32 from outside (per tensor).
+/// input's block argument or a scalar from outside (per tensor), possibly
+/// converted in the body (isScaleConversion).
 struct DequantizedValue {
   BlockArgument data;
   /// Null for a unit scale.
   Value scale;
+  /// The body's conversion of the scale, if any.
+  Operation *conversion = nullptr;
   bool e8m0 = false;
   /// The body operations it takes.
   unsigned numOps = 0;
@@ -181,17 +122,18 @@ static std::optional<DequantizedValue> matchDequantizedValue(Value value,
     return std::nullopt;
   result.numOps = 2;
   // A scale converted in the body: E8M0 / bf16 / f16 widened (exactly),
-  // f64 rounded to the f32 the body multiplies by.
+  // f64 rounded to the f32 the body multiplies by (in the body's rounding
+  // mode: the raising converts the scale tensor with a clone of the op).
+  // The fast-math flags of the multiplications that the raising drops
+  // only allow results to be less exact than qmm.matmul's exact products
+  // (or undefined where they are not finite): qmm.matmul's result is one of
+  // those the flagged program may give.
   Operation *converted = result.scale.getDefiningOp();
   if (converted && converted->getBlock() == &body) {
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(converted))
+    if (!isScaleConversion(converted))
       return std::nullopt; // something else computed in the body
-    Type from = converted->getOperand(0).getType();
-    bool widened = isa<arith::ExtFOp>(converted);
-    if (widened && isa<Float8E8M0FNUType>(from))
-      result.e8m0 = true;
-    else if (widened ? !(from.isBF16() || from.isF16()) : !from.isF64())
-      return std::nullopt;
+    result.e8m0 = isa<Float8E8M0FNUType>(converted->getOperand(0).getType());
+    result.conversion = converted;
     result.scale = converted->getOperand(0);
     ++result.numOps;
   }
@@ -218,12 +160,23 @@ classifyDequantized(RewriterBase &rewriter, linalg::LinalgOp op,
     result.encoding = perTensor;
     return result;
   }
+  result.conversion = value.conversion;
   auto scaleArg = dyn_cast<BlockArgument>(value.scale);
   if (!scaleArg || scaleArg.getOwner() != op.getBlock()) {
-    // A value from outside the op: one scale for the whole tensor.
-    if (value.e8m0 || !value.scale.getType().isF32())
+    // A scalar from outside the op: one scale for the whole tensor (an
+    // E8M0 one is no MX encoding). Canonicalization may have hoisted its
+    // conversion out of the body too.
+    if (value.e8m0)
       return std::nullopt;
     result.scale = value.scale;
+    Operation *def = value.scale.getDefiningOp();
+    if (!result.conversion && isScaleConversion(def) &&
+        !isa<Float8E8M0FNUType>(def->getOperand(0).getType())) {
+      result.conversion = def;
+      result.scale = def->getOperand(0);
+    }
+    if (!result.conversion && !result.scale.getType().isF32())
+      return std::nullopt;
     result.encoding = perTensor;
     return result;
   }
@@ -280,6 +233,34 @@ classifyDequantized(RewriterBase &rewriter, linalg::LinalgOp op,
   return result;
 }
 
+/// The most element-wise generics a dequantization is read from (extf,
+/// a scale conversion, the multiplication).
+static constexpr unsigned kMaxDequantizationSteps = 3;
+
+/// `generic` with the element-wise generic producing one of its inputs
+/// fused into it (upstream's elementwise fusion), placed at the rewriter's
+/// insertion point; `generic` and the producer stay as they are. Null when
+/// no input's producer fuses.
+static linalg::GenericOp fuseInputProducer(RewriterBase &rewriter,
+                                           linalg::GenericOp generic) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  Block *block = rewriter.getInsertionBlock();
+  Block::iterator point = rewriter.getInsertionPoint();
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (!input->get().getDefiningOp<linalg::GenericOp>() ||
+        !linalg::areElementwiseOpsFusable(input))
+      continue;
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, input);
+    if (failed(fused))
+      continue;
+    // Where the raising builds (erased again if it fails).
+    fused->fusedOp->moveBefore(block, point);
+    return cast<linalg::GenericOp>(fused->fusedOp);
+  }
+  return {};
+}
+
 /// Matches `value` as the result of a dequantizing linalg.generic whose
 /// body is a DequantizedValue alone, the data read through the identity
 /// map or with its last two dimensions swapped. `rowDim` and `kDim` are
@@ -287,17 +268,33 @@ classifyDequantized(RewriterBase &rewriter, linalg::LinalgOp op,
 /// leading ones are a batch). A dequantization on reshaped views (the
 /// data a tensor.expand_shape, the result collapsed back the same way by
 /// tensor.collapse_shape: blockwise scales on [R, K/128, 128]) is read as
-/// the generic on the unsplit loops, built at the rewriter's insertion
-/// point and added to `created`.
+/// the generic on the unsplit loops, and one in element-wise steps as the
+/// steps fused; what that builds goes at the rewriter's insertion point and
+/// into `created`.
 static std::optional<Dequantized>
 matchDequantize(RewriterBase &rewriter, Value value, unsigned rowDim,
                 unsigned kDim, unsigned batchDims,
                 SmallVectorImpl<Operation *> &created) {
   if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
-    auto split = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+    // Collapsed back in steps (fusion leaves B's [K/C, C, N/R, R] view
+    // collapsed to [K/C, C, N] before the contraction, which collapses
+    // the rest): the steps composed.
+    SmallVector<ReassociationIndices> reassociation =
+        collapse.getReassociationIndices();
+    Value source = collapse.getSrc();
+    while (auto inner = source.getDefiningOp<tensor::CollapseShapeOp>()) {
+      std::optional<SmallVector<ReassociationIndices>> composed =
+          composeReassociationIndices(inner.getReassociationIndices(),
+                                      reassociation, collapse.getContext());
+      if (!composed)
+        return std::nullopt;
+      reassociation = std::move(*composed);
+      source = inner.getSrc();
+    }
+    auto split = source.getDefiningOp<linalg::GenericOp>();
     std::optional<SmallVector<ReassociationIndices>> groups =
         split ? getExpandedLoopGroups(split) : std::nullopt;
-    if (!groups || *groups != collapse.getReassociationIndices())
+    if (!groups || *groups != reassociation)
       return std::nullopt;
     FailureOr<CollapsedOp> unsplit =
         collapseLoopGroups(rewriter, split, *groups);
@@ -316,12 +313,24 @@ matchDequantize(RewriterBase &rewriter, Value value, unsigned rowDim,
       !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
            .isIdentity())
     return std::nullopt;
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  std::optional<DequantizedValue> dequantized =
-      matchDequantizedValue(yield.getValues().front(), body);
-  if (!dequantized || body.getOperations().size() != dequantized->numOps + 1)
-    return std::nullopt;
+  // A dequantization in element-wise steps (extf, then the scale's
+  // multiplication, each a generic of its own, as frontends lowering one
+  // op at a time write it) is read with its producers fused into it, as
+  // linalg-fuse-elementwise-ops makes of it.
+  std::optional<DequantizedValue> dequantized;
+  for (unsigned fusions = 0;; ++fusions) {
+    Block &body = generic.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    dequantized = matchDequantizedValue(yield.getValues().front(), body);
+    if (dequantized && body.getOperations().size() == dequantized->numOps + 1)
+      break;
+    if (fusions == kMaxDequantizationSteps - 1)
+      return std::nullopt;
+    generic = fuseInputProducer(rewriter, generic);
+    if (!generic)
+      return std::nullopt;
+    created.push_back(generic);
+  }
   std::optional<Dequantized> result =
       classifyDequantized(rewriter, generic, *dequantized, rowDim, kDim,
                           batchDims);
@@ -380,78 +389,6 @@ static Value getZeroFilledDestination(RewriterBase &rewriter, Value init) {
   return generic.getDpsInits().front();
 }
 
-/// `tensor` with each element converted to f32 as the dequantization's body
-/// did (extf of bf16/f16, truncf of f64), by an element-wise linalg.generic.
-static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  Type f32 = b.getF32Type();
-  Value empty = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, tensor), f32);
-  AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{empty.getType()}, ValueRange{tensor},
-             ValueRange{empty}, ArrayRef<AffineMap>{identity, identity},
-             SmallVector<utils::IteratorType>(type.getRank(),
-                                              utils::IteratorType::parallel),
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value v = args[0];
-               Value out =
-                   v.getType().getIntOrFloatBitWidth() > 32
-                       ? arith::TruncFOp::create(nb, nloc, f32, v).getResult()
-                       : arith::ExtFOp::create(nb, nloc, f32, v).getResult();
-               linalg::YieldOp::create(nb, nloc, out);
-             })
-      .getResult(0);
-}
-
-/// `scale` reshaped to the tensor the encoding wants for an operand of
-/// `rows` x `k` (rows may be dynamic: a dynamic M), converted to f32 where
-/// it is stored as bf16, f16 or f64.
-static Value materializeScale(OpBuilder &b, Location loc, Value scale,
-                              ScaleEncodingAttr encoding, int64_t rows,
-                              int64_t k) {
-  SmallVector<int64_t, 2> shape = encoding.getScaleShape(rows, k);
-  auto type = RankedTensorType::get(shape, encoding.getScaleType());
-  if (!scale) // the unit scale of an operand read as it is
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(1.0f)));
-  if (!isa<ShapedType>(scale.getType()))
-    return tensor::FromElementsOp::create(b, loc, type, ValueRange{scale});
-  if (auto stored = cast<RankedTensorType>(scale.getType());
-      encoding.getScaleType().isF32() && !stored.getElementType().isF32())
-    scale = convertScalesToF32(b, loc, scale);
-  auto scaleType = cast<RankedTensorType>(scale.getType());
-  // The scale keeps its own extents (a static scale for a dynamic M stays
-  // static: the host program checks it against M), which must fit the
-  // encoding's.
-  auto fits = [&](ArrayRef<int64_t> extents) {
-    for (auto [have, want] : llvm::zip(extents, shape))
-      if (!ShapedType::isDynamic(have) && !ShapedType::isDynamic(want) &&
-          have != want)
-        return false;
-    return extents.size() == shape.size();
-  };
-  if (scaleType.getRank() == 2)
-    return fits(scaleType.getShape()) ? scale : Value();
-  SmallVector<int64_t, 2> extents = {1, 1};
-  if (scaleType.getRank() == 1) {
-    // The vector runs along the encoding's non-unit extent.
-    unsigned along = shape[0] == 1 && shape[1] != 1 ? 1 : 0;
-    extents[along] = scaleType.getDimSize(0);
-  } else if (scaleType.getRank() != 0) {
-    return {};
-  }
-  if (!fits(extents) || (ShapedType::isDynamic(extents[0]) &&
-                         ShapedType::isDynamic(extents[1])))
-    return {};
-  auto expanded = RankedTensorType::get(extents, scaleType.getElementType());
-  SmallVector<ReassociationIndices> groups;
-  if (scaleType.getRank() == 1)
-    groups.push_back({0, 1});
-  return tensor::ExpandShapeOp::create(b, loc, expanded, scale, groups);
-}
-
 /// Batch `index` of a tensor with a leading batch extent, without it.
 static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
                         int64_t index) {
@@ -473,9 +410,10 @@ static Value buildMatmul(OpBuilder &b, Location loc, const Dequantized &a,
                          const Dequantized &bOperand, OperandLayout bLayout,
                          Value init, bool accumulate, int64_t m, int64_t n,
                          int64_t k) {
-  Value aScale = materializeScale(b, loc, a.scale, a.encoding, m, k);
-  Value bScale =
-      materializeScale(b, loc, bOperand.scale, bOperand.encoding, n, k);
+  Value aScale =
+      materializeScale(b, loc, a.scale, a.conversion, a.encoding, m, k);
+  Value bScale = materializeScale(b, loc, bOperand.scale, bOperand.conversion,
+                                  bOperand.encoding, n, k);
   if (!aScale || !bScale)
     return {};
   auto matmul = MatmulOp::create(
@@ -708,6 +646,18 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
   return result;
 }
 
+/// Queues the ops defining what `op` reads: its operands and the values
+/// its regions use from outside (a scale constant that fusion and
+/// canonicalization left outside a dequantization's body).
+static void queueDefiningOps(Operation *op,
+                             SmallVectorImpl<Operation *> &queue) {
+  llvm::SetVector<Value> used(llvm::from_range, op->getOperands());
+  getUsedValuesDefinedAbove(op->getRegions(), used);
+  for (Value value : used)
+    if (Operation *def = value.getDefiningOp())
+      queue.push_back(def);
+}
+
 /// Rewrites `op` into qmm.matmul when it is a contraction of two
 /// dequantized operands (buildRaisedContraction), also on reshaped views:
 /// an op whose split loops (inputs' tensor.expand_shape views, as
@@ -744,9 +694,7 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
       rewriter.eraseOp(op->getPrevNode());
     return failure();
   }
-  for (Value operand : op->getOperands())
-    if (Operation *def = operand.getDefiningOp())
-      dead.push_back(def);
+  queueDefiningOps(op, dead);
   rewriter.replaceOp(op, result);
   // The view collapsed back (the frontend's collapse_shape of the result)
   // is the raised product itself.
@@ -761,179 +709,6 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
       rewriter.eraseOp(expand);
   }
   feeding.append(dead);
-  return success();
-}
-
-/// Whether `scales` is the constant 1 a unit-scale raise gave a qmm.matmul.
-static bool isUnitScale(Value scales) {
-  DenseElementsAttr value;
-  return matchPattern(scales, m_Constant(&value)) && value.isSplat() &&
-         value.getElementType().isF32() &&
-         value.getSplatValue<APFloat>().isExactlyValue(1.0);
-}
-
-/// Scales applied after the product (torch._scaled_mm: (A_q @ B_q) * sa *
-/// sb): an element-wise linalg.generic multiplying a unit-scale qmm.matmul's
-/// result (read whole, by nothing else) by per-tensor or per-row (A) /
-/// per-column (B) f32 scales becomes that qmm.matmul with those scales.
-static LogicalResult foldScalesIntoMatmul(RewriterBase &rewriter,
-                                          linalg::GenericOp generic,
-                                          SmallVectorImpl<Operation *> &dead) {
-  if (!generic.hasPureTensorSemantics() || generic.getNumLoops() != 2 ||
-      generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
-      generic.getNumResults() != 1)
-    return failure();
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  // The yielded value is a product of leaves (block arguments or f32
-  // values from outside), through mulf alone.
-  SmallVector<Value> leaves;
-  SmallVector<Value> pending = {yield.getValues().front()};
-  size_t products = 0;
-  while (!pending.empty()) {
-    Value v = pending.pop_back_val();
-    if (auto mul = v.getDefiningOp<arith::MulFOp>();
-        mul && mul->getBlock() == &body) {
-      ++products;
-      pending.append({mul.getLhs(), mul.getRhs()});
-      continue;
-    }
-    if (!v.getType().isF32())
-      return failure();
-    leaves.push_back(v);
-  }
-  // Nothing but the products in the body.
-  if (body.getOperations().size() != products + 1 || leaves.size() < 2 ||
-      leaves.size() > 3)
-    return failure();
-  MatmulOp matmul;
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, generic.getContext());
-  struct Scale {
-    Value value;
-    ScaleEncodingAttr encoding;
-    bool onA;
-  };
-  SmallVector<Scale> scales;
-  MLIRContext *ctx = generic.getContext();
-  auto perTensor = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
-                                          Float32Type::get(ctx),
-                                          ScaleMajorness::KMajor);
-  for (Value leaf : leaves) {
-    auto arg = dyn_cast<BlockArgument>(leaf);
-    if (!arg || arg.getOwner() != &body) {
-      scales.push_back({leaf, perTensor, true}); // a scalar from outside
-      continue;
-    }
-    if (arg.getArgNumber() >= generic.getNumDpsInputs())
-      return failure(); // the destination's value
-    OpOperand *operand = generic.getDpsInputOperand(arg.getArgNumber());
-    AffineMap map = generic.getMatchingIndexingMap(operand);
-    if (auto product = operand->get().getDefiningOp<MatmulOp>()) {
-      if (matmul || map != identity)
-        return failure();
-      matmul = product;
-      continue;
-    }
-    // A scale: per tensor (constant zeros), per row of A ((m), (m, 0)),
-    // per column, i.e. per row of B ((n), (n, 0), (0, n): MN-major).
-    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
-    if (!type)
-      return failure();
-    auto isZero = [](AffineExpr e) {
-      auto c = dyn_cast<AffineConstantExpr>(e);
-      return c && c.getValue() == 0;
-    };
-    auto isDim = [](AffineExpr e, unsigned d) {
-      auto dim = dyn_cast<AffineDimExpr>(e);
-      return dim && dim.getPosition() == d;
-    };
-    ArrayRef<AffineExpr> r = map.getResults();
-    if (llvm::all_of(r, isZero) && type.getNumElements() == 1) {
-      scales.push_back({operand->get(), perTensor, true});
-      continue;
-    }
-    bool found = false;
-    for (unsigned d : {0u, 1u}) {
-      auto perRow = [&](ScaleMajorness majorness) {
-        scales.push_back({operand->get(),
-                          ScaleEncodingAttr::getPerRow(ctx, majorness),
-                          d == 0});
-        found = true;
-      };
-      if (r.size() == 1 && isDim(r[0], d))
-        perRow(ScaleMajorness::KMajor);
-      else if (r.size() == 2 && isDim(r[0], d) && isZero(r[1]) &&
-               type.getDimSize(1) == 1)
-        perRow(ScaleMajorness::KMajor);
-      else if (r.size() == 2 && isZero(r[0]) && isDim(r[1], d) &&
-               type.getDimSize(0) == 1)
-        perRow(ScaleMajorness::MNMajor);
-      if (found)
-        break;
-    }
-    if (!found)
-      return failure();
-  }
-  if (!matmul || !matmul->hasOneUse() || matmul.getAccumulate() ||
-      matmul.getBias() || matmul.getAux() || matmul.getOutScales() ||
-      matmul.getActivation() != Activation::None ||
-      !isUnitScale(matmul.getAScales()) || !isUnitScale(matmul.getBScales()) ||
-      matmul.getResult(0).getType() != generic.getResult(0).getType())
-    return failure();
-  // At most one scale per side; per-tensor scales take a free side.
-  Scale *a = nullptr, *b = nullptr;
-  for (Scale &scale : scales) {
-    if (scale.encoding.getKind() != ScaleKind::PerRow)
-      continue;
-    Scale *&slot = scale.onA ? a : b;
-    if (slot)
-      return failure(); // two per-row scales on one side
-    slot = &scale;
-  }
-  for (Scale &scale : scales) {
-    if (scale.encoding.getKind() != ScaleKind::PerTensor)
-      continue;
-    Scale *&slot = !a ? a : b;
-    if (slot)
-      return failure();
-    slot = &scale;
-  }
-
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(generic);
-  Location loc = generic.getLoc();
-  int64_t m = matmul.getM(), n = matmul.getN(), k = matmul.getK();
-  auto scaleFor = [&](Scale *scale, Value unit, int64_t rows,
-                      ScaleEncodingAttr &encoding) -> Value {
-    if (!scale) {
-      encoding = perTensor;
-      return unit;
-    }
-    encoding = scale->encoding;
-    return materializeScale(rewriter, loc, scale->value, scale->encoding,
-                            rows, k);
-  };
-  ScaleEncodingAttr aEncoding, bEncoding;
-  Value aScales = scaleFor(a, matmul.getAScales(), m, aEncoding);
-  Value bScales = scaleFor(b, matmul.getBScales(), n, bEncoding);
-  if (!aScales || !bScales)
-    return failure();
-  auto scaled = MatmulOp::create(
-      rewriter, loc, TypeRange{generic.getResult(0).getType()},
-      matmul.getA(), aScales, matmul.getB(), bScales, /*bias=*/Value(),
-      generic.getDpsInits().front(), /*aux=*/Value(), /*out_scales=*/Value(),
-      aEncoding, bEncoding, matmul.getBLayoutAttr(), /*accumulate=*/nullptr,
-      matmul.getActivationAttr(), /*config=*/nullptr, /*out_encoding=*/nullptr,
-      /*out_rounding=*/nullptr, /*out_min_amax=*/nullptr);
-  {
-    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
-    if (failed(scaled.verify())) {
-      rewriter.eraseOp(scaled);
-      return failure();
-    }
-  }
-  rewriter.replaceOp(generic, scaled.getResults());
-  dead.push_back(matmul);
   return success();
 }
 
@@ -956,8 +731,13 @@ struct QMMLinalgToQMMPass
       }
       // Scales applied after a (unit-scale) product raised above.
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        SmallVector<Operation *> replaced;
-        if (succeeded(foldScalesIntoMatmul(rewriter, generic, replaced)))
+        SmallVector<Operation *> replaced, read;
+        queueDefiningOps(generic, read);
+        if (succeeded(foldScalesIntoMatmul(rewriter, generic, replaced))) {
+          // (Not the replaced matmul, erased below.)
+          for (Operation *def : read)
+            if (!llvm::is_contained(replaced, def))
+              feeding.push_back(def);
           for (Operation *matmul : replaced) {
             SmallVector<Value> operands(matmul->getOperands());
             rewriter.eraseOp(matmul);
@@ -965,23 +745,21 @@ struct QMMLinalgToQMMPass
               if (Operation *def = operand.getDefiningOp())
                 feeding.push_back(def);
           }
+        }
       }
     }
-    // The dequantizations, fills and views that only the raised matmuls
-    // read, and the tensor.empty destinations only they used. (An op may
-    // be queued again once a user is gone, never once erased; nothing is
-    // created meanwhile, so an erased op's address is not reused.)
+    // The dequantizations, fills, views, scalar scales and their
+    // conversions that only the raised matmuls read, and the tensor.empty
+    // destinations only they used: what is left unused and free of side
+    // effects. (An op may be queued again once a user is gone, never once
+    // erased; nothing is created meanwhile, so an erased op's address is
+    // not reused.)
     llvm::DenseSet<Operation *> erased;
     while (!feeding.empty()) {
       Operation *op = feeding.pop_back_val();
-      if (erased.contains(op) || !op->use_empty() ||
-          !isa<linalg::GenericOp, linalg::FillOp, tensor::EmptyOp,
-               linalg::TransposeOp, arith::ConstantOp, tensor::ExpandShapeOp,
-               tensor::CollapseShapeOp>(op))
+      if (erased.contains(op) || !isOpTriviallyDead(op))
         continue;
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          feeding.push_back(def);
+      queueDefiningOps(op, feeding);
       erased.insert(op);
       rewriter.eraseOp(op);
     }

@@ -552,3 +552,85 @@ func.func @out_transposed(%a: tensor<64x64xf8E4M3FN>, %sa: tensor<f32>,
       ins(%da, %db : tensor<64x64xf32>, tensor<16x64xf32>) outs(%init : tensor<64x16xf32>) -> tensor<64x16xf32>
   return %d : tensor<64x16xf32>
 }
+
+// -----
+
+// A per-tensor scale computed outside the dequantization (the product of
+// two extracted scalars): the host code of the emu and hip devices runs no
+// scalar arithmetic, so the raised program would not run there.
+// CHECK-LABEL: func.func @computed_scalar_scale
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @computed_scalar_scale(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>,
+                                 %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %s0 = tensor.extract %sa[] : tensor<f32>
+  %s1 = tensor.extract %sb[] : tensor<f32>
+  %s = arith.mulf %s0, %s1 : f32
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x64xf8E4M3FN>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<16x64xf8E4M3FN>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    linalg.yield %x : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+// A zero point in a dequantization written in steps (extf, subtraction,
+// scale, each a generic): the steps fused (as the raising reads them) are
+// no dequantization; the fused generics it built are gone again.
+// CHECK-LABEL: func.func @zero_point_in_steps
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @zero_point_in_steps(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>,
+                               %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %xa = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x64xf8E4M3FN>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    linalg.yield %x : f32
+  } -> tensor<32x64xf32>
+  %za = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%xa : tensor<32x64xf32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %c = arith.constant 2.0 : f32
+    %z = arith.subf %x, %c : f32
+    linalg.yield %z : f32
+  } -> tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->()>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%za, %sa : tensor<32x64xf32>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [affine_map<(d0,d1)->(d0,d1)>, affine_map<(d0,d1)->()>, affine_map<(d0,d1)->(d0,d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
