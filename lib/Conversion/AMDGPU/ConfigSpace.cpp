@@ -215,7 +215,8 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
       if (scaleBlockK < query.k)
         tried.append({scaleBlockK, std::gcd(scaleBlockK, int64_t(128))});
       for (int64_t tk : tried)
-        if (tk % shape->k == 0 && tk % 16 == 0 && tk <= std::max<int64_t>(wholeK, shape->k) &&
+        if (tk % shape->k == 0 && tk % getTileKMultiple(query.operands) == 0 &&
+            tk <= std::max<int64_t>(wholeK, shape->k) &&
             (scaleBlockK >= query.k || scaleBlockK % tk == 0) &&
             !llvm::is_contained(tileKs, tk))
           tileKs.push_back(tk);

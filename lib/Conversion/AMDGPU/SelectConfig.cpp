@@ -180,13 +180,14 @@ struct QMMSelectConfigPass
     }
     if (!current()) {
       ConfigAttr chosen = selectConfig(&getContext(), target, *query);
-      // K tiles must not straddle scale blocks, and are whole 16-byte rows
-      // and whole MFMA steps.
+      // K tiles must not straddle scale blocks, and are whole copy chunks
+      // (16-byte rows of FP8, 32 values of FP4/FP6) and whole MFMA steps.
+      int64_t multiple = getTileKMultiple(query->operands);
       if (!chosen && query->scaleBlockK < query->k &&
-          query->scaleBlockK % 16 != 0)
+          query->scaleBlockK % multiple != 0)
         return op->emitOpError("qmm-select-config: scale blocks of ")
-               << query->scaleBlockK << " along K are not a multiple of 16: "
-               << "no K tile of the AMD pipeline fits inside one";
+               << query->scaleBlockK << " along K are not a multiple of "
+               << multiple << ": no K tile of the AMD pipeline fits inside one";
       if (!chosen)
         return op->emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << query->operands.a << " x "
