@@ -4,6 +4,7 @@
 
 #include <limits>
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
@@ -338,6 +339,11 @@ const TuningTable &TuningTable::getBuiltin() {
 llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text,
                                                llvm::StringRef path) {
   TuningTable table;
+  // llvm::json's parser recurses once per level of nesting, like MLIR's.
+  if (std::optional<ExcessiveNesting> deep = findExcessiveNesting(text))
+    return llvm::createStringError("tuning table '" + path + "': line " +
+                                   llvm::Twine(deep->line) + ": " +
+                                   getExcessiveNestingMessage());
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return llvm::createStringError("tuning table '" + path +

@@ -4,6 +4,7 @@
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -33,7 +34,7 @@ struct QMMSelectConfigPass
     ConfigAttr forced;
     if (!override.empty()) {
       forced = llvm::dyn_cast_or_null<ConfigAttr>(
-          parseAttribute(override, &getContext()));
+          parseAttributeWithinLimits(override, &getContext()));
       if (!forced) {
         getOperation()->emitError("qmm-select-config: override '")
             << override << "' is not a #qmm.config<...>";
@@ -139,7 +140,7 @@ struct QMMSelectConfigPass
             return success();
           });
           tuned = llvm::dyn_cast_or_null<ConfigAttr>(
-              parseAttribute(entry->config, &getContext()));
+              parseAttributeWithinLimits(entry->config, &getContext()));
         }
         // A built-in entry covers a bucket of shapes: where it does not fit
         // this one (an FP8 output's blocks, say), the heuristic decides. A
