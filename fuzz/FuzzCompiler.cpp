@@ -4,6 +4,7 @@
 
 #include "qmm/InitQMM.h"
 #include "qmm/Pipelines/Pipelines.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -92,6 +93,10 @@ void mlir::qmm::fuzz::compileForFuzzing(llvm::StringRef text) {
   // MLIR's lexer reads the character after the buffer (a terminating null):
   // the fuzzer's bytes are not followed by one, a std::string's are.
   std::string terminated = text.str();
+  // As every entry point does: text nested deeper than the limit is refused
+  // before the parser's recursion could overflow the stack.
+  if (failed(checkNestingDepth(terminated, "<fuzz>", &context)))
+    return;
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(terminated, config);
   if (!module || failed(verify(*module)))

@@ -4,6 +4,7 @@
 #include "qmm/InitQMM.h"
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/KernelResources.h"
+#include "qmm/Support/NestingLimit.h"
 #include "qmm/Target/Chip.h"
 #include "qmm/Target/LaunchLimits.h"
 
@@ -321,7 +322,7 @@ llvm::Expected<CompiledProgram> api::compile(llvm::StringRef source,
   OwningOpRef<ModuleOp> module;
   {
     DiagnosticCollector diagnostics(&context);
-    module = parseSourceString<ModuleOp>(source, &context, sourceName);
+    module = parseModuleWithinLimits(source, &context, sourceName);
     if (!module)
       return diagnostics.makeError("cannot parse the program");
   }

@@ -38,6 +38,7 @@ LogicalResult qmm::buildAMDGPUPipeline(OpPassManager &pm,
   select.dynamicM = options.dynamicM;
   pm.addPass(createQMMSelectConfig(select));
   addFunctionBoundaryBufferization(pm);
+  pm.addNestedPass<func::FuncOp>(createQMMCopyStridedOperands());
   pm.addNestedPass<func::FuncOp>(createQMMLowerPackedTransposes());
   pm.addNestedPass<func::FuncOp>(createQMMLowerQuantizationToLoops());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

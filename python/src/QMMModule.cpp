@@ -20,6 +20,7 @@
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Support/NestingLimit.h"
 #include "qmm/Target/Chip.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -86,8 +87,10 @@ struct DiagnosticCapture {
 
 static Type parseTypeName(const std::string &name, const char *what) {
   DiagnosticCapture capture;
-  Type type = parseType(name, &getContext(), nullptr,
-                        /*isKnownNullTerminated=*/false);
+  Type type;
+  if (succeeded(checkNestingDepth(name, what, &getContext())))
+    type = parseType(name, &getContext(), nullptr,
+                     /*isKnownNullTerminated=*/false);
   if (!type)
     raiseValueError(std::string(what) + ": '" + name + "' is not an MLIR type");
   return type;
@@ -410,7 +413,7 @@ static py::dict compile(const std::string &ir, const std::string &chip,
 static OwningOpRef<ModuleOp> parseProgram(const std::string &ir) {
   DiagnosticCapture capture;
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(ir, &getContext(), "<python>");
+      parseModuleWithinLimits(ir, &getContext(), "<python>");
   if (!module)
     raiseValueError("cannot parse the program: " +
                     llvm::StringRef(capture.text).rtrim().str());

@@ -3,6 +3,7 @@
 #include "Runner.h"
 
 #include "qmm/Runtime/HostFormats.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "llvm/Support/FileSystem.h"
@@ -27,7 +28,8 @@ static Type parseElementType(MLIRContext *ctx, llvm::StringRef flag,
                              llvm::StringRef name) {
   Type type;
   captureDiagnostics(ctx, [&] {
-    type = parseType(name, ctx, nullptr, /*isKnownNullTerminated=*/false);
+    if (succeeded(checkNestingDepth(name, "--" + flag.str(), ctx)))
+      type = parseType(name, ctx, nullptr, /*isKnownNullTerminated=*/false);
   });
   if (!type)
     fail("--" + flag + ": '" + name + "' is not an MLIR type");

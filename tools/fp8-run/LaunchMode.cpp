@@ -19,6 +19,7 @@
 #include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/HIPRuntime.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Support/NestingLimit.h"
 #include "qmm/Target/LaunchLimits.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -253,7 +254,7 @@ static std::optional<Failure> launch(MLIRContext &context,
       return badInput("cannot read '" + request.modulePath + "': " + error);
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    module = parseModuleWithinLimits(sourceMgr, &context);
   }
   if (!module)
     return badInput(message);

@@ -8,6 +8,8 @@
 
 #include "Runner.h"
 
+#include "qmm/Support/NestingLimit.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -112,8 +114,7 @@ void GemmRunner::checkConfigText(llvm::StringRef text,
                                  llvm::StringRef flag) const {
   Attribute parsed;
   std::string message = captureDiagnostics(&context, [&] {
-    parsed = parseAttribute(text, &context, Type(), nullptr,
-                            /*isKnownNullTerminated=*/false);
+    parsed = parseAttributeWithinLimits(text, &context);
   });
   if (!parsed)
     fail(flag + ": cannot parse '" + text + "': " + message);
@@ -136,7 +137,7 @@ void GemmRunner::buildProgram() {
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     std::string message = captureDiagnostics(
         &context,
-        [&] { module = parseSourceFile<ModuleOp>(sourceMgr, &context); },
+        [&] { module = parseModuleWithinLimits(sourceMgr, &context); },
         /*withLocation=*/true);
     if (!module)
       fail(message);

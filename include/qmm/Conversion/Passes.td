@@ -734,6 +734,35 @@ def QMMExpandIndexMaps : Pass<"qmm-expand-index-maps"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def QMMCopyStridedOperands
+    : Pass<"qmm-copy-strided-operands", "func::FuncOp"> {
+  let summary = "Copy operands whose rows are strided into contiguous "
+                "buffers";
+  let description = [{
+    The AMD kernels move rows with vector loads and stores (A and B tiles
+    into LDS, D and aux out, C and the bias in), which need a unit stride
+    along the last dimension. After one-shot bufferization, a view inside
+    a function may lack one: a tensor.extract_slice with a stride along K
+    (qmm-linalg-to-qmm raises a dequantized slice to it), a rank-reducing
+    slice that drops the last dimension, a transposed memref. Each such
+    memref operand of qmm.matmul and qmm.grouped_matmul (bytes or wider),
+    and each operand of qmm.quantize and qmm.dequantize that is not a whole
+    buffer (their loops index whole buffers), is replaced by a new buffer
+    with the identity layout, filled by a linalg.copy before the op; an
+    init is copied back into the view after the op. The copies become
+    kernels through convert-linalg-to-parallel-loops and
+    qmm-parallel-loops-to-gpu. The matmuls' views with a unit last stride
+    (offsets, row strides: batch slices) are left as they are. Packed
+    FP4/FP6 views are not copied (two values share a byte):
+    qmm-tile-matmul and qmm-lower-quantization-to-loops refuse them unless
+    they are whole buffers.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def QMMLowerPackedTransposes
     : Pass<"qmm-lower-packed-transposes", "func::FuncOp"> {
   let summary = "Transpose packed FP4/FP6 data (B in layout kn) block by "
@@ -815,7 +844,9 @@ def QMMParallelLoopsToGPU : Pass<"qmm-parallel-loops-to-gpu", "ModuleOp"> {
     The legalization's element-wise conversions and transposes reach the
     host function as scf.parallel loops (convert-linalg-to-parallel-loops,
     qmm-lower-packed-transposes), and so do the quantization kernels
-    (qmm-lower-quantization-to-loops). Each top-level loop nest with
+    (qmm-lower-quantization-to-loops), and qmm-copy-strided-operands'
+    copies. Each outermost loop nest of host code (in the function body or
+    in a branch of its scf.if, such as a dynamic M's versions) with
     constant lower bounds and steps becomes a gpu.launch of 256-thread
     workgroups, one thread per iteration over the flattened iteration space,
     guarded against the tail; a dynamic upper bound sizes the grid at run

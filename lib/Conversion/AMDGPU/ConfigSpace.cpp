@@ -4,6 +4,7 @@
 
 #include <limits>
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
@@ -215,7 +216,8 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
       if (scaleBlockK < query.k)
         tried.append({scaleBlockK, std::gcd(scaleBlockK, int64_t(128))});
       for (int64_t tk : tried)
-        if (tk % shape->k == 0 && tk % 16 == 0 && tk <= std::max<int64_t>(wholeK, shape->k) &&
+        if (tk % shape->k == 0 && tk % getTileKMultiple(query.operands) == 0 &&
+            tk <= std::max<int64_t>(wholeK, shape->k) &&
             (scaleBlockK >= query.k || scaleBlockK % tk == 0) &&
             !llvm::is_contained(tileKs, tk))
           tileKs.push_back(tk);
@@ -337,6 +339,11 @@ const TuningTable &TuningTable::getBuiltin() {
 llvm::Expected<TuningTable> TuningTable::parse(llvm::StringRef text,
                                                llvm::StringRef path) {
   TuningTable table;
+  // llvm::json's parser recurses once per level of nesting, like MLIR's.
+  if (std::optional<ExcessiveNesting> deep = findExcessiveNesting(text))
+    return llvm::createStringError("tuning table '" + path + "': line " +
+                                   llvm::Twine(deep->line) + ": " +
+                                   getExcessiveNestingMessage());
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return llvm::createStringError("tuning table '" + path +

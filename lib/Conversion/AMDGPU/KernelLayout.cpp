@@ -112,6 +112,9 @@ LdsCopyMapping qmm::getLdsCopyMapping(const ChipInfo &chip, ConfigAttr config,
   mapping.chunkBytes = getCopyChunkBytes(elementType);
   mapping.chunksPerRow =
       getTileRowBytes(config, elementType) / mapping.chunkBytes;
+  assert(mapping.chunksPerRow > 0 &&
+         getTileRowBytes(config, elementType) % mapping.chunkBytes == 0 &&
+         "verifyConfigForChip admits tile rows of whole chunks only");
   int64_t rowBytes = getLdsRowBytes(chip, config, elementType, forB);
   int64_t lanesPerPhase = chip.getLdsLanesPerPhase(mapping.chunkBytes);
   int64_t best = copyWriteConflicts(chip, config.getContext(), mapping, tileRows, rowBytes);
@@ -260,6 +263,27 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
   if (config.getTileK() % 16 != 0)
     return emitError() << "config: tile K (" << config.getTileK()
                        << ") must be a multiple of 16";
+  // The tile copies move each row in whole chunks (getLdsCopyMapping):
+  // a row narrower than a chunk would have none.
+  for (Type type : {operands.a, operands.b}) {
+    int64_t values = getCopyChunkValues(type);
+    if (config.getTileK() % values != 0)
+      return emitError() << "config: tile K (" << config.getTileK()
+                         << ") must be a multiple of " << values << " for "
+                         << type << " operands: their tile rows are copied "
+                         << "to LDS in whole " << getCopyChunkBytes(type)
+                         << "-byte chunks of " << values << " values";
+  }
+  // No extent beyond the LDS bytes can fit (a row takes at least a byte,
+  // a value at least half of one); bounding them first keeps the
+  // footprint's arithmetic below from overflowing.
+  int64_t ldsBytes = chip.ldsBytesPerWorkgroup;
+  if (config.getTileM() > ldsBytes || config.getTileN() > ldsBytes ||
+      config.getTileK() > 2 * ldsBytes)
+    return emitError() << "config: tile [" << config.getTileM() << ", "
+                       << config.getTileN() << ", " << config.getTileK()
+                       << "] cannot fit in the " << ldsBytes
+                       << " bytes of LDS of " << chip.name;
   int64_t lds = getLdsFootprint(chip, config, operands);
   if (lds > chip.ldsBytesPerWorkgroup)
     return emitError() << "config: the tiles take " << lds
@@ -300,7 +324,9 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
       tileK = llvm::alignTo(std::max<int64_t>(k, 1), shape.k);
     if (scaleBlockK < k)
       tileK = std::gcd(tileK, scaleBlockK);
-    return tileK % shape.k == 0 && tileK % 16 == 0 ? tileK : 0;
+    return tileK % shape.k == 0 && tileK % getTileKMultiple(operands) == 0
+               ? tileK
+               : 0;
   };
   // The preferred shape, else the other one when only its K fits the
   // scale blocks (48-wide blocks: 32x32x16 instead of 16x16x32), else, for
@@ -354,7 +380,8 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   // until they fit.
   ConfigAttr config = make(tileK);
   while (2 * getLdsFootprint(chip, config, operands) > chip.ldsBytesPerCU &&
-         (tileK / 2) % shape->k == 0 && (tileK / 2) % 16 == 0) {
+         (tileK / 2) % shape->k == 0 &&
+         (tileK / 2) % getTileKMultiple(operands) == 0) {
     tileK /= 2;
     config = make(tileK);
   }

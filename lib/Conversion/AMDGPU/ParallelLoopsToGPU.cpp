@@ -136,11 +136,19 @@ namespace {
 struct QMMParallelLoopsToGPUPass
     : public qmm::impl::QMMParallelLoopsToGPUBase<QMMParallelLoopsToGPUPass> {
   void runOnOperation() override {
+    // Outermost loops of host code: in the body or in host-side branches
+    // (a dynamic M's versions), not inside another loop or a kernel.
     SmallVector<scf::ParallelOp> loops;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      for (Operation &op : func.getBody().getOps())
-        if (auto loop = dyn_cast<scf::ParallelOp>(op))
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<gpu::LaunchOp>(op))
+          return WalkResult::skip();
+        if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
           loops.push_back(loop);
+          return WalkResult::skip();
+        }
+        return WalkResult::advance();
+      });
     for (scf::ParallelOp loop : loops)
       if (failed(convertLoop(loop)))
         return signalPassFailure();

@@ -4,6 +4,7 @@
 #include "qmm/Target/TargetAttr.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -33,7 +34,7 @@ struct QMMSelectConfigPass
     ConfigAttr forced;
     if (!override.empty()) {
       forced = llvm::dyn_cast_or_null<ConfigAttr>(
-          parseAttribute(override, &getContext()));
+          parseAttributeWithinLimits(override, &getContext()));
       if (!forced) {
         getOperation()->emitError("qmm-select-config: override '")
             << override << "' is not a #qmm.config<...>";
@@ -139,7 +140,7 @@ struct QMMSelectConfigPass
             return success();
           });
           tuned = llvm::dyn_cast_or_null<ConfigAttr>(
-              parseAttribute(entry->config, &getContext()));
+              parseAttributeWithinLimits(entry->config, &getContext()));
         }
         // A built-in entry covers a bucket of shapes: where it does not fit
         // this one (an FP8 output's blocks, say), the heuristic decides. A
@@ -180,13 +181,14 @@ struct QMMSelectConfigPass
     }
     if (!current()) {
       ConfigAttr chosen = selectConfig(&getContext(), target, *query);
-      // K tiles must not straddle scale blocks, and are whole 16-byte rows
-      // and whole MFMA steps.
+      // K tiles must not straddle scale blocks, and are whole copy chunks
+      // (16-byte rows of FP8, 32 values of FP4/FP6) and whole MFMA steps.
+      int64_t multiple = getTileKMultiple(query->operands);
       if (!chosen && query->scaleBlockK < query->k &&
-          query->scaleBlockK % 16 != 0)
+          query->scaleBlockK % multiple != 0)
         return op->emitOpError("qmm-select-config: scale blocks of ")
-               << query->scaleBlockK << " along K are not a multiple of 16: "
-               << "no K tile of the AMD pipeline fits inside one";
+               << query->scaleBlockK << " along K are not a multiple of "
+               << multiple << ": no K tile of the AMD pipeline fits inside one";
       if (!chosen)
         return op->emitOpError("qmm-select-config: no configuration on ")
                << target.name << " reads " << query->operands.a << " x "

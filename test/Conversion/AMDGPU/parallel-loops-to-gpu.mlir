@@ -99,3 +99,28 @@ func.func @dynamic_rows(%in: memref<?x64xf32>, %out: memref<?x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A loop in a branch of host code (qmm-copy-strided-operands' copy beside
+// a matmul that a dynamic M's versioning put in an scf.if) becomes a kernel
+// there too.
+// CHECK-LABEL: func.func @in_a_branch
+// CHECK:         scf.if %arg0 {
+// CHECK-NEXT:      %{{.*}} = arith.constant
+// CHECK:           gpu.launch
+// CHECK:             memref.store
+// CHECK-NOT:     scf.parallel
+func.func @in_a_branch(%small: i1, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  scf.if %small {
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+      memref.store %one, %out[%i] : memref<16xf32>
+      scf.reduce
+    }
+  }
+  return
+}

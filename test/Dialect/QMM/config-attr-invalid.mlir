@@ -42,7 +42,7 @@ func.func @tile_k() attributes {qmm.c = #qmm.config<tile = [64, 64, 64], waves =
 
 // -----
 
-// expected-error @+1 {{at most 16 waves (1024 threads) per workgroup, got 32}}
+// expected-error @+1 {{at most 16 waves (1024 threads) per workgroup, got 8 x 4}}
 func.func @waves() attributes {qmm.c = #qmm.config<tile = [512, 256, 64], waves = [8, 4], mfma = fp8 [16, 16, 32], stages = 1>} {
   return
 }
@@ -59,5 +59,14 @@ func.func @kind() attributes {qmm.c = #qmm.config<tile = [64, 64, 64], waves = [
 
 // expected-error @+1 {{config split must be at least 1, got 0}}
 func.func @split() attributes {qmm.c = #qmm.config<tile = [64, 64, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1, split = 0>} {
+  return
+}
+
+// -----
+
+// A wave count whose product with the MFMA extent wraps around to zero
+// (2^62 x 16 = 2^66) is rejected before any division by it.
+// expected-error @+1 {{at most 16 waves (1024 threads) per workgroup, got 4611686018427387904 x 1}}
+func.func @waves_overflow() attributes {qmm.c = #qmm.config<tile = [64, 64, 64], waves = [4611686018427387904, 1], mfma = fp8 [16, 16, 32], stages = 1>} {
   return
 }

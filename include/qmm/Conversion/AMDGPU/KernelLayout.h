@@ -14,6 +14,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include <algorithm>
+
 namespace mlir {
 namespace qmm {
 
@@ -43,6 +45,14 @@ inline int64_t getLdsRowBytes(const ChipInfo &chip, ConfigAttr config,
 /// (32 values) for FP6, whose 16-byte runs do not end on a value.
 inline int64_t getCopyChunkBytes(Type elementType) {
   return elementType.getIntOrFloatBitWidth() == 6 ? 24 : 16;
+}
+
+/// Values of `elementType` in one copy chunk: 16 for FP8, 32 for FP6 and
+/// FP4. A K tile row is copied in whole chunks, so tile K is a multiple of
+/// it (verifyConfigForChip checks this).
+inline int64_t getCopyChunkValues(Type elementType) {
+  return getCopyChunkBytes(elementType) * 8 /
+         elementType.getIntOrFloatBitWidth();
 }
 
 /// Which LDS row and byte column each copy chunk of a tile goes to. The
@@ -81,6 +91,13 @@ struct OperandTypes {
   bool mxScales = false;
 };
 
+/// What every tile K of the operands is a multiple of: 16 (16-byte rows
+/// of FP8) and the values of a copy chunk of each (32 for FP4 and FP6).
+inline int64_t getTileKMultiple(OperandTypes operands) {
+  return std::max<int64_t>({16, getCopyChunkValues(operands.a),
+                            getCopyChunkValues(operands.b)});
+}
+
 /// The instruction family that reads the operands on `chip`.
 std::optional<MFMAKind> getMFMAKindFor(const ChipInfo &chip,
                                        OperandTypes operands);
@@ -97,7 +114,10 @@ int64_t getLdsConflictCyclesPerTile(const ChipInfo &chip, ConfigAttr config,
                                     OperandTypes operands);
 
 /// Checks that `config` runs on `chip` for the operands: the MFMA exists on
-/// the chip and reads these types, and the tiles fit in LDS.
+/// the chip and reads these types, tile K holds whole copy chunks of each
+/// operand's rows, and the tiles fit in LDS. Every layout function above
+/// may be called on a config that passed this check (none divides by zero
+/// or overflows then).
 LogicalResult verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                                   OperandTypes operands,
                                   function_ref<InFlightDiagnostic()> emitError);

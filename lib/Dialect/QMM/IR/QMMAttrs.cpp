@@ -252,6 +252,11 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         diag << " " << info.m << "x" << info.n << "x" << info.k;
     return diag << ")";
   }
+  // Checked before the products below, which it keeps from overflowing
+  // (a wrapped product of zero would divide by zero).
+  if (waves[0] > 16 || waves[1] > 16 || waves[0] * waves[1] > 16)
+    return emitError() << "at most 16 waves (1024 threads) per workgroup, got "
+                       << waves[0] << " x " << waves[1];
   for (int d = 0; d < 2; ++d)
     if (tile[d] % (waves[d] * mfmaShape[d]) != 0)
       return emitError() << "tile " << (d ? "N" : "M") << " (" << tile[d]
@@ -262,8 +267,5 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "tile K (" << tile[2]
                        << ") must be a multiple of MFMA k (" << mfmaShape[2]
                        << ")";
-  if (waves[0] * waves[1] > 16)
-    return emitError() << "at most 16 waves (1024 threads) per workgroup, got "
-                       << waves[0] * waves[1];
   return success();
 }
