@@ -59,9 +59,11 @@ KNOWN = {
     "zero-d-scale": "0-d scale tensors: the raised program fails on the "
                     "emulator ('memref.load' not supported in host code)",
     "scalar-scale": "(found here) a per-tensor scale from an f32 scalar "
-                    "(a captured constant, made a tensor by "
-                    "tensor.from_elements): the raised program fails on the "
-                    "emulator ('memref.store' not supported in host code)",
+                    "(a captured constant, or a one-element constant tensor "
+                    "that fusion's canonicalization folds to one; made a "
+                    "tensor by tensor.from_elements): the raised program "
+                    "fails on the emulator ('memref.store' not supported in "
+                    "host code)",
     "truncf-rounding": "arith.truncf with a rounding mode: the mode is "
                        "dropped when the scale is raised",
     "f64-const-per-tensor": "per-tensor f64 constant scales (truncf in the "
@@ -81,8 +83,11 @@ def known_families(case):
     if any(op.spelling == "0d" for op in ops) or (
             case.family == "post" and "0d" in (case.post_a, case.post_b)):
         found.append("zero-d-scale")
+    one_element_constant = any(
+        op.scale_const and int(np.prod(op.scale_shape())) == 1 for op in ops)
     if any(op.spelling in ("const32", "const64") for op in ops) or (
-            case.family == "post" and case.post_a == "const32"):
+            case.family == "post" and case.post_a == "const32") or \
+            one_element_constant:
         found.append("scalar-scale")
     if any(op.truncf_mode not in (None, "to_nearest_even") for op in ops):
         found.append("truncf-rounding")
