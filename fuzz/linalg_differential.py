@@ -363,8 +363,10 @@ def main():
             known = f" [known: {', '.join(res.known)}]" if res.known else ""
             print(f"FAILED case {case.index} ({', '.join(sorted({k for k, _ in res.failures}))})"
                   f"{known}: {case.describe()}")
+            rate = (f" --near-rate {args.near_rate}" if args.near_rate != 0.25
+                    else "")
             print(f"  reproduce: {sys.argv[0]} --build-dir {args.build_dir} "
-                  f"--seed {args.seed} --case {case.index} --keep DIR "
+                  f"--seed {args.seed}{rate} --case {case.index} --keep DIR "
                   f"(DIR/case{case.index}: programs, .npy arguments, results)")
             for kind, message in res.failures:
                 print(f"  {kind}: {message}")
