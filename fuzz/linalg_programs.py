@@ -464,7 +464,7 @@ def make_case(seed, index, near_rate=0.25):
 def npy_of(values, etype, shape=None):
     """An argument's array in fp8-run's convention: 8-bit formats as uint8
     codes, FP4/FP6 packed along the last dimension, others as float32."""
-    values = np.ascontiguousarray(values)
+    values = np.array(values, order="C")  # 0-d stays 0-d
     if shape is not None:
         values = values.reshape(shape)
     if etype in FORMATS:
