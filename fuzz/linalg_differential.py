@@ -67,8 +67,9 @@ KNOWN = {
     "truncf-rounding": "arith.truncf with a rounding mode: the mode is "
                        "dropped when the scale is raised",
     "f64-const-per-tensor": "per-tensor f64 constant scales (truncf in the "
-                            "body) do not raise, or only on one side of "
-                            "fusion",
+                            "body; a scalar, or a one-element tensor that "
+                            "fusion's canonicalization folds to one) do not "
+                            "raise, or only before fusion",
     "views-fusion": "blockwise views of B [N/R, R, K/C, C] or [K/C, C, N/R, "
                     "R] (R > 1): raise before fusion but not after for some "
                     "extents (N/R >= 2, and unit N/R or K/C too), or only "
@@ -91,7 +92,9 @@ def known_families(case):
         found.append("scalar-scale")
     if any(op.truncf_mode not in (None, "to_nearest_even") for op in ops):
         found.append("truncf-rounding")
-    if any(op.spelling == "const64" for op in ops):
+    if any(op.spelling == "const64" or (
+            op.scale_const and op.scale_type == "f64" and
+            int(np.prod(op.scale_shape())) == 1) for op in ops):
         found.append("f64-const-per-tensor")
     if case.family == "views" and case.b.block[0] > 1:
         found.append("views-fusion")
