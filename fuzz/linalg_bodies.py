@@ -60,11 +60,9 @@ def post_scale(order, e, p, sa, sb):
 class TextBody:
     """Prints a body's operations; values are SSA names with types."""
 
-    def __init__(self, prefix, scale_types, truncf_mode=None):
+    def __init__(self, prefix, truncf_mode=None):
         self.lines, self.count, self.prefix = [], 0, prefix
-        self.scale_types = scale_types  # SSA name -> stored type
         self.truncf_mode = truncf_mode
-        self.consts = {}
 
     def _new(self, text):
         name = f"%{self.prefix}{self.count}"
