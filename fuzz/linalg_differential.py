@@ -58,8 +58,9 @@ FUSION = ["--linalg-generalize-named-ops", "--linalg-fuse-elementwise-ops",
 # f64 scales reach the programs here as constants only, the runtime having
 # no f64 arguments, and both programs fold those alike.)
 KNOWN = {
-    "zero-d-scale": "0-d scale tensors: the raised program fails on the "
-                    "emulator ('memref.load' not supported in host code)",
+    "zero-d-scale": "0-d f16/bf16 scale tensors (widened by extf): the "
+                    "raised program fails on the emulator ('memref.load' "
+                    "not supported in host code)",
     "scalar-scale": "(found here) a per-tensor scale from an f32 scalar "
                     "(a captured constant, or a one-element constant tensor "
                     "that fusion's canonicalization folds to one; made a "
@@ -70,10 +71,12 @@ KNOWN = {
                             "body; a scalar, or a one-element tensor that "
                             "fusion's canonicalization folds to one) do not "
                             "raise, or only before fusion",
-    "views-fusion": "blockwise views of B [N/R, R, K/C, C] or [K/C, C, N/R, "
-                    "R] (R > 1): raise before fusion but not after for some "
-                    "extents (N/R >= 2, and unit N/R or K/C too), or only "
-                    "with M dynamic",
+    "torch-views": "torch's blockwise views (A's scales [M, K/C, 1] read "
+                   "at (m, kb, 0)) with B viewed [N/R, R, K/C, C] or [K/C, "
+                   "C, N/R, R], R > 1: raised before fusion, not after (B's "
+                   "dequantization is left unfused behind a collapse_shape; "
+                   "M dynamic: raised after fusion but not static), "
+                   "whatever N/R and K/C",
 }
 
 
@@ -81,8 +84,8 @@ def known_families(case):
     """The KNOWN families `case` belongs to."""
     found = []
     ops = (case.a, case.b)
-    if any(op.spelling == "0d" for op in ops) or (
-            case.family == "post" and "0d" in (case.post_a, case.post_b)):
+    if any(op.spelling == "0d" and op.scale_type in ("f16", "bf16")
+           for op in ops):
         found.append("zero-d-scale")
     one_element_constant = any(
         op.scale_const and int(np.prod(op.scale_shape())) == 1 for op in ops)
@@ -94,8 +97,8 @@ def known_families(case):
             op.scale_const and op.scale_type == "f64" and
             int(np.prod(op.scale_shape())) == 1) for op in ops):
         found.append("f64-const-per-tensor")
-    if case.family == "views" and case.b.block[0] > 1:
-        found.append("views-fusion")
+    if case.family == "views" and case.a.torch_view and case.b.block[0] > 1:
+        found.append("torch-views")
     return found
 
 
