@@ -64,7 +64,7 @@ static bool parseExtents(llvm::StringRef text, std::array<int64_t, 3> &out) {
 }
 
 /// The fp8-run flags launch mode reads.
-static constexpr llvm::StringLiteral kLaunchModeFlags[] = {
+static const llvm::StringRef kLaunchModeFlags[] = {
     "module", "kernel", "grid",  "block", "arg",        "out",
     "device", "chip",   "stats", "iters", "emu-max-ops",
     "emu-workgroup-order"};
@@ -184,14 +184,15 @@ parseScalar(llvm::StringRef text, Type type, unsigned index, uint64_t &bits) {
   return parseIntegerScalar(valueText, type, index, bits);
 }
 
-/// Rejects the fp8-run flags of `category` that launch mode does not read.
-static std::optional<Failure>
-rejectUnusedFlags(const llvm::cl::OptionCategory &category) {
+std::optional<std::string>
+mlir::qmm::findUnusedFlag(const llvm::cl::OptionCategory &category,
+                          llvm::ArrayRef<llvm::StringRef> used,
+                          llvm::StringRef mode) {
   for (auto [name, option] : llvm::cl::getRegisteredOptions())
     if (option->getNumOccurrences() &&
         llvm::is_contained(option->Categories, &category) &&
-        !llvm::is_contained(kLaunchModeFlags, name))
-      return badInput("--" + name + " is not used in launch mode (--module)");
+        !llvm::is_contained(used, name))
+      return ("--" + name + " is not used in " + mode).str();
   return std::nullopt;
 }
 
@@ -199,8 +200,9 @@ static std::optional<Failure> launch(MLIRContext &context,
                                      const ChipInfo &chip,
                                      const LaunchRequest &request) {
   if (request.flags)
-    if (std::optional<Failure> failure = rejectUnusedFlags(*request.flags))
-      return failure;
+    if (std::optional<std::string> unused = findUnusedFlag(
+            *request.flags, kLaunchModeFlags, "launch mode (--module)"))
+      return badInput(*unused);
   if (request.device == DeviceKind::CPU)
     return badInput("unknown device 'cpu' (expected emu, hip or auto)");
   // hip: the runtime and a GPU of the chip must be there. auto: hip when

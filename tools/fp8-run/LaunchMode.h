@@ -15,9 +15,16 @@
 namespace mlir {
 namespace qmm {
 
+/// Launch mode (--module: one kernel of a GPU-level module) or call mode
+/// (an input file with --function: one function of a program, compiled for
+/// the device as a whole).
 struct LaunchRequest {
   std::string modulePath;
   std::string kernelName;
+  /// Call mode: the function called (empty in launch mode).
+  std::string functionName;
+  /// Call mode: the #qmm.config<...> forced on every matmul.
+  std::string config;
   std::string grid = "1,1,1";
   std::string block = "64,1,1";
   std::vector<std::string> args;
@@ -34,6 +41,19 @@ struct LaunchRequest {
 /// Returns the exit code: 0 success, 1 kernel error, 2 bad input.
 int runLaunchMode(MLIRContext &context, const ChipInfo &chip,
                   const LaunchRequest &request);
+
+/// Calls one function of a program file (tensor arguments from .npy files,
+/// results written to DIR/result<N>.npy) on `device`, which compiles the
+/// whole program as it would a GEMM's (CallMode.cpp). Returns the exit code:
+/// 0 success, 1 the program failed to compile or run, 2 bad input.
+int runCallMode(MLIRContext &context, const ChipInfo &chip,
+                const LaunchRequest &request);
+
+/// Bad input when a flag of `category` outside `used` was given: the name
+/// of the mode goes in the message.
+std::optional<std::string>
+findUnusedFlag(const llvm::cl::OptionCategory &category,
+               llvm::ArrayRef<llvm::StringRef> used, llvm::StringRef mode);
 
 } // namespace qmm
 } // namespace mlir

@@ -428,7 +428,15 @@ static cl::list<std::string> kernelArgs(
     cl::cat(category));
 static cl::opt<std::string> outDir(
     "out", cl::init(""),
-    cl::desc("launch mode: write every memref argument to DIR/arg<N>.npy"),
+    cl::desc("launch mode: write every memref argument to DIR/arg<N>.npy; "
+             "call mode: every result to DIR/result<N>.npy"),
+    cl::cat(category));
+
+// Call mode.
+static cl::opt<std::string> functionName(
+    "function", cl::init(""),
+    cl::desc("call this function of the input file with the --arg .npy "
+             "files (call mode; tensor arguments and results)"),
     cl::cat(category));
 
 /// LLVM itself registers `-stats` (read with llvm::AreStatisticsEnabled);
@@ -601,9 +609,24 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     fail("--module cannot be combined with an input file");
   if (modulePath.empty() &&
       (kernelName.getNumOccurrences() || gridText.getNumOccurrences() ||
-       blockText.getNumOccurrences() || kernelArgs.getNumOccurrences() ||
-       outDir.getNumOccurrences()))
-    fail("--kernel, --grid, --block, --arg and --out need --module");
+       blockText.getNumOccurrences()))
+    fail("--kernel, --grid and --block need --module");
+  if (modulePath.empty() && functionName.empty() &&
+      (kernelArgs.getNumOccurrences() || outDir.getNumOccurrences()))
+    fail("--arg and --out need --module or --function");
+  if (!functionName.empty() && inputFile.empty())
+    fail("--function calls a function of an input file: give the file");
+  if (!functionName.empty()) {
+    LaunchRequest request;
+    request.modulePath = inputFile;
+    request.functionName = functionName;
+    request.config = kernelConfig;
+    request.args.assign(kernelArgs.begin(), kernelArgs.end());
+    request.outDir = outDir;
+    request.device = deviceKind;
+    request.flags = &category;
+    return request;
+  }
 
   config.kernelConfig = kernelConfig;
   config.tune = tune;

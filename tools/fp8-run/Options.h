@@ -110,8 +110,9 @@ struct RunConfig {
 };
 
 /// Parses the command line (exiting with code 2 and one error line on bad
-/// input). Returns the launch-mode request when --module is given, else
-/// fills `config`.
+/// input). Returns the launch-mode request when --module is given (the
+/// call-mode request, with a function name, when an input file comes with
+/// --function), else fills `config`.
 std::optional<LaunchRequest> parseCommandLine(int argc, char **argv,
                                               RunConfig &config);
 

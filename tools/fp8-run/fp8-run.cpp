@@ -4,7 +4,8 @@
 // product of the dequantized inputs (compiler correctness) and against an
 // f64 product of the unquantized inputs (quantization quality). The command
 // line becomes a RunConfig (Options.cpp) that a GemmRunner takes through
-// its steps (Runner.cpp); --module launches one kernel (LaunchMode.cpp).
+// its steps (Runner.cpp); --module launches one kernel (LaunchMode.cpp);
+// an input file with --function calls one function (CallMode.cpp).
 //
 // Exit codes: 0 PASS, 1 FAIL, 2 bad input.
 //
@@ -48,6 +49,8 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  if (launch && !launch->functionName.empty())
+    return runCallMode(context, *config.chip, *launch);
   if (launch)
     return runLaunchMode(context, *config.chip, *launch);
   return GemmRunner(context, config).run();
