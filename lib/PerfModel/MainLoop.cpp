@@ -1,9 +1,8 @@
-//===- MainLoop.cpp - the main loop of a kernel and one wave's iteration --===//
+//===- MainLoop.cpp - what one trip of the main loop executes -------------===//
 //
-// The main loop is the backward branch whose body holds the most MFMAs
-// (several latches to one header make one loop). Blocks of the body that
-// some iteration skips (the latch before them jumps back to the header) are
-// weighted by the share of iterations that run them.
+// Counts per wave and trip, each instruction weighted by the share of trips
+// that run it (computeLoopWeights, ControlFlow.cpp). Direct-to-LDS loads
+// count as LDS writes too: their bytes pass through the LDS.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,148 +13,6 @@
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::perf;
-
-//===----------------------------------------------------------------------===//
-// Finding the loop
-//===----------------------------------------------------------------------===//
-
-/// Index of the instruction at `address`, or -1.
-static int indexAt(const DisassembledKernel &kernel, uint64_t address) {
-  auto it = llvm::lower_bound(kernel.instructions, address,
-                              [](const Instruction &inst, uint64_t a) {
-                                return inst.address < a;
-                              });
-  if (it == kernel.instructions.end() || it->address != address)
-    return -1;
-  return int(it - kernel.instructions.begin());
-}
-
-std::optional<LoopRegion> perf::findMainLoop(const DisassembledKernel &kernel) {
-  // header -> last latch.
-  std::map<int, int> loops;
-  const auto &insts = kernel.instructions;
-  for (int i = 0, e = int(insts.size()); i < e; ++i) {
-    const Instruction &inst = insts[i];
-    if (inst.kind != InstructionClass::Branch || !inst.target ||
-        *inst.target > inst.address)
-      continue;
-    int header = indexAt(kernel, *inst.target);
-    if (header < 0)
-      continue;
-    loops[header] = std::max(loops[header], i);
-  }
-  // The main loop: of the loops that hold MFMAs and no inner loop holding
-  // MFMAs (a nest runs its inner loop's body most often), the one with the
-  // most; without MFMAs anywhere, the longest loop.
-  auto mfmasIn = [&](int header, int latch) {
-    int mfmas = 0;
-    for (int i = header; i <= latch; ++i)
-      mfmas += insts[i].kind == InstructionClass::MFMA;
-    return mfmas;
-  };
-  auto hasInnerMfmaLoop = [&](int header, int latch) {
-    for (auto [h, l] : loops)
-      if ((h != header || l != latch) && h >= header && l <= latch &&
-          mfmasIn(h, l) > 0)
-        return true;
-    return false;
-  };
-  std::optional<LoopRegion> best;
-  int bestMfmas = 0, bestLength = 0;
-  bool nested = false;
-  for (auto [header, latch] : loops) {
-    int mfmas = mfmasIn(header, latch);
-    if (mfmas > 0 && hasInnerMfmaLoop(header, latch)) {
-      nested = true;
-      continue;
-    }
-    int length = latch - header + 1;
-    if (mfmas > bestMfmas || (bestMfmas == 0 && mfmas == 0 &&
-                              length > bestLength)) {
-      bestMfmas = mfmas;
-      bestLength = length;
-      best = LoopRegion{header, latch, {}};
-    }
-  }
-  if (!best)
-    return std::nullopt;
-  best->nested = nested;
-  // Blocks: split at branch targets inside the loop and after branches.
-  int header = best->header, latch = best->latch;
-  std::vector<int> starts = {header};
-  for (int i = header; i <= latch; ++i) {
-    const Instruction &inst = insts[i];
-    if (inst.kind != InstructionClass::Branch)
-      continue;
-    if (i + 1 <= latch)
-      starts.push_back(i + 1);
-    if (inst.target) {
-      int target = indexAt(kernel, *inst.target);
-      if (target > header && target <= latch)
-        starts.push_back(target);
-    }
-  }
-  llvm::sort(starts);
-  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-  int numBlocks = int(starts.size());
-  auto blockOf = [&](int index) {
-    return int(std::upper_bound(starts.begin(), starts.end(), index) -
-               starts.begin()) - 1;
-  };
-  auto blockEnd = [&](int b) {
-    return b + 1 < numBlocks ? starts[b + 1] - 1 : latch;
-  };
-  // Successors inside the loop; `reachesHeader`: an edge back to it.
-  std::vector<std::vector<int>> successors(numBlocks);
-  std::vector<bool> backEdge(numBlocks, false);
-  for (int b = 0; b < numBlocks; ++b) {
-    const Instruction &last = insts[blockEnd(b)];
-    bool fallsThrough = last.kind != InstructionClass::Branch ||
-                        last.conditional;
-    if (last.kind == InstructionClass::Branch && last.target) {
-      int target = indexAt(kernel, *last.target);
-      if (target == header)
-        backEdge[b] = true;
-      else if (target > header && target <= latch)
-        successors[b].push_back(blockOf(target));
-    }
-    if (fallsThrough && b + 1 < numBlocks)
-      successors[b].push_back(b + 1);
-  }
-  // A block runs on every iteration when no path from the header back to
-  // it avoids it.
-  std::vector<double> weights(numBlocks, 0);
-  for (int skip = 0; skip < numBlocks; ++skip) {
-    if (skip == 0) {
-      weights[0] = 1;
-      continue;
-    }
-    std::vector<bool> seen(numBlocks, false);
-    std::vector<int> work = {0};
-    seen[0] = true;
-    bool avoidable = false;
-    while (!work.empty() && !avoidable) {
-      int b = work.back();
-      work.pop_back();
-      if (backEdge[b]) {
-        avoidable = true;
-        break;
-      }
-      for (int s : successors[b])
-        if (s != skip && !seen[s]) {
-          seen[s] = true;
-          work.push_back(s);
-        }
-    }
-    weights[skip] = avoidable ? -1 : 1; // -1: conditional
-  }
-  best->weights.assign(latch - header + 1, 1.0);
-  for (int b = 0; b < numBlocks; ++b)
-    for (int i = starts[b]; i <= blockEnd(b); ++i)
-      best->weights[i - header] = weights[b];
-  best->conditionalBlocks = int(llvm::count(weights, -1.0));
-  return best;
-}
 
 //===----------------------------------------------------------------------===//
 // Counting
@@ -200,22 +57,25 @@ double perf::getValuCycles(const Instruction &inst,
 }
 
 LoopCounts perf::countLoop(const DisassembledKernel &kernel,
-                           const LoopRegion &loop, double conditionalShare,
+                           const LoopRegion &loop,
+                           const std::vector<double> &weights,
                            const ModelParameters &params, int waveSize) {
   LoopCounts counts;
   const auto &insts = kernel.instructions;
   counts.headerAddress = insts[loop.header].address;
   counts.latchAddress = insts[loop.latch].address;
-  counts.instructions = loop.latch - loop.header + 1;
-  counts.conditionalBlocks = loop.conditionalBlocks;
+  counts.instructions = int(loop.body.size());
   RegisterSet mfmaResults;
-  for (int i = loop.header; i <= loop.latch; ++i)
+  for (int i : loop.body)
     if (insts[i].kind == InstructionClass::MFMA)
       for (const RegisterRange &r : insts[i].defs)
         mfmaResults.add(r);
-  for (int i = loop.header; i <= loop.latch; ++i) {
+  for (int i : loop.body) {
     const Instruction &inst = insts[i];
-    double w = loop.weight(i, conditionalShare);
+    double w = weights[i];
+    // Runs of instructions that not every trip runs.
+    if (w < 1.0 && (i == 0 || weights[i - 1] != w || !loop.inLoop[i - 1]))
+      ++counts.conditionalBlocks;
     double bytes = double(inst.bytesPerLane) * waveSize * w;
     switch (inst.kind) {
     case InstructionClass::MFMA: {
@@ -248,6 +108,8 @@ LoopCounts perf::countLoop(const DisassembledKernel &kernel,
     case InstructionClass::GlobalLoad:
       counts.globalLoads += w;
       counts.globalLoadBytes += bytes;
+      if (inst.text.find(" lds") != std::string::npos)
+        counts.directToLdsBytes += bytes;
       break;
     case InstructionClass::GlobalStore:
       counts.globalStores += w;

@@ -1,21 +1,32 @@
 //===- SimdSimulator.cpp - the waves of one SIMD through the main loop ----===//
 //
-// Each wave runs the loop in order. The wave whose clock is earliest issues
-// its next instruction (oldest first on ties), claiming what it needs:
+// Each wave runs from the kernel's entry along its own path through the
+// control-flow graph: into the main loop and round it (each conditional
+// branch of the loop as its pattern says, ControlFlow.cpp), branches on
+// exec as the wave's own exec says (WaveValues), elsewhere towards the loop.
+// The wave whose clock is earliest issues its next instruction (higher
+// s_setprio priority, then the oldest, first on ties), claiming what it
+// needs. The SIMD issues one instruction of each kind per slot from
+// different waves (CDNA3 ISA, "Instruction issue"), so the ports are per
+// kind:
 //  - MFMA: the SIMD's matrix pipe for its cycles, its sources (the
-//    accumulator chain), and the issue port for mfmaIssueCycles, after which
+//    accumulator chain), and the VALU port for mfmaIssueCycles, after which
 //    independent instructions of any wave co-execute;
-//  - VALU: the issue port for valuCycles, after the MFMA results it reads;
-//  - LDS / global accesses: issue cycles, then the SIMD's share of the
-//    CU's LDS bandwidth (bytes, plus bank-conflict cycles) or of L2
-//    bandwidth, then the latency; they enter the lgkmcnt / vmcnt queues,
-//    and s_waitcnt waits for the oldest ones in order, as the counters do;
-//  - s_barrier: the waves of one workgroup on this SIMD meet (the other
-//    SIMDs run the same schedule), plus barrierCycles.
-// Blocks some trips skip run on a deterministic share of the iterations
-// (iteration i runs them when floor((i + 1) s) > floor(i s)); the loop runs
-// long enough for that share to show, and the steady state is measured over
-// the second half of the iterations.
+//  - VALU: the VALU port for valuCycles, after the MFMA results it reads;
+//  - LDS / global accesses: their port's issue cycles, then the SIMD's
+//    share of the CU's LDS bandwidth (bytes, plus the bank-conflict cycles
+//    of the lanes' addresses where the wave's values give them) or of L2
+//    bandwidth (the bytes that miss L1), then the latency; they enter the
+//    lgkmcnt / vmcnt queues, and s_waitcnt waits for the oldest ones in
+//    order, as the counters do;
+//  - s_barrier: the waves of one workgroup on this SIMD meet, whichever
+//    barrier instruction each is at (the hardware counts arrivals; the
+//    other SIMDs run the same schedule), plus barrierCycles. A barrier only
+//    some waves execute (ping-pong's offset) thus shifts them by a phase.
+// Shares of trips run deterministically (trip i takes a share-s branch when
+// floor((i + 1) s) > floor(i s)); the loop runs long enough for that share
+// to show, and the steady state is measured over the second half of the
+// trips.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,42 +48,74 @@ struct PendingAccess {
 
 /// What the waves of a SIMD share.
 struct SimdResources {
-  double mfmaFree = 0, issueFree = 0, ldsFree = 0, memoryFree = 0;
+  double mfmaFree = 0, valuIssueFree = 0, vmemIssueFree = 0,
+         ldsIssueFree = 0, ldsFree = 0, memoryFree = 0;
 };
 
+enum class Phase { Prologue, Loop, Straight, Done };
+
 struct Wave {
+  Wave(int waveInWorkgroup, const TimelineCosts &costs)
+      : values(waveInWorkgroup, costs.block, costs.chip->waveSize) {}
   double t = 0;
-  int pc = 0, iteration = 0;
-  bool done = false, atBarrier = false;
+  int pc = 0, iteration = 0, steps = 0, priority = 0;
+  Phase phase = Phase::Prologue;
+  bool atBarrier = false;
   std::array<double, 512> vgprReady{}, agprReady{};
   std::deque<PendingAccess> vm, lgkm;
   std::vector<double> iterationStarts;
+  WaveValues values;
+  double conflictCycles = 0;
 };
 
 class SimdSimulator {
 public:
-  /// `executes(i, iteration)`: whether instruction i runs in that
-  /// iteration.
-  SimdSimulator(const DisassembledKernel &kernel, int first, int last,
-                std::function<bool(int, int)> executes,
+  SimdSimulator(const DisassembledKernel &kernel, const SimdWorkload &work,
                 const ModelParameters &params, const TimelineCosts &costs,
-                int waves, int wavesPerWorkgroup, int iterations)
-      : insts(kernel.instructions), first(first), last(last),
-        executes(std::move(executes)), params(params), costs(costs),
-        wavesPerWorkgroup(std::max(1, wavesPerWorkgroup)),
-        iterations(iterations), measuredFrom(iterations / 2),
-        waves(waves) {}
+                int iterations)
+      : kernel(kernel), insts(kernel.instructions), work(work),
+        params(params), costs(costs), iterations(iterations),
+        measuredFrom(iterations / 2) {
+    int perGroup = std::max(1, work.wavesPerSimdPerWorkgroup);
+    for (int j = 0; j < work.waves; ++j) {
+      // Waves of a workgroup go round-robin over the SIMDs: this SIMD (0)
+      // holds waves 0, S, 2S, ... of each.
+      Wave w(j % perGroup * costs.chip->simdsPerCU, costs);
+      w.pc = work.start;
+      w.phase = work.loop ? Phase::Prologue : Phase::Straight;
+      if (work.loop && w.pc == work.loop->header) {
+        w.phase = Phase::Loop;
+        w.iterationStarts.push_back(0);
+      }
+      waves.push_back(std::move(w));
+    }
+    maxSteps = int64_t(insts.size()) * 4 + 64;
+    if (work.loop) {
+      // Prologue branches go towards the loop: blocks that reach it.
+      const ControlFlowGraph &cfg = *work.cfg;
+      reachesLoop.assign(cfg.blocks.size(), false);
+      reachesLoop[work.loop->headerBlock] = true;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t b = 0; b < cfg.blocks.size(); ++b)
+          if (!reachesLoop[b])
+            for (int s : cfg.blocks[b].successors)
+              if (reachesLoop[s]) {
+                reachesLoop[b] = changed = true;
+                break;
+              }
+      }
+    }
+  }
 
-  /// Runs every wave to the end; `record` collects wave 0's waits in its
-  /// last iteration.
   void run(WaveTimeline *record) {
     this->record = record;
-    for (Wave &w : waves)
-      w.iterationStarts.push_back(0);
     while (true) {
       Wave *next = nullptr;
       for (Wave &w : waves)
-        if (!w.done && !w.atBarrier && (!next || w.t < next->t))
+        if (w.phase != Phase::Done && !w.atBarrier &&
+            (!next || w.t < next->t ||
+             (w.t == next->t && w.priority > next->priority)))
           next = &w;
       if (!next)
         break;
@@ -83,14 +126,25 @@ public:
   /// Mean cycles per iteration over the measured iterations.
   double steadyIterationCycles() const {
     double sum = 0;
+    int counted = 0;
     for (const Wave &w : waves)
-      sum += (w.iterationStarts[iterations] -
-              w.iterationStarts[measuredFrom]) /
-             double(iterations - measuredFrom);
-    return sum / double(waves.size());
+      if (int(w.iterationStarts.size()) > iterations) {
+        sum += (w.iterationStarts[iterations] -
+                w.iterationStarts[measuredFrom]) /
+               double(iterations - measuredFrom);
+        ++counted;
+      }
+    return counted ? sum / counted : 0;
   }
-
+  double loopEntry() const {
+    double entry = 0;
+    for (const Wave &w : waves)
+      if (!w.iterationStarts.empty())
+        entry = std::max(entry, w.iterationStarts.front());
+    return entry;
+  }
   int measuredIterations() const { return iterations - measuredFrom; }
+  double firstWaveConflicts() const { return waves.front().conflictCycles; }
 
   /// The time every wave has finished, its accesses and MFMAs included.
   double finish() const {
@@ -130,7 +184,8 @@ private:
   }
 
   bool recording(const Wave &w) const {
-    return record && &w == &waves.front() && w.iteration >= measuredFrom;
+    return record && &w == &waves.front() && w.phase == Phase::Loop &&
+           w.iteration >= measuredFrom;
   }
 
   /// Waits until at most `count` accesses of `queue` are outstanding.
@@ -156,12 +211,14 @@ private:
     w.t = until;
   }
 
-  /// Starts a memory access: issue, a share of the bandwidth, latency.
-  void access(Wave &w, double serviceCycles, double &pipeFree, double latency,
+  /// Starts a memory access: its port's issue, a share of the bandwidth,
+  /// latency.
+  void access(Wave &w, double &issueFree, double serviceCycles,
+              double &pipeFree, double latency,
               std::deque<PendingAccess> &queue) {
-    double start = std::max(w.t, res.issueFree);
+    double start = std::max(w.t, issueFree);
     w.t = start + params.memoryIssueCycles;
-    res.issueFree = w.t;
+    issueFree = w.t;
     double served = std::max(w.t, pipeFree) + serviceCycles;
     pipeFree = served;
     queue.push_back({served + latency, w.t, w.iteration});
@@ -169,18 +226,31 @@ private:
 
   void arriveAtBarrier(Wave &w) {
     w.atBarrier = true;
+    releaseBarrier(w);
+  }
+
+  /// Lets the waves of `w`'s workgroup go when none is still on its way.
+  void releaseBarrier(Wave &w) {
+    size_t perGroup = std::max(1, work.wavesPerSimdPerWorkgroup);
     size_t index = &w - waves.data();
-    size_t group = index / wavesPerWorkgroup;
-    size_t begin = group * wavesPerWorkgroup;
-    size_t end = std::min(waves.size(), begin + wavesPerWorkgroup);
+    size_t begin = index / perGroup * perGroup;
+    size_t end = std::min(waves.size(), begin + perGroup);
     double meet = 0;
+    bool waiting = false;
     for (size_t i = begin; i < end; ++i) {
-      if (!waves[i].atBarrier && !waves[i].done)
+      if (!waves[i].atBarrier && waves[i].phase != Phase::Done)
         return; // the others are still on their way
-      meet = std::max(meet, waves[i].t);
+      if (waves[i].phase != Phase::Done) {
+        waiting = true;
+        meet = std::max(meet, waves[i].t);
+      }
     }
+    if (!waiting)
+      return;
     for (size_t i = begin; i < end; ++i) {
       Wave &peer = waves[i];
+      if (peer.phase == Phase::Done)
+        continue;
       if (recording(peer))
         record->barrierWait += meet - peer.t + params.barrierCycles;
       peer.t = meet + params.barrierCycles;
@@ -188,44 +258,138 @@ private:
     }
   }
 
-  void advance(Wave &w) {
-    if (++w.pc <= last)
+  bool execBranchTaken(const Wave &w, const Instruction &inst) const {
+    std::optional<uint64_t> exec = w.values.getExec();
+    bool execnz = inst.mnemonic == "s_cbranch_execnz";
+    if (!exec)
+      return execnz; // full waves
+    return execnz ? *exec != 0 : *exec == 0;
+  }
+
+  /// Where wave `w` goes after instruction `pc`.
+  int successor(const Wave &w, int pc) const {
+    const Instruction &inst = insts[pc];
+    if (inst.kind != InstructionClass::Branch)
+      return pc + 1;
+    int target = getBranchTarget(kernel, pc);
+    if (!inst.conditional)
+      return target >= 0 ? target : int(insts.size());
+    bool isExec = inst.mnemonic == "s_cbranch_execz" ||
+                  inst.mnemonic == "s_cbranch_execnz";
+    bool taken = false;
+    const LoopRegion *loop = work.loop;
+    if (w.phase == Phase::Loop && loop && loop->inLoop[pc]) {
+      auto it = loop->branches.find(pc);
+      BranchPattern p =
+          it == loop->branches.end() ? BranchPattern::Never : it->second;
+      taken = p == BranchPattern::Exec
+                  ? execBranchTaken(w, inst)
+                  : takesBranch(p, w.iteration, work.conditionalShare);
+    } else if (isExec) {
+      taken = execBranchTaken(w, inst);
+    } else if (target >= 0 && target > pc && w.phase == Phase::Prologue) {
+      const ControlFlowGraph &cfg = *work.cfg;
+      bool viaTarget = reachesLoop[cfg.blockOf[target]];
+      bool viaNext = pc + 1 < int(insts.size()) &&
+                     reachesLoop[cfg.blockOf[pc + 1]];
+      taken = viaTarget && !viaNext;
+    }
+    // Outside the loop, backward branches fall through: each pass once.
+    if (taken && target >= 0 && target <= pc &&
+        !(w.phase == Phase::Loop && loop && loop->inLoop[pc]))
+      taken = false;
+    return taken && target >= 0 ? target : pc + 1;
+  }
+
+  /// Moves `w` to `next`, counting trips at the loop header.
+  void finishWave(Wave &w) {
+    w.phase = Phase::Done;
+    w.atBarrier = false;
+    releaseBarrier(w);
+  }
+
+  void moveTo(Wave &w, int next) {
+    w.pc = next;
+    if (++w.steps > maxSteps || next >= int(insts.size())) {
+      finishWave(w);
       return;
-    w.pc = first;
+    }
+    const LoopRegion *loop = work.loop;
+    if (!loop || w.phase == Phase::Straight)
+      return;
+    if (w.phase == Phase::Loop && !loop->inLoop[next])
+      next = w.pc = loop->header; // an exit in the steady state: go round
+    if (next != loop->header)
+      return;
+    if (w.phase == Phase::Prologue) {
+      w.phase = Phase::Loop;
+      w.iteration = 0;
+      w.iterationStarts.push_back(w.t);
+      w.steps = 0;
+      return;
+    }
     ++w.iteration;
+    w.steps = 0;
     w.iterationStarts.push_back(w.t);
     if (w.iteration == iterations)
-      w.done = true;
+      finishWave(w);
+  }
+
+  double ldsConflicts(Wave &w, const Instruction &inst) {
+    auto ops = getOperands(inst);
+    llvm::StringRef m = inst.mnemonic;
+    bool simple = (m.starts_with("ds_read_b") || m.starts_with("ds_write_b") ||
+                   m.starts_with("ds_load_b") || m.starts_with("ds_store_b"));
+    llvm::StringRef address =
+        ops.empty() ? "" : (m.starts_with("ds_read") || m.starts_with("ds_load"))
+                               ? (ops.size() > 1 ? ops[1] : "")
+                               : ops[0];
+    std::optional<std::vector<int64_t>> lanes;
+    if (simple && !address.empty())
+      lanes = w.values.getLaneAddresses(address);
+    if (!lanes)
+      return costs.ldsConflictCyclesPerInstruction;
+    int offset = 0;
+    size_t at = inst.text.find("offset:");
+    if (at != std::string::npos)
+      llvm::StringRef(inst.text).drop_front(at + 7).consumeInteger(0, offset);
+    std::vector<LdsLaneAccess> accesses;
+    bool readB128 = inst.bytesPerLane == 16 && (m.starts_with("ds_read") ||
+                                                m.starts_with("ds_load"));
+    for (size_t lane = 0; lane < lanes->size(); ++lane)
+      accesses.push_back(
+          {readB128 ? ChipInfo::getLdsReadB128LaneOrder(int64_t(lane))
+                    : int64_t(lane),
+           (*lanes)[lane] + offset, int64_t(inst.bytesPerLane)});
+    llvm::sort(accesses, [](const LdsLaneAccess &a, const LdsLaneAccess &b) {
+      return a.lane < b.lane;
+    });
+    return double(costs.chip->countLdsBankConflictCycles(accesses));
   }
 
   void step(Wave &w) {
-    if (w.pc < first)
-      w.pc = first;
     const Instruction &inst = insts[w.pc];
-    if (!executes(w.pc, w.iteration)) {
-      advance(w);
-      return;
-    }
     WaveTimeline scratch;
     WaveTimeline &r = recording(w) ? *record : scratch;
+    w.values.execute(inst);
     switch (inst.kind) {
     case InstructionClass::MFMA: {
-      double start =
-          std::max({w.t, readyTime(w, inst.uses), res.mfmaFree, res.issueFree});
+      double start = std::max(
+          {w.t, readyTime(w, inst.uses), res.mfmaFree, res.valuIssueFree});
       r.mfmaPipeWait += start - w.t;
       res.mfmaFree = start + getMFMACycles(inst);
       define(w, inst.defs, res.mfmaFree);
       w.t = start + params.mfmaIssueCycles;
-      res.issueFree = w.t;
+      res.valuIssueFree = w.t;
       break;
     }
     case InstructionClass::VALU: {
       double operands = readyTime(w, inst.uses);
       if (operands > w.t)
         r.dependencyWait += operands - w.t;
-      double start = std::max({w.t, operands, res.issueFree});
+      double start = std::max({w.t, operands, res.valuIssueFree});
       w.t = start + getValuCycles(inst, params);
-      res.issueFree = w.t;
+      res.valuIssueFree = w.t;
       define(w, inst.defs, w.t);
       break;
     }
@@ -238,11 +402,15 @@ private:
       break;
     case InstructionClass::LDS: {
       // The CU's LDS serves its busy SIMDs: this SIMD's share of it.
-      double service = (inst.bytesPerLane * double(costs.waveSize) /
+      double conflicts = ldsConflicts(w, inst);
+      if (w.phase == Phase::Loop && w.iteration >= measuredFrom)
+        w.conflictCycles += conflicts;
+      double service = (inst.bytesPerLane * double(costs.chip->waveSize) /
                             costs.ldsBytesPerClock +
-                        costs.ldsConflictCyclesPerInstruction) *
+                        conflicts) *
                        costs.simdsSharingMemory;
-      access(w, service, res.ldsFree, params.ldsLatencyCycles, w.lgkm);
+      access(w, res.ldsIssueFree, service, res.ldsFree,
+             params.ldsLatencyCycles, w.lgkm);
       break;
     }
     case InstructionClass::ScalarLoad:
@@ -251,12 +419,15 @@ private:
       break;
     case InstructionClass::GlobalLoad:
     case InstructionClass::GlobalStore: {
-      double service =
-          costs.memoryBytesPerClock > 0
-              ? inst.bytesPerLane * double(costs.waveSize) /
-                    costs.memoryBytesPerClock * costs.simdsSharingMemory
-              : 0;
-      access(w, service, res.memoryFree, params.globalLatencyCycles, w.vm);
+      double bytes = inst.bytesPerLane * double(costs.chip->waveSize);
+      if (inst.kind == InstructionClass::GlobalLoad)
+        bytes *= costs.globalBytesToL2;
+      double service = costs.memoryBytesPerClock > 0
+                           ? bytes / costs.memoryBytesPerClock *
+                                 costs.simdsSharingMemory
+                           : 0;
+      access(w, res.vmemIssueFree, service, res.memoryFree,
+             params.globalLatencyCycles, w.vm);
       break;
     }
     case InstructionClass::WaitCount:
@@ -266,54 +437,68 @@ private:
         waitFor(w, w.lgkm, inst.lgkmcnt, r.ldsWait, false);
       break;
     case InstructionClass::Barrier:
-      advance(w);
-      arriveAtBarrier(w);
+      moveTo(w, w.pc + 1);
+      if (w.phase != Phase::Done)
+        arriveAtBarrier(w);
       return;
     case InstructionClass::Other:
+      if (llvm::StringRef(inst.mnemonic).starts_with("s_setprio")) {
+        auto ops = getOperands(inst);
+        if (!ops.empty())
+          if (auto level = parseImmediate(ops[0]))
+            w.priority = int(*level);
+      }
+      if (inst.mnemonic == "s_endpgm") {
+        finishWave(w);
+        return;
+      }
       break;
     }
-    advance(w);
+    moveTo(w, successor(w, w.pc));
   }
 
+  const DisassembledKernel &kernel;
   const std::vector<Instruction> &insts;
-  int first, last;
-  std::function<bool(int, int)> executes;
+  const SimdWorkload &work;
   const ModelParameters &params;
   const TimelineCosts &costs;
-  size_t wavesPerWorkgroup;
   int iterations, measuredFrom;
+  int64_t maxSteps = 0;
   std::vector<Wave> waves;
+  std::vector<bool> reachesLoop;
   SimdResources res;
   WaveTimeline *record = nullptr;
 };
 } // namespace
 
 /// Iterations enough for a conditional share `share` to show in the
-/// measured half (16 runs of the conditional blocks), within [8, 1024].
+/// measured half (16 runs of the conditional blocks), within [12, 1024].
 static int iterationsFor(double share) {
   if (share <= 0 || share >= 1)
-    return 8;
-  return int(std::clamp(std::ceil(32.0 / share), 8.0, 1024.0));
+    return 12;
+  return int(std::clamp(std::ceil(32.0 / share), 12.0, 1024.0));
 }
 
-SimdTimeline perf::simulateLoop(const DisassembledKernel &kernel,
-                                const LoopRegion &loop,
-                                double conditionalShare, int waves,
-                                int wavesPerWorkgroup,
+SimdTimeline perf::simulateSimd(const DisassembledKernel &kernel,
+                                const SimdWorkload &work,
                                 const ModelParameters &params,
                                 const TimelineCosts &costs) {
-  double share = std::clamp(conditionalShare, 0.0, 1.0);
-  int iterations = loop.conditionalBlocks ? iterationsFor(share) : 8;
-  auto executes = [&](int i, int iteration) {
-    if (loop.weight(i, 1.0) == 1.0)
-      return true;
-    return std::floor((iteration + 1) * share) > std::floor(iteration * share);
-  };
-  SimdSimulator sim(kernel, loop.header, loop.latch, executes, params, costs,
-                    waves, wavesPerWorkgroup, iterations);
   SimdTimeline result;
+  bool shared = false;
+  if (work.loop)
+    for (auto &[index, pattern] : work.loop->branches)
+      shared |= pattern == BranchPattern::ShareTaken ||
+                pattern == BranchPattern::ShareNotTaken;
+  int iterations =
+      shared ? iterationsFor(work.conditionalShare) : iterationsFor(1);
+  SimdSimulator sim(kernel, work, params, costs, iterations);
   sim.run(&result.wave);
+  if (!work.loop) {
+    result.prologueCycles = sim.finish();
+    return result;
+  }
   result.iterationCycles = sim.steadyIterationCycles();
+  result.prologueCycles = sim.loopEntry();
   // The first wave's waits, per iteration.
   WaveTimeline &w = result.wave;
   double n = sim.measuredIterations();
@@ -321,18 +506,25 @@ SimdTimeline perf::simulateLoop(const DisassembledKernel &kernel,
                        &w.mfmaPipeWait, &w.barrierWait})
     *wait /= n;
   w.cycles = result.iterationCycles;
+  result.ldsConflictCycles = sim.firstWaveConflicts() / n;
   return result;
 }
 
-double perf::simulateStraightLine(const DisassembledKernel &kernel, int first,
-                                  int last, int waves, int wavesPerWorkgroup,
-                                  const ModelParameters &params,
-                                  const TimelineCosts &costs) {
-  if (first > last)
-    return 0;
-  SimdSimulator sim(
-      kernel, first, last, [](int, int) { return true; }, params, costs,
-      waves, wavesPerWorkgroup, /*iterations=*/1);
-  sim.run(nullptr);
-  return sim.finish();
+int perf::getLoopExit(const DisassembledKernel &kernel,
+                      const ControlFlowGraph &cfg, const LoopRegion &loop) {
+  int exit = -1;
+  for (int i : loop.body) {
+    if (i != cfg.blocks[cfg.blockOf[i]].last)
+      continue;
+    for (int s : cfg.blocks[cfg.blockOf[i]].successors)
+      if (!loop.blockInLoop[s]) {
+        int candidate = cfg.blocks[s].first;
+        // The latch's exit first (the loop's natural end).
+        if (i == loop.latch)
+          return candidate;
+        if (exit < 0)
+          exit = candidate;
+      }
+  }
+  return exit < 0 ? loop.latch + 1 : exit;
 }

@@ -146,6 +146,18 @@ int64_t ChipInfo::countLdsBankConflictCycles(
   return cycles;
 }
 
+int64_t ChipInfo::getLdsReadB128LaneOrder(int64_t lane) {
+  // Group g (of 8 lanes) holds 4 lanes of quad a and 4 of quad b.
+  static const int kGroupQuads[8][2] = {{0, 5}, {1, 4}, {2, 7}, {3, 6},
+                                        {8, 13}, {9, 12}, {10, 15}, {11, 14}};
+  int64_t quad = lane / 4 % 16, rest = lane % 4, wave = lane / 64;
+  for (int g = 0; g < 8; ++g)
+    for (int half = 0; half < 2; ++half)
+      if (kGroupQuads[g][half] == quad)
+        return wave * 64 + g * 8 + half * 4 + rest;
+  return lane;
+}
+
 int ChipInfo::getAllocatedRegisters(int vgprs, int agprs) const {
   auto alignTo = [](int v, int a) { return (v + a - 1) / a * a; };
   return alignTo(alignTo(std::max(vgprs, 1), 4) + agprs, registerGranule);

@@ -59,6 +59,13 @@ static cl::opt<int64_t> bytes("bytes", cl::init(0),
                               cl::desc("compulsory bytes the launch reads "
                                        "and writes"),
                               cl::cat(category));
+static cl::opt<std::string> problem(
+    "problem", cl::init(""),
+    cl::desc("the GEMM M,N,K the launch computes: useful FLOP, compulsory "
+             "bytes (bf16 output) and each workgroup's A/B panels, for L1 "
+             "and L2 reuse (tiles from the grid: N/gx x M/gy, or square when "
+             "the grid is 1-D)"),
+    cl::cat(category));
 static cl::opt<std::string> bits("operand-bits", cl::init("8,8"),
                                  cl::desc("A,B operand widths for the peak"),
                                  cl::cat(category));
@@ -204,6 +211,30 @@ int main(int argc, char **argv) {
          "'");
   workload.aBits = int(widths[0]);
   workload.bBits = int(widths[1]);
+  if (!problem.empty()) {
+    auto mnk = parseTriple("problem", problem);
+    if (problem.getValue().find(',') == std::string::npos ||
+        llvm::count(problem.getValue(), ',') != 2)
+      fail("--problem: expected M,N,K, got '" + problem + "'");
+    int64_t m = mnk[0], n = mnk[1], k = mnk[2];
+    int64_t workgroups = workload.grid[0] * workload.grid[1] *
+                         workload.grid[2];
+    if (workload.grid[1] > 1 || workload.grid[0] == 1) {
+      workload.tileN = (n + workload.grid[0] - 1) / workload.grid[0];
+      workload.tileM = (m + workload.grid[1] - 1) / workload.grid[1];
+    } else {
+      // A 1-D grid over the tiles: square tiles of the same area.
+      double side = std::sqrt(double(m) * double(n) / double(workgroups));
+      workload.tileM = workload.tileN = std::max<int64_t>(1, std::llround(side));
+    }
+    workload.aPanelBytes = workload.tileM * k * workload.aBits / 8;
+    workload.bPanelBytes = workload.tileN * k * workload.bBits / 8;
+    if (workload.usefulFlops == 0)
+      workload.usefulFlops = 2.0 * double(m) * double(n) * double(k);
+    if (workload.compulsoryBytes == 0)
+      workload.compulsoryBytes = m * k * workload.aBits / 8 +
+                                 n * k * workload.bBits / 8 + 2 * m * n;
+  }
   auto prediction =
       perf::modelKernel(*kernel, workload, *device, parameters);
   if (!prediction)

@@ -215,6 +215,11 @@ struct LoopCounts {
   double ldsInstructions = 0, ldsBytes = 0;
   double globalLoads = 0, globalLoadBytes = 0;
   double globalStores = 0, globalStoreBytes = 0;
+  /// Global loads that write LDS directly (their bytes pass through it).
+  double directToLdsBytes = 0;
+  /// LDS bank-conflict cycles per trip: from the lanes' addresses where the
+  /// code gives them, else the workload's estimate.
+  double ldsConflictCycles = 0;
   double barriers = 0, waits = 0;
 };
 
@@ -261,6 +266,9 @@ struct KernelPrediction {
   double iterationCycles = 0;
   double mfmaBusy = 0;
   std::string loopBound; ///< "MFMA", "VALU", "LDS", "L2", or the latency kind
+  /// Share of the loop's global load bytes that miss L1 (1: no reuse
+  /// known).
+  double globalBytesToL2 = 1;
   double prologueCycles = 0, epilogueCycles = 0;
 
   // Grid.

@@ -83,6 +83,16 @@ struct ChipInfo {
   /// one per phase. `accesses` are in increasing lane order.
   int64_t countLdsBankConflictCycles(
       llvm::ArrayRef<LdsLaneAccess> accesses) const;
+  /// Where lane `lane` of a 128-bit LDS read (ds_read_b128) falls in that
+  /// model's lane order: the hardware serves such reads in groups of 8
+  /// lanes that are not consecutive (lanes 0-3 with 20-23, 4-7 with 16-19,
+  /// 8-11 with 28-31, 12-15 with 24-27, and the same from 32; AMD's
+  /// CK-Tile LDS bank-conflict guide for gfx942). A 64-bank LDS serves two
+  /// such groups per phase (G0+G1, ...): an assumption, since the gfx950
+  /// guide does not list them. Only the performance model uses this so far;
+  /// the emulator and the compiler's layout search still take lanes in
+  /// order.
+  static int64_t getLdsReadB128LaneOrder(int64_t lane);
   /// Lanes one phase of that model serves when each accesses `bytesPerLane`.
   int64_t getLdsLanesPerPhase(int64_t bytesPerLane) const {
     return std::max<int64_t>(1, int64_t(ldsBanks) * ldsBankBytes /
