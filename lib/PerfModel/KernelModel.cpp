@@ -360,17 +360,33 @@ perf::modelKernel(const DisassembledKernel &kernel,
   p.gridEfficiency = double(p.workgroups) /
                      double(p.rounds * slotsPerXcd * device.xcds);
 
+  // The waves' issue order comes from the device's nominal parameters and
+  // is replayed under `params` (simulateSimd): the figures are then
+  // monotone in every parameter.
+  ModelParameters reference = getDefaultParameters(device);
+  // Trips simulated: all of them up to kMaxSimulatedTrips, else that many,
+  // scaled (a positive factor keeps the time monotone).
+  constexpr int64_t kMaxSimulatedTrips = 256;
+  int simulatedTrips =
+      int(std::min<int64_t>(std::max<int64_t>(p.loopTrips, 1),
+                            kMaxSimulatedTrips));
+  double tripScale = double(std::max<int64_t>(p.loopTrips, 1)) /
+                     double(simulatedTrips);
+  auto memoryShare = [&](const ModelParameters &pr, int64_t busyCUs) {
+    return std::min(pr.l2TBps * 1e12 / (pr.clockGHz * 1e9) / double(busyCUs),
+                    pr.cuL2BytesPerClock);
+  };
+
   // One wave alone: its critical path, the prologue and the epilogue, and
   // the bank conflicts of its LDS accesses.
   if (p.hasLoop) {
     TimelineCosts alone = costs;
-    alone.memoryBytesPerClock = std::min(
-        params.l2TBps * 1e12 / clockHz / device.computeUnits,
-        params.cuL2BytesPerClock);
+    alone.memoryBytesPerClock = memoryShare(params, device.computeUnits);
     SimdWorkload one;
     one.cfg = &cfg;
     one.loop = &loop;
     one.conditionalShare = share;
+    one.iterations = simulatedTrips;
     SimdTimeline single = simulateSimd(kernel, one, params, alone);
     p.wave = single.wave;
     p.prologueCycles = single.prologueCycles;
@@ -378,14 +394,16 @@ perf::modelKernel(const DisassembledKernel &kernel,
     SimdWorkload tail;
     tail.cfg = &cfg;
     tail.start = getLoopExit(kernel, cfg, loop);
-    p.epilogueCycles = simulateSimd(kernel, tail, params, alone).prologueCycles;
+    p.epilogueCycles = simulateSimd(kernel, tail, params, alone).totalCycles;
   } else {
     p.loop.ldsConflictCycles = workload.ldsConflictCyclesPerTrip;
   }
 
-  // One round: `perCU` workgroups on each busy CU.
+  // One round: `perCU` workgroups on each busy CU. Its time is the larger
+  // of the simulated SIMD (prologue and every trip) and the throughput
+  // bounds over the trips, plus the epilogue.
   const LoopCounts &c = p.loop;
-  std::map<std::tuple<int, int, double>, double> simulated;
+  std::map<std::tuple<int, int, int64_t>, SimdTimeline> simulated;
   auto roundCycles = [&](int64_t perCU, bool first) {
     int wavesPerSimd = int(std::min<int64_t>(
         p.occupancy, perCU * wavesPerSimdPerWorkgroup));
@@ -395,14 +413,15 @@ perf::modelKernel(const DisassembledKernel &kernel,
         device.computeUnits,
         (std::min(p.workgroups, perCU * device.computeUnits) + perCU - 1) /
             perCU);
-    double l2PerCU = std::min(params.l2TBps * 1e12 / clockHz / busyCUs,
-                              params.cuL2BytesPerClock);
+    double l2PerCU = memoryShare(params, busyCUs);
     TimelineCosts roundCosts = costs;
     roundCosts.memoryBytesPerClock = l2PerCU;
     roundCosts.simdsSharingMemory = int(std::min<int64_t>(
         chip.simdsPerCU, perCU * p.wavesPerWorkgroup));
+    TimelineCosts referenceCosts = roundCosts;
+    referenceCosts.memoryBytesPerClock = memoryShare(reference, busyCUs);
     auto key = std::make_tuple(wavesPerSimd, roundCosts.simdsSharingMemory,
-                               l2PerCU);
+                               busyCUs);
     auto it = simulated.find(key);
     if (it == simulated.end()) {
       SimdWorkload simd;
@@ -411,11 +430,13 @@ perf::modelKernel(const DisassembledKernel &kernel,
       simd.conditionalShare = share;
       simd.waves = wavesPerSimd;
       simd.wavesPerSimdPerWorkgroup = wavesPerSimdPerWorkgroup;
-      SimdTimeline timeline = simulateSimd(kernel, simd, params, roundCosts);
-      double cycles = p.hasLoop ? timeline.iterationCycles
-                                : timeline.prologueCycles;
-      it = simulated.emplace(key, cycles).first;
+      simd.iterations = simulatedTrips;
+      it = simulated
+               .emplace(key, simulateSimd(kernel, simd, params, roundCosts,
+                                          &reference, &referenceCosts))
+               .first;
     }
+    const SimdTimeline &timeline = it->second;
     double mfma = wavesPerSimd * c.mfmaCycles;
     double valu =
         wavesPerSimd * (c.valuCycles + params.mfmaIssueCycles * c.mfmas);
@@ -426,14 +447,25 @@ perf::modelKernel(const DisassembledKernel &kernel,
                 (c.globalLoadBytes * costs.globalBytesToL2 +
                  c.globalStoreBytes) /
                 l2PerCU;
-    double iteration = std::max({mfma, valu, lds, l2, it->second});
+    double throughput = std::max({mfma, valu, lds, l2});
+    double trips = double(std::max<int64_t>(p.loopTrips, 1));
+    double simulatedRound = timeline.totalCycles * (p.hasLoop ? tripScale : 1);
+    double boundRound =
+        p.hasLoop ? p.prologueCycles + trips * throughput : throughput;
+    // Per trip, for the report: the simulated loop past its prologue (the
+    // whole pass, without a loop).
+    double simulatedTrip =
+        p.hasLoop
+            ? std::max(0.0, simulatedRound - timeline.prologueCycles) / trips
+            : simulatedRound;
+    double iteration = std::max(throughput, simulatedTrip);
     if (first) {
       p.wavesPerSimd = wavesPerSimd;
       p.mfmaBound = mfma;
       p.valuBound = valu;
       p.ldsBound = lds;
       p.l2Bound = l2;
-      p.latencyBound = it->second;
+      p.latencyBound = simulatedTrip;
       p.iterationCycles = iteration;
       p.mfmaBusy = iteration > 0 ? mfma / iteration : 0;
       if (iteration == mfma)
@@ -460,9 +492,8 @@ perf::modelKernel(const DisassembledKernel &kernel,
                                            : "issue";
       }
     }
-    return p.hasLoop ? p.prologueCycles + double(p.loopTrips) * iteration +
-                           p.epilogueCycles
-                     : iteration;
+    return std::max(simulatedRound, boundRound) +
+           (p.hasLoop ? p.epilogueCycles : 0);
   };
   // Full rounds are alike: model one and the last, partial one.
   int64_t fullRounds = onBusiestXcd / slotsPerXcd;
@@ -659,6 +690,17 @@ llvm::json::Object KernelPrediction::toJson() const {
       {"peak_tflops", peakTflops},
       {"fraction_of_peak", fractionOfPeak},
       {"bound", kernelBound},
+      {"workload",
+       llvm::json::Object{
+           {"loop_trips", workload.loopTrips},
+           {"mfmas_per_trip", workload.mfmasPerTrip},
+           {"conditional_share", workload.conditionalShare},
+           {"tile_m", workload.tileM},
+           {"tile_n", workload.tileN},
+           {"a_panel_bytes", workload.aPanelBytes},
+           {"b_panel_bytes", workload.bPanelBytes},
+           {"lds_conflict_cycles_per_trip",
+            workload.ldsConflictCyclesPerTrip}}},
       {"config", workload.config.empty() ? llvm::json::Value(nullptr)
                                          : llvm::json::Value(workload.config)},
       {"registers", descriptor.registers},

@@ -126,8 +126,16 @@ struct TimelineCosts {
 /// `waves` waves on one SIMD, `wavesPerSimdPerWorkgroup` of each workgroup
 /// among them (they meet at barriers), from the kernel's entry through
 /// `iterations` trips of the main loop (or, without a loop, to the end).
+/// With reference parameters and costs, the waves issue in the order they
+/// do under those (a fixed order makes every time a max-plus expression of
+/// the costs, hence monotone in each; re-picking the order per parameter
+/// set is not, Graham's anomalies).
 struct SimdTimeline {
-  /// Cycles per iteration (each wave does one) in the steady state.
+  /// Cycles until every wave finished its trips (or the program, without a
+  /// loop), from the kernel's entry.
+  double totalCycles = 0;
+  /// Cycles per iteration (each wave does one) over the second half of the
+  /// trips (for reports: the model uses totalCycles).
   double iterationCycles = 0;
   /// Cycles until every wave reached the loop (or finished, without one).
   double prologueCycles = 0;
@@ -141,13 +149,17 @@ struct SimdWorkload {
   const LoopRegion *loop = nullptr; ///< null: run to the end once
   double conditionalShare = 1;
   int waves = 1, wavesPerSimdPerWorkgroup = 1;
+  /// Trips of the main loop to run.
+  int iterations = 12;
   /// Start here instead of the entry (the epilogue: the loop's exit).
   int start = 0;
 };
 SimdTimeline simulateSimd(const DisassembledKernel &kernel,
                           const SimdWorkload &work,
                           const ModelParameters &params,
-                          const TimelineCosts &costs);
+                          const TimelineCosts &costs,
+                          const ModelParameters *referenceParams = nullptr,
+                          const TimelineCosts *referenceCosts = nullptr);
 
 /// The instruction the main loop exits to.
 int getLoopExit(const DisassembledKernel &kernel, const ControlFlowGraph &cfg,

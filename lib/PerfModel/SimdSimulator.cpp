@@ -108,19 +108,41 @@ public:
     }
   }
 
-  void run(WaveTimeline *record) {
+  /// Runs every wave to the end; `record` collects wave 0's waits in the
+  /// measured iterations. With `replay`, the waves issue in that order (the
+  /// order of another run of the same program), else the earliest clock
+  /// issues first; `order` receives the order taken.
+  void run(WaveTimeline *record, const std::vector<int> *replay,
+           std::vector<int> *order) {
     this->record = record;
-    while (true) {
+    for (size_t k = 0;; ++k) {
       Wave *next = nullptr;
-      for (Wave &w : waves)
-        if (w.phase != Phase::Done && !w.atBarrier &&
-            (!next || w.t < next->t ||
-             (w.t == next->t && w.priority > next->priority)))
+      if (replay && k < replay->size()) {
+        Wave &w = waves[(*replay)[k]];
+        if (w.phase != Phase::Done && !w.atBarrier)
           next = &w;
+      }
+      if (!next)
+        for (Wave &w : waves)
+          if (w.phase != Phase::Done && !w.atBarrier &&
+              (!next || w.t < next->t ||
+               (w.t == next->t && w.priority > next->priority)))
+            next = &w;
       if (!next)
         break;
+      if (order)
+        order->push_back(int(next - waves.data()));
       step(*next);
     }
+  }
+
+  /// When every wave has finished its trips (or the program).
+  double loopEnd() const {
+    double end = 0;
+    for (const Wave &w : waves)
+      if (!w.iterationStarts.empty())
+        end = std::max(end, w.iterationStarts.back());
+    return end;
   }
 
   /// Mean cycles per iteration over the measured iterations.
@@ -471,32 +493,31 @@ private:
 };
 } // namespace
 
-/// Iterations enough for a conditional share `share` to show in the
-/// measured half (16 runs of the conditional blocks), within [12, 1024].
-static int iterationsFor(double share) {
-  if (share <= 0 || share >= 1)
-    return 12;
-  return int(std::clamp(std::ceil(32.0 / share), 12.0, 1024.0));
-}
-
 SimdTimeline perf::simulateSimd(const DisassembledKernel &kernel,
                                 const SimdWorkload &work,
                                 const ModelParameters &params,
-                                const TimelineCosts &costs) {
+                                const TimelineCosts &costs,
+                                const ModelParameters *referenceParams,
+                                const TimelineCosts *referenceCosts) {
   SimdTimeline result;
-  bool shared = false;
-  if (work.loop)
-    for (auto &[index, pattern] : work.loop->branches)
-      shared |= pattern == BranchPattern::ShareTaken ||
-                pattern == BranchPattern::ShareNotTaken;
-  int iterations =
-      shared ? iterationsFor(work.conditionalShare) : iterationsFor(1);
+  int iterations = std::max(1, work.iterations);
+  // The issue order: the arbiter's (earliest clock first) under the
+  // reference parameters, replayed under `params`.
+  std::vector<int> order;
+  const std::vector<int> *replay = nullptr;
+  if (referenceParams && referenceCosts) {
+    SimdSimulator reference(kernel, work, *referenceParams, *referenceCosts,
+                            iterations);
+    reference.run(nullptr, nullptr, &order);
+    replay = &order;
+  }
   SimdSimulator sim(kernel, work, params, costs, iterations);
-  sim.run(&result.wave);
+  sim.run(&result.wave, replay, nullptr);
   if (!work.loop) {
-    result.prologueCycles = sim.finish();
+    result.prologueCycles = result.totalCycles = sim.finish();
     return result;
   }
+  result.totalCycles = sim.loopEnd();
   result.iterationCycles = sim.steadyIterationCycles();
   result.prologueCycles = sim.loopEntry();
   // The first wave's waits, per iteration.

@@ -66,6 +66,22 @@ static cl::opt<std::string> problem(
              "and L2 reuse (tiles from the grid: N/gx x M/gy, or square when "
              "the grid is 1-D)"),
     cl::cat(category));
+static cl::opt<std::string> tiles(
+    "tiles", cl::init(""),
+    cl::desc("a workgroup's tile M,N and its A and B panel bytes (K "
+             "included): M,N,A,B (instead of what --problem derives)"),
+    cl::cat(category));
+static cl::opt<double> ldsConflicts(
+    "lds-conflicts", cl::init(0),
+    cl::desc("LDS bank-conflict cycles per wave and IR trip where the "
+             "code's addresses are not known (fp8-run passes the compiler's "
+             "estimate)"),
+    cl::cat(category));
+static cl::opt<int64_t> mfmasPerTrip(
+    "mfmas-per-trip", cl::init(0),
+    cl::desc("MFMAs one IR trip issues per wave (with --trips as IR trips: "
+             "the disassembled loop's trips follow when LLVM unrolled it)"),
+    cl::cat(category));
 static cl::opt<std::string> bits("operand-bits", cl::init("8,8"),
                                  cl::desc("A,B operand widths for the peak"),
                                  cl::cat(category));
@@ -211,6 +227,13 @@ int main(int argc, char **argv) {
          "'");
   workload.aBits = int(widths[0]);
   workload.bBits = int(widths[1]);
+  if (!(ldsConflicts >= 0) || !std::isfinite(ldsConflicts))
+    fail("--lds-conflicts: expected a finite number >= 0, got " +
+         formatNumber(ldsConflicts));
+  if (mfmasPerTrip < 0)
+    fail("--mfmas-per-trip must not be negative");
+  workload.ldsConflictCyclesPerTrip = ldsConflicts;
+  workload.mfmasPerTrip = mfmasPerTrip;
   if (!problem.empty()) {
     auto mnk = parseTriple("problem", problem);
     if (problem.getValue().find(',') == std::string::npos ||
@@ -234,6 +257,21 @@ int main(int argc, char **argv) {
     if (workload.compulsoryBytes == 0)
       workload.compulsoryBytes = m * k * workload.aBits / 8 +
                                  n * k * workload.bBits / 8 + 2 * m * n;
+  }
+  if (!tiles.empty()) {
+    llvm::SmallVector<llvm::StringRef, 4> parts;
+    llvm::StringRef(tiles).split(parts, ',');
+    int64_t values[4];
+    if (parts.size() != 4 ||
+        llvm::any_of(llvm::seq<size_t>(0, 4), [&](size_t i) {
+          return parts[i].trim().getAsInteger(10, values[i]) || values[i] <= 0;
+        }))
+      fail("--tiles: expected four positive integers M,N,A,B, got '" + tiles +
+           "'");
+    workload.tileM = values[0];
+    workload.tileN = values[1];
+    workload.aPanelBytes = values[2];
+    workload.bPanelBytes = values[3];
   }
   auto prediction =
       perf::modelKernel(*kernel, workload, *device, parameters);

@@ -228,6 +228,20 @@ def prepare_program(args, program):
                                       ir_trips)),
                "--flops", repr(2.0 * m * n * k),
                "--bytes", str(reference["compulsory_bytes"])]
+    # What else fp8-run reads from the IR: the tiles and panels (L1 and L2
+    # reuse) and the compiler's LDS bank-conflict estimate.
+    work = reference["workload"]
+    if work["tile_m"] > 0 and work["a_panel_bytes"] > 0:
+        command += ["--tiles", "%d,%d,%d,%d" % (
+            work["tile_m"], work["tile_n"], work["a_panel_bytes"],
+            work["b_panel_bytes"])]
+    if loop and work["loop_trips"] > 0 and work["mfmas_per_trip"] > 0:
+        # The IR's trips and MFMAs per trip, as fp8-run gives them (the
+        # disassembled loop's trips and unrolling follow).
+        command[command.index("--trips") + 1] = str(work["loop_trips"])
+        command += ["--mfmas-per-trip", str(work["mfmas_per_trip"])]
+    command += ["--lds-conflicts",
+                repr(work["lds_conflict_cycles_per_trip"])]
     label = "%s (%s %s, %s/%s, %s)" % (name, reference["device"], gemm,
                                        a_scale, b_scale, config)
     return {"name": name, "label": label, "command": command,
