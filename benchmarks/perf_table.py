@@ -132,8 +132,16 @@ def main():
           "modeled second, launch included.")
     print("MoE row: contiguous grouped GEMM, 8 groups x 4096 rows, blockwise 1x128/128x128 "
           "scales; FLOPs over all 32768 rows.")
-    print("\"published (theirs)\" = others' measurements on real hardware (source per row; "
-          "TFLOP/s unless stated), not ours; \"-\" = none known.")
+    print("\"published (theirs)\" = others' measurements of their kernels on real hardware "
+          "(source per row; TFLOP/s unless stated), not ours and not modeled; \"-\" = none known. "
+          "A measured figure is not comparable with a modeled one as it stands:")
+    summary = os.environ.get("QMM_CALIBRATION_SUMMARY", "")
+    if summary:
+        print("calibration (benchmarks/calibration.sh, this build: the model on kernels measured "
+              "on an MI355X): " + summary.replace(";", "; ") + ".")
+    else:
+        print("calibration: ../shared/calibration not found, so no ratio of modeled to measured "
+              "speed qualifies the published figures here (see docs/performance-model.md).")
     print()
     header = ["shape MxNxK", "A/B", "scales A/B", "chip/device", "config", "regs",
               "occ", "MFMA busy", "bound", "modeled TFLOP/s", "% peak", "published (theirs)"]

@@ -36,4 +36,12 @@ for c in "${cases[@]}"; do
     "$at" "$bt" "$as" "$bs" "$groups" "$work/$n.json" >>"$manifest"
 done
 
+# The calibration that qualifies the published (measured) figures: the same
+# model on kernels measured on hardware (benchmarks/calibration.sh).
+calibration_dir="${QMM_CALIBRATION_DIR:-$root/../shared/calibration}"
+if [ -f "$calibration_dir/kernels.tsv" ] && [ -x "$build/bin/qmm-model" ]; then
+  export QMM_CALIBRATION_SUMMARY="$(/usr/bin/python3 "$root/benchmarks/calibration.py" \
+    --dir "$(cd "$calibration_dir" && pwd)" --model "$build/bin/qmm-model" \
+    --date "$(date +%F)" 2>/dev/null | sed -n 's/^  \(median MODELED \/ blog: .* over k1-k6.*\)$/\1/p; s/^  \(within +-15% of the band: [0-9]* of [0-9]* rows\).*/\1/p' | paste -sd ';' -)"
+fi
 /usr/bin/python3 "$root/benchmarks/perf_table.py" "$manifest"

@@ -1,11 +1,12 @@
 //===- KernelModel.cpp - one kernel on one device, modeled ----------------===//
 //
-// Equations (README "Performance model" has them with their sources):
+// Equations (docs/performance-model.md has them with their sources):
 //   W     = waves per SIMD in a round (occupancy, workgroups on the CU)
-//   T_it  = max(W * mfma, W * (valu + mfmaIssue * mfmas),
-//               waves_CU * (ldsBytes / ldsBW + conflicts),
-//               waves_CU * globalBytes / L2share, wave critical path)
-//   T_wg  = prologue + trips * T_it + epilogue        (per round)
+//   B_it  = max(W * mfma, W * (valu + mfmaIssue * mfmas),
+//               waves_CU * ((ldsBytes + directToLds) / ldsBW + conflicts),
+//               waves_CU * globalBytes * missL1 / L2share)
+//   T_wg  = max(simulated SIMD over every trip, prologue + trips * B_it)
+//           + epilogue                                (per round)
 //   T     = launch + max(sum over rounds of T_wg, MALL->L2 bytes / MALL BW,
 //                        compulsory bytes / HBM BW)
 //
@@ -54,7 +55,7 @@ ModelParameters perf::getDefaultParameters(const DeviceInfo &device) {
   // 8.53 TB/s; HBM 4 / 6 TB/s (MI325X: 6.0 peak scaled like MI300X's
   // 4 / 5.3).
   // L2: origami's 17 TB/s on gfx942. On gfx950 the calibration set
-  // (../shared/calibration, README "Performance model") needs more: the
+  // (../shared/calibration, docs/performance-model.md) needs more: the
   // tutorial's double-buffered 64x64 kernel (k3) ran at 1166 TFLOP/s, which
   // moves >= 18.2 TB/s from L2 to the CUs; 24 TB/s puts k2-k6 within +-15%
   // of their published figures.

@@ -11,6 +11,8 @@
 
 #include "PerfModelInternal.h"
 
+#include "llvm/ADT/StringMap.h"
+
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::perf;
@@ -97,6 +99,51 @@ static uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, unsigned table) {
   return r;
 }
 
+namespace {
+using IntegerOp = uint32_t (*)(uint32_t, uint32_t, uint32_t, unsigned);
+} // namespace
+
+/// The lane function of an integer VALU opcode (sources in operand order;
+/// the bitop3 truth table), or null.
+static IntegerOp getIntegerOp(llvm::StringRef base) {
+  using U = uint32_t;
+  static const llvm::StringMap<IntegerOp> ops = {
+      {"v_mov_b32", [](U a, U, U, unsigned) { return a; }},
+      {"v_and_b32", [](U a, U b, U, unsigned) { return a & b; }},
+      {"v_or_b32", [](U a, U b, U, unsigned) { return a | b; }},
+      {"v_xor_b32", [](U a, U b, U, unsigned) { return a ^ b; }},
+      {"v_not_b32", [](U a, U, U, unsigned) { return ~a; }},
+      {"v_lshlrev_b32", [](U a, U b, U, unsigned) { return b << (a & 31); }},
+      {"v_lshrrev_b32", [](U a, U b, U, unsigned) { return b >> (a & 31); }},
+      {"v_ashrrev_i32",
+       [](U a, U b, U, unsigned) { return U(int32_t(b) >> (a & 31)); }},
+      {"v_add_u32", [](U a, U b, U, unsigned) { return a + b; }},
+      {"v_sub_u32", [](U a, U b, U, unsigned) { return a - b; }},
+      {"v_subrev_u32", [](U a, U b, U, unsigned) { return b - a; }},
+      {"v_mul_lo_u32", [](U a, U b, U, unsigned) { return a * b; }},
+      {"v_mul_u32_u24",
+       [](U a, U b, U, unsigned) { return (a & 0xffffff) * (b & 0xffffff); }},
+      {"v_and_or_b32", [](U a, U b, U c, unsigned) { return (a & b) | c; }},
+      {"v_or3_b32", [](U a, U b, U c, unsigned) { return a | b | c; }},
+      {"v_add3_u32", [](U a, U b, U c, unsigned) { return a + b + c; }},
+      {"v_lshl_or_b32",
+       [](U a, U b, U c, unsigned) { return (a << (b & 31)) | c; }},
+      {"v_lshl_add_u32",
+       [](U a, U b, U c, unsigned) { return (a << (b & 31)) + c; }},
+      {"v_add_lshl_u32",
+       [](U a, U b, U c, unsigned) { return (a + b) << (c & 31); }},
+      {"v_xad_u32", [](U a, U b, U c, unsigned) { return (a ^ b) + c; }},
+      {"v_bfe_u32",
+       [](U a, U b, U c, unsigned) {
+         return (a >> (b & 31)) & ((c & 31) ? ((1u << (c & 31)) - 1) : 0u);
+       }},
+      {"v_bitop3_b32",
+       [](U a, U b, U c, unsigned table) { return bitop3(a, b, c, table); }},
+  };
+  auto it = ops.find(base);
+  return it == ops.end() ? nullptr : it->second;
+}
+
 void WaveValues::execute(const Instruction &inst) {
   llvm::StringRef m = inst.mnemonic;
   auto ops = getOperands(inst);
@@ -150,55 +197,32 @@ void WaveValues::execute(const Instruction &inst) {
       return;
     }
     // Integer arithmetic on known lanes.
-    llvm::SmallVector<std::optional<Lanes>, 3> in;
-    for (size_t k = 1; k < ops.size(); ++k)
-      in.push_back(read(ops[k]));
-    bool known = !in.empty() && llvm::all_of(in, [](auto &v) {
-      return v.has_value();
-    });
     std::optional<Lanes> out;
-    if (known) {
-      Lanes r;
-      bool handled = true;
-      unsigned table = 0;
-      size_t at = inst.text.find("bitop3:");
-      if (at != std::string::npos)
-        llvm::StringRef(inst.text).drop_front(at + 7).consumeInteger(0, table);
-      for (int lane = 0; lane < waveSize && handled; ++lane) {
-        auto x = [&](size_t k) { return k < in.size() ? (*in[k])[lane] : 0u; };
-        uint32_t a = x(0), b = x(1), c = x(2);
-        if (base == "v_mov_b32") r[lane] = a;
-        else if (base == "v_and_b32") r[lane] = a & b;
-        else if (base == "v_or_b32") r[lane] = a | b;
-        else if (base == "v_xor_b32") r[lane] = a ^ b;
-        else if (base == "v_not_b32") r[lane] = ~a;
-        else if (base == "v_lshlrev_b32") r[lane] = b << (a & 31);
-        else if (base == "v_lshrrev_b32") r[lane] = b >> (a & 31);
-        else if (base == "v_ashrrev_i32")
-          r[lane] = uint32_t(int32_t(b) >> (a & 31));
-        else if (base == "v_add_u32" || base == "v_add_nc_u32")
-          r[lane] = a + b;
-        else if (base == "v_sub_u32") r[lane] = a - b;
-        else if (base == "v_subrev_u32") r[lane] = b - a;
-        else if (base == "v_mul_lo_u32" || base == "v_mul_u32_u24")
-          r[lane] = base == "v_mul_u32_u24"
-                        ? (a & 0xffffff) * (b & 0xffffff)
-                        : a * b;
-        else if (base == "v_and_or_b32") r[lane] = (a & b) | c;
-        else if (base == "v_or3_b32") r[lane] = a | b | c;
-        else if (base == "v_add3_u32") r[lane] = a + b + c;
-        else if (base == "v_lshl_or_b32") r[lane] = (a << (b & 31)) | c;
-        else if (base == "v_lshl_add_u32") r[lane] = (a << (b & 31)) + c;
-        else if (base == "v_add_lshl_u32") r[lane] = (a + b) << (c & 31);
-        else if (base == "v_xad_u32") r[lane] = (a ^ b) + c;
-        else if (base == "v_bfe_u32")
-          r[lane] = (a >> (b & 31)) &
-                    ((c & 31) ? ((1u << (c & 31)) - 1) : 0u);
-        else if (base == "v_bitop3_b32") r[lane] = bitop3(a, b, c, table);
-        else handled = false;
+    if (IntegerOp op = getIntegerOp(base)) {
+      llvm::SmallVector<const Lanes *, 3> in;
+      llvm::SmallVector<Lanes, 3> storage(ops.size());
+      bool known = ops.size() > 1;
+      for (size_t k = 1; k < ops.size() && known; ++k) {
+        std::optional<Lanes> value = read(ops[k]);
+        known = value.has_value();
+        if (known) {
+          storage[k] = *value;
+          in.push_back(&storage[k]);
+        }
       }
-      if (handled)
+      if (known) {
+        unsigned table = 0;
+        size_t at = inst.text.find("bitop3:");
+        if (at != std::string::npos)
+          llvm::StringRef(inst.text).drop_front(at + 7).consumeInteger(0,
+                                                                      table);
+        Lanes r;
+        for (int lane = 0; lane < waveSize; ++lane) {
+          auto x = [&](size_t k) { return k < in.size() ? (*in[k])[lane] : 0u; };
+          r[lane] = op(x(0), x(1), x(2), table);
+        }
         out = r;
+      }
     }
     if (ops[0].starts_with("v") && !ops[0].starts_with("vcc")) {
       int index;

@@ -5,17 +5,20 @@
 // LLVM's MC disassembler), the launch and the problem. Every figure this
 // model produces is MODELED: it rests on the parameters below (sustained
 // clock, latencies, bandwidths), whose defaults and sources are documented
-// (../shared/perf.md, README "Performance model") and which anyone with
+// (../shared/perf.md, docs/performance-model.md) and which anyone with
 // hardware can override to calibrate it.
 //
-// The model, in short (README has the equations):
-//  - the main loop is the backward branch whose body holds the most MFMAs;
-//  - one wave's steady-state iteration is simulated in order (MFMA pipe,
-//    VALU, LDS and global queues with s_waitcnt, barriers, dependencies of
-//    VALU on MFMA results): its critical path;
-//  - the SIMD's iteration with W resident waves is bounded by the larger of
-//    that path and W times each pipe's work (MFMA, VALU issue), the CU's
-//    LDS bandwidth (bytes plus bank-conflict cycles) and its share of L2;
+// The model, in short (docs/performance-model.md has the equations):
+//  - the main loop is the natural loop (of the CFG's dominators) whose body
+//    holds the most MFMAs; each branch in it gets a trip pattern from the
+//    scalar code deciding it;
+//  - the waves of a SIMD run from the entry along their own paths through
+//    every trip (MFMA pipe, per-kind issue ports, LDS and global queues with
+//    s_waitcnt, barriers counted by arrival, VALU dependencies on MFMA
+//    results), issuing in the order they take under the nominal parameters;
+//  - a round is bounded by that simulation and by W times each pipe's work
+//    (MFMA, VALU issue), the CU's LDS bandwidth (bytes plus bank-conflict
+//    cycles) and its share of L2 (the bytes that miss L1);
 //  - the grid runs in rounds of CUs x resident workgroups, dispatched
 //    round-robin over the XCDs; each XCD's L2 fetches the A/B panels its
 //    co-resident tiles share once per round from the Infinity Cache; HBM
