@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Semantic differential test of the frontend lowering (qmm-linalg-to-qmm,
-README "Frontend lowering"): random linalg programs, in the accepted forms
+docs/frontend.md): random linalg programs, in the accepted forms
 and as near misses (fuzz/linalg_programs.py), run as they are and raised.
 
 For each case:

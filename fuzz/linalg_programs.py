@@ -1,6 +1,6 @@
 """Random linalg programs for the frontend lowering's differential test
 (fuzz/linalg_differential.py): dequantize-then-matmul in the forms the
-README's "Frontend lowering" lists, and near misses of them, each with its
+docs/frontend.md lists, and near misses of them, each with its
 inputs and a numpy model of what it computes.
 
 `make_case` draws a description (`Case`): family (the form), operands'

@@ -80,7 +80,7 @@ except Exception:
 config.substitutions.append(("%qmm_build_dir", config.qmm_obj_root))
 
 # Sanitized builds (scripts/run-sanitized-tests.sh configures build-asan/
-# with QMM_SANITIZERS=address,undefined; the README's "Sanitizers" section).
+# with QMM_SANITIZERS=address,undefined; docs/testing.md, "Sanitizers").
 if getattr(config, "qmm_sanitizers", ""):
     config.available_features.add("sanitizers")
     # A report aborts the tool: a crash, which `not` and %expect-exit do not

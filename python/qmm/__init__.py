@@ -105,8 +105,8 @@ def model(ir, chip="gfx942", device=None, config="", params=None, m=None):
     launch and workload to the performance model (qmm/PerfModel).
 
     Every figure returned is MODELED, not measured: it rests on the model's
-    parameters (sustained clock, latencies, bandwidths; README "Performance
-    model"), which `params` overrides, as a dict {name: number} (e.g.
+    parameters (sustained clock, latencies, bandwidths;
+    docs/performance-model.md), which `params` overrides, as a dict {name: number} (e.g.
     {"clock": 2.1, "hbm-bw": 5.3}) or a list of "name=value" strings.
     `device` is "mi300x", "mi325x" or "mi355x" (default: the chip's, mi300x
     for gfx942 and mi355x for gfx950) and must be built on `chip`; `config`

@@ -1,7 +1,7 @@
 // RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm | FileCheck %s
 //
-// Variants of the accepted forms (README, "Frontend lowering") raise to
+// Variants of the accepted forms (docs/frontend.md) raise to
 // the same qmm.matmul whether or not upstream fusion ran first: both RUN
 // lines check the same lines. python/tests/test_frontend_variants.py runs
 // both forms of each on the devices.
@@ -9,7 +9,7 @@
 // torch's blockwise spelling on views with B [K, N] viewed [K/128, 128,
 // N/128, 128] and N/128 = 2 (issue 48: fusion leaves B's dequantization
 // half fused, collapsed [[0], [1], [2, 3]] before the contraction
-// collapses the rest; README's @blockwise_views_torch has N/128 = 1).
+// collapses the rest; docs/frontend.md's @blockwise_views_torch has N/128 = 1).
 // CHECK-LABEL: func.func @torch_views_kn_n2
 // CHECK:         qmm.matmul a(%arg0, %{{.*}} : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) #qmm.scale<block 1x128> b(%arg2, %arg3 : tensor<256x256xf8E4M3FN>, tensor<2x2xf32>) #qmm.scale<block 128x128, mn_major> layout kn outs(
 // CHECK-NOT:     linalg.
