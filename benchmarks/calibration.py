@@ -146,6 +146,26 @@ def main():
             len(within), len(modeled),
             " (" + ", ".join(r["id"] for r in within) + ")"
             if within else ""))
+    # Rows outside their band: how far, and what the model says bounds them
+    # (the loop's terms per trip, cycles, so the cause can be read off).
+    for row in modeled:
+        if row["within"] or row["kernel"] == "k7":
+            continue
+        low, high = row["band"]
+        tflops = row["model"]["tflops"]
+        edge = low if tflops < low else high
+        loop = row["model"].get("main_loop") or {}
+        terms = ", ".join("%s %.0f" % (name, loop[key]) for name, key in (
+            ("MFMA", "mfma_bound"), ("VALU", "valu_bound"),
+            ("LDS", "lds_bound"), ("L2", "l2_bound"),
+            ("simulated", "simulated_cycles")) if key in loop)
+        print("  outside: %s at %.2f of its band's %s edge; bound %s (per "
+              "trip: %s; LDS bank-conflict cycles per wave and trip %.0f; "
+              "%.0f%% of the load bytes miss L1)" % (
+                  row["id"], tflops / edge,
+                  "low" if tflops < low else "high", row["model"]["bound"],
+                  terms, loop.get("lds_conflict_cycles", 0),
+                  100 * loop.get("global_bytes_to_l2", 1)))
     for row in modeled:
         if row["kernel"] == "k7":
             bound = row["model"]["bound"]
