@@ -87,6 +87,9 @@ public:
 
 private:
   std::optional<Lanes> read(llvm::StringRef operand) const;
+  /// A 64-bit lane mask operand (exec, vcc, an SGPR pair, an immediate).
+  std::optional<uint64_t> readMask(llvm::StringRef operand) const;
+  void writeMask(llvm::StringRef operand, std::optional<uint64_t> value);
   void forgetDefinitions(const Instruction &inst);
 
   int waveSize;

@@ -99,6 +99,39 @@ static uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, unsigned table) {
   return r;
 }
 
+std::optional<uint64_t> WaveValues::readMask(llvm::StringRef op) const {
+  if (op == "exec")
+    return exec;
+  if (op == "vcc")
+    return vcc;
+  if (auto imm = parseImmediate(op))
+    return uint64_t(*imm);
+  if (auto s = parseScalarRegister(op)) {
+    auto lo = sgprs.find(*s), hi = sgprs.find(*s + 1);
+    if (lo == sgprs.end() || hi == sgprs.end())
+      return std::nullopt;
+    return uint64_t(lo->second) | uint64_t(hi->second) << 32;
+  }
+  return std::nullopt;
+}
+
+void WaveValues::writeMask(llvm::StringRef op,
+                           std::optional<uint64_t> value) {
+  if (op == "exec") {
+    exec = value;
+  } else if (op == "vcc") {
+    vcc = value;
+  } else if (auto s = parseScalarRegister(op)) {
+    if (value) {
+      sgprs[*s] = uint32_t(*value);
+      sgprs[*s + 1] = uint32_t(*value >> 32);
+    } else {
+      sgprs.erase(*s);
+      sgprs.erase(*s + 1);
+    }
+  }
+}
+
 namespace {
 using IntegerOp = uint32_t (*)(uint32_t, uint32_t, uint32_t, unsigned);
 } // namespace
@@ -172,17 +205,7 @@ void WaveValues::execute(const Instruction &inst) {
           *mask |= uint64_t(r) << lane;
         }
       }
-      if (ops[0] == "vcc") {
-        vcc = mask;
-      } else if (std::optional<int> s = parseScalarRegister(ops[0])) {
-        if (mask) {
-          sgprs[*s] = uint32_t(*mask);
-          sgprs[*s + 1] = uint32_t(*mask >> 32);
-        } else {
-          sgprs.erase(*s);
-          sgprs.erase(*s + 1);
-        }
-      }
+      writeMask(ops[0], mask);
       return;
     }
     if (base == "v_readfirstlane_b32" && ops.size() == 2) {
@@ -240,63 +263,33 @@ void WaveValues::execute(const Instruction &inst) {
   if (inst.kind == InstructionClass::SALU && !ops.empty()) {
     // Exec masks: s_and_saveexec_b64 s, x: s = exec, exec &= x; moves and
     // logic on exec.
-    auto read64 = [&](llvm::StringRef op) -> std::optional<uint64_t> {
-      if (op == "exec")
-        return exec;
-      if (op == "vcc")
-        return vcc;
-      if (auto imm = parseImmediate(op))
-        return uint64_t(*imm);
-      if (auto s = parseScalarRegister(op)) {
-        auto lo = sgprs.find(*s), hi = sgprs.find(*s + 1);
-        if (lo == sgprs.end() || hi == sgprs.end())
-          return std::nullopt;
-        return uint64_t(lo->second) | uint64_t(hi->second) << 32;
-      }
-      return std::nullopt;
-    };
-    auto write64 = [&](llvm::StringRef op, std::optional<uint64_t> value) {
-      if (op == "exec")
-        exec = value;
-      else if (op == "vcc")
-        vcc = value;
-      else if (auto s = parseScalarRegister(op)) {
-        if (value) {
-          sgprs[*s] = uint32_t(*value);
-          sgprs[*s + 1] = uint32_t(*value >> 32);
-        } else {
-          sgprs.erase(*s);
-          sgprs.erase(*s + 1);
-        }
-      }
-    };
     auto both = [&](auto f) -> std::optional<uint64_t> {
-      auto a = read64(ops[1]), b = read64(ops[2]);
+      auto a = readMask(ops[1]), b = readMask(ops[2]);
       if (!a || !b)
         return std::nullopt;
       return f(*a, *b);
     };
     if (m == "s_and_saveexec_b64" && ops.size() == 2) {
       auto previous = exec;
-      auto x = read64(ops[1]);
+      auto x = readMask(ops[1]);
       exec = previous && x ? std::optional<uint64_t>(*previous & *x)
                            : std::nullopt;
-      write64(ops[0], previous);
+      writeMask(ops[0], previous);
       return;
     }
     if (m == "s_mov_b64" && ops.size() == 2) {
-      write64(ops[0], read64(ops[1]));
+      writeMask(ops[0], readMask(ops[1]));
       return;
     }
     if (ops.size() == 3 && m.ends_with("_b64")) {
       if (m == "s_and_b64")
-        return write64(ops[0], both([](uint64_t a, uint64_t b) { return a & b; }));
+        return writeMask(ops[0], both([](uint64_t a, uint64_t b) { return a & b; }));
       if (m == "s_or_b64")
-        return write64(ops[0], both([](uint64_t a, uint64_t b) { return a | b; }));
+        return writeMask(ops[0], both([](uint64_t a, uint64_t b) { return a | b; }));
       if (m == "s_xor_b64")
-        return write64(ops[0], both([](uint64_t a, uint64_t b) { return a ^ b; }));
+        return writeMask(ops[0], both([](uint64_t a, uint64_t b) { return a ^ b; }));
       if (m == "s_andn2_b64")
-        return write64(ops[0],
+        return writeMask(ops[0],
                        both([](uint64_t a, uint64_t b) { return a & ~b; }));
     }
     if (m.starts_with("s_cmp") || m.starts_with("s_bitcmp") ||
@@ -306,7 +299,7 @@ void WaveValues::execute(const Instruction &inst) {
     std::optional<int> dst = parseScalarRegister(ops[0]);
     if (!dst) {
       if (ops[0] == "exec" || ops[0] == "vcc")
-        write64(ops[0], std::nullopt);
+        writeMask(ops[0], std::nullopt);
       return;
     }
     auto a = ops.size() > 1 ? read(ops[1]) : std::nullopt;

@@ -21,6 +21,7 @@
 
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Support/NestingLimit.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -93,7 +94,7 @@ static OwningOpRef<ModuleOp> parseProgram(MLIRContext &context,
   OwningOpRef<ModuleOp> module;
   std::string message = captureDiagnostics(
       &context,
-      [&] { module = parseSourceFile<ModuleOp>(sourceMgr, &context); },
+      [&] { module = parseModuleWithinLimits(sourceMgr, &context); },
       /*withLocation=*/true);
   if (!module)
     fail(message);

@@ -235,10 +235,9 @@ int main(int argc, char **argv) {
   workload.ldsConflictCyclesPerTrip = ldsConflicts;
   workload.mfmasPerTrip = mfmasPerTrip;
   if (!problem.empty()) {
-    auto mnk = parseTriple("problem", problem);
-    if (problem.getValue().find(',') == std::string::npos ||
-        llvm::count(problem.getValue(), ',') != 2)
+    if (llvm::count(problem.getValue(), ',') != 2)
       fail("--problem: expected M,N,K, got '" + problem + "'");
+    auto mnk = parseTriple("problem", problem);
     int64_t m = mnk[0], n = mnk[1], k = mnk[2];
     int64_t workgroups = workload.grid[0] * workload.grid[1] *
                          workload.grid[2];
