@@ -50,7 +50,7 @@ ModelParameters perf::getDefaultParameters(const DeviceInfo &device) {
   // achievable FLOPs" part 2): MI300X 1.23 GHz median, MI325X 1.46 GHz.
   // MI355X: none published; 1.7 GHz is what HipKittens' 3327 TFLOP/s at
   // 8192^3 implies at ~94% loop efficiency (../shared/perf.md).
-  p.clockGHz = device.name == "mi325x" ? 1.46 : cdna4 ? 1.7 : 1.23;
+  p.clockGHz = device.nominalClockGHz;
   // Measured bandwidths (ROCm origami): L2 17 TB/s on both; MALL 7.31 /
   // 8.53 TB/s; HBM 4 / 6 TB/s (MI325X: 6.0 peak scaled like MI300X's
   // 4 / 5.3).
@@ -59,7 +59,7 @@ ModelParameters perf::getDefaultParameters(const DeviceInfo &device) {
   // tutorial's double-buffered 64x64 kernel (k3) ran at 1166 TFLOP/s, which
   // moves >= 18.2 TB/s from L2 to the CUs; 24 TB/s puts k2-k6 within +-15%
   // of their published figures.
-  p.l2TBps = cdna4 ? 24 : 17;
+  p.l2TBps = device.nominalL2TBps;
   p.mallTBps = cdna4 ? 8.53 : 7.31;
   p.hbmTBps = cdna4 ? 6.0 : device.name == "mi325x" ? 4.5 : 4.0;
   return p;

@@ -33,16 +33,18 @@ static const ChipInfo kChips[] = {
      /*maxGridWorkItemsPerDimension=*/(int64_t(1) << 32) - 1},
 };
 
-// Sustained clocks, latencies and measured bandwidths are parameters of the
-// performance model (qmm/PerfModel), not product facts.
+// The sustained clock and the L2 bandwidth under load are the performance
+// model's nominal parameters (qmm/PerfModel's getDefaultParameters reads
+// them from here and documents their sources), not product facts.
 static const DeviceInfo kDevices[] = {
     {"mi300x", "AMD Instinct MI300X", "gfx942", /*computeUnits=*/304,
      /*xcds=*/8, /*peakClockGHz=*/2.1, /*l2BytesPerXcd=*/4 << 20,
-     /*infinityCacheBytes=*/int64_t(256) << 20, /*hbmPeakTBps=*/5.3},
+     /*infinityCacheBytes=*/int64_t(256) << 20, /*hbmPeakTBps=*/5.3,
+     /*nominalClockGHz=*/1.23, /*nominalL2TBps=*/17},
     {"mi325x", "AMD Instinct MI325X", "gfx942", 304, 8, 2.1, 4 << 20,
-     int64_t(256) << 20, 6.0},
+     int64_t(256) << 20, 6.0, 1.46, 17},
     {"mi355x", "AMD Instinct MI355X", "gfx950", 256, 8, 2.4, 4 << 20,
-     int64_t(256) << 20, 8.0},
+     int64_t(256) << 20, 8.0, 1.7, 24},
 };
 
 int64_t ChipInfo::getPeakFlopsPerClock(int aBits, int bBits) const {

@@ -372,6 +372,34 @@ static cl::opt<bool> tune(
              "performance model (MODELED), print the ranking and run (or, "
              "with --model-only, model) the best (implies --model)"),
     cl::cat(category));
+enum class SelectMode { Model, Pass };
+static cl::opt<SelectMode> selectMode(
+    "select", cl::init(SelectMode::Model),
+    cl::desc("how the config is chosen when neither --config, --tune nor a "
+             "tuning table decides"),
+    cl::values(clEnumValN(SelectMode::Model, "model",
+                          "for GEMMs of at least 2^32 FLOP without a built-in "
+                          "table entry, the performance model's best of a "
+                          "few candidates (the nearest tuned shapes' entries, "
+                          "the cheapest by estimated cost, the rule's "
+                          "choice); below that, as 'pass'"),
+               clEnumValN(SelectMode::Pass, "pass",
+                          "qmm-select-config's choice (a table entry for "
+                          "the GEMM or a nearby shape, else its rule)")),
+    cl::cat(category));
+
+static cl::opt<bool> tuneAll(
+    "tune-all", cl::init(false),
+    cl::desc("with --tune: model every legal config, also those whose lower "
+             "bound shows they cannot beat the best one modeled"),
+    cl::cat(category));
+
+static cl::opt<unsigned> tuneThreads(
+    "tune-threads", cl::init(0),
+    cl::desc("with --tune: threads compiling and modeling configs (default: "
+             "one per hardware thread)"),
+    cl::cat(category));
+
 static cl::opt<unsigned> tuneMeasure(
     "tune-measure", cl::init(0),
     cl::desc("with --tune and --device hip: time the model's N best configs "
@@ -631,6 +659,11 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   config.kernelConfig = kernelConfig;
   config.tune = tune;
   config.tuneTable = tuneTable;
+  config.tuneAll = tuneAll;
+  config.selectByModel = selectMode == SelectMode::Model;
+  config.tuneThreads = tuneThreads;
+  if ((tuneAll || tuneThreads.getNumOccurrences()) && !tune)
+    fail("--tune-all and --tune-threads need --tune");
   config.tuningTable = tuningTable;
   if (!tuneTable.empty() && !tune)
     fail("--tune-table needs --tune");

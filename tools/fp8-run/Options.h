@@ -75,6 +75,14 @@ struct RunConfig {
   /// --tune (rank the legal configs by the model), the table it adds its
   /// best to, and the table a config is taken from.
   bool tune = false;
+  /// --tune-all: model every legal config (no pruning by the lower bound);
+  /// --tune-threads: worker threads (0: one per hardware thread).
+  bool tuneAll = false;
+  /// --select=model (default): without a config or a table entry, a large
+  /// GEMM's config is the model's best of a few candidates; pass: what
+  /// qmm-select-config chooses alone.
+  bool selectByModel = true;
+  unsigned tuneThreads = 0;
   /// --tune-measure: how many of the model's best configs are re-ranked by
   /// time measured on the HIP GPU (0: the model's ranking decides).
   unsigned tuneMeasure = 0;

@@ -208,10 +208,14 @@ bool GemmRunner::printProgramOrModel() {
                            {"model", modelJson(predictions)}};
     if (config.tune)
       out["tune"] = std::move(tuneRanking);
+    if (!selectionNote.empty())
+      out["selection"] = selectionNote;
     llvm::outs() << llvm::formatv("{0}\n", llvm::json::Value(std::move(out)));
-  }
-  else
+  } else {
+    if (!selectionNote.empty())
+      llvm::outs() << selectionNote << "\n";
     printModel(predictions, nullptr, getDeviceKindName(config.device));
+  }
   return true;
 }
 

@@ -159,6 +159,18 @@ private:
   void chooseConfig();
   /// --tune: ranks the legal configs of the program's matmul by the model.
   void tune(const ConfigQuery &query);
+  /// What qmm-select-config chooses for the query without a user's table:
+  /// the built-in entry for its buckets, else the nearest that fits, else
+  /// the rule's choice.
+  ConfigAttr getPipelineChoice(const ConfigQuery &query);
+  /// Whether the default for the query is the model's choice
+  /// (--select=model, a GEMM of at least 2^32 FLOP: a table entry covers a
+  /// bucket of shapes, and is one of the candidates).
+  bool choosesByModel(const ConfigQuery &query) const;
+  /// The model's best of a few candidates (getPipelineChoice's, the
+  /// nearest tuned shapes', the cheapest by estimated cost, the rule's);
+  /// `note` says how it was chosen.
+  std::string getModelChoice(const ConfigQuery &query, std::string &note);
   /// --tune-measure: times the model's best configs on the device (inputs
   /// prepared) and keeps the fastest.
   void tuneByMeasurement();
@@ -242,6 +254,8 @@ private:
   /// --tune's ranking, for the model's JSON; the matmul it tuned; with
   /// --tune-measure, the configs to time and their modeled seconds.
   llvm::json::Array tuneRanking;
+  /// How chooseByModel chose (empty: it did not), for the report.
+  std::string selectionNote;
   std::optional<ConfigQuery> tunedQuery;
   std::vector<std::pair<std::string, double>> measureCandidates;
   bool deviceQuantizes = false;

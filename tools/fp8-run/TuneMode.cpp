@@ -12,17 +12,25 @@
 
 #include "Runner.h"
 
+#include "qmm/Conversion/AMDGPU/ConfigCost.h"
 #include "qmm/Conversion/AMDGPU/ConfigSpace.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
+#include "qmm/Support/NestingLimit.h"
+
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <limits>
+#include <optional>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -33,11 +41,28 @@ namespace {
 struct Candidate {
   std::string config;
   double seconds = 0;
+  /// The lower bound of its time and its estimated time (ConfigCost.h).
+  double bound = 0, estimate = 0;
   /// The kernel that takes the most time (the matmul's).
   perf::KernelPrediction main;
   bool rejected = false; ///< spills or scratch
 };
 } // namespace
+
+/// A candidate's time over the program's kernels, its slowest kernel, and
+/// whether any of its code objects spills or uses scratch.
+static Candidate summarize(std::string config,
+                           llvm::ArrayRef<perf::KernelPrediction> kernels) {
+  Candidate candidate;
+  candidate.config = std::move(config);
+  for (const perf::KernelPrediction &p : kernels) {
+    candidate.seconds += p.seconds;
+    if (p.seconds >= candidate.main.seconds)
+      candidate.main = p;
+    candidate.rejected |= p.spills || p.descriptor.scratchBytes > 0;
+  }
+  return candidate;
+}
 
 static std::string printConfig(ConfigAttr config) {
   std::string text;
@@ -46,10 +71,25 @@ static std::string printConfig(ConfigAttr config) {
   return text;
 }
 
+/// The product of the GEMM sizes from which fp8-run's default choice is
+/// the model's among a few candidates (2 M N K >= 2^32 FLOP, e.g. 1290^3):
+/// modeling them takes a fraction of a second, worth it where the kernel
+/// runs long enough for its config to matter.
+constexpr double kModelSelectionFlops = 4294967296.0;
+
 void GemmRunner::chooseConfig() {
   kernelConfig = config.kernelConfig;
-  if (!config.tune && config.tuningTable.empty())
+  // Sizes from the flags: the query (after legalization) decides.
+  bool byModel = !config.tune && config.tuningTable.empty() &&
+                 kernelConfig.empty() && config.selectByModel &&
+                 config.inputFile.empty() &&
+                 2.0 * double(config.m) * double(config.n) * double(config.k) >=
+                     kModelSelectionFlops;
+  if (!config.tune && config.tuningTable.empty() && !byModel)
     return;
+  llvm::StringRef flag = config.tune               ? "--tune"
+                         : !config.tuningTable.empty() ? "--tuning-table"
+                                                       : "choosing a config";
   // The selector sees the matmul after qmm-legalize-for-chip (OCP FP8 on
   // gfx942 reinterpreted as FNUZ, B [K, N] transposed): so does the query,
   // and so the tuning table's key.
@@ -61,13 +101,12 @@ void GemmRunner::chooseConfig() {
   std::string legalizeMessage =
       captureDiagnostics(&context, [&] { ran = pm.run(*legalized); });
   if (failed(ran))
-    fail((config.tune ? "--tune: " : "--tuning-table: ") + legalizeMessage);
+    fail(flag + ": " + legalizeMessage);
   SmallVector<Operation *> matmuls;
   legalized->walk([&](Operation *op) {
     if (isa<MatmulOp, GroupedMatmulOp>(op))
       matmuls.push_back(op);
   });
-  llvm::StringRef flag = config.tune ? "--tune" : "--tuning-table";
   if (matmuls.size() != 1)
     fail(flag + ": the program must hold exactly one qmm.matmul or "
                 "qmm.grouped_matmul (it holds " +
@@ -79,6 +118,11 @@ void GemmRunner::chooseConfig() {
     fail(flag + ": " + message);
   if (config.tune)
     return tune(*query);
+  if (byModel) {
+    if (choosesByModel(*query))
+      kernelConfig = getModelChoice(*query, selectionNote);
+    return;
+  }
   llvm::Expected<TuningTable> table = TuningTable::load(config.tuningTable);
   if (!table)
     fail("--tuning-table: " + llvm::toString(table.takeError()));
@@ -90,37 +134,252 @@ void GemmRunner::chooseConfig() {
   }
 }
 
+/// Models `configs` of `program` on worker threads, each with its own
+/// context (parsed from the program's text), so that neither diagnostics
+/// nor the pipeline's state are shared. Results come back in order.
+static std::vector<llvm::Expected<std::vector<perf::KernelPrediction>>>
+modelInParallel(const std::string &program, const DialectRegistry &registry,
+                const ChipInfo &chip, const ModelRequest &model,
+                llvm::ArrayRef<std::string> configs, unsigned threads) {
+  std::vector<std::optional<llvm::Expected<std::vector<perf::KernelPrediction>>>>
+      results(configs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&]() {
+    MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(program, &context);
+    for (size_t i = next++; i < configs.size(); i = next++) {
+      if (!module) {
+        results[i].emplace(llvm::createStringError(
+            "the program does not parse in a worker's context"));
+        continue;
+      }
+      results[i].emplace(perf::modelQMMProgram(
+          *module, chip, *model.device, model.params, configs[i]));
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t)
+    workers.emplace_back(work);
+  work();
+  for (std::thread &worker : workers)
+    worker.join();
+  std::vector<llvm::Expected<std::vector<perf::KernelPrediction>>> out;
+  for (auto &result : results)
+    out.push_back(std::move(*result));
+  return out;
+}
+
+/// A table entry's config text, parsed and fitted to the query (null when
+/// it does not fit).
+static ConfigAttr fitEntryText(MLIRContext &context, llvm::StringRef text,
+                               const ChipInfo &chip, const ConfigQuery &query) {
+  ScopedDiagnosticHandler silence(&context,
+                                  [](Diagnostic &) { return success(); });
+  return fitTableEntry(llvm::dyn_cast_or_null<ConfigAttr>(
+                           parseAttributeWithinLimits(text, &context)),
+                       chip, query);
+}
+
+ConfigAttr GemmRunner::getPipelineChoice(const ConfigQuery &query) {
+  const TuningTable &builtin = TuningTable::getBuiltin();
+  if (const TuningTable::Entry *entry = builtin.lookup(chip, query))
+    if (ConfigAttr fitted = fitEntryText(context, entry->config, chip, query))
+      return fitted;
+  for (const TuningTable::Entry *entry : builtin.findNear(chip, query))
+    if (ConfigAttr fitted = fitEntryText(context, entry->config, chip, query))
+      return fitted;
+  return selectConfig(&context, chip, query);
+}
+
+bool GemmRunner::choosesByModel(const ConfigQuery &query) const {
+  return config.selectByModel && config.inputFile.empty() &&
+         2.0 * double(query.m) * double(query.n) * double(query.k) >=
+             kModelSelectionFlops;
+}
+
+std::string GemmRunner::getModelChoice(const ConfigQuery &query,
+                                       std::string &note) {
+  auto started = std::chrono::steady_clock::now();
+  // The candidates: qmm-select-config's choice, the entries tuned for the
+  // next nearest shapes, the cheapest by estimated cost, the rule's choice.
+  constexpr size_t kNearEntries = 2, kCheapest = 4;
+  std::vector<ConfigAttr> candidates;
+  auto add = [&](ConfigAttr c) {
+    if (c && !llvm::is_contained(candidates, c))
+      candidates.push_back(c);
+  };
+  add(getPipelineChoice(query));
+  size_t near = 0;
+  for (const TuningTable::Entry *entry :
+       TuningTable::getBuiltin().findNear(chip, query))
+    if (near++ < kNearEntries)
+      add(fitEntryText(context, entry->config, chip, query));
+  std::vector<ConfigAttr> ranked = rankConfigsByCost(&context, chip, query);
+  for (size_t i = 0; i < ranked.size() && i < kCheapest; ++i)
+    add(ranked[i]);
+  add(selectConfig(&context, chip, query));
+  // The pass's and the cheapest estimated tile with the other legal wave
+  // layouts, and
+  // transposed (M and N swapped): a nearby shape's best tile is often
+  // right where its waves or its orientation are not (another residency
+  // or grid rounds the work differently).
+  std::vector<ConfigAttr> leaders;
+  if (!candidates.empty())
+    leaders.push_back(candidates.front());
+  if (!ranked.empty())
+    leaders.push_back(ranked.front());
+  for (ConfigAttr leader : leaders)
+    for (ConfigAttr c : ranked) {
+      bool sameShape = c.getMfmaShape() == leader.getMfmaShape() &&
+                       c.getStages() == leader.getStages() &&
+                       c.getSplit() == leader.getSplit() &&
+                       c.getTileK() == leader.getTileK();
+      bool sameTile = c.getTileM() == leader.getTileM() &&
+                      c.getTileN() == leader.getTileN();
+      bool transposed = c.getTileM() == leader.getTileN() &&
+                        c.getTileN() == leader.getTileM() &&
+                        c.getWaves()[0] == leader.getWaves()[1] &&
+                        c.getWaves()[1] == leader.getWaves()[0];
+      if (sameShape && (sameTile || transposed))
+        add(c);
+    }
+  if (candidates.empty())
+    return ""; // the pipeline reports why nothing reads the operands
+  const DeviceInfo *device =
+      config.model.device ? config.model.device : getDefaultDevice(chip);
+  ModelRequest request = config.model;
+  request.device = device;
+  if (!config.model.device)
+    request.params = perf::getDefaultParameters(*device);
+  std::string program;
+  {
+    llvm::raw_string_ostream os(program);
+    module->print(os);
+  }
+  std::vector<std::string> texts;
+  for (ConfigAttr c : candidates)
+    texts.push_back(printConfig(c));
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  auto results = modelInParallel(program, context.getDialectRegistry(), chip,
+                                 request, texts, threads);
+  // A candidate that does not compile or spills is not chosen; the
+  // pipeline's own choice remains when none is left.
+  std::string chosen = texts.front();
+  double bestSeconds = std::numeric_limits<double>::infinity();
+  for (auto [index, result] : llvm::enumerate(results)) {
+    if (!result) {
+      llvm::consumeError(result.takeError());
+      continue;
+    }
+    Candidate candidate = summarize(texts[index], *result);
+    if (!candidate.rejected && candidate.seconds < bestSeconds) {
+      bestSeconds = candidate.seconds;
+      chosen = texts[index];
+    }
+  }
+  note = llvm::formatv(
+      "config chosen by modeling {0} candidates on {1} ({2:f2} s): "
+      "qmm-select-config's, the nearest tuned shapes', the cheapest by "
+      "estimated cost, the rule's",
+      texts.size(), device->name,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                    started)
+          .count());
+  return chosen;
+}
+
 void GemmRunner::tune(const ConfigQuery &query) {
   const ModelRequest &model = config.model;
   auto started = std::chrono::steady_clock::now();
-  std::vector<ConfigAttr> space = enumerateConfigs(&context, chip, query);
-  ConfigAttr heuristic = selectConfig(&context, chip, query);
-  std::string heuristicText = heuristic ? printConfig(heuristic) : "";
-  // The heuristic may pick outside the enumerated space (2 waves for
-  // decode tiles): it is always a candidate, so the best is never worse.
-  if (heuristic && !llvm::is_contained(space, heuristic))
-    space.push_back(heuristic);
+  // Every legal config, the rule's and the default choice (the cheapest
+  // by estimated cost) included, ordered by the lower bound of their
+  // modeled time: a config whose bound is no better than the best time
+  // modeled so far cannot win and is not compiled (--tune-all models
+  // them all).
+  std::vector<ConfigAttr> space = rankConfigsByCost(&context, chip, query);
   if (space.empty())
     fail("--tune: no legal configuration reads " + query.aType + " x " +
          query.bType + " on " + chip.name.str());
+  // The default choice: what fp8-run compiles without --tune.
+  std::string ignored;
+  std::string chosenText = choosesByModel(query)
+                               ? getModelChoice(query, ignored)
+                               : printConfig(getPipelineChoice(query));
+  auto chosen = llvm::dyn_cast_or_null<ConfigAttr>(
+      parseAttributeWithinLimits(chosenText, &context));
+  if (!chosen)
+    fail("--tune: no legal configuration reads " + query.aType + " x " +
+         query.bType + " on " + chip.name.str());
+  if (!llvm::is_contained(space, chosen))
+    space.push_back(chosen);
+  double clockHz = model.params.clockGHz * 1e9;
+  double launch = model.params.launchMicroseconds * 1e-6;
+  // The bound holds for one matmul (a grouped one is costed as one matmul
+  // of its rows: no bound).
+  auto boundOf = [&](ConfigAttr c) {
+    if (query.grouped)
+      return 0.0;
+    return estimateConfigCost(*model.device, query, c).boundCycles / clockHz +
+           launch;
+  };
+  std::vector<std::pair<double, ConfigAttr>> ordered;
+  for (ConfigAttr c : space)
+    ordered.push_back({boundOf(c), c});
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](auto &x, auto &y) { return x.first < y.first; });
 
+  std::string program;
+  {
+    llvm::raw_string_ostream os(program);
+    module->print(os, OpPrintingFlags().printGenericOpForm(false));
+  }
+  unsigned threads =
+      config.tuneThreads ? config.tuneThreads
+                         : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Candidate> candidates;
-  for (ConfigAttr config : space) {
-    Candidate candidate;
-    candidate.config = printConfig(config);
-    llvm::Expected<std::vector<perf::KernelPrediction>> modeled =
-        perf::modelQMMProgram(*module, chip, *model.device, model.params,
-                              candidate.config);
+  size_t pruned = 0;
+  double bestSeconds = std::numeric_limits<double>::infinity();
+  auto record = [&](ConfigAttr c, double bound,
+                    llvm::Expected<std::vector<perf::KernelPrediction>> modeled) {
     if (!modeled)
-      fail("--tune: " + candidate.config +
+      fail("--tune: " + printConfig(c) +
            " does not compile: " + llvm::toString(modeled.takeError()));
-    for (const perf::KernelPrediction &p : *modeled) {
-      candidate.seconds += p.seconds;
-      if (p.seconds >= candidate.main.seconds)
-        candidate.main = p;
-      candidate.rejected |= p.spills || p.descriptor.scratchBytes > 0;
-    }
+    Candidate candidate = summarize(printConfig(c), *modeled);
+    candidate.bound = bound;
+    candidate.estimate =
+        estimateConfigCost(*model.device, query, c).estimateCycles /
+        (model.device->nominalClockGHz * 1e9);
+    if (!candidate.rejected)
+      bestSeconds = std::min(bestSeconds, candidate.seconds);
     candidates.push_back(std::move(candidate));
+  };
+  // The default choice first, so that the bound prunes against it and the
+  // ranking always reports it; then the rest in batches of `threads`.
+  record(chosen, boundOf(chosen),
+         perf::modelQMMProgram(*module, chip, *model.device, model.params,
+                               chosenText));
+  for (size_t i = 0; i < ordered.size();) {
+    std::vector<std::string> batch;
+    std::vector<std::pair<double, ConfigAttr>> batchConfigs;
+    for (; i < ordered.size() && batch.size() < threads; ++i) {
+      auto [bound, c] = ordered[i];
+      if (c == chosen)
+        continue;
+      if (!config.tuneAll && bound >= bestSeconds) {
+        ++pruned;
+        continue;
+      }
+      batch.push_back(printConfig(c));
+      batchConfigs.push_back(ordered[i]);
+    }
+    if (batch.empty())
+      continue;
+    auto results = modelInParallel(program, context.getDialectRegistry(),
+                                   chip, model, batch, threads);
+    for (auto [index, result] : llvm::enumerate(results))
+      record(batchConfigs[index].second, batchConfigs[index].first,
+             std::move(result));
   }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate &x, const Candidate &y) {
@@ -137,10 +396,10 @@ void GemmRunner::tune(const ConfigQuery &query) {
   kernelConfig = best.config;
 
   // The ranking (JSON for --json --model-only, text otherwise).
-  size_t heuristicRank = 0;
+  size_t defaultRank = 0;
   for (auto [rank, c] : llvm::enumerate(candidates)) {
-    if (c.config == heuristicText)
-      heuristicRank = rank + 1;
+    if (c.config == chosenText)
+      defaultRank = rank + 1;
     tuneRanking.push_back(llvm::json::Object{
         {"rank", int64_t(rank + 1)},
         {"config", c.config},
@@ -150,25 +409,28 @@ void GemmRunner::tune(const ConfigQuery &query) {
         {"occupancy", c.main.occupancy},
         {"mfma_busy", c.main.mfmaBusy},
         {"bound", c.main.kernelBound},
+        {"bound_us", c.bound * 1e6},
+        {"estimate_us", c.estimate * 1e6},
         {"rejected", c.rejected},
-        {"heuristic", c.config == heuristicText}});
+        {"default", c.config == chosenText}});
   }
   if (!config.json) {
     llvm::outs() << llvm::formatv(
         "tune: {0} legal configs of {1}x{2}x{3} ({4} x {5}, scales {6} / "
-        "{7}) on {8}, ranked by MODELED time on {9} ({10:f1} s to compile "
-        "and model them all):\n",
-        candidates.size(), query.m, query.n, query.k, query.aType,
+        "{7}) on {8}: {10} ranked by MODELED time on {9}, {11} skipped "
+        "(their lower bound is no better than the best time modeled; "
+        "{12:f1} s, {13} thread(s)):\n",
+        candidates.size() + pruned, query.m, query.n, query.k, query.aType,
         query.bType, query.aScales, query.bScales, chip.name,
-        model.device->name, elapsed);
+        model.device->name, candidates.size(), pruned, elapsed, threads);
     llvm::outs() << llvm::formatv("  {0,4}  {1,-88}  {2,11}  {3,8}  {4,4}  "
                                   "{5,3}  {6,5}  {7}\n",
                                   "rank", "config", "modeled us", "TFLOP/s",
                                   "regs", "occ", "busy", "bound");
     constexpr size_t kShown = 10;
     for (auto [rank, c] : llvm::enumerate(candidates)) {
-      bool isHeuristic = c.config == heuristicText;
-      if (rank >= kShown && !isHeuristic)
+      bool isDefault = c.config == chosenText;
+      if (rank >= kShown && !isDefault)
         continue;
       llvm::outs() << llvm::formatv(
           "  {0,4}  {1,-88}  {2,11:f1}  {3,8:f1}  {4,4}  {5,3}  {6,4:f0}%  "
@@ -176,17 +438,15 @@ void GemmRunner::tune(const ConfigQuery &query) {
           rank + 1, c.config, c.seconds * 1e6, c.main.tflops,
           c.main.descriptor.registers, c.main.occupancy,
           100 * c.main.mfmaBusy, c.main.kernelBound,
-          isHeuristic ? "  <- heuristic (qmm-select-config without tables)" : "",
+          isDefault ? "  <- default (qmm-select-config without tables)" : "",
           c.rejected ? "  [rejected: spills/scratch]" : "");
     }
-    if (heuristicText.empty())
-      llvm::outs() << "  (the heuristic has no choice for this matmul)\n";
     llvm::outs() << llvm::formatv("tune: best {0}: {1:f1} us MODELED",
                                   best.config, best.seconds * 1e6);
-    if (heuristicRank)
+    if (defaultRank)
       llvm::outs() << llvm::formatv(
-          " ({0:f2}x the heuristic's choice, rank {1})",
-          candidates[heuristicRank - 1].seconds / best.seconds, heuristicRank);
+          " ({0:f2}x faster than the default choice, rank {1})",
+          candidates[defaultRank - 1].seconds / best.seconds, defaultRank);
     llvm::outs() << "\n";
   }
 

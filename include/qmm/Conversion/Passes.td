@@ -222,7 +222,13 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     its split-K ranges do not fit this K (whole scale blocks, and two K
     tiles per range under double buffering) it is taken with half the
     ranges (down to none), and where it does not fit at all the heuristic
-    decides.
+    decides. A matmul with no entry of its own takes the entry of the
+    nearest shape (TuningTable::findNear: the user's table, then the
+    built-in one; same chip, operand types, grouped form and class of
+    scales, any output type, buckets at most 4 powers of two apart in
+    total), fitted the same way: a tuning run for a nearby shape is a
+    better guide than the rule below, which the performance model puts
+    up to 2x off on shapes no table covers (benchmarks/selector.sh).
     Otherwise the heuristic decides:
 
     * instruction: gfx942 reads FNUZ FP8 with v_mfma_f32_*_fp8; gfx950 OCP

@@ -130,9 +130,9 @@ struct ChipInfo {
 };
 
 /// One product built on a chip: what a performance model needs beyond the
-/// chip (product pages and ROCm gpu-arch-specs; ../shared/perf.md). Clocks
-/// and bandwidths under load are model parameters, not facts: see
-/// qmm/PerfModel.
+/// chip (product pages and ROCm gpu-arch-specs). Clocks and bandwidths
+/// under load are model parameters, not facts: the nominal ones are here,
+/// their sources in qmm/PerfModel.
 struct DeviceInfo {
   llvm::StringRef name;    ///< "mi300x"
   llvm::StringRef product; ///< "AMD Instinct MI300X"
@@ -146,6 +146,11 @@ struct DeviceInfo {
   int64_t infinityCacheBytes;
   /// Peak HBM bandwidth of the product sheet (TB/s).
   double hbmPeakTBps;
+  /// The performance model's nominal sustained clock under dense MFMA load
+  /// and L2-to-CU bandwidth (TB/s): its default parameters, also what the
+  /// analytic config cost (qmm/Conversion/AMDGPU/ConfigCost.h) uses.
+  double nominalClockGHz;
+  double nominalL2TBps;
 
   const ChipInfo &getChip() const;
   /// Dense peak TFLOP/s at the peak clock for operands of these widths.

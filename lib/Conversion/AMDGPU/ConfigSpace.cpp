@@ -154,6 +154,23 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   return config ? withSplitK(ctx, config, chip, query) : config;
 }
 
+ConfigAttr qmm::fitTableEntry(ConfigAttr entry, const ChipInfo &chip,
+                              const ConfigQuery &query) {
+  if (!entry)
+    return {};
+  MLIRContext *ctx = entry.getContext();
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
+  for (int64_t split = entry.getSplit(); split >= 1; split /= 2) {
+    ConfigAttr candidate = entry.withSplit(split);
+    if (split > 1 && !candidate.keepsTwoTilesPerRange(query.k))
+      continue;
+    if (succeeded(verifyConfigForMatmul(candidate, chip, query, emitSilently)))
+      return candidate;
+  }
+  return {};
+}
+
 /// Power-of-two tile extents for a matrix extent: from 64 (or the MFMA
 /// size, when the extent is below 64 or the grid is `narrow`) up to 256, no
 /// larger than the extent rounded up to a power of two.
@@ -432,6 +449,58 @@ const TuningTable::Entry *TuningTable::lookup(const ChipInfo &chip,
                                               const ConfigQuery &query) const {
   auto it = entries.find(getKey(chip, query));
   return it == entries.end() ? nullptr : &it->second.second;
+}
+
+/// The class of a scale encoding's text for findNear: "once" (per-tensor,
+/// per-row), "mx", else the text itself (blockwise: the block matters).
+static std::string getScaleClass(llvm::StringRef encoding) {
+  if (encoding.contains("per_tensor") || encoding.contains("per_row"))
+    return "once";
+  if (encoding.contains("mx"))
+    return "mx";
+  return encoding.str();
+}
+
+/// Whether an output type's text names a grouped matmul, and which form.
+static llvm::StringRef getGroupedForm(llvm::StringRef out) {
+  size_t open = out.find(" (grouped");
+  return open == llvm::StringRef::npos ? "" : out.substr(open);
+}
+
+std::vector<const TuningTable::Entry *>
+TuningTable::findNear(const ChipInfo &chip, const ConfigQuery &query,
+                      int maxDistance) const {
+  llvm::json::Object want = keyFields(chip, query);
+  auto text = [](const llvm::json::Object &fields, llvm::StringRef name) {
+    return fields.getString(name).value_or("");
+  };
+  std::vector<std::pair<int, const Entry *>> near;
+  for (const auto &[key, value] : entries) {
+    const llvm::json::Object &have = value.first;
+    if (text(have, "chip") != text(want, "chip") ||
+        text(have, "a") != text(want, "a") ||
+        text(have, "b") != text(want, "b") ||
+        getGroupedForm(text(have, "out")) != getGroupedForm(text(want, "out")))
+      continue;
+    bool sameScales = true;
+    for (const char *name : {"a_scales", "b_scales"})
+      sameScales &= getScaleClass(text(have, name)) ==
+                    getScaleClass(text(want, name));
+    if (!sameScales)
+      continue;
+    int distance = 0;
+    for (const char *name : {"m", "n", "k"})
+      distance += std::abs(int(llvm::Log2_64(*have.getInteger(name))) -
+                           int(llvm::Log2_64(*want.getInteger(name))));
+    if (distance <= maxDistance)
+      near.push_back({distance, &value.second});
+  }
+  std::stable_sort(near.begin(), near.end(),
+                   [](auto &x, auto &y) { return x.first < y.first; });
+  std::vector<const Entry *> result;
+  for (auto &[distance, entry] : near)
+    result.push_back(entry);
+  return result;
 }
 
 void TuningTable::set(const ChipInfo &chip, const ConfigQuery &query,

@@ -107,7 +107,8 @@ struct QMMSelectConfigPass
 
   /// Configures a qmm.matmul or qmm.grouped_matmul (one group's product):
   /// the forced config, else the op's own, else the tuning table's entry
-  /// for its key, else the heuristic's choice; then checks it.
+  /// for its key, else the nearest entry that fits, else the rule's
+  /// choice; then checks it.
   LogicalResult configure(Operation *op, const ChipInfo &target,
                           ConfigAttr forced, const TuningTable *table) {
     if (dynamicM <= 0) {
@@ -147,23 +148,8 @@ struct QMMSelectConfigPass
         // user's table is the user's choice: its entries are checked like a
         // user's config, and the error names the table.
         if (source == builtin) {
-          ScopedDiagnosticHandler silence(&getContext(),
-                                          [](Diagnostic &) { return success(); });
-          // Split-K ranges depend on the exact K, not its bucket: the
-          // entry's config with fewer ranges where its own do not fit (or
-          // leave double buffering less than two K tiles per range).
-          for (int64_t split = tuned ? tuned.getSplit() : 0; split >= 1;
-               split /= 2) {
-            ConfigAttr candidate = tuned.withSplit(split);
-            if (split > 1 && !candidate.keepsTwoTilesPerRange(query->k))
-              continue;
-            if (succeeded(verifyConfigForMatmul(
-                    candidate, target, *query,
-                    [&]() { return op->emitOpError(); }))) {
-              op->setAttr("config", candidate);
-              break;
-            }
-          }
+          if (ConfigAttr fitted = fitTableEntry(tuned, target, *query))
+            op->setAttr("config", fitted);
           continue;
         }
         if (!tuned)
@@ -177,6 +163,23 @@ struct QMMSelectConfigPass
             })))
           return failure();
         op->setAttr("config", tuned);
+      }
+    }
+    // No entry for the matmul's buckets: the nearest entry of a table (the
+    // user's, then the built-in one) that fits the matmul, as a tuning run
+    // for a nearby shape chose it.
+    for (const TuningTable *source : {table, builtin}) {
+      if (current() || !source)
+        continue;
+      for (const TuningTable::Entry *entry : source->findNear(target, *query)) {
+        ScopedDiagnosticHandler silence(&getContext(),
+                                        [](Diagnostic &) { return success(); });
+        auto near = llvm::dyn_cast_or_null<ConfigAttr>(
+            parseAttributeWithinLimits(entry->config, &getContext()));
+        if (ConfigAttr fitted = fitTableEntry(near, target, *query)) {
+          op->setAttr("config", fitted);
+          break;
+        }
       }
     }
     if (!current()) {

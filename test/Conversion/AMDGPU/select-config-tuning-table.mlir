@@ -47,13 +47,16 @@ func.func @same_bucket(%a: tensor<200x384xf8E4M3FNUZ>, %as: tensor<200x3xf32>,
 
 // -----
 
-// A different bucket (M 512), output type (f32) or scale encoding is not in
-// the table: the heuristic's choice (select-config-gfx942.mlir's
-// @large_blockwise for the first).
+// A different bucket (M 512) or output type (f32) has no entry of its own:
+// the entry of the nearest shape with the same chip, operand types and
+// scales (here the only one, one power of two away in M; output types
+// differ only in the epilogue) decides. Other scales (per-row instead of
+// blockwise) are not near: the rule's choice (select-config-gfx942.mlir's
+// @large_blockwise for the same shape).
 // GFX942-LABEL: func.func @other_bucket
-// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 4>
+// GFX942: config #qmm.config<tile = [64, 128, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
 // GFX942-LABEL: func.func @other_output
-// GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 4>
+// GFX942: config #qmm.config<tile = [64, 128, 128], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 1>
 // GFX942-LABEL: func.func @other_scales
 // GFX942: config #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, split = 8>
 func.func @other_bucket(%a: tensor<512x512xf8E4M3FNUZ>, %as: tensor<512x4xf32>,

@@ -194,8 +194,10 @@ def prepare_program(args, program):
         f.write(run([args.fp8_run] + flags + ["--emit-ir"]))
     binary_ir = run([args.fp8_opt, ir_path,
                      "--qmm-to-amdgpu-pipeline=chip=%s format=bin" % chip])
+    # --select pass: the config the pipeline (fp8-opt above) chooses, not
+    # fp8-run's model-guided default for large GEMMs.
     report = json.loads(run([args.fp8_run] + flags +
-                            ["--model-only", "--json"]))
+                            ["--model-only", "--json", "--select", "pass"]))
     models = report["model"]
     if len(models) != 1:
         raise ToolError("%s: %d kernels modeled, expected 1" %

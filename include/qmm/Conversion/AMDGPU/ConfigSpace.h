@@ -74,10 +74,20 @@ LogicalResult verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
                                     const ConfigQuery &query,
                                     function_ref<InFlightDiagnostic()> emitError);
 
-/// The heuristic's choice (selectConfig) for the query; null when no
-/// instruction reads the operands.
+/// The rule's choice (selectConfig in KernelLayout.h, split-K for small
+/// grids) for the query: what qmm-select-config chooses when no tuning
+/// table has the matmul or a shape near it; null when no instruction reads
+/// the operands.
 ConfigAttr selectConfig(MLIRContext *ctx, const ChipInfo &chip,
                         const ConfigQuery &query);
+
+/// A tuning table's config (chosen for a bucket of shapes, or a nearby
+/// one) made to fit `query`: split-K ranges depend on the exact K, so the
+/// entry's config with fewer ranges where its own do not fit (or leave
+/// double buffering less than two K tiles per range); null when none passes
+/// verifyConfigForMatmul.
+ConfigAttr fitTableEntry(ConfigAttr entry, const ChipInfo &chip,
+                         const ConfigQuery &query);
 
 /// The legal configurations worth modeling, in a fixed order: every
 /// instruction shape that reads the operands (gfx950's fp8 forms for 8-bit
@@ -132,6 +142,15 @@ public:
   static std::string getKey(const ChipInfo &chip, const ConfigQuery &query);
 
   const Entry *lookup(const ChipInfo &chip, const ConfigQuery &query) const;
+  /// Entries for shapes near the query's, nearest first: the same chip,
+  /// operand types, grouped form and class of scales (per-tensor and
+  /// per-row alike, scaled once after the K loop; blockwise with the same
+  /// scale block along K; MX), any output type, buckets at most
+  /// `maxDistance` powers of two apart in total over M, N and K (distance
+  /// ties keep the table's order). The config is the caller's to check.
+  std::vector<const Entry *> findNear(const ChipInfo &chip,
+                                      const ConfigQuery &query,
+                                      int maxDistance = 4) const;
   void set(const ChipInfo &chip, const ConfigQuery &query, Entry entry);
   size_t size() const { return entries.size(); }
 
