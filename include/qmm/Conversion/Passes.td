@@ -228,7 +228,7 @@ def QMMSelectConfig : Pass<"qmm-select-config", "ModuleOp"> {
     scales, any output type, buckets at most 4 powers of two apart in
     total), fitted the same way: a tuning run for a nearby shape is a
     better guide than the rule below, which the performance model puts
-    up to 2x off on shapes no table covers (benchmarks/selector.sh).
+    up to 2.5x off on shapes no table covers (benchmarks/selector.sh).
     Otherwise the heuristic decides:
 
     * instruction: gfx942 reads FNUZ FP8 with v_mfma_f32_*_fp8; gfx950 OCP
