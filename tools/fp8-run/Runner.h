@@ -159,10 +159,9 @@ private:
   void chooseConfig();
   /// --tune: ranks the legal configs of the program's matmul by the model.
   void tune(const ConfigQuery &query);
-  /// What qmm-select-config chooses for the query without a user's table:
-  /// the built-in entry for its buckets, else the nearest that fits, else
-  /// the rule's choice.
-  ConfigAttr getPipelineChoice(const ConfigQuery &query);
+  /// What qmm-select-config chooses for the legalized program's matmul
+  /// (the pass run on a copy); null when it chooses nothing.
+  ConfigAttr getPipelineChoice(Operation *legalizedMatmul);
   /// Whether the default for the query is the model's choice
   /// (--select=model, a GEMM of at least 2^32 FLOP: a table entry covers a
   /// bucket of shapes, and is one of the candidates).
@@ -254,8 +253,11 @@ private:
   /// --tune's ranking, for the model's JSON; the matmul it tuned; with
   /// --tune-measure, the configs to time and their modeled seconds.
   llvm::json::Array tuneRanking;
-  /// How chooseByModel chose (empty: it did not), for the report.
+  /// How getModelChoice chose (empty: it did not), for the report.
   std::string selectionNote;
+  /// qmm-select-config's choice for the matmul (--tune and the model's
+  /// choice start from it).
+  ConfigAttr pipelineChoice;
   std::optional<ConfigQuery> tunedQuery;
   std::vector<std::pair<std::string, double>> measureCandidates;
   bool deviceQuantizes = false;

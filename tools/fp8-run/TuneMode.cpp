@@ -116,6 +116,8 @@ void GemmRunner::chooseConfig() {
       &context, [&] { query = getConfigQuery(matmuls.front()); });
   if (failed(query))
     fail(flag + ": " + message);
+  if (config.tune || byModel)
+    pipelineChoice = getPipelineChoice(matmuls.front());
   if (config.tune)
     return tune(*query);
   if (byModel) {
@@ -134,41 +136,69 @@ void GemmRunner::chooseConfig() {
   }
 }
 
-/// Models `configs` of `program` on worker threads, each with its own
-/// context (parsed from the program's text), so that neither diagnostics
-/// nor the pipeline's state are shared. Results come back in order.
-static std::vector<llvm::Expected<std::vector<perf::KernelPrediction>>>
-modelInParallel(const std::string &program, const DialectRegistry &registry,
-                const ChipInfo &chip, const ModelRequest &model,
-                llvm::ArrayRef<std::string> configs, unsigned threads) {
-  std::vector<std::optional<llvm::Expected<std::vector<perf::KernelPrediction>>>>
-      results(configs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
-    MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(program, &context);
-    for (size_t i = next++; i < configs.size(); i = next++) {
-      if (!module) {
-        results[i].emplace(llvm::createStringError(
-            "the program does not parse in a worker's context"));
-        continue;
+namespace {
+/// Models configs of one program on worker threads, each with its own
+/// context and copy of the program (parsed from its text once per worker,
+/// kept across batches), so that neither diagnostics nor the pipeline's
+/// state are shared.
+class ModelWorkers {
+public:
+  ModelWorkers(std::string program, const DialectRegistry &registry,
+               const ChipInfo &chip, const ModelRequest &model,
+               unsigned threads)
+      : program(std::move(program)), registry(registry), chip(chip),
+        model(model), workers(std::max(threads, 1u)) {}
+
+  /// Models `configs`; results in order.
+  std::vector<llvm::Expected<std::vector<perf::KernelPrediction>>>
+  run(llvm::ArrayRef<std::string> configs) {
+    std::vector<std::optional<
+        llvm::Expected<std::vector<perf::KernelPrediction>>>>
+        results(configs.size());
+    std::atomic<size_t> next{0};
+    auto work = [&](Worker &worker) {
+      if (!worker.context) {
+        worker.context = std::make_unique<MLIRContext>(
+            registry, MLIRContext::Threading::DISABLED);
+        worker.module =
+            parseSourceString<ModuleOp>(program, worker.context.get());
       }
-      results[i].emplace(perf::modelQMMProgram(
-          *module, chip, *model.device, model.params, configs[i]));
-    }
+      for (size_t i = next++; i < configs.size(); i = next++) {
+        if (!worker.module)
+          results[i].emplace(llvm::createStringError(
+              "the program does not parse in a worker's context"));
+        else
+          results[i].emplace(perf::modelQMMProgram(
+              *worker.module, chip, *model.device, model.params,
+              configs[i]));
+      }
+    };
+    size_t used = std::min(workers.size(), configs.size());
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < used; ++t)
+      threads.emplace_back(work, std::ref(workers[t]));
+    if (used > 0)
+      work(workers[0]);
+    for (std::thread &thread : threads)
+      thread.join();
+    std::vector<llvm::Expected<std::vector<perf::KernelPrediction>>> out;
+    for (auto &result : results)
+      out.push_back(std::move(*result));
+    return out;
+  }
+
+private:
+  struct Worker {
+    std::unique_ptr<MLIRContext> context;
+    OwningOpRef<ModuleOp> module;
   };
-  std::vector<std::thread> workers;
-  for (unsigned t = 1; t < threads; ++t)
-    workers.emplace_back(work);
-  work();
-  for (std::thread &worker : workers)
-    worker.join();
-  std::vector<llvm::Expected<std::vector<perf::KernelPrediction>>> out;
-  for (auto &result : results)
-    out.push_back(std::move(*result));
-  return out;
-}
+  std::string program;
+  const DialectRegistry &registry;
+  const ChipInfo &chip;
+  const ModelRequest &model;
+  std::vector<Worker> workers;
+};
+} // namespace
 
 /// A table entry's config text, parsed and fitted to the query (null when
 /// it does not fit).
@@ -181,15 +211,21 @@ static ConfigAttr fitEntryText(MLIRContext &context, llvm::StringRef text,
                        chip, query);
 }
 
-ConfigAttr GemmRunner::getPipelineChoice(const ConfigQuery &query) {
-  const TuningTable &builtin = TuningTable::getBuiltin();
-  if (const TuningTable::Entry *entry = builtin.lookup(chip, query))
-    if (ConfigAttr fitted = fitEntryText(context, entry->config, chip, query))
-      return fitted;
-  for (const TuningTable::Entry *entry : builtin.findNear(chip, query))
-    if (ConfigAttr fitted = fitEntryText(context, entry->config, chip, query))
-      return fitted;
-  return selectConfig(&context, chip, query);
+ConfigAttr GemmRunner::getPipelineChoice(Operation *legalizedMatmul) {
+  // qmm-select-config itself, on a copy of the legalized program: what the
+  // pipeline compiles when fp8-run does not choose.
+  OwningOpRef<Operation *> copy = legalizedMatmul->getParentOfType<ModuleOp>()->clone();
+  PassManager pm(&context);
+  pm.addPass(createQMMSelectConfig());
+  LogicalResult ran = success();
+  captureDiagnostics(&context, [&] { ran = pm.run(*copy); });
+  ConfigAttr chosen;
+  if (succeeded(ran))
+    (*copy)->walk([&](Operation *op) {
+      if (isa<MatmulOp, GroupedMatmulOp>(op))
+        chosen = op->getAttrOfType<ConfigAttr>("config");
+    });
+  return chosen;
 }
 
 bool GemmRunner::choosesByModel(const ConfigQuery &query) const {
@@ -209,7 +245,7 @@ std::string GemmRunner::getModelChoice(const ConfigQuery &query,
     if (c && !llvm::is_contained(candidates, c))
       candidates.push_back(c);
   };
-  add(getPipelineChoice(query));
+  add(pipelineChoice);
   size_t near = 0;
   for (const TuningTable::Entry *entry :
        TuningTable::getBuiltin().findNear(chip, query))
@@ -220,10 +256,9 @@ std::string GemmRunner::getModelChoice(const ConfigQuery &query,
     add(ranked[i]);
   add(selectConfig(&context, chip, query));
   // The pass's and the cheapest estimated tile with the other legal wave
-  // layouts, and
-  // transposed (M and N swapped): a nearby shape's best tile is often
-  // right where its waves or its orientation are not (another residency
-  // or grid rounds the work differently).
+  // layouts, and transposed (M and N swapped): a nearby shape's best tile
+  // is often right where its waves or its orientation are not (another
+  // residency or grid rounds the work differently).
   std::vector<ConfigAttr> leaders;
   if (!candidates.empty())
     leaders.push_back(candidates.front());
@@ -261,8 +296,9 @@ std::string GemmRunner::getModelChoice(const ConfigQuery &query,
   for (ConfigAttr c : candidates)
     texts.push_back(printConfig(c));
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  auto results = modelInParallel(program, context.getDialectRegistry(), chip,
-                                 request, texts, threads);
+  ModelWorkers workers(std::move(program), context.getDialectRegistry(),
+                       chip, request, threads);
+  auto results = workers.run(texts);
   // A candidate that does not compile or spills is not chosen; the
   // pipeline's own choice remains when none is left.
   std::string chosen = texts.front();
@@ -305,7 +341,8 @@ void GemmRunner::tune(const ConfigQuery &query) {
   std::string ignored;
   std::string chosenText = choosesByModel(query)
                                ? getModelChoice(query, ignored)
-                               : printConfig(getPipelineChoice(query));
+                           : pipelineChoice ? printConfig(pipelineChoice)
+                                            : std::string();
   auto chosen = llvm::dyn_cast_or_null<ConfigAttr>(
       parseAttributeWithinLimits(chosenText, &context));
   if (!chosen)
@@ -337,6 +374,8 @@ void GemmRunner::tune(const ConfigQuery &query) {
   unsigned threads =
       config.tuneThreads ? config.tuneThreads
                          : std::max(1u, std::thread::hardware_concurrency());
+  ModelWorkers workers(std::move(program), context.getDialectRegistry(), chip,
+                       model, threads);
   std::vector<Candidate> candidates;
   size_t pruned = 0;
   double bestSeconds = std::numeric_limits<double>::infinity();
@@ -375,8 +414,7 @@ void GemmRunner::tune(const ConfigQuery &query) {
     }
     if (batch.empty())
       continue;
-    auto results = modelInParallel(program, context.getDialectRegistry(),
-                                   chip, model, batch, threads);
+    auto results = workers.run(batch);
     for (auto [index, result] : llvm::enumerate(results))
       record(batchConfigs[index].second, batchConfigs[index].first,
              std::move(result));
