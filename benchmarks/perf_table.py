@@ -45,13 +45,15 @@ def compact_config(text):
     text if the syntax is not the expected one)."""
     m = re.fullmatch(
         r"#qmm\.config<tile = \[([\d, ]+)\], waves = \[([\d, ]+)\], "
-        r"mfma = (\w+) \[([\d, ]+)\], stages = (\d+)(?:, split = (\d+))?>",
+        r"mfma = (\w+) \[([\d, ]+)\], stages = (\d+)(?:, split = (\d+))?"
+        r"(, lds_copy = direct)?>",
         text.strip())
     if not m:
         return text.strip()
     x = lambda s: "x".join(v.strip() for v in s.split(","))
     split = f" k{m[6]}" if m[6] else ""
-    return f"{x(m[1])} w{x(m[2])} {m[3]}-{x(m[4])} s{m[5]}{split}"
+    direct = " direct" if m[7] else ""
+    return f"{x(m[1])} w{x(m[2])} {m[3]}-{x(m[4])} s{m[5]}{split}{direct}"
 
 
 def git_revision(root):
@@ -126,7 +128,7 @@ def main():
     print("% of peak is of the chip's dense peak at its peak clock for the operand type: " +
           "; ".join(f"{k} {v:.0f}" for k, v in peaks.items()) + " TFLOP/s.")
     print("Config = qmm-select-config's choice: tile MxNxK, waves MxN, MFMA family-shape, "
-          "LDS stages, kP = split-K into P ranges (one kernel). regs = registers per lane allocated "
+          "LDS stages, kP = split-K into P ranges (one kernel), direct = tiles loaded straight into LDS (lds_copy = direct). regs = registers per lane allocated "
           "(VGPRs+AGPRs); occ = waves/SIMD; MFMA busy = main loop (\"-\": LLVM unrolled the K loop "
           "whole, modeled as one pass). Decode \"eff.\" = the GEMM's own bytes (A, B, bf16 D) per "
           "modeled second, launch included.")

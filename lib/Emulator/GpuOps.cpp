@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -55,6 +56,24 @@ static LogicalResult execShuffle(WaveInterpreter &wave, const Instr &inst,
       out.at(lane, e) = value.at(int(from), e);
     validOut.at(lane, 0) = inRange;
   }
+  return success();
+}
+
+/// rocdl.readfirstlane: the first executing lane's value, in every lane.
+static LogicalResult execReadFirstLane(WaveInterpreter &wave,
+                                       const Instr &inst, ExecMask mask) {
+  const Lanes &value = wave.operand(0);
+  int first = 0;
+  while (first < kMaxLanes && !laneActive(mask, first))
+    ++first;
+  if (first == kMaxLanes)
+    return wave.fail(inst.op, "rocdl.readfirstlane with no lane executing");
+  SmallVector<uint64_t, 4> bits;
+  for (unsigned e = 0; e < value.width; ++e)
+    bits.push_back(value.at(first, e));
+  Lanes &out = wave.defineUniform(0, bits.size());
+  for (unsigned e = 0; e < bits.size(); ++e)
+    out.at(0, e) = bits[e];
   return success();
 }
 
@@ -116,6 +135,7 @@ void mlir::qmm::emu::registerGpuHandlers(Registry &registry) {
         return defineUniform(wave, wave.workgroup.numWaves);
       });
   registry.add<gpu::ShuffleOp>(execShuffle);
+  registry.add<ROCDL::ReadfirstlaneOp>(execReadFirstLane);
   registry.add<gpu::BarrierOp, amdgpu::LDSBarrierOp>(nullptr, nullptr,
                                                      InstrKind::Barrier);
   registry.add<amdgpu::SchedBarrierOp>(

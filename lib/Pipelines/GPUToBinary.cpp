@@ -43,6 +43,9 @@ LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
   rocdl.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   kernels.addPass(createReconcileUnrealizedCastsPass());
+  // Direct loads to LDS and LDS reads in disjoint alias scopes: LLVM then
+  // lets the reads run while the next tile's loads are in flight.
+  kernels.addPass(createQMMScopeLdsDma());
   // `llvm` stops after the ROCDL conversion.
   if (format != "llvm") {
     GpuModuleToBinaryPassOptions binary;

@@ -17,6 +17,7 @@ using namespace mlir::qmm;
 static const ChipInfo kChips[] = {
     {"gfx942", "MI300X (CDNA3)", FormatFamily::FNUZ, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/64 * 1024, /*ldsBanks=*/32, /*ldsBankBytes=*/4,
+     /*ldsDmaBytes=*/4,
      /*hasScaledMFMA=*/false, CDNA3, /*simdsPerCU=*/4,
      /*registersPerSimdLane=*/512, /*registerGranule=*/8,
      /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/64 * 1024,
@@ -25,6 +26,7 @@ static const ChipInfo kChips[] = {
      /*maxGridWorkItemsPerDimension=*/(int64_t(1) << 32) - 1},
     {"gfx950", "MI355X (CDNA4)", FormatFamily::OCP, /*waveSize=*/64,
      /*ldsBytesPerWorkgroup=*/160 * 1024, /*ldsBanks=*/64, /*ldsBankBytes=*/4,
+     /*ldsDmaBytes=*/16,
      /*hasScaledMFMA=*/true, CDNA4, /*simdsPerCU=*/4,
      /*registersPerSimdLane=*/512, /*registerGranule=*/8,
      /*maxWavesPerSimd=*/8, /*ldsBytesPerCU=*/160 * 1024,

@@ -455,6 +455,14 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
       they form one prefetch chain: op j loads op j + 1's tile (the last op
       the next trip's first), K tile t of the chain uses buffer t % 2, and
       each op ends with a barrier (the last op's ends the trip).
+    * `lds_copy = direct` (gfx950; 8-bit operands, K a multiple of tile
+      K): no registers in between. Rows are unpadded; each wave's 64 lanes
+      fill 1 KiB of the tile in lane order with `amdgpu.gather_to_lds`
+      (16 bytes each), lane l of round r taking slot 64 w + l + r T, i.e.
+      row s / C, 16-byte unit s mod C (C units per row), and loading the
+      global unit that the tile's XOR swizzle (getLdsSwizzle) moves there.
+      The next tile's loads are issued before the MFMAs and nothing is
+      stored after them; the barrier that ends the trip waits for them.
 
     Operands already in workgroup memory are left alone.
   }];
@@ -469,6 +477,7 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::ROCDL::ROCDLDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];
@@ -738,6 +747,36 @@ def QMMExpandIndexMaps : Pass<"qmm-expand-index-maps"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def QMMScopeLdsDma : Pass<"qmm-scope-lds-dma"> {
+  let summary = "Give a kernel's direct-to-LDS loads and its LDS reads "
+                "disjoint alias scopes (pipeline stage 10, after the ROCDL "
+                "conversion)";
+  let description = [{
+    LLVM's wait-count insertion makes an LDS read wait for every direct
+    (DMA) load to LDS still in flight (`s_waitcnt vmcnt(0)`) unless alias
+    scopes tell it the two do not overlap. With tiles copied directly
+    (`lds_copy = direct`), that wait would stall each K tile's first LDS
+    read until the next tile's loads, issued just before, arrive: the loads
+    would no longer overlap the MFMAs.
+
+    In the kernels this pipeline emits, no LDS read between two barriers
+    touches bytes that a direct load between the same barriers writes: the
+    loads fill the stage that is read only after the next barrier, and a
+    barrier waits for every load (gfx9 executes `s_waitcnt vmcnt(0)`
+    before `s_barrier`). So, in every function that holds a direct load,
+    this pass puts the loads (`rocdl.load.to.lds`, `rocdl.global.load.lds`)
+    in one scope and the LDS `llvm.load`s in another that is declared not
+    to alias it. Functions without direct loads are left alone.
+
+    ```mlir
+    rocdl.load.to.lds %g, %l, 16, 0, 0 {alias_scopes = [#dma]} : !llvm.ptr<1>
+    %v = llvm.load %p {alias_scopes = [#reads], noalias_scopes = [#dma]}
+        : !llvm.ptr<3> -> vector<16xi8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def QMMCopyStridedOperands

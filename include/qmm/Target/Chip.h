@@ -46,6 +46,9 @@ struct ChipInfo {
   int64_t ldsBytesPerWorkgroup;
   int ldsBanks;
   int ldsBankBytes;
+  /// Widest load from global memory straight into LDS per lane
+  /// (global_load_lds_dword*: 4 bytes on CDNA3, 16 on CDNA4).
+  int ldsDmaBytes;
   /// v_mfma_scale_f32_*_f8f6f4 (MX with E8M0 scales) and FP4/FP6 inputs.
   bool hasScaledMFMA;
   /// The chip's generation (a MatrixISA bit): which rows of the intrinsic

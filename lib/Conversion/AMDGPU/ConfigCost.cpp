@@ -63,7 +63,10 @@ ConfigCost qmm::estimateConfigCost(const DeviceInfo &device,
       double(config.getWaveTileM() * tileK * aBits +
              config.getWaveTileN() * tileK * bBits) / 8;
   double tileBytes = double(tileM * tileK * aBits + tileN * tileK * bBits) / 8;
-  cost.ldsCycles = (double(waves) * fragmentBytes + tileBytes) /
+  // Tiles copied directly reach LDS without LDS instructions (the model
+  // counts them as global loads).
+  double copyWriteBytes = config.copiesDirectToLds() ? 0 : tileBytes;
+  cost.ldsCycles = (double(waves) * fragmentBytes + copyWriteBytes) /
                    double(chip.getLdsBytesPerClock());
   double l2BytesPerClock = device.nominalL2TBps * 1e12 /
                            (device.nominalClockGHz * 1e9) /
@@ -101,7 +104,7 @@ ConfigCost qmm::estimateConfigCost(const DeviceInfo &device,
 
   // Residency from an estimate of the registers: f32 accumulators, the
   // fragments of one MFMA step, the staged copies of double buffering
-  // (16-byte chunks per lane), and addressing.
+  // through registers (16-byte chunks per lane), and addressing.
   int64_t accumulators =
       config.getWaveTileM() * config.getWaveTileN() / chip.waveSize;
   int64_t fragments =
@@ -110,7 +113,7 @@ ConfigCost qmm::estimateConfigCost(const DeviceInfo &device,
        config.getMfmaRepeatsN() *
            getFragmentBytes(config, query.operands.b, /*forB=*/true)) /
       4;
-  int64_t staged = config.getStages() > 1
+  int64_t staged = config.getStages() > 1 && !config.copiesDirectToLds()
                        ? int64_t(tileBytes) / (waves * chip.waveSize) / 4
                        : 0;
   cost.estimatedRegisters = int(accumulators + fragments + staged + 24);

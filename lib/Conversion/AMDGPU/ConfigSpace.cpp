@@ -114,6 +114,11 @@ qmm::verifyConfigForMatmul(ConfigAttr config, const ChipInfo &chip,
   if (failed(verifySplitK(config, query.k, query.scaleBlockK,
                           query.grouped, emitError)))
     return failure();
+  // A direct load has no room for zeros past K: whole K tiles only.
+  if (config.copiesDirectToLds() && query.k % config.getTileK() != 0)
+    return emitError() << "config: lds_copy = direct needs K (" << query.k
+                       << ") to be a multiple of tile K ("
+                       << config.getTileK() << ")";
   return verifyConfigForChip(config, chip, query.operands, emitError);
 }
 
@@ -210,6 +215,12 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
   bool smallGrid = llvm::divideCeil(std::max<int64_t>(query.m, 1), 64) *
                        llvm::divideCeil(std::max<int64_t>(query.n, 1), 64) <
                    kFewestCUs;
+  // Tiles copied through registers, and straight into LDS where the chip
+  // loads 16-byte chunks that way (verifyConfigForChip says for which
+  // operands and tiles).
+  SmallVector<LdsCopy, 2> copies = {LdsCopy::Registers};
+  if (chip.ldsDmaBytes >= LdsSwizzle::kUnitBytes)
+    copies.push_back(LdsCopy::Direct);
   // Diagnostics of rejected candidates are not for the user.
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
   auto emitSilently = [&]() { return emitError(UnknownLoc::get(ctx)); };
@@ -268,18 +279,19 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
                     splits.push_back(split);
               for (int64_t tileK : tileKs)
                 for (int64_t split : splits)
-                  for (int64_t stages : {1, 2}) {
-                    ConfigAttr config = ConfigAttr::getChecked(
-                        emitSilently, ctx,
-                        ArrayRef<int64_t>{tileM, tileN, tileK},
-                        ArrayRef<int64_t>{wavesM, wavesN}, candidateKind,
-                        ArrayRef<int64_t>{shape->m, shape->n, shape->k},
-                        stages, split);
-                    if (config && config.keepsTwoTilesPerRange(query.k) &&
-                        succeeded(verifyConfigForMatmul(
-                                      config, chip, query, emitSilently)))
-                      configs.push_back(config);
-                  }
+                  for (int64_t stages : {1, 2})
+                    for (LdsCopy copy : copies) {
+                      ConfigAttr config = ConfigAttr::getChecked(
+                          emitSilently, ctx,
+                          ArrayRef<int64_t>{tileM, tileN, tileK},
+                          ArrayRef<int64_t>{wavesM, wavesN}, candidateKind,
+                          ArrayRef<int64_t>{shape->m, shape->n, shape->k},
+                          stages, split, copy);
+                      if (config && config.keepsTwoTilesPerRange(query.k) &&
+                          succeeded(verifyConfigForMatmul(
+                                        config, chip, query, emitSilently)))
+                        configs.push_back(config);
+                    }
             }
     }
   }

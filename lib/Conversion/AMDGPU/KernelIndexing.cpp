@@ -68,3 +68,13 @@ Value qmm::createPrefetchIteration(OpBuilder &b, Location loc,
   Value next = arith::AddIOp::create(b, loc, iv, loop.getStep());
   return arith::SelectOp::create(b, loc, isLast, iv, next);
 }
+
+Value qmm::buildSwizzleUnits(IndexMath &im, Value row,
+                             const LdsSwizzle &swizzle) {
+  Value units = im.rem(im.div(row, swizzle.rowsPerStep), swizzle.steps);
+  if (!swizzle.flipUnits)
+    return units;
+  Value flip =
+      im.mul(im.rem(im.div(row, swizzle.flipRows), 2), swizzle.flipUnits);
+  return arith::XOrIOp::create(im.b, im.loc, units, flip);
+}

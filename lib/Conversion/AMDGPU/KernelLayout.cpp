@@ -3,8 +3,11 @@
 #include "qmm/Conversion/AMDGPU/KernelLayout.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <mutex>
 #include <numeric>
 #include <vector>
 
@@ -33,15 +36,51 @@ static int64_t countBankConflicts(const ChipInfo &chip, int64_t count,
   return chip.countLdsBankConflictCycles(accesses);
 }
 
-/// Extra bank cycles one wave's fragment reads take with rows of
-/// `rowBytes`.
+/// Extra bank cycles of one wave's fragment reads of the runs at byte
+/// `column` of their rows, with rows of `rowBytes` under `swizzle`; with
+/// `hardwareOrder`, 128-bit reads are served in the hardware's lane groups
+/// (ChipInfo::getLdsReadB128LaneOrder, as the performance model serves
+/// them) rather than in lane order (as the emulator does).
 static int64_t fragmentReadConflicts(const ChipInfo &chip,
                                      const OperandLaneLayout &layout,
-                                     int64_t rowBytes) {
+                                     int64_t rowBytes,
+                                     const LdsSwizzle &swizzle = {},
+                                     int64_t column = 0,
+                                     bool hardwareOrder = false) {
   int64_t runBytes = layout.getRunBytes();
-  return countBankConflicts(chip, chip.waveSize, runBytes, [&](int64_t lane) {
-    return (lane % layout.rows) * rowBytes + (lane / layout.rows) * runBytes;
+  auto addressOf = [&](int64_t lane) {
+    int64_t row = lane % layout.rows;
+    int64_t byte = column + (lane / layout.rows) * runBytes;
+    return row * rowBytes + (byte ^ swizzle.getXorBytes(row));
+  };
+  if (!hardwareOrder || runBytes != 16)
+    return countBankConflicts(chip, chip.waveSize, runBytes, addressOf);
+  std::vector<LdsLaneAccess> accesses;
+  for (int64_t lane = 0; lane < chip.waveSize; ++lane)
+    accesses.push_back({ChipInfo::getLdsReadB128LaneOrder(lane),
+                        addressOf(lane), runBytes});
+  llvm::sort(accesses, [](const LdsLaneAccess &x, const LdsLaneAccess &y) {
+    return x.lane < y.lane;
   });
+  return chip.countLdsBankConflictCycles(accesses);
+}
+
+/// Extra bank cycles of one wave's fragment reads of a whole K tile: every
+/// run of every MFMA step (their columns differ, and so may a swizzle's
+/// conflicts).
+static int64_t tileReadConflicts(const ChipInfo &chip, ConfigAttr config,
+                                 const OperandLaneLayout &layout,
+                                 int64_t rowBytes, const LdsSwizzle &swizzle,
+                                 bool hardwareOrder = false) {
+  int64_t cycles = 0;
+  int64_t stepK = config.getIntrinsic().k;
+  for (int64_t kStep = 0; kStep < config.getTileK(); kStep += stepK)
+    for (int64_t run = 0; run < layout.runs; ++run)
+      cycles += fragmentReadConflicts(
+          chip, layout, rowBytes, swizzle,
+          (kStep + run * layout.runStrideK) * layout.elementBits / 8,
+          hardwareOrder);
+  return cycles;
 }
 
 int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
@@ -50,6 +89,8 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
   // fragment reads stay aligned), whose fragment reads are free of bank
   // conflicts; the tile copies choose their row order to match (see
   // getLdsCopyMapping).
+  if (config.copiesDirectToLds())
+    return 0;
   OperandLaneLayout layout = getOperandLayout(config, elementType, forB);
   int64_t unit = std::lcm<int64_t>(layout.getRunBytes(), chip.ldsBankBytes);
   int64_t rowBytes = getTileRowBytes(config, elementType);
@@ -65,6 +106,72 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
       break;
   }
   return best;
+}
+
+/// The swizzle search of getLdsSwizzle for one operand layout and row
+/// width: the fewest bank conflicts in the hardware's order of 128-bit
+/// reads, then in lane order, among patterns whose period divides the
+/// fragment rows; the first found (smallest parameters) on ties.
+static LdsSwizzle searchLdsSwizzle(const ChipInfo &chip, ConfigAttr config,
+                                   const OperandLaneLayout &layout,
+                                   int64_t rowBytes) {
+  int64_t units = std::max<int64_t>(1, rowBytes / LdsSwizzle::kUnitBytes);
+  auto cost = [&](const LdsSwizzle &swizzle) {
+    return std::pair(
+        tileReadConflicts(chip, config, layout, rowBytes, swizzle, true),
+        tileReadConflicts(chip, config, layout, rowBytes, swizzle, false));
+  };
+  LdsSwizzle best;
+  auto bestCost = cost(best);
+  for (int64_t steps = 1; steps <= units; steps *= 2)
+    for (int64_t rowsPerStep = 1; rowsPerStep * steps <= layout.rows;
+         rowsPerStep *= 2)
+      for (int64_t flipUnits = 0; flipUnits < units;
+           flipUnits = flipUnits ? flipUnits * 2 : 1)
+        for (int64_t flipRows = 1; 2 * flipRows <= layout.rows;
+             flipRows *= 2) {
+          LdsSwizzle candidate{rowsPerStep, steps, flipRows, flipUnits};
+          if (layout.rows % candidate.getPeriod() != 0)
+            continue;
+          if (bestCost == std::pair<int64_t, int64_t>(0, 0))
+            return best;
+          auto candidateCost = cost(candidate);
+          if (candidateCost < bestCost) {
+            best = candidate;
+            bestCost = candidateCost;
+          }
+          if (!flipUnits)
+            break; // flipRows means nothing without a flip
+        }
+  return best;
+}
+
+LdsSwizzle qmm::getLdsSwizzle(const ChipInfo &chip, ConfigAttr config,
+                              Type elementType, bool forB) {
+  if (!config.copiesDirectToLds())
+    return {};
+  // The search depends on the chip, the instruction's lane layout, the row
+  // width and the MFMA steps of a tile: cached, as tuning asks for it for
+  // many configs (from several threads).
+  OperandLaneLayout layout = getOperandLayout(config, elementType, forB);
+  int64_t rowBytes = getTileRowBytes(config, elementType);
+  std::string key;
+  llvm::raw_string_ostream(key)
+      << chip.name << ' ' << config.getIntrinsic().spelling << ' '
+      << layout.rows << ' ' << layout.runs << ' ' << layout.runLength << ' '
+      << layout.runStrideK << ' ' << layout.elementBits << ' ' << rowBytes;
+  static std::mutex mutex;
+  static llvm::StringMap<LdsSwizzle> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+  }
+  LdsSwizzle swizzle = searchLdsSwizzle(chip, config, layout, rowBytes);
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.try_emplace(key, swizzle);
+  return swizzle;
 }
 
 AffineMap LdsCopyMapping::getMap(MLIRContext *context) const {
@@ -151,7 +258,15 @@ int64_t qmm::getLdsConflictCyclesPerTile(const ChipInfo &chip,
                    config.getTileN())}) {
     OperandLaneLayout layout = getOperandLayout(config, type, forB);
     int64_t rowBytes = getLdsRowBytes(chip, config, type, forB);
-    // One read per run, MFMA step along K and fragment row block.
+    // One read per run, MFMA step along K and fragment row block. Direct
+    // copies fill each wave's 1 KiB of LDS in lane order (no conflicts);
+    // their swizzled reads differ from column to column.
+    if (config.copiesDirectToLds()) {
+      cycles += (waveRows / layout.rows) *
+                tileReadConflicts(chip, config, layout, rowBytes,
+                                  getLdsSwizzle(chip, config, type, forB));
+      continue;
+    }
     int64_t reads = (waveRows / layout.rows) *
                     (config.getTileK() / config.getIntrinsic().k) * layout.runs;
     cycles += reads * fragmentReadConflicts(chip, layout, rowBytes);
@@ -228,6 +343,41 @@ LogicalResult qmm::verifySplitK(ConfigAttr config, int64_t k,
   return success();
 }
 
+/// What lds_copy = direct needs: 16-byte loads into LDS, 8-bit operands
+/// (16 values a chunk, one lane's load), rows whose chunks a wave's 64
+/// loads cover whole, and the same number of chunks for every thread.
+static LogicalResult
+verifyDirectCopy(ConfigAttr config, const ChipInfo &chip,
+                 OperandTypes operands,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  constexpr int64_t chunkBytes = LdsSwizzle::kUnitBytes;
+  if (chip.ldsDmaBytes < chunkBytes)
+    return emitError() << "config: lds_copy = direct needs " << chunkBytes
+                       << "-byte loads into LDS; " << chip.name
+                       << " loads at most " << chip.ldsDmaBytes
+                       << " bytes per lane into LDS";
+  for (Type type : {operands.a, operands.b})
+    if (type.getIntOrFloatBitWidth() != 8)
+      return emitError() << "config: lds_copy = direct copies 8-bit "
+                            "operands only, got "
+                         << type;
+  int64_t rowBytes = config.getTileK();
+  int64_t waveBytes = chip.waveSize * chunkBytes;
+  if (rowBytes > waveBytes || waveBytes % rowBytes != 0)
+    return emitError() << "config: lds_copy = direct needs tile K to divide "
+                       << waveBytes << " (one wave's direct loads fill whole "
+                       << "rows), got " << rowBytes;
+  int64_t threads = chip.waveSize * config.getNumWaves();
+  for (int64_t rows : {config.getTileM(), config.getTileN()})
+    if (rows * (rowBytes / chunkBytes) % threads != 0)
+      return emitError() << "config: lds_copy = direct needs each tile's "
+                         << chunkBytes << "-byte chunks (" << rows << " x "
+                         << rowBytes / chunkBytes
+                         << ") to be a multiple of the " << threads
+                         << " threads";
+  return success();
+}
+
 LogicalResult
 qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                          OperandTypes operands,
@@ -284,6 +434,9 @@ qmm::verifyConfigForChip(ConfigAttr config, const ChipInfo &chip,
                        << config.getTileN() << ", " << config.getTileK()
                        << "] cannot fit in the " << ldsBytes
                        << " bytes of LDS of " << chip.name;
+  if (config.copiesDirectToLds() &&
+      failed(verifyDirectCopy(config, chip, operands, emitError)))
+    return failure();
   int64_t lds = getLdsFootprint(chip, config, operands);
   if (lds > chip.ldsBytesPerWorkgroup)
     return emitError() << "config: the tiles take " << lds
@@ -373,7 +526,7 @@ ConfigAttr qmm::selectConfig(MLIRContext *ctx, const ChipInfo &chip,
   auto make = [&](int64_t tk, int64_t stages = 1) {
     return ConfigAttr::get(ctx, {tileM, tileN, tk}, {wavesM, wavesN},
                            attrKind, {shape->m, shape->n, shape->k}, stages,
-                           /*split=*/int64_t(1));
+                           /*split=*/int64_t(1), LdsCopy::Registers);
   };
   // Two workgroups' tiles within one CU's LDS, so that one workgroup's
   // copies overlap the other's MFMAs: halve tile K (down to the MFMA's K)

@@ -191,16 +191,29 @@ struct WaveMmaLowering {
   /// A's and B's values (they differ for FP8 x FP4 on gfx950).
   const MMAIntrinsicInfo &mfma;
   OperandLaneLayout aLayout, bLayout;
+  /// Where the LDS tiles' rows put their 16-byte units (identity unless
+  /// the tiles were copied directly).
+  LdsSwizzle aSwizzle, bSwizzle;
   Value lane;
 
   /// The fragment of `lane` for the MFMA step at `kStep` of tile row `row`
   /// of an LDS tile addressed by `indices` ([stage,] row origin, column
   /// origin; columns are bytes), converted to what the instruction reads.
-  Value readFragment(const OperandLaneLayout &layout, Value lds,
-                     ValueRange indices, Value row, int64_t kStep) {
+  Value readFragment(const OperandLaneLayout &layout,
+                     const LdsSwizzle &swizzle, Value lds, ValueRange indices,
+                     Value row, int64_t kStep) {
     IndexMath im{b, loc};
     Type elementType = cast<MemRefType>(lds.getType()).getElementType();
     Value group = im.div(lane, layout.rows);
+    // A swizzled tile's row moves its 16-byte units by XOR. The pattern's
+    // period divides the fragment rows (getLdsSwizzle), and the wave's
+    // rows start at a multiple of them, so the lane's row within its
+    // fragment decides.
+    Value xorBytes;
+    if (!swizzle.isIdentity())
+      xorBytes = im.mul(
+          buildSwizzleUnits(im, im.rem(lane, layout.rows), swizzle),
+          LdsSwizzle::kUnitBytes);
     auto runType = VectorType::get({layout.runLength}, elementType);
     SmallVector<Value, 3> at(indices.drop_back(2));
     Value ldsRow = im.add(indices[indices.size() - 2], row);
@@ -210,10 +223,12 @@ struct WaveMmaLowering {
       Value k = im.add(im.mul(group, layout.runLength),
                        kStep + run * layout.runStrideK);
       // Packed FP4/FP6: the value's byte.
-      Value column = im.add(
-          columnOrigin, layout.elementBits == 8
-                            ? k
-                            : im.div(im.mul(k, layout.elementBits), 8));
+      Value byte = layout.elementBits == 8
+                       ? k
+                       : im.div(im.mul(k, layout.elementBits), 8);
+      if (xorBytes)
+        byte = arith::XOrIOp::create(b, loc, byte, xorBytes);
+      Value column = im.add(columnOrigin, byte);
       SmallVector<Value, 3> runAt(at);
       runAt.append({ldsRow, column});
       runs.push_back(vector::LoadOp::create(b, loc, runType, lds, runAt));
@@ -265,11 +280,11 @@ struct WaveMmaLowering {
       SmallVector<Value> aFrags, bFrags;
       for (int64_t rm = 0; rm < repeatsM; ++rm)
         aFrags.push_back(readFragment(
-            aLayout, op.getA(), op.getAIndices(),
+            aLayout, aSwizzle, op.getA(), op.getAIndices(),
             im.add(im.add(op.getWaveRow(), rm * mfma.m), fragRow), kStep));
       for (int64_t rn = 0; rn < repeatsN; ++rn)
         bFrags.push_back(readFragment(
-            bLayout, op.getB(), op.getBIndices(),
+            bLayout, bSwizzle, op.getB(), op.getBIndices(),
             im.add(im.add(op.getWaveCol(), rn * mfma.n), fragCol), kStep));
       SmallVector<Value> aScales, bScales;
       if (mfma.hasBlockScales()) {
@@ -327,6 +342,10 @@ struct LowerWaveMma : public OpRewritePattern<WaveMmaOp> {
                          /*forB=*/false),
         getOperandLayout(config, op.getB().getType().getElementType(),
                          /*forB=*/true),
+        getLdsSwizzle(chip, config, op.getA().getType().getElementType(),
+                      /*forB=*/false),
+        getLdsSwizzle(chip, config, op.getB().getType().getElementType(),
+                      /*forB=*/true),
         im.lane(chip.waveSize)};
     rewriter.replaceOp(op, lowering.lower(op));
     return success();

@@ -3,7 +3,9 @@
 // Stage 4 of the AMD pipeline: the workgroup's A and B tiles of each
 // qmm.wave_mma are copied from global memory into workgroup buffers (LDS)
 // with 16-byte accesses, in a padded layout free of bank conflicts, single
-// or double buffered, and the qmm.wave_mma reads the copies.
+// or double buffered, and the qmm.wave_mma reads the copies. With lds_copy =
+// direct, the chunks go straight from global memory into LDS
+// (amdgpu.gather_to_lds) in unpadded, XOR-swizzled rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -73,11 +76,18 @@ struct TileCopier {
   /// Writes them into `tile.lds` (at [stage] when double buffered).
   void store(OpBuilder &b, const OperandTile &tile,
              ArrayRef<StagedChunk> chunks, Value stage) const;
-  /// load, then store.
+  /// load, then store; or, with lds_copy = direct, copyDirect.
   void copy(OpBuilder &b, const OperandTile &tile, ValueRange origin,
             Value stage) const {
+    if (config.copiesDirectToLds())
+      return copyDirect(b, tile, origin, stage);
     store(b, tile, load(b, tile, origin), stage);
   }
+  /// Copies the tile at `origin` straight into LDS: each wave's 64 lanes
+  /// fill 1 KiB of it in lane order, each lane loading the global chunk
+  /// that the swizzle places at its slot.
+  void copyDirect(OpBuilder &b, const OperandTile &tile, ValueRange origin,
+                  Value stage) const;
 
 private:
   Value loadChunk(OpBuilder &b, const OperandTile &tile, ValueRange group,
@@ -236,6 +246,54 @@ void TileCopier::store(OpBuilder &b, const OperandTile &tile,
   }
 }
 
+void TileCopier::copyDirect(OpBuilder &b, const OperandTile &tile,
+                            ValueRange origin, Value stage) const {
+  ValueRange group = origin.drop_back(2);
+  Value rowBase = origin[origin.size() - 2], kBase = origin.back();
+  IndexMath im{b, loc};
+  constexpr int64_t chunkBytes = LdsSwizzle::kUnitBytes;
+  int64_t chunksPerRow = getTileRowBytes(config, tile.elementType()) /
+                         chunkBytes;
+  LdsSwizzle swizzle =
+      getLdsSwizzle(chip, config, tile.elementType(), tile.isB);
+  int64_t rowDim = tile.globalType().getRank() - 2;
+  bool rowsDivide = !tile.globalType().isDynamicDim(rowDim) &&
+                    tile.globalType().getDimSize(rowDim) % tile.tileRows == 0;
+  // verifyConfigForChip: whole rounds of every thread, whole rows per wave.
+  int64_t chunks = tile.tileRows * chunksPerRow;
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // The wave's first thread, read from lane 0 so that LLVM knows it is
+  // uniform: the LDS destinations (M0) are then computed in scalar
+  // registers, not per lane and read back.
+  Value waveIndex = arith::IndexCastUIOp::create(
+      b, loc, b.getI32Type(), im.div(tid, chip.waveSize));
+  waveIndex = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(),
+      ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), waveIndex));
+  Value waveFirst = im.mul(waveIndex, chip.waveSize);
+  auto transfer = VectorType::get({chunkBytes}, tile.elementType());
+  for (int64_t first = 0; first < chunks; first += threads()) {
+    // The LDS slot (row, unit) this lane fills; lane 0's row is the wave's.
+    Value slot = im.add(tid, first);
+    Value row = im.div(slot, chunksPerRow);
+    Value unit = im.rem(slot, chunksPerRow);
+    // The unit's bytes come from the column the swizzle moved there.
+    Value column = im.mul(
+        arith::XOrIOp::create(b, loc, unit,
+                              buildSwizzleUnits(im, row, swizzle)),
+        chunkBytes);
+    Value globalRow = im.add(rowBase, row);
+    if (!rowsDivide)
+      globalRow = im.min(globalRow, im.last(im.dim(tile.global, rowDim)));
+    SmallVector<Value, 3> source(group);
+    source.append({globalRow, im.add(kBase, column)});
+    Value waveRow = im.div(im.add(waveFirst, first), chunksPerRow);
+    amdgpu::GatherToLDSOp::create(b, loc, tile.global, source, tile.lds,
+                                  ldsIndices(stage, waveRow, im.cst(0)),
+                                  TypeAttr::get(transfer));
+  }
+}
+
 namespace {
 struct QMMPromoteOperandsToLdsPass
     : public qmm::impl::QMMPromoteOperandsToLdsBase<
@@ -274,7 +332,7 @@ struct QMMPromoteOperandsToLdsPass
 } // namespace
 
 /// The checks of one wave_mma before any IR is built.
-static LogicalResult checkPromotable(WaveMmaOp op) {
+static LogicalResult checkPromotable(WaveMmaOp op, const ChipInfo &chip) {
   auto fail = [&](const Twine &message) {
     return op.emitOpError("qmm-promote-operands-to-lds: ") << message;
   };
@@ -309,6 +367,14 @@ static LogicalResult checkPromotable(WaveMmaOp op) {
   int64_t extentK = aType.getDimSize(aType.getRank() - 1);
   if (bType.getDimSize(bType.getRank() - 1) != extentK)
     return fail("A and B must have the same K extent");
+  if (config.copiesDirectToLds() && chip.ldsDmaBytes < LdsSwizzle::kUnitBytes)
+    return fail("lds_copy = direct needs 16-byte loads into LDS; ")
+           << chip.name << " loads at most " << chip.ldsDmaBytes
+           << " bytes per lane into LDS";
+  if (config.copiesDirectToLds() && extentK % config.getTileK() != 0)
+    return fail("lds_copy = direct needs K (")
+           << extentK << ") to be a multiple of tile K ("
+           << config.getTileK() << "): a direct load has no room for zeros";
   for (Value operand : {op.getA(), op.getB()}) {
     Type element = cast<MemRefType>(operand.getType()).getElementType();
     if (element.getIntOrFloatBitWidth() < 8 &&
@@ -324,7 +390,7 @@ LogicalResult
 QMMPromoteOperandsToLdsPass::promote(ArrayRef<WaveMmaOp> group,
                                      const ChipInfo &chip) {
   for (WaveMmaOp op : group)
-    if (failed(checkPromotable(op)))
+    if (failed(checkPromotable(op, chip)))
       return failure();
   WaveMmaOp front = group.front();
   ConfigAttr config = front.getConfig();
@@ -460,6 +526,10 @@ QMMPromoteOperandsToLdsPass::promote(ArrayRef<WaveMmaOp> group,
     Value nextBuffer = bufferOf(b, iv, j + 1);
     SmallVector<TileCopier::StagedChunk> staged[2];
     for (int i = 0; i < 2; ++i) {
+      if (config.copiesDirectToLds()) {
+        copier.copyDirect(b, tiles[i], (*nextOrigins)[i], nextBuffer);
+        continue;
+      }
       staged[i] = copier.load(b, tiles[i], (*nextOrigins)[i]);
       if (tiles[i].elementBits() < 8) {
         copier.store(b, tiles[i], staged[i], nextBuffer);

@@ -100,7 +100,8 @@ ConfigAttr fitTableEntry(ConfigAttr entry, const ChipInfo &chip,
 /// 8 waves
 /// (fewer only for tiles of fewer MFMA tiles) whose sub-tiles hold at most
 /// 128 accumulator registers, 1 or 2 stages
-/// (2 when K spans two tiles). Each passes verifyConfigForMatmul.
+/// (2 when K spans two tiles), tiles copied through registers or (gfx950)
+/// directly. Each passes verifyConfigForMatmul.
 std::vector<ConfigAttr> enumerateConfigs(MLIRContext *ctx,
                                          const ChipInfo &chip,
                                          const ConfigQuery &query);

@@ -9,6 +9,7 @@
 #ifndef QMM_CONVERSION_AMDGPU_KERNELINDEXING_H
 #define QMM_CONVERSION_AMDGPU_KERNELINDEXING_H
 
+#include "qmm/Conversion/AMDGPU/KernelLayout.h"
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 #include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 
@@ -138,6 +139,10 @@ struct AccumulatorLayout {
   /// Index of accumulator (rm, rn) in the op's operand list.
   int64_t index(int64_t rm, int64_t rn) const { return rm * repeatsN + rn; }
 };
+
+/// The XOR, in 16-byte units, that `swizzle` applies to the columns of LDS
+/// tile row `row` (LdsSwizzle::getXorUnits, built as index arithmetic).
+Value buildSwizzleUnits(IndexMath &im, Value row, const LdsSwizzle &swizzle);
 
 /// Whether `memref` (ranked or not) lives in LDS (workgroup memory).
 inline bool isWorkgroupMemory(Value memref) {

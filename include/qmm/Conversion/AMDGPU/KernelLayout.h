@@ -30,7 +30,9 @@ int64_t getTileRowBytes(ConfigAttr config, Type elementType);
 /// Bytes added to every LDS row of the A (`forB` false) or B tile of
 /// `elementType` so that the fragment reads of a wave spread over all banks
 /// (a multiple of 8 bytes and of the fragment run, so LDS accesses stay
-/// aligned).
+/// aligned). None when the config copies tiles directly (lds_copy =
+/// direct): a wave's direct loads fill LDS contiguously, so rows are
+/// swizzled instead (getLdsSwizzle).
 int64_t getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
                          Type elementType, bool forB);
 
@@ -40,6 +42,37 @@ inline int64_t getLdsRowBytes(const ChipInfo &chip, ConfigAttr config,
   return getTileRowBytes(config, elementType) +
          getLdsRowPadding(chip, config, elementType, forB);
 }
+
+/// Where a 16-byte unit of an LDS tile row sits: byte column c of row r at
+/// c ^ getXorBytes(r). The unit index is XORed with (r / rowsPerStep) mod
+/// steps, and with flipUnits where (r / flipRows) is odd: the second term
+/// lets the pattern spread both the rows one LDS phase serves in lane order
+/// and those it serves in the hardware's order of 128-bit reads
+/// (ChipInfo::getLdsReadB128LaneOrder). Identity (steps = 1, no flip) for
+/// padded tiles; for tiles copied directly, chosen so that the fragment
+/// reads are free of bank conflicts. The pattern repeats every getPeriod()
+/// rows, which divides the MFMA's fragment rows, so a lane's XOR follows
+/// from its row within the fragment.
+struct LdsSwizzle {
+  static constexpr int64_t kUnitBytes = 16;
+  int64_t rowsPerStep = 1, steps = 1;
+  int64_t flipRows = 1, flipUnits = 0;
+
+  int64_t getXorUnits(int64_t row) const {
+    return ((row / rowsPerStep) % steps) ^ ((row / flipRows) % 2 * flipUnits);
+  }
+  int64_t getXorBytes(int64_t row) const {
+    return getXorUnits(row) * kUnitBytes;
+  }
+  int64_t getPeriod() const {
+    return std::max(rowsPerStep * steps, flipUnits ? 2 * flipRows : 1);
+  }
+  bool isIdentity() const { return steps == 1 && flipUnits == 0; }
+};
+
+/// The swizzle of the A (`forB` false) or B tile of `elementType`.
+LdsSwizzle getLdsSwizzle(const ChipInfo &chip, ConfigAttr config,
+                         Type elementType, bool forB);
 
 /// Bytes one thread copies from global memory to LDS at once: 16, or 24
 /// (32 values) for FP6, whose 16-byte runs do not end on a value.

@@ -14,6 +14,52 @@ using namespace mlir::qmm;
 
 #include "qmm/Dialect/QMM/IR/QMMEnums.cpp.inc"
 
+/// The optional trailing parameters of #qmm.config, each written only when
+/// it is not its default: `, split = N` and `, lds_copy = direct`, in any
+/// order.
+static ParseResult parseConfigOptions(AsmParser &parser, int64_t &split,
+                                      LdsCopy &ldsCopy) {
+  split = 1;
+  ldsCopy = LdsCopy::Registers;
+  bool seenSplit = false, seenCopy = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "split" && !seenSplit) {
+      seenSplit = true;
+      if (parser.parseInteger(split))
+        return failure();
+    } else if (key == "lds_copy" && !seenCopy) {
+      seenCopy = true;
+      StringRef name;
+      llvm::SMLoc nameLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&name))
+        return failure();
+      std::optional<LdsCopy> copy = symbolizeLdsCopy(name);
+      if (!copy)
+        return parser.emitError(nameLoc, "expected lds_copy = registers or "
+                                         "direct, got '")
+               << name << "'";
+      ldsCopy = *copy;
+    } else {
+      return parser.emitError(loc, "expected split or lds_copy (each at "
+                                   "most once), got '")
+             << key << "'";
+    }
+  }
+  return success();
+}
+
+static void printConfigOptions(AsmPrinter &printer, int64_t split,
+                               LdsCopy ldsCopy) {
+  if (split != 1)
+    printer << ", split = " << split;
+  if (ldsCopy != LdsCopy::Registers)
+    printer << ", lds_copy = " << stringifyLdsCopy(ldsCopy);
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "qmm/Dialect/QMM/IR/QMMAttrs.cpp.inc"
 
@@ -224,11 +270,12 @@ const MMAIntrinsicInfo &ConfigAttr::getIntrinsic() const {
   return *lookupMMAIntrinsic(getMfmaKind(), shape[0], shape[1], shape[2]);
 }
 
+
 LogicalResult
 ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    ArrayRef<int64_t> tile, ArrayRef<int64_t> waves,
                    MFMAKind mfmaKind, ArrayRef<int64_t> mfmaShape,
-                   int64_t stages, int64_t split) {
+                   int64_t stages, int64_t split, LdsCopy ldsCopy) {
   if (tile.size() != 3 || waves.size() != 2 || mfmaShape.size() != 3)
     return emitError() << "config needs tile = [M, N, K], waves = [M, N] and "
                           "an MFMA shape [m, n, k]";
@@ -267,5 +314,8 @@ ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "tile K (" << tile[2]
                        << ") must be a multiple of MFMA k (" << mfmaShape[2]
                        << ")";
+  if (ldsCopy == LdsCopy::Direct && stages > 2)
+    return emitError() << "lds_copy = direct needs 1 or 2 stages, got "
+                       << stages;
   return success();
 }

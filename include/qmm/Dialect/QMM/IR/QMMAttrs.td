@@ -202,6 +202,19 @@ def QMM_MFMAKind : I32EnumAttr<"MFMAKind",
   let genSpecializedAttr = 0;
 }
 
+def QMM_LdsCopy : I32EnumAttr<"LdsCopy",
+    "how a kernel configuration copies operand tiles into LDS", [
+    I32EnumAttrCase<"Registers", 0, "registers">,
+    I32EnumAttrCase<"Direct", 1, "direct">
+  ]> {
+  let cppNamespace = "::mlir::qmm";
+  let genSpecializedAttr = 0;
+}
+
+def QMM_LdsCopyParameter : EnumParameter<QMM_LdsCopy> {
+  let defaultValue = "::mlir::qmm::LdsCopy::Registers";
+}
+
 def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
   let mnemonic = "config";
   let summary = "how a qmm.matmul is mapped onto an AMD GPU";
@@ -223,6 +236,14 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
       workspace, and a second kernel adds the ranges' partials in a fixed
       order (range 0 first, so the result is deterministic) and runs the
       epilogue. For grids too small to fill the GPU (decode, small M).
+    * `lds_copy` (optional, default `registers`): how the tiles reach LDS.
+      `registers`: each thread loads 16-byte chunks into registers and
+      writes them to rows padded against bank conflicts. `direct` (gfx950):
+      `global_load_lds_dwordx4` writes each wave's 64 chunks to 1 KiB of
+      LDS in lane order, no registers or LDS writes in between; rows are
+      unpadded and their 16-byte chunks XOR-swizzled by row so that the
+      fragment reads stay free of bank conflicts (each lane loads the
+      global chunk that belongs at its LDS slot).
 
     Chosen by `qmm-select-config`, or written by the user on the op (the
     pass then only checks it against the chip; the LDS footprint, padding
@@ -231,6 +252,7 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     ```mlir
     #qmm.config<tile = [128, 128, 64], waves = [2, 2], mfma = fp8 [16, 16, 32], stages = 2>
     #qmm.config<tile = [16, 32, 512], waves = [1, 2], mfma = fp8 [16, 16, 32], stages = 2, split = 4>
+    #qmm.config<tile = [256, 256, 128], waves = [4, 2], mfma = f8f6f4 [32, 32, 64], stages = 2, lds_copy = direct>
     ```
   }];
   let parameters = (ins
@@ -239,12 +261,13 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     EnumParameter<QMM_MFMAKind>:$mfmaKind,
     ArrayRefParameter<"int64_t", "MFMA shape [m, n, k]">:$mfmaShape,
     "int64_t":$stages,
-    DefaultValuedParameter<"int64_t", "1", "split-K factor">:$split
+    DefaultValuedParameter<"int64_t", "1", "split-K factor">:$split,
+    QMM_LdsCopyParameter:$ldsCopy
   );
   let assemblyFormat = [{
     `<` `tile` `=` `[` $tile `]` `,` `waves` `=` `[` $waves `]` `,`
-    `mfma` `=` $mfmaKind ` ` `[` $mfmaShape `]` `,` `stages` `=` $stages
-    (`,` `split` `=` $split^)? `>`
+    `mfma` `=` $mfmaKind ` ` `[` $mfmaShape `]` `,` `stages` `=` $stages ``
+    custom<ConfigOptions>($split, $ldsCopy) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -278,8 +301,15 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
     ConfigAttr withSplit(int64_t split) const {
       return ConfigAttr::get(getContext(), getTile(), getWaves(),
                              getMfmaKind(), getMfmaShape(), getStages(),
-                             split);
+                             split, getLdsCopy());
     }
+    /// The same config with tiles copied into LDS by `copy`.
+    ConfigAttr withLdsCopy(LdsCopy copy) const {
+      return ConfigAttr::get(getContext(), getTile(), getWaves(),
+                             getMfmaKind(), getMfmaShape(), getStages(),
+                             getSplit(), copy);
+    }
+    bool copiesDirectToLds() const { return getLdsCopy() == LdsCopy::Direct; }
     /// Whether double buffering (stages = 2) has at least two K tiles to
     /// alternate between in each split-K range of a K-deep matmul.
     bool keepsTwoTilesPerRange(int64_t k) const {
