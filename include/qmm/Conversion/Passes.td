@@ -455,12 +455,13 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
       they form one prefetch chain: op j loads op j + 1's tile (the last op
       the next trip's first), K tile t of the chain uses buffer t % 2, and
       each op ends with a barrier (the last op's ends the trip).
-    * `lds_copy = direct` (gfx950; 8-bit operands, K a multiple of tile
-      K): no registers in between. Rows are unpadded; each wave's 64 lanes
-      fill 1 KiB of the tile in lane order with `amdgpu.gather_to_lds`
-      (16 bytes each), lane l of round r taking slot 64 w + l + r T, i.e.
-      row s / C, 16-byte unit s mod C (C units per row), and loading the
-      global unit that the tile's XOR swizzle (getLdsSwizzle) moves there.
+    * `lds_copy = direct` (8-bit operands, K a multiple of tile K): no
+      registers in between. Rows are unpadded; each wave's 64 lanes fill
+      64 chunks of the tile in lane order with `amdgpu.gather_to_lds` (the
+      chip's widest: 16 bytes on gfx950, 4 on gfx942), lane l of round r
+      taking chunk s = 64 w + l + r T, i.e. row s / C, chunk s mod C (C
+      chunks per row), and loading the global bytes that the tile's XOR
+      swizzle (getLdsSwizzle) moves there.
       The next tile's loads are issued before the MFMAs and nothing is
       stored after them; the barrier that ends the trip waits for them.
 

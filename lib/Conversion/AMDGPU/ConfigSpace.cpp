@@ -216,10 +216,10 @@ std::vector<ConfigAttr> qmm::enumerateConfigs(MLIRContext *ctx,
                        llvm::divideCeil(std::max<int64_t>(query.n, 1), 64) <
                    kFewestCUs;
   // Tiles copied through registers, and straight into LDS where the chip
-  // loads 16-byte chunks that way (verifyConfigForChip says for which
-  // operands and tiles).
+  // loads that way (verifyConfigForChip says for which operands and
+  // tiles).
   SmallVector<LdsCopy, 2> copies = {LdsCopy::Registers};
-  if (chip.ldsDmaBytes >= LdsSwizzle::kUnitBytes)
+  if (chip.ldsDmaBytes > 0)
     copies.push_back(LdsCopy::Direct);
   // Diagnostics of rejected candidates are not for the user.
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });

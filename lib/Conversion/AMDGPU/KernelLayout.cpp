@@ -115,13 +115,18 @@ int64_t qmm::getLdsRowPadding(const ChipInfo &chip, ConfigAttr config,
 static LdsSwizzle searchLdsSwizzle(const ChipInfo &chip, ConfigAttr config,
                                    const OperandLaneLayout &layout,
                                    int64_t rowBytes) {
-  int64_t units = std::max<int64_t>(1, rowBytes / LdsSwizzle::kUnitBytes);
+  // Units of one fragment run (at most 16 bytes), so that a run stays
+  // whole, and at least one direct load, so that a load does too.
+  int64_t unitBytes =
+      std::max<int64_t>(chip.ldsDmaBytes, std::min<int64_t>(16, layout.getRunBytes()));
+  int64_t units = std::max<int64_t>(1, rowBytes / unitBytes);
   auto cost = [&](const LdsSwizzle &swizzle) {
     return std::pair(
         tileReadConflicts(chip, config, layout, rowBytes, swizzle, true),
         tileReadConflicts(chip, config, layout, rowBytes, swizzle, false));
   };
   LdsSwizzle best;
+  best.unitBytes = unitBytes;
   auto bestCost = cost(best);
   for (int64_t steps = 1; steps <= units; steps *= 2)
     for (int64_t rowsPerStep = 1; rowsPerStep * steps <= layout.rows;
@@ -130,7 +135,8 @@ static LdsSwizzle searchLdsSwizzle(const ChipInfo &chip, ConfigAttr config,
            flipUnits = flipUnits ? flipUnits * 2 : 1)
         for (int64_t flipRows = 1; 2 * flipRows <= layout.rows;
              flipRows *= 2) {
-          LdsSwizzle candidate{rowsPerStep, steps, flipRows, flipUnits};
+          LdsSwizzle candidate{unitBytes, rowsPerStep, steps, flipRows,
+                               flipUnits};
           if (layout.rows % candidate.getPeriod() != 0)
             continue;
           if (bestCost == std::pair<int64_t, int64_t>(0, 0))
@@ -343,19 +349,18 @@ LogicalResult qmm::verifySplitK(ConfigAttr config, int64_t k,
   return success();
 }
 
-/// What lds_copy = direct needs: 16-byte loads into LDS, 8-bit operands
-/// (16 values a chunk, one lane's load), rows whose chunks a wave's 64
-/// loads cover whole, and the same number of chunks for every thread.
+/// What lds_copy = direct needs: loads into LDS (the chip's widest, 16
+/// bytes per lane on gfx950, 4 on gfx942), 8-bit operands, rows whose bytes
+/// a wave's 64 loads cover whole, and the same number of chunks for every
+/// thread.
 static LogicalResult
 verifyDirectCopy(ConfigAttr config, const ChipInfo &chip,
                  OperandTypes operands,
                  function_ref<InFlightDiagnostic()> emitError) {
-  constexpr int64_t chunkBytes = LdsSwizzle::kUnitBytes;
-  if (chip.ldsDmaBytes < chunkBytes)
-    return emitError() << "config: lds_copy = direct needs " << chunkBytes
-                       << "-byte loads into LDS; " << chip.name
-                       << " loads at most " << chip.ldsDmaBytes
-                       << " bytes per lane into LDS";
+  int64_t chunkBytes = chip.ldsDmaBytes;
+  if (chunkBytes <= 0)
+    return emitError() << "config: lds_copy = direct needs loads into LDS; "
+                       << chip.name << " has none";
   for (Type type : {operands.a, operands.b})
     if (type.getIntOrFloatBitWidth() != 8)
       return emitError() << "config: lds_copy = direct copies 8-bit "

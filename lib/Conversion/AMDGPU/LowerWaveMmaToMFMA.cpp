@@ -205,7 +205,7 @@ struct WaveMmaLowering {
     IndexMath im{b, loc};
     Type elementType = cast<MemRefType>(lds.getType()).getElementType();
     Value group = im.div(lane, layout.rows);
-    // A swizzled tile's row moves its 16-byte units by XOR. The pattern's
+    // A swizzled tile's row moves its units (whole runs) by XOR. The pattern's
     // period divides the fragment rows (getLdsSwizzle), and the wave's
     // rows start at a multiple of them, so the lane's row within its
     // fragment decides.
@@ -213,7 +213,7 @@ struct WaveMmaLowering {
     if (!swizzle.isIdentity())
       xorBytes = im.mul(
           buildSwizzleUnits(im, im.rem(lane, layout.rows), swizzle),
-          LdsSwizzle::kUnitBytes);
+          swizzle.unitBytes);
     auto runType = VectorType::get({layout.runLength}, elementType);
     SmallVector<Value, 3> at(indices.drop_back(2));
     Value ldsRow = im.add(indices[indices.size() - 2], row);

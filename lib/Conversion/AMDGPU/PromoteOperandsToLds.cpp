@@ -84,8 +84,9 @@ struct TileCopier {
     store(b, tile, load(b, tile, origin), stage);
   }
   /// Copies the tile at `origin` straight into LDS: each wave's 64 lanes
-  /// fill 1 KiB of it in lane order, each lane loading the global chunk
-  /// that the swizzle places at its slot.
+  /// fill 64 chunks of it (the chip's widest direct load each) in lane
+  /// order, each lane loading the global bytes that the swizzle places at
+  /// its slot.
   void copyDirect(OpBuilder &b, const OperandTile &tile, ValueRange origin,
                   Value stage) const;
 
@@ -251,7 +252,8 @@ void TileCopier::copyDirect(OpBuilder &b, const OperandTile &tile,
   ValueRange group = origin.drop_back(2);
   Value rowBase = origin[origin.size() - 2], kBase = origin.back();
   IndexMath im{b, loc};
-  constexpr int64_t chunkBytes = LdsSwizzle::kUnitBytes;
+  // The chip's widest direct load: 16 bytes per lane on gfx950, 4 on gfx942.
+  int64_t chunkBytes = chip.ldsDmaBytes;
   int64_t chunksPerRow = getTileRowBytes(config, tile.elementType()) /
                          chunkBytes;
   LdsSwizzle swizzle =
@@ -273,15 +275,18 @@ void TileCopier::copyDirect(OpBuilder &b, const OperandTile &tile,
   Value waveFirst = im.mul(waveIndex, chip.waveSize);
   auto transfer = VectorType::get({chunkBytes}, tile.elementType());
   for (int64_t first = 0; first < chunks; first += threads()) {
-    // The LDS slot (row, unit) this lane fills; lane 0's row is the wave's.
+    // The LDS slot (row, byte) this lane fills; lane 0's row is the wave's.
     Value slot = im.add(tid, first);
     Value row = im.div(slot, chunksPerRow);
-    Value unit = im.rem(slot, chunksPerRow);
-    // The unit's bytes come from the column the swizzle moved there.
-    Value column = im.mul(
-        arith::XOrIOp::create(b, loc, unit,
-                              buildSwizzleUnits(im, row, swizzle)),
-        chunkBytes);
+    Value byte = im.mul(im.rem(slot, chunksPerRow), chunkBytes);
+    // Its bytes come from the unit the swizzle moved there (a unit holds
+    // whole loads: getLdsSwizzle).
+    int64_t unitBytes = swizzle.unitBytes;
+    Value unit = arith::XOrIOp::create(b, loc, im.div(byte, unitBytes),
+                                       buildSwizzleUnits(im, row, swizzle));
+    Value column = im.mul(unit, unitBytes);
+    if (chunkBytes < unitBytes)
+      column = im.add(column, im.rem(byte, unitBytes));
     Value globalRow = im.add(rowBase, row);
     if (!rowsDivide)
       globalRow = im.min(globalRow, im.last(im.dim(tile.global, rowDim)));
@@ -367,10 +372,9 @@ static LogicalResult checkPromotable(WaveMmaOp op, const ChipInfo &chip) {
   int64_t extentK = aType.getDimSize(aType.getRank() - 1);
   if (bType.getDimSize(bType.getRank() - 1) != extentK)
     return fail("A and B must have the same K extent");
-  if (config.copiesDirectToLds() && chip.ldsDmaBytes < LdsSwizzle::kUnitBytes)
-    return fail("lds_copy = direct needs 16-byte loads into LDS; ")
-           << chip.name << " loads at most " << chip.ldsDmaBytes
-           << " bytes per lane into LDS";
+  if (config.copiesDirectToLds() && chip.ldsDmaBytes <= 0)
+    return fail("lds_copy = direct needs loads into LDS; ")
+           << chip.name << " has none";
   if (config.copiesDirectToLds() && extentK % config.getTileK() != 0)
     return fail("lds_copy = direct needs K (")
            << extentK << ") to be a multiple of tile K ("

@@ -28,10 +28,10 @@
 // CHECK-NEXT:    %[[WI32:.*]] = arith.index_castui %[[W]] : index to i32
 // CHECK-NEXT:    %[[WU:.*]] = rocdl.readfirstlane %[[WI32]] : i32
 // CHECK-NEXT:    %[[WUNIFORM:.*]] = arith.index_castui %[[WU]] : i32 to index
-// CHECK-NEXT:    %[[U:.*]] = affine.apply #[[UNIT]]()[%[[TID]]]
 // CHECK-NEXT:    %[[X1:.*]] = affine.apply #[[STEP]]()[%[[TID]]]
 // CHECK-NEXT:    %[[X2:.*]] = affine.apply #[[FLIP]]()[%[[TID]]]
 // CHECK-NEXT:    %[[X:.*]] = arith.xori %[[X1]], %[[X2]] : index
+// CHECK-NEXT:    %[[U:.*]] = affine.apply #[[UNIT]]()[%[[TID]]]
 // CHECK-NEXT:    %[[SRCUNIT:.*]] = arith.xori %[[U]], %[[X]] : index
 // CHECK-NEXT:    %[[R:.*]] = affine.apply #[[ROW]]()[%[[TID]]]
 // CHECK-NEXT:    %[[C:.*]] = affine.apply #[[COL]]()[%[[SRCUNIT]]]

@@ -179,23 +179,3 @@ func.func @double_buffered_i32_loop(%a: memref<32x256xf8E4M3FNUZ>, %b: memref<16
   return
 }
 
-// -----
-
-// gfx942 loads at most 4 bytes per lane straight into LDS.
-func.func @direct_on_gfx942(%a: memref<32x128xf8E4M3FNUZ>, %b: memref<32x128xf8E4M3FNUZ>,
-                            %out: memref<4xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %zero = arith.constant dense<0.0> : vector<4xf32>
-  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
-             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{lds_copy = direct needs 16-byte loads into LDS; gfx942 loads at most 4 bytes per lane into LDS}}
-    %p = qmm.wave_mma %a[%c0, %c0], %b[%c0, %c0] wave_offset [%c0, %c0]
-           config #qmm.config<tile = [16, 16, 128], waves = [1, 1], mfma = fp8 [16, 16, 32], stages = 1, lds_copy = direct>
-           acc(%zero) : memref<32x128xf8E4M3FNUZ>, memref<32x128xf8E4M3FNUZ>, vector<4xf32>
-    vector.store %p, %out[%c0] : memref<4xf32>, vector<4xf32>
-    gpu.terminator
-  }
-  return
-}

@@ -43,18 +43,19 @@ inline int64_t getLdsRowBytes(const ChipInfo &chip, ConfigAttr config,
          getLdsRowPadding(chip, config, elementType, forB);
 }
 
-/// Where a 16-byte unit of an LDS tile row sits: byte column c of row r at
-/// c ^ getXorBytes(r). The unit index is XORed with (r / rowsPerStep) mod
-/// steps, and with flipUnits where (r / flipRows) is odd: the second term
-/// lets the pattern spread both the rows one LDS phase serves in lane order
-/// and those it serves in the hardware's order of 128-bit reads
-/// (ChipInfo::getLdsReadB128LaneOrder). Identity (steps = 1, no flip) for
-/// padded tiles; for tiles copied directly, chosen so that the fragment
-/// reads are free of bank conflicts. The pattern repeats every getPeriod()
-/// rows, which divides the MFMA's fragment rows, so a lane's XOR follows
-/// from its row within the fragment.
+/// Where a unit of `unitBytes` of an LDS tile row sits: byte column c of
+/// row r at c ^ getXorBytes(r). The unit index is XORed with (r /
+/// rowsPerStep) mod steps, and with flipUnits where (r / flipRows) is odd:
+/// the second term lets the pattern spread both the rows one LDS phase
+/// serves in lane order and those it serves in the hardware's order of
+/// 128-bit reads (ChipInfo::getLdsReadB128LaneOrder). Identity (steps = 1,
+/// no flip) for padded tiles; for tiles copied directly, chosen so that the
+/// fragment reads are free of bank conflicts, with units of one fragment
+/// run (at most 16 bytes, at least one direct load). The pattern repeats
+/// every getPeriod() rows, which divides the MFMA's fragment rows, so a
+/// lane's XOR follows from its row within the fragment.
 struct LdsSwizzle {
-  static constexpr int64_t kUnitBytes = 16;
+  int64_t unitBytes = 16;
   int64_t rowsPerStep = 1, steps = 1;
   int64_t flipRows = 1, flipUnits = 0;
 
@@ -62,7 +63,7 @@ struct LdsSwizzle {
     return ((row / rowsPerStep) % steps) ^ ((row / flipRows) % 2 * flipUnits);
   }
   int64_t getXorBytes(int64_t row) const {
-    return getXorUnits(row) * kUnitBytes;
+    return getXorUnits(row) * unitBytes;
   }
   int64_t getPeriod() const {
     return std::max(rowsPerStep * steps, flipUnits ? 2 * flipRows : 1);

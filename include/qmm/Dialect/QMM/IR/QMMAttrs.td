@@ -238,12 +238,13 @@ def QMM_ConfigAttr : AttrDef<QMM_Dialect, "Config"> {
       epilogue. For grids too small to fill the GPU (decode, small M).
     * `lds_copy` (optional, default `registers`): how the tiles reach LDS.
       `registers`: each thread loads 16-byte chunks into registers and
-      writes them to rows padded against bank conflicts. `direct` (gfx950):
-      `global_load_lds_dwordx4` writes each wave's 64 chunks to 1 KiB of
-      LDS in lane order, no registers or LDS writes in between; rows are
-      unpadded and their 16-byte chunks XOR-swizzled by row so that the
-      fragment reads stay free of bank conflicts (each lane loads the
-      global chunk that belongs at its LDS slot).
+      writes them to rows padded against bank conflicts. `direct`:
+      `global_load_lds_dword*` (16 bytes per lane on gfx950, 4 on gfx942)
+      writes each wave's 64 chunks to LDS in lane order, no registers or
+      LDS writes in between; rows are unpadded and their units (one
+      fragment run) XOR-swizzled by row so that the fragment reads stay
+      free of bank conflicts (each lane loads the global bytes that belong
+      at its LDS slot). 8-bit operands, K a multiple of tile K.
 
     Chosen by `qmm-select-config`, or written by the user on the op (the
     pass then only checks it against the chip; the LDS footprint, padding
