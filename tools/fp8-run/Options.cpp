@@ -394,6 +394,13 @@ static cl::opt<bool> tuneAll(
              "bound shows they cannot beat the best one modeled"),
     cl::cat(category));
 
+static cl::opt<bool> tuneSpace(
+    "tune-space", cl::init(false),
+    cl::desc("with --tune: list the legal configs with their lower bound "
+             "and estimated time, in the order --tune models them, and stop "
+             "(nothing is compiled; with --json, a \"tune_space\" array)"),
+    cl::cat(category));
+
 static cl::opt<unsigned> tuneThreads(
     "tune-threads", cl::init(0),
     cl::desc("with --tune: threads compiling and modeling configs (default: "
@@ -660,10 +667,11 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   config.tune = tune;
   config.tuneTable = tuneTable;
   config.tuneAll = tuneAll;
+  config.tuneSpace = tuneSpace;
   config.selectByModel = selectMode == SelectMode::Model;
   config.tuneThreads = tuneThreads;
-  if ((tuneAll || tuneThreads.getNumOccurrences()) && !tune)
-    fail("--tune-all and --tune-threads need --tune");
+  if ((tuneAll || tuneSpace || tuneThreads.getNumOccurrences()) && !tune)
+    fail("--tune-all, --tune-space and --tune-threads need --tune");
   config.tuningTable = tuningTable;
   if (!tuneTable.empty() && !tune)
     fail("--tune-table needs --tune");
@@ -683,7 +691,7 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
     fail("--tune chooses the config: it cannot be combined with --config");
   if (!tuningTable.empty() && (tune || !kernelConfig.empty()))
     fail("--tuning-table cannot be combined with --tune or --config");
-  if (tune && jsonOutput && !modelOnly)
+  if (tune && jsonOutput && !modelOnly && !tuneSpace)
     fail("--tune --json needs --model-only (the ranking is part of the "
          "model's JSON)");
   config.model = parseModelRequest(

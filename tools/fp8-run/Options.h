@@ -78,6 +78,9 @@ struct RunConfig {
   /// --tune-all: model every legal config (no pruning by the lower bound);
   /// --tune-threads: worker threads (0: one per hardware thread).
   bool tuneAll = false;
+  /// --tune-space: list the legal configs in the order --tune models them
+  /// and stop (nothing is compiled).
+  bool tuneSpace = false;
   /// --select=model (default): without a config or a table entry, a large
   /// GEMM's config is the model's best of a few candidates; pass: what
   /// qmm-select-config chooses alone.

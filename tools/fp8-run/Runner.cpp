@@ -85,6 +85,8 @@ int GemmRunner::run() {
     return runForEachM();
   buildProgram();
   chooseConfig();
+  if (config.tuneSpace)
+    return 0;
   if (printProgramOrModel())
     return 0;
   device = orFail(createDevice(config.device, chip, kernelConfig));

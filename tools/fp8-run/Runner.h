@@ -159,6 +159,10 @@ private:
   void chooseConfig();
   /// --tune: ranks the legal configs of the program's matmul by the model.
   void tune(const ConfigQuery &query);
+  /// --tune --tune-space: prints `space` (ordered by lower bound) and its
+  /// bounds; nothing is compiled.
+  void printTuneSpace(const ConfigQuery &query,
+                      llvm::ArrayRef<ConfigAttr> space) const;
   /// What qmm-select-config chooses for the legalized program's matmul
   /// (the pass run on a copy); null when it chooses nothing.
   ConfigAttr getPipelineChoice(Operation *legalizedMatmul);

@@ -325,6 +325,49 @@ std::string GemmRunner::getModelChoice(const ConfigQuery &query,
   return chosen;
 }
 
+void GemmRunner::printTuneSpace(const ConfigQuery &query,
+                                llvm::ArrayRef<ConfigAttr> space) const {
+  const ModelRequest &model = config.model;
+  double clockHz = model.params.clockGHz * 1e9;
+  double launch = model.params.launchMicroseconds * 1e-6;
+  llvm::json::Array rows;
+  if (!config.json)
+    llvm::outs() << llvm::formatv(
+        "tune: {0} legal configs of {1}x{2}x{3} on {4}, in the order --tune "
+        "models them (lower bound and estimate on {5}, nothing compiled):\n",
+        space.size(), query.m, query.n, query.k, chip.name,
+        model.device->name);
+  struct Row {
+    double bound, estimate;
+    ConfigAttr config;
+  };
+  std::vector<Row> ordered;
+  for (ConfigAttr c : space) {
+    ConfigCost cost = estimateConfigCost(*model.device, query, c);
+    // A grouped matmul has no bound (see tune()).
+    ordered.push_back(
+        {query.grouped ? 0.0 : cost.boundCycles / clockHz + launch,
+         cost.estimateCycles / (model.device->nominalClockGHz * 1e9), c});
+  }
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const Row &x, const Row &y) { return x.bound < y.bound; });
+  for (auto [bound, estimate, c] : ordered) {
+    if (config.json)
+      rows.push_back(llvm::json::Object{{"config", printConfig(c)},
+                                        {"bound_us", bound * 1e6},
+                                        {"estimate_us", estimate * 1e6}});
+    else
+      llvm::outs() << llvm::formatv("  {0,-88}  bound {1,10:f1} us  "
+                                    "estimate {2,10:f1} us\n",
+                                    printConfig(c), bound * 1e6,
+                                    estimate * 1e6);
+  }
+  if (config.json)
+    llvm::outs() << llvm::formatv(
+        "{0}\n", llvm::json::Value(llvm::json::Object{
+                     {"tune_space", std::move(rows)}}));
+}
+
 void GemmRunner::tune(const ConfigQuery &query) {
   const ModelRequest &model = config.model;
   auto started = std::chrono::steady_clock::now();
@@ -337,6 +380,8 @@ void GemmRunner::tune(const ConfigQuery &query) {
   if (space.empty())
     fail("--tune: no legal configuration reads " + query.aType + " x " +
          query.bType + " on " + chip.name.str());
+  if (config.tuneSpace)
+    return printTuneSpace(query, space);
   // The default choice: what fp8-run compiles without --tune.
   std::string ignored;
   std::string chosenText = choosesByModel(query)

@@ -1,6 +1,7 @@
 """check_tune_space.py REPORT NARROWEST_TILE_N DEEPEST_TILE_K
 
-Checks the ranking of an `fp8-run --tune --json` report: the narrowest tile
+Checks the candidates of an `fp8-run --tune --json` report (its "tune"
+ranking, or the "tune_space" list of --tune-space): the narrowest tile
 N among the candidates is NARROWEST_TILE_N and the deepest tile K is
 DEEPEST_TILE_K. Exits 1 saying what differs.
 """
@@ -9,7 +10,8 @@ import re
 import sys
 
 report, smallest, deepest = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-ranking = json.load(open(report))["tune"]
+data = json.load(open(report))
+ranking = data["tune_space"] if "tune_space" in data else data["tune"]
 tiles = []
 for row in ranking:
     match = re.search(r"tile = \[(\d+), (\d+), (\d+)\]", row["config"])
