@@ -581,8 +581,9 @@ def QMMPrefetchScales : Pass<"qmm-prefetch-scales"> {
     variable and values from above without side effects, and no operation
     of the loop may write memory other than workgroup memory (LDS stores
     and barriers are fine; an op that declares no memory effects counts as
-    a writer unless it is a barrier or a scheduling hint). Loads of the same
-    memref at the same indices are carried once. Anything else is left
+    a writer unless it is a barrier, a scheduling hint or
+    `rocdl.readfirstlane`, which direct-to-LDS copies use for their row).
+    Loads of the same memref at the same indices are carried once. Anything else is left
     alone: the pass only moves loads earlier, never changes what they
     read.
   }];

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -36,8 +37,10 @@ static bool writesOnlyWorkgroupMemory(scf::ForOp loop) {
     if (!effects) {
       if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
         return WalkResult::advance(); // Its nested ops are walked.
+      // rocdl.readfirstlane (the wave's LDS row of a direct copy) reads a
+      // register and declares no effects.
       return isa<gpu::BarrierOp, amdgpu::LDSBarrierOp,
-                 amdgpu::SchedBarrierOp>(op)
+                 amdgpu::SchedBarrierOp, ROCDL::ReadfirstlaneOp>(op)
                  ? WalkResult::advance()
                  : WalkResult::interrupt();
     }

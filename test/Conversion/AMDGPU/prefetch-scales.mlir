@@ -76,3 +76,36 @@ func.func @strided(%s: memref<8xf32>) -> f32 {
   }
   return %r : f32
 }
+
+// -----
+
+// A direct-to-LDS copy in the loop (as qmm-promote-operands-to-lds writes
+// it for lds_copy = direct): amdgpu.gather_to_lds writes LDS only, and
+// rocdl.readfirstlane, which declares no memory effects, reads a register:
+// neither stops the rotation.
+// CHECK-LABEL: func.func @direct_copy
+// CHECK:         memref.load %{{.*}}[%c0]
+// CHECK:         scf.for %[[T:.*]] = %c0 to %c4 step %c1 iter_args(%[[ACC:.*]] = %{{.*}}, %[[X:.*]] = %{{.*}}) -> (f32, f32) {
+// CHECK:           %[[XN:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK:           rocdl.readfirstlane
+// CHECK:           amdgpu.gather_to_lds
+// CHECK:           %[[SUM:.*]] = arith.addf %[[ACC]], %[[X]] : f32
+// CHECK-NEXT:      scf.yield %[[SUM]], %[[XN]]
+func.func @direct_copy(%s: memref<4xf32>, %src: memref<256xi8>,
+                       %lds: memref<1024xi8, #gpu.address_space<workgroup>>,
+                       %row: i32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %t = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> f32 {
+    %wave = rocdl.readfirstlane %row : i32
+    %dst = arith.index_cast %wave : i32 to index
+    amdgpu.gather_to_lds %src[%t], %lds[%dst] : vector<16xi8>, memref<256xi8>, memref<1024xi8, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %x = memref.load %s[%t] : memref<4xf32>
+    %n = arith.addf %acc, %x : f32
+    scf.yield %n : f32
+  }
+  return %r : f32
+}
