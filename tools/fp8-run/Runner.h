@@ -159,10 +159,19 @@ private:
   void chooseConfig();
   /// --tune: ranks the legal configs of the program's matmul by the model.
   void tune(const ConfigQuery &query);
-  /// --tune --tune-space: prints `space` (ordered by lower bound) and its
-  /// bounds; nothing is compiled.
+  /// One config of --tune's space: its lower bound and estimated time
+  /// (ConfigCost.h), in seconds.
+  struct SpaceRow {
+    double bound, estimate;
+    ConfigAttr config;
+  };
+  /// `space` with its bounds and estimates, in the order --tune models it
+  /// (by lower bound; ties keep `space`'s order).
+  std::vector<SpaceRow> orderByBound(const ConfigQuery &query,
+                                     llvm::ArrayRef<ConfigAttr> space) const;
+  /// --tune --tune-space: prints `rows`; nothing is compiled.
   void printTuneSpace(const ConfigQuery &query,
-                      llvm::ArrayRef<ConfigAttr> space) const;
+                      llvm::ArrayRef<SpaceRow> rows) const;
   /// What qmm-select-config chooses for the legalized program's matmul
   /// (the pass run on a copy); null when it chooses nothing.
   ConfigAttr getPipelineChoice(Operation *legalizedMatmul);
@@ -170,9 +179,12 @@ private:
   /// (--select=model, a GEMM of at least 2^32 FLOP: a table entry covers a
   /// bucket of shapes, and is one of the candidates).
   bool choosesByModel(const ConfigQuery &query) const;
-  /// The model's best of a few candidates (getPipelineChoice's, the
-  /// nearest tuned shapes', the cheapest by estimated cost, the rule's);
-  /// `note` says how it was chosen.
+  /// The configs the default chooses among: getPipelineChoice's, the
+  /// nearest tuned shapes', the cheapest by estimated cost, the rule's,
+  /// and the leaders' wave layouts and transposes (nothing compiled).
+  std::vector<ConfigAttr> getDefaultCandidates(const ConfigQuery &query);
+  /// The model's best of getDefaultCandidates; `note` says how it was
+  /// chosen.
   std::string getModelChoice(const ConfigQuery &query, std::string &note);
   /// --tune-measure: times the model's best configs on the device (inputs
   /// prepared) and keeps the fastest.

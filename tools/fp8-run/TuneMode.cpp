@@ -234,11 +234,10 @@ bool GemmRunner::choosesByModel(const ConfigQuery &query) const {
              kModelSelectionFlops;
 }
 
-std::string GemmRunner::getModelChoice(const ConfigQuery &query,
-                                       std::string &note) {
-  auto started = std::chrono::steady_clock::now();
-  // The candidates: qmm-select-config's choice, the entries tuned for the
-  // next nearest shapes, the cheapest by estimated cost, the rule's choice.
+std::vector<ConfigAttr>
+GemmRunner::getDefaultCandidates(const ConfigQuery &query) {
+  // qmm-select-config's choice, the entries tuned for the next nearest
+  // shapes, the cheapest by estimated cost, the rule's choice.
   constexpr size_t kNearEntries = 2, kCheapest = 4;
   std::vector<ConfigAttr> candidates;
   auto add = [&](ConfigAttr c) {
@@ -279,6 +278,13 @@ std::string GemmRunner::getModelChoice(const ConfigQuery &query,
       if (sameShape && (sameTile || transposed))
         add(c);
     }
+  return candidates;
+}
+
+std::string GemmRunner::getModelChoice(const ConfigQuery &query,
+                                       std::string &note) {
+  auto started = std::chrono::steady_clock::now();
+  std::vector<ConfigAttr> candidates = getDefaultCandidates(query);
   if (candidates.empty())
     return ""; // the pipeline reports why nothing reads the operands
   const DeviceInfo *device =
@@ -325,63 +331,75 @@ std::string GemmRunner::getModelChoice(const ConfigQuery &query,
   return chosen;
 }
 
-void GemmRunner::printTuneSpace(const ConfigQuery &query,
-                                llvm::ArrayRef<ConfigAttr> space) const {
+std::vector<GemmRunner::SpaceRow>
+GemmRunner::orderByBound(const ConfigQuery &query,
+                         llvm::ArrayRef<ConfigAttr> space) const {
   const ModelRequest &model = config.model;
   double clockHz = model.params.clockGHz * 1e9;
   double launch = model.params.launchMicroseconds * 1e-6;
-  llvm::json::Array rows;
-  if (!config.json)
-    llvm::outs() << llvm::formatv(
-        "tune: {0} legal configs of {1}x{2}x{3} on {4}, in the order --tune "
-        "models them (lower bound and estimate on {5}, nothing compiled):\n",
-        space.size(), query.m, query.n, query.k, chip.name,
-        model.device->name);
-  struct Row {
-    double bound, estimate;
-    ConfigAttr config;
-  };
-  std::vector<Row> ordered;
+  std::vector<SpaceRow> rows;
   for (ConfigAttr c : space) {
     ConfigCost cost = estimateConfigCost(*model.device, query, c);
-    // A grouped matmul has no bound (see tune()).
-    ordered.push_back(
+    // The bound holds for one matmul (a grouped one is costed as one
+    // matmul of its rows: no bound).
+    rows.push_back(
         {query.grouped ? 0.0 : cost.boundCycles / clockHz + launch,
          cost.estimateCycles / (model.device->nominalClockGHz * 1e9), c});
   }
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const Row &x, const Row &y) { return x.bound < y.bound; });
-  for (auto [bound, estimate, c] : ordered) {
-    if (config.json)
-      rows.push_back(llvm::json::Object{{"config", printConfig(c)},
-                                        {"bound_us", bound * 1e6},
-                                        {"estimate_us", estimate * 1e6}});
-    else
-      llvm::outs() << llvm::formatv("  {0,-88}  bound {1,10:f1} us  "
-                                    "estimate {2,10:f1} us\n",
-                                    printConfig(c), bound * 1e6,
-                                    estimate * 1e6);
-  }
-  if (config.json)
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const SpaceRow &x, const SpaceRow &y) {
+                     return x.bound < y.bound;
+                   });
+  return rows;
+}
+
+void GemmRunner::printTuneSpace(const ConfigQuery &query,
+                                llvm::ArrayRef<SpaceRow> rows) const {
+  if (config.json) {
+    llvm::json::Array space;
+    for (const SpaceRow &row : rows)
+      space.push_back(llvm::json::Object{{"config", printConfig(row.config)},
+                                         {"bound_us", row.bound * 1e6},
+                                         {"estimate_us", row.estimate * 1e6}});
     llvm::outs() << llvm::formatv(
         "{0}\n", llvm::json::Value(llvm::json::Object{
-                     {"tune_space", std::move(rows)}}));
+                     {"tune_space", std::move(space)}}));
+    return;
+  }
+  llvm::outs() << llvm::formatv(
+      "tune: {0} legal configs of {1}x{2}x{3} on {4}, in the order --tune "
+      "models them (lower bound and estimate on {5}, nothing compiled):\n",
+      rows.size(), query.m, query.n, query.k, chip.name,
+      config.model.device->name);
+  for (const SpaceRow &row : rows)
+    llvm::outs() << llvm::formatv("  {0,-88}  bound {1,10:f1} us  "
+                                  "estimate {2,10:f1} us\n",
+                                  printConfig(row.config), row.bound * 1e6,
+                                  row.estimate * 1e6);
 }
 
 void GemmRunner::tune(const ConfigQuery &query) {
   const ModelRequest &model = config.model;
   auto started = std::chrono::steady_clock::now();
-  // Every legal config, the rule's and the default choice (the cheapest
-  // by estimated cost) included, ordered by the lower bound of their
-  // modeled time: a config whose bound is no better than the best time
-  // modeled so far cannot win and is not compiled (--tune-all models
-  // them all).
+  // Every legal config and every config the default chooses among,
+  // ordered by the lower bound of their modeled time: a config whose bound
+  // is no better than the best time modeled so far cannot win and is not
+  // compiled (--tune-all models them all).
   std::vector<ConfigAttr> space = rankConfigsByCost(&context, chip, query);
+  // The configs the default chooses among join the space: a nearby shape's
+  // table entry, fitted, may lie outside the enumeration.
+  std::vector<ConfigAttr> defaults =
+      choosesByModel(query) ? getDefaultCandidates(query)
+                            : std::vector<ConfigAttr>{pipelineChoice};
+  for (ConfigAttr c : defaults)
+    if (c && !llvm::is_contained(space, c))
+      space.push_back(c);
   if (space.empty())
     fail("--tune: no legal configuration reads " + query.aType + " x " +
          query.bType + " on " + chip.name.str());
+  std::vector<SpaceRow> ordered = orderByBound(query, space);
   if (config.tuneSpace)
-    return printTuneSpace(query, space);
+    return printTuneSpace(query, ordered);
   // The default choice: what fp8-run compiles without --tune.
   std::string ignored;
   std::string chosenText = choosesByModel(query)
@@ -390,26 +408,15 @@ void GemmRunner::tune(const ConfigQuery &query) {
                                             : std::string();
   auto chosen = llvm::dyn_cast_or_null<ConfigAttr>(
       parseAttributeWithinLimits(chosenText, &context));
+  auto chosenRow = llvm::find_if(
+      ordered, [&](const SpaceRow &row) { return row.config == chosen; });
   if (!chosen)
     fail("--tune: no legal configuration reads " + query.aType + " x " +
          query.bType + " on " + chip.name.str());
-  if (!llvm::is_contained(space, chosen))
-    space.push_back(chosen);
-  double clockHz = model.params.clockGHz * 1e9;
-  double launch = model.params.launchMicroseconds * 1e-6;
-  // The bound holds for one matmul (a grouped one is costed as one matmul
-  // of its rows: no bound).
-  auto boundOf = [&](ConfigAttr c) {
-    if (query.grouped)
-      return 0.0;
-    return estimateConfigCost(*model.device, query, c).boundCycles / clockHz +
-           launch;
-  };
-  std::vector<std::pair<double, ConfigAttr>> ordered;
-  for (ConfigAttr c : space)
-    ordered.push_back({boundOf(c), c});
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](auto &x, auto &y) { return x.first < y.first; });
+  // The default chooses among the configs added to the space above.
+  if (chosenRow == ordered.end())
+    fail("--tune: the default choice " + chosenText +
+         " is not among the configs of the space");
 
   std::string program;
   {
@@ -424,45 +431,41 @@ void GemmRunner::tune(const ConfigQuery &query) {
   std::vector<Candidate> candidates;
   size_t pruned = 0;
   double bestSeconds = std::numeric_limits<double>::infinity();
-  auto record = [&](ConfigAttr c, double bound,
+  auto record = [&](const SpaceRow &row,
                     llvm::Expected<std::vector<perf::KernelPrediction>> modeled) {
     if (!modeled)
-      fail("--tune: " + printConfig(c) +
+      fail("--tune: " + printConfig(row.config) +
            " does not compile: " + llvm::toString(modeled.takeError()));
-    Candidate candidate = summarize(printConfig(c), *modeled);
-    candidate.bound = bound;
-    candidate.estimate =
-        estimateConfigCost(*model.device, query, c).estimateCycles /
-        (model.device->nominalClockGHz * 1e9);
+    Candidate candidate = summarize(printConfig(row.config), *modeled);
+    candidate.bound = row.bound;
+    candidate.estimate = row.estimate;
     if (!candidate.rejected)
       bestSeconds = std::min(bestSeconds, candidate.seconds);
     candidates.push_back(std::move(candidate));
   };
   // The default choice first, so that the bound prunes against it and the
   // ranking always reports it; then the rest in batches of `threads`.
-  record(chosen, boundOf(chosen),
-         perf::modelQMMProgram(*module, chip, *model.device, model.params,
-                               chosenText));
+  record(*chosenRow, perf::modelQMMProgram(*module, chip, *model.device,
+                                           model.params, chosenText));
   for (size_t i = 0; i < ordered.size();) {
     std::vector<std::string> batch;
-    std::vector<std::pair<double, ConfigAttr>> batchConfigs;
+    std::vector<const SpaceRow *> batchRows;
     for (; i < ordered.size() && batch.size() < threads; ++i) {
-      auto [bound, c] = ordered[i];
-      if (c == chosen)
+      const SpaceRow &row = ordered[i];
+      if (row.config == chosen)
         continue;
-      if (!config.tuneAll && bound >= bestSeconds) {
+      if (!config.tuneAll && row.bound >= bestSeconds) {
         ++pruned;
         continue;
       }
-      batch.push_back(printConfig(c));
-      batchConfigs.push_back(ordered[i]);
+      batch.push_back(printConfig(row.config));
+      batchRows.push_back(&row);
     }
     if (batch.empty())
       continue;
     auto results = workers.run(batch);
     for (auto [index, result] : llvm::enumerate(results))
-      record(batchConfigs[index].second, batchConfigs[index].first,
-             std::move(result));
+      record(*batchRows[index], std::move(result));
   }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate &x, const Candidate &y) {
