@@ -509,35 +509,52 @@ QMMPromoteOperandsToLdsPass::promote(ArrayRef<WaveMmaOp> group,
   // Each tile's successor (the next op's, or the first op's of the next
   // iteration) has its global loads issued before the tile's MFMAs and its
   // data written to LDS after them, so the loads' latency hides behind the
-  // MFMAs. The last iteration's last op loads the first tile of its own
-  // iteration again (always in bounds) into the buffer nobody reads, rather
-  // than branching.
+  // MFMAs. After the last tile there is nothing to load: direct copies are
+  // skipped there (LLVM peels that trip, so the loop keeps no branch and
+  // the last trip's barrier waits for no load), staged copies load the
+  // first tile of their own iteration again (always in bounds) into the
+  // buffer nobody reads, rather than branching.
   Value iv = loop.getInductionVar();
   for (int64_t j = 0; j < tilesPerTrip; ++j) {
     WaveMmaOp op = group[j];
     OpBuilder b(op);
-    FailureOr<std::array<SmallVector<Value, 2>, 2>> nextOrigins;
-    if (j + 1 < tilesPerTrip) {
-      nextOrigins = originsOf(b, j + 1, iv);
-    } else {
-      Value prefetchIv = createPrefetchIteration(b, loc, loop);
-      nextOrigins = originsOf(b, 0, prefetchIv);
-    }
-    if (failed(nextOrigins))
-      return failure();
-    // Packed FP4/FP6 chunks are written right away: vectors of 6- or 4-bit
-    // values kept live across the MFMAs would go through scratch.
-    Value nextBuffer = bufferOf(b, iv, j + 1);
+    Value nextBuffer;
     SmallVector<TileCopier::StagedChunk> staged[2];
-    for (int i = 0; i < 2; ++i) {
-      if (config.copiesDirectToLds()) {
-        copier.copyDirect(b, tiles[i], (*nextOrigins)[i], nextBuffer);
-        continue;
+    if (config.copiesDirectToLds()) {
+      nextBuffer = bufferOf(b, iv, j + 1);
+      // The next tile, unless this is the last trip's last tile.
+      OpBuilder at = b;
+      Value nextIv = iv;
+      if (j + 1 == tilesPerTrip) {
+        Value last = arith::ConstantIndexOp::create(
+            b, loc, *getLastIterationValue(loop));
+        Value notLast =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, iv, last);
+        at = scf::IfOp::create(b, loc, notLast, /*withElse=*/false)
+                 .getThenBodyBuilder();
+        nextIv = arith::AddIOp::create(at, loc, iv, loop.getStep());
       }
-      staged[i] = copier.load(b, tiles[i], (*nextOrigins)[i]);
-      if (tiles[i].elementBits() < 8) {
-        copier.store(b, tiles[i], staged[i], nextBuffer);
-        staged[i].clear();
+      auto nextOrigins = originsOf(at, (j + 1) % tilesPerTrip, nextIv);
+      if (failed(nextOrigins))
+        return failure();
+      for (int i = 0; i < 2; ++i)
+        copier.copyDirect(at, tiles[i], (*nextOrigins)[i], nextBuffer);
+    } else {
+      auto nextOrigins =
+          j + 1 < tilesPerTrip
+              ? originsOf(b, j + 1, iv)
+              : originsOf(b, 0, createPrefetchIteration(b, loc, loop));
+      if (failed(nextOrigins))
+        return failure();
+      nextBuffer = bufferOf(b, iv, j + 1);
+      // Packed FP4/FP6 chunks are written right away: vectors of 6- or
+      // 4-bit values kept live across the MFMAs would go through scratch.
+      for (int i = 0; i < 2; ++i) {
+        staged[i] = copier.load(b, tiles[i], (*nextOrigins)[i]);
+        if (tiles[i].elementBits() < 8) {
+          copier.store(b, tiles[i], staged[i], nextBuffer);
+          staged[i].clear();
+        }
       }
     }
     // Scheduling fences keep LLVM's scheduler from sinking the loads into

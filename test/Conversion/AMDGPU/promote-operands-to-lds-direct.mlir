@@ -64,13 +64,21 @@ func.func @direct_single_stage(%a: memref<64x256xf8E4M3FN>, %b: memref<32x256xf8
 
 // Double buffered: the next tile's direct loads are issued before this
 // tile's MFMAs (into the other stage) and nothing is written after them;
-// one barrier per trip.
+// one barrier per trip. The last trip (k = 384) has no next tile: its
+// loads are skipped, so its barrier waits for none; the others load the
+// tile at k + 128.
 // CHECK-LABEL: func.func @direct_double_buffered
 // CHECK:         amdgpu.gather_to_lds {{.*}} memref<2x32x128xf8E4M3FN, #gpu.address_space<workgroup>>
 // CHECK:         gpu.barrier
-// CHECK:         scf.for
-// CHECK-COUNT-8:   amdgpu.gather_to_lds
-// CHECK:           amdgpu.sched_barrier
+// CHECK:         scf.for %[[K:.*]] = %c0 to %c512 step %c128
+// CHECK-NOT:         arith.select
+// CHECK:           %[[LAST:.*]] = arith.constant 384 : index
+// CHECK:           %[[NOTLAST:.*]] = arith.cmpi ne, %[[K]], %[[LAST]] : index
+// CHECK-NEXT:      scf.if %[[NOTLAST]] {
+// CHECK-NEXT:        arith.addi %[[K]], %c128 : index
+// CHECK-COUNT-8:     amdgpu.gather_to_lds
+// CHECK-NEXT:      }
+// CHECK-NEXT:      amdgpu.sched_barrier
 // CHECK:           qmm.wave_mma
 // CHECK-NEXT:      amdgpu.sched_barrier
 // CHECK-NEXT:      gpu.barrier
