@@ -188,6 +188,57 @@ static LoopRegion wholeKernel(const DisassembledKernel &kernel) {
 /// (the L1 holds a trip's panels). Per trip, a workgroup needs at least the
 /// panels' share of its K range: unique = (A + B panels) x the trip's share
 /// of the workgroup's MFMA work.
+/// The SIMD of one round, averaged over the relative phase of the
+/// workgroups sharing it. Those start whenever the dispatcher fills a slot,
+/// at phases the model cannot know, and a deterministic simulation locks
+/// onto whichever its start gives: with all of them starting at 0, the
+/// steady trip of one gfx942 kernel moved by +-5% with the order of a few
+/// prologue instructions. Workgroup g of case k starts at
+/// frac(g k / kPhases) of `period` cycles; each case's time counts from
+/// its latest start.
+static SimdTimeline simulatePhasedSimd(const DisassembledKernel &kernel,
+                                       const SimdWorkload &simd,
+                                       const ModelParameters &params,
+                                       const TimelineCosts &costs,
+                                       const ModelParameters &reference,
+                                       const TimelineCosts &referenceCosts,
+                                       double period) {
+  int perWorkgroup = std::max(1, simd.wavesPerSimdPerWorkgroup);
+  int workgroups = (simd.waves + perWorkgroup - 1) / perWorkgroup;
+  if (!simd.loop || workgroups < 2 || period <= 0)
+    return simulateSimd(kernel, simd, params, costs, &reference,
+                        &referenceCosts);
+  constexpr int kPhases = 4;
+  SimdTimeline mean;
+  for (int k = 0; k < kPhases; ++k) {
+    SimdWorkload phased = simd;
+    double latest = 0;
+    for (int g = 0; g < workgroups; ++g) {
+      double start = double(g * k % kPhases) / kPhases * period;
+      phased.workgroupStarts.push_back(start);
+      latest = std::max(latest, start);
+    }
+    SimdTimeline t = simulateSimd(kernel, phased, params, costs, &reference,
+                                  &referenceCosts);
+    if (k == 0)
+      mean.wave = t.wave; // its prefetch leads; the waits are averaged
+    auto add = [&](double &into, double value) {
+      into = (k == 0 ? 0 : into) + value / kPhases;
+    };
+    add(mean.totalCycles, t.totalCycles - latest);
+    add(mean.iterationCycles, t.iterationCycles);
+    add(mean.prologueCycles, t.prologueCycles - latest);
+    add(mean.ldsConflictCycles, t.ldsConflictCycles);
+    add(mean.wave.cycles, t.wave.cycles);
+    add(mean.wave.globalWait, t.wave.globalWait);
+    add(mean.wave.ldsWait, t.wave.ldsWait);
+    add(mean.wave.dependencyWait, t.wave.dependencyWait);
+    add(mean.wave.mfmaPipeWait, t.wave.mfmaPipeWait);
+    add(mean.wave.barrierWait, t.wave.barrierWait);
+  }
+  return mean;
+}
+
 static double getGlobalBytesToL2(const KernelWorkload &w,
                                  const LoopCounts &c, int wavesPerWorkgroup) {
   if (w.tileM <= 0 || w.tileN <= 0 || w.aPanelBytes <= 0 ||
@@ -380,6 +431,7 @@ perf::modelKernel(const DisassembledKernel &kernel,
 
   // One wave alone: its critical path, the prologue and the epilogue, and
   // the bank conflicts of its LDS accesses.
+  double phasePeriod = 0;
   if (p.hasLoop) {
     TimelineCosts alone = costs;
     alone.memoryBytesPerClock = memoryShare(params, device.computeUnits);
@@ -396,6 +448,14 @@ perf::modelKernel(const DisassembledKernel &kernel,
     tail.cfg = &cfg;
     tail.start = getLoopExit(kernel, cfg, loop);
     p.epilogueCycles = simulateSimd(kernel, tail, params, alone).totalCycles;
+    // The period over which workgroups sharing a SIMD are phased: a trip of
+    // one wave alone under the reference parameters (fixed by the code, so
+    // the figures stay monotone in `params`).
+    TimelineCosts aloneReference = alone;
+    aloneReference.memoryBytesPerClock =
+        memoryShare(reference, device.computeUnits);
+    phasePeriod =
+        simulateSimd(kernel, one, reference, aloneReference).iterationCycles;
   } else {
     p.loop.ldsConflictCycles = workload.ldsConflictCyclesPerTrip;
   }
@@ -433,8 +493,9 @@ perf::modelKernel(const DisassembledKernel &kernel,
       simd.wavesPerSimdPerWorkgroup = wavesPerSimdPerWorkgroup;
       simd.iterations = simulatedTrips;
       it = simulated
-               .emplace(key, simulateSimd(kernel, simd, params, roundCosts,
-                                          &reference, &referenceCosts))
+               .emplace(key, simulatePhasedSimd(kernel, simd, params,
+                                                roundCosts, reference,
+                                                referenceCosts, phasePeriod))
                .first;
     }
     const SimdTimeline &timeline = it->second;

@@ -156,6 +156,9 @@ struct SimdWorkload {
   int iterations = 12;
   /// Start here instead of the entry (the epilogue: the loop's exit).
   int start = 0;
+  /// The cycle each workgroup on the SIMD starts at (by the order of its
+  /// waves; empty: all at 0).
+  std::vector<double> workgroupStarts;
 };
 SimdTimeline simulateSimd(const DisassembledKernel &kernel,
                           const SimdWorkload &work,

@@ -82,10 +82,13 @@ public:
       // holds waves 0, S, 2S, ... of each.
       Wave w(j % perGroup * costs.chip->simdsPerCU, costs);
       w.pc = work.start;
+      if (!work.workgroupStarts.empty())
+        w.t = work.workgroupStarts[std::min<size_t>(
+            j / perGroup, work.workgroupStarts.size() - 1)];
       w.phase = work.loop ? Phase::Prologue : Phase::Straight;
       if (work.loop && w.pc == work.loop->header) {
         w.phase = Phase::Loop;
-        w.iterationStarts.push_back(0);
+        w.iterationStarts.push_back(w.t);
       }
       waves.push_back(std::move(w));
     }

@@ -3,7 +3,8 @@
 Compares a numeric field of the first kernel in two model reports (the
 JSON of `qmm-model --json`, or `fp8-run --model-only --json`), e.g.
 `slower.json ge base.json seconds` asserts slower.seconds >= base.seconds.
-FIELD is a dotted path ("main_loop.mfma_busy"). OP: lt, le, eq, ge, gt.
+FIELD is a dotted path ("main_loop.mfma_busy"). OP: lt, le, eq, ge, gt,
+or within=R (|a - b| <= R |b|: the relative difference at most R).
 Also: compare_json.py FILE OP VALUE FIELD compares with a number.
 Exits 1 with the values when the relation does not hold.
 """
@@ -36,7 +37,10 @@ def main():
         except ValueError:
             right = field(b, name)
             where = "%s (%s)" % (right, b)
-        ok = OPS[op](left, right)
+        if op.startswith("within="):
+            ok = abs(left - right) <= float(op.split("=", 1)[1]) * abs(right)
+        else:
+            ok = OPS[op](left, right)
         print("%s: %s (%s) %s %s: %s" % (name, left, a, op, where,
                                           "ok" if ok else "FAILED"))
         failed |= not ok
