@@ -594,7 +594,10 @@ static LogicalResult execGatherToLDS(WaveInterpreter &wave, const Instr &inst,
   Type transfer = gather.getTransferType();
   unsigned count = widthOf(transfer);
   Type element = getElementTypeOrSelf(transfer);
-  unsigned bytes = count * getStorageBytes(element);
+  // Packed sub-byte values (FP4) move as their bytes.
+  unsigned bits = getBitWidth(element);
+  unsigned bytes =
+      bits < 8 ? count * bits / 8 : count * getStorageBytes(element);
   unsigned slot = std::max(4u, bytes == 12 ? 16u : bytes);
   Lanes loaded;
   loaded.width = count;
@@ -624,10 +627,19 @@ static LogicalResult execGatherToLDS(WaveInterpreter &wave, const Instr &inst,
       return wave.fail(op, "out-of-bounds LDS write by lane " +
                                std::to_string(lane));
     std::memset(lds.data + at, 0, slot);
-    unsigned elementBytes = getStorageBytes(element);
-    for (unsigned e = 0; e < count; ++e)
-      writeBits(lds.data + at + e * elementBytes, loaded.at(lane, e),
-                elementBytes);
+    if (bits < 8) { // little-endian packing, as load() reads it
+      for (unsigned e = 0; e < count; ++e)
+        for (unsigned b = 0; b < bits; ++b) {
+          unsigned bit = e * bits + b;
+          if ((loaded.at(lane, e) >> b) & 1)
+            lds.data[at + bit / 8] |= uint8_t(1u << (bit % 8));
+        }
+    } else {
+      unsigned elementBytes = getStorageBytes(element);
+      for (unsigned e = 0; e < count; ++e)
+        writeBits(lds.data + at + e * elementBytes, loaded.at(lane, e),
+                  elementBytes);
+    }
     accesses.push_back({lane, at, slot, false});
   }
   return account(wave, op, lds, accesses, /*isWrite=*/true);

@@ -455,15 +455,17 @@ def QMMPromoteOperandsToLds : Pass<"qmm-promote-operands-to-lds"> {
       they form one prefetch chain: op j loads op j + 1's tile (the last op
       the next trip's first), K tile t of the chain uses buffer t % 2, and
       each op ends with a barrier (the last op's ends the trip).
-    * `lds_copy = direct` (8-bit operands, K a multiple of tile K): no
-      registers in between. Rows are unpadded; each wave's 64 lanes fill
-      64 chunks of the tile in lane order with `amdgpu.gather_to_lds` (the
-      chip's widest: 16 bytes on gfx950, 4 on gfx942), lane l of round r
-      taking chunk s = 64 w + l + r T, i.e. row s / C, chunk s mod C (C
-      chunks per row), and loading the global bytes that the tile's XOR
-      swizzle (getLdsSwizzle) moves there.
+    * `lds_copy = direct` (8-bit or packed FP4 operands, K a multiple of
+      tile K): no registers in between. Rows are unpadded; each wave's 64
+      lanes fill 64 chunks of the tile in lane order with
+      `amdgpu.gather_to_lds` (the chip's widest: 16 bytes on gfx950, 4 on
+      gfx942), lane l of round r taking chunk s = 64 w + l + r T, i.e. row
+      s / C, chunk s mod C (C chunks per row), and loading the global bytes
+      that the tile's XOR swizzle (getLdsSwizzle) moves there (packed rows
+      through a flat byte view of the operand, as the register copies).
       The next tile's loads are issued before the MFMAs and nothing is
       stored after them; the barrier that ends the trip waits for them.
+      The last trip loads nothing (an `scf.if` LLVM peels off the loop).
 
     Operands already in workgroup memory are left alone.
   }];

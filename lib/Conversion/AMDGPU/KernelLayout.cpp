@@ -350,8 +350,10 @@ LogicalResult qmm::verifySplitK(ConfigAttr config, int64_t k,
 }
 
 /// What lds_copy = direct needs: loads into LDS (the chip's widest, 16
-/// bytes per lane on gfx950, 4 on gfx942), 8-bit operands, rows whose bytes
-/// a wave's 64 loads cover whole, and the same number of chunks for every
+/// bytes per lane on gfx950, 4 on gfx942), 8-bit or packed 4-bit operands
+/// (a 16-byte load then holds whole values; FP6 rows of K tiles that are
+/// multiples of 32 never divide a wave's bytes), tile rows whose bytes a
+/// wave's 64 loads cover whole, and the same number of chunks for every
 /// thread.
 static LogicalResult
 verifyDirectCopy(ConfigAttr config, const ChipInfo &chip,
@@ -361,25 +363,29 @@ verifyDirectCopy(ConfigAttr config, const ChipInfo &chip,
   if (chunkBytes <= 0)
     return emitError() << "config: lds_copy = direct needs loads into LDS; "
                        << chip.name << " has none";
-  for (Type type : {operands.a, operands.b})
-    if (type.getIntOrFloatBitWidth() != 8)
-      return emitError() << "config: lds_copy = direct copies 8-bit "
-                            "operands only, got "
-                         << type;
-  int64_t rowBytes = config.getTileK();
   int64_t waveBytes = chip.waveSize * chunkBytes;
-  if (rowBytes > waveBytes || waveBytes % rowBytes != 0)
-    return emitError() << "config: lds_copy = direct needs tile K to divide "
-                       << waveBytes << " (one wave's direct loads fill whole "
-                       << "rows), got " << rowBytes;
   int64_t threads = chip.waveSize * config.getNumWaves();
-  for (int64_t rows : {config.getTileM(), config.getTileN()})
+  for (auto [type, rows] : {std::pair(operands.a, config.getTileM()),
+                            std::pair(operands.b, config.getTileN())}) {
+    unsigned bits = type.getIntOrFloatBitWidth();
+    if (bits != 8 && bits != 4)
+      return emitError() << "config: lds_copy = direct copies 8-bit and "
+                            "packed 4-bit operands only, got "
+                         << type;
+    int64_t rowBytes = getTileRowBytes(config, type);
+    if (rowBytes % chunkBytes != 0 || rowBytes > waveBytes ||
+        waveBytes % rowBytes != 0)
+      return emitError() << "config: lds_copy = direct needs the "
+                         << rowBytes << "-byte tile rows of " << type
+                         << " to divide " << waveBytes
+                         << " (one wave's direct loads fill whole rows)";
     if (rows * (rowBytes / chunkBytes) % threads != 0)
       return emitError() << "config: lds_copy = direct needs each tile's "
                          << chunkBytes << "-byte chunks (" << rows << " x "
                          << rowBytes / chunkBytes
                          << ") to be a multiple of the " << threads
                          << " threads";
+  }
   return success();
 }
 

@@ -106,6 +106,41 @@ static SmallVector<Value, 3> ldsIndices(Value stage, Value row, Value col) {
   return indices;
 }
 
+/// A packed FP4/FP6 operand's [G,] rows of K * w / 8 bytes as one flat
+/// memref addressed by byte (see the dialect's storage rules).
+static Value getFlatPackedView(OpBuilder &b, Location loc,
+                               const OperandTile &tile) {
+  MemRefType type = tile.globalType();
+  Type elementType = tile.elementType();
+  if (type.hasStaticShape())
+    return memref::ReinterpretCastOp::create(
+        b, loc, MemRefType::get({type.getNumElements()}, elementType),
+        tile.global, /*offset=*/0,
+        /*sizes=*/ArrayRef<int64_t>{type.getNumElements()},
+        /*strides=*/ArrayRef<int64_t>{1});
+  // A dynamic M: rows * K elements.
+  IndexMath im{b, loc};
+  int64_t rank = type.getRank();
+  OpFoldResult size = im.mul(im.dim(tile.global, rank - 2),
+                             type.getDimSize(rank - 1));
+  return memref::ReinterpretCastOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, elementType),
+      tile.global, b.getIndexAttr(0), {size}, {b.getIndexAttr(1)});
+}
+
+/// The index in getFlatPackedView of byte `byte` of row `row` (of group
+/// `group`, when given: the rows of all groups follow each other).
+static Value getPackedByte(IndexMath &im, const OperandTile &tile,
+                           ValueRange group, Value row, Value byte) {
+  MemRefType type = tile.globalType();
+  int64_t rank = type.getRank();
+  int64_t rowBytes = type.getDimSize(rank - 1) * tile.elementBits() / 8;
+  Value flatRow = row;
+  if (!group.empty())
+    flatRow = im.add(im.mul(group.front(), type.getDimSize(rank - 2)), row);
+  return im.add(im.mul(flatRow, rowBytes), byte);
+}
+
 /// The chunk of `tile.chunkElements()` values of row `row` from column `k`.
 Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile,
                             ValueRange group, Value row, Value k) const {
@@ -125,33 +160,12 @@ Value TileCopier::loadChunk(OpBuilder &b, const OperandTile &tile,
     if (tile.elementBits() == 8)
       return vector::LoadOp::create(b2, loc, chunkType, tile.global,
                                     at(row, k));
-    // Packed FP4/FP6 rows of K * w / 8 bytes, addressed by byte through a
-    // flat view (see the dialect's storage rules).
     IndexMath aim{b2, loc};
-    int64_t rowBytes = extentK * tile.elementBits() / 8;
-    Value flat;
-    if (type.hasStaticShape()) {
-      auto flatType = MemRefType::get({type.getNumElements()}, elementType);
-      flat = memref::ReinterpretCastOp::create(
-          b2, loc, flatType, tile.global, /*offset=*/0,
-          /*sizes=*/ArrayRef<int64_t>{type.getNumElements()},
-          /*strides=*/ArrayRef<int64_t>{1});
-    } else {
-      // A dynamic M: rows * K elements.
-      auto flatType =
-          MemRefType::get({ShapedType::kDynamic}, elementType);
-      OpFoldResult size = aim.mul(aim.dim(tile.global, rank - 2), extentK);
-      flat = memref::ReinterpretCastOp::create(
-          b2, loc, flatType, tile.global, b2.getIndexAttr(0), {size},
-          {b2.getIndexAttr(1)});
-    }
-    // Rows of all groups follow each other: row index g * rows + row.
-    Value flatRow = row;
-    if (!group.empty())
-      flatRow = aim.add(aim.mul(group.front(), type.getDimSize(rank - 2)), row);
-    Value byte = aim.add(aim.mul(flatRow, rowBytes),
-                         aim.div(aim.mul(k, tile.elementBits()), 8));
-    return vector::LoadOp::create(b2, loc, chunkType, flat, ValueRange{byte});
+    Value flat = getFlatPackedView(b2, loc, tile);
+    Value byte = aim.div(aim.mul(k, tile.elementBits()), 8);
+    return vector::LoadOp::create(
+        b2, loc, chunkType, flat,
+        ValueRange{getPackedByte(aim, tile, group, row, byte)});
   };
   if (extentK % config.getTileK() == 0)
     return load(b);
@@ -273,7 +287,11 @@ void TileCopier::copyDirect(OpBuilder &b, const OperandTile &tile,
       b, loc, b.getIndexType(),
       ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), waveIndex));
   Value waveFirst = im.mul(waveIndex, chip.waveSize);
-  auto transfer = VectorType::get({chunkBytes}, tile.elementType());
+  // A load of chunkBytes holds 8 / bits values per byte (packed FP4: 2).
+  int64_t bits = tile.elementBits();
+  auto transfer =
+      VectorType::get({chunkBytes * 8 / bits}, tile.elementType());
+  Value flat; // packed operands: the flat byte view, built once
   for (int64_t first = 0; first < chunks; first += threads()) {
     // The LDS slot (row, byte) this lane fills; lane 0's row is the wave's.
     Value slot = im.add(tid, first);
@@ -290,10 +308,21 @@ void TileCopier::copyDirect(OpBuilder &b, const OperandTile &tile,
     Value globalRow = im.add(rowBase, row);
     if (!rowsDivide)
       globalRow = im.min(globalRow, im.last(im.dim(tile.global, rowDim)));
-    SmallVector<Value, 3> source(group);
-    source.append({globalRow, im.add(kBase, column)});
+    Value source = tile.global;
+    SmallVector<Value, 3> sourceIndices(group);
+    if (bits == 8) {
+      sourceIndices.append({globalRow, im.add(kBase, column)});
+    } else {
+      // Packed FP4: the row's bytes from the K tile's first byte.
+      if (!flat)
+        flat = getFlatPackedView(b, loc, tile);
+      source = flat;
+      sourceIndices = {getPackedByte(im, tile, group, globalRow,
+                                     im.add(im.div(im.mul(kBase, bits), 8),
+                                            column))};
+    }
     Value waveRow = im.div(im.add(waveFirst, first), chunksPerRow);
-    amdgpu::GatherToLDSOp::create(b, loc, tile.global, source, tile.lds,
+    amdgpu::GatherToLDSOp::create(b, loc, source, sourceIndices, tile.lds,
                                   ldsIndices(stage, waveRow, im.cst(0)),
                                   TypeAttr::get(transfer));
   }

@@ -104,3 +104,45 @@ func.func @direct_double_buffered(%a: memref<32x512xf8E4M3FN>, %b: memref<32x512
   }
   return
 }
+
+// -----
+
+// Packed FP4: tile rows of 128 values are 64 bytes (4 chunks of 32 values),
+// 32 rows x 4 = 128 chunks: two rounds of 64 lanes per tile. The loads read
+// a flat byte view of the operand (rows of 256 / 2 = 128 bytes), at byte
+// row * 128 + 64 (the K tile at 128 values) + the lane's swizzled column.
+// Round 2 reads rows 16-31: 16 x 128 + 64 = 2112.
+// CHECK-DAG:   #[[BYTE0:map[0-9]*]] = affine_map<()[s0, s1] -> (s1 * 16 + (s0 floordiv 4) * 128 + 64)>
+// CHECK-DAG:   #[[BYTE1:map[0-9]*]] = affine_map<()[s0, s1] -> (s1 * 16 + (s0 floordiv 4) * 128 + 2112)>
+// CHECK-LABEL: func.func @direct_fp4
+// CHECK-SAME:    (%[[A:.*]]: memref<32x256xf4E2M1FN>, %[[B:.*]]: memref<32x256xf4E2M1FN>,
+// CHECK:         workgroup(%[[LA:.*]] : memref<32x64xf4E2M1FN, #gpu.address_space<workgroup>>, %[[LB:.*]] : memref<32x64xf4E2M1FN, #gpu.address_space<workgroup>>)
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK:         %[[FLAT:.*]] = memref.reinterpret_cast %[[A]] to offset: [0], sizes: [8192], strides: [1] : memref<32x256xf4E2M1FN> to memref<8192xf4E2M1FN>
+// CHECK-NEXT:    %[[BYTE:.*]] = affine.apply #[[BYTE0]]()[%[[TID]], %{{.*}}]
+// CHECK-NEXT:    affine.apply
+// CHECK-NEXT:    amdgpu.gather_to_lds %[[FLAT]][%[[BYTE]]], %[[LA]][%{{.*}}, %c0] : vector<32xf4E2M1FN>, memref<8192xf4E2M1FN>, memref<32x64xf4E2M1FN, #gpu.address_space<workgroup>>
+// CHECK:         affine.apply #[[BYTE1]]()[%[[TID]], %{{.*}}]
+// CHECK:         amdgpu.gather_to_lds %[[FLAT]]
+// CHECK:         memref.reinterpret_cast %[[B]]
+// CHECK-COUNT-2: amdgpu.gather_to_lds
+// CHECK-NOT:     vector.store
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    qmm.wave_mma %[[LA]][%c0, %c0], %[[LB]][%c0, %c0]
+func.func @direct_fp4(%a: memref<32x256xf4E2M1FN>, %b: memref<32x256xf4E2M1FN>,
+                      %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %p = qmm.wave_mma %a[%c0, %c128], %b[%c0, %c128] wave_offset [%c0, %c0]
+           config #qmm.config<tile = [32, 32, 128], waves = [1, 1], mfma = f8f6f4 [32, 32, 64], stages = 1, lds_copy = direct>
+           acc(%zero) : memref<32x256xf4E2M1FN>, memref<32x256xf4E2M1FN>, vector<16xf32>
+    vector.store %p, %out[%c0] : memref<16xf32>, vector<16xf32>
+    gpu.terminator
+  }
+  return
+}

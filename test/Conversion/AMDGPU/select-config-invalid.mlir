@@ -119,7 +119,7 @@ func.func @k_blocks_too_narrow(%a: tensor<64x64xf8E4M3FNUZ>, %as: tensor<64x8xf3
 func.func @direct_row_wider_than_a_wave(%a: tensor<64x1024xf8E4M3FNUZ>, %sa: tensor<1x1xf32>,
                                         %b: tensor<64x1024xf8E4M3FNUZ>, %sb: tensor<1x1xf32>,
                                         %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{config: lds_copy = direct needs tile K to divide 256 (one wave's direct loads fill whole rows), got 512}}
+  // expected-error @+1 {{config: lds_copy = direct needs the 512-byte tile rows of 'f8E4M3FNUZ' to divide 256 (one wave's direct loads fill whole rows)}}
   %0 = qmm.matmul a(%a, %sa : tensor<64x1024xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   b(%b, %sb : tensor<64x1024xf8E4M3FNUZ>, tensor<1x1xf32>) #qmm.scale<per_tensor>
                   config #qmm.config<tile = [64, 64, 512], waves = [2, 2], mfma = fp8 [32, 32, 16], stages = 1, lds_copy = direct>
