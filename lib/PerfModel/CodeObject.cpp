@@ -416,6 +416,7 @@ perf::disassembleCodeObject(llvm::StringRef elf, const ChipInfo &chip) {
       llvm::raw_string_ostream os(text);
       d->printer->printInst(&mcInst, address, "", *d->subtarget, os);
       inst.text = llvm::StringRef(text).trim().str();
+      inst.operands = parseOperands(inst.text);
       inst.mnemonic = llvm::StringRef(inst.text)
                           .split(' ')
                           .first.split('\t')

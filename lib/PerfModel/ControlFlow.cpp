@@ -36,11 +36,10 @@ using namespace mlir::qmm::perf;
 // Operands
 //===----------------------------------------------------------------------===//
 
-llvm::SmallVector<llvm::StringRef, 6>
-perf::getOperands(const Instruction &inst) {
-  llvm::StringRef text = llvm::StringRef(inst.text).trim();
+std::vector<std::string> perf::parseOperands(llvm::StringRef text) {
+  text = text.trim();
   size_t space = text.find_first_of(" \t");
-  llvm::SmallVector<llvm::StringRef, 6> operands;
+  std::vector<std::string> operands;
   if (space == llvm::StringRef::npos)
     return operands;
   llvm::SmallVector<llvm::StringRef, 6> parts;
@@ -48,9 +47,15 @@ perf::getOperands(const Instruction &inst) {
   for (llvm::StringRef part : parts) {
     part = part.trim();
     // The last operand carries the modifiers: "v5 bitop3:0x6c".
-    operands.push_back(part.split(' ').first);
+    operands.push_back(part.split(' ').first.str());
   }
   return operands;
+}
+
+llvm::SmallVector<llvm::StringRef, 6>
+perf::getOperands(const Instruction &inst) {
+  return llvm::SmallVector<llvm::StringRef, 6>(inst.operands.begin(),
+                                               inst.operands.end());
 }
 
 std::optional<int64_t> perf::parseImmediate(llvm::StringRef operand) {

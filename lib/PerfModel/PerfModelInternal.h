@@ -66,8 +66,10 @@ std::vector<double> computeLoopWeights(const DisassembledKernel &kernel,
                                        const LoopRegion &loop, double share,
                                        int64_t trips);
 
-/// Operands as printed (modifiers dropped), an immediate's value, and the
-/// first SGPR of "s7" / "s[4:5]".
+/// Operands as printed (modifiers dropped: parsed once into
+/// Instruction::operands, read as references), an immediate's value, and
+/// the first SGPR of "s7" / "s[4:5]".
+std::vector<std::string> parseOperands(llvm::StringRef text);
 llvm::SmallVector<llvm::StringRef, 6> getOperands(const Instruction &inst);
 std::optional<int64_t> parseImmediate(llvm::StringRef operand);
 std::optional<int> parseScalarRegister(llvm::StringRef operand);

@@ -130,6 +130,9 @@ struct Instruction {
   unsigned size = 0;
   std::string mnemonic;
   std::string text; ///< as the disassembler prints it
+  /// Its operands, split off `text` once (the simulator reads them on
+  /// every issue), modifiers dropped: "v5 bitop3:0x6c" is "v5".
+  std::vector<std::string> operands;
   InstructionClass kind = InstructionClass::Other;
   /// Branch target address (branches only).
   std::optional<uint64_t> target;
