@@ -83,7 +83,8 @@ def short(c):
     if not m: return c
     g = m.groups()
     s = f"{g[0]}x{g[1]}x{g[2]} w{g[3]}x{g[4]} {g[5]}-{g[6]}x{g[7]}x{g[8]} s{g[9]}"
-    return s + (f" k{g[10]}" if g[10] else "")
+    s += f" k{g[10]}" if g[10] else ""
+    return s + (" direct" if "lds_copy = direct" in c else "")
 lines = [f"# Default config choice vs --tune, {datetime.date.today()} (commit {commit})", "",
          "All times MODELED by the performance model (mi355x for gfx950, mi300x for gfx942), "
          "none measured. Shapes are held out: no built-in tuning-table entry has their buckets. "
