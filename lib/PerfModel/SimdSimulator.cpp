@@ -33,6 +33,7 @@
 #include "PerfModelInternal.h"
 
 #include <cmath>
+#include <tuple>
 #include <deque>
 #include <functional>
 
@@ -508,7 +509,30 @@ SimdTimeline perf::simulateSimd(const DisassembledKernel &kernel,
   // reference parameters, replayed under `params`.
   std::vector<int> order;
   const std::vector<int> *replay = nullptr;
-  if (referenceParams && referenceCosts) {
+  // Under the reference parameters themselves (the default figures), the
+  // replay would repeat the arbiter's run issue for issue: skip it.
+  auto sameAsReference = [&] {
+    const ModelParameters &r = *referenceParams;
+    const TimelineCosts &c = *referenceCosts;
+    return std::tie(r.clockGHz, r.globalLatencyCycles, r.ldsLatencyCycles,
+                    r.barrierCycles, r.valuCycles, r.mfmaIssueCycles,
+                    r.memoryIssueCycles, r.saluCycles, r.l2TBps, r.mallTBps,
+                    r.hbmTBps, r.launchMicroseconds, r.cuL2BytesPerClock) ==
+               std::tie(params.clockGHz, params.globalLatencyCycles,
+                        params.ldsLatencyCycles, params.barrierCycles,
+                        params.valuCycles, params.mfmaIssueCycles,
+                        params.memoryIssueCycles, params.saluCycles,
+                        params.l2TBps, params.mallTBps, params.hbmTBps,
+                        params.launchMicroseconds, params.cuL2BytesPerClock) &&
+           std::tie(c.chip, c.block, c.ldsBytesPerClock,
+                    c.memoryBytesPerClock, c.simdsSharingMemory,
+                    c.ldsConflictCyclesPerInstruction, c.globalBytesToL2) ==
+               std::tie(costs.chip, costs.block, costs.ldsBytesPerClock,
+                        costs.memoryBytesPerClock, costs.simdsSharingMemory,
+                        costs.ldsConflictCyclesPerInstruction,
+                        costs.globalBytesToL2);
+  };
+  if (referenceParams && referenceCosts && !sameAsReference()) {
     SimdSimulator reference(kernel, work, *referenceParams, *referenceCosts,
                             iterations);
     reference.run(nullptr, nullptr, &order);
