@@ -183,11 +183,6 @@ static LoopRegion wholeKernel(const DisassembledKernel &kernel) {
   return region;
 }
 
-/// Share of a workgroup's global load bytes that miss L1: waves of one
-/// workgroup loading the same A/B panel rows hit in L1 after the first
-/// (the L1 holds a trip's panels). Per trip, a workgroup needs at least the
-/// panels' share of its K range: unique = (A + B panels) x the trip's share
-/// of the workgroup's MFMA work.
 /// The SIMD of one round, averaged over the relative phase of the
 /// workgroups sharing it. Those start whenever the dispatcher fills a slot,
 /// at phases the model cannot know, and a deterministic simulation locks
@@ -239,6 +234,11 @@ static SimdTimeline simulatePhasedSimd(const DisassembledKernel &kernel,
   return mean;
 }
 
+/// Share of a workgroup's global load bytes that miss L1: waves of one
+/// workgroup loading the same A/B panel rows hit in L1 after the first
+/// (the L1 holds a trip's panels). Per trip, a workgroup needs at least the
+/// panels' share of its K range: unique = (A + B panels) x the trip's share
+/// of the workgroup's MFMA work.
 static double getGlobalBytesToL2(const KernelWorkload &w,
                                  const LoopCounts &c, int wavesPerWorkgroup) {
   if (w.tileM <= 0 || w.tileN <= 0 || w.aPanelBytes <= 0 ||
