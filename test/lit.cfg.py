@@ -25,7 +25,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.qmm_tools_dir, config.llvm_tools_dir]
 tools = ["fp8-opt", "fp8-run", "qmm-compile", "qmm-gen-program", "qmm-model",
-         "qmm-intrinsic-table-check", "qmm-cuda-run",
+         "qmm-intrinsic-table-check", "qmm-wgmma-plan-check", "qmm-cuda-run",
          "mlir-runner", "llvm-readelf", "llvm-mc"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -945,138 +945,29 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
   let description = [{
     Replaces each eligible bufferized `qmm.matmul` by a kernel of its own
     (`gpu.module @<function>_wgmma`, `gpu.func @matmul`) and, on the host,
-    the tensor maps it reads and writes (`nvgpu.tma.create.descriptor` of
-    A and B, and of D where the epilogue stores through TMA; passed to the
-    kernel as pointers: the runtime encodes them) and a `gpu.launch_func`
-    with the dynamic shared memory of the ring and D's staging.
+    the tensor maps it reads and writes (passed as pointers: the runtime
+    encodes them) and a `gpu.launch_func` with the dynamic shared memory of
+    the ring and D's staging.
 
-    The kernel (tile sizes from the NVIDIA target description): persistent
-    blocks of 3 warpgroups, at most one per multiprocessor (`max-blocks`
-    caps them) and, unless Stream-K splits the last round, the fewest that
-    take the tiles in as many rounds, rounded up to whole columns of a
-    raster group (4096 tiles: 32 rounds on 128 blocks rather than 132; one
-    per tile when there are fewer tiles), walk the
-    128 x 128 output tiles in groups of
-    `raster-rows` tile rows taken column by column (blocks running at once
-    share tiles of A and B in L2). With `cluster-rows` = c > 1 and M's tile
-    rows a multiple of c, the blocks form clusters of c that take c
-    consecutive tiles of one column together: B's tile is the same for
-    all, so each block loads 128 / c of its rows and multicasts them into
-    every block's shared memory (less traffic from L2; on an H100 this
-    measured 4-6% slower than no clusters, so it is off by default). The
-    ring's stages
-    and mbarrier phases run on across a block's tiles, so the producer
-    loads the next tile while the consumers finish the last. Warpgroup 0
-    gives registers up with setmaxnreg (down to 40 per thread), the
-    consumers take them (232, the most that fits the multiprocessor).
-    * Warpgroup 0, one thread: for each K tile of 128 FP8 elements (one
-      128-byte swizzled row), waits for a free stage of the ring (`empty`
-      mbarrier, released by every consumer warp of the cluster), arms the
-      stage's `full` mbarrier with the stage's byte count and issues the
-      TMA copies (A's 128 x 128 tile, B's tile or its part) into
-      128B-swizzled shared memory. Out-of-range rows and K read as zeros.
-    * Warpgroups 1 and 2, 64 rows each: wait for `full`, run four
-      `wgmma.mma_async` m64n128k32 steps (descriptors computed here: +32
-      bytes per step within the swizzled rows, 1024-byte atom stride) into
-      a fresh f32 fragment, wait for them (wait_group 0), release the
-      stage (one arrival per warp, in each block of the cluster) and add
-      the fragment to the f32 accumulator, with one fused multiply-add by
-      the K block's scales when an operand is block-scaled (DeepGEMM's
-      promotion, which also bounds wgmma's FP8 accumulation to 128
-      products). One wgmma group is in flight per warpgroup: ptxas
-      serializes every wgmma step of a kernel (C7514) where registers of a
-      group that wait_group 1 leaves in flight are read, so the promotion
-      overlaps the other warpgroup's steps, not its own. A tile's first K
-      tile is issued before the previous tile's epilogue (the first
-      tile's before the tile loop), so that the tensor cores work while
-      the epilogue stores; a wait after the tile loop closes every path.
-      Empty volatile asm pins the fragment after the wait and the
-      accumulator after the promotion, so that LLVM keeps them on their
-      side of the waits.
-    * Without block scales (per-tensor and per-row scales apply in the
-      epilogue), wgmma sums `promotion-k-tiles` K tiles (4 by default:
-      512 products, `qmm/Conversion/NVVM/WgmmaPromotion.h`) into the
-      fragment before a promotion: a K tile in between is issued onto the
-      fragment's sums (scale-d one) and followed by wait_group 1 and the
-      previous stage's release, which read no register of the group in
-      flight; the promotion points wait with wait_group 0. 4 saves 5-6%
-      on an H100 against 1 (the waits and additions of 3 K tiles in 4),
-      which is what cuBLASLt's default FP8 mode does (every 128 products);
-      launch plans bound the exact tier with chunks of the interval's
-      products for these kernels.
-    * Epilogue, from wgmma's accumulator layout: per-tensor (loaded once) /
-      per-row scales, C (`accumulate`), bias, activation, one rounding to
-      the output type. Where D's rows are a multiple of 16 bytes (a tensor
-      map's strides) and the staging fits beside the ring, each consumer
-      writes its 64 x 128 part into a staging buffer in D's tensor-map
-      swizzle (128B: boxes of 64 rows x 128 bytes), fences it for the
-      async proxy, meets its 128 threads at a named barrier, and one
-      thread stores the boxes with TMA as a bulk group, which the next
-      tile's epilogue waits to have been read; TMA clips the boxes at D's
-      edges. This measured 9-28% faster on an H100 than storing from
-      registers, which remains otherwise: pairs of adjacent columns
-      stored at once (even N), masked at partial tiles, the column scales
-      and bias values all loaded before the first store.
-    * FP8 outputs (`out_scales`, per token 1xC or MX): per row and block of
-      C columns, the amax of the f32 results inside D, the thread's then
-      its quad's (the four lanes holding the row, `gpu.shuffle xor` 1 and
-      2); the block's scale by qmm.quantize's rule (as on AMD, shared
-      code), codes sat(rne(x * reciprocal)) stored two at a time (even N;
-      staged and stored with TMA like other outputs where N is a multiple
-      of 16), the scale by the row's first lane.
+    The kernel is warp-specialized and persistent, as Hopper's fastest
+    GEMMs are: one producer thread copies A's and B's K tiles into a ring
+    of shared-memory stages with TMA (`full` / `empty` mbarriers), two
+    consumer warpgroups run `wgmma.mma_async` on them and promote the
+    partial sums into f32 registers (every K tile with block scales, which
+    is DeepSeek's recipe; every `promotion-k-tiles` otherwise, because
+    wgmma's FP8 accumulation keeps about 14 bits), and the epilogue applies
+    scales, C, bias, activation and rounding (or quantizes an FP8 output)
+    and stores through shared memory and TMA where D's tensor map allows.
+    The blocks walk 128 x 128 tiles in raster groups (L2 reuse); a small
+    last round is split along K across idle blocks (`stream-k`); clusters
+    share B's tiles through TMA multicast (`cluster-rows`); blocks may draw
+    tiles from a counter (`dynamic-schedule`).
 
-    * Stream-K for the last round (`stream-k`, unclustered kernels):
-      with T tiles on G blocks (one per multiprocessor, at most
-      `max-blocks`) the blocks compute R = T / G rounds of whole tiles,
-      and a last round of L = T mod G tiles keeps only L blocks busy.
-      When 0 < L <= G / 2, R <= 2 and the tiles have at least 32 K tiles,
-      each of the L tiles is split along K into s = min(G / L, K tiles /
-      8) parts of whole K tiles instead (at least 8 each); with R = 0 the
-      grid is L x s blocks. A block takes at most one part, as its last
-      work item. Each consumer warpgroup of a part stores its f32 sums
-      (16-byte vectors, consecutive threads at consecutive addresses) into
-      its own slot of a workspace, meets its warpgroup at its named
-      barrier, and its first thread counts it in at the tile's counter of
-      that warpgroup (`atom.acq_rel.gpu`), which `bar.red.or` tells the
-      warpgroup. The last of the s to arrive adds the s slots in the
-      fixed order 0, 1, ..., s - 1 (so results never depend on which
-      part came last), resets the counter and runs the epilogue. The
-      workspace comes from `memref.alloc` in the host code, the counters
-      are zeroed there by `gpu.memset` and left at zero by the kernel.
-      The limits are measured on an H100 (README): one round of 64-K-tile
-      tiles plus a small last round ran 14-37% faster split; tiles of 16
-      K tiles (the block's fixed costs outweigh half a short K loop) and
-      31 rounds (8192^3: the blocks have drifted apart, the last round's
-      idle time is mostly hidden) ran 2-25% slower.
-
-    * Dynamic schedule (`dynamic-schedule`, off by default; unclustered
-      kernels of more than one round whose last round is not split): all
-      G blocks run, block i takes work item i, then items G + t, t a
-      ticket drawn from a global counter (`atom.relaxed.gpu`), so the
-      blocks that free up first take the next items, in the static
-      schedule's raster order. A thread of the producer warpgroup's
-      second warp draws the tickets, one item ahead of the producer
-      thread, through a one-slot queue in shared memory guarded by two
-      mbarriers (an atomic of the producer thread's own would delay its
-      next `full` arrival, which releases the thread's earlier memory
-      operations). The producer writes each stage's item into a 4-byte
-      slot after the `empty` barriers before arming the stage's `full`
-      barrier; the consumers read an item's first stage's slot after
-      their wait. Past the last item the producer writes the end into
-      the next stage's slot and arrives on its `full` barrier without
-      bytes; each drawer counts its block done (`atom.acq_rel.gpu`) and
-      the last one resets both counters, which the host code allocates
-      and zeroes like Stream-K's. On an H200 this measured 1-6% slower
-      than the static schedule on every benchmark shape, as did the
-      static schedule with its blocks' tiles permuted (block i taking
-      block 37 i mod G's): the static order's placement of tiles on
-      multiprocessors is worth more there than the balance (README).
-
-    Eligible: static shapes, B stored [N, K], identity layouts, K a multiple
-    of 16 (TMA strides), K block scales whole multiples of 128 and B's row
-    blocks multiples of 128, FP8 output blocks of whole 8-column groups
-    dividing the tile's 128 columns, no auxiliary output. Other matmuls
-    are left for the reference lowering.
+    Eligible: static shapes, OCP FP8, B stored [N, K], identity layouts, K
+    a multiple of 16, block scales in whole kernel tiles, no auxiliary
+    output. Others are left for the reference lowering; with
+    `--remarks-filter-missed=qmm-lower-matmul-to-wgmma` a remark says why.
+    docs/wgmma-kernel.md has the design, part by part.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",

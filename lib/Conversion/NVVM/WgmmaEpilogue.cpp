@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WgmmaKernelBuilder.h"
+#include "WgmmaKernel.h"
 
 #include "qmm/Conversion/Utils.h"
 
@@ -22,10 +22,51 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
-void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
-                                       Value consumer, Value accumulator,
-                                       ArrayRef<Value> rows,
-                                       Value laneColumn) {
+Epilogue::Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                   const KernelArguments &arguments,
+                   const SharedMemory &shared, const ConsumerThread &thread)
+    : spec(spec), arguments(arguments), shared(shared), thread(thread) {
+  MatmulOp op = spec.op;
+  // Per-tensor scales are the same for every tile: loaded once.
+  Value c0 = constant(b, 0);
+  for (auto [scales, encoding, rows, loaded] :
+       {std::tuple{arguments.aScales, op.getAEncoding(), spec.m,
+                   &tensorScaleA},
+        {arguments.bScales, op.getBEncoding(), spec.n, &tensorScaleB}}) {
+    if (encoding.getKind() == ScaleKind::PerTensor)
+      *loaded = loadScale(b, scales, encoding, rows, spec.k, c0, c0);
+  }
+  // Without staging, D's elements are stored in pairs through a global
+  // pointer when the pairs (two adjacent columns, the first even) are
+  // aligned.
+  if (spec.n % 2 == 0 && !arguments.tensorMapD) {
+    Value address = arith::IndexCastOp::create(
+        b, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(
+            b, arguments.destination));
+    destinationPointer = LLVM::IntToPtrOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext(), /*global*/ 1),
+        address);
+  }
+}
+
+void Epilogue::finish(ImplicitLocOpBuilder &b) const {
+  if (!arguments.tensorMapD)
+    return;
+  auto issuer = scf::IfOp::create(b, thread.isFirst, false);
+  ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
+  NVVM::CpAsyncBulkWaitGroupOp::create(inner, 0, /*read=*/nullptr);
+}
+
+void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                     Value accumulator, ArrayRef<Value> rows,
+                     Value laneColumn) const {
+  MatmulOp op = spec.op;
+  const WgmmaTiling &tiling = spec.tiling();
+  int64_t m = spec.m, n = spec.n;
+  Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
+  Value aScales = arguments.aScales, bScales = arguments.bScales,
+        bias = arguments.bias;
   Type f32 = b.getF32Type();
   auto dType = cast<MemRefType>(destination.getType());
   Type dElement = dType.getElementType();
@@ -41,7 +82,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     Value scale = tensorScaleA;
     if (aPerRow) {
       Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-      scale = loadScale(b, aScales, op.getAEncoding(), m, clamped, c0);
+      scale = loadScale(b, aScales, op.getAEncoding(), m, spec.k, clamped, c0);
     }
     rowScales.push_back(scale);
   }
@@ -107,7 +148,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
           arith::MinUIOp::create(b, columns[pair], constant(b, n - 1));
       if (bPerRow)
         columnScales[pair] =
-            loadScale(b, bScales, op.getBEncoding(), n, clamped, c0);
+            loadScale(b, bScales, op.getBEncoding(), n, spec.k, clamped, c0);
       if (bias) {
         biasValues[pair] = memref::LoadOp::create(b, bias, ValueRange{clamped});
         if (biasValues[pair].getType() != f32)
@@ -142,9 +183,9 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     // it is quantized, its column values loaded there (all of them up
     // front, with both rows' results live until their amax, would spill).
     if (tensorMapD)
-      beginStaging(b, consumer);
-    storeQuantizedOutput(
-        b, consumer,
+      beginStaging(b);
+    storeQuantized(
+        b, tile,
         [&](int64_t group, int64_t half) -> std::array<Value, 2> {
           ColumnGroup columnGroup = loadColumnGroup(group);
           std::array<Value, 2> results;
@@ -157,7 +198,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
         },
         rows, laneColumn);
     if (tensorMapD)
-      storeStagedTile(b, consumer);
+      storeStagedTile(b, tile);
     return;
   }
   // Every group's column values first: loaded before the first store,
@@ -171,7 +212,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     columnGroups.push_back(loadColumnGroup(group));
   auto pairType = VectorType::get({2}, dElement);
   if (tensorMapD)
-    beginStaging(b, consumer);
+    beginStaging(b);
   for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
     if (tensorMapD)
       columnGroups.push_back(loadColumnGroup(group));
@@ -193,7 +234,7 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
       };
       if (tensorMapD) {
         // Staged: every pair, inside D or not (TMA stores D's part).
-        Value address = getStagingPointer(b, consumer, group, half);
+        Value address = getStagingPointer(b, group, half);
         LLVM::StoreOp::create(
             b, pack(b), address,
             /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
@@ -228,40 +269,15 @@ void WgmmaKernelBuilder::buildEpilogue(ImplicitLocOpBuilder &b,
     }
   }
   if (tensorMapD)
-    storeStagedTile(b, consumer);
+    storeStagedTile(b, tile);
 }
 
-int64_t WgmmaKernelBuilder::getStagingBytes() {
-  auto dType = cast<MemRefType>(op.getInit().getType());
-  Type element = dType.getElementType();
-  // (FP8 outputs: the codes; their scales are stored from registers.)
-  if (!dType.getLayout().isIdentity() ||
-      !(element.isBF16() || element.isF16() || element.isF32() ||
-        (op.getOutScales() && element.getIntOrFloatBitWidth() == 8)))
-    return 0;
-  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-  // A tensor map's row stride is a multiple of 16 bytes; the boxes are
-  // whole swizzle rows.
-  if (n * elementBytes % 16 != 0 ||
-      tiling.tileN * elementBytes % chip.swizzleBytes != 0)
-    return 0;
-  WgmmaTiling staged = tiling;
-  staged.stagingBytes =
-      tiling.consumers * chip.wgmmaM * tiling.tileN * elementBytes;
-  if (staged.sharedBytes(chip) > chip.maxSharedBytesPerBlock)
-    return 0;
-  return staged.stagingBytes;
-}
-
-int64_t WgmmaKernelBuilder::getStagingBoxColumns() {
-  Type element = cast<MemRefType>(op.getInit().getType()).getElementType();
-  return chip.swizzleBytes / (element.getIntOrFloatBitWidth() / 8);
-}
-
-Value WgmmaKernelBuilder::getStagingPointer(ImplicitLocOpBuilder &b,
-                                            Value consumer, int64_t group,
-                                            int64_t half) {
-  Type element = cast<MemRefType>(op.getInit().getType()).getElementType();
+Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
+                                  int64_t half) const {
+  const NvidiaChipInfo &chip = spec.chip;
+  const WgmmaSharedLayout &layout = spec.plan.shared;
+  Value consumer = thread.consumer, warp = thread.warp, lane = thread.lane;
+  Type element = spec.dElement;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t rowBytes = chip.swizzleBytes;
   // The pair's byte in the consumer's 64 x tileN tile: column
@@ -286,8 +302,7 @@ Value WgmmaKernelBuilder::getStagingPointer(ImplicitLocOpBuilder &b,
       arith::AddIOp::create(
           b,
           arith::MulIOp::create(b, consumer,
-                                constant(b, tiling.stagingBytes /
-                                                tiling.consumers)),
+                                constant(b, layout.stagingBytesPerConsumer)),
           arith::MulIOp::create(b, box,
                                 constant(b, chip.wgmmaM * rowBytes))),
       arith::AddIOp::create(
@@ -295,71 +310,64 @@ Value WgmmaKernelBuilder::getStagingPointer(ImplicitLocOpBuilder &b,
           arith::AddIOp::create(
               b, arith::MulIOp::create(b, chunk, constant(b, 16)),
               arith::RemUIOp::create(b, inRow, constant(b, 16)))));
-  offset = arith::AddIOp::create(b, offset,
-                                 constant(b, tiling.stagingOffset(chip)));
+  offset = arith::AddIOp::create(b, offset, constant(b, layout.staging));
   // The address in 32 bits (shared memory is below 4 GiB), then the pointer.
   Type i32 = b.getI32Type();
   Value address = arith::AddIOp::create(
-      b, arith::TruncIOp::create(b, i32, ringAddress),
+      b, arith::TruncIOp::create(b, i32, shared.getRingAddress()),
       arith::IndexCastOp::create(b, i32, offset));
   return LLVM::IntToPtrOp::create(
-      b, LLVM::LLVMPointerType::get(op.getContext(), /*shared*/ 3), address);
+      b, LLVM::LLVMPointerType::get(b.getContext(), /*shared*/ 3), address);
 }
 
-void WgmmaKernelBuilder::beginStaging(ImplicitLocOpBuilder &b,
-                                      Value consumer) {
-  auto issuer = scf::IfOp::create(b, isFirstConsumerThread, false);
+void Epilogue::beginStaging(ImplicitLocOpBuilder &b) const {
+  auto issuer = scf::IfOp::create(b, thread.isFirst, false);
   {
     ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
     NVVM::CpAsyncBulkWaitGroupOp::create(inner, 0, b.getUnitAttr());
   }
-  syncConsumer(b, consumer);
+  thread.sync(b, spec);
 }
 
-void WgmmaKernelBuilder::storeStagedTile(ImplicitLocOpBuilder &b,
-                                         Value consumer) {
+void Epilogue::storeStagedTile(ImplicitLocOpBuilder &b,
+                               const WorkTile &tile) const {
   // Each writer orders its generic-proxy writes before TMA's reads.
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(op.getContext(),
+      NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
-  syncConsumer(b, consumer);
-  auto issuer = scf::IfOp::create(b, isFirstConsumerThread, false);
+  thread.sync(b, spec);
+  auto issuer = scf::IfOp::create(b, thread.isFirst, false);
   ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
   Value row = arith::AddIOp::create(
-      inner, blockRow,
-      arith::MulIOp::create(inner, consumer, constant(inner, chip.wgmmaM)));
-  int64_t boxColumns = getStagingBoxColumns();
+      inner, tile.blockRow,
+      arith::MulIOp::create(inner, thread.consumer,
+                            constant(inner, spec.chip.wgmmaM)));
+  int64_t boxColumns = spec.plan.stagingBoxColumns;
   // TMA coordinates are innermost first: (column, row). Boxes reaching
   // past D's edges store only their part inside D.
-  for (int64_t box = 0; box < tiling.tileN / boxColumns; ++box)
+  for (int64_t box = 0; box < spec.tiling().tileN / boxColumns; ++box)
     nvgpu::TmaAsyncStoreOp::create(
-        inner, stagingBoxAt(inner, consumer, box), tensorMapD,
-        ValueRange{arith::AddIOp::create(inner, blockColumn,
+        inner, shared.getStagingBox(inner, thread.consumer, box),
+        arguments.tensorMapD,
+        ValueRange{arith::AddIOp::create(inner, tile.blockColumn,
                                          constant(inner, box * boxColumns)),
                    row},
         Value());
   NVVM::CpAsyncBulkCommitGroupOp::create(inner);
 }
 
-void WgmmaKernelBuilder::syncConsumer(ImplicitLocOpBuilder &b,
-                                      Value consumer) {
-  // Named barrier 1 + consumer (0 is the block's), its 128 threads.
-  Type i32 = b.getI32Type();
-  Value id = arith::IndexCastOp::create(
-      b, i32, arith::AddIOp::create(b, consumer, constant(b, 1)));
-  NVVM::BarrierOp::create(
-      b, Type(), id,
-      arith::ConstantIntOp::create(b, i32, chip.warpgroupThreads),
-      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
-}
-
-void WgmmaKernelBuilder::storeQuantizedOutput(
-    ImplicitLocOpBuilder &b, Value consumer,
+void Epilogue::storeQuantized(
+    ImplicitLocOpBuilder &b, const WorkTile &tile,
     llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-    ArrayRef<Value> rows, Value laneColumn) {
+    ArrayRef<Value> rows, Value laneColumn) const {
   Location loc = b.getLoc();
-  Type dElement = cast<MemRefType>(destination.getType()).getElementType();
+  MatmulOp op = spec.op;
+  const WgmmaTiling &tiling = spec.tiling();
+  int64_t m = spec.m, n = spec.n;
+  Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
+  Value lane = thread.lane;
+  Type dElement = spec.dElement;
   ScaleEncodingAttr encoding = op.getOutEncodingAttr();
   int64_t blockColumns = encoding.getBlockExtent(m, n).second;
   ScaleRule rule{dElement, encoding.getScaleType(),
@@ -450,7 +458,7 @@ void WgmmaKernelBuilder::storeQuantizedOutput(
         };
         if (tensorMapD) {
           // Staged: every pair (TMA stores D's part).
-          Value address = getStagingPointer(b, consumer, group, half);
+          Value address = getStagingPointer(b, group, half);
           LLVM::StoreOp::create(b, packCodes(b), address, /*alignment=*/2);
         } else if (destinationPointer) {
           when(both(rowInside, columnsMasked ? below(first, n) : Value()),
@@ -481,13 +489,13 @@ void WgmmaKernelBuilder::storeQuantizedOutput(
       // The row's first lane stores the block's scale, where the block
       // starts inside D.
       Value blockStart = arith::AddIOp::create(
-          b, blockColumn, constant(b, block * blockColumns));
+          b, tile.blockColumn, constant(b, block * blockColumns));
       when(both(both(isRowLeader, rowInside),
                 columnsMasked ? below(blockStart, n) : Value()),
            [&](ImplicitLocOpBuilder &b) {
              Value scaleColumn = arith::DivUIOp::create(
                  b, blockStart, constant(b, blockColumns));
-             memref::StoreOp::create(b, scale, outScales,
+             memref::StoreOp::create(b, scale, arguments.outScales,
                                      ValueRange{row, scaleColumn});
            });
     }

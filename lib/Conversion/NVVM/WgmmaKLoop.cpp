@@ -1,4 +1,4 @@
-//===- WgmmaKLoop.cpp - the wgmma kernel's K loop -------------------------===//
+//===- WgmmaKLoop.cpp - the wgmma kernel's mainloop -----------------------===//
 //
 // Part of qmm-lower-matmul-to-wgmma: a consumer warpgroup's work per K
 // tile: the shared-memory descriptors, the wgmma group issued on a ring
@@ -8,17 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "WgmmaKernelBuilder.h"
+#include "PtxBuilders.h"
+#include "WgmmaKernel.h"
 
 #include "qmm/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-
-#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -29,16 +27,17 @@ static NVVM::WGMMATypes getWgmmaType(Type element) {
                                       : NVVM::WGMMATypes::e4m3;
 }
 
-Value WgmmaKernelBuilder::buildDescriptor(ImplicitLocOpBuilder &b,
-                                          Value address) {
+Value Mainloop::buildDescriptor(ImplicitLocOpBuilder &b,
+                                Value address) const {
   auto i64 = [&](int64_t value) -> Value {
     return arith::ConstantIntOp::create(b, b.getI64Type(), value);
   };
-  // Bits 0-13: address >> 4 (shared memory is below 256 KiB); 16-29: the
-  // leading byte offset (unused for swizzled K-major tiles, 1 by
-  // convention); 32-45: the stride between 8-row atoms >> 4; 62-63: the
-  // swizzle mode (1 = 128B). The base-offset bits stay 0: atoms are aligned.
-  int64_t atomBytes = 8 * chip.swizzleBytes;
+  // PTX ISA, "Matrix Descriptor Format": bits 0-13: address >> 4 (shared
+  // memory is below 256 KiB); 16-29: the leading byte offset (unused for
+  // swizzled K-major tiles, 1 by convention); 32-45: the stride between
+  // 8-row atoms >> 4; 62-63: the swizzle mode (1 = 128B). The base-offset
+  // bits stay 0: atoms are aligned.
+  int64_t atomBytes = spec.plan.shared.alignment;
   Value start = arith::ShRUIOp::create(
       b, arith::AndIOp::create(b, address, i64(0x3FFFF)), i64(4));
   int64_t fixed = (int64_t(1) << 16) | ((atomBytes >> 4) << 32) |
@@ -46,76 +45,54 @@ Value WgmmaKernelBuilder::buildDescriptor(ImplicitLocOpBuilder &b,
   return arith::OrIOp::create(b, start, i64(fixed));
 }
 
-WgmmaKernelBuilder::KTileScales
-WgmmaKernelBuilder::loadKTileScales(ImplicitLocOpBuilder &b,
-                                    ArrayRef<Value> rows, Value kt) {
+Mainloop::KTileScales Mainloop::loadScales(ImplicitLocOpBuilder &b,
+                                           const WorkTile &tile,
+                                           ArrayRef<Value> rows,
+                                           Value kt) const {
+  MatmulOp op = spec.op;
   KTileScales scales;
   Value kIndex = arith::MulIOp::create(
-      b, arith::AddIOp::create(b, itemKBegin, kt), constant(b, tiling.tileK));
-  if (getScaleUse(op.getBEncoding()) == ScaleUse::PerKTile)
-    scales.b =
-        loadScale(b, bScales, op.getBEncoding(), n, blockColumn, kIndex);
-  if (getScaleUse(op.getAEncoding()) == ScaleUse::PerKTile) {
+      b, arith::AddIOp::create(b, tile.kBegin, kt),
+      constant(b, spec.tiling().tileK));
+  if (hasPerKTileScales(op.getBEncoding()))
+    scales.b = loadScale(b, arguments.bScales, op.getBEncoding(), spec.n,
+                         spec.k, tile.blockColumn, kIndex);
+  if (hasPerKTileScales(op.getAEncoding())) {
     // Rows past M read row M - 1's scales.
     for (Value row : rows) {
-      Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-      scales.a.push_back(
-          loadScale(b, aScales, op.getAEncoding(), m, clamped, kIndex));
+      Value clamped = arith::MinUIOp::create(b, row, constant(b, spec.m - 1));
+      scales.a.push_back(loadScale(b, arguments.aScales, op.getAEncoding(),
+                                   spec.m, spec.k, clamped, kIndex));
     }
   }
   return scales;
 }
 
-std::pair<Value, Value>
-WgmmaKernelBuilder::getRingPosition(ImplicitLocOpBuilder &b, Value iteration) {
-  Value stages = constant(b, tiling.stages);
-  Value stage = arith::RemUIOp::create(b, iteration, stages);
-  Value round = arith::DivUIOp::create(b, iteration, stages);
-  return {stage, arith::AndIOp::create(b, round, constant(b, 1))};
+Mainloop::IssuedKTile Mainloop::issue(ImplicitLocOpBuilder &b,
+                                      const RingState &state, Value spare,
+                                      bool accumulate) const {
+  ring.waitFull(b, state);
+  return issueOnStage(b, state.stage, spare, accumulate);
 }
 
-Value WgmmaKernelBuilder::waitFull(ImplicitLocOpBuilder &b,
-                                   Value iteration) {
-  auto [stage, roundParity] = getRingPosition(b, iteration);
-  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
-                                       roundParity, constant(b, 0));
-  Value ticks = constant(b, 10000000);
-  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
-                                         stage);
-  return stage;
-}
-
-WgmmaKernelBuilder::IssuedKTile
-WgmmaKernelBuilder::issueKTile(ImplicitLocOpBuilder &b, Value consumer,
-                               Value iteration, Value spare,
-                               bool accumulate) {
-  return issueKTileOnStage(b, consumer, waitFull(b, iteration), spare,
-                           accumulate);
-}
-
-WgmmaKernelBuilder::IssuedKTile
-WgmmaKernelBuilder::issueKTileOnStage(ImplicitLocOpBuilder &b,
-                                      Value consumer, Value stage,
-                                      Value spare, bool accumulate) {
-  MLIRContext *ctx = op.getContext();
+Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
+                                             Value stage, Value spare,
+                                             bool accumulate) const {
+  const WgmmaTiling &tiling = spec.tiling();
+  const NvidiaChipInfo &chip = spec.chip;
   IssuedKTile issued;
   issued.stage = stage;
-  Value stageAddress = arith::AddIOp::create(
-      b, ringAddress,
-      arith::IndexCastOp::create(
-          b, b.getI64Type(),
-          arith::MulIOp::create(b, issued.stage,
-                                constant(b, tiling.stageBytes()))));
+  Value stageAddress = shared.getStageAddress(b, stage);
   Value aAddress = arith::AddIOp::create(
       b, stageAddress,
       arith::IndexCastOp::create(
           b, b.getI64Type(),
-          arith::MulIOp::create(b, consumer,
+          arith::MulIOp::create(b, thread.consumer,
                                 constant(b, chip.wgmmaM * tiling.tileK))));
   Value bAddress = arith::AddIOp::create(
       b, stageAddress,
       arith::ConstantIntOp::create(b, b.getI64Type(),
-                                   tiling.tileM * tiling.tileK));
+                                   spec.plan.shared.bOffset));
   Value aDescriptor = buildDescriptor(b, aAddress);
   Value bDescriptor = buildDescriptor(b, bAddress);
 
@@ -123,8 +100,8 @@ WgmmaKernelBuilder::issueKTileOnStage(ImplicitLocOpBuilder &b,
   // fence orders those reads before wgmma writes them.
   NVVM::WgmmaFenceAlignedOp::create(b);
   Value fragment = spare;
-  auto shape = NVVM::MMAShapeAttr::get(ctx, chip.wgmmaM, tiling.tileN,
-                                       chip.wgmmaK8Bit);
+  auto shape = NVVM::MMAShapeAttr::get(b.getContext(), chip.wgmmaM,
+                                       tiling.tileN, chip.wgmmaK8Bit);
   for (int64_t step = 0; step < tiling.tileK / chip.wgmmaK8Bit; ++step) {
     // A k32 step is 32 bytes further along each swizzled row: + 2 in the
     // descriptor's address field (16-byte units).
@@ -132,8 +109,9 @@ WgmmaKernelBuilder::issueKTileOnStage(ImplicitLocOpBuilder &b,
     Value stepA = arith::AddIOp::create(b, aDescriptor, advance);
     Value stepB = arith::AddIOp::create(b, bDescriptor, advance);
     fragment = NVVM::WgmmaMmaAsyncOp::create(
-        b, getFragmentType(), fragment, stepA, stepB, shape,
-        getWgmmaType(aElement), getWgmmaType(bElement), NVVM::WGMMATypes::f32,
+        b, spec.getFragmentType(), fragment, stepA, stepB, shape,
+        getWgmmaType(spec.aElement), getWgmmaType(spec.bElement),
+        NVVM::WGMMATypes::f32,
         step == 0 && !accumulate ? NVVM::WGMMAScaleOut::zero
                                  : NVVM::WGMMAScaleOut::one,
         NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
@@ -144,66 +122,43 @@ WgmmaKernelBuilder::issueKTileOnStage(ImplicitLocOpBuilder &b,
   return issued;
 }
 
-Value WgmmaKernelBuilder::pinFragment(ImplicitLocOpBuilder &b,
-                                      Value fragment) {
-  auto type = cast<LLVM::LLVMStructType>(fragment.getType());
-  int64_t count = type.getBody().size();
-  SmallVector<Value> registers;
-  SmallVector<std::string> outputs, inputs;
-  for (int64_t i = 0; i < count; ++i) {
-    registers.push_back(LLVM::ExtractValueOp::create(b, fragment, i));
-    outputs.push_back("=f");
-    inputs.push_back(std::to_string(i));
-  }
-  std::string constraints = llvm::join(outputs, ",") + "," +
-                            llvm::join(inputs, ",");
-  return LLVM::InlineAsmOp::create(b, type, registers, /*asm_string=*/"",
-                                   constraints, /*has_side_effects=*/true,
-                                   /*is_align_stack=*/false,
-                                   LLVM::tailcallkind::TailCallKind::None,
-                                   /*asm_dialect=*/nullptr,
-                                   /*operand_attrs=*/nullptr)
-      .getResult(0);
-}
-
-void WgmmaKernelBuilder::releaseStage(ImplicitLocOpBuilder &b, Value stage) {
-  Value isFirstLane = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                            constant(b, 0));
+void Mainloop::releaseStage(ImplicitLocOpBuilder &b, Value stage) const {
+  Value isFirstLane = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                            thread.lane, constant(b, 0));
   auto release = scf::IfOp::create(b, isFirstLane, false);
   ImplicitLocOpBuilder inner(b.getLoc(), release.getThenBodyBuilder());
-  releaseEmpty(inner, stage);
+  ring.releaseEmpty(inner, stage);
 }
 
-Value WgmmaKernelBuilder::retireKTile(ImplicitLocOpBuilder &b,
-                                      IssuedKTile &tile,
-                                      Value accumulator) {
+Value Mainloop::retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
+                       Value accumulator) const {
   // The caller waited for the tile's wgmma group.
   releaseStage(b, tile.stage);
-  return promoteFragment(b, tile, accumulator);
+  return promote(b, tile, accumulator);
 }
 
-Value WgmmaKernelBuilder::promoteFragment(ImplicitLocOpBuilder &b,
-                                          IssuedKTile &tile,
-                                          Value accumulator) {
+Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
+                        Value accumulator) const {
   // Promotion: accumulator += fragment (x the K tile's scales), between
   // the wait and the next issue.
-  tile.fragment = pinFragment(b, tile.fragment);
+  tile.fragment = ptx::pinRegisters(b, tile.fragment);
   Value fragment = tile.fragment;
   const KTileScales &scales = tile.scales;
+  int64_t elements = spec.getFragmentType().getBody().size();
   // accumulator[i] = fma(fragment[i], factor of i's row, accumulator[i]),
   // or + fragment[i] without one; `second` (per row, or none) makes it
   // fma(fragment[i] * factor, second, accumulator[i]).
   auto promoteWith = [&](ImplicitLocOpBuilder &b, ArrayRef<Value> rowFactors,
                          ArrayRef<Value> secondFactors) {
     Value promoted = accumulator;
-    for (int64_t i = 0; i < tiling.tileN / 2; ++i) {
+    for (int64_t i = 0; i < elements; ++i) {
       Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
       Value sum = LLVM::ExtractValueOp::create(b, accumulator, i);
       // Block scales: one fused multiply-add per element (one rounding).
       // llvm.intr.fma, not math.fma: the GPU lowering would make that a
       // call to libdevice's __nv_fmaf, and ptxas serializes wgmma around
       // calls.
-      int64_t row = (i % 4) / 2;
+      int64_t row = getAccumulatorPosition(0, i).row / 8;
       if (rowFactors.empty())
         sum = arith::AddFOp::create(b, sum, partial);
       else if (secondFactors.empty())
@@ -221,13 +176,12 @@ Value WgmmaKernelBuilder::promoteFragment(ImplicitLocOpBuilder &b,
     SmallVector<Value, 2> factors;
     for (int64_t row = 0; row < 2 && (scales.b || !scales.a.empty()); ++row)
       factors.push_back(scales.a.empty() ? scales.b : scales.a[row]);
-    return pinFragment(b, promoteWith(b, factors, {}));
+    return ptx::pinRegisters(b, promoteWith(b, factors, {}));
   }
   // Both: sa x sb per row, unless a product leaves f32's normal range
   // (createScaleFactors), then sa and sb in turn. A branch rather than a
-  // select per element: the two-step path costs a multiply per element
-  // (measured 13-23% slower on blockwise shapes when always taken), and
-  // the products are in range but for scales near f32's limits.
+  // select per element: the two-step path costs a multiply per element,
+  // and the products are in range but for scales near f32's limits.
   SmallVector<Value, 2> products;
   Value exact;
   for (int64_t row = 0; row < 2; ++row) {
@@ -247,35 +201,84 @@ Value WgmmaKernelBuilder::promoteFragment(ImplicitLocOpBuilder &b,
         SmallVector<Value, 2> seconds(2, scales.b);
         scf::YieldOp::create(inner, promoteWith(inner, scales.a, seconds));
       });
-  Value promoted = ifOp.getResult(0);
-  return pinFragment(b, promoted);
+  return ptx::pinRegisters(b, ifOp.getResult(0));
 }
 
-std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
-    ImplicitLocOpBuilder &b, Value consumer, Value fragment,
-    int64_t promotionKTiles) {
-  int64_t kTileCount = llvm::divideCeil(k, tiling.tileK);
-  Type fragmentType = getFragmentType();
+std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
+                                        const WorkTile &tile,
+                                        ArrayRef<Value> rows,
+                                        Value fragment) const {
+  if (spec.plan.promotionKTiles > 1)
+    return buildDeferred(b, tile, fragment);
+  return buildPerKTile(b, tile, rows, fragment);
+}
+
+std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
+                                                const WorkTile &tile,
+                                                ArrayRef<Value> rows,
+                                                Value fragment) const {
+  // One K tile's wgmma group at a time: issue, wait_group 0, release the
+  // stage, promote. A fragment's registers are carried to the next K
+  // tile, whose first step overwrites them (scale-d zero), so no zeroing
+  // is issued. K tile 0, in flight since before this tile: its scales,
+  // then the wait and its promotion into a zero accumulator.
+  IssuedKTile first;
+  first.scales = loadScales(b, tile, rows, constant(b, 0));
+  first.fragment = fragment;
+  first.stage = ring.getState(b, tile.firstIteration).stage;
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  Value accumulator =
+      retire(b, first, LLVM::ZeroOp::create(b, spec.getFragmentType()));
+  Value spare = first.fragment;
+  if (spec.plan.kTiles == 1)
+    return {accumulator, spare};
+  // K tiles 1, 2, ...
+  Value c1 = constant(b, 1);
+  auto loop = scf::ForOp::create(b, c1, tile.kTiles, c1,
+                                 ValueRange{accumulator, spare});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  KTileScales scales = loadScales(b, tile, rows, kt);
+  IssuedKTile next =
+      issue(b, ring.getState(b, arith::AddIOp::create(b, tile.firstIteration,
+                                                      kt)),
+            loop.getRegionIterArgs()[1]);
+  next.scales = scales;
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  Value promoted = retire(b, next, loop.getRegionIterArgs()[0]);
+  scf::YieldOp::create(b, ValueRange{promoted, next.fragment});
+  return {loop.getResult(0), loop.getResult(1)};
+}
+
+std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
+                                                const WorkTile &tile,
+                                                Value fragment) const {
+  // wgmma sums `promotionKTiles` K tiles into the fragment (issue, then
+  // wait_group 1 and the previous stage released: no register of a group
+  // in flight is read), then wait_group 0 and the promotion. `fragment`
+  // holds K tile 0's group, in flight.
+  int64_t promotionKTiles = spec.plan.promotionKTiles;
+  Type fragmentType = spec.getFragmentType();
   Value c1 = constant(b, 1);
   auto stageOf = [&](ImplicitLocOpBuilder &b, Value kt) -> Value {
-    return arith::RemUIOp::create(b, arith::AddIOp::create(b, firstIteration,
-                                                           kt),
-                                  constant(b, tiling.stages));
+    return ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt))
+        .stage;
   };
   Value accumulator = LLVM::ZeroOp::create(b, fragmentType);
-  if (kTileCount > 1) {
+  if (spec.plan.kTiles > 1) {
     // K tile kt (1, 2, ...): at a promotion point (kt a multiple of
     // promotionKTiles) the sums so far are promoted, after the wait for
     // them, and kt starts new ones; elsewhere kt adds to them and the
     // wait is for kt - 1 only.
-    auto loop = scf::ForOp::create(b, c1, itemKTiles, c1,
+    auto loop = scf::ForOp::create(b, c1, tile.kTiles, c1,
                                    ValueRange{accumulator, fragment});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
     Value sums = loop.getRegionIterArgs()[0];
     Value partial = loop.getRegionIterArgs()[1];
-    Value iteration = arith::AddIOp::create(b, firstIteration, kt);
+    Value iteration = arith::AddIOp::create(b, tile.firstIteration, kt);
     Value previousStage = stageOf(b, arith::SubIOp::create(b, kt, c1));
     Value isPromotionPoint = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq,
@@ -289,16 +292,17 @@ std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
       releaseStage(then, previousStage);
       IssuedKTile done;
       done.fragment = partial;
-      Value promoted = promoteFragment(then, done, sums);
-      IssuedKTile next = issueKTile(then, consumer, iteration, done.fragment);
+      Value promoted = promote(then, done, sums);
+      IssuedKTile next =
+          issue(then, ring.getState(then, iteration), done.fragment);
       scf::YieldOp::create(then, ValueRange{promoted, next.fragment});
 
       ImplicitLocOpBuilder otherwise(b.getLoc(), step.getElseBodyBuilder());
-      IssuedKTile next2 = issueKTile(otherwise, consumer, iteration, partial,
-                                     /*accumulate=*/true);
+      IssuedKTile added = issue(otherwise, ring.getState(otherwise, iteration),
+                                partial, /*accumulate=*/true);
       NVVM::WgmmaWaitGroupSyncOp::create(otherwise, 1);
       releaseStage(otherwise, previousStage);
-      scf::YieldOp::create(otherwise, ValueRange{sums, next2.fragment});
+      scf::YieldOp::create(otherwise, ValueRange{sums, added.fragment});
     }
     scf::YieldOp::create(b, step.getResults());
     accumulator = loop.getResult(0);
@@ -306,10 +310,9 @@ std::pair<Value, Value> WgmmaKernelBuilder::buildDeferredPromotionKLoop(
   }
   // The last sums.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  releaseStage(b, stageOf(b, arith::SubIOp::create(b, itemKTiles, c1)));
+  releaseStage(b, stageOf(b, arith::SubIOp::create(b, tile.kTiles, c1)));
   IssuedKTile last;
   last.fragment = fragment;
-  accumulator = promoteFragment(b, last, accumulator);
+  accumulator = promote(b, last, accumulator);
   return {accumulator, last.fragment};
 }
-

@@ -11,43 +11,37 @@
 //
 // The atomic is not the producer's own: an mbarrier arrival releases the
 // arriving thread's earlier memory operations, so each `full` arrival
-// after a ticket drawn by the producer thread waited for the atomic's
-// round trip, which measured 3-9% slower on an H200 than a schedule
-// without the atomic (README).
+// after a ticket drawn by the producer thread would wait for the atomic's
+// round trip.
 //
 //===----------------------------------------------------------------------===//
 
-#include "WgmmaKernelBuilder.h"
+#include "PtxBuilders.h"
+#include "WgmmaKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
-// The ring's tail with a dynamic schedule: the stages' `empty` mbarriers,
-// the queue's `full` and `empty` mbarriers, the stages' item slots, the
-// queue's slot (WgmmaTiling::ringTailBytes).
-
-Value WgmmaKernelBuilder::getQueueBarrierAddress(ImplicitLocOpBuilder &b,
-                                                 int64_t which) {
-  return getRingTailAddress(b, constant(b, tiling.stages * 8 + which * 8));
+Value TicketQueue::getBarrierAddress(ImplicitLocOpBuilder &b,
+                                     int64_t which) const {
+  return shared.getAddress(b, spec.plan.shared.queueBarriers + 8 * which);
 }
 
-Value WgmmaKernelBuilder::getItemSlotAddress(ImplicitLocOpBuilder &b,
-                                             Value stage) {
-  return getRingTailAddress(
-      b, arith::AddIOp::create(b, constant(b, tiling.stages * 8 + 16),
+Value TicketQueue::getItemSlotAddress(ImplicitLocOpBuilder &b,
+                                      Value stage) const {
+  return shared.getAddress(
+      b, arith::AddIOp::create(b, constant(b, spec.plan.shared.itemSlots),
                                arith::MulIOp::create(b, stage,
                                                      constant(b, 4))));
 }
 
-Value WgmmaKernelBuilder::getQueueSlotAddress(ImplicitLocOpBuilder &b) {
-  return getRingTailAddress(b, constant(b, tiling.stages * 12 + 16));
+Value TicketQueue::getSlotAddress(ImplicitLocOpBuilder &b) const {
+  return shared.getAddress(b, spec.plan.shared.queueSlot);
 }
 
 /// The global address of the dynamic schedule's counter `index`: 0 the
@@ -57,20 +51,6 @@ static Value getCounterAddress(ImplicitLocOpBuilder &b, Value counters,
   return arith::AddIOp::create(
       b, counters,
       arith::ConstantIntOp::create(b, b.getI64Type(), 4 * index));
-}
-
-/// `atom.<semantics>.gpu.global.add.u32` of 1 at `address`: the value
-/// before.
-static Value addOne(ImplicitLocOpBuilder &b, Value address,
-                    StringRef semantics) {
-  std::string ptx =
-      ("atom." + semantics + ".gpu.global.add.u32 $0, [$1], 1;").str();
-  return LLVM::InlineAsmOp::create(
-             b, b.getI32Type(), ValueRange{address}, ptx, "=r,l",
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
-             /*operand_attrs=*/nullptr)
-      .getResult(0);
 }
 
 /// Whether the `count`-th use (index, from 0) of a one-slot queue waits for
@@ -85,10 +65,20 @@ static Value getQueueParity(ImplicitLocOpBuilder &b, Value count,
       odd, arith::ConstantIndexOp::create(b, 0));
 }
 
-void WgmmaKernelBuilder::buildTicketDrawer(ImplicitLocOpBuilder &b) {
-  Value itemCount = constant(b, schedule.items());
+void TicketQueue::initialize(ImplicitLocOpBuilder &b) const {
+  // The queue's `full` and `empty`: one arrival each (the ticket
+  // drawer's, the producer's).
+  for (int64_t which : {0, 1}) {
+    Value address = getBarrierAddress(b, which);
+    ptx::initMBarrier(b, address,
+                      arith::ConstantIntOp::create(b, b.getI32Type(), 1));
+  }
+}
+
+void TicketQueue::buildDrawer(ImplicitLocOpBuilder &b) const {
+  Value itemCount = constant(b, spec.plan.schedule.items());
   Value blocks = gpu::GridDimOp::create(b, gpu::Dimension::x);
-  Value tickets = getCounterAddress(b, countersAddress, 0);
+  Value tickets = getCounterAddress(b, arguments.countersAddress, 0);
   // Draw j (from 0): a ticket, the queue's j-th slot once the producer
   // took the one before, then the arrival on `full` (which releases the
   // slot's store). Past the items, the last draw tells the producer the
@@ -98,18 +88,18 @@ void WgmmaKernelBuilder::buildTicketDrawer(ImplicitLocOpBuilder &b) {
       [&](OpBuilder &builder, Location loc, ValueRange arguments) {
         ImplicitLocOpBuilder before(loc, builder);
         Value draw = arguments[0];
-        Value ticket = addOne(before, tickets, "relaxed");
+        Value ticket =
+            ptx::atomicIncrement(before, tickets, ptx::Semantics::Relaxed);
         Value item = arith::AddIOp::create(
             before, blocks,
             arith::IndexCastUIOp::create(before, before.getIndexType(),
                                          ticket));
-        waitParity(before, getQueueBarrierAddress(before, 1),
-                   getQueueParity(before, draw, /*emptySide=*/true));
-        emitPtx(before, "st.shared.u32 [$0], $1;", "r,r",
-                {getQueueSlotAddress(before), ticket});
+        ptx::waitMBarrierParity(
+            before, getBarrierAddress(before, 1),
+            getQueueParity(before, draw, /*emptySide=*/true));
         // (The slot holds the ticket; the producer adds gridDim.)
-        emitPtx(before, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r",
-                {getQueueBarrierAddress(before, 0)});
+        ptx::storeShared(before, getSlotAddress(before), ticket);
+        ptx::arriveMBarrier(before, getBarrierAddress(before, 0));
         Value more = arith::CmpIOp::create(before, arith::CmpIPredicate::ult,
                                            item, itemCount);
         scf::ConditionOp::create(before, more, arguments);
@@ -124,8 +114,9 @@ void WgmmaKernelBuilder::buildTicketDrawer(ImplicitLocOpBuilder &b) {
   // acquire-release on the blocks' count orders every block's draws
   // before the reset.
   Type i32 = b.getI32Type();
-  Value finished =
-      addOne(b, getCounterAddress(b, countersAddress, 1), "acq_rel");
+  Value finished = ptx::atomicIncrement(
+      b, getCounterAddress(b, arguments.countersAddress, 1),
+      ptx::Semantics::AcquireRelease);
   Value isLast = arith::CmpIOp::create(
       b, arith::CmpIPredicate::eq,
       arith::AddIOp::create(b, finished,
@@ -134,49 +125,28 @@ void WgmmaKernelBuilder::buildTicketDrawer(ImplicitLocOpBuilder &b) {
   auto reset = scf::IfOp::create(b, isLast, false);
   ImplicitLocOpBuilder inner(b.getLoc(), reset.getThenBodyBuilder());
   for (int64_t index : {0, 1})
-    emitPtx(inner, "st.relaxed.gpu.global.u32 [$0], 0;", "l",
-            {getCounterAddress(inner, countersAddress, index)});
+    ptx::storeRelaxedZero(
+        inner, getCounterAddress(inner, arguments.countersAddress, index));
 }
 
-/// The u32 at shared-memory address `address` (i32), read after the wait
-/// that published it (volatile asm: not moved above the wait).
-static Value loadShared(ImplicitLocOpBuilder &b, Value address) {
-  return LLVM::InlineAsmOp::create(
-             b, b.getI32Type(), ValueRange{address}, "ld.shared.u32 $0, [$1];",
-             "=r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
-             /*operand_attrs=*/nullptr)
-      .getResult(0);
-}
-
-Value WgmmaKernelBuilder::loadStageItem(ImplicitLocOpBuilder &b,
-                                        Value stage) {
-  return arith::IndexCastUIOp::create(
-      b, b.getIndexType(), loadShared(b, getItemSlotAddress(b, stage)));
-}
-
-Value WgmmaKernelBuilder::takeNextItem(ImplicitLocOpBuilder &b, Value taken) {
-  waitParity(b, getQueueBarrierAddress(b, 0),
-             getQueueParity(b, taken, /*emptySide=*/false));
-  Value ticket = loadShared(b, getQueueSlotAddress(b));
-  emitPtx(b, "mbarrier.arrive.shared::cta.b64 _, [$0];", "r",
-          {getQueueBarrierAddress(b, 1)});
+Value TicketQueue::takeNextItem(ImplicitLocOpBuilder &b, Value taken) const {
+  ptx::waitMBarrierParity(b, getBarrierAddress(b, 0),
+                          getQueueParity(b, taken, /*emptySide=*/false));
+  Value ticket = ptx::loadShared(b, getSlotAddress(b));
+  ptx::arriveMBarrier(b, getBarrierAddress(b, 1));
   return arith::AddIOp::create(
       b, gpu::GridDimOp::create(b, gpu::Dimension::x),
       arith::IndexCastUIOp::create(b, b.getIndexType(), ticket));
 }
 
-void WgmmaKernelBuilder::finishDynamicProducer(ImplicitLocOpBuilder &b,
-                                               Value endItem,
-                                               Value takenItems) {
-  // The stage after the last item's K tiles, once free: its slot holds
-  // the end, and its `full` phase completes by the producer's arrival
-  // alone (no bytes expected).
-  Value stage = waitEmpty(b, arith::MulIOp::create(b, takenItems, kTiles));
-  emitPtx(b, "st.shared.u32 [$0], $1;", "r,r",
-          {getItemSlotAddress(b, stage),
-           arith::IndexCastUIOp::create(b, b.getI32Type(), endItem)});
-  nvgpu::MBarrierArriveExpectTxOp::create(b, fullBarriers, constant(b, 0),
-                                          stage,
-                                          Value());
+void TicketQueue::publishItem(ImplicitLocOpBuilder &b, Value stage,
+                              Value item) const {
+  Value address = getItemSlotAddress(b, stage);
+  ptx::storeShared(b, address,
+                   arith::IndexCastUIOp::create(b, b.getI32Type(), item));
+}
+
+Value TicketQueue::readItem(ImplicitLocOpBuilder &b, Value stage) const {
+  return arith::IndexCastUIOp::create(
+      b, b.getIndexType(), ptx::loadShared(b, getItemSlotAddress(b, stage)));
 }

@@ -9,8 +9,8 @@
 // stage's slot, the consumers read it at an item's first stage. The
 // ring's tail, worked out by hand for 4 stages of 32 KiB (131072 bytes):
 // the `empty` mbarriers at 131072 + 8 s, the ticket queue's `full` and
-// `empty` mbarriers at + 32 and + 40, the stages' item slots at + 48 +
-// 4 s, the queue's slot at + 64.
+// `empty` mbarriers at + 32 and + 40 (131104, 131112), the stages' item
+// slots at + 48 + 4 s (131120 + 4 s), the queue's slot at + 64 (131136).
 
 // 8192^3: 4096 tiles of 64 K tiles, 31 rounds on 132 blocks: all 132 run
 // (the static schedule balances them on 128), with the counters (tickets
@@ -24,9 +24,9 @@
 
 // The queue's mbarriers expect one arrival each.
 // CHECK:       gpu.func @matmul({{.*}}, %{{.*}}: memref<2xi32>) kernel
-// CHECK:         %[[QFULL:.*]] = arith.addi %c131072{{.*}}, %c32
+// CHECK:         arith.constant 131104 : index
 // CHECK:         "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %c1_i32
-// CHECK:         %[[QEMPTY:.*]] = arith.addi %c131072{{.*}}, %c40
+// CHECK:         arith.constant 131112 : index
 // CHECK:         "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %c1_i32
 
 // The producer thread: from the block's index while below the 4096 items;
@@ -44,18 +44,17 @@
 // CHECK:           arith.muli %[[TAKEN2]], %c64
 // CHECK:           scf.for
 // CHECK:             wait_phase
-// CHECK:             %[[SLOTS:.*]] = arith.addi %c48{{.*}}, %{{.*}} : index
-// CHECK:             arith.addi %c131072{{.*}}, %[[SLOTS]]
+// CHECK:             arith.addi %c131120{{.*}}, %{{.*}} : index
 // CHECK:             %[[ITEM32:.*]] = arith.index_castui %[[ITEM2]] : index to i32
 // CHECK:             "st.shared.u32 [$0], $1;", "r,r" %{{.*}}, %[[ITEM32]]
 // CHECK-NEXT:        %[[BYTES:.*]] = arith.constant 32768
 // CHECK-NEXT:        nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[BYTES]]
 // CHECK:           arith.andi %[[TAKEN2]], %c1
-// CHECK:           arith.addi %c131072{{.*}}, %c32
+// CHECK:           arith.constant 131104 : index
 // CHECK:           wait_phase
-// CHECK:           arith.addi %c131072{{.*}}, %c64
+// CHECK:           arith.constant 131136 : index
 // CHECK:           %[[TICKET:.*]] = llvm.inline_asm has_side_effects "ld.shared.u32 $0, [$1];"
-// CHECK:           arith.addi %c131072{{.*}}, %c40
+// CHECK:           arith.constant 131112 : index
 // CHECK:           "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // CHECK:           %[[T:.*]] = arith.index_castui %[[TICKET]] : i32 to index
 // CHECK:           %[[GRID:.*]] = gpu.grid_dim  x
@@ -84,11 +83,11 @@
 // CHECK:             %[[DRAWNX:.*]] = arith.index_castui %[[DRAWN]] : i32 to index
 // CHECK:             %[[DRAWN_ITEM:.*]] = arith.addi %{{.*}}, %[[DRAWNX]]
 // CHECK:             arith.andi %[[DRAW]], %c1
-// CHECK:             arith.addi %c131072{{.*}}, %c40
+// CHECK:             arith.constant 131112 : index
 // CHECK:             wait_phase
-// CHECK:             arith.addi %c131072{{.*}}, %c64
+// CHECK:             arith.constant 131136 : index
 // CHECK:             "st.shared.u32 [$0], $1;", "r,r" %{{.*}}, %[[DRAWN]]
-// CHECK:             arith.addi %c131072{{.*}}, %c32
+// CHECK:             arith.constant 131104 : index
 // CHECK:             "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // CHECK:             %[[GO_ON:.*]] = arith.cmpi ult, %[[DRAWN_ITEM]], %c4096
 // CHECK:             scf.condition(%[[GO_ON]])

@@ -1,0 +1,218 @@
+//===- WgmmaPlan.h - the host-side plan of a wgmma kernel -------*- C++ -*-===//
+//
+// What qmm-lower-matmul-to-wgmma decides before it builds any IR: whether
+// its kernel takes a matmul (and why not), the tiling, the persistent
+// blocks' schedule and the shared-memory layout. Pure functions of plain
+// data (the matmul's description, the pass's options and the NVIDIA target
+// description), unit-tested without IR (test/Conversion/NVVM/
+// WgmmaPlanCheck.cpp), the way CUTLASS keeps a GEMM's problem shape, tile
+// scheduler parameters and shared storage apart from the device code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_CONVERSION_NVVM_WGMMAPLAN_H
+#define QMM_CONVERSION_NVVM_WGMMAPLAN_H
+
+#include "qmm/Conversion/NVVM/WgmmaPromotion.h"
+#include "qmm/Target/NvidiaChip.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace mlir {
+namespace qmm {
+namespace wgmma {
+
+/// The pass's options (qmm-lower-matmul-to-wgmma; Passes.td says what each
+/// does).
+struct WgmmaOptions {
+  int64_t stages = 4;
+  int64_t rasterRows = 8;
+  int64_t clusterRows = 1;
+  bool streamK = true;
+  int64_t maxBlocks = 0;
+  int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
+  bool dynamicSchedule = false;
+};
+
+/// How an operand's scales are given, as far as the kernel cares.
+struct WgmmaScales {
+  enum class Kind { PerTensor, PerRow, Block, MX };
+  Kind kind = Kind::PerTensor;
+  /// Block: the rows (N for B) and the K extent one scale covers.
+  int64_t blockRows = 1, blockK = 1;
+  /// Whether the scales change every K tile (block scales): they are then
+  /// applied to wgmma's partial sums, else once in the epilogue.
+  bool perKTile() const { return kind == Kind::Block; }
+};
+
+/// One matmul, described by what the kernel's eligibility and plan read.
+struct WgmmaProblem {
+  /// A is M x K, B is stored N x K ([K, N] when `bStoredNK` is false),
+  /// D is M x N.
+  int64_t m = 0, n = 0, k = 0;
+  bool bStoredNK = true;
+  /// Whether A and B hold OCP FP8 (E4M3FN, E5M2), what wgmma reads.
+  bool ocpFP8 = true;
+  /// Whether every operand's rows are contiguous (identity layouts).
+  bool contiguous = true;
+  bool auxOutputs = false;
+  WgmmaScales aScales, bScales;
+  /// D's element size, and whether TMA may store D's elements (bf16,
+  /// f16, f32, or the codes of an FP8 output).
+  int64_t outElementBytes = 2;
+  bool outTmaStorable = true;
+  /// An FP8 output: the columns of one block of its scales (0: none).
+  int64_t outScaleBlockColumns = 0;
+};
+
+/// The kernel's shape, derived from the chip: the K tile is one swizzle row
+/// of FP8 elements, each consumer warpgroup owns wgmma M rows.
+struct WgmmaTiling {
+  int64_t tileM = 0, tileN = 0, tileK = 0, stages = 0, consumers = 0,
+          threads = 0;
+  /// Rows of tiles walked together by the persistent blocks (L2 reuse).
+  int64_t rasterRows = 1;
+  /// Registers per thread after setmaxnreg: the producer's and the
+  /// consumers'.
+  int64_t producerRegisters = 0, consumerRegisters = 0;
+  /// Blocks of a cluster (along M) that share B's tiles through TMA
+  /// multicast: a power of two up to 8 (1: no clusters).
+  int64_t clusterRows = 1;
+  /// Bytes of the consumers' staging buffers for D's tile (0: the epilogue
+  /// stores to global memory from registers).
+  int64_t stagingBytes = 0;
+  /// K tiles wgmma sums between promotions into f32 without block scales.
+  int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
+  /// Whether the ring's tail holds a dynamic schedule's state.
+  bool itemSlots = false;
+  int64_t stageBytes() const { return (tileM + tileN) * tileK; }
+};
+
+/// Where things lie in a block's dynamic shared memory, in bytes from the
+/// ring's start (the first swizzle-atom boundary of the allocation):
+///
+///   stage 0 .. stages - 1     A's tile, then B's (stageBytes each)
+///   `empty` mbarriers         8 bytes per stage (`full` ones are nvgpu's)
+///   dynamic schedules only:   the ticket queue's `full` and `empty`
+///                             mbarriers, an item slot per stage (4 bytes),
+///                             the queue's slot (4 bytes)
+///   staging (atom-aligned)    D's tile per consumer, in boxes of wgmma M
+///                             rows of one swizzle row
+struct WgmmaSharedLayout {
+  /// The ring's start alignment: one swizzle atom (8 rows), which TMA's
+  /// 128B swizzle and the wgmma descriptors assume.
+  int64_t alignment = 0;
+  int64_t stages = 0, stageBytes = 0;
+  /// Within a stage: A's tile and B's.
+  int64_t aOffset = 0, bOffset = 0;
+  int64_t emptyBarriers = 0;
+  /// A dynamic schedule's state (-1 without one).
+  int64_t queueBarriers = -1, itemSlots = -1, queueSlot = -1;
+  /// D's staging buffers (-1 without), each consumer's bytes, and the
+  /// bytes of one box.
+  int64_t staging = -1, stagingBytesPerConsumer = 0, stagingBoxBytes = 0;
+  /// The dynamic shared memory a launch asks for: the used bytes plus room
+  /// to align the ring's start.
+  int64_t bytes = 0;
+};
+
+/// How the persistent blocks share the work: units of tiles round by
+/// round (as many blocks as run at once), then, with Stream-K, the last
+/// round's tiles split along K into `parts` parts, one per block, as the
+/// blocks' last work items (item wholeUnits + p: tile wholeUnits + p /
+/// parts, part p % parts). A dynamic schedule hands the units out in the
+/// same order as blocks free up instead: block i takes item i first, then
+/// item G + t, t the ticket it draws from a global counter (G blocks).
+struct TileSchedule {
+  /// The grid's blocks.
+  int64_t blocks = 0;
+  /// Work items that are whole units of tiles (all of them without a
+  /// split).
+  int64_t wholeUnits = 0;
+  /// Tiles after those, split into `parts` parts (1: none).
+  int64_t splitTiles = 0;
+  int64_t parts = 1;
+  /// Whether the blocks draw their items after the first from a counter.
+  bool dynamic = false;
+  int64_t items() const { return wholeUnits + splitTiles * parts; }
+  bool isSplit() const { return parts > 1; }
+};
+
+/// When Stream-K splits a last round (each shape measured against itself
+/// unsplit on an H100):
+/// - parts have at least 8 K tiles, so that the reduction (each part's
+///   64 KiB of f32 sums stored, the last part reading all of them) stays
+///   below the compute a part moves to an idle block;
+constexpr int64_t kMinStreamKPartKTiles = 8;
+/// - tiles have at least 32 K tiles: a block's fixed costs (prologue,
+///   reduction) outweigh half of a shorter K loop;
+constexpr int64_t kMinStreamKTileKTiles = 32;
+/// - at most 2 whole rounds come first: after many rounds the blocks
+///   drift apart and the last round's idle time is mostly hidden already,
+///   so the reduction costs more than it saves.
+constexpr int64_t kMaxStreamKRounds = 2;
+
+/// `units` units of `clusterRows` tiles, with `kTiles` K tiles each, on
+/// at most `maxBlocks` blocks (one per multiprocessor if 0), which walk
+/// them in raster groups `rasterUnits` units high. `dynamic` asks for a
+/// dynamic schedule, which unclustered kernels of more than one round
+/// whose last round is not split get.
+TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
+                             int64_t rasterUnits, int64_t kTiles,
+                             const NvidiaChipInfo &chip, bool streamK,
+                             int64_t maxBlocks, bool dynamic);
+
+/// The tiling every matmul of a module shares, or why `options` are
+/// refused (the message names the option).
+llvm::Expected<WgmmaTiling> getWgmmaTiling(const WgmmaOptions &options,
+                                           const NvidiaChipInfo &chip);
+
+/// The shared-memory layout of `tiling`.
+WgmmaSharedLayout getSharedLayout(const WgmmaTiling &tiling,
+                                  const NvidiaChipInfo &chip);
+
+/// Where element `element` of thread `thread` (0 to 127) of a warpgroup's
+/// f32 wgmma accumulator lies in the warpgroup's M x N tile (PTX ISA,
+/// "Register fragments" of wgmma .m64nNk32 with an f32 D): warp w holds
+/// rows 16w + lane / 4 and 8 rows below; in each 8-column group j the
+/// thread holds columns 8j + 2 (lane % 4) and the next one, as elements
+/// 4j + {0, 1} of its first row and 4j + {2, 3} of its second.
+struct AccumulatorPosition {
+  int64_t row, column;
+};
+AccumulatorPosition getAccumulatorPosition(int64_t thread, int64_t element);
+
+/// Everything the device code of one matmul's kernel is built from.
+struct WgmmaPlan {
+  WgmmaTiling tiling;
+  TileSchedule schedule;
+  WgmmaSharedLayout shared;
+  /// K tiles of a whole tile; tile rows and columns; units of tiles along
+  /// M (tile rows / clusterRows) and the units of a raster group's column.
+  int64_t kTiles = 0, tileRows = 0, tileColumns = 0, unitRows = 0,
+          rasterUnits = 0;
+  /// K tiles wgmma sums between promotions (1 with block scales).
+  int64_t promotionKTiles = 1;
+  /// Staged epilogues: the columns of one box of D's tensor map.
+  int64_t stagingBoxColumns = 0;
+  /// Whether M or N leaves partial tiles (the epilogue masks them).
+  bool partialRows = false, partialColumns = false;
+  bool clustered() const { return tiling.clusterRows > 1; }
+  int64_t units() const { return unitRows * tileColumns; }
+};
+
+/// The plan of `problem`'s kernel under `tiling` (getWgmmaTiling), or why
+/// the kernel does not take the matmul (then it runs as the reference
+/// loops).
+llvm::Expected<WgmmaPlan> planWgmmaKernel(const WgmmaProblem &problem,
+                                          const WgmmaTiling &tiling,
+                                          const WgmmaOptions &options,
+                                          const NvidiaChipInfo &chip);
+
+} // namespace wgmma
+} // namespace qmm
+} // namespace mlir
+
+#endif // QMM_CONVERSION_NVVM_WGMMAPLAN_H

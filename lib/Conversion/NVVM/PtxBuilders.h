@@ -1,0 +1,81 @@
+//===- PtxBuilders.h - typed builders of the wgmma kernels' PTX -*- C++ -*-===//
+//
+// Every instruction of the wgmma kernels that is not an op of the nvvm,
+// nvgpu or llvm dialects goes through one of these typed builders, and the
+// named barriers' ids live in one enum: the rest of the kernel never spells
+// PTX (models: Triton's NVGPU ops, CUTLASS's arch/barrier.h). Addresses of
+// shared memory are 32-bit (i32), of global memory 64-bit (i64).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_LIB_CONVERSION_NVVM_PTXBUILDERS_H
+#define QMM_LIB_CONVERSION_NVVM_PTXBUILDERS_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir {
+namespace qmm {
+namespace ptx {
+
+/// The named barriers (bar.sync ids) of a wgmma kernel's block: 0 is the
+/// whole block's (gpu.barrier), consumer warpgroup c meets at
+/// FirstConsumer + c with its 128 threads.
+enum class NamedBarrier : int32_t { Block = 0, FirstConsumer = 1 };
+
+/// Consumer warpgroup `consumer`'s (index) named barrier id, as i32.
+Value getConsumerBarrierId(ImplicitLocOpBuilder &b, Value consumer);
+
+/// mbarrier.init: the barrier at `address` expects `arrivals` (i32).
+void initMBarrier(ImplicitLocOpBuilder &b, Value address, Value arrivals);
+/// Waits until the phase of parity `parity` (i1) of the mbarrier at
+/// `address` completes (for a fresh barrier, parity 1 returns at once).
+void waitMBarrierParity(ImplicitLocOpBuilder &b, Value address, Value parity);
+/// An arrival on the mbarrier at `address` of this block, with the
+/// default semantics (release at CTA scope).
+void arriveMBarrier(ImplicitLocOpBuilder &b, Value address);
+/// An arrival on the mbarrier at `address` (this block's address) of the
+/// cluster's block `rank` (i32), with the default semantics.
+void arriveRemoteMBarrier(ImplicitLocOpBuilder &b, Value address,
+                          Value rank);
+
+/// A 32-bit store to shared memory.
+void storeShared(ImplicitLocOpBuilder &b, Value address, Value value);
+/// A 32-bit load from shared memory, not moved above the wait that
+/// published it.
+Value loadShared(ImplicitLocOpBuilder &b, Value address);
+
+/// Memory orders of the global counters' atomics, at GPU scope.
+enum class Semantics { Relaxed, AcquireRelease };
+/// atom.add of 1 to the u32 at `address` at GPU scope: the value before.
+Value atomicIncrement(ImplicitLocOpBuilder &b, Value address,
+                      Semantics semantics);
+/// A relaxed store of 0 to the u32 at `address` at GPU scope.
+void storeRelaxedZero(ImplicitLocOpBuilder &b, Value address);
+
+/// Stores `values` (f32) at `address` in 16-byte vectors: vector v (values
+/// 4v .. 4v + 3) at byte offset v * `vectorStride`, in one statement.
+void storeVectors(ImplicitLocOpBuilder &b, Value address,
+                  ArrayRef<Value> values, int64_t vectorStride);
+/// Loads `count` f32 values as 16-byte vectors in one statement (all
+/// issued before any is used), relaxed at GPU scope (from L2): vector v at
+/// byte offset offsets[v]. Returns a struct of the values.
+Value loadRelaxedVectors(ImplicitLocOpBuilder &b, Value address,
+                         ArrayRef<int64_t> offsets);
+
+/// bar.red.or.pred over the threads meeting at barrier `id` (i32), of
+/// `threads` threads: whether `value` (i32) is non-zero in any of them
+/// (i32 0 or 1). (nvvm.barrier reduces at barrier 0 only.)
+Value barrierReduceOr(ImplicitLocOpBuilder &b, Value value, Value id,
+                      int64_t threads);
+
+/// `value` (an LLVM struct of registers) unchanged, through an empty
+/// volatile asm statement that defines its registers anew: LLVM keeps the
+/// reads and writes of async wgmma registers on the right side of the
+/// waits and the next issue instead of moving them across.
+Value pinRegisters(ImplicitLocOpBuilder &b, Value value);
+
+} // namespace ptx
+} // namespace qmm
+} // namespace mlir
+
+#endif // QMM_LIB_CONVERSION_NVVM_PTXBUILDERS_H

@@ -1,0 +1,465 @@
+//===- WgmmaKernel.h - the parts of a wgmma kernel --------------*- C++ -*-===//
+//
+// The device side of qmm-lower-matmul-to-wgmma, composed the way CUTLASS
+// composes a Hopper GEMM (problem, mainloop, epilogue, tile scheduler):
+// each part is a type of its own with explicit inputs and outputs, built
+// from the host-side plan (qmm/Conversion/NVVM/WgmmaPlan.h):
+//
+//   KernelSpec      the matmul, the chip and the plan (read only)
+//   KernelArguments the kernel's arguments as values of its body
+//   SharedMemory    the ring's address and typed views (WgmmaPipeline.cpp)
+//   RingPipeline    the `full` and `empty` mbarriers of the ring; a
+//                   RingState is one iteration's stage and phase, advanced
+//                   by K tiles across the tiles a block computes
+//                   (WgmmaPipeline.cpp)
+//   TileScheduler   the persistent loop over work items: each yields a
+//                   WorkTile (WgmmaTileSchedule.cpp)
+//   TicketQueue     a dynamic schedule's shared state and its ticket drawer
+//                   (WgmmaTicketDrawer.cpp)
+//   Producer        the TMA producer thread (WgmmaProducer.cpp)
+//   Mainloop        a consumer warpgroup's K tiles: wgmma groups, waits,
+//                   promotion (WgmmaKLoop.cpp)
+//   reduceStreamKPart  a split tile's reduction (WgmmaStreamK.cpp)
+//   Epilogue        the output tile (WgmmaEpilogue.cpp)
+//
+// LowerMatmulToWgmma.cpp only wires them: the kernel's set-up, the roles,
+// the consumers' tile loop and the launch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QMM_LIB_CONVERSION_NVVM_WGMMAKERNEL_H
+#define QMM_LIB_CONVERSION_NVVM_WGMMAKERNEL_H
+
+#include "qmm/Conversion/NVVM/WgmmaPlan.h"
+#include "qmm/Dialect/QMM/IR/QMMOps.h"
+#include "qmm/Target/NvidiaChip.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <functional>
+
+namespace mlir {
+namespace qmm {
+namespace wgmma {
+
+inline Value constant(ImplicitLocOpBuilder &b, int64_t value) {
+  return arith::ConstantIndexOp::create(b, value);
+}
+
+/// Whether `encoding`'s scales change every K tile (block scales): the
+/// mainloop applies them to wgmma's partial sums, the epilogue the others.
+inline bool hasPerKTileScales(ScaleEncodingAttr encoding) {
+  return encoding.getKind() == ScaleKind::Block;
+}
+
+/// The matmul, the chip and the plan of one kernel: what every part reads.
+struct KernelSpec {
+  KernelSpec(MatmulOp op, const NvidiaChipInfo &chip, const WgmmaPlan &plan);
+
+  MatmulOp op;
+  const NvidiaChipInfo &chip;
+  const WgmmaPlan &plan;
+  int64_t m, n, k;
+  Type aElement, bElement, dElement;
+
+  const WgmmaTiling &tiling() const { return plan.tiling; }
+  MLIRContext *getContext() const { return op->getContext(); }
+  /// A box of `rows` x `columns` in shared memory (columns: the K tile by
+  /// default).
+  MemRefType getTileType(int64_t rows, Type element,
+                         int64_t columns = 0) const;
+  nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows, Type element,
+                                                  int64_t columns = 0) const;
+  /// A consumer's f32 fragment: wgmma M x tile N over 128 threads.
+  LLVM::LLVMStructType getFragmentType() const;
+  /// The rows of B's tile one block of a cluster loads.
+  int64_t getBPartRows() const {
+    return tiling().tileN / tiling().clusterRows;
+  }
+};
+
+/// The kernel's arguments, as values of its body (null where absent).
+struct KernelArguments {
+  Value tensorMapA, tensorMapB, aScales, bScales, bias, destination,
+      outScales;
+  /// D's tensor map (staged epilogues).
+  Value tensorMapD;
+  /// Split schedules: the workspace's and the arrival counters' global
+  /// addresses (i64). Dynamic schedules: the counters' (the tickets drawn,
+  /// the blocks done).
+  Value workspaceAddress, countersAddress;
+};
+
+/// The scale of operand `scales` (`encoding`, `rows` rows, K extent `k`)
+/// for row `row` and K index `kIndex` (index values), as f32.
+Value loadScale(ImplicitLocOpBuilder &b, Value scales,
+                ScaleEncodingAttr encoding, int64_t rows, int64_t k,
+                Value row, Value kIndex);
+
+/// The block's dynamic shared memory, laid out as WgmmaSharedLayout says.
+class SharedMemory {
+public:
+  /// Aligns the ring's start in the block's dynamic shared memory.
+  SharedMemory(ImplicitLocOpBuilder &b, const KernelSpec &spec);
+
+  /// The ring's start (i64 shared-memory address).
+  Value getRingAddress() const { return ringAddress; }
+  /// The 32-bit address `offset` bytes after the ring's start.
+  Value getAddress(ImplicitLocOpBuilder &b, Value offset) const;
+  Value getAddress(ImplicitLocOpBuilder &b, int64_t offset) const {
+    return getAddress(b, constant(b, offset));
+  }
+  /// Stage `stage`'s start (i64).
+  Value getStageAddress(ImplicitLocOpBuilder &b, Value stage) const;
+  /// A's tile in stage `stage`, and this block's part of B's (rows of
+  /// whole swizzle atoms, so the parts of a cluster's blocks make up the
+  /// tile TMA would write in one copy).
+  Value getATile(ImplicitLocOpBuilder &b, Value stage) const;
+  Value getBTile(ImplicitLocOpBuilder &b, Value stage,
+                 Value clusterRank) const;
+  /// Consumer `consumer`'s staging box `box` as a shared-memory view.
+  Value getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
+                      int64_t box) const;
+
+private:
+  Value getView(ImplicitLocOpBuilder &b, Value bytes, MemRefType type) const;
+
+  const KernelSpec &spec;
+  /// The allocation (i8, dynamic) and the bytes before the ring's start.
+  Value shared, padding;
+  Value ringAddress;
+};
+
+/// Where an iteration of the ring is: ring iterations count K tiles on
+/// across the tiles a block computes; iteration i uses stage i mod stages
+/// in phase (i / stages) mod 2 of the stage's barriers.
+struct RingState {
+  Value iteration, stage, phase;
+  /// The state of iteration `iteration` (index).
+  static RingState at(ImplicitLocOpBuilder &b, Value iteration,
+                      int64_t stages);
+  /// The state `count` (index) iterations later.
+  RingState advance(ImplicitLocOpBuilder &b, Value count,
+                    int64_t stages) const;
+};
+
+/// The ring's barriers: a `full` mbarrier per stage (the producer's
+/// arrival with the stage's byte count; TMA completes it) and an `empty`
+/// one (one arrival per consumer warp of each block of the cluster).
+class RingPipeline {
+public:
+  /// Creates the `full` barriers' group (initialized by initialize()).
+  RingPipeline(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+               const SharedMemory &shared);
+
+  /// Initializes both arrays (one thread).
+  void initialize(ImplicitLocOpBuilder &b) const;
+  RingState getState(ImplicitLocOpBuilder &b, Value iteration) const {
+    return RingState::at(b, iteration, spec.tiling().stages);
+  }
+  /// The producer: waits until `state`'s stage is free (its previous
+  /// round released; the first round finds every stage free).
+  void waitEmpty(ImplicitLocOpBuilder &b, const RingState &state) const;
+  /// The producer arms `stage`'s `full` barrier with `bytes` (index) the
+  /// copies will bring.
+  void arriveFull(ImplicitLocOpBuilder &b, Value stage, Value bytes) const;
+  /// The `full` barriers, which the TMA copies complete on.
+  Value getFullBarriers() const { return fullBarriers; }
+  /// A consumer: waits until `state`'s stage is full.
+  void waitFull(ImplicitLocOpBuilder &b, const RingState &state) const;
+  /// A consumer warp (one lane) releases `stage` in each block of the
+  /// cluster.
+  void releaseEmpty(ImplicitLocOpBuilder &b, Value stage) const;
+
+private:
+  Value getEmptyBarrierAddress(ImplicitLocOpBuilder &b, Value stage) const;
+
+  const KernelSpec &spec;
+  const SharedMemory &shared;
+  Value fullBarriers;
+};
+
+/// One work item of a block's persistent loop.
+struct WorkTile {
+  /// The item (dynamic schedules) and how many the block took before it.
+  Value item, taken;
+  /// The tile's first output row and column.
+  Value blockRow, blockColumn;
+  /// The ring iteration of the item's first K tile.
+  Value firstIteration;
+  /// The item's first K tile and its count (a Stream-K part's, else 0 and
+  /// the K tiles of a tile).
+  Value kBegin, kTiles;
+  /// Split schedules: whether the item is a part (i1), and its index among
+  /// the parts (item - wholeUnits; valid in a part).
+  Value isPart, partItem;
+  /// Static schedules: whether the block computes another item after this
+  /// one (i1).
+  Value hasNext;
+};
+
+/// The persistent blocks' loop over their work items (TileSchedule):
+/// units of `clusterRows` tiles of one column, in raster groups of
+/// `raster-rows` tile rows walked column by column; a block takes its
+/// rank's tile of a unit.
+class TileScheduler {
+public:
+  using Body = llvm::function_ref<SmallVector<Value>(
+      ImplicitLocOpBuilder &, const WorkTile &, ValueRange)>;
+
+  TileScheduler(const KernelSpec &spec, Value clusterRank)
+      : spec(spec), clusterRank(clusterRank) {}
+
+  /// A static schedule's loop: item = cluster, cluster + clusters, ...
+  /// `body` gets the loop-carried values (`initial` at first) and returns
+  /// the next ones.
+  void buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
+                 Body body) const;
+  /// A dynamic schedule's loop: from item = the block's index while item <
+  /// items. `body` returns the next item, then the next carried values.
+  /// Returns the item that ended the loop, the items the block took, then
+  /// the carried values.
+  SmallVector<Value> buildDynamicLoop(ImplicitLocOpBuilder &b,
+                                      ValueRange initial, Body body) const;
+
+private:
+  /// Sets `tile`'s coordinates for unit `unit` in the raster order.
+  void setCoordinates(ImplicitLocOpBuilder &b, Value unit,
+                      WorkTile &tile) const;
+
+  const KernelSpec &spec;
+  Value clusterRank;
+};
+
+/// A dynamic schedule's shared state (the ticket queue's two mbarriers and
+/// slot, an item slot per stage) and its global counters.
+class TicketQueue {
+public:
+  TicketQueue(const KernelSpec &spec, const SharedMemory &shared,
+              const KernelArguments &arguments)
+      : spec(spec), shared(shared), arguments(arguments) {}
+
+  /// Initializes the queue's barriers (one thread).
+  void initialize(ImplicitLocOpBuilder &b) const;
+  /// The ticket drawer's loop (a thread of the producer warpgroup's
+  /// second warp): draws the block's items after its first one ahead of
+  /// the producer, then counts the block done; the last block resets the
+  /// counters.
+  void buildDrawer(ImplicitLocOpBuilder &b) const;
+  /// The producer's item after its `taken`-th (index) from the queue.
+  Value takeNextItem(ImplicitLocOpBuilder &b, Value taken) const;
+  /// The producer tells the consumers stage `stage`'s item.
+  void publishItem(ImplicitLocOpBuilder &b, Value stage, Value item) const;
+  /// A consumer's read of stage `stage`'s item (index), after its wait.
+  Value readItem(ImplicitLocOpBuilder &b, Value stage) const;
+
+private:
+  /// The queue's `full` (0) or `empty` (1) mbarrier, and its slot.
+  Value getBarrierAddress(ImplicitLocOpBuilder &b, int64_t which) const;
+  Value getSlotAddress(ImplicitLocOpBuilder &b) const;
+  Value getItemSlotAddress(ImplicitLocOpBuilder &b, Value stage) const;
+
+  const KernelSpec &spec;
+  const SharedMemory &shared;
+  const KernelArguments &arguments;
+};
+
+/// The producer warpgroup's issuing thread: for each work item's K tiles,
+/// a free stage, then A's and B's tiles copied into it with TMA.
+class Producer {
+public:
+  Producer(const KernelSpec &spec, const KernelArguments &arguments,
+           const SharedMemory &shared, const RingPipeline &ring,
+           const TileScheduler &scheduler, const TicketQueue *queue,
+           Value clusterRank)
+      : spec(spec), arguments(arguments), shared(shared), ring(ring),
+        scheduler(scheduler), queue(queue), clusterRank(clusterRank) {}
+
+  /// The producer's persistent loop.
+  void build(ImplicitLocOpBuilder &b) const;
+
+private:
+  /// The K loop of one work item.
+  void buildItem(ImplicitLocOpBuilder &b, const WorkTile &tile) const;
+  /// After a dynamic schedule's last item: the consumers told the end.
+  void finishDynamic(ImplicitLocOpBuilder &b, Value endItem,
+                     Value takenItems) const;
+
+  const KernelSpec &spec;
+  const KernelArguments &arguments;
+  const SharedMemory &shared;
+  const RingPipeline &ring;
+  const TileScheduler &scheduler;
+  const TicketQueue *queue;
+  Value clusterRank;
+};
+
+/// A consumer warpgroup's thread: its warpgroup's index among the
+/// consumers, its warp and lane.
+struct ConsumerThread {
+  Value consumer, warp, lane;
+  /// The warpgroup's first thread (i1), which issues its TMA stores and
+  /// Stream-K arrivals.
+  Value isFirst;
+  static ConsumerThread create(ImplicitLocOpBuilder &b,
+                               const KernelSpec &spec, Value consumer);
+  /// The thread's two output rows of `tile` and its first column there
+  /// (add 8 group for 8-column group `group`), from wgmma's accumulator
+  /// layout (getAccumulatorPosition).
+  std::pair<std::array<Value, 2>, Value>
+  getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+              const WorkTile &tile) const;
+  /// The warpgroup meets at its named barrier.
+  void sync(ImplicitLocOpBuilder &b, const KernelSpec &spec) const;
+};
+
+/// A consumer warpgroup's K tiles of a work item.
+class Mainloop {
+public:
+  /// A K tile's block scales as loaded: B's for the block's columns and
+  /// A's for each of the thread's rows (each null where that operand is
+  /// not block-scaled).
+  struct KTileScales {
+    Value b;
+    SmallVector<Value, 2> a;
+  };
+  /// A K tile whose wgmma group was issued: its fragment, its ring stage
+  /// and its block scales.
+  struct IssuedKTile {
+    Value fragment, stage;
+    KTileScales scales;
+  };
+
+  Mainloop(const KernelSpec &spec, const KernelArguments &arguments,
+           const SharedMemory &shared, const RingPipeline &ring,
+           const ConsumerThread &thread)
+      : spec(spec), arguments(arguments), shared(shared), ring(ring),
+        thread(thread) {}
+
+  /// Waits for `state`'s stage and issues its wgmma steps into the
+  /// registers of `spare` (a fragment already promoted). With
+  /// `accumulate`, the steps add to the fragment's sums (which a group in
+  /// flight may still be writing) instead of starting anew.
+  IssuedKTile issue(ImplicitLocOpBuilder &b, const RingState &state,
+                    Value spare, bool accumulate = false) const;
+  /// issue() on stage `stage`, which the caller waited for.
+  IssuedKTile issueOnStage(ImplicitLocOpBuilder &b, Value stage, Value spare,
+                           bool accumulate = false) const;
+  /// A work item's K tiles after its K tile 0, whose group (`fragment`) is
+  /// in flight: returns the item's f32 sums (before the epilogue's scales)
+  /// and the spare fragment.
+  std::pair<Value, Value> build(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                                ArrayRef<Value> rows, Value fragment) const;
+
+private:
+  /// Loads K tile `kt`'s block scales for `rows` (nothing without block
+  /// scales). They are multiplied only at the promotion, after the wait
+  /// for the K tile's group, which covers the loads' latency.
+  KTileScales loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                         ArrayRef<Value> rows, Value kt) const;
+  /// After the wait for `tile`'s group: releases its stage and returns
+  /// `accumulator` plus the scaled fragment; `tile.fragment` becomes the
+  /// pinned fragment, for the next K tile.
+  Value retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
+               Value accumulator) const;
+  /// One lane per warp releases `stage` (after a wait for the groups that
+  /// read it: wait_group is warp-wide).
+  void releaseStage(ImplicitLocOpBuilder &b, Value stage) const;
+  /// `accumulator` plus `tile`'s fragment times its block scales (if any),
+  /// pinned; `tile.fragment` becomes the pinned fragment.
+  Value promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
+                Value accumulator) const;
+  /// Block scales: one wgmma group at a time, each promoted.
+  std::pair<Value, Value> buildPerKTile(ImplicitLocOpBuilder &b,
+                                        const WorkTile &tile,
+                                        ArrayRef<Value> rows,
+                                        Value fragment) const;
+  /// Epilogue-applied scales: wgmma sums `promotionKTiles` K tiles into
+  /// the fragment before each promotion.
+  std::pair<Value, Value> buildDeferred(ImplicitLocOpBuilder &b,
+                                        const WorkTile &tile,
+                                        Value fragment) const;
+  /// The shared-memory matrix descriptor of a K-major tile at byte address
+  /// `address` (i64) in 128B-swizzled rows.
+  Value buildDescriptor(ImplicitLocOpBuilder &b, Value address) const;
+
+  const KernelSpec &spec;
+  const KernelArguments &arguments;
+  const SharedMemory &shared;
+  const RingPipeline &ring;
+  const ConsumerThread &thread;
+};
+
+/// A Stream-K part's end, in `thread`'s warpgroup: its sums `accumulator`
+/// stored to its workspace slot, its arrival counted; the last part of the
+/// tile to arrive adds all the slots in order and resets the counter.
+/// Returns whether this warpgroup runs the tile's epilogue (i1) and the
+/// tile's sums there.
+std::pair<Value, Value> reduceStreamKPart(ImplicitLocOpBuilder &b,
+                                          const KernelSpec &spec,
+                                          const KernelArguments &arguments,
+                                          const ConsumerThread &thread,
+                                          const WorkTile &tile,
+                                          Value accumulator);
+
+/// A consumer warpgroup's output tiles: scales, C, bias, activation and
+/// the rounding to D's type, or an FP8 output's quantization; staged and
+/// stored with TMA, or stored from registers.
+class Epilogue {
+public:
+  /// Loads what does not change from tile to tile (per-tensor scales).
+  Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+           const KernelArguments &arguments, const SharedMemory &shared,
+           const ConsumerThread &thread);
+
+  /// Tile `tile`'s outputs from the f32 sums `accumulator`; the thread's
+  /// rows and first column as ConsumerThread::getPosition gives them
+  /// (offset by the tile's origin).
+  void build(ImplicitLocOpBuilder &b, const WorkTile &tile, Value accumulator,
+             ArrayRef<Value> rows, Value laneColumn) const;
+  /// After the last tile: the TMA stores done reading the staging buffers.
+  void finish(ImplicitLocOpBuilder &b) const;
+
+private:
+  /// The shared-memory pointer where the thread's pair of 8-column group
+  /// `group` in row `half` is staged: the accumulator layout's columns,
+  /// 16-byte chunks swizzled by the row as TMA reads them.
+  Value getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
+                          int64_t half) const;
+  /// Before the warpgroup writes its staging buffer: the TMA stores of its
+  /// previous tile have read it.
+  void beginStaging(ImplicitLocOpBuilder &b) const;
+  /// After it: the writes made visible to TMA (the async proxy), then one
+  /// thread stores the boxes into D and commits them as a bulk group.
+  void storeStagedTile(ImplicitLocOpBuilder &b, const WorkTile &tile) const;
+  /// FP8 outputs: the thread's f32 results quantized per block of C
+  /// columns by qmm.quantize's rule, the codes stored in pairs and each
+  /// row's block scales by the row's first lane. `resultsAt(group, half)`
+  /// builds the f32 results of 8-column group `group` in row `rows[half]`
+  /// (the thread's two columns there).
+  void storeQuantized(
+      ImplicitLocOpBuilder &b, const WorkTile &tile,
+      llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
+      ArrayRef<Value> rows, Value laneColumn) const;
+
+  const KernelSpec &spec;
+  const KernelArguments &arguments;
+  const SharedMemory &shared;
+  const ConsumerThread &thread;
+  /// A's and B's per-tensor scales, each null where the operand's scales
+  /// are not per-tensor.
+  Value tensorScaleA, tensorScaleB;
+  /// D as a global pointer where pairs of elements are stored at once, or
+  /// null (odd N, or staged).
+  Value destinationPointer;
+};
+
+} // namespace wgmma
+} // namespace qmm
+} // namespace mlir
+
+#endif // QMM_LIB_CONVERSION_NVVM_WGMMAKERNEL_H

@@ -1,0 +1,208 @@
+//===- WgmmaPipeline.cpp - the wgmma kernel's ring of stages --------------===//
+//
+// Part of qmm-lower-matmul-to-wgmma: the block's shared memory (the ring
+// of stages, its barriers, D's staging buffers; WgmmaSharedLayout) and the
+// ring's two arrays of mbarriers. `full` is nvgpu's (TMA completes it);
+// `empty` is driven through PtxBuilders.h, because a consumer warp's
+// release must reach every block of a cluster (whose producers multicast
+// into its shared memory) and nvgpu's ops address one block's barriers
+// only. Both keep mbarrier's default semantics, as CUTLASS's cluster
+// pipelines do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PtxBuilders.h"
+#include "WgmmaKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::wgmma;
+
+//===----------------------------------------------------------------------===//
+// SharedMemory
+//===----------------------------------------------------------------------===//
+
+SharedMemory::SharedMemory(ImplicitLocOpBuilder &b, const KernelSpec &spec)
+    : spec(spec) {
+  // The ring starts at the first swizzle-atom boundary of dynamic shared
+  // memory: TMA's 128B swizzle and the descriptors assume atom-aligned
+  // tiles.
+  auto rawType = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI8Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  shared = gpu::DynamicSharedMemoryOp::create(b, rawType);
+  Value base = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, shared));
+  Value atom = arith::ConstantIntOp::create(b, b.getI64Type(),
+                                            spec.plan.shared.alignment);
+  Value padding64 = arith::RemUIOp::create(
+      b, arith::SubIOp::create(b, atom, arith::RemUIOp::create(b, base, atom)),
+      atom);
+  ringAddress = arith::AddIOp::create(b, base, padding64);
+  padding = arith::IndexCastOp::create(b, b.getIndexType(), padding64);
+}
+
+Value SharedMemory::getAddress(ImplicitLocOpBuilder &b, Value offset) const {
+  Value address = arith::AddIOp::create(
+      b, ringAddress, arith::IndexCastOp::create(b, b.getI64Type(), offset));
+  return arith::TruncIOp::create(b, b.getI32Type(), address);
+}
+
+Value SharedMemory::getStageAddress(ImplicitLocOpBuilder &b,
+                                    Value stage) const {
+  return arith::AddIOp::create(
+      b, ringAddress,
+      arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::MulIOp::create(b, stage,
+                                constant(b, spec.plan.shared.stageBytes))));
+}
+
+Value SharedMemory::getView(ImplicitLocOpBuilder &b, Value bytes,
+                            MemRefType type) const {
+  return memref::ViewOp::create(b, type, shared,
+                                arith::AddIOp::create(b, padding, bytes),
+                                ValueRange())
+      .getResult();
+}
+
+Value SharedMemory::getATile(ImplicitLocOpBuilder &b, Value stage) const {
+  const WgmmaSharedLayout &layout = spec.plan.shared;
+  Value bytes = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, stage, constant(b, layout.stageBytes)),
+      constant(b, layout.aOffset));
+  return getView(b, bytes,
+                 spec.getTileType(spec.tiling().tileM, spec.aElement));
+}
+
+Value SharedMemory::getBTile(ImplicitLocOpBuilder &b, Value stage,
+                             Value clusterRank) const {
+  const WgmmaSharedLayout &layout = spec.plan.shared;
+  int64_t partRows = spec.getBPartRows();
+  Value offset = constant(b, layout.bOffset);
+  if (spec.plan.clustered())
+    offset = arith::AddIOp::create(
+        b, offset,
+        arith::MulIOp::create(
+            b, clusterRank, constant(b, partRows * spec.tiling().tileK)));
+  Value bytes = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, stage, constant(b, layout.stageBytes)),
+      offset);
+  return getView(b, bytes, spec.getTileType(partRows, spec.bElement));
+}
+
+Value SharedMemory::getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
+                                  int64_t box) const {
+  const WgmmaSharedLayout &layout = spec.plan.shared;
+  Value bytes = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, consumer,
+                            constant(b, layout.stagingBytesPerConsumer)),
+      constant(b, layout.staging + box * layout.stagingBoxBytes));
+  return getView(b, bytes,
+                 spec.getTileType(spec.chip.wgmmaM, spec.dElement,
+                                  spec.plan.stagingBoxColumns));
+}
+
+//===----------------------------------------------------------------------===//
+// RingState
+//===----------------------------------------------------------------------===//
+
+RingState RingState::at(ImplicitLocOpBuilder &b, Value iteration,
+                        int64_t stages) {
+  Value count = constant(b, stages);
+  Value stage = arith::RemUIOp::create(b, iteration, count);
+  Value round = arith::DivUIOp::create(b, iteration, count);
+  return {iteration, stage, arith::AndIOp::create(b, round, constant(b, 1))};
+}
+
+RingState RingState::advance(ImplicitLocOpBuilder &b, Value count,
+                             int64_t stages) const {
+  return at(b, arith::AddIOp::create(b, iteration, count), stages);
+}
+
+//===----------------------------------------------------------------------===//
+// RingPipeline
+//===----------------------------------------------------------------------===//
+
+RingPipeline::RingPipeline(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                           const SharedMemory &shared)
+    : spec(spec), shared(shared) {
+  auto type = nvgpu::MBarrierGroupType::get(
+      b.getContext(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup),
+      spec.tiling().stages);
+  fullBarriers = nvgpu::MBarrierCreateOp::create(b, type);
+}
+
+Value RingPipeline::getEmptyBarrierAddress(ImplicitLocOpBuilder &b,
+                                           Value stage) const {
+  return shared.getAddress(
+      b, arith::AddIOp::create(
+             b, constant(b, spec.plan.shared.emptyBarriers),
+             arith::MulIOp::create(b, stage, constant(b, 8))));
+}
+
+void RingPipeline::initialize(ImplicitLocOpBuilder &b) const {
+  const WgmmaTiling &tiling = spec.tiling();
+  // `empty`: one arrival per consumer warp of each block of the cluster.
+  Value emptyArrivals = arith::ConstantIntOp::create(
+      b, b.getI32Type(),
+      tiling.clusterRows * tiling.consumers * spec.chip.warpgroupThreads / 32);
+  Value one = constant(b, 1);
+  for (int64_t stage = 0; stage < tiling.stages; ++stage) {
+    Value index = constant(b, stage);
+    // `full`: the producer's arrival with its byte count.
+    nvgpu::MBarrierInitOp::create(b, fullBarriers, one, index, Value());
+    ptx::initMBarrier(b, getEmptyBarrierAddress(b, index), emptyArrivals);
+  }
+}
+
+void RingPipeline::waitEmpty(ImplicitLocOpBuilder &b,
+                             const RingState &state) const {
+  // A stage is free once the consumers released its previous round; the
+  // first round finds every stage free (waiting for the parity of the
+  // phase before a fresh barrier's first one returns at once).
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                       state.phase, constant(b, 0));
+  ptx::waitMBarrierParity(b, getEmptyBarrierAddress(b, state.stage), parity);
+}
+
+void RingPipeline::arriveFull(ImplicitLocOpBuilder &b, Value stage,
+                              Value bytes) const {
+  nvgpu::MBarrierArriveExpectTxOp::create(b, fullBarriers, bytes, stage,
+                                          Value());
+}
+
+void RingPipeline::waitFull(ImplicitLocOpBuilder &b,
+                            const RingState &state) const {
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                       state.phase, constant(b, 0));
+  Value ticks = constant(b, 10000000);
+  nvgpu::MBarrierTryWaitParityOp::create(b, fullBarriers, parity, ticks,
+                                         state.stage);
+}
+
+void RingPipeline::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) const {
+  Value address = getEmptyBarrierAddress(b, stage);
+  if (!spec.plan.clustered()) {
+    ptx::arriveMBarrier(b, address);
+    return;
+  }
+  // The same barrier of each block of the cluster. The arrival keeps the
+  // default semantics (release at CTA scope): what it orders is this
+  // warp's wgmma reads, complete after the wait, before TMA's writes;
+  // release at cluster scope would also wait for the previous tile's
+  // global stores, on every K tile.
+  for (int64_t rank = 0; rank < spec.tiling().clusterRows; ++rank)
+    ptx::arriveRemoteMBarrier(
+        b, address, arith::ConstantIntOp::create(b, b.getI32Type(), rank));
+}

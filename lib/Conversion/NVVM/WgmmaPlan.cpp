@@ -1,0 +1,274 @@
+//===- WgmmaPlan.cpp - the host-side plan of a wgmma kernel ---------------===//
+//
+// Eligibility, tiling, persistent schedule and shared-memory layout of
+// qmm-lower-matmul-to-wgmma's kernels, as pure functions (WgmmaPlan.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/NVVM/WgmmaPlan.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::qmm;
+using namespace mlir::qmm::wgmma;
+
+static llvm::Error refuse(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
+                                    int64_t rasterUnits, int64_t kTiles,
+                                    const NvidiaChipInfo &chip, bool streamK,
+                                    int64_t maxBlocks, bool dynamic) {
+  int64_t limit = maxBlocks > 0 ? std::min(maxBlocks, chip.multiprocessors)
+                                : chip.multiprocessors;
+  // The units that run at once: one per cluster of blocks.
+  int64_t slots = std::max<int64_t>(1, limit / clusterRows);
+  TileSchedule schedule;
+  // Dynamic: every slot takes units as it frees up, so the blocks that
+  // run faster take more and all multiprocessors work (no balancing).
+  // Clustered blocks would have to draw their tickets together, and a
+  // split last round is static by construction; one round has nothing
+  // to hand out.
+  if (dynamic && clusterRows == 1 && units > slots &&
+      !getTileSchedule(units, clusterRows, rasterUnits, kTiles, chip,
+                       streamK, maxBlocks, /*dynamic=*/false)
+           .isSplit()) {
+    schedule.blocks = slots;
+    schedule.wholeUnits = units;
+    schedule.dynamic = true;
+    return schedule;
+  }
+  // Unsplit, the fewest blocks that take the units in as many rounds as
+  // `slots` would, rounded up to whole columns of a raster group (at most
+  // `slots`): 4096 tiles run 32 rounds on 128 blocks rather than 132, and
+  // each round covers whole columns of 8 tile rows.
+  int64_t balancedSlots = std::min(
+      slots, static_cast<int64_t>(llvm::alignTo(
+                 llvm::divideCeil(units, llvm::divideCeil(units, slots)),
+                 rasterUnits)));
+  schedule.blocks = std::min(units, balancedSlots) * clusterRows;
+  schedule.wholeUnits = units;
+  // Clustered blocks take units together (they share B's tiles), so they
+  // are not split.
+  if (!streamK || clusterRows > 1)
+    return schedule;
+  int64_t rounds = units / slots, lastRound = units % slots;
+  if (lastRound == 0 || 2 * lastRound > slots ||
+      rounds > kMaxStreamKRounds || kTiles < kMinStreamKTileKTiles)
+    return schedule;
+  int64_t parts =
+      std::min(slots / lastRound, kTiles / kMinStreamKPartKTiles);
+  if (parts < 2)
+    return schedule;
+  schedule.wholeUnits = rounds * slots;
+  schedule.splitTiles = lastRound;
+  schedule.parts = parts;
+  // Without whole rounds, one block per part.
+  schedule.blocks = rounds ? slots : lastRound * parts;
+  return schedule;
+}
+
+AccumulatorPosition wgmma::getAccumulatorPosition(int64_t thread,
+                                                  int64_t element) {
+  int64_t warp = thread / 32, lane = thread % 32;
+  int64_t group = element / 4, inGroup = element % 4;
+  return {16 * warp + lane / 4 + 8 * (inGroup / 2),
+          8 * group + 2 * (lane % 4) + inGroup % 2};
+}
+
+WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
+                                         const NvidiaChipInfo &chip) {
+  WgmmaSharedLayout layout;
+  layout.alignment = 8 * chip.swizzleBytes;
+  layout.stages = tiling.stages;
+  layout.stageBytes = tiling.stageBytes();
+  layout.aOffset = 0;
+  layout.bOffset = tiling.tileM * tiling.tileK;
+  int64_t end = tiling.stages * layout.stageBytes;
+  layout.emptyBarriers = end;
+  end += 8 * tiling.stages;
+  if (tiling.itemSlots) {
+    layout.queueBarriers = end;
+    layout.itemSlots = end + 16;
+    layout.queueSlot = layout.itemSlots + 4 * tiling.stages;
+    end = layout.queueSlot + 4;
+  }
+  if (tiling.stagingBytes) {
+    layout.staging = llvm::alignTo(end, layout.alignment);
+    layout.stagingBytesPerConsumer = tiling.stagingBytes / tiling.consumers;
+    layout.stagingBoxBytes = chip.wgmmaM * chip.swizzleBytes;
+    end = layout.staging + tiling.stagingBytes;
+  }
+  layout.bytes = end + layout.alignment;
+  return layout;
+}
+
+llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
+                                                  const NvidiaChipInfo &chip) {
+  if (options.maxBlocks < 0)
+    return refuse(llvm::formatv("max-blocks must be 0 (one block per "
+                                "multiprocessor) or positive, got {0}",
+                                options.maxBlocks));
+  if (options.rasterRows < 1)
+    return refuse(llvm::formatv("raster-rows must be at least 1, got {0}",
+                                options.rasterRows));
+  // One stage would work, but the producer could copy only once the
+  // consumers released it: no TMA copy would ever overlap the wgmma steps.
+  if (options.stages < 2)
+    return refuse(llvm::formatv(
+        "stages must be at least 2 (a ring of one stage never overlaps the "
+        "copies with the wgmma steps), got {0}",
+        options.stages));
+  if (options.promotionKTiles < 1)
+    return refuse(llvm::formatv("promotion-k-tiles must be at least 1, got "
+                                "{0}",
+                                options.promotionKTiles));
+  WgmmaTiling tiling;
+  tiling.tileK = chip.getWgmmaKTile();
+  tiling.consumers = 2;
+  tiling.tileM = tiling.consumers * chip.wgmmaM;
+  tiling.tileN = 128;
+  tiling.stages = options.stages;
+  tiling.promotionKTiles = options.promotionKTiles;
+  tiling.threads = (tiling.consumers + 1) * chip.warpgroupThreads;
+  tiling.rasterRows = options.rasterRows;
+  // The producer (one thread issuing copies) keeps 40 registers, what
+  // CUTLASS's warp-specialized kernels give it; the consumers share the
+  // rest, in setmaxnreg's steps of 8.
+  tiling.producerRegisters =
+      std::max<int64_t>(40, chip.minRegistersPerThread);
+  tiling.consumerRegisters =
+      std::min(chip.maxRegistersPerThread,
+               (chip.registersPerMultiprocessor -
+                chip.warpgroupThreads * tiling.producerRegisters) /
+                   (tiling.consumers * chip.warpgroupThreads) / 8 * 8);
+  // B's tile splits into parts of whole 8-row swizzle atoms.
+  int64_t maxClusterRows =
+      std::min(chip.maxPortableClusterBlocks, tiling.tileN / 8);
+  if (options.clusterRows < 1 || !llvm::isPowerOf2_64(options.clusterRows) ||
+      options.clusterRows > maxClusterRows)
+    return refuse(llvm::formatv("cluster-rows must be a power of two from 1 "
+                                "to {0}, got {1}",
+                                maxClusterRows, options.clusterRows));
+  if (options.maxBlocks > 0 && options.maxBlocks < options.clusterRows)
+    return refuse(llvm::formatv("max-blocks ({0}) must hold a cluster of "
+                                "cluster-rows ({1}) blocks",
+                                options.maxBlocks, options.clusterRows));
+  // The ring must fit with a dynamic schedule's state where a kernel may
+  // have one (staging buffers are left out where they do not fit).
+  WgmmaTiling largest = tiling;
+  largest.itemSlots = options.dynamicSchedule;
+  int64_t bytes = getSharedLayout(largest, chip).bytes;
+  if (bytes > chip.maxSharedBytesPerBlock)
+    return refuse(llvm::formatv("{0} stages need {1} bytes of shared memory; "
+                                "{2} has {3} per block",
+                                options.stages, bytes, chip.name,
+                                chip.maxSharedBytesPerBlock));
+  return tiling;
+}
+
+/// Why the kernel does not take `problem`, or the empty string.
+static std::string getIneligibility(const WgmmaProblem &problem,
+                                    const WgmmaTiling &tiling) {
+  // wgmma reads OCP FP8 only (the NVVM pipeline refuses the rest before).
+  if (!problem.ocpFP8)
+    return "not OCP FP8";
+  // Empty products are the reference lowering's; TMA coordinates are
+  // 32-bit.
+  constexpr int64_t kMaxCoordinate = (int64_t(1) << 31) - 1;
+  for (int64_t extent : {problem.m, problem.k, problem.n})
+    if (extent == 0 || extent > kMaxCoordinate)
+      return "empty or above 2^31 - 1 extents";
+  // wgmma reads K-major FP8 tiles only (PTX ISA: transposed layouts are
+  // for 16-bit types).
+  if (!problem.bStoredNK)
+    return "B stored [K, N]";
+  if (problem.auxOutputs)
+    return "auxiliary outputs";
+  // A block of the output's scales must lie within one thread quad's
+  // columns of one tile (whole 8-column groups).
+  if (int64_t columns = problem.outScaleBlockColumns)
+    if (columns % 8 != 0 || tiling.tileN % columns != 0)
+      return "FP8 output scale blocks not dividing the kernel's tiles";
+  if (!problem.contiguous)
+    return "strided operands";
+  // TMA reads rows at 16-byte aligned strides.
+  if (problem.k % 16 != 0)
+    return "K not a positive multiple of 16";
+  for (auto [scales, isB] :
+       {std::pair{problem.aScales, false}, {problem.bScales, true}}) {
+    if (scales.kind == WgmmaScales::Kind::MX)
+      return "MX scales";
+    if (scales.kind != WgmmaScales::Kind::Block)
+      continue;
+    // A K block must be whole K tiles; B's row blocks whole N tiles, so
+    // that one scale serves a consumer's columns.
+    if (scales.blockK % tiling.tileK != 0 ||
+        (isB && scales.blockRows % tiling.tileN != 0))
+      return "scale blocks not aligned with the kernel's tiles";
+  }
+  return "";
+}
+
+/// The bytes of D's staging buffers where D's tiles go out through shared
+/// memory and TMA stores, else 0: elements TMA may store whose rows are
+/// 16-byte aligned (a tensor map's strides), when the buffers fit beside
+/// the ring.
+static int64_t getStagingBytes(const WgmmaProblem &problem,
+                               const WgmmaTiling &tiling,
+                               const NvidiaChipInfo &chip) {
+  int64_t elementBytes = problem.outElementBytes;
+  if (!problem.outTmaStorable ||
+      problem.n * elementBytes % chip.tmaGlobalAlignment != 0 ||
+      tiling.tileN * elementBytes % chip.swizzleBytes != 0)
+    return 0;
+  WgmmaTiling staged = tiling;
+  staged.stagingBytes =
+      tiling.consumers * chip.wgmmaM * tiling.tileN * elementBytes;
+  if (getSharedLayout(staged, chip).bytes > chip.maxSharedBytesPerBlock)
+    return 0;
+  return staged.stagingBytes;
+}
+
+llvm::Expected<WgmmaPlan>
+wgmma::planWgmmaKernel(const WgmmaProblem &problem,
+                       const WgmmaTiling &moduleTiling,
+                       const WgmmaOptions &options,
+                       const NvidiaChipInfo &chip) {
+  std::string reason = getIneligibility(problem, moduleTiling);
+  if (!reason.empty())
+    return refuse(reason);
+  WgmmaPlan plan;
+  WgmmaTiling &tiling = plan.tiling;
+  tiling = moduleTiling;
+  plan.tileRows = llvm::divideCeil(problem.m, tiling.tileM);
+  plan.tileColumns = llvm::divideCeil(problem.n, tiling.tileN);
+  plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
+  // Clusters of `cluster-rows` blocks where M's tile rows divide by it.
+  tiling.clusterRows =
+      plan.tileRows % options.clusterRows == 0 ? options.clusterRows : 1;
+  plan.unitRows = plan.tileRows / tiling.clusterRows;
+  plan.rasterUnits =
+      std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
+  plan.schedule = getTileSchedule(plan.units(), tiling.clusterRows,
+                                  plan.rasterUnits, plan.kTiles, chip,
+                                  options.streamK, options.maxBlocks,
+                                  options.dynamicSchedule);
+  tiling.itemSlots = plan.schedule.dynamic;
+  tiling.stagingBytes = getStagingBytes(problem, tiling, chip);
+  plan.shared = getSharedLayout(tiling, chip);
+  // Block scales change every K tile; the others wait for the epilogue.
+  plan.promotionKTiles = getWgmmaPromotionKTiles(
+      problem.aScales.perKTile() || problem.bScales.perKTile(),
+      tiling.promotionKTiles);
+  if (tiling.stagingBytes)
+    plan.stagingBoxColumns = chip.swizzleBytes / problem.outElementBytes;
+  plan.partialRows = problem.m % tiling.tileM != 0;
+  plan.partialColumns = problem.n % tiling.tileN != 0;
+  return plan;
+}

@@ -1,0 +1,336 @@
+//===- WgmmaPlanCheck.cpp - the wgmma kernel's plan, without IR -----------===//
+//
+// qmm-lower-matmul-to-wgmma's host-side plan (WgmmaPlan.h) checked against
+// values worked out by hand from the sm_90a target description (132
+// multiprocessors, 227 KiB of shared memory per block, 64 Ki registers,
+// 128-byte swizzle rows, wgmma m64) and the PTX ISA's wgmma accumulator
+// layout. Prints one line per case and exits non-zero on any mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qmm/Conversion/NVVM/WgmmaPlan.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <string>
+
+using namespace mlir::qmm;
+using namespace mlir::qmm::wgmma;
+
+namespace {
+int failures = 0;
+
+/// Compares named values of one case, printing the case's verdict.
+struct Case {
+  std::string name;
+  int mismatches = 0;
+  explicit Case(std::string name) : name(std::move(name)) {}
+  void expect(const char *what, int64_t actual, int64_t expected) {
+    if (actual == expected)
+      return;
+    ++mismatches;
+    llvm::outs() << "  " << name << ": " << what << " is " << actual
+                 << ", expected " << expected << "\n";
+  }
+  void expect(const char *what, const std::string &actual,
+              const std::string &expected) {
+    if (actual == expected)
+      return;
+    ++mismatches;
+    llvm::outs() << "  " << name << ": " << what << " is '" << actual
+                 << "', expected '" << expected << "'\n";
+  }
+  ~Case() {
+    llvm::outs() << name << ": " << (mismatches ? "MISMATCH" : "ok") << "\n";
+    failures += mismatches != 0;
+  }
+};
+
+const NvidiaChipInfo &hopper() { return *lookupNvidiaChip("sm_90a"); }
+
+WgmmaProblem problem(int64_t m, int64_t n, int64_t k) {
+  WgmmaProblem problem;
+  problem.m = m;
+  problem.n = n;
+  problem.k = k;
+  return problem;
+}
+
+WgmmaScales blocks(int64_t rows, int64_t k) {
+  WgmmaScales scales;
+  scales.kind = WgmmaScales::Kind::Block;
+  scales.blockRows = rows;
+  scales.blockK = k;
+  return scales;
+}
+
+WgmmaTiling tiling(const WgmmaOptions &options) {
+  return llvm::cantFail(getWgmmaTiling(options, hopper()));
+}
+
+/// The plan, or a default plan after reporting why there is none.
+WgmmaPlan plan(Case &c, const WgmmaProblem &problem,
+               const WgmmaOptions &options = {}) {
+  llvm::Expected<WgmmaPlan> planned =
+      planWgmmaKernel(problem, tiling(options), options, hopper());
+  if (planned)
+    return *planned;
+  c.expect("eligibility", llvm::toString(planned.takeError()), "");
+  return WgmmaPlan();
+}
+
+std::string whyNot(const WgmmaProblem &problem,
+                   const WgmmaOptions &options = {}) {
+  llvm::Expected<WgmmaPlan> planned =
+      planWgmmaKernel(problem, tiling(options), options, hopper());
+  if (planned)
+    return "";
+  return llvm::toString(planned.takeError());
+}
+
+std::string optionError(const WgmmaOptions &options) {
+  llvm::Expected<WgmmaTiling> tiled = getWgmmaTiling(options, hopper());
+  if (tiled)
+    return "";
+  return llvm::toString(tiled.takeError());
+}
+
+void checkTiling() {
+  Case c("default tiling");
+  WgmmaTiling t = tiling({});
+  // 2 consumer warpgroups of m64, N 128, K one 128-byte row of FP8.
+  c.expect("tile M", t.tileM, 128);
+  c.expect("tile N", t.tileN, 128);
+  c.expect("tile K", t.tileK, 128);
+  c.expect("threads", t.threads, 384);
+  c.expect("stage bytes", t.stageBytes(), (128 + 128) * 128);
+  // (65536 - 128 x 40) / 256 = 236, rounded down to setmaxnreg's step 8.
+  c.expect("producer registers", t.producerRegisters, 40);
+  c.expect("consumer registers", t.consumerRegisters, 232);
+}
+
+void checkOptions() {
+  Case c("options refused");
+  WgmmaOptions one;
+  one.stages = 1;
+  c.expect("stages=1", optionError(one),
+           "stages must be at least 2 (a ring of one stage never overlaps "
+           "the copies with the wgmma steps), got 1");
+  WgmmaOptions three;
+  three.clusterRows = 3;
+  c.expect("cluster-rows=3", optionError(three),
+           "cluster-rows must be a power of two from 1 to 8, got 3");
+  // 7 stages: 229376 + 56 + 1024 bytes fit 232448; 8: 262144 + 64 + 1024
+  // do not.
+  WgmmaOptions seven;
+  seven.stages = 7;
+  c.expect("stages=7", optionError(seven), "");
+  WgmmaOptions eight;
+  eight.stages = 8;
+  c.expect("stages=8", optionError(eight),
+           "8 stages need 263232 bytes of shared memory; sm_90a has 232448 "
+           "per block");
+  WgmmaOptions blocks;
+  blocks.maxBlocks = 2;
+  blocks.clusterRows = 4;
+  c.expect("max-blocks=2 cluster-rows=4", optionError(blocks),
+           "max-blocks (2) must hold a cluster of cluster-rows (4) blocks");
+}
+
+void checkLargeSquare() {
+  Case c("8192^3 per-tensor bf16");
+  WgmmaPlan p = plan(c, problem(8192, 8192, 8192));
+  c.expect("K tiles", p.kTiles, 64);
+  c.expect("units", p.units(), 64 * 64);
+  // 4096 tiles take ceil(4096 / 132) = 32 rounds; 128 blocks take them in
+  // as many (a multiple of the raster's 8).
+  c.expect("blocks", p.schedule.blocks, 128);
+  c.expect("split", p.schedule.isSplit(), 0);
+  c.expect("promotion K tiles", p.promotionKTiles, 4);
+  // Ring 4 x 32768, `empty` barriers 32 bytes, staging (2 x 64 x 128 bf16)
+  // at the next 1024-byte boundary, plus 1024 to align the ring.
+  c.expect("empty barriers", p.shared.emptyBarriers, 131072);
+  c.expect("staging", p.shared.staging, 132096);
+  c.expect("staging per consumer", p.shared.stagingBytesPerConsumer, 16384);
+  c.expect("staging box bytes", p.shared.stagingBoxBytes, 64 * 128);
+  c.expect("box columns", p.stagingBoxColumns, 64);
+  c.expect("shared bytes", p.shared.bytes, 132096 + 32768 + 1024);
+  c.expect("queue", p.shared.queueBarriers, -1);
+}
+
+void checkStreamK() {
+  Case c("896x2432x8192 Stream-K");
+  WgmmaPlan p = plan(c, problem(896, 2432, 8192));
+  // 7 x 19 = 133 tiles: one round of 132, then 1 tile split into
+  // min(132 / 1, 64 K tiles / 8) = 8 parts.
+  c.expect("units", p.units(), 133);
+  c.expect("whole units", p.schedule.wholeUnits, 132);
+  c.expect("split tiles", p.schedule.splitTiles, 1);
+  c.expect("parts", p.schedule.parts, 8);
+  c.expect("items", p.schedule.items(), 140);
+  c.expect("blocks", p.schedule.blocks, 132);
+  WgmmaOptions off;
+  off.streamK = false;
+  WgmmaPlan unsplit = plan(c, problem(896, 2432, 8192), off);
+  // Unsplit: 2 rounds; ceil(133 / 2) = 67 blocks, rounded up to 72.
+  c.expect("blocks without Stream-K", unsplit.schedule.blocks, 72);
+  c.expect("parts without Stream-K", unsplit.schedule.parts, 1);
+}
+
+void checkSingleRow() {
+  Case c("1x4096x4096 Stream-K without whole rounds");
+  WgmmaPlan p = plan(c, problem(1, 4096, 4096));
+  // 32 tiles of 32 K tiles: no whole round; each split into
+  // min(132 / 32, 32 / 8) = 4 parts, one block per part.
+  c.expect("whole units", p.schedule.wholeUnits, 0);
+  c.expect("split tiles", p.schedule.splitTiles, 32);
+  c.expect("parts", p.schedule.parts, 4);
+  c.expect("blocks", p.schedule.blocks, 128);
+  c.expect("partial rows", p.partialRows, 1);
+  c.expect("partial columns", p.partialColumns, 0);
+}
+
+void checkDynamic() {
+  Case c("8192^3 dynamic schedule");
+  WgmmaOptions options;
+  options.dynamicSchedule = true;
+  WgmmaPlan p = plan(c, problem(8192, 8192, 8192), options);
+  c.expect("dynamic", p.schedule.dynamic, 1);
+  c.expect("blocks", p.schedule.blocks, 132);
+  // After the `empty` barriers (131072 + 32): the queue's two barriers,
+  // 4 item slots, the queue's slot.
+  c.expect("queue barriers", p.shared.queueBarriers, 131104);
+  c.expect("item slots", p.shared.itemSlots, 131120);
+  c.expect("queue slot", p.shared.queueSlot, 131136);
+  c.expect("staging", p.shared.staging, 132096);
+  c.expect("shared bytes", p.shared.bytes, 165888);
+  // One round has nothing to hand out: 128x128x8192 stays static.
+  WgmmaPlan one = plan(c, problem(128, 128, 8192), options);
+  c.expect("one tile dynamic", one.schedule.dynamic, 0);
+}
+
+void checkBlockScales() {
+  Case c("4096x7168x16384 1x128 x 128x128");
+  WgmmaProblem blockwise = problem(4096, 7168, 16384);
+  blockwise.aScales = blocks(1, 128);
+  blockwise.bScales = blocks(128, 128);
+  WgmmaPlan p = plan(c, blockwise);
+  c.expect("promotion K tiles", p.promotionKTiles, 1);
+  c.expect("units", p.units(), 32 * 56);
+  // ceil(1792 / 132) = 14 rounds: 128 blocks.
+  c.expect("blocks", p.schedule.blocks, 128);
+}
+
+void checkClusters() {
+  Case c("clusters of 2");
+  WgmmaOptions options;
+  options.clusterRows = 2;
+  WgmmaPlan p = plan(c, problem(512, 384, 2048), options);
+  // 4 x 3 tiles in units of 2 rows: 6 units on 132 / 2 = 66 slots; raster
+  // groups of 8 / 2 = 4 units; 6 units, 12 blocks.
+  c.expect("cluster rows", p.tiling.clusterRows, 2);
+  c.expect("raster units", p.rasterUnits, 4);
+  c.expect("units", p.units(), 6);
+  c.expect("blocks", p.schedule.blocks, 12);
+  // 3 tile rows do not divide into clusters of 2: none.
+  WgmmaPlan odd = plan(c, problem(384, 384, 2048), options);
+  c.expect("odd tile rows", odd.tiling.clusterRows, 1);
+}
+
+void checkStaging() {
+  Case c("staging");
+  WgmmaProblem oddN = problem(136, 135, 256);
+  // 135 bf16 elements: rows of 270 bytes are no tensor map's stride.
+  WgmmaPlan p = plan(c, oddN);
+  c.expect("odd N staging", p.shared.staging, -1);
+  c.expect("odd N bytes", p.shared.bytes, 131072 + 32 + 1024);
+  WgmmaProblem f32 = problem(256, 256, 512);
+  f32.outElementBytes = 4;
+  WgmmaPlan q = plan(c, f32);
+  c.expect("f32 staging", q.shared.staging, 132096);
+  c.expect("f32 bytes", q.shared.bytes, 132096 + 65536 + 1024);
+  c.expect("f32 box columns", q.stagingBoxColumns, 32);
+  // 6 stages leave no room for 64 KiB of f32 staging: 197632 + 65536 +
+  // 1024 > 232448.
+  WgmmaOptions six;
+  six.stages = 6;
+  WgmmaPlan r = plan(c, f32, six);
+  c.expect("6 stages f32 staging", r.shared.staging, -1);
+  c.expect("6 stages f32 bytes", r.shared.bytes, 196608 + 48 + 1024);
+}
+
+void checkIneligible() {
+  Case c("ineligible");
+  WgmmaProblem kn = problem(128, 64, 256);
+  kn.bStoredNK = false;
+  c.expect("B [K, N]", whyNot(kn), "B stored [K, N]");
+  WgmmaProblem mx = problem(128, 64, 256);
+  mx.aScales.kind = WgmmaScales::Kind::MX;
+  c.expect("MX", whyNot(mx), "MX scales");
+  c.expect("K = 100", whyNot(problem(128, 64, 100)),
+           "K not a positive multiple of 16");
+  c.expect("M = 0", whyNot(problem(0, 64, 256)),
+           "empty or above 2^31 - 1 extents");
+  WgmmaProblem narrowK = problem(128, 128, 256);
+  narrowK.aScales = blocks(1, 64);
+  c.expect("1x64 blocks", whyNot(narrowK),
+           "scale blocks not aligned with the kernel's tiles");
+  WgmmaProblem narrowN = problem(128, 128, 256);
+  narrowN.bScales = blocks(64, 128);
+  c.expect("64x128 B blocks", whyNot(narrowN),
+           "scale blocks not aligned with the kernel's tiles");
+  WgmmaProblem outBlocks = problem(128, 96, 256);
+  outBlocks.outScaleBlockColumns = 12;
+  c.expect("1x12 output blocks", whyNot(outBlocks),
+           "FP8 output scale blocks not dividing the kernel's tiles");
+  WgmmaProblem fnuz = problem(128, 64, 256);
+  fnuz.ocpFP8 = false;
+  c.expect("FNUZ", whyNot(fnuz), "not OCP FP8");
+  WgmmaProblem strided = problem(128, 64, 256);
+  strided.contiguous = false;
+  c.expect("strided", whyNot(strided), "strided operands");
+}
+
+void checkAccumulatorLayout() {
+  Case c("accumulator layout");
+  // PTX ISA's figure for wgmma .m64nNk32 with an f32 D: thread 0 holds
+  // D[0][0], D[0][1], D[8][0], D[8][1], then the same 8 columns further.
+  AccumulatorPosition p = getAccumulatorPosition(0, 3);
+  c.expect("thread 0 element 3 row", p.row, 8);
+  c.expect("thread 0 element 3 column", p.column, 1);
+  // Thread 37: warp 1, lane 5 (row 16 + 1, columns 2, 3 of each group);
+  // element 6: group 1, second row, first column.
+  p = getAccumulatorPosition(37, 6);
+  c.expect("thread 37 element 6 row", p.row, 25);
+  c.expect("thread 37 element 6 column", p.column, 10);
+  p = getAccumulatorPosition(127, 63);
+  c.expect("thread 127 element 63 row", p.row, 63);
+  c.expect("thread 127 element 63 column", p.column, 127);
+  // The 128 threads' 64 elements cover the 64 x 128 tile once each.
+  std::set<int64_t> covered;
+  for (int64_t thread = 0; thread < 128; ++thread)
+    for (int64_t element = 0; element < 64; ++element) {
+      AccumulatorPosition q = getAccumulatorPosition(thread, element);
+      if (q.row >= 0 && q.row < 64 && q.column >= 0 && q.column < 128)
+        covered.insert(q.row * 128 + q.column);
+    }
+  c.expect("distinct positions", int64_t(covered.size()), 64 * 128);
+}
+} // namespace
+
+int main() {
+  checkTiling();
+  checkOptions();
+  checkLargeSquare();
+  checkStreamK();
+  checkSingleRow();
+  checkDynamic();
+  checkBlockScales();
+  checkClusters();
+  checkStaging();
+  checkIneligible();
+  checkAccumulatorLayout();
+  llvm::outs() << failures << " failing\n";
+  return failures ? 1 : 0;
+}
