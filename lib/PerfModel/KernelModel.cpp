@@ -49,13 +49,13 @@ ModelParameters perf::getDefaultParameters(const DeviceInfo &device) {
   // Sustained clocks under dense FP8 load (rocm-blogs "measuring max
   // achievable FLOPs" part 2): MI300X 1.23 GHz median, MI325X 1.46 GHz.
   // MI355X: none published; 1.7 GHz is what HipKittens' 3327 TFLOP/s at
-  // 8192^3 implies at ~94% loop efficiency (../shared/perf.md).
+  // 8192^3 implies at ~94% loop efficiency.
   p.clockGHz = device.nominalClockGHz;
   // Measured bandwidths (ROCm origami): L2 17 TB/s on both; MALL 7.31 /
   // 8.53 TB/s; HBM 4 / 6 TB/s (MI325X: 6.0 peak scaled like MI300X's
   // 4 / 5.3).
   // L2: origami's 17 TB/s on gfx942. On gfx950 the calibration set
-  // (../shared/calibration, docs/performance-model.md) needs more: the
+  // (docs/performance-model.md, "Calibration") needs more: the
   // tutorial's double-buffered 64x64 kernel (k3) ran at 1166 TFLOP/s, which
   // moves >= 18.2 TB/s from L2 to the CUs; 24 TB/s puts k2-k6 within +-15%
   // of their published figures.

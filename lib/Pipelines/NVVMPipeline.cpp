@@ -54,12 +54,14 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
   if (!chip || !isNVVMFormat(options.format) ||
       !isMatmulKernels(options.matmulKernels))
     return failure();
+  // The chip, once, in the IR: every later stage reads it from there.
+  pm.addPass(createQMMAttachTarget({options.chip}));
   // What the chip cannot run is refused on the qmm ops themselves.
-  pm.addPass(createQMMCheckNvidiaSupport({options.chip}));
+  pm.addPass(createQMMCheckNvidiaSupport());
   addFunctionBoundaryBufferization(pm);
   if (options.matmulKernels == "wgmma")
     pm.addPass(createQMMLowerMatmulToWgmma(
-        {options.chip, options.stages, /*rasterRows=*/8,
+        {/*chip=*/"", options.stages, /*rasterRows=*/8,
          options.clusterRows, options.streamK, options.maxBlocks,
          options.promotionKTiles, options.dynamicSchedule}));
   // What the wgmma kernels do not take runs as the reference loops.

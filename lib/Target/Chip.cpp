@@ -1,7 +1,7 @@
 //===- Chip.cpp - the target description of the supported GPUs ------------===//
 //
-// Sources: AMD CDNA3 and CDNA4 ISA guides and product pages (see
-// ../shared/domain.md).
+// Sources: AMD's CDNA3 and CDNA4 ISA guides, the MI300X / MI355X product
+// pages and ROCm's GPU architecture specifications.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,24 +3,56 @@
 #include "qmm/Target/TargetAttr.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "llvm/ADT/SmallVector.h"
 
 using namespace mlir;
 using namespace mlir::qmm;
 
+TargetChip qmm::lookupTargetChip(llvm::StringRef name) {
+  return {lookupChip(name), lookupNvidiaChip(name)};
+}
+
+std::string qmm::getAllChipNames() {
+  llvm::SmallVector<llvm::StringRef> names;
+  for (const ChipInfo &chip : getSupportedChips())
+    names.push_back(chip.name);
+  for (const NvidiaChipInfo &chip : getSupportedNvidiaChips())
+    names.push_back(chip.name);
+  std::string joined;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i)
+      joined += i + 1 == names.size() ? " or " : ", ";
+    joined += names[i].str();
+  }
+  return joined;
+}
+
+/// The chip a target attribute of either vendor names, or empty.
+static llvm::StringRef getChipOfTarget(Attribute attr) {
+  if (auto target = dyn_cast_or_null<ROCDL::ROCDLTargetAttr>(attr))
+    return target.getChip();
+  if (auto target = dyn_cast_or_null<NVVM::NVVMTargetAttr>(attr))
+    return target.getChip();
+  return {};
+}
+
 /// Every chip the IR around `op` names, innermost first, with where.
 static void collectTargetChips(
     Operation *op,
     llvm::SmallVectorImpl<std::pair<llvm::StringRef, Operation *>> &chips) {
   for (Operation *at = op; at; at = at->getParentOp()) {
-    if (auto target = at->getAttrOfType<ROCDL::ROCDLTargetAttr>(kTargetAttrName))
-      chips.push_back({target.getChip(), at});
+    llvm::StringRef chip = getChipOfTarget(at->getAttr(kTargetAttrName));
+    if (!chip.empty())
+      chips.push_back({chip, at});
     if (auto module = dyn_cast<gpu::GPUModuleOp>(at))
       if (ArrayAttr targets = module.getTargetsAttr())
-        for (Attribute attr : targets)
-          if (auto target = dyn_cast<ROCDL::ROCDLTargetAttr>(attr))
-            chips.push_back({target.getChip(), at});
+        for (Attribute attr : targets) {
+          llvm::StringRef chip = getChipOfTarget(attr);
+          if (!chip.empty())
+            chips.push_back({chip, at});
+        }
   }
 }
 
@@ -30,8 +62,12 @@ llvm::StringRef qmm::lookupTargetChipName(Operation *op) {
   return chips.empty() ? llvm::StringRef() : chips.front().first;
 }
 
-const ChipInfo *qmm::getTargetChip(Operation *op, llvm::StringRef chipOption,
-                                   llvm::StringRef passName) {
+/// The chip name `chipOption` or the IR names, checked to agree; empty
+/// after a diagnostic.
+static llvm::StringRef resolveChipName(Operation *op,
+                                       llvm::StringRef chipOption,
+                                       llvm::StringRef passName,
+                                       llvm::StringRef expected) {
   llvm::SmallVector<std::pair<llvm::StringRef, Operation *>> chips;
   collectTargetChips(op, chips);
   // One chip per compilation: targets that disagree (a module's qmm.target
@@ -42,7 +78,7 @@ const ChipInfo *qmm::getTargetChip(Operation *op, llvm::StringRef chipOption,
       op->emitError() << passName << ": the IR names two target chips, "
                       << chips.front().first << " and " << other << " (on '"
                       << where->getName() << "')";
-      return nullptr;
+      return {};
     }
   llvm::StringRef inIR = chips.empty() ? llvm::StringRef() : chips.front().first;
   llvm::StringRef name = chipOption.empty() ? inIR : chipOption;
@@ -50,27 +86,69 @@ const ChipInfo *qmm::getTargetChip(Operation *op, llvm::StringRef chipOption,
     op->emitError() << passName
                     << ": no target chip: set one with qmm-attach-target "
                        "(or the pass's chip option), expected "
-                    << getSupportedChipNames();
-    return nullptr;
-  }
-  const ChipInfo *chip = lookupChip(name);
-  if (!chip) {
-    op->emitError() << passName << ": unknown chip '" << name << "' (expected "
-                    << getSupportedChipNames() << ")";
-    return nullptr;
+                    << expected;
+    return {};
   }
   if (!inIR.empty() && inIR != name) {
     op->emitError() << passName << ": chip=" << name
                     << " disagrees with the IR's target " << inIR;
-    return nullptr;
+    return {};
   }
+  return name;
+}
+
+TargetChip qmm::getTarget(Operation *op, llvm::StringRef chipOption,
+                          llvm::StringRef passName) {
+  llvm::StringRef name =
+      resolveChipName(op, chipOption, passName, getAllChipNames());
+  if (name.empty())
+    return {};
+  TargetChip chip = lookupTargetChip(name);
+  if (!chip)
+    op->emitError() << passName << ": unknown chip '" << name << "' (expected "
+                    << getAllChipNames() << ")";
   return chip;
 }
 
-void qmm::setTargetChip(Operation *module, const ChipInfo &chip) {
-  module->setAttr(kTargetAttrName,
-                  ROCDL::ROCDLTargetAttr::get(module->getContext(),
-                                              /*optLevel=*/2,
-                                              /*triple=*/"amdgcn-amd-amdhsa",
-                                              chip.name));
+const ChipInfo *qmm::getTargetChip(Operation *op, llvm::StringRef chipOption,
+                                   llvm::StringRef passName) {
+  llvm::StringRef name =
+      resolveChipName(op, chipOption, passName, getSupportedChipNames());
+  if (name.empty())
+    return nullptr;
+  const ChipInfo *chip = lookupChip(name);
+  if (!chip)
+    op->emitError() << passName << ": unknown chip '" << name << "' (expected "
+                    << getSupportedChipNames() << ")";
+  return chip;
+}
+
+const NvidiaChipInfo *qmm::getNvidiaTargetChip(Operation *op,
+                                               llvm::StringRef chipOption,
+                                               llvm::StringRef passName) {
+  llvm::StringRef name = resolveChipName(op, chipOption, passName,
+                                         getSupportedNvidiaChipNames());
+  if (name.empty())
+    return nullptr;
+  const NvidiaChipInfo *chip = lookupNvidiaChip(name);
+  if (!chip)
+    op->emitError() << passName << ": unknown chip '" << name << "' (expected "
+                    << getSupportedNvidiaChipNames() << ")";
+  return chip;
+}
+
+void qmm::setTargetChip(Operation *module, const TargetChip &chip) {
+  MLIRContext *ctx = module->getContext();
+  if (chip.amd) {
+    module->setAttr(kTargetAttrName,
+                    ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/2,
+                                                /*triple=*/"amdgcn-amd-amdhsa",
+                                                chip.amd->name));
+    return;
+  }
+  if (chip.nvidia)
+    module->setAttr(kTargetAttrName,
+                    NVVM::NVVMTargetAttr::get(
+                        ctx, /*optLevel=*/2, /*triple=*/"nvptx64-nvidia-cuda",
+                        chip.nvidia->name, chip.nvidia->ptxFeatures));
 }

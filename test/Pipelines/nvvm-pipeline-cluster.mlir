@@ -12,17 +12,19 @@
 
 // CHECK:       gpu.binary @two_rows_wgmma
 // CHECK-SAME:  %cluster_ctaid.x
-// CHECK-SAME:  mbarrier.init.shared::cta.b64
+// CHECK-SAME:  mbarrier.init.shared.b64
 // CHECK-SAME:  fence.mbarrier_init.release.cluster
 // CHECK-SAME:  barrier.cluster.arrive
 // CHECK-SAME:  barrier.cluster.wait
 // The consumers (first in the PTX): the release of a stage in both blocks.
 // CHECK-SAME:  setmaxnreg.inc.sync.aligned.u32
-// CHECK-SAME:  mapa.shared::cluster.u32 remote, [[ADDR:%r[0-9]+]], {{%r[0-9]+}}; mbarrier.arrive.shared::cluster.b64 _, [remote];
-// CHECK-SAME:  mapa.shared::cluster.u32 remote, [[ADDR]], {{%r[0-9]+}}; mbarrier.arrive.shared::cluster.b64 _, [remote];
+// CHECK-SAME:  mapa.shared::cluster.u64
+// CHECK-SAME:  mapa.shared::cluster.u64
+// CHECK-SAME:  mbarrier.arrive.shared::cluster.b64
+// CHECK-SAME:  mbarrier.arrive.shared::cluster.b64
 // The producer: the wait, A's tile, B's half multicast.
 // CHECK-SAME:  setmaxnreg.dec.sync.aligned.u32
-// CHECK-SAME:  mbarrier.try_wait.parity.shared::cta.b64
+// CHECK-SAME:  mbarrier.try_wait.parity.shared.b64
 // CHECK-SAME:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [
 // CHECK-SAME:  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [
 // The closing cluster barrier.
@@ -32,7 +34,7 @@
 // NOCLUSTER:      gpu.binary @two_rows_wgmma
 // NOCLUSTER-NOT:  cluster_ctaid
 // NOCLUSTER-NOT:  barrier.cluster
-// NOCLUSTER-SAME: mbarrier.arrive.shared::cta.b64
+// NOCLUSTER-SAME: mbarrier.arrive.shared.b64
 // NOCLUSTER-NOT:  mapa
 // NOCLUSTER-NOT:  multicast::cluster
 // NOCLUSTER-NOT:  barrier.cluster

@@ -55,7 +55,7 @@
 // PTX-SAME:    wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
 // PTX-SAME:    wgmma.commit_group.sync.aligned
 // PTX-SAME:    wgmma.wait_group.sync.aligned \090;
-// PTX-SAME:    mbarrier.arrive.shared::cta.b64
+// PTX-SAME:    mbarrier.arrive.shared.b64
 // PTX-SAME:    cp.async.bulk.wait_group.read \090;
 // PTX-SAME:    bar.sync \09%r{{[0-9]+}}, 128;
 // PTX-SAME:    cvt.rn.bf16x2.f32

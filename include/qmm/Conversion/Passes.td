@@ -140,21 +140,21 @@ def QMMLowerToReference : Pass<"qmm-lower-to-reference", "ModuleOp"> {
 def QMMAttachTarget : Pass<"qmm-attach-target", "ModuleOp"> {
   let summary = "Record the chip the module is compiled for, once, in the IR";
   let description = [{
-    Sets `qmm.target = #rocdl.target<chip = "...">` on the module. Every
-    later stage of the AMD pipeline reads its chip from there (through
-    `getTargetChip`, which also finds the `#rocdl.target` of a gpu.module),
-    so two stages cannot compile for different chips; a pass that needs a
-    chip and finds none says so, and IR that names two chips (a module's
-    target and a gpu.module's) is rejected. A module that already carries a
-    target keeps it when the option names the same chip and is rejected
-    when it names another (the pipeline's `chip` option, default gfx942,
-    must match a target the module already has).
+    Sets `qmm.target = #rocdl.target<chip = "...">` (AMD chips) or
+    `#nvvm.target<chip = "...">` (NVIDIA chips) on the module. Every later
+    stage of either pipeline reads its chip from there (through
+    `getTargetChip` / `getNvidiaTargetChip`, which also find the target of
+    a gpu.module), so two stages cannot compile for different chips; a pass
+    that needs a chip and finds none says so, and IR that names two chips
+    is rejected. A module that already carries a target keeps it when the
+    option names the same chip and is rejected when it names another.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
-           "target chip: gfx942 or gfx950">
+           "target chip: gfx942, gfx950 or sm_90a">
   ];
-  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def QMMLegalizeForChip : Pass<"qmm-legalize-for-chip", "ModuleOp"> {
@@ -934,8 +934,8 @@ def QMMCheckNvidiaSupport : Pass<"qmm-check-nvidia-support", "ModuleOp"> {
     description (`qmm/Target/NvidiaChip.h`).
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "target chip: sm_90a">
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (sm_90a); empty: the IR's target (qmm-attach-target)">
   ];
 }
 
@@ -970,8 +970,8 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     docs/wgmma-kernel.md has the design, part by part.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "target chip: sm_90a">,
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "target chip (sm_90a); empty: the IR's target (qmm-attach-target)">,
     Option<"stages", "stages", "int64_t", /*default=*/"4",
            "shared-memory stages of the TMA ring (32 KiB each)">,
     Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",

@@ -5,7 +5,7 @@
 // LLVM's MC disassembler), the launch and the problem. Every figure this
 // model produces is MODELED: it rests on the parameters below (sustained
 // clock, latencies, bandwidths), whose defaults and sources are documented
-// (../shared/perf.md, docs/performance-model.md) and which anyone with
+// (docs/performance-model.md) and which anyone with
 // hardware can override to calibrate it.
 //
 // The model, in short (docs/performance-model.md has the equations):

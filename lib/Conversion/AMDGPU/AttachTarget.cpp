@@ -1,12 +1,13 @@
 //===- AttachTarget.cpp - record the module's chip in the IR --------------===//
 //
-// Stage 0 of the AMD pipeline: the chip every later stage reads.
+// Stage 0 of both vendors' pipelines: the chip every later stage reads.
 //
 //===----------------------------------------------------------------------===//
 
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Target/TargetAttr.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 namespace mlir {
@@ -27,11 +28,10 @@ struct QMMAttachTargetPass
   void runOnOperation() override {
     // Resolving the option against the IR rejects unknown chips and a
     // module already compiled for another one.
-    const ChipInfo *target =
-        getTargetChip(getOperation(), chip, "qmm-attach-target");
+    TargetChip target = getTarget(getOperation(), chip, "qmm-attach-target");
     if (!target)
       return signalPassFailure();
-    setTargetChip(getOperation(), *target);
+    setTargetChip(getOperation(), target);
   }
 };
 } // namespace

@@ -10,6 +10,7 @@
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/NvidiaChip.h"
+#include "qmm/Target/TargetAttr.h"
 
 namespace mlir {
 namespace qmm {
@@ -65,12 +66,10 @@ struct QMMCheckNvidiaSupportPass
     : public qmm::impl::QMMCheckNvidiaSupportBase<QMMCheckNvidiaSupportPass> {
   using Base::Base;
   void runOnOperation() override {
-    const NvidiaChipInfo *target = lookupNvidiaChip(chip);
-    if (!target) {
-      getOperation().emitError("qmm-check-nvidia-support: unknown chip '")
-          << chip << "' (expected " << getSupportedNvidiaChipNames() << ")";
+    const NvidiaChipInfo *target =
+        getNvidiaTargetChip(getOperation(), chip, "qmm-check-nvidia-support");
+    if (!target)
       return signalPassFailure();
-    }
     WalkResult result = getOperation().walk([&](Operation *op) {
       LogicalResult checked = success();
       if (auto matmul = dyn_cast<MatmulOp>(op))

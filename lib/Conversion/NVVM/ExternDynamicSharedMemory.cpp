@@ -2,7 +2,7 @@
 //
 // After convert-gpu-to-nvvm: the dynamic shared memory global must be an
 // `.extern .shared` array, or NVPTX gives it one byte of static shared
-// memory that the following variables overlap (shared/nvidia.md, trap 1).
+// memory that the following variables overlap (Passes.td says how).
 //
 //===----------------------------------------------------------------------===//
 

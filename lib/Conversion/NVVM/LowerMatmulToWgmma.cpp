@@ -54,6 +54,7 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 #include "qmm/Target/NvidiaChip.h"
+#include "qmm/Target/TargetAttr.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -632,12 +633,10 @@ struct QMMLowerMatmulToWgmmaPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const NvidiaChipInfo *target = lookupNvidiaChip(chip);
-    if (!target) {
-      module.emitError("qmm-lower-matmul-to-wgmma: unknown chip '")
-          << chip << "' (expected " << getSupportedNvidiaChipNames() << ")";
+    const NvidiaChipInfo *target =
+        getNvidiaTargetChip(getOperation(), chip, "qmm-lower-matmul-to-wgmma");
+    if (!target)
       return signalPassFailure();
-    }
     WgmmaOptions options;
     options.stages = stages;
     options.rasterRows = rasterRows;

@@ -1,8 +1,11 @@
 //===- PtxBuilders.cpp - typed builders of the wgmma kernels' PTX ---------===//
 //
-// Inline PTX for what the nvvm dialect of LLVM 22 does not express the way
-// the kernels need it (PTX ISA 8.3: mbarrier, mapa, atom, ld/st with
-// memory orders, bar.red).
+// nvvm and llvm ops where LLVM 22 has them (mbarrier, mapa, stores with a
+// sync scope); inline PTX for the rest: atomics with a memory order (see
+// atomicIncrement), batches of 16-byte loads and stores in one statement
+// (all issued before any is used), the barrier reduction at a named
+// barrier (nvvm.barrier reduces at barrier 0 only) and the empty statement
+// that pins registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -42,48 +46,72 @@ Value ptx::getConsumerBarrierId(ImplicitLocOpBuilder &b, Value consumer) {
               b, static_cast<int64_t>(NamedBarrier::FirstConsumer))));
 }
 
+/// The shared-memory pointer of 32-bit address `address`.
+static Value getSharedPointer(ImplicitLocOpBuilder &b, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), /*shared*/ 3), address);
+}
+
+/// The global-memory pointer of 64-bit address `address`.
+static Value getGlobalPointer(ImplicitLocOpBuilder &b, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), /*global*/ 1), address);
+}
+
+/// LLVM's NVPTX sync scope of PTX's `.gpu`.
+static constexpr StringLiteral kGpuScope = "device";
+
 void ptx::initMBarrier(ImplicitLocOpBuilder &b, Value address,
                        Value arrivals) {
-  createAsm(b, Type(), {address, arrivals},
-            "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r");
+  NVVM::MBarrierInitOp::create(b, getSharedPointer(b, address), arrivals,
+                               /*predicate=*/Value());
 }
 
 void ptx::waitMBarrierParity(ImplicitLocOpBuilder &b, Value address,
                              Value parity) {
-  // The braces scope the label to this copy of the loop.
-  createAsm(b, Type(),
-            {address, arith::ExtUIOp::create(b, b.getI32Type(), parity)},
-            "{ .reg .pred done; wait_phase: mbarrier.try_wait.parity."
-            "shared::cta.b64 done, [$0], $1; @!done bra wait_phase; }",
-            "r,r");
+  // The op loops on try_wait until the phase completes; the suspend-time
+  // hint is the one nvgpu gives the `full` barriers' waits.
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, getSharedPointer(b, address),
+      arith::ExtUIOp::create(b, b.getI32Type(), parity),
+      i32Constant(b, 10000000));
 }
 
 void ptx::arriveMBarrier(ImplicitLocOpBuilder &b, Value address) {
-  createAsm(b, Type(), {address}, "mbarrier.arrive.shared::cta.b64 _, [$0];",
-            "r");
+  NVVM::MBarrierArriveOp::create(
+      b, /*res=*/Type(), getSharedPointer(b, address), /*count=*/Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
 }
 
 void ptx::arriveRemoteMBarrier(ImplicitLocOpBuilder &b, Value address,
                                Value rank) {
   // mapa: the address of the same barrier in block `rank`'s shared memory.
-  createAsm(b, Type(), {address, rank},
-            "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, $0, $1; "
-            "mbarrier.arrive.shared::cluster.b64 _, [remote]; }",
-            "r,r");
+  Value remote = NVVM::MapaOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), /*shared_cluster*/ 7),
+      getSharedPointer(b, address), rank);
+  NVVM::MBarrierArriveOp::create(
+      b, /*res=*/Type(), remote, /*count=*/Value(),
+      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
 }
 
 void ptx::storeShared(ImplicitLocOpBuilder &b, Value address, Value value) {
-  createAsm(b, Type(), {address, value}, "st.shared.u32 [$0], $1;", "r,r");
+  LLVM::StoreOp::create(b, value, getSharedPointer(b, address),
+                        /*alignment=*/4);
 }
 
 Value ptx::loadShared(ImplicitLocOpBuilder &b, Value address) {
-  return createAsm(b, b.getI32Type(), {address}, "ld.shared.u32 $0, [$1];",
-                   "=r,r")
-      .getResult(0);
+  // Volatile: never moved above the wait that published the value, nor
+  // merged with an earlier load of the same slot.
+  return LLVM::LoadOp::create(b, b.getI32Type(), getSharedPointer(b, address),
+                              /*alignment=*/4, /*isVolatile=*/true);
 }
 
 Value ptx::atomicIncrement(ImplicitLocOpBuilder &b, Value address,
                            Semantics semantics) {
+  // Inline PTX: LLVM 22's NVPTX backend emits every `atomicrmw add` as a
+  // plain `atom.global.add` (relaxed, .gpu), dropping acq_rel and the sync
+  // scope (llc -mcpu=sm_90a -mattr=+ptx83), and the Stream-K reduction
+  // and the dynamic schedule's reset need the acquire-release.
   StringRef order =
       semantics == Semantics::Relaxed ? "relaxed" : "acq_rel";
   std::string text =
@@ -92,7 +120,10 @@ Value ptx::atomicIncrement(ImplicitLocOpBuilder &b, Value address,
 }
 
 void ptx::storeRelaxedZero(ImplicitLocOpBuilder &b, Value address) {
-  createAsm(b, Type(), {address}, "st.relaxed.gpu.global.u32 [$0], 0;", "l");
+  LLVM::StoreOp::create(b, i32Constant(b, 0), getGlobalPointer(b, address),
+                        /*alignment=*/4, /*isVolatile=*/false,
+                        /*isNonTemporal=*/false, /*isInvariantGroup=*/false,
+                        LLVM::AtomicOrdering::monotonic, kGpuScope);
 }
 
 void ptx::storeVectors(ImplicitLocOpBuilder &b, Value address,

@@ -1,10 +1,12 @@
 //===- PtxBuilders.h - typed builders of the wgmma kernels' PTX -*- C++ -*-===//
 //
-// Every instruction of the wgmma kernels that is not an op of the nvvm,
-// nvgpu or llvm dialects goes through one of these typed builders, and the
-// named barriers' ids live in one enum: the rest of the kernel never spells
-// PTX (models: Triton's NVGPU ops, CUTLASS's arch/barrier.h). Addresses of
-// shared memory are 32-bit (i32), of global memory 64-bit (i64).
+// The wgmma kernels' synchronization and ordered memory accesses beyond
+// what nvgpu's TMA and barrier-group ops express go through these typed
+// builders (nvvm and llvm ops where LLVM 22 has them, inline PTX for the
+// rest), and the named barriers' ids live in one enum: the kernel's parts
+// never spell PTX (models: Triton's NVGPU ops, CUTLASS's arch/barrier.h).
+// Addresses of shared memory are 32-bit (i32), of global memory 64-bit
+// (i64).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +43,7 @@ void arriveRemoteMBarrier(ImplicitLocOpBuilder &b, Value address,
 /// A 32-bit store to shared memory.
 void storeShared(ImplicitLocOpBuilder &b, Value address, Value value);
 /// A 32-bit load from shared memory, not moved above the wait that
-/// published it.
+/// published it (volatile).
 Value loadShared(ImplicitLocOpBuilder &b, Value address);
 
 /// Memory orders of the global counters' atomics, at GPU scope.

@@ -11,7 +11,7 @@ module attributes {qmm.target = #rocdl.target<chip = "gfx950">} {
 
 // -----
 
-// UNKNOWN: qmm-attach-target: unknown chip 'gfx90a' (expected gfx942 or gfx950)
+// UNKNOWN: qmm-attach-target: unknown chip 'gfx90a' (expected gfx942, gfx950 or sm_90a)
 func.func @any() {
   return
 }

@@ -1,4 +1,4 @@
-// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-check-nvidia-support
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-check-nvidia-support="chip=sm_90a"
 // RUN: not fp8-opt %s --qmm-check-nvidia-support="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: qmm-check-nvidia-support: unknown chip 'sm_80' (expected sm_90a)
 

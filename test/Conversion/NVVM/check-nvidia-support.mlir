@@ -1,4 +1,4 @@
-// RUN: fp8-opt %s -split-input-file --qmm-check-nvidia-support | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-check-nvidia-support="chip=sm_90a" | FileCheck %s
 
 // What sm_90a compiles passes through unchanged: OCP FP8 operands (E4M3 and
 // E5M2, mixed), per-tensor, per-row and 1x128 x 128x128 block scales, an

@@ -1,6 +1,6 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
 
 // The persistent grid: unless Stream-K splits the last round, the fewest
 // blocks that take the T tiles in as many rounds as the G = 132

@@ -1,5 +1,5 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="cluster-rows=2" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="cluster-rows=4" | FileCheck %s --check-prefix=FOUR
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=2" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=4" | FileCheck %s --check-prefix=FOUR
 
 // Clusters (cluster-rows=2): the two blocks of a cluster compute
 // consecutive tiles of one column (256 x 256: 2 tile rows, so one cluster
@@ -18,7 +18,7 @@
 // CHECK:       gpu.module @two_rows_wgmma
 // CHECK:         %[[RANK:.*]] = gpu.cluster_block_id  x
 // CHECK:         %[[SIXTEEN:.*]] = arith.constant 16 : i32
-// CHECK:         llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[SIXTEEN]]
+// CHECK:         nvvm.mbarrier.init %{{.*}}, %[[SIXTEEN]]
 // CHECK:         nvvm.fence.mbarrier.init
 // CHECK:         nvvm.fence.proxy
 // CHECK:         nvvm.cluster.arrive
@@ -39,7 +39,7 @@
 // CHECK:           %[[TILEROW:.*]] = arith.addi %[[PAIR]], %[[RANK]]
 // CHECK:           arith.muli %[[TILEROW]], %c128
 // CHECK:           scf.for
-// CHECK:             llvm.inline_asm has_side_effects "{ .reg .pred done; wait_phase: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_phase; }"
+// CHECK:             nvvm.mbarrier.try_wait.parity
 // CHECK:             nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c32768
 // CHECK:             nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN
 // CHECK-NOT:           multicast_mask
@@ -57,9 +57,11 @@
 // waits for the previous tile's stores).
 // CHECK:         scf.if
 // CHECK:           %[[R0:.*]] = arith.constant 0 : i32
-// CHECK:           llvm.inline_asm has_side_effects "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, $0, $1; mbarrier.arrive.shared::cluster.b64 _, [remote]; }", "r,r" %{{.*}}, %[[R0]]
+// CHECK:           %[[REMOTE0:.*]] = nvvm.mapa %[[BARRIER:.*]], %[[R0]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT:      nvvm.mbarrier.arrive %[[REMOTE0]] : !llvm.ptr<7>
 // CHECK:           %[[R1:.*]] = arith.constant 1 : i32
-// CHECK:           llvm.inline_asm has_side_effects "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, $0, $1; mbarrier.arrive.shared::cluster.b64 _, [remote]; }", "r,r" %{{.*}}, %[[R1]]
+// CHECK:           %[[REMOTE1:.*]] = nvvm.mapa %{{.*}}, %[[R1]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT:      nvvm.mbarrier.arrive %[[REMOTE1]] : !llvm.ptr<7>
 
 // No block exits while the other may still write into it.
 // CHECK:         nvvm.cluster.arrive

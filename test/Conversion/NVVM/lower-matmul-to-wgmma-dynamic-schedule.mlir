@@ -1,7 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="dynamic-schedule=true" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="dynamic-schedule=true max-blocks=4" | FileCheck %s --check-prefix=CAP4
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="dynamic-schedule=true max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="dynamic-schedule=true cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true max-blocks=4" | FileCheck %s --check-prefix=CAP4
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
 
 // dynamic-schedule: block i takes work item i, then gridDim + t for each
 // ticket t its ticket drawer (the producer warpgroup's thread 32) draws
@@ -25,9 +25,9 @@
 // The queue's mbarriers expect one arrival each.
 // CHECK:       gpu.func @matmul({{.*}}, %{{.*}}: memref<2xi32>) kernel
 // CHECK:         arith.constant 131104 : index
-// CHECK:         "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %c1_i32
+// CHECK:         nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK:         arith.constant 131112 : index
-// CHECK:         "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %c1_i32
+// CHECK:         nvvm.mbarrier.init %{{.*}}, %c1_i32
 
 // The producer thread: from the block's index while below the 4096 items;
 // the ring iteration of an item's first K tile is 64 x the items taken
@@ -43,19 +43,19 @@
 // CHECK:         ^bb0(%[[ITEM2:.*]]: index, %[[TAKEN2:.*]]: index):
 // CHECK:           arith.muli %[[TAKEN2]], %c64
 // CHECK:           scf.for
-// CHECK:             wait_phase
+// CHECK:             nvvm.mbarrier.try_wait.parity
 // CHECK:             arith.addi %c131120{{.*}}, %{{.*}} : index
 // CHECK:             %[[ITEM32:.*]] = arith.index_castui %[[ITEM2]] : index to i32
-// CHECK:             "st.shared.u32 [$0], $1;", "r,r" %{{.*}}, %[[ITEM32]]
+// CHECK:             llvm.store %[[ITEM32]], %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK-NEXT:        %[[BYTES:.*]] = arith.constant 32768
 // CHECK-NEXT:        nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[BYTES]]
 // CHECK:           arith.andi %[[TAKEN2]], %c1
 // CHECK:           arith.constant 131104 : index
-// CHECK:           wait_phase
+// CHECK:           nvvm.mbarrier.try_wait.parity
 // CHECK:           arith.constant 131136 : index
-// CHECK:           %[[TICKET:.*]] = llvm.inline_asm has_side_effects "ld.shared.u32 $0, [$1];"
+// CHECK:           %[[TICKET:.*]] = llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // CHECK:           arith.constant 131112 : index
-// CHECK:           "mbarrier.arrive.shared::cta.b64 _, [$0];"
+// CHECK:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:           %[[T:.*]] = arith.index_castui %[[TICKET]] : i32 to index
 // CHECK:           %[[GRID:.*]] = gpu.grid_dim  x
 // CHECK:           %[[NEXT:.*]] = arith.addi %[[GRID]], %[[T]]
@@ -65,9 +65,9 @@
 // the items taken) once free holds the end, and its `full` barrier
 // completes without bytes.
 // CHECK:         arith.muli %[[PRODUCER]]#1, %c64
-// CHECK:         wait_phase
+// CHECK:         nvvm.mbarrier.try_wait.parity
 // CHECK:         %[[END32:.*]] = arith.index_castui %[[PRODUCER]]#0 : index to i32
-// CHECK:         "st.shared.u32 [$0], $1;", "r,r" %{{.*}}, %[[END32]]
+// CHECK:         llvm.store %[[END32]], %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK-NEXT:    %[[NO_BYTES:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %[[NO_BYTES]]
 
@@ -84,18 +84,18 @@
 // CHECK:             %[[DRAWN_ITEM:.*]] = arith.addi %{{.*}}, %[[DRAWNX]]
 // CHECK:             arith.andi %[[DRAW]], %c1
 // CHECK:             arith.constant 131112 : index
-// CHECK:             wait_phase
+// CHECK:             nvvm.mbarrier.try_wait.parity
 // CHECK:             arith.constant 131136 : index
-// CHECK:             "st.shared.u32 [$0], $1;", "r,r" %{{.*}}, %[[DRAWN]]
+// CHECK:             llvm.store %[[DRAWN]], %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK:             arith.constant 131104 : index
-// CHECK:             "mbarrier.arrive.shared::cta.b64 _, [$0];"
+// CHECK:             nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:             %[[GO_ON:.*]] = arith.cmpi ult, %[[DRAWN_ITEM]], %c4096
 // CHECK:             scf.condition(%[[GO_ON]])
 // CHECK:           %[[DONE:.*]] = llvm.inline_asm has_side_effects "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;", "=r,l"
 // CHECK:           %[[DONE1:.*]] = arith.addi %[[DONE]], %c1_i32
 // CHECK:           %[[LAST:.*]] = arith.cmpi eq, %[[DONE1]], %{{.*}} : i32
 // CHECK:           scf.if %[[LAST]] {
-// CHECK-COUNT-2:     "st.relaxed.gpu.global.u32 [$0], 0;", "l"
+// CHECK-COUNT-2:     llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
 
 // The consumers: the same loop, carrying the fragment in flight; before
 // the epilogue, the next item from the slot of the stage after this
@@ -105,7 +105,7 @@
 // CHECK:           arith.cmpi ult, %[[CITEM]], %c4096
 // CHECK:         } do {
 // CHECK:           nvgpu.mbarrier.try_wait.parity
-// CHECK:           %[[CNEXT32:.*]] = llvm.inline_asm has_side_effects "ld.shared.u32 $0, [$1];"
+// CHECK:           %[[CNEXT32:.*]] = llvm.load volatile %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // CHECK:           %[[CNEXT:.*]] = arith.index_castui %[[CNEXT32]] : i32 to index
 // CHECK:           %[[HAS_NEXT:.*]] = arith.cmpi ult, %[[CNEXT]], %c4096
 // CHECK:           scf.if %[[HAS_NEXT]] -> (!llvm.struct

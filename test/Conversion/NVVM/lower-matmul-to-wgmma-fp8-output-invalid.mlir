@@ -1,4 +1,4 @@
-// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-lower-matmul-to-wgmma
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --qmm-lower-matmul-to-wgmma="chip=sm_90a"
 
 // On NVIDIA only the wgmma kernels quantize an FP8 output (the reference
 // lowering would quantize in host loops, which no kernel runs): an FP8

@@ -1,17 +1,17 @@
-// RUN: fp8-opt %s -verify-diagnostics --qmm-lower-matmul-to-wgmma="stages=8"
-// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=7" | FileCheck %s --check-prefix=SEVEN
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=1" 2>&1 | FileCheck %s --check-prefix=ONE
+// RUN: fp8-opt %s -verify-diagnostics --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=8"
+// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=7" | FileCheck %s --check-prefix=SEVEN
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=1" 2>&1 | FileCheck %s --check-prefix=ONE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER3
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=16" 2>&1 | FileCheck %s --check-prefix=CLUSTER16
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="cluster-rows=0" 2>&1 | FileCheck %s --check-prefix=CLUSTER0
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=-1" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="promotion-k-tiles=0" 2>&1 | FileCheck %s --check-prefix=PROMOTION0
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="stages=8 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC8
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="dynamic-schedule=maybe" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-VALUE
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER3
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=16" 2>&1 | FileCheck %s --check-prefix=CLUSTER16
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=0" 2>&1 | FileCheck %s --check-prefix=CLUSTER0
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=-1" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=0" 2>&1 | FileCheck %s --check-prefix=PROMOTION0
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=8 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC8
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=maybe" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-VALUE
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB

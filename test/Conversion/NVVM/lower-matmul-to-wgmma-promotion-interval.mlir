@@ -1,7 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="promotion-k-tiles=1" | FileCheck %s --check-prefix=EVERY
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="promotion-k-tiles=1" | FileCheck %s --check-prefix=ONE-GROUP
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="promotion-k-tiles=2" | FileCheck %s --check-prefix=TWO
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="promotion-k-tiles=8" | FileCheck %s --check-prefix=EIGHT
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=1" | FileCheck %s --check-prefix=EVERY
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=1" | FileCheck %s --check-prefix=ONE-GROUP
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=2" | FileCheck %s --check-prefix=TWO
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=8" | FileCheck %s --check-prefix=EIGHT
 
 // promotion-k-tiles: how many K tiles wgmma sums into the fragment before
 // the kernel adds it into the f32 accumulator, for per-tensor and per-row
@@ -18,7 +18,7 @@
 // EVERY:         scf.for
 // EVERY:           nvvm.wgmma.wait.group.sync.aligned 0
 // EVERY-NEXT:      %[[ZERO:.*]] = llvm.mlir.zero
-// EVERY:           llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// EVERY:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // EVERY:           llvm.extractvalue %[[ZERO]][0]
 // EVERY:           arith.addf
 // No promotion points: every trip waits and adds.
@@ -27,7 +27,7 @@
 // EVERY:             nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
 // EVERY:             nvvm.wgmma.commit.group.sync.aligned
 // EVERY-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
-// EVERY:             llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// EVERY:             nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // EVERY-NOT:         llvm.intr.fma
 // EVERY:             arith.addf
 // EVERY:             scf.yield

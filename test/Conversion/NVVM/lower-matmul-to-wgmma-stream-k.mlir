@@ -1,7 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="max-blocks=4" | FileCheck %s --check-prefix=CAP4
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="max-blocks=4 stream-k=false" | FileCheck %s --check-prefix=OFF
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s --check-prefix=SM132
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="max-blocks=6 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4" | FileCheck %s --check-prefix=CAP4
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4 stream-k=false" | FileCheck %s --check-prefix=OFF
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s --check-prefix=SM132
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=6 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
 
 // Stream-K: the last round of tiles split along K. The expected schedules
 // are worked out by hand from the rule in Passes.td: T tiles on G blocks
@@ -68,7 +68,7 @@
 // CAP4:               scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step
 // CAP4:                 llvm.inline_asm has_side_effects "ld.relaxed.gpu.global.v4.f32 {$0, $1, $2, $3}, [$128+0];
 // CAP4-SAME:              ld.relaxed.gpu.global.v4.f32 {$124, $125, $126, $127}, [$128+96256];\0A"
-// CAP4:               llvm.inline_asm has_side_effects "st.relaxed.gpu.global.u32 [$0], 0;", "l"
+// CAP4:               llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic
 // The epilogue runs where the item is whole or completes its tile.
 // CAP4:           scf.if %{{.*}} {
 // CAP4:             nvgpu.tma.async.store

@@ -1,6 +1,6 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="stages=2" | FileCheck %s --check-prefix=STAGES2
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma | FileCheck %s --check-prefix=ONE-GROUP
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=2" | FileCheck %s --check-prefix=STAGES2
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s --check-prefix=ONE-GROUP
 
 // A block-scaled kernel promotes every K tile: it never leaves a wgmma
 // group in flight across a wait (its promotion would read the registers
@@ -58,8 +58,9 @@
 // CHECK:         %[[EOFF64:.*]] = arith.index_cast %[[EOFF]] : index to i64
 // CHECK:         %[[EADDR:.*]] = arith.addi %[[RING]], %[[EOFF64]] : i64
 // CHECK:         %[[EADDR32:.*]] = arith.trunci %[[EADDR]] : i64 to i32
-// CHECK:         llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %[[EADDR32]], %[[EIGHT]]
-// CHECK-COUNT-3: llvm.inline_asm has_side_effects "mbarrier.init.shared::cta.b64 [$0], $1;", "r,r" %{{.*}}, %[[EIGHT]]
+// CHECK:         %[[EPTR:.*]] = llvm.inttoptr %[[EADDR32]] : i32 to !llvm.ptr<3>
+// CHECK-NEXT:    nvvm.mbarrier.init %[[EPTR]], %[[EIGHT]]
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %[[EIGHT]]
 // CHECK-NOT:     nvvm.fence.mbarrier.init
 // The barriers' initialization made visible to TMA (async proxy), the
 // tensor maps the host copied acquired by the tensor-map proxy.
@@ -77,7 +78,7 @@
 // CHECK:         scf.for %[[KT:.*]] = %c0{{.*}} to %c3{{.*}} step %c1
 // CHECK:           %[[EVEN:.*]] = arith.cmpi eq, %{{.*}}, %c0
 // CHECK:           %[[EVEN32:.*]] = arith.extui %[[EVEN]] : i1 to i32
-// CHECK:           llvm.inline_asm has_side_effects "{ .reg .pred done; wait_phase: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; @!done bra wait_phase; }", "r,r" %{{.*}}, %[[EVEN32]]
+// CHECK:           nvvm.mbarrier.try_wait.parity %{{.*}}, %[[EVEN32]], %{{.*}}
 // CHECK:           nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c32768
 // CHECK:           nvgpu.tma.async.load %[[TMA]][%[[K:.*]], %[[ROW:.*]]], %[[FULL]]
 // CHECK:           nvgpu.tma.async.load %[[TMB]][%[[K]], %[[COL:.*]]], %[[FULL]]
@@ -128,7 +129,7 @@
 // CHECK:             %[[POINT:.*]] = arith.cmpi eq, %[[PHASE]], %c0
 // CHECK:             scf.if %[[POINT]]
 // CHECK-NEXT:          nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// CHECK:               nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:               %[[PINNED:.*]] = llvm.inline_asm has_side_effects "", "=f,
 // CHECK:               arith.addf
 // CHECK:               %[[PROMOTED:.*]] = llvm.inline_asm has_side_effects "", "=f,
@@ -147,13 +148,13 @@
 // CHECK:               nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:          nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK-NOT:           llvm.extractvalue
-// CHECK:               llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// CHECK:               nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK-NOT:           llvm.extractvalue
 // CHECK:               scf.yield %[[SUMS]], %[[ADDED]]
 // After the loop: the last sums' wait, release and promotion (the
 // fragment pinned after the wait, the accumulator after the additions).
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive.shared::cta.b64 _, [$0];", "r"
+// CHECK:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK:           llvm.extractvalue %[[KLOOP]]#1[0]
 // CHECK:           %[[LAST:.*]] = llvm.inline_asm has_side_effects "", "=f,
 // CHECK-NOT:       arith.mulf
@@ -232,7 +233,7 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:           %[[SA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK-NOT:       arith.mulf
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           llvm.inline_asm has_side_effects "mbarrier.arrive
+// CHECK:           nvvm.mbarrier.arrive
 // Each row's product sa * sb; where both are normal f32 (or a scale is
 // zero) one fused multiply-add per element, else, in the other branch,
 // each element times sa, then a fused multiply-add with sb.
@@ -268,7 +269,7 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:             nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:     nvvm.wgmma.mma_async
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:             llvm.inline_asm has_side_effects "mbarrier.arrive
+// CHECK:             nvvm.mbarrier.arrive
 // CHECK:             %[[KP0:.*]] = arith.mulf %[[KSA0]], %[[KSB]]
 // CHECK:             scf.if
 // CHECK:               llvm.intr.fma(%{{.*}}, %[[KP0]], %{{.*}}) : (f32, f32, f32) -> f32
@@ -352,7 +353,7 @@ func.func @one_k_tile(%a: memref<128x128xf8E4M3FN>, %sa: memref<1x1xf32>, %b: me
 // stores element by element, each masked.
 
 // CHECK-LABEL: gpu.module @odd_n_wgmma
-// CHECK-NOT:     llvm.inttoptr
+// CHECK-NOT:     llvm.inttoptr {{.*}} to !llvm.ptr<1>
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         scf.if
 // CHECK:           memref.store %{{.*}} : memref<128x135xf32>

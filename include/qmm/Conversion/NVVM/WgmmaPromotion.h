@@ -21,7 +21,7 @@ namespace qmm {
 /// 512 products; promoting every K tile cost 5-6% on an H100. That sits
 /// between cuBLASLt's two FP8 modes: its default promotes every 128
 /// products (inferred from Nsight Compute's count of its f32
-/// instructions), "fast accumulation" never (README, "NVIDIA Hopper");
+/// instructions), "fast accumulation" never (docs/nvidia.md);
 /// promotion-k-tiles=1 matches the former.
 constexpr int64_t kDefaultWgmmaPromotionKTiles = 4;
 
