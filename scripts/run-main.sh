@@ -8,7 +8,7 @@
 # arguments go to fp8-run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/build.sh" >/dev/null
+bash "$root/scripts/build.sh" --target fp8-run >/dev/null
 
 build_dir="${QMM_BUILD_DIR:-$root/build}"
 chip="${QMM_CHIP:-gfx942}"

@@ -22,7 +22,7 @@ flock "$lock" bash "$root/scripts/configure.sh" "$build_dir" \
 start=$SECONDS
 flock "$lock" cmake --build "$build_dir" --target fp8-opt fp8-run qmm-compile \
   qmm-cuda-run \
-  qmm-gen-program qmm-model qmm-intrinsic-table-check
+  qmm-gen-program qmm-model qmm-intrinsic-table-check qmm-wgmma-plan-check
 echo "qmm: sanitized build: $((SECONDS - start)) s"
 
 log="$(mktemp)"
