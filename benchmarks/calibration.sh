@@ -7,21 +7,35 @@
 # within +-15% of the published band, whether the spilling k7 build models
 # latency-bound, and whether the k1..k6 ladder ranks in the published order.
 #
-# Usage: benchmarks/calibration.sh [qmm-model options...]
-#   e.g. benchmarks/calibration.sh --model-param l2-bw=20 --model-param clock=1.9
-# Every argument is passed to each qmm-model run (model parameters).
-# Environment: QMM_CALIBRATION_DIR (default: ../shared/calibration next to
-# the repository), QMM_MODEL (default: build/bin/qmm-model).
-# Output: stdout, and benchmarks/results/calibration-<date>.txt.
+# Usage: benchmarks/calibration.sh [--calibration DIR] [--model QMM_MODEL]
+#          [--out FILE] [-- qmm-model options...]
+#   e.g. benchmarks/calibration.sh -- --model-param l2-bw=20
+#   --calibration  the calibration set (default: ../shared/calibration next
+#                  to the repository)
+#   --model        qmm-model (default: build/bin/qmm-model)
+#   --out          the results file (default:
+#                  benchmarks/results/calibration-<date>.txt)
+# Arguments after -- go to each qmm-model run (model parameters).
+# Output: stdout, and the results file.
 # Exits non-zero when the calibration set or qmm-model is missing or a row
 # fails to model.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-dir="${QMM_CALIBRATION_DIR:-$root/../shared/calibration}"
-model="${QMM_MODEL:-$root/build/bin/qmm-model}"
+dir="$root/../shared/calibration"
+model="$root/build/bin/qmm-model"
+out=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --calibration) dir=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "calibration: unknown argument '$1' (model parameters go after --)" >&2; exit 2 ;;
+  esac
+done
 
 if [ ! -d "$dir" ]; then
-  echo "calibration: no calibration set at '$dir' (expected ../shared/calibration next to the repository, or set QMM_CALIBRATION_DIR)" >&2
+  echo "calibration: no calibration set at '$dir' (expected ../shared/calibration next to the repository, or pass --calibration DIR)" >&2
   exit 1
 fi
 if [ ! -f "$dir/kernels.tsv" ]; then
@@ -30,7 +44,7 @@ if [ ! -f "$dir/kernels.tsv" ]; then
 fi
 dir="$(cd "$dir" && pwd)"
 if [ ! -x "$model" ]; then
-  echo "calibration: no qmm-model at '$model' (build it, or set QMM_MODEL)" >&2
+  echo "calibration: no qmm-model at '$model' (build it, or pass --model PATH)" >&2
   exit 1
 fi
 
@@ -40,7 +54,7 @@ if [ -n "$(git -C "$root" status --porcelain -- lib include tools 2>/dev/null)" 
   commit="$commit (with uncommitted changes in lib/, include/ or tools/)"
 fi
 mkdir -p "$root/benchmarks/results"
-out="$root/benchmarks/results/calibration-$date.txt"
+out="${out:-$root/benchmarks/results/calibration-$date.txt}"
 work="$(mktemp)"
 trap 'rm -f "$work"' EXIT
 

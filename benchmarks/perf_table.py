@@ -6,6 +6,7 @@ Input: a manifest of tab-separated lines
 where model.json is `fp8-run --model-only --json` (each kernel's entry
 names the #qmm.config it was built with).
 """
+import argparse
 import datetime
 import json
 import os
@@ -69,8 +70,14 @@ def git_revision(root):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("manifest")
+    parser.add_argument("--calibration-summary", default="",
+                        help="the calibration's summary line (perf_table.sh "
+                             "fills it in; empty: no calibration set)")
+    args = parser.parse_args()
     rows, clocks, peaks = [], {}, {}
-    with open(sys.argv[1]) as f:
+    with open(args.manifest) as f:
         lines = [l.rstrip("\n").split("\t") for l in f if l.strip()]
     for (cid, chip, device, gemm, at, bt, ascale, bscale, groups,
          json_path) in lines:
@@ -137,7 +144,7 @@ def main():
     print("\"published (theirs)\" = others' measurements of their kernels on real hardware "
           "(source per row; TFLOP/s unless stated), not ours and not modeled; \"-\" = none known. "
           "A measured figure is not comparable with a modeled one as it stands:")
-    summary = os.environ.get("QMM_CALIBRATION_SUMMARY", "")
+    summary = args.calibration_summary
     if summary:
         print("calibration (benchmarks/calibration.sh, this build: the model on kernels measured "
               "on an MI355X): " + summary.replace(";", "; ") + ".")

@@ -5,15 +5,30 @@
 # (fp8-run --model-only --json: compile and model only, nothing executes)
 # next to the best published figure for the same case. All AMD figures are
 # MODELED, not measured. Exits non-zero if a case fails to compile.
-# Usage: benchmarks/perf_table.sh [build-dir]   (or BUILD=build-dir)
+# Usage: benchmarks/perf_table.sh [--build DIR] [--calibration DIR] [--out FILE]
+#   --build        the build directory (default: build/)
+#   --calibration  the calibration set that qualifies the published figures
+#                  (default: ../shared/calibration next to the repository)
+#   --out          also write the table to FILE (e.g.
+#                  benchmarks/results/<date>-modeled.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-${BUILD:-$root/build}}"
+build="$root/build"
+calibration_dir="$root/../shared/calibration"
+out=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --calibration) calibration_dir=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "perf_table: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 for tool in fp8-run; do
-  [ -x "$build/bin/$tool" ] || { echo "perf_table: no $build/bin/$tool (build it, or pass the build dir)" >&2; exit 1; }
+  [ -x "$build/bin/$tool" ] || { echo "perf_table: no $build/bin/$tool (build it, or pass --build DIR)" >&2; exit 1; }
 done
 
 source "$root/benchmarks/perf_cases.sh"
@@ -38,10 +53,11 @@ done
 
 # The calibration that qualifies the published (measured) figures: the same
 # model on kernels measured on hardware (benchmarks/calibration.sh).
-calibration_dir="${QMM_CALIBRATION_DIR:-$root/../shared/calibration}"
+summary=
 if [ -f "$calibration_dir/kernels.tsv" ] && [ -x "$build/bin/qmm-model" ]; then
-  export QMM_CALIBRATION_SUMMARY="$(/usr/bin/python3 "$root/benchmarks/calibration.py" \
+  summary="$(/usr/bin/python3 "$root/benchmarks/calibration.py" \
     --dir "$(cd "$calibration_dir" && pwd)" --model "$build/bin/qmm-model" \
     --date "$(date +%F)" 2>/dev/null | sed -n 's/^  \(median MODELED \/ blog: .* over k1-k6.*\)$/\1/p; s/^  \(within +-15% of the band: [0-9]* of [0-9]* rows\).*/\1/p' | paste -sd ';' -)"
 fi
-/usr/bin/python3 "$root/benchmarks/perf_table.py" "$manifest"
+/usr/bin/python3 "$root/benchmarks/perf_table.py" "$manifest" \
+  --calibration-summary "$summary" | tee ${out:+"$out"}
