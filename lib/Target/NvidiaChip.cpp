@@ -24,8 +24,7 @@ static const NvidiaChipInfo kNvidiaChips[] = {
      /*multiprocessors=*/132, /*registersPerMultiprocessor=*/65536,
      /*minRegistersPerThread=*/24, /*maxRegistersPerThread=*/256,
      /*maxSharedBytesPerBlock=*/227 * 1024,
-     /*warpgroupThreads=*/128, /*wgmmaM=*/64, /*wgmmaK8Bit=*/32,
-     /*wgmmaMaxN=*/256, /*wgmmaFP8AccumulatorBits=*/14,
+     /*isa=*/HOPPER, /*wgmmaFP8AccumulatorBits=*/14,
      /*swizzleBytes=*/128, /*tmaMaxBoxExtent=*/256,
      /*tmaGlobalAlignment=*/16},
 };

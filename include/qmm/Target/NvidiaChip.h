@@ -10,6 +10,7 @@
 #define QMM_TARGET_NVIDIACHIP_H
 
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -48,13 +49,9 @@ struct NvidiaChipInfo {
   /// cuFuncSetAttribute), in bytes.
   int64_t maxSharedBytesPerBlock;
 
-  /// The warpgroup MMA (wgmma.mma_async): a warpgroup of `warpgroupThreads`
-  /// (4 consecutive warps) multiplies an m x k tile of A by a k x n tile of
-  /// B, both read from shared memory through descriptors, into f32
-  /// registers. For 8-bit operands m = 64, k = 32 and n is a multiple of 8
-  /// up to 256; A and B must be K-major.
-  int64_t warpgroupThreads;
-  int64_t wgmmaM, wgmmaK8Bit, wgmmaMaxN;
+  /// The chip's generation (a MatrixISA bit): its matrix instructions are
+  /// the rows of the intrinsic table (QMMIntrinsics.def) that name it.
+  unsigned isa;
   /// Bits FP8 wgmma keeps while it sums products into its accumulator
   /// (about 14: DeepSeek-V3 technical report, section 3.3.2, measured on
   /// H800; measured here too: f32 results of K = 4096 at 78 dB SQNR against
@@ -73,6 +70,11 @@ struct NvidiaChipInfo {
   /// The K of one wgmma kernel tile: one swizzled row of FP8 elements. The
   /// kernels promote wgmma's sums to f32 once per tile.
   int64_t getWgmmaKTile() const { return swizzleBytes; }
+  /// The warpgroup MMA the kernels issue on FP8 operands (the intrinsic
+  /// table's row for this generation).
+  const WgmmaIntrinsicInfo &getWgmma() const {
+    return *lookupWgmmaIntrinsic(isa);
+  }
 };
 
 /// sm_90a; null for anything else.

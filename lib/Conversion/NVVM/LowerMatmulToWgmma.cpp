@@ -187,9 +187,9 @@ KernelSpec::getTensorMapType(int64_t rows, Type element,
 }
 
 LLVM::LLVMStructType KernelSpec::getFragmentType() const {
-  SmallVector<Type> fields(chip.wgmmaM * tiling().tileN /
-                               chip.warpgroupThreads,
-                           Float32Type::get(getContext()));
+  SmallVector<Type> fields(
+      chip.getWgmma().getAccumulatorElements(tiling().tileN),
+      Float32Type::get(getContext()));
   return LLVM::LLVMStructType::getLiteral(getContext(), fields);
 }
 
@@ -215,7 +215,7 @@ ConsumerThread ConsumerThread::create(ImplicitLocOpBuilder &b,
   thread.consumer = consumer;
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value inWarpgroup = arith::RemUIOp::create(
-      b, threadId, constant(b, spec.chip.warpgroupThreads));
+      b, threadId, constant(b, spec.chip.getWgmma().threads));
   thread.warp = arith::DivUIOp::create(b, inWarpgroup, constant(b, 32));
   thread.lane = arith::RemUIOp::create(b, inWarpgroup, constant(b, 32));
   thread.isFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
@@ -226,22 +226,26 @@ ConsumerThread ConsumerThread::create(ImplicitLocOpBuilder &b,
 std::pair<std::array<Value, 2>, Value>
 ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                             const WorkTile &tile) const {
-  // The accumulator layout (getAccumulatorPosition) of the thread
-  // 32 warp + lane: rows 16 warp + lane / 4 (+ 8), columns 2 (lane % 4)
-  // (+ 1) of each 8-column group.
+  // The accumulator layout of the intrinsic table (QMMIntrinsics.def) for
+  // the thread 32 warp + lane: its two rows, and its first column in each
+  // group of columns.
+  const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
   Value firstRow = arith::AddIOp::create(
       b,
       arith::AddIOp::create(
           b, tile.blockRow,
-          arith::MulIOp::create(b, consumer, constant(b, spec.chip.wgmmaM))),
-      arith::AddIOp::create(b, arith::MulIOp::create(b, warp, constant(b, 16)),
-                            arith::DivUIOp::create(b, lane, constant(b, 4))));
+          arith::MulIOp::create(b, consumer, constant(b, wgmma.m))),
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, warp, constant(b, wgmma.rowsPerWarp)),
+          arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow))));
   std::array<Value, 2> rows = {
-      firstRow, arith::AddIOp::create(b, firstRow, constant(b, 8))};
+      firstRow,
+      arith::AddIOp::create(b, firstRow, constant(b, wgmma.secondRow))};
   Value laneColumn = arith::AddIOp::create(
       b, tile.blockColumn,
-      arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
-                            constant(b, 2)));
+      arith::MulIOp::create(
+          b, arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
+          constant(b, wgmma.columnsPerLane)));
   return {rows, laneColumn};
 }
 
@@ -251,7 +255,7 @@ void ConsumerThread::sync(ImplicitLocOpBuilder &b,
   NVVM::BarrierOp::create(
       b, Type(), id,
       arith::ConstantIntOp::create(b, b.getI32Type(),
-                                   spec.chip.warpgroupThreads),
+                                   spec.chip.getWgmma().threads),
       /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
 }
 
@@ -386,7 +390,7 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
   arguments.outScales = op.getOutScales() ? next() : Value();
   if (tiling.stagingBytes)
     arguments.tensorMapD = tensorMap(spec.getTensorMapType(
-        spec.chip.wgmmaM, spec.dElement, plan.stagingBoxColumns));
+        spec.chip.getWgmma().m, spec.dElement, plan.stagingBoxColumns));
   auto addressOf = [&](Value buffer) -> Value {
     return arith::IndexCastOp::create(
         b, b.getI64Type(),
@@ -466,7 +470,7 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   syncCluster();
 
   Value warpgroup = arith::DivUIOp::create(
-      b, threadId, constant(b, spec.chip.warpgroupThreads));
+      b, threadId, constant(b, spec.chip.getWgmma().threads));
   Value isProducer =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpgroup, c0);
   auto roles = scf::IfOp::create(b, isProducer, /*withElseRegion=*/true);
@@ -589,7 +593,7 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   if (op.getOutScales())
     arguments.push_back(op.getOutScales());
   if (tiling.stagingBytes)
-    arguments.push_back(tensorMap(op.getInit(), spec.chip.wgmmaM,
+    arguments.push_back(tensorMap(op.getInit(), spec.chip.getWgmma().m,
                                   spec.dElement, plan.stagingBoxColumns));
   int64_t temporaries = 0;
   if (countersType) {

@@ -67,6 +67,10 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
   Value aScales = arguments.aScales, bScales = arguments.bScales,
         bias = arguments.bias;
+  // The accumulator layout: the thread's elements per group of columns,
+  // its two rows' in turn (QMMIntrinsics.def).
+  const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
+  int64_t groups = tiling.tileN / wgmma.groupColumns;
   Type f32 = b.getF32Type();
   auto dType = cast<MemRefType>(destination.getType());
   Type dElement = dType.getElementType();
@@ -143,7 +147,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
     auto &[columns, columnScales, biasValues] = loaded;
     for (int64_t pair = 0; pair < 2; ++pair) {
       columns[pair] = arith::AddIOp::create(b, laneColumn,
-                                            constant(b, 8 * group + pair));
+                                            constant(b, wgmma.groupColumns * group + pair));
       Value clamped =
           arith::MinUIOp::create(b, columns[pair], constant(b, n - 1));
       if (bPerRow)
@@ -161,7 +165,9 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   auto scaledElement = [&](const ColumnGroup &columnGroup, int64_t group,
                            int64_t half, int64_t pair) -> Value {
     Value value = LLVM::ExtractValueOp::create(b, accumulator,
-                                               4 * group + 2 * half + pair);
+                                               wgmma.getElementsPerGroup() * group +
+                                                   wgmma.columnsPerLane * half +
+                                                   pair);
     Value rowScale = rowScales[half];
     Value columnScale = columnGroup.columnScales[pair];
     if (!columnScale)
@@ -208,12 +214,12 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // do not read: each group's are loaded where they are used, and LLVM
   // schedules them.)
   SmallVector<ColumnGroup> columnGroups;
-  for (int64_t group = 0; group < tiling.tileN / 8 && !tensorMapD; ++group)
+  for (int64_t group = 0; group < groups && !tensorMapD; ++group)
     columnGroups.push_back(loadColumnGroup(group));
   auto pairType = VectorType::get({2}, dElement);
   if (tensorMapD)
     beginStaging(b);
-  for (int64_t group = 0; group < tiling.tileN / 8; ++group) {
+  for (int64_t group = 0; group < groups; ++group) {
     if (tensorMapD)
       columnGroups.push_back(loadColumnGroup(group));
     auto &[columns, columnScales, biasValues] = columnGroups[group];
@@ -280,16 +286,19 @@ Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
   Type element = spec.dElement;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t rowBytes = chip.swizzleBytes;
-  // The pair's byte in the consumer's 64 x tileN tile: column
-  // 8 group + 2 (lane % 4) of row 16 warp + lane / 4 + 8 half.
+  // The pair's byte in the consumer's wgmma M x tileN tile, at the
+  // accumulator layout's column and row of the thread (QMMIntrinsics.def).
+  const WgmmaIntrinsicInfo &wgmma = chip.getWgmma();
   Value columnByte = arith::AddIOp::create(
-      b, constant(b, 8 * group * elementBytes),
-      arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, constant(b, 4)),
-                            constant(b, 2 * elementBytes)));
+      b, constant(b, wgmma.groupColumns * group * elementBytes),
+      arith::MulIOp::create(
+          b, arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
+          constant(b, wgmma.columnsPerLane * elementBytes)));
   Value row = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, warp, constant(b, 16)),
-      arith::AddIOp::create(b, arith::DivUIOp::create(b, lane, constant(b, 4)),
-                            constant(b, 8 * half)));
+      b, arith::MulIOp::create(b, warp, constant(b, wgmma.rowsPerWarp)),
+      arith::AddIOp::create(
+          b, arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
+          constant(b, wgmma.secondRow * half)));
   Value box = arith::DivUIOp::create(b, columnByte, constant(b, rowBytes));
   Value inRow = arith::RemUIOp::create(b, columnByte, constant(b, rowBytes));
   // 128B swizzle: the 16-byte chunk's index is XORed with the row's index
@@ -304,7 +313,7 @@ Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
           arith::MulIOp::create(b, consumer,
                                 constant(b, layout.stagingBytesPerConsumer)),
           arith::MulIOp::create(b, box,
-                                constant(b, chip.wgmmaM * rowBytes))),
+                                constant(b, chip.getWgmma().m * rowBytes))),
       arith::AddIOp::create(
           b, arith::MulIOp::create(b, row, constant(b, rowBytes)),
           arith::AddIOp::create(
@@ -342,7 +351,7 @@ void Epilogue::storeStagedTile(ImplicitLocOpBuilder &b,
   Value row = arith::AddIOp::create(
       inner, tile.blockRow,
       arith::MulIOp::create(inner, thread.consumer,
-                            constant(inner, spec.chip.wgmmaM)));
+                            constant(inner, spec.chip.getWgmma().m)));
   int64_t boxColumns = spec.plan.stagingBoxColumns;
   // TMA coordinates are innermost first: (column, row). Boxes reaching
   // past D's edges store only their part inside D.
@@ -394,13 +403,18 @@ void Epilogue::storeQuantized(
     ImplicitLocOpBuilder inner(loc, ifOp.getThenBodyBuilder());
     body(inner);
   };
+  // The accumulator layout (QMMIntrinsics.def): a row's columns are held by
+  // `lanesPerRow` consecutive lanes, a pair of adjacent columns per group.
+  const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
   auto columnOf = [&](int64_t group, int64_t pair) -> Value {
-    return arith::AddIOp::create(b, laneColumn, constant(b, 8 * group + pair));
+    return arith::AddIOp::create(
+        b, laneColumn, constant(b, wgmma.groupColumns * group + pair));
   };
   Value isRowLeader = arith::CmpIOp::create(
       b, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, lane, constant(b, 4)), constant(b, 0));
-  int64_t groupsPerBlock = blockColumns / 8;
+      arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
+      constant(b, 0));
+  int64_t groupsPerBlock = blockColumns / wgmma.groupColumns;
   for (int64_t half = 0; half < 2; ++half) {
     Value row = rows[half];
     Value rowInside = rowsMasked ? below(row, m) : Value();
@@ -417,8 +431,8 @@ void Epilogue::storeQuantized(
             visit(group, pair, results[group - firstGroup][pair]);
       };
       // The block's amax over its columns inside D: the thread's, then
-      // its quad's (lanes 4r .. 4r + 3 hold row r's columns, two of every
-      // eight). arith.maximumf keeps NaN.
+      // that of the lanes holding the row's other columns (a butterfly
+      // over `lanesPerRow` lanes). arith.maximumf keeps NaN.
       Value amax = zero;
       elementsOf([&](int64_t group, int64_t pair, Value result) {
         Value magnitude = createF32Magnitude(b, loc, result);
@@ -427,7 +441,8 @@ void Epilogue::storeQuantized(
               b, below(columnOf(group, pair), n), magnitude, zero);
         amax = arith::MaximumFOp::create(b, amax, magnitude);
       });
-      for (int64_t distance : {1, 2}) {
+      for (int64_t distance = 1; distance < wgmma.lanesPerRow;
+           distance *= 2) {
         Value other =
             gpu::ShuffleOp::create(
                 b, amax, arith::ConstantIntOp::create(b, i32, distance),

@@ -88,7 +88,7 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
       arith::IndexCastOp::create(
           b, b.getI64Type(),
           arith::MulIOp::create(b, thread.consumer,
-                                constant(b, chip.wgmmaM * tiling.tileK))));
+                                constant(b, chip.getWgmma().m * tiling.tileK))));
   Value bAddress = arith::AddIOp::create(
       b, stageAddress,
       arith::ConstantIntOp::create(b, b.getI64Type(),
@@ -100,9 +100,9 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
   // fence orders those reads before wgmma writes them.
   NVVM::WgmmaFenceAlignedOp::create(b);
   Value fragment = spare;
-  auto shape = NVVM::MMAShapeAttr::get(b.getContext(), chip.wgmmaM,
-                                       tiling.tileN, chip.wgmmaK8Bit);
-  for (int64_t step = 0; step < tiling.tileK / chip.wgmmaK8Bit; ++step) {
+  auto shape = NVVM::MMAShapeAttr::get(b.getContext(), chip.getWgmma().m,
+                                       tiling.tileN, chip.getWgmma().k);
+  for (int64_t step = 0; step < tiling.tileK / chip.getWgmma().k; ++step) {
     // A k32 step is 32 bytes further along each swizzled row: + 2 in the
     // descriptor's address field (16-byte units).
     Value advance = arith::ConstantIntOp::create(b, b.getI64Type(), 2 * step);
@@ -145,6 +145,9 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
   Value fragment = tile.fragment;
   const KTileScales &scales = tile.scales;
   int64_t elements = spec.getFragmentType().getBody().size();
+  // Which of the thread's two rows element i lies in (thread 0's rows are
+  // 0 and the second row's offset).
+  const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
   // accumulator[i] = fma(fragment[i], factor of i's row, accumulator[i]),
   // or + fragment[i] without one; `second` (per row, or none) makes it
   // fma(fragment[i] * factor, second, accumulator[i]).
@@ -158,7 +161,7 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
       // llvm.intr.fma, not math.fma: the GPU lowering would make that a
       // call to libdevice's __nv_fmaf, and ptxas serializes wgmma around
       // calls.
-      int64_t row = getAccumulatorPosition(0, i).row / 8;
+      int64_t row = wgmma.getAccumulatorPosition(0, i).first / wgmma.secondRow;
       if (rowFactors.empty())
         sum = arith::AddFOp::create(b, sum, partial);
       else if (secondFactors.empty())

@@ -308,8 +308,8 @@ struct ConsumerThread {
   static ConsumerThread create(ImplicitLocOpBuilder &b,
                                const KernelSpec &spec, Value consumer);
   /// The thread's two output rows of `tile` and its first column there
-  /// (add 8 group for 8-column group `group`), from wgmma's accumulator
-  /// layout (getAccumulatorPosition).
+  /// (add groupColumns x group for column group `group`), from the
+  /// accumulator layout of the intrinsic table's wgmma row.
   std::pair<std::array<Value, 2>, Value>
   getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
               const WorkTile &tile) const;

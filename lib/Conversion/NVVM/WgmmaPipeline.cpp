@@ -107,7 +107,7 @@ Value SharedMemory::getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
                             constant(b, layout.stagingBytesPerConsumer)),
       constant(b, layout.staging + box * layout.stagingBoxBytes));
   return getView(b, bytes,
-                 spec.getTileType(spec.chip.wgmmaM, spec.dElement,
+                 spec.getTileType(spec.chip.getWgmma().m, spec.dElement,
                                   spec.plan.stagingBoxColumns));
 }
 
@@ -156,7 +156,7 @@ void RingPipeline::initialize(ImplicitLocOpBuilder &b) const {
   // `empty`: one arrival per consumer warp of each block of the cluster.
   Value emptyArrivals = arith::ConstantIntOp::create(
       b, b.getI32Type(),
-      tiling.clusterRows * tiling.consumers * spec.chip.warpgroupThreads / 32);
+      tiling.clusterRows * tiling.consumers * spec.chip.getWgmma().threads / 32);
   Value one = constant(b, 1);
   for (int64_t stage = 0; stage < tiling.stages; ++stage) {
     Value index = constant(b, stage);

@@ -73,14 +73,6 @@ TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
   return schedule;
 }
 
-AccumulatorPosition wgmma::getAccumulatorPosition(int64_t thread,
-                                                  int64_t element) {
-  int64_t warp = thread / 32, lane = thread % 32;
-  int64_t group = element / 4, inGroup = element % 4;
-  return {16 * warp + lane / 4 + 8 * (inGroup / 2),
-          8 * group + 2 * (lane % 4) + inGroup % 2};
-}
-
 WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
                                          const NvidiaChipInfo &chip) {
   WgmmaSharedLayout layout;
@@ -101,7 +93,7 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
   if (tiling.stagingBytes) {
     layout.staging = llvm::alignTo(end, layout.alignment);
     layout.stagingBytesPerConsumer = tiling.stagingBytes / tiling.consumers;
-    layout.stagingBoxBytes = chip.wgmmaM * chip.swizzleBytes;
+    layout.stagingBoxBytes = chip.getWgmma().m * chip.swizzleBytes;
     end = layout.staging + tiling.stagingBytes;
   }
   layout.bytes = end + layout.alignment;
@@ -128,14 +120,19 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
     return refuse(llvm::formatv("promotion-k-tiles must be at least 1, got "
                                 "{0}",
                                 options.promotionKTiles));
+  // The epilogue stores the accumulator's elements in pairs of adjacent
+  // columns, as every wgmma layout holds them.
+  if (chip.getWgmma().columnsPerLane != 2)
+    return refuse("the epilogue needs 2 adjacent columns per lane in the "
+                  "wgmma accumulator layout");
   WgmmaTiling tiling;
   tiling.tileK = chip.getWgmmaKTile();
   tiling.consumers = 2;
-  tiling.tileM = tiling.consumers * chip.wgmmaM;
+  tiling.tileM = tiling.consumers * chip.getWgmma().m;
   tiling.tileN = 128;
   tiling.stages = options.stages;
   tiling.promotionKTiles = options.promotionKTiles;
-  tiling.threads = (tiling.consumers + 1) * chip.warpgroupThreads;
+  tiling.threads = (tiling.consumers + 1) * chip.getWgmma().threads;
   tiling.rasterRows = options.rasterRows;
   // The producer (one thread issuing copies) keeps 40 registers, what
   // CUTLASS's warp-specialized kernels give it; the consumers share the
@@ -145,8 +142,8 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
   tiling.consumerRegisters =
       std::min(chip.maxRegistersPerThread,
                (chip.registersPerMultiprocessor -
-                chip.warpgroupThreads * tiling.producerRegisters) /
-                   (tiling.consumers * chip.warpgroupThreads) / 8 * 8);
+                chip.getWgmma().threads * tiling.producerRegisters) /
+                   (tiling.consumers * chip.getWgmma().threads) / 8 * 8);
   // B's tile splits into parts of whole 8-row swizzle atoms.
   int64_t maxClusterRows =
       std::min(chip.maxPortableClusterBlocks, tiling.tileN / 8);
@@ -229,7 +226,7 @@ static int64_t getStagingBytes(const WgmmaProblem &problem,
     return 0;
   WgmmaTiling staged = tiling;
   staged.stagingBytes =
-      tiling.consumers * chip.wgmmaM * tiling.tileN * elementBytes;
+      tiling.consumers * chip.getWgmma().m * tiling.tileN * elementBytes;
   if (getSharedLayout(staged, chip).bytes > chip.maxSharedBytesPerBlock)
     return 0;
   return staged.stagingBytes;

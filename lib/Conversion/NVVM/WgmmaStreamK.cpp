@@ -60,7 +60,7 @@ std::pair<Value, Value> wgmma::reduceStreamKPart(
   // slot (one slot per part: partItem).
   int64_t elements = fragmentType.getBody().size();
   int64_t vectors = elements / 4;
-  int64_t threads = spec.chip.warpgroupThreads;
+  int64_t threads = spec.chip.getWgmma().threads;
   Value threadIndex = arith::AddIOp::create(
       b, arith::MulIOp::create(b, thread.warp, constant(b, 32)), thread.lane);
   Value parts = constant(b, schedule.parts);

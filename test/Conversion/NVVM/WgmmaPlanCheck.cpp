@@ -4,7 +4,8 @@
 // values worked out by hand from the sm_90a target description (132
 // multiprocessors, 227 KiB of shared memory per block, 64 Ki registers,
 // 128-byte swizzle rows, wgmma m64) and the PTX ISA's wgmma accumulator
-// layout. Prints one line per case and exits non-zero on any mismatch.
+// layout (the intrinsic table's wgmma row). Prints one line per case and
+// exits non-zero on any mismatch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -294,26 +295,31 @@ void checkIneligible() {
 
 void checkAccumulatorLayout() {
   Case c("accumulator layout");
+  const WgmmaIntrinsicInfo &wgmma = hopper().getWgmma();
+  c.expect("wgmma M", wgmma.m, 64);
+  c.expect("wgmma K", wgmma.k, 32);
+  c.expect("elements of a 128-wide tile", wgmma.getAccumulatorElements(128),
+           64);
   // PTX ISA's figure for wgmma .m64nNk32 with an f32 D: thread 0 holds
   // D[0][0], D[0][1], D[8][0], D[8][1], then the same 8 columns further.
-  AccumulatorPosition p = getAccumulatorPosition(0, 3);
-  c.expect("thread 0 element 3 row", p.row, 8);
-  c.expect("thread 0 element 3 column", p.column, 1);
+  auto p = wgmma.getAccumulatorPosition(0, 3);
+  c.expect("thread 0 element 3 row", p.first, 8);
+  c.expect("thread 0 element 3 column", p.second, 1);
   // Thread 37: warp 1, lane 5 (row 16 + 1, columns 2, 3 of each group);
   // element 6: group 1, second row, first column.
-  p = getAccumulatorPosition(37, 6);
-  c.expect("thread 37 element 6 row", p.row, 25);
-  c.expect("thread 37 element 6 column", p.column, 10);
-  p = getAccumulatorPosition(127, 63);
-  c.expect("thread 127 element 63 row", p.row, 63);
-  c.expect("thread 127 element 63 column", p.column, 127);
+  p = wgmma.getAccumulatorPosition(37, 6);
+  c.expect("thread 37 element 6 row", p.first, 25);
+  c.expect("thread 37 element 6 column", p.second, 10);
+  p = wgmma.getAccumulatorPosition(127, 63);
+  c.expect("thread 127 element 63 row", p.first, 63);
+  c.expect("thread 127 element 63 column", p.second, 127);
   // The 128 threads' 64 elements cover the 64 x 128 tile once each.
   std::set<int64_t> covered;
   for (int64_t thread = 0; thread < 128; ++thread)
     for (int64_t element = 0; element < 64; ++element) {
-      AccumulatorPosition q = getAccumulatorPosition(thread, element);
-      if (q.row >= 0 && q.row < 64 && q.column >= 0 && q.column < 128)
-        covered.insert(q.row * 128 + q.column);
+      auto q = wgmma.getAccumulatorPosition(thread, element);
+      if (q.first >= 0 && q.first < 64 && q.second >= 0 && q.second < 128)
+        covered.insert(q.first * 128 + q.second);
     }
   c.expect("distinct positions", int64_t(covered.size()), 64 * 128);
 }

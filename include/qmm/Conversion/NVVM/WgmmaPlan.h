@@ -173,17 +173,6 @@ llvm::Expected<WgmmaTiling> getWgmmaTiling(const WgmmaOptions &options,
 WgmmaSharedLayout getSharedLayout(const WgmmaTiling &tiling,
                                   const NvidiaChipInfo &chip);
 
-/// Where element `element` of thread `thread` (0 to 127) of a warpgroup's
-/// f32 wgmma accumulator lies in the warpgroup's M x N tile (PTX ISA,
-/// "Register fragments" of wgmma .m64nNk32 with an f32 D): warp w holds
-/// rows 16w + lane / 4 and 8 rows below; in each 8-column group j the
-/// thread holds columns 8j + 2 (lane % 4) and the next one, as elements
-/// 4j + {0, 1} of its first row and 4j + {2, 3} of its second.
-struct AccumulatorPosition {
-  int64_t row, column;
-};
-AccumulatorPosition getAccumulatorPosition(int64_t thread, int64_t element);
-
 /// Everything the device code of one matmul's kernel is built from.
 struct WgmmaPlan {
   WgmmaTiling tiling;

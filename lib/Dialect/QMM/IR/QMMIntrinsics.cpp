@@ -16,6 +16,29 @@ static const MMAIntrinsicInfo kIntrinsics[] = {
 #include "qmm/Dialect/QMM/IR/QMMIntrinsics.def"
 };
 
+static const WgmmaIntrinsicInfo kWgmmaIntrinsics[] = {
+#define QMM_WGMMA_INTRINSIC(ID, SPELLING, ISA, M, K, N_MIN, N_MAX, N_STEP,     \
+                            THREADS, ROWS_PER_WARP, LANES_PER_ROW, SECOND_ROW, \
+                            GROUP_COLUMNS, COLUMNS_PER_LANE, UPSTREAM_OP,      \
+                            MNEMONIC)                                          \
+  {WgmmaIntrinsic::ID, SPELLING,      ISA,           M,                        \
+   K,                  N_MIN,         N_MAX,         N_STEP,                   \
+   THREADS,            ROWS_PER_WARP, LANES_PER_ROW, SECOND_ROW,               \
+   GROUP_COLUMNS,      COLUMNS_PER_LANE, UPSTREAM_OP, MNEMONIC},
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.def"
+};
+
+llvm::ArrayRef<WgmmaIntrinsicInfo> qmm::getWgmmaIntrinsics() {
+  return kWgmmaIntrinsics;
+}
+
+const WgmmaIntrinsicInfo *qmm::lookupWgmmaIntrinsic(unsigned isa) {
+  for (const WgmmaIntrinsicInfo &info : kWgmmaIntrinsics)
+    if (info.isa & isa)
+      return &info;
+  return nullptr;
+}
+
 llvm::ArrayRef<MMAIntrinsicInfo> qmm::getMMAIntrinsics() { return kIntrinsics; }
 
 const MMAIntrinsicInfo &qmm::getMMAIntrinsicInfo(MMAIntrinsic id) {

@@ -28,6 +28,7 @@ namespace qmm {
 enum MatrixISA : unsigned {
   CDNA3 = 1u << 0, ///< gfx942
   CDNA4 = 1u << 1, ///< gfx950
+  HOPPER = 1u << 2, ///< sm_90a
 };
 
 /// Operand element widths an instruction reads natively, as bits.
@@ -109,6 +110,51 @@ struct MMAIntrinsicInfo {
     return {lane % rows, lane / rows};
   }
 };
+
+enum class WgmmaIntrinsic : uint8_t {
+#define QMM_WGMMA_INTRINSIC(ID, ...) ID,
+#include "qmm/Dialect/QMM/IR/QMMIntrinsics.def"
+};
+
+/// A warpgroup-level matrix instruction (Hopper's wgmma.mma_async), from
+/// its row of QMMIntrinsics.def.
+struct WgmmaIntrinsicInfo {
+  WgmmaIntrinsic id;
+  llvm::StringRef spelling;
+  unsigned isa; ///< MatrixISA bits
+  int m, k, minN, maxN, nStep;
+  /// Threads of the warpgroup that issues it.
+  int threads;
+  /// The accumulator layout (QMMIntrinsics.def says how to read it).
+  int rowsPerWarp, lanesPerRow, secondRow, groupColumns, columnsPerLane;
+  llvm::StringRef upstreamOp;
+  llvm::StringRef mnemonic;
+
+  /// f32 elements of the accumulator each thread holds for an N-wide tile.
+  int64_t getAccumulatorElements(int64_t n) const {
+    return int64_t(m) * n / threads;
+  }
+  /// Elements of one thread per group of `groupColumns` columns (its two
+  /// rows' columns).
+  int64_t getElementsPerGroup() const { return 2 * columnsPerLane; }
+  /// (row, column) of the M x N tile held in element `element` of thread
+  /// `thread` (0 .. threads - 1).
+  std::pair<int64_t, int64_t> getAccumulatorPosition(int64_t thread,
+                                                     int64_t element) const {
+    int64_t warp = thread / 32, lane = thread % 32;
+    int64_t group = element / getElementsPerGroup();
+    int64_t half = element % getElementsPerGroup() / columnsPerLane;
+    return {rowsPerWarp * warp + lane / lanesPerRow + secondRow * half,
+            groupColumns * group + columnsPerLane * (lane % lanesPerRow) +
+                element % columnsPerLane};
+  }
+};
+
+/// Every warpgroup instruction of the table.
+llvm::ArrayRef<WgmmaIntrinsicInfo> getWgmmaIntrinsics();
+/// The warpgroup instruction chips of generation `isa` (a MatrixISA bit)
+/// run on FP8 operands; null when none.
+const WgmmaIntrinsicInfo *lookupWgmmaIntrinsic(unsigned isa);
 
 /// Every instruction of the table.
 llvm::ArrayRef<MMAIntrinsicInfo> getMMAIntrinsics();

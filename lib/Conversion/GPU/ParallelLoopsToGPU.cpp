@@ -1,7 +1,7 @@
 //===- ParallelLoopsToGPU.cpp - element-wise host loops as kernels --------===//
 
 #include "qmm/Conversion/Passes.h"
-#include "qmm/Conversion/AMDGPU/KernelIndexing.h"
+#include "qmm/Conversion/IndexMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
