@@ -53,8 +53,7 @@ GemmSpec GemmRunner::buildSpecFromFlags() {
   spec.m = config.isDynamicM() ? ShapedType::kDynamic : config.m;
   spec.n = config.n;
   spec.k = config.k;
-  FormatFamily family =
-      config.nvidiaChip ? config.nvidiaChip->nativeFP8 : chip.nativeFP8;
+  FormatFamily family = config.target.getNativeFP8();
   std::string native =
       family == FormatFamily::FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
   spec.a.elementType = parseElementType(

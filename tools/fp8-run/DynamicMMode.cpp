@@ -23,6 +23,7 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::fp8run;
 
 std::string GemmRunner::getSelectedConfig() {
+  const ChipInfo &chip = amdChip();
   OwningOpRef<ModuleOp> configured = module->clone();
   PassManager pm(&context);
   pm.addPass(createQMMAttachTarget({chip.name.str()}));
@@ -51,6 +52,7 @@ std::string GemmRunner::getSelectedConfig() {
 }
 
 int GemmRunner::runForEachM() {
+  const ChipInfo &chip = amdChip();
   const ModelRequest &model = config.model;
   if (isGrouped() && !config.masked) {
     int64_t alignment = getGroupedMatmulMAlignment();

@@ -165,7 +165,7 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
 }
 
 int GemmRunner::saveLaunchPlan() {
-  const NvidiaChipInfo &target = *config.nvidiaChip;
+  const NvidiaChipInfo &target = *config.target.nvidia;
   std::string flag = "--chip " + target.name.str();
   if (config.isDynamicM() || isGrouped() || config.emitIR ||
       config.quantize != QuantizeOn::Host)

@@ -79,30 +79,28 @@ protected:
   }
 };
 
-/// --chip: the chips of the target description, by name (added before
-/// parsing: the table lives in another translation unit).
-class ChipParser : public ChoiceParser<const ChipInfo *> {
+/// --chip: the chips of both vendors' target descriptions, by name (added
+/// before parsing: the tables live in another translation unit). The
+/// values point into a table of TargetChips that outlives the parser.
+class ChipParser : public ChoiceParser<const TargetChip *> {
 public:
   explicit ChipParser(cl::Option &option)
-      : ChoiceParser<const ChipInfo *>(option) {}
+      : ChoiceParser<const TargetChip *>(option) {}
 
-  /// AMD chips by their target description; NVIDIA chips (whose programs
-  /// are saved as launch plans, not run here) as null, remembered in
-  /// `nvidiaChip`.
   void addChips() {
-    for (const ChipInfo &chip : getSupportedChips())
-      this->addLiteralOption(chip.name, &chip, chip.product);
-    for (const NvidiaChipInfo &chip : getSupportedNvidiaChips())
-      this->addLiteralOption(chip.name, nullptr, chip.product);
+    static const std::vector<TargetChip> chips = [] {
+      std::vector<TargetChip> all;
+      for (const ChipInfo &chip : getSupportedChips())
+        all.push_back(TargetChip{&chip, nullptr});
+      for (const NvidiaChipInfo &chip : getSupportedNvidiaChips())
+        all.push_back(TargetChip{nullptr, &chip});
+      return all;
+    }();
+    for (const TargetChip &chip : chips)
+      this->addLiteralOption(chip.getName(), &chip,
+                             chip.amd ? chip.amd->product
+                                      : chip.nvidia->product);
   }
-
-  bool parse(cl::Option &option, llvm::StringRef name, llvm::StringRef arg,
-             const ChipInfo *&value) {
-    nvidiaChip = lookupNvidiaChip(arg);
-    return ChoiceParser<const ChipInfo *>::parse(option, name, arg, value);
-  }
-
-  const NvidiaChipInfo *nvidiaChip = nullptr;
 
 protected:
   std::string describeMismatch(llvm::StringRef arg) const override {
@@ -250,7 +248,7 @@ static ChoiceOpt<ElementType> auxType(
                elementTypeValue(ElementType::BF16),
                elementTypeValue(ElementType::F16)),
     cl::cat(category));
-static cl::opt<const ChipInfo *, false, ChipParser>
+static cl::opt<const TargetChip *, false, ChipParser>
     chipOption("chip", cl::init(nullptr),
                cl::desc("target chip: gfx942, gfx950, or sm_90a (saved as "
                         "a launch plan for qmm-cuda-run)"),
@@ -594,38 +592,38 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
       fail("--" + text->ArgStr.str() + " needs a value (" +
            text->HelpStr.str() + "), got the option '" + text->getValue() +
            "'");
-  config.chip =
-      chipOption.getValue() ? chipOption.getValue() : lookupChip("gfx942");
-  config.nvidiaChip = chipOption.getParser().nvidiaChip;
-  if (config.nvidiaChip) {
+  config.target = chipOption.getValue() ? *chipOption.getValue()
+                                        : lookupTargetChip("gfx942");
+  if (const NvidiaChipInfo *nvidia = config.target.nvidia) {
     // No NVIDIA GPU is reachable from here: the program is compiled and
     // saved as a launch plan for qmm-cuda-run.
     if (saveDir.empty())
-      fail("--chip " + config.nvidiaChip->name +
+      fail("--chip " + nvidia->name +
            ": NVIDIA programs are saved, not run here: give --save DIR and "
            "run `qmm-cuda-run DIR` on a GPU of the chip");
     if (deviceKind.getNumOccurrences() || iterations.getNumOccurrences() ||
-        modelDevice.getNumOccurrences() || tune || tuneMeasure ||
-        !modulePath.empty() || jsonOutput)
-      fail("--chip " + config.nvidiaChip->name +
-           ": --device, --iters, --json, --model, --tune and --module "
-           "do not apply (the program runs in qmm-cuda-run: its --iters "
+        modelDevice.getNumOccurrences() || modelOnly ||
+        modelParams.getNumOccurrences() || tune || tuneMeasure ||
+        !modulePath.empty() || !functionName.empty() || jsonOutput)
+      fail("--chip " + nvidia->name +
+           ": --device, --iters, --json, --model (-only, -param), --tune, "
+           "--module and --function do not apply (the program runs in qmm-cuda-run: its --iters "
            "times it, its --json reports)");
     if (saveWithoutData && !loadDir.empty())
       fail("--no-data: the runner draws the inputs; --load gives them");
   }
-  if (saveWithoutData && !config.nvidiaChip)
+  if (saveWithoutData && !config.target.nvidia)
     fail("--no-data: saves launch plans for NVIDIA chips only (--chip "
          "sm_90a)");
   config.saveWithoutData = saveWithoutData;
-  if (nvidiaClusterRows.getNumOccurrences() && !config.nvidiaChip)
+  if (nvidiaClusterRows.getNumOccurrences() && !config.target.nvidia)
     fail("--cluster-rows: applies to NVIDIA chips only (--chip sm_90a)");
   config.nvidiaClusterRows = nvidiaClusterRows;
   if ((nvidiaStreamK.getNumOccurrences() ||
        nvidiaMaxBlocks.getNumOccurrences() ||
        nvidiaPromotionKTiles.getNumOccurrences() ||
        nvidiaDynamicSchedule.getNumOccurrences()) &&
-      !config.nvidiaChip)
+      !config.target.nvidia)
     fail("--stream-k, --max-blocks, --promotion-k-tiles, "
          "--dynamic-schedule: apply to NVIDIA chips only (--chip sm_90a)");
   config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;
@@ -694,8 +692,9 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   if (tune && jsonOutput && !modelOnly && !tuneSpace)
     fail("--tune --json needs --model-only (the ranking is part of the "
          "model's JSON)");
-  config.model = parseModelRequest(
-      *config.chip, modelDevice.getNumOccurrences() > 0 || tune, modelDevice,
+  if (config.target.amd)
+    config.model = parseModelRequest(
+      *config.target.amd, modelDevice.getNumOccurrences() > 0 || tune, modelDevice,
       modelOnly, std::vector<std::string>(modelParams.begin(),
                                           modelParams.end()));
   if (config.model.device && !modulePath.empty())

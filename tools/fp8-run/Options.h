@@ -18,8 +18,7 @@
 #include "qmm/PerfModel/PerfModel.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/ElementType.h"
-#include "qmm/Target/Chip.h"
-#include "qmm/Target/NvidiaChip.h"
+#include "qmm/Target/TargetAttr.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -69,7 +68,9 @@ struct RunConfig {
   bool masked = false;
 
   /// Where and how it runs.
-  const ChipInfo *chip = nullptr;
+  /// --chip: an AMD chip runs the program here (device, model, tune); an
+  /// NVIDIA chip saves it as a launch plan in saveDir for qmm-cuda-run.
+  TargetChip target;
   DeviceKind device = DeviceKind::Auto;
   std::string kernelConfig; ///< #qmm.config<...>, empty: the selector's
   /// --tune (rank the legal configs by the model), the table it adds its
@@ -99,9 +100,7 @@ struct RunConfig {
   std::optional<float> minAmax;          ///< none: the rule's default
   QuantizeOn quantize = QuantizeOn::Host;
   std::string saveDir, loadDir;
-  /// --chip sm_90a: the NVIDIA chip the program is saved for (a launch
-  /// plan in saveDir; AMD `chip` then only stands by); --no-data.
-  const NvidiaChipInfo *nvidiaChip = nullptr;
+  /// --no-data (NVIDIA chips): the runner draws the inputs.
   bool saveWithoutData = false;
   /// The NVVM pipeline's cluster-rows (checked by the pass).
   int64_t nvidiaClusterRows = 1;

@@ -178,6 +178,7 @@ static std::string printToString(Attribute attr) {
 }
 
 void GemmRunner::printJsonReport(bool pass, double tflops) const {
+  const ChipInfo &chip = amdChip();
   const OperandData &a = aParts.front(), &b = bParts.front();
   auto nonFiniteInputs =
       countNonFiniteInputs(a, b, init, bias ? &*bias : nullptr);
@@ -236,6 +237,7 @@ void GemmRunner::printJsonReport(bool pass, double tflops) const {
 }
 
 void GemmRunner::printTextReport(bool pass, double tflops) const {
+  const ChipInfo &chip = amdChip();
   llvm::raw_ostream &os = llvm::outs();
   os << "fp8-run: " << spec.describe() << "\n";
   if (isGrouped()) {

@@ -76,11 +76,12 @@ void fp8run::verifyOrFail(ModuleOp module, llvm::StringRef what) {
 //===----------------------------------------------------------------------===//
 
 GemmRunner::GemmRunner(MLIRContext &context, const RunConfig &config)
-    : context(context), config(config), chip(*config.chip) {}
+    : context(context), config(config) {}
 
 int GemmRunner::run() {
-  if (config.nvidiaChip)
+  if (config.target.nvidia)
     return saveLaunchPlan();
+  const ChipInfo &chip = amdChip();
   if (config.isDynamicM())
     return runForEachM();
   buildProgram();
@@ -183,6 +184,7 @@ void GemmRunner::buildProgram() {
 }
 
 bool GemmRunner::printProgramOrModel() {
+  const ChipInfo &chip = amdChip();
   if (config.emitIR) {
     module->print(llvm::outs());
     llvm::outs() << "\n";

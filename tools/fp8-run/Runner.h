@@ -259,9 +259,15 @@ private:
     return config.masked ? GroupedLayout::Masked : GroupedLayout::Contiguous;
   }
 
+  /// The AMD chip the program runs on (the paths that run, model or tune
+  /// here; an NVIDIA chip only saves a launch plan).
+  const ChipInfo &amdChip() const {
+    assert(config.target.amd && "an AMD path reached for an NVIDIA chip");
+    return *config.target.amd;
+  }
+
   MLIRContext &context;
   const RunConfig &config;
-  const ChipInfo &chip;
 
   GemmSpec spec;
   OwningOpRef<ModuleOp> module;

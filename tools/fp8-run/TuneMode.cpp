@@ -78,6 +78,7 @@ static std::string printConfig(ConfigAttr config) {
 constexpr double kModelSelectionFlops = 4294967296.0;
 
 void GemmRunner::chooseConfig() {
+  const ChipInfo &chip = amdChip();
   kernelConfig = config.kernelConfig;
   // Sizes from the flags: the query (after legalization) decides.
   bool byModel = !config.tune && config.tuningTable.empty() &&
@@ -236,6 +237,7 @@ bool GemmRunner::choosesByModel(const ConfigQuery &query) const {
 
 std::vector<ConfigAttr>
 GemmRunner::getDefaultCandidates(const ConfigQuery &query) {
+  const ChipInfo &chip = amdChip();
   // qmm-select-config's choice, the entries tuned for the next nearest
   // shapes, the cheapest by estimated cost, the rule's choice.
   constexpr size_t kNearEntries = 2, kCheapest = 4;
@@ -283,6 +285,7 @@ GemmRunner::getDefaultCandidates(const ConfigQuery &query) {
 
 std::string GemmRunner::getModelChoice(const ConfigQuery &query,
                                        std::string &note) {
+  const ChipInfo &chip = amdChip();
   auto started = std::chrono::steady_clock::now();
   std::vector<ConfigAttr> candidates = getDefaultCandidates(query);
   if (candidates.empty())
@@ -355,6 +358,7 @@ GemmRunner::orderByBound(const ConfigQuery &query,
 
 void GemmRunner::printTuneSpace(const ConfigQuery &query,
                                 llvm::ArrayRef<SpaceRow> rows) const {
+  const ChipInfo &chip = amdChip();
   if (config.json) {
     llvm::json::Array space;
     for (const SpaceRow &row : rows)
@@ -379,6 +383,7 @@ void GemmRunner::printTuneSpace(const ConfigQuery &query,
 }
 
 void GemmRunner::tune(const ConfigQuery &query) {
+  const ChipInfo &chip = amdChip();
   const ModelRequest &model = config.model;
   auto started = std::chrono::steady_clock::now();
   // Every legal config and every config the default chooses among,
@@ -549,6 +554,7 @@ void GemmRunner::tune(const ConfigQuery &query) {
 }
 
 void GemmRunner::tuneByMeasurement() {
+  const ChipInfo &chip = amdChip();
   unsigned iterations = config.iterations ? config.iterations : 20;
   std::string fastest;
   double fastestSeconds = 0, fastestModeled = 0;
@@ -589,6 +595,7 @@ void GemmRunner::tuneByMeasurement() {
 }
 
 void GemmRunner::saveTuningEntry(const TuningTable::Entry &entry) {
+  const ChipInfo &chip = amdChip();
   if (config.tuneTable.empty())
     return;
   llvm::Expected<TuningTable> table =

@@ -49,9 +49,11 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
+  // Launch and call modes run AMD code (parseCommandLine refuses them for
+  // NVIDIA chips).
   if (launch && !launch->functionName.empty())
-    return runCallMode(context, *config.chip, *launch);
+    return runCallMode(context, *config.target.amd, *launch);
   if (launch)
-    return runLaunchMode(context, *config.chip, *launch);
+    return runLaunchMode(context, *config.target.amd, *launch);
   return GemmRunner(context, config).run();
 }

@@ -31,6 +31,16 @@ struct TargetChip {
   llvm::StringRef getName() const {
     return amd ? amd->name : nvidia ? nvidia->name : llvm::StringRef();
   }
+  /// The FP8 family the chip's matrix instructions read natively (FNUZ on
+  /// gfx942, OCP elsewhere); requires a chip.
+  FormatFamily getNativeFP8() const {
+    assert(*this && "no chip");
+    return amd ? amd->nativeFP8 : nvidia->nativeFP8;
+  }
+  bool operator==(const TargetChip &other) const {
+    return amd == other.amd && nvidia == other.nvidia;
+  }
+  bool operator!=(const TargetChip &other) const { return !(*this == other); }
 };
 
 /// The chip of either vendor named `name`, or none.
