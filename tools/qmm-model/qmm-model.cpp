@@ -88,6 +88,12 @@ static cl::opt<std::string> bits("operand-bits", cl::init("8,8"),
 static cl::list<std::string> params(
     "model-param", cl::desc("override a model parameter: NAME=VALUE"),
     cl::cat(category));
+static cl::list<std::string> sweeps(
+    "sweep",
+    cl::desc("with --json: also model the kernel at each value of a "
+             "parameter, the others as given: NAME=V1,V2,... (repeatable; "
+             "one process for a whole sweep)"),
+    cl::cat(category));
 static cl::opt<bool> json("json", cl::init(false),
                           cl::desc("print the prediction as JSON"),
                           cl::cat(category));
@@ -276,6 +282,36 @@ int main(int argc, char **argv) {
       perf::modelKernel(*kernel, workload, *device, parameters);
   if (!prediction)
     fail(llvm::toString(prediction.takeError()));
+  if (!sweeps.empty()) {
+    if (!json)
+      fail("--sweep needs --json");
+    // {"defaults": the prediction as given, "sweeps": one per value}.
+    llvm::json::Array points;
+    for (llvm::StringRef sweep : sweeps) {
+      auto [name, values] = sweep.split('=');
+      if (name.empty() || values.empty())
+        fail("--sweep: expected NAME=V1,V2,..., got '" + sweep + "'");
+      llvm::SmallVector<llvm::StringRef, 8> list;
+      values.split(list, ',');
+      for (llvm::StringRef value : list) {
+        perf::ModelParameters swept = parameters;
+        if (llvm::Error error =
+                perf::setParameter(swept, (name + "=" + value).str()))
+          fail("--sweep: " + llvm::toString(std::move(error)));
+        auto point = perf::modelKernel(*kernel, workload, *device, swept);
+        if (!point)
+          fail(llvm::toString(point.takeError()));
+        points.push_back(llvm::json::Object{{"parameter", name},
+                                            {"value", value},
+                                            {"prediction", point->toJson()}});
+      }
+    }
+    llvm::outs() << llvm::formatv(
+        "{0:2}\n", llvm::json::Value(llvm::json::Object{
+                       {"defaults", prediction->toJson()},
+                       {"sweeps", std::move(points)}}));
+    return 0;
+  }
   if (json)
     llvm::outs() << llvm::formatv("{0:2}\n", llvm::json::Value(
                                                 prediction->toJson()));

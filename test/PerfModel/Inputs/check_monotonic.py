@@ -281,6 +281,10 @@ def model(command, assignment=None):
     return json.loads(run(command + extra + ["--json"]))
 
 
+def run_json(command):
+    return json.loads(run(command))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--fp8-run", required=True)
@@ -323,22 +327,53 @@ def main():
             os.path.join(args.calibration, "kernels.tsv")
             if args.calibration else "--calibration")
 
-    # Every model run at once: the defaults, then each parameter's values.
+    # One qmm-model process per kernel models the defaults and every
+    # parameter's values (--sweep); for each kernel, one point is modeled
+    # again by a process of its own (--model-param), which must agree: the
+    # sweep is the model fp8-run and --model-param use.
     sweeps = list(THROUGHPUT.items()) + list(LATENCY.items())
+    sweep_flags = []
+    for parameter, values in sweeps:
+        sweep_flags += ["--sweep", "%s=%s" % (
+            parameter, ",".join(str(v) for v in values))]
     jobs = {}
-    for kernel in kernels:
-        jobs[(kernel["name"], None, None)] = pool.submit(
-            model, kernel["command"])
-        for parameter, values in sweeps:
-            for value in values:
-                jobs[(kernel["name"], parameter, value)] = pool.submit(
-                    model, kernel["command"], "%s=%s" % (parameter, value))
+    for number, kernel in enumerate(kernels):
+        jobs[kernel["name"]] = pool.submit(
+            run_json, kernel["command"] + sweep_flags + ["--json"])
+        parameter, values = sweeps[number % len(sweeps)]
+        value = values[len(values) // 2]
+        jobs[(kernel["name"], "single")] = (parameter, value, pool.submit(
+            model, kernel["command"], "%s=%s" % (parameter, value)))
     results = {}
-    for key, future in jobs.items():
+    model_runs = 0
+    for kernel in kernels:
+        name = kernel["name"]
         try:
-            results[key] = future.result()
+            swept = jobs[name].result()
+            model_runs += 1
         except ToolError as error:
-            errors.append("%s %s=%s: %s" % (key[0], key[1], key[2], error))
+            errors.append("%s: %s" % (name, error))
+            continue
+        results[(name, None, None)] = swept["defaults"]
+        for point in swept["sweeps"]:
+            value = point["value"]
+            number = float(value)
+            key = [v for v in dict(sweeps)[point["parameter"]]
+                   if float(v) == number]
+            results[(name, point["parameter"], key[0])] = point["prediction"]
+        parameter, value, single = jobs[(name, "single")]
+        try:
+            alone = single.result()
+            model_runs += 1
+        except ToolError as error:
+            errors.append("%s %s=%s: %s" % (name, parameter, value, error))
+            continue
+        if alone["seconds"] != results[(name, parameter, value)]["seconds"]:
+            errors.append(
+                "%s: --sweep %s=%s models %.9g s, --model-param alone %.9g s"
+                % (name, parameter, value,
+                   results[(name, parameter, value)]["seconds"],
+                   alone["seconds"]))
     pool.shutdown()
 
     print("pipeline kernels: %d (qmm-model on the AMD pipeline's code "
@@ -403,7 +438,7 @@ def main():
     print("swept %d kernels (%d pipeline, %d calibration) x %d parameters "
           "(%d model runs, %.1f s): %d violations, %d errors" %
           (len(kernels), pipeline_count, calibration_count, len(sweeps),
-           len(jobs), time.time() - start, len(violations), len(errors)))
+           model_runs, time.time() - start, len(violations), len(errors)))
     sys.exit(1 if violations or errors else 0)
 
 
