@@ -3,16 +3,18 @@
 #   validate  the forms checked on the GPU, saved with data and both tiers
 #   bench     the benchmark shapes, inputs drawn at random by the runner
 #   bench-clusters  the same with clusters of 2 blocks (--cluster-rows 2)
-# usage: benchmarks/nvidia_plans.sh validate|bench|bench-clusters [DIR]
+#   peers     the shapes of the comparison with cuBLASLt, DeepGEMM and
+#             Triton (the large shapes, DeepGEMM's DeepSeek shapes, small M)
+# usage: benchmarks/nvidia_plans.sh validate|bench|bench-clusters|peers [DIR]
 # (default DIR: .device-plans/MODE). Then, on the GPU machine,
 # scripts/run-nvidia-plans.sh DIR (validate) or
-# python3 benchmarks/h100_vs_cublaslt.py DIR (bench).
+# python3 benchmarks/nvidia_peers.py DIR (bench, peers).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode=${1:-}
 case "$mode" in
-  validate|bench|bench-clusters) ;;
-  *) echo "usage: $0 validate|bench|bench-clusters [DIR]" >&2; exit 2 ;;
+  validate|bench|bench-clusters|peers) ;;
+  *) echo "usage: $0 validate|bench|bench-clusters|peers [DIR]" >&2; exit 2 ;;
 esac
 out=${2:-.device-plans/$mode}
 run=${FP8_RUN:-build/bin/fp8-run}
@@ -23,12 +25,14 @@ if [ -e "$out" ] && [ ! -f "$out/cases.txt" ]; then
 fi
 rm -rf "$out"
 mkdir -p "$out"
+# Which compiler wrote the plans, for the results files.
+echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo '+local changes')" > "$out/source.txt"
 save() { # name shape flags...
   local name=$1 shape=$2
   shift 2
   local data=()
   case "$mode" in
-    bench) data=(--no-data) ;;
+    bench|peers) data=(--no-data) ;;
     bench-clusters) data=(--no-data --cluster-rows 2) ;;
   esac
   "$run" --chip sm_90a --gemm "$shape" "$@" "${data[@]}" \
@@ -122,6 +126,30 @@ if [ "$mode" = validate ]; then
     save scale_block_$case 16x16x128 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale 1x128 --b-scale 128x128 --out-type f32 --load "$inputs/block_$case"
   done
   rm -rf "$inputs"
+elif [ "$mode" = peers ]; then
+  for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do
+    save tensor_$shape $shape --a-scale tensor --b-scale tensor
+    save row_$shape $shape --a-scale row --b-scale row
+  done
+  for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384 16384x7168x2048; do
+    save block_$shape $shape --a-scale 1x128 --b-scale 128x128
+  done
+  # DeepGEMM's own DeepSeek-V3 shapes (its test_fp8_fp4.py): M 128 and
+  # 4096 on each (N, K).
+  for nk in 2112x7168 24576x1536 32768x512 7168x16384 4096x7168 7168x2048; do
+    for m in 128 4096; do
+      # (4096x7168x16384 is among the large shapes above.)
+      [ "${m}x$nk" = 4096x7168x16384 ] && continue
+      save block_${m}x$nk ${m}x$nk --a-scale 1x128 --b-scale 128x128
+    done
+  done
+  # Small M and decode.
+  save tensor_128x7168x2048 128x7168x2048 --a-scale tensor --b-scale tensor
+  save tensor_1x4096x4096 1x4096x4096 --a-scale tensor --b-scale tensor
+  for m in 1 16 64; do
+    save block_${m}x7168x2048 ${m}x7168x2048 --a-scale 1x128 --b-scale 128x128
+    save block_${m}x4096x7168 ${m}x4096x7168 --a-scale 1x128 --b-scale 128x128
+  done
 else
   save tensor_4096 4096x4096x4096 --a-scale tensor --b-scale tensor
   save tensor_8192 8192x8192x8192 --a-scale tensor --b-scale tensor

@@ -139,6 +139,36 @@ Status CudaDriver::openClusterLaunch() {
   return Status::ok();
 }
 
+Status CudaDriver::openGraphs() {
+  if (cuGraphLaunch)
+    return Status::ok();
+  if (!library)
+    return Status::error("openGraphs before open");
+  // The names cuda.h maps the plain ones to (cuStreamBeginCapture ->
+  // _v2, cuStreamDestroy -> _v2).
+  const char *missing = nullptr;
+  auto need = [&](const char *name, auto &function) {
+    if (!missing && !resolve(library, name, function))
+      missing = name;
+  };
+  need("cuStreamCreate", cuStreamCreate);
+  need("cuStreamDestroy_v2", cuStreamDestroy);
+  need("cuStreamSynchronize", cuStreamSynchronize);
+  need("cuStreamBeginCapture_v2", cuStreamBeginCapture);
+  need("cuStreamEndCapture", cuStreamEndCapture);
+  need("cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags);
+  need("cuGraphLaunch", cuGraphLaunch);
+  need("cuGraphExecDestroy", cuGraphExecDestroy);
+  need("cuGraphDestroy", cuGraphDestroy);
+  if (missing) {
+    cuGraphLaunch = nullptr;
+    return Status::error(formatString(
+        "libcuda.so.1 has no '%s' (timing needs a CUDA 11.4 driver or later)",
+        missing));
+  }
+  return Status::ok();
+}
+
 std::string CudaDriver::getErrorName(CUresult result) const {
   const char *name = nullptr;
   if (cuGetErrorName && cuGetErrorName(result, &name) == CUDA_SUCCESS && name)

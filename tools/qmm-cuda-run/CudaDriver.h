@@ -26,6 +26,8 @@ using CUmodule = struct CUmodOpaque *;
 using CUfunction = struct CUfuncOpaque *;
 using CUevent = struct CUeventOpaque *;
 using CUstream = struct CUstreamOpaque *;
+using CUgraph = struct CUgraphOpaque *;
+using CUgraphExec = struct CUgraphExecOpaque *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
@@ -40,6 +42,11 @@ constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+/// CUstreamCaptureMode: only this thread's calls are checked during a
+/// capture.
+constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 
 /// The driver's opaque TMA descriptor, laid out as cuda.h declares it.
 struct CUtensorMap {
@@ -125,6 +132,11 @@ public:
   /// missing entry point is an Error.
   Status openClusterLaunch();
 
+  /// Resolves the stream and graph entry points the timing uses (streams
+  /// to capture, cuGraphInstantiateWithFlags from CUDA 11.4 on). Called
+  /// only when the plan is timed. A missing entry point is an Error.
+  Status openGraphs();
+
   /// Ok for CUDA_SUCCESS, else "<call>: <error name>: <error string>".
   Status check(CUresult result, const std::string &call) const;
 
@@ -182,6 +194,18 @@ public:
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config,
                                CUfunction function, void **kernelParams,
                                void **extra) = nullptr;
+
+  /// Null until openGraphs().
+  CUresult (*cuStreamCreate)(CUstream *stream, unsigned flags) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream stream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*cuStreamBeginCapture)(CUstream stream, int mode) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream stream, CUgraph *graph) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph graph) = nullptr;
 
 private:
   void *library = nullptr; // never closed: the process exits with it loaded

@@ -656,4 +656,11 @@ const char *getCheckKindName(CheckKind kind) {
   return "?";
 }
 
+std::string describeLaunch(const Plan &plan, size_t index) {
+  const PlanLaunch &launch = plan.launches[index];
+  return formatString("launch %zu (kernel '%s', %s:%u)", index,
+                      plan.kernels[launch.kernel].entry.c_str(),
+                      plan.planPath.c_str(), launch.line);
+}
+
 } // namespace qmmcuda

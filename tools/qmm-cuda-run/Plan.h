@@ -162,6 +162,9 @@ struct Plan {
 /// of its PTX entry. Touches no GPU. Loads the PTX text into the modules.
 Status loadPlan(const std::string &dir, Plan &plan);
 
+/// "launch I (kernel 'NAME', DIR/plan.txt:LINE)", for diagnostics.
+std::string describeLaunch(const Plan &plan, size_t index);
+
 const char *getFillName(Fill fill);
 const char *getElementName(ElementType element);
 unsigned getElementBytes(ElementType element);

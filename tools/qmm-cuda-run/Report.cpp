@@ -130,17 +130,27 @@ Status writeJsonReport(const std::string &path, const RunReport &report) {
   for (size_t i = 0; i < report.checks.size(); ++i)
     out += (i ? ",\n    " : "\n    ") + checkJson(report.checks[i]);
   out += report.checks.empty() ? "],\n" : "\n  ],\n";
-  if (report.timed) {
-    out += formatString("  \"timing\": {\"runs\": %zu, \"warmup_runs\": 3, "
-                        "\"median_ms\": %s, \"min_ms\": %s, \"tflops\": %s, "
-                        "\"times_ms\": [",
-                        report.timesMs.size(), number(report.medianMs).c_str(),
-                        number(report.minMs).c_str(),
-                        report.tflops > 0 ? number(report.tflops).c_str()
-                                          : "null");
-    for (size_t i = 0; i < report.timesMs.size(); ++i)
-      out += (i ? ", " : "") + number(report.timesMs[i]);
-    out += "]}\n";
+  if (!report.timings.empty()) {
+    out += "  \"timing\": {\"warmup_runs\": 3, \"methods\": [";
+    for (size_t t = 0; t < report.timings.size(); ++t) {
+      const TimingResult &timing = report.timings[t];
+      double tflops = 0;
+      if (report.plan && report.plan->hasFlops && report.plan->flops > 0 &&
+          timing.medianMs > 0)
+        tflops = report.plan->flops / (timing.medianMs * 1e-3) / 1e12;
+      out += formatString(
+          "%s\n    {\"method\": \"%s\", \"runs_per_sample\": %llu, "
+          "\"median_ms\": %s, \"min_ms\": %s, \"tflops\": %s, "
+          "\"samples_ms\": [",
+          t ? "," : "", getTimingMethodName(timing.method),
+          timing.runsPerSample, number(timing.medianMs).c_str(),
+          number(timing.minMs).c_str(),
+          tflops > 0 ? number(tflops).c_str() : "null");
+      for (size_t i = 0; i < timing.msPerRun.size(); ++i)
+        out += (i ? ", " : "") + number(timing.msPerRun[i]);
+      out += "]}";
+    }
+    out += "\n  ]}\n";
   } else {
     out += "  \"timing\": null\n";
   }
@@ -155,6 +165,37 @@ Status writeJsonReport(const std::string &path, const RunReport &report) {
   if (!written)
     return Status::error(
         formatString("--json: cannot write '%s'", path.c_str()));
+  return Status::ok();
+}
+
+Status evaluateChecks(const Plan &plan, const BufferReader &read,
+                      RunReport &report) {
+  for (const PlanCheck &check : plan.checks) {
+    HostBytes output, scales;
+    if (Status status =
+            read(check.buffer, check.count * getElementBytes(check.element),
+                 check.line, output);
+        !status.isOk())
+      return status;
+    const PlanScaling *scaling =
+        check.scaling >= 0 ? &plan.scalings[check.scaling] : nullptr;
+    if (scaling)
+      if (Status status =
+              read(scaling->scalesBuffer,
+                   scaling->rows * scaling->scalesPerRow() *
+                       getElementBytes(scaling->scaleElement),
+                   check.line, scales);
+          !status.isOk())
+        return status;
+    CheckResult result;
+    if (Status status = evaluateCheck(check, output.data(), result, scaling,
+                                      scaling ? scales.data() : nullptr);
+        !status.isOk())
+      return status;
+    printCheckResult(result, stdout);
+    report.checks.push_back(result);
+  }
+  report.validated = true;
   return Status::ok();
 }
 

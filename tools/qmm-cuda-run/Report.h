@@ -4,8 +4,10 @@
 #define QMM_CUDA_RUN_REPORT_H
 
 #include "Plan.h"
+#include "Timing.h"
 #include "Validate.h"
 
+#include <functional>
 #include <vector>
 
 namespace qmmcuda {
@@ -25,11 +27,19 @@ struct RunReport {
   bool validated = false;
   std::vector<CheckResult> checks;
 
-  bool timed = false;
-  std::vector<double> timesMs; // one per timed run of the whole plan
-  double medianMs = 0, minMs = 0;
-  double tflops = 0; // 0 when the plan gives no flops
+  /// One per timing method run (--iters), in the order run.
+  std::vector<TimingResult> timings;
 };
+
+/// Reads `bytes` of buffer `buffer` (for the check of plan line `line`)
+/// into `host`: the device's copy after a run, or the buffer's file.
+using BufferReader = std::function<Status(unsigned buffer, uint64_t bytes,
+                                          unsigned line, HostBytes &host)>;
+
+/// Evaluates and prints every check of the plan on buffers `read` gives
+/// (an FP8 buffer's checks with its scales), into report.checks.
+Status evaluateChecks(const Plan &plan, const BufferReader &read,
+                      RunReport &report);
 
 /// "12.4" for cuDriverGetVersion's 12040.
 std::string formatDriverVersion(int version);

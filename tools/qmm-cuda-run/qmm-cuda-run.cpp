@@ -12,12 +12,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaDriver.h"
 #include "Fill.h"
 #include "Plan.h"
+#include "PlanRunner.h"
 #include "Report.h"
 #include "TensorMap.h"
-#include "Validate.h"
+#include "Timing.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,7 +31,6 @@ namespace {
 
 constexpr int kExitPass = 0, kExitFail = 1, kExitError = 2, kExitSkipped = 3;
 constexpr unsigned kWarmupRuns = 3;
-constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
 
 const char kUsage[] =
     "usage: qmm-cuda-run [options] DIR\n"
@@ -41,9 +40,27 @@ const char kUsage[] =
     "validation data and optionally times the whole plan.\n"
     "\n"
     "options:\n"
-    "  --iters N       after validation, time N runs of the whole plan (after\n"
-    "                  3 warm-up runs) and report median/min ms and TFLOP/s\n"
-    "                  (default 0: no timing)\n"
+    "  --iters N       after validation, time runs of the whole plan (each\n"
+    "                  method after 3 warm-up runs) and report the median\n"
+    "                  and min ms per run and TFLOP/s (default 0: no timing)\n"
+    "                  by these methods:\n"
+    "                    per-run       N samples of event, 1 run, event (the\n"
+    "                                  launch latency included)\n"
+    "                    back-to-back  R samples of N runs between two events\n"
+    "                    graph         N runs captured in a CUDA graph, R\n"
+    "                                  samples of one replay between two\n"
+    "                                  events (GPU time alone: the method to\n"
+    "                                  compare with libraries timed by graphs)\n"
+    "  --rounds R      samples of the back-to-back and graph methods (default\n"
+    "                  5)\n"
+    "  --timing LIST   the methods, comma-separated, or all (default all)\n"
+    "  --save-inputs DIR\n"
+    "                  write every input buffer, as filled before the first\n"
+    "                  launch, to DIR/buffer<I>.bin (other libraries can then\n"
+    "                  be run on the same bytes)\n"
+    "  --save-outputs DIR\n"
+    "                  write every output buffer after the checked runs to\n"
+    "                  DIR/buffer<I>.bin (to be judged elsewhere)\n"
     "  --runs N        run the plan N times before the checks (default 1);\n"
     "                  between runs the checked outputs and the poisoned\n"
     "                  buffers are restored, the others keep what the last\n"
@@ -68,6 +85,10 @@ const char kUsage[] =
 struct Options {
   std::string dir;
   unsigned long long iters = 0;
+  unsigned rounds = 5;
+  std::vector<TimingMethod> timingMethods = {
+      TimingMethod::PerRun, TimingMethod::BackToBack, TimingMethod::Graph};
+  std::string saveInputs, saveOutputs;
   unsigned long long runs = 1;
   unsigned long long seed = 1;
   int device = 0;
@@ -77,6 +98,38 @@ struct Options {
   bool checkFiles = false;
   bool help = false;
 };
+
+/// --timing: a comma-separated list of methods, or "all".
+Status parseTimingMethods(const std::string &text,
+                          std::vector<TimingMethod> &methods) {
+  const TimingMethod all[] = {TimingMethod::PerRun, TimingMethod::BackToBack,
+                              TimingMethod::Graph};
+  methods.clear();
+  if (text == "all") {
+    methods.assign(std::begin(all), std::end(all));
+    return Status::ok();
+  }
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(',', begin);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string name = text.substr(begin, end - begin);
+    const TimingMethod *found =
+        std::find_if(std::begin(all), std::end(all), [&](TimingMethod m) {
+          return name == getTimingMethodName(m);
+        });
+    if (found == std::end(all))
+      return Status::error(formatString(
+          "--timing: expected per-run, back-to-back, graph or all (a "
+          "comma-separated list), got '%s'",
+          name.c_str()));
+    if (std::find(methods.begin(), methods.end(), *found) == methods.end())
+      methods.push_back(*found);
+    begin = end + 1;
+  }
+  return Status::ok();
+}
 
 Status parseOptions(int argc, char **argv, Options &options) {
   bool endOfOptions = false;
@@ -104,7 +157,9 @@ Status parseOptions(int argc, char **argv, Options &options) {
     bool isFlag = name == "--help" || name == "-h" || name == "--check-files" ||
                   name == "--no-validate" || name == "--dry-run";
     bool takesValue = name == "--iters" || name == "--runs" ||
-                      name == "--seed" ||
+                      name == "--seed" || name == "--rounds" ||
+                      name == "--timing" || name == "--save-inputs" ||
+                      name == "--save-outputs" ||
                       name == "--device" || name == "--json";
     if (!isFlag && !takesValue)
       return Status::error(
@@ -136,6 +191,24 @@ Status parseOptions(int argc, char **argv, Options &options) {
             "--iters: expected an integer from 0 to 1000000, got '%s'",
             value.c_str()));
       options.iters = number;
+    } else if (name == "--rounds") {
+      if (!parseUnsigned(value, 10000, number) || number == 0)
+        return Status::error(formatString(
+            "--rounds: expected an integer from 1 to 10000, got '%s'",
+            value.c_str()));
+      options.rounds = static_cast<unsigned>(number);
+    } else if (name == "--timing") {
+      if (Status status = parseTimingMethods(value, options.timingMethods);
+          !status.isOk())
+        return status;
+    } else if (name == "--save-inputs") {
+      if (value.empty())
+        return Status::error("--save-inputs needs a directory");
+      options.saveInputs = value;
+    } else if (name == "--save-outputs") {
+      if (value.empty())
+        return Status::error("--save-outputs needs a directory");
+      options.saveOutputs = value;
     } else if (name == "--runs") {
       if (!parseUnsigned(value, 1000, number) || number == 0)
         return Status::error(formatString(
@@ -256,496 +329,35 @@ void printPlanDetails(const Plan &plan) {
   }
 }
 
-std::string describeLaunch(const Plan &plan, size_t index) {
-  const PlanLaunch &launch = plan.launches[index];
-  return formatString("launch %zu (kernel '%s', %s:%u)", index,
-                      plan.kernels[launch.kernel].entry.c_str(),
-                      plan.planPath.c_str(), launch.line);
-}
-
-/// Reads `bytes` of buffer `buffer` (for the check of plan line `line`)
-/// into `host`: the device's copy after a run, or the buffer's file.
-using BufferReader = std::function<Status(unsigned buffer, uint64_t bytes,
-                                          unsigned line, HostBytes &host)>;
-
-/// Evaluates and prints every check of the plan on buffers `read` gives
-/// (an FP8 buffer's checks with its scales).
-Status evaluateChecks(const Plan &plan, const BufferReader &read,
-                      RunReport &report) {
-  for (const PlanCheck &check : plan.checks) {
-    HostBytes output, scales;
-    if (Status status =
-            read(check.buffer, check.count * getElementBytes(check.element),
-                 check.line, output);
+/// --iters: the plan timed by each method; prints a line per method.
+Status timeRuns(PlanRunner &runner, const Plan &plan, const Options &options,
+                RunReport &report) {
+  CudaDriver &driver = runner.getDriver();
+  if (Status status = driver.openGraphs(); !status.isOk())
+    return status;
+  PlanLauncher runPlan = [&](CUstream stream) {
+    return runner.launchAll(stream, /*synchronizeEach=*/false);
+  };
+  for (TimingMethod method : options.timingMethods) {
+    TimingResult result;
+    if (Status status = timePlan(driver, runPlan, method, options.iters,
+                                 options.rounds, kWarmupRuns, result);
         !status.isOk())
       return status;
-    const PlanScaling *scaling =
-        check.scaling >= 0 ? &plan.scalings[check.scaling] : nullptr;
-    if (scaling)
-      if (Status status =
-              read(scaling->scalesBuffer,
-                   scaling->rows * scaling->scalesPerRow() *
-                       getElementBytes(scaling->scaleElement),
-                   check.line, scales);
-          !status.isOk())
-        return status;
-    CheckResult result;
-    if (Status status = evaluateCheck(check, output.data(), result, scaling,
-                                      scaling ? scales.data() : nullptr);
-        !status.isOk())
-      return status;
-    printCheckResult(result, stdout);
-    report.checks.push_back(result);
+    std::string samples =
+        method == TimingMethod::PerRun
+            ? formatString("%zu runs", result.msPerRun.size())
+            : formatString("%zu samples of %llu runs", result.msPerRun.size(),
+                           result.runsPerSample);
+    std::printf("time (%s): median %.4f ms, min %.4f ms per run over %s",
+                getTimingMethodName(method), result.medianMs, result.minMs,
+                samples.c_str());
+    if (plan.hasFlops && plan.flops > 0 && result.medianMs > 0)
+      std::printf(": %.4g TFLOP/s (measured)",
+                  plan.flops / (result.medianMs * 1e-3) / 1e12);
+    std::printf("\n");
+    report.timings.push_back(std::move(result));
   }
-  report.validated = true;
-  return Status::ok();
-}
-
-/// The GPU side of a run: the driver, the device, and what the plan put
-/// on it.
-class Runner {
-public:
-  Runner(const Plan &plan, const Options &options, RunReport &report)
-      : plan(plan), options(options), report(report) {}
-  ~Runner();
-
-  /// Opens the driver and the device; prints the device line.
-  Status openDevice();
-  /// Loads the modules, makes the buffers and the launches' parameters.
-  Status prepare();
-  /// --runs N runs of the plan with a synchronization after every launch,
-  /// so a failing launch is named; the checked outputs and poisoned
-  /// buffers restored between runs.
-  Status runChecked();
-  /// Evaluates and prints every check.
-  Status validate();
-  /// --iters N timed runs after the warm-up.
-  Status time();
-
-private:
-  Status call(CUresult result, const std::string &what) const {
-    return driver.check(result, what);
-  }
-  Status launchAll(bool synchronizeEach);
-  /// Gives buffer `index` its fill (the file, zeros, poison or random).
-  Status fillBuffer(size_t index, std::mt19937_64 &random);
-  /// Launches plan.launches[index], with cuLaunchKernelEx where it has a
-  /// cluster shape, else cuLaunchKernel.
-  Status launchOne(size_t index);
-  /// Encodes every tensor map over its buffer (already allocated) and
-  /// copies it to the device, where the kernels read it.
-  Status prepareTensorMaps();
-
-  const Plan &plan;
-  const Options &options;
-  RunReport &report;
-  CudaDriver driver;
-  bool haveContext = false;
-  std::vector<CUmodule> modules;
-  std::vector<CUfunction> functions;
-  std::vector<CUdeviceptr> buffers;
-  /// One allocation for all tensor maps, 128 bytes each (cuMemAlloc's
-  /// 256-byte alignment keeps each at the 64 bytes TMA needs).
-  CUdeviceptr tensorMapBlock = 0;
-  CUevent start = nullptr, stop = nullptr;
-  /// Per launch: 8 bytes of storage per argument and the pointers to them
-  /// (cuLaunchKernel reads each parameter's size from the kernel).
-  std::vector<std::vector<uint64_t>> argStorage;
-  std::vector<std::vector<void *>> argPointers;
-};
-
-Runner::~Runner() {
-  // Best effort: the process is about to exit, which frees it all anyway.
-  if (!haveContext)
-    return;
-  if (start)
-    driver.cuEventDestroy(start);
-  if (stop)
-    driver.cuEventDestroy(stop);
-  for (CUdeviceptr buffer : buffers)
-    driver.cuMemFree(buffer);
-  if (tensorMapBlock)
-    driver.cuMemFree(tensorMapBlock);
-  for (CUmodule module : modules)
-    driver.cuModuleUnload(module);
-}
-
-Status Runner::openDevice() {
-  if (Status status = driver.open(); !status.isOk())
-    return status;
-  CUresult result = driver.cuInit(0);
-  if (result == CUDA_ERROR_NO_DEVICE || result == CUDA_ERROR_STUB_LIBRARY)
-    return Status::skipped("no CUDA device (" +
-                           driver.check(result, "cuInit").getMessage() + ")");
-  if (Status status = call(result, "cuInit"); !status.isOk())
-    return status;
-  int count = 0;
-  if (Status status = call(driver.cuDeviceGetCount(&count), "cuDeviceGetCount");
-      !status.isOk())
-    return status;
-  if (options.device >= count)
-    return Status::skipped(formatString("no device %d (the driver sees %d)",
-                                        options.device, count));
-  CUdevice device = 0;
-  if (Status status = call(driver.cuDeviceGet(&device, options.device),
-                           "cuDeviceGet");
-      !status.isOk())
-    return status;
-  char name[256] = {};
-  int driverVersion = 0, major = 0, minor = 0, sms = 0;
-  Status status = call(driver.cuDeviceGetName(name, sizeof(name) - 1, device),
-                       "cuDeviceGetName");
-  if (status.isOk())
-    status = call(driver.cuDriverGetVersion(&driverVersion),
-                  "cuDriverGetVersion");
-  if (status.isOk())
-    status = call(driver.cuDeviceGetAttribute(
-                      &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                      device),
-                  "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)");
-  if (status.isOk())
-    status = call(driver.cuDeviceGetAttribute(
-                      &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                      device),
-                  "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)");
-  if (status.isOk())
-    status = call(driver.cuDeviceGetAttribute(
-                      &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
-                  "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
-  if (!status.isOk())
-    return status;
-  report.haveDevice = true;
-  report.deviceIndex = options.device;
-  report.deviceName = name;
-  report.ccMajor = major;
-  report.ccMinor = minor;
-  report.multiprocessors = sms;
-  report.driverVersion = driverVersion;
-  std::printf("device: %s, sm_%d%d, %d SMs, driver %s\n", name, major, minor,
-              sms, formatDriverVersion(driverVersion).c_str());
-  std::fflush(stdout);
-
-  // sm_90a code runs on compute capability 9.0 only; plain sm_XY PTX is
-  // JIT-compiled for any later device.
-  unsigned deviceCc = unsigned(major) * 10 + unsigned(minor);
-  unsigned planCc = plan.ccMajor * 10 + plan.ccMinor;
-  if (plan.archSpecific ? deviceCc != planCc : deviceCc < planCc)
-    return Status::skipped(formatString("device %d is sm_%d%d, the plan needs %s",
-                                        options.device, major, minor,
-                                        plan.chip.c_str()));
-
-  CUcontext context = nullptr;
-  status = call(driver.cuDevicePrimaryCtxRetain(&context, device),
-                "cuDevicePrimaryCtxRetain");
-  if (status.isOk())
-    status = call(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-  if (!status.isOk())
-    return status;
-  haveContext = true;
-  return Status::ok();
-}
-
-Status Runner::prepare() {
-  for (const PlanModule &planModule : plan.modules) {
-    // ptxas's error log: a JIT failure is otherwise just
-    // CUDA_ERROR_INVALID_PTX.
-    static char log[16384];
-    log[0] = '\0';
-    int jitOptions[] = {CU_JIT_ERROR_LOG_BUFFER,
-                        CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *jitValues[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
-    CUmodule module = nullptr;
-    CUresult result = driver.cuModuleLoadDataEx(
-        &module, planModule.ptx.c_str(), 2, jitOptions, jitValues);
-    if (result != CUDA_SUCCESS) {
-      std::string message =
-          driver.check(result, formatString("cuModuleLoadDataEx('%s')",
-                                            planModule.file.c_str()))
-              .getMessage();
-      log[sizeof(log) - 1] = '\0';
-      if (log[0])
-        message += formatString("\nptxas log:\n%s", log);
-      return Status::error(message);
-    }
-    modules.push_back(module);
-  }
-  for (const PlanKernel &kernel : plan.kernels) {
-    CUfunction function = nullptr;
-    if (Status status = call(
-            driver.cuModuleGetFunction(&function, modules[kernel.module],
-                                       kernel.entry.c_str()),
-            formatString("cuModuleGetFunction('%s')", kernel.entry.c_str()));
-        !status.isOk())
-      return status;
-    // Dynamic shared memory above 48 KiB is opt-in, per function.
-    if (kernel.maxDynamicShared > kDefaultSharedLimit)
-      if (Status status = call(
-              driver.cuFuncSetAttribute(
-                  function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                  static_cast<int>(kernel.maxDynamicShared)),
-              formatString("cuFuncSetAttribute('%s', "
-                           "MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
-                           kernel.entry.c_str(), kernel.maxDynamicShared));
-          !status.isOk())
-        return status;
-    functions.push_back(function);
-  }
-
-  std::mt19937_64 random(options.seed);
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    const PlanBuffer &buffer = plan.buffers[i];
-    CUdeviceptr pointer = 0;
-    if (Status status = call(driver.cuMemAlloc(&pointer, buffer.bytes),
-                             formatString("cuMemAlloc(buffer %zu, %llu bytes)",
-                                          i, static_cast<unsigned long long>(
-                                                 buffer.bytes)));
-        !status.isOk())
-      return status;
-    buffers.push_back(pointer);
-    if (Status status = fillBuffer(i, random); !status.isOk())
-      return status;
-  }
-
-  if (Status status = prepareTensorMaps(); !status.isOk())
-    return status;
-
-  // cuLaunchKernelEx only where a launch needs it, so that a driver
-  // without it still runs the other plans.
-  if (std::any_of(plan.launches.begin(), plan.launches.end(),
-                  [](const PlanLaunch &launch) { return launch.hasCluster(); }))
-    if (Status status = driver.openClusterLaunch(); !status.isOk())
-      return status;
-
-  for (const PlanLaunch &launch : plan.launches) {
-    std::vector<uint64_t> storage(launch.args.size());
-    for (size_t i = 0; i < launch.args.size(); ++i) {
-      const LaunchArg &arg = launch.args[i];
-      uint64_t value = arg.value;
-      if (arg.kind == LaunchArg::Kind::Buffer)
-        value = buffers[arg.value];
-      else if (arg.kind == LaunchArg::Kind::TensorMap)
-        value = tensorMapBlock + arg.value * sizeof(CUtensorMap);
-      if (arg.kind == LaunchArg::Kind::U32) {
-        auto narrow = static_cast<uint32_t>(value);
-        std::memcpy(&storage[i], &narrow, 4); // the low address holds it
-      } else {
-        storage[i] = value;
-      }
-    }
-    argStorage.push_back(std::move(storage));
-  }
-  // Pointers taken after every vector is in place (moves keep the heap
-  // blocks, but this keeps it obvious).
-  for (std::vector<uint64_t> &storage : argStorage) {
-    std::vector<void *> pointers;
-    for (uint64_t &slot : storage)
-      pointers.push_back(&slot);
-    argPointers.push_back(std::move(pointers));
-  }
-  return call(driver.cuCtxSynchronize(), "cuCtxSynchronize (after the fills)");
-}
-
-Status Runner::prepareTensorMaps() {
-  if (plan.tensorMaps.empty())
-    return Status::ok();
-  if (Status status = driver.openTensorMaps(); !status.isOk())
-    return status;
-  size_t bytes = plan.tensorMaps.size() * sizeof(CUtensorMap);
-  if (Status status =
-          call(driver.cuMemAlloc(&tensorMapBlock, bytes),
-               formatString("cuMemAlloc(%zu tensor maps, %zu bytes)",
-                            plan.tensorMaps.size(), bytes));
-      !status.isOk())
-    return status;
-  for (size_t i = 0; i < plan.tensorMaps.size(); ++i) {
-    const PlanTensorMap &map = plan.tensorMaps[i];
-    // The plan's checks leave the encoder little to refuse; what it still
-    // refuses (e.g. a rule of a newer driver) is named by the plan's line.
-    CUtensorMap tensorMap = {};
-    if (Status status = call(
-            encodeTensorMap(driver, map, buffers[map.buffer], tensorMap),
-            formatString("cuTensorMapEncodeTiled(tensormap %zu, %s:%u)", i,
-                         plan.planPath.c_str(), map.line));
-        !status.isOk())
-      return status;
-    CUdeviceptr address = tensorMapBlock + i * sizeof(CUtensorMap);
-    if (Status status =
-            call(driver.cuMemcpyHtoD(address, &tensorMap, sizeof(tensorMap)),
-                 formatString("cuMemcpyHtoD(tensormap %zu)", i));
-        !status.isOk())
-      return status;
-  }
-  return Status::ok();
-}
-
-Status Runner::launchOne(size_t index) {
-  const PlanLaunch &launch = plan.launches[index];
-  void **params =
-      argPointers[index].empty() ? nullptr : argPointers[index].data();
-  CUresult result = CUDA_SUCCESS;
-  if (!launch.hasCluster()) {
-    result = driver.cuLaunchKernel(
-        functions[launch.kernel], launch.grid[0], launch.grid[1],
-        launch.grid[2], launch.block[0], launch.block[1], launch.block[2],
-        launch.dynamicShared, nullptr, params, nullptr);
-  } else {
-    CUlaunchAttribute attribute = {};
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim.x = launch.cluster[0];
-    attribute.value.clusterDim.y = launch.cluster[1];
-    attribute.value.clusterDim.z = launch.cluster[2];
-    CUlaunchConfig config = {};
-    config.gridDimX = launch.grid[0];
-    config.gridDimY = launch.grid[1];
-    config.gridDimZ = launch.grid[2];
-    config.blockDimX = launch.block[0];
-    config.blockDimY = launch.block[1];
-    config.blockDimZ = launch.block[2];
-    config.sharedMemBytes = launch.dynamicShared;
-    config.hStream = nullptr; // the legacy default stream, as cuLaunchKernel's
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    result = driver.cuLaunchKernelEx(&config, functions[launch.kernel], params,
-                                     nullptr);
-  }
-  // The message only on failure: the timed runs format nothing.
-  if (result == CUDA_SUCCESS)
-    return Status::ok();
-  std::string what = launch.hasCluster()
-                         ? formatString("cuLaunchKernelEx(cluster %ux%ux%u)",
-                                        launch.cluster[0], launch.cluster[1],
-                                        launch.cluster[2])
-                         : std::string("cuLaunchKernel");
-  return call(result, what + ": " + describeLaunch(plan, index));
-}
-
-Status Runner::launchAll(bool synchronizeEach) {
-  for (size_t i = 0; i < plan.launches.size(); ++i) {
-    if (Status status = launchOne(i); !status.isOk())
-      return status;
-    if (synchronizeEach)
-      if (Status status = call(driver.cuCtxSynchronize(),
-                               "cuCtxSynchronize: " + describeLaunch(plan, i));
-          !status.isOk())
-        return status;
-  }
-  return Status::ok();
-}
-
-Status Runner::fillBuffer(size_t index, std::mt19937_64 &random) {
-  const PlanBuffer &buffer = plan.buffers[index];
-  CUdeviceptr pointer = buffers[index];
-  if (isHostFill(buffer.fill)) {
-    HostBytes bytes;
-    if (Status status = makeHostFill(buffer, random, bytes); !status.isOk())
-      return status;
-    return call(driver.cuMemcpyHtoD(pointer, bytes.data(), buffer.bytes),
-                formatString("cuMemcpyHtoD(buffer %zu)", index));
-  }
-  // Poison: 0xFF bytes are NaN in f32, bf16 and f16, so outputs the
-  // kernels never write show up in the checks.
-  unsigned char value = buffer.fill == Fill::Poison ? 0xff : 0;
-  return call(driver.cuMemsetD8(pointer, value, buffer.bytes),
-              formatString("cuMemsetD8(buffer %zu)", index));
-}
-
-Status Runner::runChecked() {
-  // What the checks read (an accumulated output's C included) starts
-  // again from the plan's contents each run; workspaces do not.
-  std::vector<bool> restored(plan.buffers.size(), false);
-  for (size_t i = 0; i < plan.buffers.size(); ++i)
-    restored[i] = plan.buffers[i].fill == Fill::Poison;
-  for (const PlanCheck &check : plan.checks) {
-    restored[check.buffer] = true;
-    if (check.scaling >= 0)
-      restored[plan.scalings[check.scaling].scalesBuffer] = true;
-  }
-  for (unsigned long long run = 0; run < options.runs; ++run) {
-    if (run > 0) {
-      // Restored buffers hold files or poison: no random fill is drawn.
-      std::mt19937_64 random(options.seed);
-      for (size_t i = 0; i < plan.buffers.size(); ++i) {
-        if (!restored[i])
-          continue;
-        if (Status status = fillBuffer(i, random); !status.isOk())
-          return status;
-      }
-    }
-    if (Status status = launchAll(/*synchronizeEach=*/true); !status.isOk())
-      return status;
-  }
-  return Status::ok();
-}
-
-Status Runner::validate() {
-  return evaluateChecks(
-      plan,
-      [&](unsigned buffer, uint64_t bytes, unsigned line,
-          HostBytes &host) -> Status {
-        if (!host.allocate(bytes))
-          return Status::error(formatString(
-              "cannot allocate %llu bytes of host memory for the check of "
-              "line %u",
-              static_cast<unsigned long long>(bytes), line));
-        return call(driver.cuMemcpyDtoH(host.data(), buffers[buffer], bytes),
-                    formatString("cuMemcpyDtoH(buffer %u)", buffer));
-      },
-      report);
-}
-
-Status Runner::time() {
-  if (Status status = call(driver.cuEventCreate(&start, 0), "cuEventCreate");
-      !status.isOk())
-    return status;
-  if (Status status = call(driver.cuEventCreate(&stop, 0), "cuEventCreate");
-      !status.isOk())
-    return status;
-  for (unsigned i = 0; i < kWarmupRuns; ++i)
-    if (Status status = launchAll(false); !status.isOk())
-      return status;
-  if (Status status =
-          call(driver.cuCtxSynchronize(), "cuCtxSynchronize (warm-up runs)");
-      !status.isOk())
-    return status;
-  std::vector<double> times;
-  for (unsigned long long i = 0; i < options.iters; ++i) {
-    if (Status status = call(driver.cuEventRecord(start, nullptr),
-                             "cuEventRecord");
-        !status.isOk())
-      return status;
-    if (Status status = launchAll(false); !status.isOk())
-      return status;
-    if (Status status = call(driver.cuEventRecord(stop, nullptr),
-                             "cuEventRecord");
-        !status.isOk())
-      return status;
-    if (Status status = call(driver.cuEventSynchronize(stop),
-                             "cuEventSynchronize (timed run)");
-        !status.isOk())
-      return status;
-    float ms = 0;
-    if (Status status = call(driver.cuEventElapsedTime(&ms, start, stop),
-                             "cuEventElapsedTime");
-        !status.isOk())
-      return status;
-    times.push_back(ms);
-  }
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  double median =
-      n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  report.timed = true;
-  report.timesMs = times;
-  report.medianMs = median;
-  report.minMs = sorted.front();
-  std::printf("time: median %.4f ms, min %.4f ms over %zu runs", median,
-              sorted.front(), n);
-  if (plan.hasFlops && plan.flops > 0 && median > 0) {
-    report.tflops = plan.flops / (median * 1e-3) / 1e12;
-    std::printf(": %.4g TFLOP/s (measured)", report.tflops);
-  }
-  std::printf("\n");
   return Status::ok();
 }
 
@@ -801,19 +413,27 @@ int run(const Options &options, Plan &plan, RunReport &report) {
     return finishChecks(report);
   }
 
-  Runner runner(plan, options, report);
+  RunnerOptions runnerOptions;
+  runnerOptions.device = options.device;
+  runnerOptions.seed = options.seed;
+  runnerOptions.runs = options.runs;
+  PlanRunner runner(plan, runnerOptions, report);
   Status status = runner.openDevice();
   if (status.isOk()) {
     printPlanSummary(plan);
     std::fflush(stdout);
     status = runner.prepare();
   }
+  if (status.isOk() && !options.saveInputs.empty())
+    status = runner.saveInputs(options.saveInputs);
   if (status.isOk())
     status = runner.runChecked();
+  if (status.isOk() && !options.saveOutputs.empty())
+    status = runner.saveOutputs(options.saveOutputs);
   if (status.isOk() && options.validate)
     status = runner.validate();
   if (status.isOk() && options.iters > 0)
-    status = runner.time();
+    status = timeRuns(runner, plan, options, report);
   if (!status.isOk()) {
     report.message = status.getMessage();
     if (status.isSkipped()) {
