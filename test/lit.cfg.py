@@ -2,6 +2,7 @@
 # lit configuration for the qmm project.
 
 import os
+import subprocess
 import shutil
 
 import lit.formats
@@ -93,7 +94,24 @@ if getattr(config, "qmm_sanitizers", ""):
         "ASAN_OPTIONS", "abort_on_error=1:allow_user_poisoning=0:detect_leaks=1")
     config.environment.setdefault(
         "UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1")
-# The Python package is not built in sanitized builds: an uninstrumented
-# python3 cannot load an ASan-instrumented extension.
+# %qmm_python: the interpreter for tests that import the package's
+# extension. In sanitized builds the ASan runtime must be the process's
+# first library (python3 is not instrumented) and libstdc++ must be loaded
+# before it starts (its __cxa_throw interceptor needs the real one);
+# python3's own allocations are not leak-checked.
+python_with_qmm = "/usr/bin/python3"
+if getattr(config, "qmm_sanitizers", ""):
+    def runtime_library(name):
+        return subprocess.run(
+            [getattr(config, "cxx_compiler", "") or "g++",
+             "-print-file-name=" + name], capture_output=True,
+            text=True).stdout.strip()
+    preload = " ".join(runtime_library(n)
+                       for n in ("libasan.so", "libstdc++.so"))
+    options = config.environment["ASAN_OPTIONS"].replace(
+        "detect_leaks=1", "detect_leaks=0")
+    python_with_qmm = "env LD_PRELOAD='%s' ASAN_OPTIONS=%s /usr/bin/python3" % (
+        preload, options)
+config.substitutions.append(("%qmm_python", python_with_qmm))
 if getattr(config, "qmm_build_python", "ON").upper() in ("OFF", "0", "FALSE", "NO", ""):
     config.excludes.append("python")
