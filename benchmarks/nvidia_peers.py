@@ -74,13 +74,19 @@ def read_cases(plans, only, exact=False):
                 continue
             name, shape, flags = words[0], words[1], words[2:]
             m, n, k = (int(x) for x in shape.split("x"))
-            a_scale = flags[flags.index("--a-scale") + 1]
-            scaling = {"tensor": "tensor", "row": "row",
-                       "1x128": "block"}.get(a_scale)
-            if scaling is None or len(flags) != 4:
-                raise SystemExit("%s: only --a-scale/--b-scale tensor, row "
-                                 "and 1x128/128x128 cases are compared"
-                                 % name)
+            # The scales decide what the libraries are given; other flags
+            # (--cluster-rows, --max-blocks...) only shape qmm's kernel.
+            scales = [flags[flags.index(f) + 1] if f in flags else None
+                      for f in ("--a-scale", "--b-scale")]
+            scaling = {("tensor", "tensor"): "tensor", ("row", "row"): "row",
+                       ("1x128", "128x128"): "block"}.get(tuple(scales))
+            if scaling is None or any(
+                    f in flags for f in ("--a-type", "--b-type", "--out-type",
+                                         "--b-layout", "--bias", "--gelu",
+                                         "--accumulate", "--out-scale")):
+                raise SystemExit("%s: only bf16-output E4M3 GEMMs with "
+                                 "tensor, row or 1x128/128x128 scales are "
+                                 "compared" % name)
             cases.append({"name": name, "m": m, "n": n, "k": k,
                           "scaling": scaling,
                           "plan": os.path.join(plans, name)})
@@ -593,7 +599,7 @@ def markdown(report):
                     report["hbm_tbps"] * 1e12) * 1e3
                 hbm = "%.0f%%" % (100 * bound_ms / qmm["ms"])
             lines.append("| %s | %s | %d | %s | %s | %s | %s |" % (
-                "%dx%dx%d" % (record["m"], record["n"], record["k"]),
+                record["case"],
                 SCALINGS[record["scaling"]], record["runs_per_sample"],
                 " | ".join(cells), vs_default, ratio, hbm))
         lines.append("")
