@@ -54,10 +54,10 @@ Mainloop::KTileScales Mainloop::loadScales(ImplicitLocOpBuilder &b,
   Value kIndex = arith::MulIOp::create(
       b, arith::AddIOp::create(b, tile.kBegin, kt),
       constant(b, spec.tiling().tileK));
-  if (hasPerKTileScales(op.getBEncoding()))
+  if (spec.plan.bScales.perKTile())
     scales.b = loadScale(b, arguments.bScales, op.getBEncoding(), spec.n,
                          spec.k, tile.blockColumn, kIndex);
-  if (hasPerKTileScales(op.getAEncoding())) {
+  if (spec.plan.aScales.perKTile()) {
     // Rows past M read row M - 1's scales.
     for (Value row : rows) {
       Value clamped = arith::MinUIOp::create(b, row, constant(b, spec.m - 1));

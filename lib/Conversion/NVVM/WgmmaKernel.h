@@ -50,12 +50,6 @@ inline Value constant(ImplicitLocOpBuilder &b, int64_t value) {
   return arith::ConstantIndexOp::create(b, value);
 }
 
-/// Whether `encoding`'s scales change every K tile (block scales): the
-/// mainloop applies them to wgmma's partial sums, the epilogue the others.
-inline bool hasPerKTileScales(ScaleEncodingAttr encoding) {
-  return encoding.getKind() == ScaleKind::Block;
-}
-
 /// The matmul, the chip and the plan of one kernel: what every part reads.
 struct KernelSpec {
   KernelSpec(MatmulOp op, const NvidiaChipInfo &chip, const WgmmaPlan &plan);

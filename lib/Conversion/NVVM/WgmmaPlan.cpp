@@ -246,6 +246,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.tileRows = llvm::divideCeil(problem.m, tiling.tileM);
   plan.tileColumns = llvm::divideCeil(problem.n, tiling.tileN);
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
+  plan.aScales = problem.aScales;
+  plan.bScales = problem.bScales;
   // Clusters of `cluster-rows` blocks where M's tile rows divide by it.
   tiling.clusterRows =
       plan.tileRows % options.clusterRows == 0 ? options.clusterRows : 1;

@@ -184,6 +184,9 @@ struct WgmmaPlan {
           rasterUnits = 0;
   /// K tiles wgmma sums between promotions (1 with block scales).
   int64_t promotionKTiles = 1;
+  /// A's and B's scales (the problem's): those that change every K tile
+  /// the mainloop applies, the others the epilogue.
+  WgmmaScales aScales, bScales;
   /// Staged epilogues: the columns of one box of D's tensor map.
   int64_t stagingBoxColumns = 0;
   /// Whether M or N leaves partial tiles (the epilogue masks them).
