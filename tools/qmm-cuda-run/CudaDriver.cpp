@@ -56,6 +56,22 @@ bool resolveLate(void *library, const char *name, int version, uint64_t flags,
   return true;
 }
 
+/// Resolves entry points in order and remembers the first one missing
+/// (each call after that does nothing).
+class Resolver {
+public:
+  explicit Resolver(void *library) : library(library) {}
+  template <typename Function>
+  void need(const char *name, Function &function) {
+    if (!missing && !resolve(library, name, function))
+      missing = name;
+  }
+  const char *missing = nullptr;
+
+private:
+  void *library;
+};
+
 } // namespace
 
 Status CudaDriver::open() {
@@ -65,10 +81,9 @@ Status CudaDriver::open() {
     return Status::skipped(formatString("no CUDA driver (%s)",
                                         reason ? reason : "dlopen failed"));
   }
-  const char *missing = nullptr;
+  Resolver resolver(library);
   auto need = [&](const char *name, auto &function) {
-    if (!missing && !resolve(library, name, function))
-      missing = name;
+    resolver.need(name, function);
   };
   need("cuInit", cuInit);
   need("cuDriverGetVersion", cuDriverGetVersion);
@@ -99,7 +114,7 @@ Status CudaDriver::open() {
   need("cuEventDestroy_v2", cuEventDestroy);
   need("cuGetErrorString", cuGetErrorString);
   need("cuGetErrorName", cuGetErrorName);
-  if (missing)
+  if (const char *missing = resolver.missing)
     return Status::error(formatString(
         "libcuda.so.1 has no '%s' (a driver older than this runner needs?)",
         missing));
@@ -140,16 +155,15 @@ Status CudaDriver::openClusterLaunch() {
 }
 
 Status CudaDriver::openGraphs() {
-  if (cuGraphLaunch)
+  if (graphsOpen)
     return Status::ok();
   if (!library)
     return Status::error("openGraphs before open");
   // The names cuda.h maps the plain ones to (cuStreamBeginCapture ->
   // _v2, cuStreamDestroy -> _v2).
-  const char *missing = nullptr;
+  Resolver resolver(library);
   auto need = [&](const char *name, auto &function) {
-    if (!missing && !resolve(library, name, function))
-      missing = name;
+    resolver.need(name, function);
   };
   need("cuStreamCreate", cuStreamCreate);
   need("cuStreamDestroy_v2", cuStreamDestroy);
@@ -160,12 +174,11 @@ Status CudaDriver::openGraphs() {
   need("cuGraphLaunch", cuGraphLaunch);
   need("cuGraphExecDestroy", cuGraphExecDestroy);
   need("cuGraphDestroy", cuGraphDestroy);
-  if (missing) {
-    cuGraphLaunch = nullptr;
+  if (resolver.missing)
     return Status::error(formatString(
         "libcuda.so.1 has no '%s' (timing needs a CUDA 11.4 driver or later)",
-        missing));
-  }
+        resolver.missing));
+  graphsOpen = true;
   return Status::ok();
 }
 

@@ -209,6 +209,7 @@ public:
 
 private:
   void *library = nullptr; // never closed: the process exits with it loaded
+  bool graphsOpen = false;
 };
 
 } // namespace qmmcuda
