@@ -115,6 +115,21 @@ if [ "$mode" = validate ]; then
   save dyn_one_k_tile 256x1024x128 --a-scale tensor --b-scale tensor --max-blocks 3 --dynamic-schedule
   save dyn_f32_bias_gelu_acc 384x512x1024 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate --max-blocks 5 --dynamic-schedule
   save dyn_fp8_out 384x256x512 --a-scale tensor --b-scale tensor --out-type f8E4M3FN --max-blocks 2 --dynamic-schedule
+  # Tile shapes (issue 44): one consumer warpgroup where M fits in 64
+  # rows, 64 columns where 128-column tiles would leave more than half the
+  # multiprocessors idle (the ring's bytes in more stages); Stream-K parts
+  # whose padding rows skip the workspace; B's 64-row scale blocks; the
+  # shapes forced (--tile-m, --tile-n) on grids of several rounds.
+  save tile_one_row_block 1x1024x4096 --a-scale 1x128 --b-scale 128x128
+  save tile_rows_tail 40x1000x2048 --a-scale 1x128 --b-scale 128x128
+  save tile_m128_n64 128x1792x2048 --a-scale 1x128 --b-scale 128x128
+  save tile_sk_rows_tail 100x512x4096 --a-scale row --b-scale row --out-type f32
+  save tile_b_blocks_64 256x384x512 --a-scale 1x128 --b-scale 64x128
+  save tile_fp8_out_narrow 16x256x512 --out-type f8E4M3FN --out-scale 1x32
+  save tile_forced_64x64_dynamic 328x640x512 --a-scale row --b-scale row --tile-m 64 --tile-n 64 --max-blocks 7 --dynamic-schedule
+  save tile_forced_64x128_sk 200x256x4096 --a-scale tensor --b-scale tensor --tile-m 64 --tile-n 128 --max-blocks 5
+  save tile_forced_128x64_bias 384x320x640 --a-scale row --b-scale row --bias bf16 --gelu tanh --accumulate --tile-m 128 --tile-n 64 --max-blocks 4
+  save tile_forced_64x64_cluster 512x384x2048 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --tile-n 64 --cluster-rows 2
   # Scales whose product overflows or underflows f32 while every scaled
   # product is finite (issue 40): the epilogue's and the promotion's
   # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).

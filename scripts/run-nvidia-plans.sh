@@ -27,8 +27,9 @@ code=$?
 echo "smoke plan, wrong on purpose: exit $code (expected 1)"
 [ $code -eq 1 ] || status=1
 # ptxas (the GPU machine's toolkit) tells where it serializes wgmma steps,
-# each waited for on its own (notes C7514 and kin): a silent slowdown the
-# timings alone do not explain, so a plan with such a note fails.
+# each waited for on its own (notes C7514 and kin), or that it ignored
+# setmaxnreg (C7508): silent slowdowns the timings alone do not explain,
+# so a plan with such a note fails.
 ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 [ -x "$ptxas" ] || ptxas=
 for plan in "$dir"/*/; do
@@ -37,12 +38,13 @@ for plan in "$dir"/*/; do
   chip=$(awk '$1 == "chip" { print $2 }' "$plan/plan.txt")
   for ptx in "$plan"/*.ptx; do
     [ -n "$ptxas" ] && [ -f "$ptx" ] && [ -n "$chip" ] || continue
-    notes=$("$ptxas" -arch="$chip" -v "$ptx" -o /dev/null 2>&1 | grep -i 'serialized')
+    # C7508: setmaxnreg ignored (the roles keep the entry registers).
+    notes=$("$ptxas" -arch="$chip" -v "$ptx" -o /dev/null 2>&1 | grep -iE 'serialized|C7508')
     if [ -n "$notes" ]; then
       echo "   ptxas: $(basename "$ptx"): $notes"
       status=1
     else
-      echo "   ptxas: $(basename "$ptx"): no wgmma serialization"
+      echo "   ptxas: $(basename "$ptx"): no wgmma serialization, setmaxnreg kept"
     fi
   done
   echo "$out" | grep -E '^check|^time|^RESULT|error' | sed 's/^/   /'

@@ -63,7 +63,8 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
     pm.addPass(createQMMLowerMatmulToWgmma(
         {/*chip=*/"", options.stages, /*rasterRows=*/8,
          options.clusterRows, options.streamK, options.maxBlocks,
-         options.promotionKTiles, options.dynamicSchedule}));
+         options.promotionKTiles, options.dynamicSchedule, options.tileM,
+         options.tileN}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -196,6 +197,16 @@ struct NVVMPipelineCLOptions
                      "counter as they free up (unclustered kernels of "
                      "several rounds)"),
       llvm::cl::init(false)};
+  Option<int64_t> tileM{
+      *this, "tile-m",
+      llvm::cl::desc("a wgmma kernel tile's rows, 64 or 128 (0, the "
+                     "default: chosen per matmul)"),
+      llvm::cl::init(0)};
+  Option<int64_t> tileN{
+      *this, "tile-n",
+      llvm::cl::desc("a wgmma kernel tile's columns, 64 or 128 (0, the "
+                     "default: chosen per matmul)"),
+      llvm::cl::init(0)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -238,7 +249,8 @@ void qmm::registerNVVMPipeline() {
                                     cl.matmulKernels, cl.stages,
                                     cl.clusterRows, cl.streamK,
                                     cl.maxBlocks, cl.promotionKTiles,
-                                    cl.dynamicSchedule};
+                                    cl.dynamicSchedule, cl.tileM,
+                                    cl.tileN};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

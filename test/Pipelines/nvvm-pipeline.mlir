@@ -1,9 +1,9 @@
-// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu" | FileCheck %s --check-prefix=GPU
-// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=llvm" | FileCheck %s --check-prefix=LLVM
-// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=PTX
-// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=PRODUCER
-// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=DECL
-// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx" | FileCheck %s --check-prefix=SERIAL
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu tile-m=128 tile-n=128" | FileCheck %s --check-prefix=GPU
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=llvm tile-m=128 tile-n=128" | FileCheck %s --check-prefix=LLVM
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=PTX
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=PRODUCER
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=DECL
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=SERIAL
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu matmul-kernels=reference" | FileCheck %s --check-prefix=REFGPU
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=ptx matmul-kernels=reference" | FileCheck %s --check-prefix=REFPTX
 
@@ -44,6 +44,7 @@
 // PTX-SAME:    .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX-SAME:    .visible .entry matmul(
 // PTX-SAME:    .maxntid 384, 1, 1
+// PTX-SAME:    .minnctapersm 1
 // PTX-SAME:    mbarrier.init.shared.b64
 // PTX-SAME:    fence.proxy.async.shared::cta
 // PTX-SAME:    fence.proxy.tensormap::generic.acquire.sys

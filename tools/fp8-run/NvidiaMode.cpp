@@ -184,6 +184,8 @@ int GemmRunner::saveLaunchPlan() {
   options.maxBlocks = config.nvidiaMaxBlocks;
   options.promotionKTiles = config.nvidiaPromotionKTiles;
   options.dynamicSchedule = config.nvidiaDynamicSchedule;
+  options.tileM = config.nvidiaTileM;
+  options.tileN = config.nvidiaTileN;
   OwningOpRef<ModuleOp> lowered = module->clone();
   if (llvm::Error error = runNVVMPipeline(*lowered, options))
     fail("compiling for " + target.name + " failed: " +

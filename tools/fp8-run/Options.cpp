@@ -339,6 +339,16 @@ static cl::opt<bool> nvidiaDynamicSchedule(
              "from a global counter as they free up (the pipeline's "
              "dynamic-schedule)"),
     cl::cat(category));
+static cl::opt<int64_t> nvidiaTileM(
+    "tile-m", cl::init(0),
+    cl::desc("with --chip sm_90a: a wgmma kernel tile's rows, 64 or 128 "
+             "(the pipeline's tile-m; 0: chosen per matmul)"),
+    cl::cat(category));
+static cl::opt<int64_t> nvidiaTileN(
+    "tile-n", cl::init(0),
+    cl::desc("with --chip sm_90a: a wgmma kernel tile's columns, 64 or 128 "
+             "(the pipeline's tile-n; 0: chosen per matmul)"),
+    cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "
                                              "DIR"),
@@ -622,10 +632,14 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   if ((nvidiaStreamK.getNumOccurrences() ||
        nvidiaMaxBlocks.getNumOccurrences() ||
        nvidiaPromotionKTiles.getNumOccurrences() ||
-       nvidiaDynamicSchedule.getNumOccurrences()) &&
+       nvidiaDynamicSchedule.getNumOccurrences() ||
+       nvidiaTileM.getNumOccurrences() || nvidiaTileN.getNumOccurrences()) &&
       !config.target.nvidia)
     fail("--stream-k, --max-blocks, --promotion-k-tiles, "
-         "--dynamic-schedule: apply to NVIDIA chips only (--chip sm_90a)");
+         "--dynamic-schedule, --tile-m, --tile-n: apply to NVIDIA chips "
+         "only (--chip sm_90a)");
+  config.nvidiaTileM = nvidiaTileM;
+  config.nvidiaTileN = nvidiaTileN;
   config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;
   config.nvidiaPromotionKTiles = nvidiaPromotionKTiles;
   config.nvidiaStreamK = nvidiaStreamK;

@@ -958,7 +958,8 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     wgmma's FP8 accumulation keeps about 14 bits), and the epilogue applies
     scales, C, bias, activation and rounding (or quantizes an FP8 output)
     and stores through shared memory and TMA where D's tensor map allows.
-    The blocks walk 128 x 128 tiles in raster groups (L2 reuse); a small
+    The blocks walk tiles (128 x 128; smaller where M or the tile count
+    is small: `tile-m`, `tile-n`) in raster groups (L2 reuse); a small
     last round is split along K across idle blocks (`stream-k`); clusters
     share B's tiles through TMA multicast (`cluster-rows`); blocks may draw
     tiles from a counter (`dynamic-schedule`).
@@ -973,7 +974,8 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"",
            "target chip (sm_90a); empty: the IR's target (qmm-attach-target)">,
     Option<"stages", "stages", "int64_t", /*default=*/"4",
-           "shared-memory stages of the TMA ring (32 KiB each)">,
+           "shared-memory stages of the TMA ring of 128 x 128 tiles (32 KiB "
+           "each); smaller tiles keep the ring's bytes in more stages">,
     Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",
            "rows of tiles the persistent blocks walk together, column by "
            "column (L2 reuse)">,
@@ -1000,7 +1002,14 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "blocks draw their tiles after the first from a global counter "
            "as they free up, on every multiprocessor (unclustered kernels "
            "of several rounds without a split last round; off by default: "
-           "measured slower on an H200)">
+           "measured slower on an H200)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
+           "a kernel tile's rows: 64 (one consumer warpgroup) or 128 (two); "
+           "0, the default: 64 where M fits in 64 rows, else 128">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
+           "a kernel tile's columns, 64 or 128; 0, the default: 64 where "
+           "128-column tiles would leave more than half the "
+           "multiprocessors idle and the scale blocks allow it, else 128">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

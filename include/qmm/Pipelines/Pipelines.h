@@ -105,6 +105,9 @@ struct NVVMPipelineOptions {
   /// Whether a wgmma kernel's blocks draw their tiles from a counter as
   /// they free up (qmm-lower-matmul-to-wgmma's dynamic-schedule).
   bool dynamicSchedule = false;
+  /// A wgmma kernel tile's rows and columns (qmm-lower-matmul-to-wgmma's
+  /// tile-m and tile-n; 0: chosen per matmul).
+  int64_t tileM = 0, tileN = 0;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

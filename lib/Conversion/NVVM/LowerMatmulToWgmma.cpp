@@ -566,6 +566,13 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
                   UnitAttr::get(ctx));
   kernel.setKnownBlockSizeAttr(
       DenseI32ArrayAttr::get(ctx, {int32_t(tiling.threads), 1, 1}));
+  // One block per multiprocessor (.minnctapersm 1, as CUTLASS's
+  // warp-specialized kernels declare it): ptxas then knows the registers
+  // at entry (all of them, over the block's threads) and honours the
+  // roles' setmaxnreg; without it a kernel that needs fewer registers
+  // drops setmaxnreg (note C7508) and its consumers keep the entry count.
+  kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  IntegerAttr::get(IntegerType::get(ctx, 32), 1));
   ImplicitLocOpBuilder body(loc, OpBuilder::atBlockBegin(
                                      &kernel.getBody().front()));
   buildKernelBody(body, spec, kernel);
@@ -649,6 +656,8 @@ struct QMMLowerMatmulToWgmmaPass
     options.maxBlocks = maxBlocks;
     options.promotionKTiles = promotionKTiles;
     options.dynamicSchedule = dynamicSchedule;
+    options.tileM = tileM;
+    options.tileN = tileN;
     llvm::Expected<WgmmaTiling> tiling = getWgmmaTiling(options, *target);
     if (!tiling) {
       module.emitError("qmm-lower-matmul-to-wgmma: ")

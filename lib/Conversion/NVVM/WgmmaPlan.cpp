@@ -100,6 +100,59 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
   return layout;
 }
 
+/// Sets `tiling`'s tile to `consumers` warpgroups of wgmma M rows by
+/// `columns`, and what follows from it: the threads and the registers.
+static void setTileShape(WgmmaTiling &tiling, int64_t consumers,
+                         int64_t columns, const NvidiaChipInfo &chip) {
+  tiling.consumers = consumers;
+  tiling.tileM = consumers * chip.getWgmma().m;
+  tiling.tileN = columns;
+  tiling.threads = (consumers + 1) * chip.getWgmma().threads;
+  // The producer (one thread issuing copies) keeps 40 registers, what
+  // CUTLASS's warp-specialized kernels give it; the consumers share the
+  // rest, in setmaxnreg's steps of 8.
+  tiling.producerRegisters =
+      std::max<int64_t>(40, chip.minRegistersPerThread);
+  tiling.consumerRegisters =
+      std::min(chip.maxRegistersPerThread,
+               (chip.registersPerMultiprocessor -
+                chip.getWgmma().threads * tiling.producerRegisters) /
+                   (consumers * chip.getWgmma().threads) / 8 * 8);
+}
+
+std::pair<int64_t, int64_t>
+wgmma::chooseTileShape(const WgmmaProblem &problem,
+                       const WgmmaOptions &options,
+                       const NvidiaChipInfo &chip) {
+  int64_t wgmmaM = chip.getWgmma().m;
+  int64_t consumers = options.tileM ? options.tileM / wgmmaM
+                                    : (problem.m <= wgmmaM ? 1 : 2);
+  if (options.tileN)
+    return {consumers, options.tileN};
+  int64_t slots = options.maxBlocks > 0
+                      ? std::min(options.maxBlocks, chip.multiprocessors)
+                      : chip.multiprocessors;
+  // A tile must hold whole blocks of B's scales and of an FP8 output's.
+  auto holdsBlocks = [&](int64_t columns) {
+    return (!problem.bScales.perKTile() ||
+            problem.bScales.blockRows % columns == 0) &&
+           columns % std::max<int64_t>(1, problem.outScaleBlockColumns) == 0;
+  };
+  int64_t wideTiles = llvm::divideCeil(problem.m, consumers * wgmmaM) *
+                      llvm::divideCeil(problem.n, 128);
+  // (Empty problems, which the kernel refuses, keep the wide tile.)
+  if (wideTiles == 0)
+    return {consumers, 128};
+  TileSchedule wide = getTileSchedule(
+      wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1,
+      llvm::divideCeil(problem.k, chip.getWgmmaKTile()), chip,
+      options.streamK, options.maxBlocks, /*dynamic=*/false);
+  bool narrow = holdsBlocks(64) &&
+                (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
+                 (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts));
+  return {consumers, narrow ? 64 : 128};
+}
+
 llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
                                                   const NvidiaChipInfo &chip) {
   if (options.maxBlocks < 0)
@@ -125,25 +178,25 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
   if (chip.getWgmma().columnsPerLane != 2)
     return refuse("the epilogue needs 2 adjacent columns per lane in the "
                   "wgmma accumulator layout");
+  int64_t wgmmaM = chip.getWgmma().m;
+  if (options.tileM != 0 && options.tileM != wgmmaM &&
+      options.tileM != 2 * wgmmaM)
+    return refuse(llvm::formatv("tile-m must be 0 (chosen per matmul), {0} "
+                                "or {1}, got {2}",
+                                wgmmaM, 2 * wgmmaM, options.tileM));
+  if (options.tileN != 0 &&
+      !llvm::is_contained(kWgmmaTileColumns, options.tileN))
+    return refuse(llvm::formatv("tile-n must be 0 (chosen per matmul), 64 "
+                                "or 128, got {0}",
+                                options.tileN));
   WgmmaTiling tiling;
   tiling.tileK = chip.getWgmmaKTile();
-  tiling.consumers = 2;
-  tiling.tileM = tiling.consumers * chip.getWgmma().m;
-  tiling.tileN = 128;
   tiling.stages = options.stages;
   tiling.promotionKTiles = options.promotionKTiles;
-  tiling.threads = (tiling.consumers + 1) * chip.getWgmma().threads;
   tiling.rasterRows = options.rasterRows;
-  // The producer (one thread issuing copies) keeps 40 registers, what
-  // CUTLASS's warp-specialized kernels give it; the consumers share the
-  // rest, in setmaxnreg's steps of 8.
-  tiling.producerRegisters =
-      std::max<int64_t>(40, chip.minRegistersPerThread);
-  tiling.consumerRegisters =
-      std::min(chip.maxRegistersPerThread,
-               (chip.registersPerMultiprocessor -
-                chip.getWgmma().threads * tiling.producerRegisters) /
-                   (tiling.consumers * chip.getWgmma().threads) / 8 * 8);
+  // The largest tile, 128 x 128: its ring must fit, and smaller tiles
+  // keep its bytes (planWgmmaKernel).
+  setTileShape(tiling, 2, 128, chip);
   // B's tile splits into parts of whole 8-row swizzle atoms.
   int64_t maxClusterRows =
       std::min(chip.maxPortableClusterBlocks, tiling.tileN / 8);
@@ -237,12 +290,18 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
                        const WgmmaTiling &moduleTiling,
                        const WgmmaOptions &options,
                        const NvidiaChipInfo &chip) {
-  std::string reason = getIneligibility(problem, moduleTiling);
-  if (!reason.empty())
-    return refuse(reason);
   WgmmaPlan plan;
   WgmmaTiling &tiling = plan.tiling;
   tiling = moduleTiling;
+  auto [consumers, columns] = chooseTileShape(problem, options, chip);
+  setTileShape(tiling, consumers, columns, chip);
+  // A smaller tile keeps the ring's bytes in more stages: small-M kernels
+  // stream B, and the bytes in flight are what keep HBM busy.
+  tiling.stages = moduleTiling.stages * moduleTiling.stageBytes() /
+                  tiling.stageBytes();
+  std::string reason = getIneligibility(problem, tiling);
+  if (!reason.empty())
+    return refuse(reason);
   plan.tileRows = llvm::divideCeil(problem.m, tiling.tileM);
   plan.tileColumns = llvm::divideCeil(problem.n, tiling.tileN);
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);

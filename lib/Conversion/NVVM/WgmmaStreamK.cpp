@@ -84,12 +84,27 @@ std::pair<Value, Value> wgmma::reduceStreamKPart(
         arith::IndexCastOp::create(
             b, i64, arith::MulIOp::create(b, index, constant(b, 16))));
   };
+  // Where M leaves padding rows in the tile (small M: all but a few), the
+  // threads whose rows all lie past M neither store nor load sums no
+  // epilogue writes: the workspace traffic follows M, not the tile.
+  Value hasRows;
+  if (spec.plan.partialRows) {
+    Value firstRow = thread.getPosition(b, spec, tile).first[0];
+    hasRows = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, firstRow,
+                                    constant(b, spec.m));
+  }
   // The part's sums into its slot.
   Value partSlot = slotAddress(b, tile.partItem);
   SmallVector<Value> values;
   for (int64_t element = 0; element < elements; ++element)
     values.push_back(LLVM::ExtractValueOp::create(b, accumulator, element));
-  ptx::storeVectors(b, partSlot, values, vectorStride);
+  if (hasRows) {
+    auto store = scf::IfOp::create(b, hasRows, /*withElse=*/false);
+    ImplicitLocOpBuilder inner(b.getLoc(), store.getThenBodyBuilder());
+    ptx::storeVectors(inner, partSlot, values, vectorStride);
+  } else {
+    ptx::storeVectors(b, partSlot, values, vectorStride);
+  }
   // Every thread's stores happen before the first thread's release (the
   // barrier orders them, the release is cumulative); its acquire, when
   // it arrives last, before the loads of every thread after the barrier.
@@ -142,8 +157,12 @@ std::pair<Value, Value> wgmma::reduceStreamKPart(
     Value firstSlot = arith::MulIOp::create(then, splitTile, parts);
     int64_t batch = schedule.parts % 2 ? 1 : 2;
     int64_t batches = schedule.parts / batch;
+    Value loopBatches = constant(then, batches);
+    if (hasRows)
+      loopBatches = arith::SelectOp::create(then, hasRows, loopBatches,
+                                            constant(then, 0));
     auto loop = scf::ForOp::create(
-        then, constant(then, 0), constant(then, batches), constant(then, 1),
+        then, constant(then, 0), loopBatches, constant(then, 1),
         ValueRange{LLVM::ZeroOp::create(then, fragmentType).getResult()});
     {
       OpBuilder::InsertionGuard guard(then);

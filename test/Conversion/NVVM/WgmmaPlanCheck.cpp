@@ -137,6 +137,14 @@ void checkOptions() {
   blocks.clusterRows = 4;
   c.expect("max-blocks=2 cluster-rows=4", optionError(blocks),
            "max-blocks (2) must hold a cluster of cluster-rows (4) blocks");
+  WgmmaOptions rows;
+  rows.tileM = 96;
+  c.expect("tile-m=96", optionError(rows),
+           "tile-m must be 0 (chosen per matmul), 64 or 128, got 96");
+  WgmmaOptions columns;
+  columns.tileN = 32;
+  c.expect("tile-n=32", optionError(columns),
+           "tile-n must be 0 (chosen per matmul), 64 or 128, got 32");
 }
 
 void checkLargeSquare() {
@@ -182,8 +190,16 @@ void checkStreamK() {
 void checkSingleRow() {
   Case c("1x4096x4096 Stream-K without whole rounds");
   WgmmaPlan p = plan(c, problem(1, 4096, 4096));
-  // 32 tiles of 32 K tiles: no whole round; each split into
-  // min(132 / 32, 32 / 8) = 4 parts, one block per part.
+  // One row: one consumer (tile M 64). 32 tiles of 128 columns and 32 K
+  // tiles, no whole round: each split into min(132 / 32, 32 / 8) = 4
+  // parts, one block per part (128 blocks: 128 columns stay).
+  c.expect("tile M", p.tiling.tileM, 64);
+  c.expect("tile N", p.tiling.tileN, 128);
+  c.expect("threads", p.tiling.threads, 256);
+  // (65536 - 128 x 40) / 128 = 472 registers: setmaxnreg's limit, 256.
+  c.expect("consumer registers", p.tiling.consumerRegisters, 256);
+  // The 4 stages of 32 KiB as stages of (64 + 128) x 128 bytes: 5.
+  c.expect("stages", p.tiling.stages, 5);
   c.expect("whole units", p.schedule.wholeUnits, 0);
   c.expect("split tiles", p.schedule.splitTiles, 32);
   c.expect("parts", p.schedule.parts, 4);
@@ -227,6 +243,7 @@ void checkClusters() {
   Case c("clusters of 2");
   WgmmaOptions options;
   options.clusterRows = 2;
+  options.tileN = 128;
   WgmmaPlan p = plan(c, problem(512, 384, 2048), options);
   // 4 x 3 tiles in units of 2 rows: 6 units on 132 / 2 = 66 slots; raster
   // groups of 8 / 2 = 4 units; 6 units, 12 blocks.
@@ -241,20 +258,22 @@ void checkClusters() {
 
 void checkStaging() {
   Case c("staging");
+  WgmmaOptions wide;
+  wide.tileN = 128;
   WgmmaProblem oddN = problem(136, 135, 256);
   // 135 bf16 elements: rows of 270 bytes are no tensor map's stride.
-  WgmmaPlan p = plan(c, oddN);
+  WgmmaPlan p = plan(c, oddN, wide);
   c.expect("odd N staging", p.shared.staging, -1);
   c.expect("odd N bytes", p.shared.bytes, 131072 + 32 + 1024);
   WgmmaProblem f32 = problem(256, 256, 512);
   f32.outElementBytes = 4;
-  WgmmaPlan q = plan(c, f32);
+  WgmmaPlan q = plan(c, f32, wide);
   c.expect("f32 staging", q.shared.staging, 132096);
   c.expect("f32 bytes", q.shared.bytes, 132096 + 65536 + 1024);
   c.expect("f32 box columns", q.stagingBoxColumns, 32);
   // 6 stages leave no room for 64 KiB of f32 staging: 197632 + 65536 +
   // 1024 > 232448.
-  WgmmaOptions six;
+  WgmmaOptions six = wide;
   six.stages = 6;
   WgmmaPlan r = plan(c, f32, six);
   c.expect("6 stages f32 staging", r.shared.staging, -1);
@@ -279,8 +298,11 @@ void checkIneligible() {
            "scale blocks not aligned with the kernel's tiles");
   WgmmaProblem narrowN = problem(128, 128, 256);
   narrowN.bScales = blocks(64, 128);
-  c.expect("64x128 B blocks", whyNot(narrowN),
+  WgmmaOptions wide;
+  wide.tileN = 128;
+  c.expect("64x128 B blocks in 128-column tiles", whyNot(narrowN, wide),
            "scale blocks not aligned with the kernel's tiles");
+  c.expect("64x128 B blocks in 64-column tiles", whyNot(narrowN), "");
   WgmmaProblem outBlocks = problem(128, 96, 256);
   outBlocks.outScaleBlockColumns = 12;
   c.expect("1x12 output blocks", whyNot(outBlocks),
@@ -291,6 +313,78 @@ void checkIneligible() {
   WgmmaProblem strided = problem(128, 64, 256);
   strided.contiguous = false;
   c.expect("strided", whyNot(strided), "strided operands");
+}
+
+void checkTileShapes() {
+  Case c("tile shapes");
+  WgmmaProblem decode = problem(128, 7168, 2048);
+  decode.aScales = blocks(1, 128);
+  decode.bScales = blocks(128, 128);
+  WgmmaPlan p = plan(c, decode);
+  // M 128: two consumers; 56 tiles of 128 columns and 16 K tiles (too
+  // few for Stream-K) on 56 <= 132 / 2 blocks: 64 columns, 112 tiles,
+  // 112 blocks; 131072 / ((128 + 64) x 128) = 5 stages.
+  c.expect("128-row tile M", p.tiling.tileM, 128);
+  c.expect("128-row tile N", p.tiling.tileN, 64);
+  c.expect("128-row units", p.units(), 112);
+  c.expect("128-row blocks", p.schedule.blocks, 112);
+  c.expect("128-row parts", p.schedule.parts, 1);
+  c.expect("128-row stages", p.tiling.stages, 5);
+  c.expect("128-row threads", p.tiling.threads, 384);
+  c.expect("128-row stage bytes", p.shared.stageBytes, 24576);
+  c.expect("128-row B offset", p.shared.bOffset, 128 * 128);
+  // M 64: one consumer, 64 x 64 tiles (8 stages of 16 KiB).
+  WgmmaProblem sixtyFour = decode;
+  sixtyFour.m = 64;
+  WgmmaPlan q = plan(c, sixtyFour);
+  c.expect("64-row tile M", q.tiling.tileM, 64);
+  c.expect("64-row tile N", q.tiling.tileN, 64);
+  c.expect("64-row stages", q.tiling.stages, 8);
+  c.expect("64-row partial rows", q.partialRows, 0);
+  // 128 x 2112 x 7168: 17 wide tiles of 56 K tiles would split in
+  // min(132 / 17, 56 / 8) = 7 parts: 64 columns, 33 tiles in
+  // min(132 / 33, 7) = 4 parts on 132 blocks.
+  WgmmaProblem manyParts = decode;
+  manyParts.n = 2112;
+  manyParts.k = 7168;
+  WgmmaPlan u = plan(c, manyParts);
+  c.expect("7-part tile N", u.tiling.tileN, 64);
+  c.expect("7-part units", u.units(), 33);
+  c.expect("7-part parts", u.schedule.parts, 4);
+  c.expect("7-part blocks", u.schedule.blocks, 132);
+  // 128 x 7168 x 16384: 56 wide tiles in 2 parts on 112 blocks: 128
+  // columns stay.
+  WgmmaProblem twoParts = decode;
+  twoParts.k = 16384;
+  WgmmaPlan v = plan(c, twoParts);
+  c.expect("2-part tile N", v.tiling.tileN, 128);
+  c.expect("2-part parts", v.schedule.parts, 2);
+  c.expect("2-part blocks", v.schedule.blocks, 112);
+  // 4096 x 2112: 32 x 17 = 544 tiles of 128 columns, several rounds.
+  WgmmaProblem large = decode;
+  large.m = 4096;
+  large.n = 2112;
+  WgmmaPlan r = plan(c, large);
+  c.expect("large tile N", r.tiling.tileN, 128);
+  c.expect("large stages", r.tiling.stages, 4);
+  // B blocks of 64 rows fit 64-column tiles only, whatever the shape.
+  WgmmaProblem narrowBlocks = problem(4096, 4096, 256);
+  narrowBlocks.bScales = blocks(64, 128);
+  c.expect("64-row B blocks tile N", plan(c, narrowBlocks).tiling.tileN, 64);
+  // Forced shapes: 64 x 64 on a large square, 128 x 128 on a single row.
+  WgmmaOptions small;
+  small.tileM = 64;
+  small.tileN = 64;
+  WgmmaPlan s = plan(c, problem(8192, 8192, 8192), small);
+  c.expect("forced 64x64 units", s.units(), 128 * 128);
+  c.expect("forced 64x64 stages", s.tiling.stages, 8);
+  WgmmaOptions wide;
+  wide.tileM = 128;
+  wide.tileN = 128;
+  WgmmaPlan t = plan(c, problem(1, 4096, 4096), wide);
+  c.expect("forced 128x128 tile M", t.tiling.tileM, 128);
+  c.expect("forced 128x128 parts", t.schedule.parts, 4);
+  c.expect("forced 128x128 stages", t.tiling.stages, 4);
 }
 
 void checkAccumulatorLayout() {
@@ -336,6 +430,7 @@ int main() {
   checkClusters();
   checkStaging();
   checkIneligible();
+  checkTileShapes();
   checkAccumulatorLayout();
   llvm::outs() << failures << " failing\n";
   return failures ? 1 : 0;

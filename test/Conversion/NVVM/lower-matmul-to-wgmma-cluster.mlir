@@ -1,5 +1,5 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=2" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=4" | FileCheck %s --check-prefix=FOUR
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 cluster-rows=2" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 cluster-rows=4" | FileCheck %s --check-prefix=FOUR
 
 // Clusters (cluster-rows=2): the two blocks of a cluster compute
 // consecutive tiles of one column (256 x 256: 2 tile rows, so one cluster

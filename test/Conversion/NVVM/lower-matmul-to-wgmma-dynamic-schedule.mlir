@@ -1,7 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true max-blocks=4" | FileCheck %s --check-prefix=CAP4
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=true cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 dynamic-schedule=true" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 dynamic-schedule=true max-blocks=4" | FileCheck %s --check-prefix=CAP4
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 dynamic-schedule=true max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 dynamic-schedule=true cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
 
 // dynamic-schedule: block i takes work item i, then gridDim + t for each
 // ticket t its ticket drawer (the producer warpgroup's thread 32) draws

@@ -1,5 +1,5 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" --canonicalize | FileCheck %s --check-prefix=MX
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" --canonicalize | FileCheck %s --check-prefix=MX
 
 // FP8 outputs quantized in the wgmma kernel's epilogue: per row of the
 // thread and block of C columns, the amax of its results (the sign bit

@@ -1,5 +1,5 @@
 // RUN: fp8-opt %s -verify-diagnostics --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=8"
-// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=7" | FileCheck %s --check-prefix=SEVEN
+// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 stages=7" | FileCheck %s --check-prefix=SEVEN
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=1" 2>&1 | FileCheck %s --check-prefix=ONE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
@@ -12,10 +12,14 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=8 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC8
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=maybe" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-VALUE
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=96" 2>&1 | FileCheck %s --check-prefix=TILE-M
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=32" 2>&1 | FileCheck %s --check-prefix=TILE-N
+// RUN: not fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu tile-n=256" 2>&1 | FileCheck %s --check-prefix=TILE-N-PIPELINE
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
-// that aligns them do not; 7 do.
+// that aligns them do not; 7 do (128 x 128 tiles: smaller ones keep the
+// bytes in more stages).
 // SEVEN: dynamic_shared_memory_size %c230456_i32
 // A ring of one stage would leave no TMA copy in flight during the wgmma
 // steps.
@@ -38,6 +42,11 @@
 // the ticket queue's two mbarriers and slot: 8 x (32768 + 8 + 4) + 16 + 4
 // + 1024.
 // DYNAMIC8: qmm-lower-matmul-to-wgmma: 8 stages need 263284 bytes of shared memory; sm_90a has 232448 per block
+// The kernel's tiles: one or two consumer warpgroups of wgmma M (64) rows,
+// 64 or 128 columns (0: chosen per matmul).
+// TILE-M: qmm-lower-matmul-to-wgmma: tile-m must be 0 (chosen per matmul), 64 or 128, got 96
+// TILE-N: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 32
+// TILE-N-PIPELINE: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 256
 // dynamic-schedule is a boolean.
 // DYNAMIC-VALUE: for the --dynamic-schedule option: 'maybe' is invalid value for boolean argument
 

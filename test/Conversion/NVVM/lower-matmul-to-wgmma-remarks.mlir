@@ -1,5 +1,5 @@
-// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a" --remarks-filter-missed=qmm-lower-matmul-to-wgmma --remark-format=emitRemark -verify-diagnostics | FileCheck %s
-// RUN: sed 's/expected-remark/remark expected/' %s | fp8-opt --qmm-lower-matmul-to-wgmma="chip=sm_90a" 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=QUIET
+// RUN: fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" --remarks-filter-missed=qmm-lower-matmul-to-wgmma --remark-format=emitRemark -verify-diagnostics | FileCheck %s
+// RUN: sed 's/expected-remark/remark expected/' %s | fp8-opt --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=QUIET
 
 // Why a matmul runs as the reference loops instead of a wgmma kernel: a
 // missed-optimization remark per matmul left behind, on request (MLIR's

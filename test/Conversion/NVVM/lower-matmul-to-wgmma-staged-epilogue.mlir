@@ -1,5 +1,5 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=6" | FileCheck %s --check-prefix=SIX
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 stages=6" | FileCheck %s --check-prefix=SIX
 
 // The epilogue through shared memory: each consumer warpgroup writes its
 // 64 x 128 part of D's tile into a staging buffer in the 128B swizzle of

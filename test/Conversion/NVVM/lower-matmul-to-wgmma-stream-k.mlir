@@ -1,7 +1,7 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4" | FileCheck %s --check-prefix=CAP4
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4 stream-k=false" | FileCheck %s --check-prefix=OFF
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s --check-prefix=SM132
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=6 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=4" | FileCheck %s --check-prefix=CAP4
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=4 stream-k=false" | FileCheck %s --check-prefix=OFF
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s --check-prefix=SM132
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=6 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
 
 // Stream-K: the last round of tiles split along K. The expected schedules
 // are worked out by hand from the rule in Passes.td: T tiles on G blocks

@@ -1,6 +1,6 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=2" | FileCheck %s --check-prefix=STAGES2
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s --check-prefix=ONE-GROUP
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 stages=2" | FileCheck %s --check-prefix=STAGES2
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s --check-prefix=ONE-GROUP
 
 // A block-scaled kernel promotes every K tile: it never leaves a wgmma
 // group in flight across a wait (its promotion would read the registers
@@ -40,9 +40,10 @@
 // The kernel. Set-up: thread 0 initializes the `full` (1 arrival + bytes,
 // nvgpu's) and `empty` (one arrival per consumer warp: 8; after the ring in
 // dynamic shared memory, driven by the kernel's own PTX) barriers of each
-// stage.
+// stage. One block per multiprocessor (nvvm.minctasm): ptxas keeps the
+// roles' setmaxnreg.
 // CHECK:       gpu.module @per_tensor_partial_tiles_wgmma
-// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>}
+// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
 // CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
 // CHECK-DAG:     %[[TMB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E5M2
 // CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>

@@ -34,6 +34,9 @@ struct WgmmaOptions {
   int64_t maxBlocks = 0;
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
   bool dynamicSchedule = false;
+  /// A kernel tile's rows (wgmma M per consumer warpgroup: 64 or 128) and
+  /// columns (64 or 128); 0 chooses per matmul (chooseTileShape).
+  int64_t tileM = 0, tileN = 0;
 };
 
 /// How an operand's scales are given, as far as the kernel cares.
@@ -164,8 +167,33 @@ TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
                              const NvidiaChipInfo &chip, bool streamK,
                              int64_t maxBlocks, bool dynamic);
 
-/// The tiling every matmul of a module shares, or why `options` are
-/// refused (the message names the option).
+/// The tile shapes the kernel builds: rows of one or two consumer
+/// warpgroups (wgmma M each), columns of 64 or 128.
+constexpr int64_t kWgmmaTileColumns[] = {64, 128};
+
+/// Stream-K parts of a 128-column tile above which 64 columns do better:
+/// the last part adds every part's 32-64 KiB slot alone (measured on an
+/// H200: 128x2112x7168 with 1x128 x 128x128 scales, 7 parts of 17 tiles,
+/// is 11% slower than 4 parts of 33 narrow tiles).
+constexpr int64_t kMaxWideTileParts = 4;
+
+/// The tile of `problem` (consumers and columns) where `options` leave it
+/// open: one consumer where M fits in wgmma M rows (the second would only
+/// multiply padding), and 64 columns where 128 would leave at least half
+/// the multiprocessors idle even after Stream-K, or (a single round) split
+/// each tile in more than kMaxWideTileParts parts, or where only 64 hold
+/// whole blocks of B's scales (or an FP8 output's). Otherwise 128 columns,
+/// whose wgmma steps read the fewest shared-memory bytes per product
+/// (128 x 64 tiles measured 25-30% slower on large shapes).
+/// benchmarks/results/2026-11-30-h200-tile-shapes.md has the measurements.
+std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
+                                            const WgmmaOptions &options,
+                                            const NvidiaChipInfo &chip);
+
+/// The limits of the module's kernels, or why `options` are refused (the
+/// message names the option): the largest tile (two consumers, 128
+/// columns), whose ring must fit in shared memory. planWgmmaKernel shapes
+/// each matmul's tile within it, in as many stages as its bytes hold.
 llvm::Expected<WgmmaTiling> getWgmmaTiling(const WgmmaOptions &options,
                                            const NvidiaChipInfo &chip);
 

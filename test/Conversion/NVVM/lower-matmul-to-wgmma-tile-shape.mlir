@@ -1,0 +1,76 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=64 tile-n=64" | FileCheck %s --check-prefix=FORCED
+
+// The tile each matmul gets (chooseTileShape in WgmmaPlan.h; the values
+// below are worked out by hand from sm_90a's 132 multiprocessors, wgmma
+// m64 and 128-byte K tiles). The ring keeps the bytes of 4 stages of
+// 128 x 128 tiles (131072) in as many smaller stages as fit.
+
+// One row: one consumer warpgroup (64 rows, 256 threads). 32 tiles of 128
+// columns and 32 K tiles split in min(132 / 32, 32 / 8) = 4 parts on 128
+// blocks (at least half the multiprocessors busy): 128 columns stay.
+// 131072 / ((64 + 128) x 128) = 5 stages: 122880 bytes, 40 of `empty`
+// barriers, D's staging at 123904 (64 x 64 bf16 boxes, 16384 bytes), 1024
+// to align: 141312. Workspace: 32 tiles x 4 parts x 64 x 128 f32.
+// CHECK-LABEL: func.func @one_row
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<64x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<64x64xbf16
+// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32 {{.*}} memref<1048576xf32>
+// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32}
+// The consumer takes (65536 - 128 x 40) / 128 registers, at most 256.
+// CHECK:         nvvm.setmaxregister  increase 256
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// A part's sums: only the threads whose first row is row 0 (< M = 1)
+// store them to the workspace and, in the last part, load them back.
+// CHECK:         %[[HASROWS:.*]] = arith.cmpi ult, %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK:         scf.if %[[HASROWS]] {
+// CHECK:           llvm.inline_asm {{.*}}st.global.v4.f32
+// CHECK:         arith.select %[[HASROWS]], %{{.*}}, %{{.*}} : index
+func.func @one_row(%a: memref<1x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<4096x4096xf8E4M3FN>, %d: memref<1x4096xbf16>) {
+  qmm.matmul a(%a, %s : memref<1x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %s : memref<4096x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<1x4096xbf16>)
+  return
+}
+
+// -----
+
+// 128 rows: two consumers (384 threads). 56 tiles of 128 columns with 16
+// K tiles (too few to split) would keep 56 <= 132 / 2 blocks busy: 64
+// columns, 112 tiles on 112 blocks. (128 + 64) x 128-byte stages: 5, the
+// staging 2 x 64 x 64 bf16: 141312 bytes again.
+// CHECK-LABEL: func.func @decode_block
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<64x128xf8E4M3FN
+// CHECK:         gpu.launch_func  @decode_block_wgmma::@matmul blocks in (%c112{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32
+// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+func.func @decode_block(%a: memref<128x2048xf8E4M3FN>, %sa: memref<128x16xf32>, %b: memref<7168x2048xf8E4M3FN>, %sb: memref<56x16xf32>, %d: memref<128x7168xbf16>) {
+  qmm.matmul a(%a, %sa : memref<128x2048xf8E4M3FN>, memref<128x16xf32>) #qmm.scale<block 1x128>
+             b(%b, %sb : memref<7168x2048xf8E4M3FN>, memref<56x16xf32>) #qmm.scale<block 128x128>
+             outs(%d : memref<128x7168xbf16>)
+  return
+}
+
+// -----
+
+// Large: 32 x 32 tiles of 128 x 128 in 8 rounds, 4 stages (131072 + 32
+// bytes of barriers, staging at 132096: 2 x 64 x 128 bf16, 1024 to align:
+// 165888); forced, 64 x 64 tiles (64 x 64 = 4096 of them) in 8 stages of
+// 16384 bytes: 131072 + 64 of barriers, staging at 132096 (8192 bytes),
+// 1024 to align.
+// CHECK-LABEL: func.func @large
+// CHECK:         gpu.launch_func  @large_wgmma::@matmul blocks in ({{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c165888_i32
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// FORCED-LABEL: func.func @large
+// FORCED:        gpu.launch_func  @large_wgmma::@matmul blocks in ({{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32
+// FORCED:        nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+func.func @large(%a: memref<4096x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<4096x4096xf8E4M3FN>, %d: memref<4096x4096xbf16>) {
+  qmm.matmul a(%a, %s : memref<4096x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %s : memref<4096x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<4096x4096xbf16>)
+  return
+}
