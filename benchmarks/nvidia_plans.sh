@@ -130,6 +130,14 @@ if [ "$mode" = validate ]; then
   save tile_forced_64x128_sk 200x256x4096 --a-scale tensor --b-scale tensor --tile-m 64 --tile-n 128 --max-blocks 5
   save tile_forced_128x64_bias 384x320x640 --a-scale row --b-scale row --bias bf16 --gelu tanh --accumulate --tile-m 128 --tile-n 64 --max-blocks 4
   save tile_forced_64x64_cluster 512x384x2048 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --tile-n 64 --cluster-rows 2
+  # 64 x 128 tiles: two consumers split the columns (64 each).
+  save tile_split_columns_block 64x512x2048 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --tile-n 128
+  save tile_split_columns_f32_bias 40x300x1024 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate --tile-m 64 --tile-n 128
+  save tile_split_columns_fp8_out 64x256x512 --out-type f8E4M3FN --out-scale 1x32 --tile-m 64 --tile-n 128
+  save tile_split_columns_odd_n 16x135x256 --tile-m 64 --tile-n 128
+  save tile_split_columns_sk_one_row 1x1024x8192 --a-scale tensor --b-scale tensor --tile-m 64 --tile-n 128
+  save tile_split_columns_cluster 128x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --tile-n 128 --cluster-rows 2
+  save tile_split_columns_dynamic 192x640x512 --a-scale row --b-scale row --tile-m 64 --tile-n 128 --max-blocks 3 --dynamic-schedule
   # Scales whose product overflows or underflows f32 while every scaled
   # product is finite (issue 40): the epilogue's and the promotion's
   # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).

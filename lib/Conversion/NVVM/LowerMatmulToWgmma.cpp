@@ -188,9 +188,29 @@ KernelSpec::getTensorMapType(int64_t rows, Type element,
 
 LLVM::LLVMStructType KernelSpec::getFragmentType() const {
   SmallVector<Type> fields(
-      chip.getWgmma().getAccumulatorElements(tiling().tileN),
+      chip.getWgmma().getAccumulatorElements(tiling().consumerColumns),
       Float32Type::get(getContext()));
   return LLVM::LLVMStructType::getLiteral(getContext(), fields);
+}
+
+Value KernelSpec::getConsumerRow(ImplicitLocOpBuilder &b,
+                                 Value consumer) const {
+  int64_t alongN = tiling().consumersAlongN();
+  Value rowOfParts =
+      alongN == 1 ? consumer
+                  : arith::DivUIOp::create(b, consumer, constant(b, alongN));
+  return arith::MulIOp::create(b, rowOfParts,
+                               constant(b, chip.getWgmma().m));
+}
+
+Value KernelSpec::getConsumerColumn(ImplicitLocOpBuilder &b,
+                                    Value consumer) const {
+  int64_t alongN = tiling().consumersAlongN();
+  if (alongN == 1)
+    return Value();
+  return arith::MulIOp::create(
+      b, arith::RemUIOp::create(b, consumer, constant(b, alongN)),
+      constant(b, tiling().consumerColumns));
 }
 
 Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
@@ -232,17 +252,19 @@ ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
   Value firstRow = arith::AddIOp::create(
       b,
-      arith::AddIOp::create(
-          b, tile.blockRow,
-          arith::MulIOp::create(b, consumer, constant(b, wgmma.m))),
+      arith::AddIOp::create(b, tile.blockRow,
+                            spec.getConsumerRow(b, consumer)),
       arith::AddIOp::create(
           b, arith::MulIOp::create(b, warp, constant(b, wgmma.rowsPerWarp)),
           arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow))));
   std::array<Value, 2> rows = {
       firstRow,
       arith::AddIOp::create(b, firstRow, constant(b, wgmma.secondRow))};
+  Value partColumn = tile.blockColumn;
+  if (Value column = spec.getConsumerColumn(b, consumer))
+    partColumn = arith::AddIOp::create(b, partColumn, column);
   Value laneColumn = arith::AddIOp::create(
-      b, tile.blockColumn,
+      b, partColumn,
       arith::MulIOp::create(
           b, arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
           constant(b, wgmma.columnsPerLane)));

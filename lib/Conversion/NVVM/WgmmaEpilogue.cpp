@@ -70,7 +70,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // The accumulator layout: the thread's elements per group of columns,
   // its two rows' in turn (QMMIntrinsics.def).
   const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
-  int64_t groups = tiling.tileN / wgmma.groupColumns;
+  int64_t groups = tiling.consumerColumns / wgmma.groupColumns;
   Type f32 = b.getF32Type();
   auto dType = cast<MemRefType>(destination.getType());
   Type dElement = dType.getElementType();
@@ -349,17 +349,19 @@ void Epilogue::storeStagedTile(ImplicitLocOpBuilder &b,
   auto issuer = scf::IfOp::create(b, thread.isFirst, false);
   ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
   Value row = arith::AddIOp::create(
-      inner, tile.blockRow,
-      arith::MulIOp::create(inner, thread.consumer,
-                            constant(inner, spec.chip.getWgmma().m)));
+      inner, tile.blockRow, spec.getConsumerRow(inner, thread.consumer));
+  Value column = tile.blockColumn;
+  if (Value partColumn = spec.getConsumerColumn(inner, thread.consumer))
+    column = arith::AddIOp::create(inner, column, partColumn);
   int64_t boxColumns = spec.plan.stagingBoxColumns;
   // TMA coordinates are innermost first: (column, row). Boxes reaching
   // past D's edges store only their part inside D.
-  for (int64_t box = 0; box < spec.tiling().tileN / boxColumns; ++box)
+  for (int64_t box = 0; box < spec.tiling().consumerColumns / boxColumns;
+       ++box)
     nvgpu::TmaAsyncStoreOp::create(
         inner, shared.getStagingBox(inner, thread.consumer, box),
         arguments.tensorMapD,
-        ValueRange{arith::AddIOp::create(inner, tile.blockColumn,
+        ValueRange{arith::AddIOp::create(inner, column,
                                          constant(inner, box * boxColumns)),
                    row},
         Value());
@@ -415,10 +417,15 @@ void Epilogue::storeQuantized(
       arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
       constant(b, 0));
   int64_t groupsPerBlock = blockColumns / wgmma.groupColumns;
+  // The consumer's first column in D (its part of the tile's columns).
+  Value partColumn = tile.blockColumn;
+  if (Value column = spec.getConsumerColumn(b, thread.consumer))
+    partColumn = arith::AddIOp::create(b, partColumn, column);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = rows[half];
     Value rowInside = rowsMasked ? below(row, m) : Value();
-    for (int64_t block = 0; block < tiling.tileN / blockColumns; ++block) {
+    for (int64_t block = 0; block < tiling.consumerColumns / blockColumns;
+         ++block) {
       int64_t firstGroup = block * groupsPerBlock;
       SmallVector<std::array<Value, 2>> results;
       for (int64_t group = firstGroup; group < firstGroup + groupsPerBlock;
@@ -504,7 +511,7 @@ void Epilogue::storeQuantized(
       // The row's first lane stores the block's scale, where the block
       // starts inside D.
       Value blockStart = arith::AddIOp::create(
-          b, tile.blockColumn, constant(b, block * blockColumns));
+          b, partColumn, constant(b, block * blockColumns));
       when(both(both(isRowLeader, rowInside),
                 columnsMasked ? below(blockStart, n) : Value()),
            [&](ImplicitLocOpBuilder &b) {

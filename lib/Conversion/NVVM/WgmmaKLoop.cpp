@@ -83,16 +83,24 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
   IssuedKTile issued;
   issued.stage = stage;
   Value stageAddress = shared.getStageAddress(b, stage);
+  // The consumer's rows of A's tile and columns of B's (rows of B's
+  // K-major tile), tileK bytes each.
   Value aAddress = arith::AddIOp::create(
       b, stageAddress,
       arith::IndexCastOp::create(
           b, b.getI64Type(),
-          arith::MulIOp::create(b, thread.consumer,
-                                constant(b, chip.getWgmma().m * tiling.tileK))));
+          arith::MulIOp::create(b, spec.getConsumerRow(b, thread.consumer),
+                                constant(b, tiling.tileK))));
   Value bAddress = arith::AddIOp::create(
       b, stageAddress,
       arith::ConstantIntOp::create(b, b.getI64Type(),
                                    spec.plan.shared.bOffset));
+  if (Value column = spec.getConsumerColumn(b, thread.consumer))
+    bAddress = arith::AddIOp::create(
+        b, bAddress,
+        arith::IndexCastOp::create(
+            b, b.getI64Type(),
+            arith::MulIOp::create(b, column, constant(b, tiling.tileK))));
   Value aDescriptor = buildDescriptor(b, aAddress);
   Value bDescriptor = buildDescriptor(b, bAddress);
 
@@ -101,7 +109,8 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
   NVVM::WgmmaFenceAlignedOp::create(b);
   Value fragment = spare;
   auto shape = NVVM::MMAShapeAttr::get(b.getContext(), chip.getWgmma().m,
-                                       tiling.tileN, chip.getWgmma().k);
+                                       tiling.consumerColumns,
+                                       chip.getWgmma().k);
   for (int64_t step = 0; step < tiling.tileK / chip.getWgmma().k; ++step) {
     // A k32 step is 32 bytes further along each swizzled row: + 2 in the
     // descriptor's address field (16-byte units).

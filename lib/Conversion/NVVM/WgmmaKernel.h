@@ -68,8 +68,12 @@ struct KernelSpec {
                          int64_t columns = 0) const;
   nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows, Type element,
                                                   int64_t columns = 0) const;
-  /// A consumer's f32 fragment: wgmma M x tile N over 128 threads.
+  /// A consumer's f32 fragment: wgmma M x its columns over 128 threads.
   LLVM::LLVMStructType getFragmentType() const;
+  /// Consumer `consumer`'s part of the tile: its first row and column
+  /// there (the column null where the consumers split rows only).
+  Value getConsumerRow(ImplicitLocOpBuilder &b, Value consumer) const;
+  Value getConsumerColumn(ImplicitLocOpBuilder &b, Value consumer) const;
   /// The rows of B's tile one block of a cluster loads.
   int64_t getBPartRows() const {
     return tiling().tileN / tiling().clusterRows;

@@ -190,14 +190,17 @@ void checkStreamK() {
 void checkSingleRow() {
   Case c("1x4096x4096 Stream-K without whole rounds");
   WgmmaPlan p = plan(c, problem(1, 4096, 4096));
-  // One row: one consumer (tile M 64). 32 tiles of 128 columns and 32 K
-  // tiles, no whole round: each split into min(132 / 32, 32 / 8) = 4
-  // parts, one block per part (128 blocks: 128 columns stay).
+  // One row: tile M 64, whose two consumers split the columns (64 each).
+  // 32 tiles of 128 columns and 32 K tiles, no whole round: each split
+  // into min(132 / 32, 32 / 8) = 4 parts, one block per part (128 blocks:
+  // 128 columns stay).
   c.expect("tile M", p.tiling.tileM, 64);
   c.expect("tile N", p.tiling.tileN, 128);
-  c.expect("threads", p.tiling.threads, 256);
-  // (65536 - 128 x 40) / 128 = 472 registers: setmaxnreg's limit, 256.
-  c.expect("consumer registers", p.tiling.consumerRegisters, 256);
+  c.expect("consumers", p.tiling.consumers, 2);
+  c.expect("consumer columns", p.tiling.consumerColumns, 64);
+  c.expect("consumers along N", p.tiling.consumersAlongN(), 2);
+  c.expect("threads", p.tiling.threads, 384);
+  c.expect("consumer registers", p.tiling.consumerRegisters, 232);
   // The 4 stages of 32 KiB as stages of (64 + 128) x 128 bytes: 5.
   c.expect("stages", p.tiling.stages, 5);
   c.expect("whole units", p.schedule.wholeUnits, 0);
@@ -331,14 +334,20 @@ void checkTileShapes() {
   c.expect("128-row parts", p.schedule.parts, 1);
   c.expect("128-row stages", p.tiling.stages, 5);
   c.expect("128-row threads", p.tiling.threads, 384);
+  c.expect("128-row consumers along N", p.tiling.consumersAlongN(), 1);
   c.expect("128-row stage bytes", p.shared.stageBytes, 24576);
   c.expect("128-row B offset", p.shared.bOffset, 128 * 128);
-  // M 64: one consumer, 64 x 64 tiles (8 stages of 16 KiB).
+  // M 64: one consumer, 64 x 64 tiles (8 stages of 16 KiB), 256 threads:
+  // (65536 - 128 x 40) / 128 = 472 registers, setmaxnreg's limit 256.
   WgmmaProblem sixtyFour = decode;
   sixtyFour.m = 64;
   WgmmaPlan q = plan(c, sixtyFour);
   c.expect("64-row tile M", q.tiling.tileM, 64);
   c.expect("64-row tile N", q.tiling.tileN, 64);
+  c.expect("64-row consumers", q.tiling.consumers, 1);
+  c.expect("64-row consumer columns", q.tiling.consumerColumns, 64);
+  c.expect("64-row threads", q.tiling.threads, 256);
+  c.expect("64-row consumer registers", q.tiling.consumerRegisters, 256);
   c.expect("64-row stages", q.tiling.stages, 8);
   c.expect("64-row partial rows", q.partialRows, 0);
   // 128 x 2112 x 7168: 17 wide tiles of 56 K tiles would split in
@@ -371,6 +380,15 @@ void checkTileShapes() {
   WgmmaProblem narrowBlocks = problem(4096, 4096, 256);
   narrowBlocks.bScales = blocks(64, 128);
   c.expect("64-row B blocks tile N", plan(c, narrowBlocks).tiling.tileN, 64);
+  // 64 x 128 with an FP8 output in 1x128 blocks: a block must lie in one
+  // consumer's columns, so one consumer takes all 128.
+  WgmmaProblem wideBlocks = problem(64, 128, 256);
+  wideBlocks.outScaleBlockColumns = 128;
+  WgmmaPlan w = plan(c, wideBlocks);
+  c.expect("1x128 output tile N", w.tiling.tileN, 128);
+  c.expect("1x128 output consumers", w.tiling.consumers, 1);
+  c.expect("1x128 output consumer columns", w.tiling.consumerColumns, 128);
+  c.expect("1x128 output threads", w.tiling.threads, 256);
   // Forced shapes: 64 x 64 on a large square, 128 x 128 on a single row.
   WgmmaOptions small;
   small.tileM = 64;

@@ -6,9 +6,10 @@
 // m64 and 128-byte K tiles). The ring keeps the bytes of 4 stages of
 // 128 x 128 tiles (131072) in as many smaller stages as fit.
 
-// One row: one consumer warpgroup (64 rows, 256 threads). 32 tiles of 128
-// columns and 32 K tiles split in min(132 / 32, 32 / 8) = 4 parts on 128
-// blocks (at least half the multiprocessors busy): 128 columns stay.
+// One row: a tile of wgmma M (64) rows, whose two consumer warpgroups
+// split the columns (m64n64 each, 384 threads). 32 tiles of 128 columns
+// and 32 K tiles split in min(132 / 32, 32 / 8) = 4 parts on 128 blocks
+// (at least half the multiprocessors busy): 128 columns stay.
 // 131072 / ((64 + 128) x 128) = 5 stages: 122880 bytes, 40 of `empty`
 // barriers, D's staging at 123904 (64 x 64 bf16 boxes, 16384 bytes), 1024
 // to align: 141312. Workspace: 32 tiles x 4 parts x 64 x 128 f32.
@@ -16,12 +17,15 @@
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<64x128xf8E4M3FN
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<64x64xbf16
-// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32 {{.*}} memref<1048576xf32>
-// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32}
-// The consumer takes (65536 - 128 x 40) / 128 registers, at most 256.
-// CHECK:         nvvm.setmaxregister  increase 256
-// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
-// CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32 {{.*}} memref<1048576xf32>
+// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// Consumer c's B rows start c x 64 x 128 bytes into the stage's B tile.
+// CHECK:         nvvm.setmaxregister  increase 232
+// CHECK:         %[[CONSUMER:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK:         %[[PART:.*]] = arith.remui %[[CONSUMER]], %c2{{(_[0-9]+)?}} : index
+// CHECK:         arith.muli %[[PART]], %c64{{(_[0-9]+)?}} : index
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
 // A part's sums: only the threads whose first row is row 0 (< M = 1)
 // store them to the workspace and, in the last part, load them back.
 // CHECK:         %[[HASROWS:.*]] = arith.cmpi ult, %{{.*}}, %c1{{(_[0-9]+)?}} : index

@@ -75,6 +75,13 @@ struct WgmmaProblem {
 struct WgmmaTiling {
   int64_t tileM = 0, tileN = 0, tileK = 0, stages = 0, consumers = 0,
           threads = 0;
+  /// The columns of a consumer's part of the tile (wgmma N): the whole
+  /// tile's where the consumers split its rows (wgmma M each), half of it
+  /// where a 64-row tile's two consumers split its columns.
+  int64_t consumerColumns = 0;
+  /// Consumers along N (1: along M) and consumer `c`'s part's origin in
+  /// the tile.
+  int64_t consumersAlongN() const { return tileN / consumerColumns; }
   /// Rows of tiles walked together by the persistent blocks (L2 reuse).
   int64_t rasterRows = 1;
   /// Registers per thread after setmaxnreg: the producer's and the
@@ -177,9 +184,10 @@ constexpr int64_t kWgmmaTileColumns[] = {64, 128};
 /// is 11% slower than 4 parts of 33 narrow tiles).
 constexpr int64_t kMaxWideTileParts = 4;
 
-/// The tile of `problem` (consumers and columns) where `options` leave it
-/// open: one consumer where M fits in wgmma M rows (the second would only
-/// multiply padding), and 64 columns where 128 would leave at least half
+/// The tile of `problem` (rows and columns) where `options` leave it
+/// open: wgmma M rows where M fits in them (a second row of consumers
+/// would only multiply padding; two consumers then split 128 columns),
+/// and 64 columns where 128 would leave at least half
 /// the multiprocessors idle even after Stream-K, or (a single round) split
 /// each tile in more than kMaxWideTileParts parts, or where only 64 hold
 /// whole blocks of B's scales (or an FP8 output's). Otherwise 128 columns,
