@@ -389,6 +389,14 @@ void checkTileShapes() {
   c.expect("1x128 output consumers", w.tiling.consumers, 1);
   c.expect("1x128 output consumer columns", w.tiling.consumerColumns, 128);
   c.expect("1x128 output threads", w.tiling.threads, 256);
+  // 16 rows only stream B: 56 tiles of 128 columns (two consumers of 64)
+  // on 56 blocks, not 112 of 64.
+  WgmmaProblem streaming = decode;
+  streaming.m = 16;
+  WgmmaPlan x = plan(c, streaming);
+  c.expect("16-row tile N", x.tiling.tileN, 128);
+  c.expect("16-row consumer columns", x.tiling.consumerColumns, 64);
+  c.expect("16-row blocks", x.schedule.blocks, 56);
   // Forced shapes: 64 x 64 on a large square, 128 x 128 on a single row.
   WgmmaOptions small;
   small.tileM = 64;
