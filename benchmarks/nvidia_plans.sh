@@ -138,6 +138,19 @@ if [ "$mode" = validate ]; then
   save tile_split_columns_sk_one_row 1x1024x8192 --a-scale tensor --b-scale tensor --tile-m 64 --tile-n 128
   save tile_split_columns_cluster 128x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --tile-n 128 --cluster-rows 2
   save tile_split_columns_dynamic 192x640x512 --a-scale row --b-scale row --tile-m 64 --tile-n 128 --max-blocks 3 --dynamic-schedule
+  # Fewer rows of A than wgmma M: TMA loads A's rows up to the next
+  # swizzle atom, wgmma reads the rest of its 64 rows from B's part of the
+  # stage (rows never stored). 8 rows exactly; 9 (16 loaded); 24 with
+  # bias, GELU and C in f32 and a partial column; 33 (40 loaded) with an
+  # FP8 output of 1x128 blocks (one consumer of 128 columns); 5 rows on a
+  # dynamic schedule; 2 rows in 64 x 64 tiles; 3 rows, one-row clusters.
+  save a_rows_8_block 8x2048x2048 --a-scale 1x128 --b-scale 128x128
+  save a_rows_9_block 9x1536x4096 --a-scale 1x128 --b-scale 128x128
+  save a_rows_24_f32_bias 24x520x1024 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate
+  save a_rows_33_fp8_out 33x512x1024 --out-type f8E4M3FN --out-scale 1x128
+  save a_rows_5_dynamic 5x2048x512 --a-scale tensor --b-scale tensor --max-blocks 3 --dynamic-schedule
+  save a_rows_2_64x64 2x1024x1024 --a-scale 1x128 --b-scale 128x128 --tile-n 64
+  save a_rows_3_cluster 3x1024x1024 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
   # Scales whose product overflows or underflows f32 while every scaled
   # product is finite (issue 40): the epilogue's and the promotion's
   # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).

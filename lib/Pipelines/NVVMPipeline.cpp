@@ -108,6 +108,8 @@ LogicalResult qmm::buildNVVMKernelPipeline(OpPassManager &pm,
   QMMExternDynamicSharedMemoryOptions dynamicShared;
   dynamicShared.alignment = 8 * chip->swizzleBytes;
   kernels.addPass(createQMMExternDynamicSharedMemory(dynamicShared));
+  // Tensor maps as grid constants, the launch passing their bytes.
+  kernels.addPass(createQMMTensorMapsByValue());
   // mbarrier waits and wgmma become inline PTX.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());

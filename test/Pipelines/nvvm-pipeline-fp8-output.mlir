@@ -6,13 +6,13 @@
 // (shared memory) and out through a TMA store, the scales stored from
 // registers, no libdevice call (the FP8 conversions and |x| are integer
 // arithmetic), and the kernel takes the scales after D (then D's tensor
-// map).
+// map, by value).
 
 // CHECK:      gpu.binary @fp8_output_wgmma
 // CHECK-NOT:    call
 // CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_4,
 // CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_5,
-// CHECK-SAME:   .param .u64 .ptr .align 1 matmul_param_6
+// CHECK-SAME:   .param .align 64 .b8 matmul_param_6[128]
 // CHECK-SAME:   wgmma.mma_async
 // CHECK-SAME:   shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK-SAME:   shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;

@@ -4,6 +4,7 @@
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=PRODUCER
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=DECL
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=SERIAL
+// RUN: fp8-opt %s --qmm-to-nvvm-pipeline="chip=sm_90a format=ptx tile-m=128 tile-n=128" | FileCheck %s --check-prefix=NOFENCE
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu matmul-kernels=reference" | FileCheck %s --check-prefix=REFGPU
 // RUN: fp8-opt %s --qmm-to-nvvm-pipeline="format=ptx matmul-kernels=reference" | FileCheck %s --check-prefix=REFPTX
 
@@ -36,19 +37,28 @@
 
 // LLVM:        gpu.module @blockwise_wgmma [#nvvm.target<chip = "sm_90a", features = "+ptx83">]
 // LLVM:          llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-// LLVM:          llvm.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, {{.*}} attributes {{{.*}}nvvm.kernel
+// The tensor maps (A, B, D) as 128-byte grid constants
+// (qmm-tensor-maps-by-value), the scales and D as pointers.
+// LLVM:          llvm.func @matmul(%{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}) attributes {{{.*}}nvvm.kernel
+// LLVM-NOT:      qmm.tensor_map_arguments
 // LLVM-NOT:      nvgpu.
 // LLVM:          llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+
+// The tensor maps are grid constants: no tensor-map proxy fence anywhere
+// (the fence a map in global memory needs cost about 2 us a launch).
+// NOFENCE:     gpu.binary @blockwise_wgmma
+// NOFENCE-NOT: fence.proxy.tensormap
 
 // PTX:         gpu.binary @blockwise_wgmma  [#gpu.object<#nvvm.target<chip = "sm_90a", features = "+ptx83">, {{.*}}assembly = "{{.*}}.version 8.3\0A.target sm_90a\0A.address_size 64
 // PTX-SAME:    .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PTX-SAME:    .visible .entry matmul(
+// PTX-SAME:    .param .align 64 .b8 matmul_param_0[128],\0A\09.param .align 64 .b8 matmul_param_1[128],\0A\09.param .u64 .ptr .align 1 matmul_param_2,
 // PTX-SAME:    .maxntid 384, 1, 1
 // PTX-SAME:    .minnctapersm 1
 // PTX-SAME:    mbarrier.init.shared.b64
 // PTX-SAME:    fence.proxy.async.shared::cta
-// PTX-SAME:    fence.proxy.tensormap::generic.acquire.sys
-// PTX-SAME:    prefetch.tensormap
+// PTX-NOT:     fence.proxy.tensormap
+// PTX-SAME:    prefetch.{{(param.)?}}tensormap
 // PTX-SAME:    bar.sync
 // PTX-SAME:    setmaxnreg.inc.sync.aligned.u32 \09232;
 // PTX-SAME:    mbarrier.try_wait.parity.shared.b64

@@ -19,6 +19,9 @@
 
 namespace qmmcuda {
 
+/// A CUtensorMap passed by value.
+constexpr unsigned kTensorMapParamBytes = 128;
+
 namespace {
 
 /// "'matmul' in 'kernel0.ptx'", as the messages name a kernel.
@@ -59,14 +62,20 @@ Status checkArguments(const Plan &plan, const PlanLaunch &launch,
     const LaunchArg &arg = launch.args[i];
     const PtxParam &param = entry.params[i];
     const char *text = argTexts[i].c_str();
-    if (param.bytes != arg.bytes())
+    // A tensor map goes by value to a 128-byte parameter (CUDA's
+    // __grid_constant__ CUtensorMap), else as its device copy's address.
+    bool mapByValue = arg.kind == LaunchArg::Kind::TensorMap &&
+                      param.bytes == kTensorMapParamBytes;
+    if (param.bytes != arg.bytes() && !mapByValue)
       return Status::error(formatString(
           "launch argument %zu: '%s' passes %u bytes, parameter %zu of %s "
           "has %u%s",
           i, text, arg.bytes(), i, name.c_str(), param.bytes,
-          arg.kind == LaunchArg::Kind::TensorMap && param.bytes == 128
-              ? " (a tensor map by value; t<tensormap> passes the address "
-                "of the runner's device copy)"
+          arg.kind == LaunchArg::Kind::TensorMap
+              ? " (a tensor map goes to a parameter of 8 bytes, its "
+                "address, or 128, its bytes)"
+          : param.bytes == kTensorMapParamBytes && param.isTensorMap()
+              ? " (a tensor map by value): expected t<tensormap>"
               : ""));
     // Buffers and tensor maps are both device addresses of 8 bytes: only
     // the code tells them apart.

@@ -34,7 +34,9 @@
 // A tensormap is a TMA descriptor (CUtensorMap) over the buffer's bytes
 // from <byte-offset> on, which the runner encodes with
 // cuTensorMapEncodeTiled and copies to a 128-byte device allocation of its
-// own; a t<tensormap> argument passes that allocation's address (8 bytes).
+// own; a t<tensormap> argument passes the map's 128 bytes to a 128-byte
+// parameter (a __grid_constant__ CUtensorMap), else that allocation's
+// address (8 bytes).
 // <element> is u8 (FP8 data), u16, u32, f16, bf16 or f32; <rank> 1 to 5;
 // then <rank> global dims, <rank> - 1 byte strides of dims 1 .. rank-1 and
 // <rank> box dims, all innermost first (cuTensorMapEncodeTiled's order);

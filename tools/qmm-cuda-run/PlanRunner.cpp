@@ -192,11 +192,22 @@ Status PlanRunner::prepare() {
     argStorage.push_back(std::move(storage));
   }
   // Pointers taken after every vector is in place (moves keep the heap
-  // blocks, but this keeps it obvious).
-  for (std::vector<uint64_t> &storage : argStorage) {
+  // blocks, but this keeps it obvious). A tensor map passed by value (a
+  // 128-byte parameter, checked by checkArguments) points at the map's
+  // bytes instead of its slot.
+  for (size_t l = 0; l < plan.launches.size(); ++l) {
+    const PlanLaunch &launch = plan.launches[l];
+    const PtxEntry &entry = plan.kernels[launch.kernel].ptx;
     std::vector<void *> pointers;
-    for (uint64_t &slot : storage)
-      pointers.push_back(&slot);
+    for (size_t i = 0; i < launch.args.size(); ++i) {
+      const LaunchArg &arg = launch.args[i];
+      bool byValue = arg.kind == LaunchArg::Kind::TensorMap &&
+                     entry.paramsKnown &&
+                     entry.params[i].bytes == sizeof(CUtensorMap);
+      pointers.push_back(byValue ? static_cast<void *>(
+                                       &hostTensorMaps[arg.value])
+                                 : &argStorage[l][i]);
+    }
     argPointers.push_back(std::move(pointers));
   }
   return call(driver.cuCtxSynchronize(), "cuCtxSynchronize (after the fills)");
@@ -214,6 +225,7 @@ Status PlanRunner::prepareTensorMaps() {
                             plan.tensorMaps.size(), bytes));
       !status.isOk())
     return status;
+  hostTensorMaps.resize(plan.tensorMaps.size());
   for (size_t i = 0; i < plan.tensorMaps.size(); ++i) {
     const PlanTensorMap &map = plan.tensorMaps[i];
     // The plan's checks leave the encoder little to refuse; what it still
@@ -225,6 +237,7 @@ Status PlanRunner::prepareTensorMaps() {
                          plan.planPath.c_str(), map.line));
         !status.isOk())
       return status;
+    hostTensorMaps[i] = tensorMap;
     CUdeviceptr address = tensorMapBlock + i * sizeof(CUtensorMap);
     if (Status status =
             call(driver.cuMemcpyHtoD(address, &tensorMap, sizeof(tensorMap)),

@@ -68,8 +68,9 @@ private:
   /// Launches plan.launches[index] on `stream`, with cuLaunchKernelEx where
   /// it has a cluster shape, else cuLaunchKernel.
   Status launchOne(size_t index, CUstream stream);
-  /// Encodes every tensor map over its buffer (already allocated) and
-  /// copies it to the device, where the kernels read it.
+  /// Encodes every tensor map over its buffer (already allocated), keeps
+  /// it for the kernels that take it by value and copies it to the device
+  /// for those that take its address.
   Status prepareTensorMaps();
 
   const Plan &plan;
@@ -83,8 +84,11 @@ private:
   /// One allocation for all tensor maps, 128 bytes each (cuMemAlloc's
   /// 256-byte alignment keeps each at the 64 bytes TMA needs).
   CUdeviceptr tensorMapBlock = 0;
+  /// The encoded tensor maps, what a 128-byte parameter receives.
+  std::vector<CUtensorMap> hostTensorMaps;
   /// Per launch: 8 bytes of storage per argument and the pointers to them
-  /// (cuLaunchKernel reads each parameter's size from the kernel).
+  /// or to a tensor map's bytes (cuLaunchKernel reads each parameter's
+  /// size from the kernel).
   std::vector<std::vector<uint64_t>> argStorage;
   std::vector<std::vector<void *>> argPointers;
 };

@@ -1045,6 +1045,30 @@ def QMMExternDynamicSharedMemory
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def QMMTensorMapsByValue
+    : Pass<"qmm-tensor-maps-by-value", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass a kernel's TMA tensor maps as 128-byte grid constants";
+  let description = [{
+    After `convert-gpu-to-nvvm`: in each kernel carrying
+    `qmm.tensor_map_arguments` (the indices of its parameters that hold
+    tensor maps, which `qmm-lower-matmul-to-wgmma` records), those
+    pointer parameters become `llvm.byval` 128-byte arrays, 64-byte
+    aligned and `nvvm.grid_constant`: in PTX, `.param .align 64 .b8
+    name[128]` parameters whose address TMA reads (`cvta.param`), as
+    CUDA's `const __grid_constant__ CUtensorMap`. The launch passes the
+    maps' bytes with the other arguments.
+
+    A map in global memory, written by the host, needs
+    `fence.proxy.tensormap::generic.acquire` at system scope before TMA
+    reads it (CUDA Programming Guide); with one per block that fence cost
+    about 2 us a launch on an H200 at 128 blocks. A grid constant needs
+    none. The attribute is removed; a function that is not a kernel, or
+    an index that is not a pointer parameter, is an error.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // CPU
 //===----------------------------------------------------------------------===//

@@ -37,9 +37,9 @@
 // block of the cluster.
 //
 // The wgmma descriptors are computed here (nvgpu's automatic K-stepping is
-// wrong for K-major FP8), and the tensor maps are passed as pointers to
-// 128-byte objects the runtime encodes (nvgpu's host lowering encodes FP8
-// as bf16).
+// wrong for K-major FP8), and the tensor maps are 128-byte objects the
+// runtime encodes (nvgpu's host lowering encodes FP8 as bf16), passed by
+// value (qmm-tensor-maps-by-value).
 //
 // What is decided before any IR is built (eligibility, tiling, schedule,
 // shared-memory layout) is the plan (qmm/Conversion/NVVM/WgmmaPlan.h); the
@@ -50,6 +50,7 @@
 #include "PtxBuilders.h"
 #include "WgmmaKernel.h"
 
+#include "qmm/Conversion/NVVM/TensorMapArguments.h"
 #include "qmm/Conversion/NVVM/WgmmaPlan.h"
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
@@ -396,13 +397,14 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
   KernelArguments arguments;
   unsigned argument = 0;
   auto next = [&]() -> Value { return kernel.getArgument(argument++); };
-  // The tensor maps arrive as pointers (the kernel ABI); TMA reads them
-  // through the nvgpu type that records the box and swizzle.
+  // The tensor maps arrive as pointers (to the grid constants they become
+  // in qmm-tensor-maps-by-value); TMA reads them through the nvgpu type
+  // that records the box and swizzle.
   auto tensorMap = [&](nvgpu::TensorMapDescriptorType type) {
     return UnrealizedConversionCastOp::create(b, type, next()).getResult(0);
   };
   arguments.tensorMapA =
-      tensorMap(spec.getTensorMapType(tiling.tileM, spec.aElement));
+      tensorMap(spec.getTensorMapType(tiling.aLoadRows, spec.aElement));
   arguments.tensorMapB =
       tensorMap(spec.getTensorMapType(spec.getBPartRows(), spec.bElement));
   arguments.aScales = next();
@@ -436,24 +438,18 @@ static void initializeBlock(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (queue)
     queue->initialize(b);
   // The initialized barriers are seen by TMA's async proxy (and, in a
-  // cluster, by the other blocks); the tensor maps the host copied into
-  // global memory by the tensor-map proxy (this thread issues the copies):
-  // each needs a fence first.
+  // cluster, by the other blocks). The tensor maps are grid constants
+  // (qmm-tensor-maps-by-value), which TMA reads without a proxy fence.
   if (spec.plan.clustered())
     NVVM::FenceMbarrierInitOp::create(b);
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(spec.getContext(),
                                  NVVM::SharedSpace::shared_cta));
-  SmallVector<Value, 3> maps = {arguments.tensorMapA, arguments.tensorMapB};
-  for (Value map : maps)
-    nvgpu::TmaFenceOp::create(b, map);
-  for (Value map : maps)
-    nvgpu::TmaPrefetchOp::create(b, map, Value());
-  if (arguments.tensorMapD) {
-    nvgpu::TmaFenceOp::create(b, arguments.tensorMapD);
-    nvgpu::TmaPrefetchOp::create(b, arguments.tensorMapD, Value());
-  }
+  for (Value map : {arguments.tensorMapA, arguments.tensorMapB,
+                    arguments.tensorMapD})
+    if (map)
+      nvgpu::TmaPrefetchOp::create(b, map, Value());
 }
 
 static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
@@ -555,6 +551,9 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   auto gpuModule = gpu::GPUModuleOp::create(
       moduleBuilder, loc, (func.getName() + "_wgmma").str());
   symbols.insert(gpuModule);
+  // The tensor maps' parameters (A's, B's, D's), passed by value
+  // (qmm-tensor-maps-by-value).
+  SmallVector<int32_t> tensorMapParameters = {0, 1};
   SmallVector<Type> parameters = {pointer, pointer, op.getAScales().getType(),
                                   op.getBScales().getType()};
   if (op.getBias())
@@ -562,8 +561,10 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   parameters.push_back(op.getInit().getType());
   if (op.getOutScales())
     parameters.push_back(op.getOutScales().getType());
-  if (tiling.stagingBytes)
+  if (tiling.stagingBytes) {
+    tensorMapParameters.push_back(parameters.size());
     parameters.push_back(pointer);
+  }
   // Stream-K: each part's f32 sums, and an arrival counter per split tile
   // and consumer warpgroup. Dynamic schedules: the tickets drawn and the
   // blocks done.
@@ -586,6 +587,8 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
       FunctionType::get(ctx, parameters, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                   UnitAttr::get(ctx));
+  kernel->setAttr(kTensorMapArgumentsAttrName,
+                  DenseI32ArrayAttr::get(ctx, tensorMapParameters));
   kernel.setKnownBlockSizeAttr(
       DenseI32ArrayAttr::get(ctx, {int32_t(tiling.threads), 1, 1}));
   // One block per multiprocessor (.minnctapersm 1, as CUTLASS's
@@ -613,7 +616,7 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
     return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
   };
   SmallVector<Value> arguments = {
-      tensorMap(op.getA(), tiling.tileM, spec.aElement),
+      tensorMap(op.getA(), tiling.aLoadRows, spec.aElement),
       tensorMap(op.getB(), spec.getBPartRows(), spec.bElement),
       op.getAScales(), op.getBScales()};
   if (op.getBias())

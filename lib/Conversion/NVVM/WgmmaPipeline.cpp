@@ -79,7 +79,7 @@ Value SharedMemory::getATile(ImplicitLocOpBuilder &b, Value stage) const {
       b, arith::MulIOp::create(b, stage, constant(b, layout.stageBytes)),
       constant(b, layout.aOffset));
   return getView(b, bytes,
-                 spec.getTileType(spec.tiling().tileM, spec.aElement));
+                 spec.getTileType(spec.tiling().aLoadRows, spec.aElement));
 }
 
 Value SharedMemory::getBTile(ImplicitLocOpBuilder &b, Value stage,

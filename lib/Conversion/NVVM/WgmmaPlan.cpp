@@ -80,7 +80,7 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
   layout.stages = tiling.stages;
   layout.stageBytes = tiling.stageBytes();
   layout.aOffset = 0;
-  layout.bOffset = tiling.tileM * tiling.tileK;
+  layout.bOffset = tiling.aLoadRows * tiling.tileK;
   int64_t end = tiling.stages * layout.stageBytes;
   layout.emptyBarriers = end;
   end += 8 * tiling.stages;
@@ -111,6 +111,7 @@ static void setTileShape(WgmmaTiling &tiling, int64_t rows, int64_t columns,
   tiling.consumers = consumers;
   tiling.tileM = rows;
   tiling.tileN = columns;
+  tiling.aLoadRows = rows;
   tiling.consumerColumns = splitColumns ? columns / 2 : columns;
   tiling.threads = (consumers + 1) * chip.getWgmma().threads;
   // The producer (one thread issuing copies) keeps 40 registers, what
@@ -309,6 +310,12 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       rows == chip.getWgmma().m && columns == 128 &&
       64 % std::max<int64_t>(1, problem.outScaleBlockColumns) == 0;
   setTileShape(tiling, rows, columns, splitColumns, chip);
+  // Fewer rows of A than one consumer row's wgmma M: the stage holds (and
+  // TMA fills) A's rows only, up to the next swizzle atom. The consumers'
+  // wgmma M rows from the stage's start then end inside it (B follows).
+  int64_t atomRows = 8;
+  if (rows == chip.getWgmma().m && problem.m < rows)
+    tiling.aLoadRows = llvm::alignTo(problem.m, atomRows);
   // A smaller tile keeps the ring's bytes in more stages: small-M kernels
   // stream B, and the bytes in flight are what keep HBM busy.
   tiling.stages = moduleTiling.stages * moduleTiling.stageBytes() /

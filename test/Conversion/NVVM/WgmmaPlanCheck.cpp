@@ -201,8 +201,13 @@ void checkSingleRow() {
   c.expect("consumers along N", p.tiling.consumersAlongN(), 2);
   c.expect("threads", p.tiling.threads, 384);
   c.expect("consumer registers", p.tiling.consumerRegisters, 232);
-  // The 4 stages of 32 KiB as stages of (64 + 128) x 128 bytes: 5.
-  c.expect("stages", p.tiling.stages, 5);
+  // A's one row, loaded as one swizzle atom of 8 rows: the 4 stages of
+  // 32 KiB as stages of (8 + 128) x 128 = 17408 bytes: 7, B's tile 1024
+  // bytes into each.
+  c.expect("A load rows", p.tiling.aLoadRows, 8);
+  c.expect("stage bytes", p.shared.stageBytes, 17408);
+  c.expect("B offset", p.shared.bOffset, 1024);
+  c.expect("stages", p.tiling.stages, 7);
   c.expect("whole units", p.schedule.wholeUnits, 0);
   c.expect("split tiles", p.schedule.splitTiles, 32);
   c.expect("parts", p.schedule.parts, 4);
@@ -411,6 +416,37 @@ void checkTileShapes() {
   c.expect("forced 128x128 tile M", t.tiling.tileM, 128);
   c.expect("forced 128x128 parts", t.schedule.parts, 4);
   c.expect("forced 128x128 stages", t.tiling.stages, 4);
+  // A second consumer row reads A's rows 64-127: all 128 are loaded.
+  c.expect("forced 128x128 A load rows", t.tiling.aLoadRows, 128);
+}
+
+void checkALoadRows() {
+  Case c("A load rows");
+  // Fewer rows of A than a 64-row tile: the stage holds A's rows rounded
+  // up to 8 (a swizzle atom), the ring's 131072 bytes in more stages.
+  // 9 rows, 1536 x 4096: 16 rows; 12 tiles of 128 columns, up to 16 rows
+  // of A keep them: (16 + 128) x 128 = 18432-byte stages, 7 of them.
+  WgmmaPlan a = plan(c, problem(9, 1536, 4096));
+  c.expect("9-row A load rows", a.tiling.aLoadRows, 16);
+  c.expect("9-row tile N", a.tiling.tileN, 128);
+  c.expect("9-row stage bytes", a.shared.stageBytes, 18432);
+  c.expect("9-row B offset", a.shared.bOffset, 16 * 128);
+  c.expect("9-row stages", a.tiling.stages, 7);
+  // 33 rows, 512 x 1024: 40 rows; 4 tiles of 128 columns and 8 K tiles
+  // (no split) would keep 4 blocks busy, so 64 columns: (40 + 64) x 128 =
+  // 13312-byte stages, 9 of them (119808 bytes).
+  WgmmaPlan b = plan(c, problem(33, 512, 1024));
+  c.expect("33-row A load rows", b.tiling.aLoadRows, 40);
+  c.expect("33-row tile N", b.tiling.tileN, 64);
+  c.expect("33-row stage bytes", b.shared.stageBytes, 13312);
+  c.expect("33-row B offset", b.shared.bOffset, 40 * 128);
+  c.expect("33-row stages", b.tiling.stages, 9);
+  c.expect("33-row empty barriers", b.shared.emptyBarriers, 9 * 13312);
+  // 64 rows fill the tile; 65 take 128-row tiles: every row loaded.
+  c.expect("64-row A load rows", plan(c, problem(64, 512, 1024)).tiling.aLoadRows,
+           64);
+  c.expect("65-row A load rows", plan(c, problem(65, 512, 1024)).tiling.aLoadRows,
+           128);
 }
 
 void checkAccumulatorLayout() {
@@ -457,6 +493,7 @@ int main() {
   checkStaging();
   checkIneligible();
   checkTileShapes();
+  checkALoadRows();
   checkAccumulatorLayout();
   llvm::outs() << failures << " failing\n";
   return failures ? 1 : 0;

@@ -18,11 +18,12 @@
 // CHECK:         %[[MD:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 // CHECK:         %[[PD:.*]] = builtin.unrealized_conversion_cast %[[MD]] : {{.*}} to !llvm.ptr
 // CHECK:         gpu.launch_func {{.*}} dynamic_shared_memory_size %c165888_i32 args({{.*}}, %arg4 : memref<256x256xbf16>, %[[PD]] : !llvm.ptr)
-// The kernel: D's map fenced and prefetched by thread 0 with A's and B's.
+// The kernel: D's map prefetched by thread 0 with A's and B's (no fence:
+// a grid constant).
 // CHECK:       gpu.module @bf16_whole_tiles_wgmma
 // CHECK:         gpu.func @matmul({{.*}}, %{{.*}}: memref<256x256xbf16>, %[[ARGD:.*]]: !llvm.ptr)
 // CHECK:         %[[TMD:.*]] = builtin.unrealized_conversion_cast %[[ARGD]] : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>
-// CHECK:         nvgpu.tma.fence.descriptor %[[TMD]]
+// CHECK-NOT:     nvgpu.tma.fence.descriptor
 // CHECK:         nvgpu.tma.prefetch.descriptor %[[TMD]]
 // The consumer's first thread (of its 128) issues the stores.
 // CHECK:         %[[THREAD:.*]] = arith.remui %{{.*}}, %c128{{.*}} : index

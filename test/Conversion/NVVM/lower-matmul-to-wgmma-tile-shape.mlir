@@ -9,16 +9,27 @@
 // One row: a tile of wgmma M (64) rows, whose two consumer warpgroups
 // split the columns (m64n64 each, 384 threads). 32 tiles of 128 columns
 // and 32 K tiles split in min(132 / 32, 32 / 8) = 4 parts on 128 blocks
-// (at least half the multiprocessors busy): 128 columns stay.
-// 131072 / ((64 + 128) x 128) = 5 stages: 122880 bytes, 40 of `empty`
-// barriers, D's staging at 123904 (64 x 64 bf16 boxes, 16384 bytes), 1024
-// to align: 141312. Workspace: 32 tiles x 4 parts x 64 x 128 f32.
+// (at least half the multiprocessors busy): 128 columns stay. A's one row
+// is loaded as a swizzle atom of 8 rows (A's tensor map's box), so
+// 131072 / ((8 + 128) x 128) = 7 stages of 17408 bytes: 121856 bytes, 56
+// of `empty` barriers, D's staging at 122880 (64 x 64 bf16 boxes, 16384
+// bytes), 1024 to align: 140288. Workspace: 32 tiles x 4 parts x 64 x
+// 128 f32.
 // CHECK-LABEL: func.func @one_row
-// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<64x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<8x128xf8E4M3FN
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<64x64xbf16
-// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32 {{.*}} memref<1048576xf32>
-// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c140288_i32 {{.*}} memref<1048576xf32>
+// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32, qmm.tensor_map_arguments = array<i32: 0, 1, 5>}
+// The producer: each stage expects A's 8 rows and B's 128 (17408 bytes);
+// A's 8 x 128 box at the stage's start, B's 1024 bytes (8 rows) in.
+// CHECK:         %[[STAGEBYTES:.*]] = arith.constant 17408 : index
+// CHECK:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%[[STAGE:.*]]], %[[STAGEBYTES]]
+// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<8x128xf8E4M3FN
+// CHECK:         %[[BOFFSET:.*]] = arith.constant 1024 : index
+// CHECK:         %[[BSTAGE:.*]] = arith.muli %[[STAGE]], %c17408{{.*}} : index
+// CHECK:         arith.addi %[[BSTAGE]], %[[BOFFSET]] : index
+// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<128x128xf8E4M3FN
 // Consumer c's B rows start c x 64 x 128 bytes into the stage's B tile.
 // CHECK:         nvvm.setmaxregister  increase 232
 // CHECK:         %[[CONSUMER:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
@@ -49,7 +60,7 @@ func.func @one_row(%a: memref<1x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<128x128xf8E4M3FN
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<64x128xf8E4M3FN
 // CHECK:         gpu.launch_func  @decode_block_wgmma::@matmul blocks in (%c112{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c141312_i32
-// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32, qmm.tensor_map_arguments = array<i32: 0, 1, 5>}
 // CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
 // CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
 func.func @decode_block(%a: memref<128x2048xf8E4M3FN>, %sa: memref<128x16xf32>, %b: memref<7168x2048xf8E4M3FN>, %sb: memref<56x16xf32>, %d: memref<128x7168xbf16>) {
@@ -76,5 +87,30 @@ func.func @large(%a: memref<4096x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref
   qmm.matmul a(%a, %s : memref<4096x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %s : memref<4096x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              outs(%d : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// 33 rows: A loaded as 40 (the next swizzle atom). 4 tiles of 128 columns
+// and 8 K tiles (too few to split) would keep 4 blocks busy: 64 columns,
+// one consumer (256 threads), 8 tiles on 8 blocks. 131072 / ((40 + 64) x
+// 128) = 9 stages of 13312 bytes: 119808, 72 of `empty` barriers, D's
+// staging at 120832 (64 x 64 bf16, 8192 bytes), 1024 to align: 130048.
+// wgmma still reads 64 rows of A from each stage: the last 24 from B's
+// part, whose rows of D (33 and up) are never stored.
+// CHECK-LABEL: func.func @rows_33
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<40x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<64x128xf8E4M3FN
+// CHECK:         gpu.launch_func  @rows_33_wgmma::@matmul blocks in (%c8{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c130048_i32
+// CHECK:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c13312
+// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<40x128xf8E4M3FN
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// FORCED-LABEL: func.func @rows_33
+// FORCED:        nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<40x128xf8E4M3FN
+func.func @rows_33(%a: memref<33x1024xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<512x1024xf8E4M3FN>, %d: memref<33x512xbf16>) {
+  qmm.matmul a(%a, %s : memref<33x1024xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %s : memref<512x1024xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<33x512xbf16>)
   return
 }

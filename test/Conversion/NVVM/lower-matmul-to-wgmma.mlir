@@ -43,7 +43,9 @@
 // stage. One block per multiprocessor (nvvm.minctasm): ptxas keeps the
 // roles' setmaxnreg.
 // CHECK:       gpu.module @per_tensor_partial_tiles_wgmma
-// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32}
+// The tensor maps (A's, B's, D's: parameters 0, 1 and 5) are recorded for
+// qmm-tensor-maps-by-value, which makes them grid constants.
+// CHECK:         gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<1x1xf32>, %{{.*}}: memref<200x136xbf16>, %{{.*}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32, qmm.tensor_map_arguments = array<i32: 0, 1, 5>}
 // CHECK-DAG:     %[[TMA:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E4M3FN
 // CHECK-DAG:     %[[TMB:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.ptr to !nvgpu.tensormap.descriptor<tensor = memref<128x128xf8E5M2
 // CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
@@ -63,12 +65,13 @@
 // CHECK-NEXT:    nvvm.mbarrier.init %[[EPTR]], %[[EIGHT]]
 // CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %[[EIGHT]]
 // CHECK-NOT:     nvvm.fence.mbarrier.init
-// The barriers' initialization made visible to TMA (async proxy), the
-// tensor maps the host copied acquired by the tensor-map proxy.
+// The barriers' initialization made visible to TMA (async proxy); the
+// tensor maps, grid constants, prefetched without a tensor-map proxy fence.
 // CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK:         nvgpu.tma.fence.descriptor %[[TMA]]
-// CHECK:         nvgpu.tma.fence.descriptor %[[TMB]]
+// CHECK-NOT:     nvgpu.tma.fence.descriptor
 // CHECK:         nvgpu.tma.prefetch.descriptor %[[TMA]]
+// CHECK-NEXT:    nvgpu.tma.prefetch.descriptor %[[TMB]]
+// CHECK-NOT:     nvgpu.tma.fence.descriptor
 // CHECK:         gpu.barrier
 // CHECK-NOT:     nvvm.cluster
 

@@ -97,7 +97,16 @@ struct WgmmaTiling {
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
   /// Whether the ring's tail holds a dynamic schedule's state.
   bool itemSlots = false;
-  int64_t stageBytes() const { return (tileM + tileN) * tileK; }
+  /// Rows of A's tile that TMA loads into each stage: tileM, or where a
+  /// single consumer row's tile has more rows than A (M < wgmma M), A's rows
+  /// rounded up to a swizzle atom (8 rows). wgmma still reads wgmma M rows
+  /// from the stage: those past A's part of the stage are B's bytes, which
+  /// only reach accumulator rows past M, never stored. TMA writes every row
+  /// of its box, zeros past M included, and those writes bounded the
+  /// small-M kernels (DeepGEMM's heuristics note the same "TMA L2 OOB
+  /// bound" and load 16 or 32 rows).
+  int64_t aLoadRows = 0;
+  int64_t stageBytes() const { return (aLoadRows + tileN) * tileK; }
 };
 
 /// Where things lie in a block's dynamic shared memory, in bytes from the
