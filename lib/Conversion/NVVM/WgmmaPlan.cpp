@@ -153,13 +153,10 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
       wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1,
       llvm::divideCeil(problem.k, chip.getWgmmaKTile()), chip,
       options.streamK, options.maxBlocks, /*dynamic=*/false);
-  bool streaming = problem.m <= kMaxStreamingRows;
   bool narrow =
       holdsBlocks(64) &&
-      (!holdsBlocks(128) ||
-       (!streaming &&
-        (2 * wide.blocks <= slots ||
-         (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts))));
+      (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
+       (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts));
   return {rows, narrow ? 64 : 128};
 }
 

@@ -394,14 +394,15 @@ void checkTileShapes() {
   c.expect("1x128 output consumers", w.tiling.consumers, 1);
   c.expect("1x128 output consumer columns", w.tiling.consumerColumns, 128);
   c.expect("1x128 output threads", w.tiling.threads, 256);
-  // 16 rows only stream B: 56 tiles of 128 columns (two consumers of 64)
-  // on 56 blocks, not 112 of 64.
+  // 16 rows, which only stream B, follow the same rule: 56 tiles of 128
+  // columns with 16 K tiles (too few to split) would keep 56 <= 132 / 2
+  // blocks busy, so 112 tiles of 64 columns (one consumer) on 112 blocks.
   WgmmaProblem streaming = decode;
   streaming.m = 16;
   WgmmaPlan x = plan(c, streaming);
-  c.expect("16-row tile N", x.tiling.tileN, 128);
-  c.expect("16-row consumer columns", x.tiling.consumerColumns, 64);
-  c.expect("16-row blocks", x.schedule.blocks, 56);
+  c.expect("16-row tile N", x.tiling.tileN, 64);
+  c.expect("16-row consumers", x.tiling.consumers, 1);
+  c.expect("16-row blocks", x.schedule.blocks, 112);
   // Forced shapes: 64 x 64 on a large square, 128 x 128 on a single row.
   WgmmaOptions small;
   small.tileM = 64;
@@ -424,14 +425,15 @@ void checkALoadRows() {
   Case c("A load rows");
   // Fewer rows of A than a 64-row tile: the stage holds A's rows rounded
   // up to 8 (a swizzle atom), the ring's 131072 bytes in more stages.
-  // 9 rows, 1536 x 4096: 16 rows; 12 tiles of 128 columns, up to 16 rows
-  // of A keep them: (16 + 128) x 128 = 18432-byte stages, 7 of them.
+  // 9 rows, 1536 x 4096: 16 rows. 12 tiles of 128 columns in min(132 /
+  // 12, 32 / 8) = 4 parts would keep 48 <= 66 blocks busy: 64 columns.
+  // (16 + 64) x 128 = 10240-byte stages, 12 of them.
   WgmmaPlan a = plan(c, problem(9, 1536, 4096));
   c.expect("9-row A load rows", a.tiling.aLoadRows, 16);
-  c.expect("9-row tile N", a.tiling.tileN, 128);
-  c.expect("9-row stage bytes", a.shared.stageBytes, 18432);
+  c.expect("9-row tile N", a.tiling.tileN, 64);
+  c.expect("9-row stage bytes", a.shared.stageBytes, 10240);
   c.expect("9-row B offset", a.shared.bOffset, 16 * 128);
-  c.expect("9-row stages", a.tiling.stages, 7);
+  c.expect("9-row stages", a.tiling.stages, 12);
   // 33 rows, 512 x 1024: 40 rows; 4 tiles of 128 columns and 8 K tiles
   // (no split) would keep 4 blocks busy, so 64 columns: (40 + 64) x 128 =
   // 13312-byte stages, 9 of them (119808 bytes).

@@ -193,19 +193,15 @@ constexpr int64_t kWgmmaTileColumns[] = {64, 128};
 /// is 11% slower than 4 parts of 33 narrow tiles).
 constexpr int64_t kMaxWideTileParts = 4;
 
-/// Rows of A up to which a matmul only streams B: 128-column tiles stay
-/// even on half the multiprocessors (measured on an H200: 1x7168x2048 and
-/// 16x7168x2048 with 1x128 x 128x128 scales, 56 tiles of 128 columns,
-/// 12% and 4% faster than 112 of 64; at 64 rows 64 columns win by 8%).
-constexpr int64_t kMaxStreamingRows = 16;
-
 /// The tile of `problem` (rows and columns) where `options` leave it
 /// open: wgmma M rows where M fits in them (a second row of consumers
 /// would only multiply padding; two consumers then split 128 columns),
-/// and, above kMaxStreamingRows rows, 64 columns where 128 would leave at
-/// least half the multiprocessors idle even after Stream-K or (a single
-/// round) split each tile in more than kMaxWideTileParts parts; 64 also
-/// where only 64 hold whole blocks of B's scales (or an FP8 output's). Otherwise 128 columns,
+/// and 64 columns where 128 would leave at least half the multiprocessors
+/// idle even after Stream-K or (a single round) split each tile in more
+/// than kMaxWideTileParts parts (also with few rows of A, which only
+/// stream B: 1x7168x2048 blockwise on an H200, 6.0 us on 112 blocks of 64
+/// columns against 7.8 on 56 of 128); 64 also where only 64 hold whole
+/// blocks of B's scales (or an FP8 output's). Otherwise 128 columns,
 /// whose wgmma steps read the fewest shared-memory bytes per product
 /// (128 x 64 tiles measured 25-30% slower on large shapes).
 /// benchmarks/results/2026-11-30-h200-tile-shapes.md has the measurements.
