@@ -38,6 +38,7 @@ rounds' range.
 Writes OUT/<date>-<gpu>.json and .md (default OUT: benchmarks/results).
 """
 import argparse
+import copy
 import datetime
 import hashlib
 import json
@@ -159,6 +160,17 @@ class Problem:
         else:
             self.sa, self.sb = scales(m, kb), scales(nb, kb)
 
+    def clone(self):
+        """Another copy of the inputs (the same bytes at other addresses)."""
+        other = copy.copy(self)
+        other.a, other.b = self.a.clone(), self.b.clone()
+        other.sa, other.sb = self.sa.clone(), self.sb.clone()
+        return other
+
+    def input_bytes(self):
+        return sum(t.numel() * t.element_size()
+                   for t in (self.a, self.b, self.sa, self.sb))
+
     def draw(self, rows, columns, data, g):
         torch = self.torch
         if data == "randn":
@@ -270,7 +282,10 @@ def triton_call(torch, tf, configs, p, ref, args, log):
                                     has_tma=tf.HAS_TMA)
     for impl, cfg in candidates:
         try:
-            call = tf.make_launcher(p.a, p.b, sa, sb, mode, cfg, impl, False)
+            def make(q, impl=impl, cfg=cfg):
+                return tf.make_launcher(q.a, q.b, q.sa, q.sb, mode, cfg, impl,
+                                        False)
+            call = make(p)
             out = call()
             torch.cuda.synchronize()
             err = relative_error(torch, out, ref)
@@ -284,10 +299,10 @@ def triton_call(torch, tf, configs, p, ref, args, log):
         if best is None or ms < best[0]:
             best = (ms, call, "triton_fp8 %s BM=%d BN=%d BK=%d stages=%d "
                     "warps=%d" % (impl, cfg["BM"], cfg["BN"], cfg["BK"],
-                                  cfg["num_stages"], cfg["num_warps"]))
+                                  cfg["num_stages"], cfg["num_warps"]), make)
     if best is None:
-        return None, "no candidate config compiled and passed"
-    return best[1], best[2]
+        return None, "no candidate config compiled and passed", None
+    return best[1], best[2], best[3]
 
 
 # --- Timing ------------------------------------------------------------------
@@ -344,9 +359,11 @@ def back_to_back_samples(torch, call, runs, samples):
     return event_samples(torch, issue, runs, samples)
 
 
-def qmm_samples(runner, plan, runs, samples, save_outputs=None):
+def qmm_samples(runner, plan, runs, samples, save_outputs=None, copies=1):
     command = [runner, "--no-validate", "--iters", str(runs), "--rounds",
                str(samples), "--timing", "graph,back-to-back"]
+    if copies > 1:
+        command += ["--rotate", str(copies)]
     json_path = os.path.join(plan, "result.json")
     command += ["--json", json_path]
     if save_outputs:
@@ -366,13 +383,38 @@ def qmm_samples(runner, plan, runs, samples, save_outputs=None):
 
 # --- One case -------------------------------------------------------------------
 
+def rotation_copies(p, args):
+    """Copies of the inputs the timed runs cycle through, so that they read
+    at least --rotate-bytes (more than the L2 cache holds: a model's layers
+    read their weights from HBM); 1 where one copy already does."""
+    if args.rotate_bytes <= 0:
+        return 1
+    return int(min(64, max(1, math.ceil(args.rotate_bytes /
+                                        p.input_bytes()))))
+
+
+def rotated(make, problems):
+    """One call per copy of the inputs, taken in turn: run i reads copy
+    i mod len(problems), in graphs and back to back alike."""
+    calls = [make(q) for q in problems]
+    state = {"next": 0}
+
+    def call():
+        index = state["next"]
+        state["next"] = (index + 1) % len(calls)
+        return calls[index]()
+    return call
+
+
 def run_case(torch, case, libs, args, modules, log):
     p = Problem(torch, case, args.data)
     ref = p.reference()
     runs = runs_per_sample(p)
+    copies = rotation_copies(p, args)
+    problems = [p] + [p.clone() for _ in range(copies - 1)]
     record = {"case": case["name"], "m": p.m, "n": p.n, "k": p.k,
               "scaling": p.scaling, "runs_per_sample": runs,
-              "libraries": {}}
+              "copies": copies, "libraries": {}}
     calls = {}
     for lib in libs:
         entry = {"how": "", "relative_error": None, "rounds": {}}
@@ -394,26 +436,31 @@ def run_case(torch, case, libs, args, modules, log):
                     "launches)" % report["plan"]["launches"]
                 calls[lib] = plan
             else:
+                make = None
                 if lib in ("cublaslt", "cublaslt-fast"):
-                    call, how = cublaslt_call(torch, p, lib == "cublaslt-fast")
+                    fast = lib == "cublaslt-fast"
+                    call, how = cublaslt_call(torch, p, fast)
+                    make = lambda q, fast=fast: cublaslt_call(torch, q, fast)[0]
                 elif args.warm_jobs > 0 and not os.path.exists(
                         warm_marker(args, case, lib)):
                     call, how = None, ("did not complete the warm-up (the "
                                        "process crashed or it raised; see "
                                        "the log)")
                 elif lib == "deepgemm":
-                    call, how = deepgemm_call(torch, modules["deepgemm"], p)
+                    dg = modules["deepgemm"]
+                    call, how = deepgemm_call(torch, dg, p)
+                    make = lambda q: deepgemm_call(torch, dg, q)[0]
                 else:
-                    call, how = triton_call(torch, modules["triton"],
-                                            modules["triton_configs"], p,
-                                            ref, args, log)
+                    call, how, make = triton_call(
+                        torch, modules["triton"], modules["triton_configs"],
+                        p, ref, args, log)
                 entry["how"] = how
                 if call is None:
                     entry["skipped"] = how
                     continue
                 out = call()
                 torch.cuda.synchronize()
-                calls[lib] = call
+                calls[lib] = rotated(make, problems) if copies > 1 else call
             entry["relative_error"] = relative_error(torch, out, ref)
             del out
             if not entry["relative_error"] <= args.tolerance:
@@ -433,7 +480,7 @@ def run_case(torch, case, libs, args, modules, log):
             try:
                 if lib == "qmm":
                     methods, _ = qmm_samples(args.runner, calls[lib], runs,
-                                             args.samples)
+                                             args.samples, copies=copies)
                 else:
                     methods = {
                         "graph": graph_samples(torch, calls[lib], runs,
@@ -552,7 +599,15 @@ def markdown(report):
                  report["date"], env["gpu"], env["driver"], env["cuda"],
                  env["torch"], env["triton"], env["deepgemm"],
                  env["qmm"], report["data"], report["rounds"],
-                 report["samples"], report["hbm_tbps"]), ""]
+                 report["samples"], report["hbm_tbps"]) + (
+                 " Every library's timed runs take the case's inputs from "
+                 "copies in turn (as many as make %.0f MB, at most 64; "
+                 "`copies` in the JSON), so that they read more than the L2 "
+                 "cache holds, as a model's layers do." % (
+                     report["rotate_bytes"] / 1e6)
+                 if report.get("rotate_bytes", 0) > 0 else
+                 " One copy of the inputs: those that fit in the L2 cache "
+                 "stay there between runs."), ""]
     libs = report["libraries"]
     for method in METHODS:
         lines += ["## %s, TFLOP/s" % ("CUDA graph" if method == "graph"
@@ -698,6 +753,12 @@ def main():
     parser.add_argument("--tolerance", type=float, default=2e-2,
                         help="largest relative error (Frobenius) accepted")
     parser.add_argument("--triton-configs", type=int, default=3)
+    parser.add_argument("--rotate-bytes", type=float, default=256e6,
+                        help="time every library over copies of a case's "
+                        "inputs, taken in turn, so that the timed runs read "
+                        "at least this many bytes (the L2 cache cold, as "
+                        "for a model's layers; H200: 50 MB of L2); 0: one "
+                        "copy, the inputs L2-resident where they fit")
     parser.add_argument("--hbm-tbps", type=float, default=4.8,
                         help="HBM bandwidth for the decode bound (H200: "
                         "4.8 TB/s)")
@@ -733,6 +794,8 @@ def main():
                          (lib, ", ".join(LIBRARIES)))
     if args.rounds < 1 or args.samples < 1:
         parser.error("--rounds and --samples must be at least 1")
+    if args.rotate_bytes < 0:
+        parser.error("--rotate-bytes must be 0 or positive")
     cases = read_cases(args.plans, [o for o in args.only.split(",") if o],
                        args.exact_names)
 
@@ -762,6 +825,7 @@ def main():
             (l == "triton" and "triton" in modules)]
     args.work = tempfile.mkdtemp(prefix="qmm-peers-")
     report = {"rounds": args.rounds, "samples": args.samples,
+              "rotate_bytes": args.rotate_bytes,
               "hbm_tbps": args.hbm_tbps, "date": datetime.datetime.now(
         datetime.timezone.utc).strftime("%Y-%m-%d"),
               "data": args.data, "libraries": libs,

@@ -98,6 +98,7 @@ Status CudaDriver::open() {
   need("cuMemFree_v2", cuMemFree);
   need("cuMemcpyHtoD_v2", cuMemcpyHtoD);
   need("cuMemcpyDtoH_v2", cuMemcpyDtoH);
+  need("cuMemcpyDtoD_v2", cuMemcpyDtoD);
   need("cuMemsetD8_v2", cuMemsetD8);
   need("cuModuleLoadDataEx", cuModuleLoadDataEx);
   need("cuModuleUnload", cuModuleUnload);

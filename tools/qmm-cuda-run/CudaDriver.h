@@ -160,6 +160,8 @@ public:
                            size_t bytes) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *destination, CUdeviceptr source,
                            size_t bytes) = nullptr;
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr destination, CUdeviceptr source,
+                           size_t bytes) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr destination, unsigned char value,
                          size_t count) = nullptr;
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,

@@ -5,6 +5,7 @@
 #include "Fill.h"
 #include "TensorMap.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,10 +20,12 @@ PlanRunner::~PlanRunner() {
   // Best effort: the process is about to exit, which frees it all anyway.
   if (!haveContext)
     return;
-  for (CUdeviceptr buffer : buffers)
-    driver.cuMemFree(buffer);
-  if (tensorMapBlock)
-    driver.cuMemFree(tensorMapBlock);
+  for (PlanCopy &copy : copies) {
+    for (CUdeviceptr buffer : copy.buffers)
+      driver.cuMemFree(buffer);
+    if (copy.tensorMapBlock)
+      driver.cuMemFree(copy.tensorMapBlock);
+  }
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);
 }
@@ -148,23 +151,36 @@ Status PlanRunner::prepare() {
     functions.push_back(function);
   }
 
+  // Copy 0: the plan's buffers, filled; the others start as device copies
+  // of them.
+  copies.resize(std::max(1u, options.copies));
   std::mt19937_64 random(options.seed);
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    const PlanBuffer &buffer = plan.buffers[i];
-    CUdeviceptr pointer = 0;
-    if (Status status = call(driver.cuMemAlloc(&pointer, buffer.bytes),
-                             formatString("cuMemAlloc(buffer %zu, %llu bytes)",
-                                          i, static_cast<unsigned long long>(
-                                                 buffer.bytes)));
-        !status.isOk())
+  for (size_t c = 0; c < copies.size(); ++c) {
+    PlanCopy &copy = copies[c];
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+      const PlanBuffer &buffer = plan.buffers[i];
+      CUdeviceptr pointer = 0;
+      if (Status status = call(
+              driver.cuMemAlloc(&pointer, buffer.bytes),
+              formatString("cuMemAlloc(buffer %zu, %llu bytes%s)", i,
+                           static_cast<unsigned long long>(buffer.bytes),
+                           c ? formatString(", copy %zu", c).c_str() : ""));
+          !status.isOk())
+        return status;
+      copy.buffers.push_back(pointer);
+      Status status =
+          c == 0 ? fillBuffer(i, random)
+                 : call(driver.cuMemcpyDtoD(pointer, buffers()[i],
+                                            buffer.bytes),
+                        formatString("cuMemcpyDtoD(buffer %zu, copy %zu)", i,
+                                     c));
+      if (!status.isOk())
+        return status;
+    }
+    if (Status status = prepareTensorMaps(copy); !status.isOk())
       return status;
-    buffers.push_back(pointer);
-    if (Status status = fillBuffer(i, random); !status.isOk())
-      return status;
+    prepareArguments(copy);
   }
-
-  if (Status status = prepareTensorMaps(); !status.isOk())
-    return status;
 
   // cuLaunchKernelEx only where a launch needs it, so that a driver
   // without it still runs the other plans.
@@ -172,16 +188,19 @@ Status PlanRunner::prepare() {
                   [](const PlanLaunch &launch) { return launch.hasCluster(); }))
     if (Status status = driver.openClusterLaunch(); !status.isOk())
       return status;
+  return call(driver.cuCtxSynchronize(), "cuCtxSynchronize (after the fills)");
+}
 
+void PlanRunner::prepareArguments(PlanCopy &copy) const {
   for (const PlanLaunch &launch : plan.launches) {
     std::vector<uint64_t> storage(launch.args.size());
     for (size_t i = 0; i < launch.args.size(); ++i) {
       const LaunchArg &arg = launch.args[i];
       uint64_t value = arg.value;
       if (arg.kind == LaunchArg::Kind::Buffer)
-        value = buffers[arg.value];
+        value = copy.buffers[arg.value];
       else if (arg.kind == LaunchArg::Kind::TensorMap)
-        value = tensorMapBlock + arg.value * sizeof(CUtensorMap);
+        value = copy.tensorMapBlock + arg.value * sizeof(CUtensorMap);
       if (arg.kind == LaunchArg::Kind::U32) {
         auto narrow = static_cast<uint32_t>(value);
         std::memcpy(&storage[i], &narrow, 4); // the low address holds it
@@ -189,7 +208,7 @@ Status PlanRunner::prepare() {
         storage[i] = value;
       }
     }
-    argStorage.push_back(std::move(storage));
+    copy.argStorage.push_back(std::move(storage));
   }
   // Pointers taken after every vector is in place (moves keep the heap
   // blocks, but this keeps it obvious). A tensor map passed by value (a
@@ -205,40 +224,39 @@ Status PlanRunner::prepare() {
                      entry.paramsKnown &&
                      entry.params[i].bytes == sizeof(CUtensorMap);
       pointers.push_back(byValue ? static_cast<void *>(
-                                       &hostTensorMaps[arg.value])
-                                 : &argStorage[l][i]);
+                                       &copy.hostTensorMaps[arg.value])
+                                 : &copy.argStorage[l][i]);
     }
-    argPointers.push_back(std::move(pointers));
+    copy.argPointers.push_back(std::move(pointers));
   }
-  return call(driver.cuCtxSynchronize(), "cuCtxSynchronize (after the fills)");
 }
 
-Status PlanRunner::prepareTensorMaps() {
+Status PlanRunner::prepareTensorMaps(PlanCopy &copy) {
   if (plan.tensorMaps.empty())
     return Status::ok();
   if (Status status = driver.openTensorMaps(); !status.isOk())
     return status;
   size_t bytes = plan.tensorMaps.size() * sizeof(CUtensorMap);
   if (Status status =
-          call(driver.cuMemAlloc(&tensorMapBlock, bytes),
+          call(driver.cuMemAlloc(&copy.tensorMapBlock, bytes),
                formatString("cuMemAlloc(%zu tensor maps, %zu bytes)",
                             plan.tensorMaps.size(), bytes));
       !status.isOk())
     return status;
-  hostTensorMaps.resize(plan.tensorMaps.size());
+  copy.hostTensorMaps.resize(plan.tensorMaps.size());
   for (size_t i = 0; i < plan.tensorMaps.size(); ++i) {
     const PlanTensorMap &map = plan.tensorMaps[i];
     // The plan's checks leave the encoder little to refuse; what it still
     // refuses (e.g. a rule of a newer driver) is named by the plan's line.
     CUtensorMap tensorMap = {};
     if (Status status = call(
-            encodeTensorMap(driver, map, buffers[map.buffer], tensorMap),
+            encodeTensorMap(driver, map, copy.buffers[map.buffer], tensorMap),
             formatString("cuTensorMapEncodeTiled(tensormap %zu, %s:%u)", i,
                          plan.planPath.c_str(), map.line));
         !status.isOk())
       return status;
-    hostTensorMaps[i] = tensorMap;
-    CUdeviceptr address = tensorMapBlock + i * sizeof(CUtensorMap);
+    copy.hostTensorMaps[i] = tensorMap;
+    CUdeviceptr address = copy.tensorMapBlock + i * sizeof(CUtensorMap);
     if (Status status =
             call(driver.cuMemcpyHtoD(address, &tensorMap, sizeof(tensorMap)),
                  formatString("cuMemcpyHtoD(tensormap %zu)", i));
@@ -248,10 +266,12 @@ Status PlanRunner::prepareTensorMaps() {
   return Status::ok();
 }
 
-Status PlanRunner::launchOne(size_t index, CUstream stream) {
+Status PlanRunner::launchOne(size_t index, CUstream stream,
+                             const PlanCopy &copy) {
   const PlanLaunch &launch = plan.launches[index];
-  void **params =
-      argPointers[index].empty() ? nullptr : argPointers[index].data();
+  void **params = copy.argPointers[index].empty()
+                      ? nullptr
+                      : const_cast<void **>(copy.argPointers[index].data());
   CUresult result = CUDA_SUCCESS;
   if (!launch.hasCluster()) {
     result = driver.cuLaunchKernel(
@@ -289,9 +309,10 @@ Status PlanRunner::launchOne(size_t index, CUstream stream) {
   return call(result, what + ": " + describeLaunch(plan, index));
 }
 
-Status PlanRunner::launchAll(CUstream stream, bool synchronizeEach) {
+Status PlanRunner::launchAll(CUstream stream, bool synchronizeEach,
+                             unsigned copy) {
   for (size_t i = 0; i < plan.launches.size(); ++i) {
-    if (Status status = launchOne(i, stream); !status.isOk())
+    if (Status status = launchOne(i, stream, copies[copy]); !status.isOk())
       return status;
     if (synchronizeEach)
       if (Status status = call(driver.cuCtxSynchronize(),
@@ -304,7 +325,7 @@ Status PlanRunner::launchAll(CUstream stream, bool synchronizeEach) {
 
 Status PlanRunner::fillBuffer(size_t index, std::mt19937_64 &random) {
   const PlanBuffer &buffer = plan.buffers[index];
-  CUdeviceptr pointer = buffers[index];
+  CUdeviceptr pointer = buffers()[index];
   if (isHostFill(buffer.fill)) {
     HostBytes bytes;
     if (Status status = makeHostFill(buffer, random, bytes); !status.isOk())
@@ -357,7 +378,7 @@ Status PlanRunner::validate() {
               "cannot allocate %llu bytes of host memory for the check of "
               "line %u",
               static_cast<unsigned long long>(bytes), line));
-        return call(driver.cuMemcpyDtoH(host.data(), buffers[buffer], bytes),
+        return call(driver.cuMemcpyDtoH(host.data(), buffers()[buffer], bytes),
                     formatString("cuMemcpyDtoH(buffer %u)", buffer));
       },
       report);
@@ -375,7 +396,7 @@ Status PlanRunner::saveBuffers(const std::string &dir, const char *option,
           formatString("%s: cannot allocate %llu bytes of host memory",
                        option, static_cast<unsigned long long>(buffer.bytes)));
     if (Status status =
-            call(driver.cuMemcpyDtoH(host.data(), buffers[i], buffer.bytes),
+            call(driver.cuMemcpyDtoH(host.data(), buffers()[i], buffer.bytes),
                  formatString("cuMemcpyDtoH(buffer %zu)", i));
         !status.isOk())
       return status;

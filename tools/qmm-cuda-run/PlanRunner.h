@@ -25,6 +25,26 @@ struct RunnerOptions {
   int device = 0;
   uint64_t seed = 1;        ///< of the random fills
   unsigned long long runs = 1; ///< runs of the plan before the checks
+  /// Copies of the plan's buffers and tensor maps the timed runs cycle
+  /// through (--rotate): more bytes than the L2 cache holds, as a model's
+  /// layers read their weights.
+  unsigned copies = 1;
+};
+
+/// What one copy of the plan puts on the device: its buffers, its tensor
+/// maps, and each launch's parameters over them.
+struct PlanCopy {
+  std::vector<CUdeviceptr> buffers;
+  /// One allocation for all tensor maps, 128 bytes each (cuMemAlloc's
+  /// 256-byte alignment keeps each at the 64 bytes TMA needs).
+  CUdeviceptr tensorMapBlock = 0;
+  /// The encoded tensor maps, what a 128-byte parameter receives.
+  std::vector<CUtensorMap> hostTensorMaps;
+  /// Per launch: 8 bytes of storage per argument and the pointers to them
+  /// or to a tensor map's bytes (cuLaunchKernel reads each parameter's
+  /// size from the kernel).
+  std::vector<std::vector<uint64_t>> argStorage;
+  std::vector<std::vector<void *>> argPointers;
 };
 
 class PlanRunner {
@@ -35,7 +55,9 @@ public:
 
   /// Opens the driver and the device; prints the device line.
   Status openDevice();
-  /// Loads the modules, makes the buffers and the launches' parameters.
+  /// Loads the modules, makes the buffers and the launches' parameters;
+  /// with options.copies > 1, the further copies (device copies of the
+  /// first's filled buffers).
   Status prepare();
   /// Writes every input buffer (a file's or a random fill, as the device
   /// holds it before any launch) to DIR/buffer<I>.bin, for other libraries
@@ -50,9 +72,11 @@ public:
   Status runChecked();
   /// Evaluates and prints every check.
   Status validate();
-  /// One run of the plan: every launch in order on `stream` (null: the
-  /// legacy default stream), optionally synchronizing after each.
-  Status launchAll(CUstream stream, bool synchronizeEach);
+  /// One run of the plan on copy `copy`: every launch in order on
+  /// `stream` (null: the legacy default stream), optionally synchronizing
+  /// after each. The checks and saved buffers read copy 0.
+  Status launchAll(CUstream stream, bool synchronizeEach, unsigned copy = 0);
+  unsigned getCopies() const { return unsigned(copies.size()); }
 
   CudaDriver &getDriver() { return driver; }
 
@@ -67,11 +91,15 @@ private:
   Status fillBuffer(size_t index, std::mt19937_64 &random);
   /// Launches plan.launches[index] on `stream`, with cuLaunchKernelEx where
   /// it has a cluster shape, else cuLaunchKernel.
-  Status launchOne(size_t index, CUstream stream);
-  /// Encodes every tensor map over its buffer (already allocated), keeps
-  /// it for the kernels that take it by value and copies it to the device
-  /// for those that take its address.
-  Status prepareTensorMaps();
+  Status launchOne(size_t index, CUstream stream, const PlanCopy &copy);
+  /// Encodes every tensor map over its buffer in `copy` (already
+  /// allocated), keeps it for the kernels that take it by value and copies
+  /// it to the device for those that take its address.
+  Status prepareTensorMaps(PlanCopy &copy);
+  /// Each launch's parameters over `copy`'s buffers and tensor maps.
+  void prepareArguments(PlanCopy &copy) const;
+  /// Copy 0's buffers.
+  std::vector<CUdeviceptr> &buffers() { return copies.front().buffers; }
 
   const Plan &plan;
   const RunnerOptions &options;
@@ -80,17 +108,8 @@ private:
   bool haveContext = false;
   std::vector<CUmodule> modules;
   std::vector<CUfunction> functions;
-  std::vector<CUdeviceptr> buffers;
-  /// One allocation for all tensor maps, 128 bytes each (cuMemAlloc's
-  /// 256-byte alignment keeps each at the 64 bytes TMA needs).
-  CUdeviceptr tensorMapBlock = 0;
-  /// The encoded tensor maps, what a 128-byte parameter receives.
-  std::vector<CUtensorMap> hostTensorMaps;
-  /// Per launch: 8 bytes of storage per argument and the pointers to them
-  /// or to a tensor map's bytes (cuLaunchKernel reads each parameter's
-  /// size from the kernel).
-  std::vector<std::vector<uint64_t>> argStorage;
-  std::vector<std::vector<void *>> argPointers;
+  /// Copy 0 is the plan's; the others exist for timing (--rotate).
+  std::vector<PlanCopy> copies;
 };
 
 } // namespace qmmcuda

@@ -54,6 +54,11 @@ const char kUsage[] =
     "  --rounds R      samples of the back-to-back and graph methods (default\n"
     "                  5)\n"
     "  --timing LIST   the methods, comma-separated, or all (default all)\n"
+    "  --rotate C      time C copies of the plan's buffers and tensor maps\n"
+    "                  in turn (run i reads copy i mod C), so that the timed\n"
+    "                  runs read more bytes than the L2 cache holds, as a\n"
+    "                  model's layers read their weights (default 1; the\n"
+    "                  checks and saved buffers use the first copy)\n"
     "  --save-inputs DIR\n"
     "                  write every input buffer, as filled before the first\n"
     "                  launch, to DIR/buffer<I>.bin (other libraries can then\n"
@@ -86,6 +91,7 @@ struct Options {
   std::string dir;
   unsigned long long iters = 0;
   unsigned rounds = 5;
+  unsigned copies = 1;
   std::vector<TimingMethod> timingMethods = {
       TimingMethod::PerRun, TimingMethod::BackToBack, TimingMethod::Graph};
   std::string saveInputs, saveOutputs;
@@ -158,6 +164,7 @@ Status parseOptions(int argc, char **argv, Options &options) {
                   name == "--no-validate" || name == "--dry-run";
     bool takesValue = name == "--iters" || name == "--runs" ||
                       name == "--seed" || name == "--rounds" ||
+                      name == "--rotate" ||
                       name == "--timing" || name == "--save-inputs" ||
                       name == "--save-outputs" ||
                       name == "--device" || name == "--json";
@@ -197,6 +204,12 @@ Status parseOptions(int argc, char **argv, Options &options) {
             "--rounds: expected an integer from 1 to 10000, got '%s'",
             value.c_str()));
       options.rounds = static_cast<unsigned>(number);
+    } else if (name == "--rotate") {
+      if (!parseUnsigned(value, 1024, number) || number == 0)
+        return Status::error(formatString(
+            "--rotate: expected an integer from 1 to 1024, got '%s'",
+            value.c_str()));
+      options.copies = static_cast<unsigned>(number);
     } else if (name == "--timing") {
       if (Status status = parseTimingMethods(value, options.timingMethods);
           !status.isOk())
@@ -231,6 +244,8 @@ Status parseOptions(int argc, char **argv, Options &options) {
   }
   if (!options.help && options.dir.empty())
     return Status::error("expected a plan directory (see --help)");
+  if (options.copies > 1 && options.iters == 0)
+    return Status::error("--rotate: applies to the timed runs (--iters N)");
   return Status::ok();
 }
 
@@ -335,8 +350,17 @@ Status timeRuns(PlanRunner &runner, const Plan &plan, const Options &options,
   CudaDriver &driver = runner.getDriver();
   if (Status status = driver.openGraphs(); !status.isOk())
     return status;
+  // Run i on copy i mod C (--rotate): captured into a graph, the runs keep
+  // their copies.
+  if (runner.getCopies() > 1)
+    std::printf("rotate: %u copies of %llu bytes of buffers\n",
+                runner.getCopies(),
+                static_cast<unsigned long long>(plan.totalBufferBytes()));
+  unsigned next = 0;
   PlanLauncher runPlan = [&](CUstream stream) {
-    return runner.launchAll(stream, /*synchronizeEach=*/false);
+    unsigned copy = next;
+    next = (next + 1) % runner.getCopies();
+    return runner.launchAll(stream, /*synchronizeEach=*/false, copy);
   };
   for (TimingMethod method : options.timingMethods) {
     TimingResult result;
@@ -417,6 +441,7 @@ int run(const Options &options, Plan &plan, RunReport &report) {
   runnerOptions.device = options.device;
   runnerOptions.seed = options.seed;
   runnerOptions.runs = options.runs;
+  runnerOptions.copies = options.copies;
   PlanRunner runner(plan, runnerOptions, report);
   Status status = runner.openDevice();
   if (status.isOk()) {
