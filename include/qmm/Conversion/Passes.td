@@ -1060,9 +1060,9 @@ def QMMTensorMapsByValue
 
     A map in global memory, written by the host, needs
     `fence.proxy.tensormap::generic.acquire` at system scope before TMA
-    reads it (CUDA Programming Guide); with one per block that fence cost
-    about 2 us a launch on an H200 at 128 blocks. A grid constant needs
-    none. The attribute is removed; a function that is not a kernel, or
+    reads it (CUDA Programming Guide); issued by every block, that fence
+    was most of a small kernel's fixed cost (benchmarks/results/
+    2026-11-30-h200-launch-costs.md). A grid constant needs none. The attribute is removed; a function that is not a kernel, or
     an index that is not a pointer parameter, is an error.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

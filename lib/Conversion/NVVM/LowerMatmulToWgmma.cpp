@@ -244,6 +244,21 @@ ConsumerThread ConsumerThread::create(ImplicitLocOpBuilder &b,
   return thread;
 }
 
+Value ConsumerThread::getOriginRow(ImplicitLocOpBuilder &b,
+                                   const KernelSpec &spec,
+                                   const WorkTile &tile) const {
+  return arith::AddIOp::create(b, tile.blockRow,
+                               spec.getConsumerRow(b, consumer));
+}
+
+Value ConsumerThread::getOriginColumn(ImplicitLocOpBuilder &b,
+                                      const KernelSpec &spec,
+                                      const WorkTile &tile) const {
+  Value column = spec.getConsumerColumn(b, consumer);
+  return column ? arith::AddIOp::create(b, tile.blockColumn, column)
+                : tile.blockColumn;
+}
+
 std::pair<std::array<Value, 2>, Value>
 ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                             const WorkTile &tile) const {
@@ -252,18 +267,14 @@ ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   // group of columns.
   const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
   Value firstRow = arith::AddIOp::create(
-      b,
-      arith::AddIOp::create(b, tile.blockRow,
-                            spec.getConsumerRow(b, consumer)),
+      b, getOriginRow(b, spec, tile),
       arith::AddIOp::create(
           b, arith::MulIOp::create(b, warp, constant(b, wgmma.rowsPerWarp)),
           arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow))));
   std::array<Value, 2> rows = {
       firstRow,
       arith::AddIOp::create(b, firstRow, constant(b, wgmma.secondRow))};
-  Value partColumn = tile.blockColumn;
-  if (Value column = spec.getConsumerColumn(b, consumer))
-    partColumn = arith::AddIOp::create(b, partColumn, column);
+  Value partColumn = getOriginColumn(b, spec, tile);
   Value laneColumn = arith::AddIOp::create(
       b, partColumn,
       arith::MulIOp::create(

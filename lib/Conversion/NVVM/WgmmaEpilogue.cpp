@@ -348,11 +348,8 @@ void Epilogue::storeStagedTile(ImplicitLocOpBuilder &b,
   thread.sync(b, spec);
   auto issuer = scf::IfOp::create(b, thread.isFirst, false);
   ImplicitLocOpBuilder inner(b.getLoc(), issuer.getThenBodyBuilder());
-  Value row = arith::AddIOp::create(
-      inner, tile.blockRow, spec.getConsumerRow(inner, thread.consumer));
-  Value column = tile.blockColumn;
-  if (Value partColumn = spec.getConsumerColumn(inner, thread.consumer))
-    column = arith::AddIOp::create(inner, column, partColumn);
+  Value row = thread.getOriginRow(inner, spec, tile);
+  Value column = thread.getOriginColumn(inner, spec, tile);
   int64_t boxColumns = spec.plan.stagingBoxColumns;
   // TMA coordinates are innermost first: (column, row). Boxes reaching
   // past D's edges store only their part inside D.
@@ -418,9 +415,7 @@ void Epilogue::storeQuantized(
       constant(b, 0));
   int64_t groupsPerBlock = blockColumns / wgmma.groupColumns;
   // The consumer's first column in D (its part of the tile's columns).
-  Value partColumn = tile.blockColumn;
-  if (Value column = spec.getConsumerColumn(b, thread.consumer))
-    partColumn = arith::AddIOp::create(b, partColumn, column);
+  Value partColumn = thread.getOriginColumn(b, spec, tile);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = rows[half];
     Value rowInside = rowsMasked ? below(row, m) : Value();

@@ -305,6 +305,13 @@ struct ConsumerThread {
   Value isFirst;
   static ConsumerThread create(ImplicitLocOpBuilder &b,
                                const KernelSpec &spec, Value consumer);
+  /// The first row and the first column of D in the consumer's part of
+  /// `tile` (KernelSpec::getConsumerRow / getConsumerColumn from the
+  /// tile's origin).
+  Value getOriginRow(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                     const WorkTile &tile) const;
+  Value getOriginColumn(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                        const WorkTile &tile) const;
   /// The thread's two output rows of `tile` and its first column there
   /// (add groupColumns x group for column group `group`), from the
   /// accumulator layout of the intrinsic table's wgmma row.

@@ -1,4 +1,4 @@
-//===- TensorMapArguments.h - kernel parameters holding tensor maps -*- C++ -*-===//
+//===- TensorMapArguments.h - parameters that hold tensor maps -*- C++ -*-===//
 //
 // qmm-lower-matmul-to-wgmma records which of a kernel's parameters are TMA
 // tensor maps; qmm-tensor-maps-by-value, after convert-gpu-to-nvvm, makes
@@ -10,6 +10,8 @@
 #define QMM_CONVERSION_NVVM_TENSORMAPARGUMENTS_H
 
 #include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
 
 namespace mlir {
 namespace qmm {
