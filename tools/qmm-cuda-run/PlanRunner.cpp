@@ -267,11 +267,11 @@ Status PlanRunner::prepareTensorMaps(PlanCopy &copy) {
 }
 
 Status PlanRunner::launchOne(size_t index, CUstream stream,
-                             const PlanCopy &copy) {
+                             PlanCopy &copy) {
   const PlanLaunch &launch = plan.launches[index];
   void **params = copy.argPointers[index].empty()
                       ? nullptr
-                      : const_cast<void **>(copy.argPointers[index].data());
+                      : copy.argPointers[index].data();
   CUresult result = CUDA_SUCCESS;
   if (!launch.hasCluster()) {
     result = driver.cuLaunchKernel(

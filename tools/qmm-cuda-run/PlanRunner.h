@@ -91,7 +91,7 @@ private:
   Status fillBuffer(size_t index, std::mt19937_64 &random);
   /// Launches plan.launches[index] on `stream`, with cuLaunchKernelEx where
   /// it has a cluster shape, else cuLaunchKernel.
-  Status launchOne(size_t index, CUstream stream, const PlanCopy &copy);
+  Status launchOne(size_t index, CUstream stream, PlanCopy &copy);
   /// Encodes every tensor map over its buffer in `copy` (already
   /// allocated), keeps it for the kernels that take it by value and copies
   /// it to the device for those that take its address.
