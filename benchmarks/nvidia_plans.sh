@@ -151,6 +151,25 @@ if [ "$mode" = validate ]; then
   save a_rows_5_dynamic 5x2048x512 --a-scale tensor --b-scale tensor --max-blocks 3 --dynamic-schedule
   save a_rows_2_64x64 2x1024x1024 --a-scale 1x128 --b-scale 128x128 --tile-n 64
   save a_rows_3_cluster 3x1024x1024 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
+  # Grouped (MoE) matmuls, contiguous (issue 45): a tile takes its group
+  # from its first row, B's rows from g N on in B's [G N, K] map, B's
+  # scales and the bias per group; padding rows (group -1) keep their
+  # values (stored from registers, row by row). fp8-run's groupings have
+  # an empty group, a group of one row (whole tiles of padding after it
+  # where it has more) and unequal segments ending in padding. 3 groups
+  # on 8 tiles; a partial N tile with C in f32; FP8 outputs; Stream-K
+  # parts; a dynamic schedule; 64 x 64 tiles; cluster-rows 2 (ignored:
+  # neighbouring tiles may read different groups' B).
+  save grouped_block 768x384x512 --groups 4 --a-scale 1x128 --b-scale 128x128
+  save grouped_tensor_bias_gelu 1024x256x256 --groups 3 --a-scale tensor --b-scale tensor --bias bf16 --gelu tanh
+  save grouped_row_f32_acc 512x200x384 --groups 5 --a-scale row --b-scale row --out-type f32 --accumulate
+  save grouped_mixed_f16 384x128x256 --groups 2 --a-type f8E5M2 --b-type f8E4M3FN --out-type f16
+  save grouped_fp8_out 640x256x512 --groups 4 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
+  save grouped_fp8_out_row_bias 512x192x256 --groups 3 --a-scale row --b-scale row --bias bf16 --out-type f8E4M3FN --out-scale 1x32
+  save grouped_sk_block 512x256x4096 --groups 4 --a-scale 1x128 --b-scale 128x128 --max-blocks 6
+  save grouped_dynamic_row 768x384x512 --groups 6 --a-scale row --b-scale row --max-blocks 5 --dynamic-schedule
+  save grouped_64x64_bias 768x320x640 --groups 4 --a-scale tensor --b-scale tensor --bias bf16 --tile-m 64 --tile-n 64
+  save grouped_cluster_ignored 512x384x2048 --groups 4 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
   # Scales whose product overflows or underflows f32 while every scaled
   # product is finite (issue 40): the epilogue's and the promotion's
   # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).

@@ -162,11 +162,15 @@ qmm::recordLaunchPlan(ModuleOp lowered, llvm::StringRef function,
         !isArgument && llvm::all_of(bytes, [](uint8_t byte) {
           return byte == kUninitializedHostByte;
         });
+    Type element =
+        isArgument
+            ? cast<MemRefType>(func.getArgumentTypes()[index]).getElementType()
+            : Type();
     if (uninitialized) {
       buffer.fill = "poison";
-    } else if (isArgument && !withData) {
-      Type element =
-          cast<MemRefType>(func.getArgumentTypes()[index]).getElementType();
+    } else if (isArgument && !withData && !isa<IntegerType>(element)) {
+      // (Integer arguments, a grouped matmul's row groups, always travel:
+      // random values would be no layout.)
       buffer.fill = getRandomFill(element);
       if (buffer.fill.empty()) {
         std::string text;

@@ -51,30 +51,83 @@ static AccumulationModel getAccumulationModel(const LaunchPlan &plan,
   return accumulation;
 }
 
+/// Where each row of a checked buffer takes its expected values: row
+/// `sources[r]` of the references, or, where that is -1, none (a grouped
+/// GEMM's row that is not written: expected to keep its initial value).
+/// Empty: every row its own.
+using RowSources = std::vector<int64_t>;
+
+/// `width` values per row of the references, `perRow`, laid out as the
+/// checked buffer's rows (`rows` of them); rows without a source get
+/// `untouched(i)` for their element i.
+static std::vector<double>
+scatterRows(llvm::ArrayRef<double> perRow, int64_t width, int64_t rows,
+            const RowSources &sources,
+            llvm::function_ref<double(int64_t)> untouched) {
+  if (sources.empty())
+    return perRow.vec();
+  std::vector<double> result;
+  result.reserve(rows * width);
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t column = 0; column < width; ++column) {
+      int64_t source = sources[row];
+      result.push_back(source < 0 ? untouched(row * width + column)
+                                  : perRow[source * width + column]);
+    }
+  return result;
+}
+
+/// As scatterRows, for intervals: an untouched element's is [v, v].
+static std::vector<std::pair<double, double>>
+scatterIntervals(llvm::ArrayRef<std::pair<double, double>> perRow,
+                 int64_t width, int64_t rows, const RowSources &sources,
+                 llvm::function_ref<double(int64_t)> untouched) {
+  if (sources.empty())
+    return perRow.vec();
+  std::vector<std::pair<double, double>> result;
+  result.reserve(rows * width);
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t column = 0; column < width; ++column) {
+      int64_t source = sources[row];
+      double value = source < 0 ? untouched(row * width + column) : 0;
+      result.push_back(source < 0 ? std::pair{value, value}
+                                  : perRow[source * width + column]);
+    }
+  return result;
+}
+
 /// The quality-tier check of the buffer `like` checks: calc_diff against
-/// the unquantized reference, if the references have one.
+/// the unquantized reference, if the references have one. Rows without a
+/// source are left out (a NaN reference; the exact tier checks them).
 static void addQualityCheck(LaunchPlan &plan, const LaunchPlan::Check &like,
-                            const GemmReferences &refs, std::string label) {
+                            const GemmReferences &refs, int64_t width,
+                            const RowSources &sources, std::string label) {
   if (!refs.quality)
     return;
   LaunchPlan::Check quality = like;
   quality.tier = "quality";
   quality.kind = "calc_diff";
   quality.threshold = refs.threshold;
-  quality.data = refs.quality->values;
+  quality.data = scatterRows(refs.quality->values, width,
+                             int64_t(like.count) / width, sources,
+                             [](int64_t) { return std::nan(""); });
   quality.label = std::move(label);
   plan.checks.push_back(std::move(quality));
 }
 
-/// The checks of D: the exact tier and, with unquantized inputs, the
-/// quantization tier. Exact tier: each element's interval (bf16/f16), 80
-/// dB SQNR (f32) — or, when the matmul ran as a wgmma kernel (the plan
-/// passes tensor maps), each element's interval for every output type,
-/// with the bound of wgmma's FP8 accumulation (`accumulation`).
+/// The checks of D (`untouched` its initial values): the exact tier and,
+/// with unquantized inputs, the quantization tier. Exact tier: each
+/// element's interval (bf16/f16), 80 dB SQNR (f32) — or, when the matmul
+/// ran as a wgmma kernel (the plan passes tensor maps), each element's
+/// interval for every output type, with the bound of wgmma's FP8
+/// accumulation (`accumulation`).
 static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
-                      ElementType outputType, int64_t k,
-                      const AccumulationModel &accumulation) {
-  size_t count = refs.exact.values.size();
+                      ElementType outputType, int64_t n, int64_t k,
+                      const AccumulationModel &accumulation,
+                      const RowSources &sources, const HostTensor &untouched) {
+  size_t count = untouched.getNumElements();
+  int64_t rows = int64_t(count) / n;
+  auto initial = [&](int64_t i) { return untouched.getValue(i); };
   LaunchPlan::Check exact;
   exact.buffer = plan.results.front();
   exact.element = getElementTypeName(outputType).str();
@@ -83,22 +136,28 @@ static void addChecks(LaunchPlan &plan, const GemmReferences &refs,
   exact.label = "D vs f64 of the dequantized inputs";
   if (accumulation.chunk)
     exact.label += " (wgmma FP8 accumulation bound)";
-  if (outputType == ElementType::F32 && !accumulation.chunk) {
+  if (!sources.empty())
+    exact.label += "; rows not written keep their values";
+  if (outputType == ElementType::F32 && !accumulation.chunk &&
+      sources.empty()) {
     exact.kind = "sqnr";
     exact.threshold = kExactTierMinSqnrDb;
     exact.data = refs.exact.values;
   } else {
     exact.kind = "bounds";
-    exact.data.reserve(2 * count);
-    for (size_t i = 0; i < count; ++i) {
-      auto [low, high] =
-          getExactTierInterval(refs.exact, i, outputType, k, accumulation);
+    std::vector<std::pair<double, double>> intervals;
+    for (size_t i = 0; i < refs.exact.values.size(); ++i)
+      intervals.push_back(
+          getExactTierInterval(refs.exact, i, outputType, k, accumulation));
+    for (auto [low, high] :
+         scatterIntervals(intervals, n, rows, sources, initial)) {
       exact.data.push_back(low);
       exact.data.push_back(high);
     }
   }
   plan.checks.push_back(exact);
-  addQualityCheck(plan, exact, refs, "D vs f64 of the unquantized inputs");
+  addQualityCheck(plan, exact, refs, n, sources,
+                  "D vs f64 of the unquantized inputs");
 }
 
 /// The checks of an FP8 output (codes, then scales, the program's
@@ -111,17 +170,21 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
                                      const GemmReferences &refs,
                                      const GemmSpec &spec,
                                      const NvidiaChipInfo &chip,
-                                     int64_t promotionKTiles) {
+                                     int64_t promotionKTiles,
+                                     const RowSources &sources,
+                                     const HostTensor &codesInit,
+                                     const HostTensor &scalesInit) {
   OperandSpec output = spec.getOutputOperand();
   size_t codes = plan.results[0], scales = plan.results[1];
-  std::vector<int64_t> scaleShape = output.getScaleShape(spec.m, spec.n);
-  int64_t numScales = scaleShape[0] * scaleShape[1];
+  int64_t rows = codesInit.getNumElements() / spec.n;
+  int64_t referenceRows = int64_t(refs.exact.values.size()) / spec.n;
+  int64_t scalesPerRow = output.getScaleShape(1, spec.n).back();
   LaunchPlan::Scaling scaling;
   scaling.buffer = codes;
   scaling.scalesBuffer = scales;
   ElementType scaleType = toElementType(output.encoding.getScaleType());
   scaling.scaleElement = getElementTypeName(scaleType).str();
-  scaling.rows = spec.m;
+  scaling.rows = rows;
   scaling.columns = spec.n;
   scaling.blockColumns =
       output.encoding.getBlockExtent(spec.m, spec.n).second;
@@ -130,10 +193,12 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
   AccumulationModel accumulation =
       getAccumulationModel(plan, spec, chip, promotionKTiles);
   QuantizedOutputBounds bounds = getQuantizedOutputBounds(
-      output, spec.m, spec.n, numScales, refs.exact, spec.outRounding,
-      spec.outMinAmax, spec.k, accumulation);
+      output, referenceRows, spec.n, referenceRows * scalesPerRow,
+      refs.exact, spec.outRounding, spec.outMinAmax, spec.k, accumulation);
   std::string bound =
       accumulation.chunk ? " (wgmma FP8 accumulation bound)" : "";
+  if (!sources.empty())
+    bound += "; rows not written keep their values";
   // An exact-tier check of intervals.
   auto boundsCheck = [&](size_t buffer, std::string element,
                          llvm::ArrayRef<std::pair<double, double>> intervals,
@@ -151,30 +216,93 @@ static void addQuantizedOutputChecks(LaunchPlan &plan,
     }
     return check;
   };
-  LaunchPlan::Check scaleCheck =
-      boundsCheck(scales, scaling.scaleElement, bounds.scales,
-                  "D's scales vs the rule at f64 amax" + bound);
+  // A row not written keeps its codes and scales: code x scale as they
+  // were.
+  auto initialScale = [&](int64_t i) { return scalesInit.getValue(i); };
+  auto initialValue = [&](int64_t i) {
+    int64_t row = i / spec.n, column = i % spec.n;
+    return codesInit.getValue(i) *
+           scalesInit.getValue(row * scalesPerRow +
+                               column / scaling.blockColumns);
+  };
+  LaunchPlan::Check scaleCheck = boundsCheck(
+      scales, scaling.scaleElement,
+      scatterIntervals(bounds.scales, scalesPerRow, rows, sources,
+                       initialScale),
+      "D's scales vs the rule at f64 amax" + bound);
   LaunchPlan::Check codeCheck = boundsCheck(
       codes, getElementTypeName(toElementType(spec.outputType)).str(),
-      bounds.values,
+      scatterIntervals(bounds.values, spec.n, rows, sources, initialValue),
       "D (code x scale) vs f64 of the dequantized inputs" + bound);
   plan.checks.push_back(std::move(scaleCheck));
   plan.checks.push_back(codeCheck);
-  addQualityCheck(plan, codeCheck, refs,
+  addQualityCheck(plan, codeCheck, refs, spec.n, sources,
                   "D (code x scale) vs f64 of the unquantized inputs");
+}
+
+/// The initial bits of a grouped GEMM's output (D or its scales) on the
+/// GPU: the rows it writes poisoned unless `keepWritten` (0xFF bytes: NaN
+/// in every output and scale type), so that a row the kernel skips fails
+/// the checks; the others `untouchedBits` where given, else as they are,
+/// to be found unchanged.
+static void markGroupedRows(HostTensor &tensor, const RowSources &sources,
+                            bool keepWritten,
+                            std::optional<uint32_t> untouchedBits) {
+  int64_t rows = int64_t(sources.size());
+  int64_t width = tensor.getNumElements() / rows;
+  unsigned bits = getElementBitWidth(tensor.elementType);
+  uint32_t poison = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t i = row * width; i < (row + 1) * width; ++i) {
+      if (sources[row] >= 0 && !keepWritten)
+        tensor.setBits(i, poison);
+      else if (sources[row] < 0 && untouchedBits)
+        tensor.setBits(i, *untouchedBits);
+    }
+}
+
+/// -7 in a 16- or 32-bit output type: a value no kernel computes by
+/// accident where it should write nothing.
+static uint32_t getMinusSevenBits(ElementType type) {
+  return type == ElementType::F32    ? 0xC0E00000u
+         : type == ElementType::BF16 ? 0xC0E0u
+                                     : 0xC700u; // f16
 }
 
 int GemmRunner::saveLaunchPlan() {
   const NvidiaChipInfo &target = *config.target.nvidia;
   std::string flag = "--chip " + target.name.str();
-  if (config.isDynamicM() || isGrouped() || config.emitIR ||
+  if (config.isDynamicM() || config.emitIR ||
       config.quantize != QuantizeOn::Host)
-    fail(flag + ": --m, --groups, --emit-ir and --quantize device are not "
-                "supported for NVIDIA chips yet");
+    fail(flag + ": --m, --emit-ir and --quantize device are not supported "
+                "for NVIDIA chips yet");
+  if (isGrouped() && config.masked)
+    fail(flag + ": --groups --masked (the masked layout) is not compiled "
+                "for NVIDIA chips yet; the contiguous layout is");
   buildProgram();
   if (spec.auxType)
     fail(flag + ": --aux is not supported for NVIDIA chips yet");
-  prepareInputs();
+  RowSources sources;
+  if (isGrouped()) {
+    prepareGroupedInputs();
+    sources.assign(spec.m, -1);
+    std::vector<int64_t> written = getWrittenGroupedRows();
+    for (auto [index, row] : llvm::enumerate(written))
+      sources[row] = int64_t(index);
+    // The output travels: written rows poisoned (unless accumulated
+    // into), the others to be found unchanged: C, an FP8 output's
+    // sentinels (prepareGroupedInputs), or -7.
+    std::optional<uint32_t> untouchedBits;
+    if (!spec.accumulate && !spec.outEncoding)
+      untouchedBits = getMinusSevenBits(init.elementType);
+    markGroupedRows(init, sources, /*keepWritten=*/spec.accumulate,
+                    untouchedBits);
+    if (outScalesInit)
+      markGroupedRows(*outScalesInit, sources, /*keepWritten=*/false,
+                      std::nullopt);
+  } else {
+    prepareInputs();
+  }
 
   NVVMPipelineOptions options;
   options.chip = target.name.str();
@@ -197,28 +325,38 @@ int GemmRunner::saveLaunchPlan() {
   bool withData = !config.saveWithoutData;
   LaunchPlan plan = orFail(
       recordLaunchPlan(*lowered, spec.functionName, args, options, withData));
-  plan.flops = 2.0 * double(spec.m) * double(spec.n) * double(spec.k);
+  // Useful work: a grouped GEMM's written rows.
+  int64_t rowsComputed =
+      isGrouped() ? llvm::count_if(sources, [](int64_t s) { return s >= 0; })
+                  : spec.m;
+  plan.flops =
+      2.0 * double(rowsComputed) * double(spec.n) * double(spec.k);
   // D's buffer is the program's `init`; unless the GEMM accumulates into
-  // it, its contents are not read: poisoned (0xFF, NaN) rather than
-  // uploaded, so that an element no kernel writes fails the checks.
-  if (!spec.accumulate)
+  // it (or a grouped GEMM leaves rows of it), its contents are not read:
+  // poisoned (0xFF, NaN) rather than uploaded, so that an element no
+  // kernel writes fails the checks.
+  if (!spec.accumulate && !isGrouped())
     for (size_t result : plan.results) {
       plan.buffers[result].fill = "poison";
       plan.buffers[result].data.clear();
     }
   if (withData) {
-    GemmReferences refs = computeReferences();
+    GemmReferences refs =
+        isGrouped() ? computeGroupedReferences(getWrittenGroupedRows())
+                    : computeReferences();
     if (llvm::is_contained(refs.beyondF32, true))
       fail(flag + ": outputs that depend on non-finite inputs or overflow "
                   "f32 are not saved (the runner's checks assume finite "
                   "references)");
     if (spec.outEncoding)
       addQuantizedOutputChecks(plan, refs, spec, target,
-                               config.nvidiaPromotionKTiles);
+                               config.nvidiaPromotionKTiles, sources, init,
+                               *outScalesInit);
     else
-      addChecks(plan, refs, toElementType(spec.outputType), spec.k,
+      addChecks(plan, refs, toElementType(spec.outputType), spec.n, spec.k,
                 getAccumulationModel(plan, spec, target,
-                                     config.nvidiaPromotionKTiles));
+                                     config.nvidiaPromotionKTiles),
+                sources, init);
   }
   failOn(writeLaunchPlan(plan, config.saveDir));
   llvm::outs() << llvm::formatv(

@@ -206,6 +206,14 @@ private:
   void execute();
   void validate();
   void validateGroupedRows(); // GroupedMode.cpp
+  /// Grouped: the rows the GEMM writes (contiguous: not padding; masked:
+  /// below their group's count), in order, as rows of the [rows, N]
+  /// output.
+  std::vector<int64_t> getWrittenGroupedRows() const;
+  /// Grouped: the references of the rows `written`, as a [written rows,
+  /// N] GEMM (each row its group's product and epilogue).
+  GemmReferences computeGroupedReferences(
+      llvm::ArrayRef<int64_t> written) const;
   /// Prints the report; returns whether the run passes.
   bool report();
 

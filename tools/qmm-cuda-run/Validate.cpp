@@ -5,7 +5,9 @@
 //   sqnr       10 log10(sum r^2 / sum (d - r)^2) >= threshold (dB)
 //   calc_diff  1 - 2 sum(d r) / sum(d^2 + r^2) < threshold (DeepGEMM's)
 // NaN outputs fail sqnr and calc_diff and are left out of their sums so
-// that the metric still says how close the rest is. FP8 codes are judged
+// that the metric still says how close the rest is. A NaN reference
+// leaves its element out of sqnr and calc_diff (an element the program
+// must not write, which a bounds check of the same buffer judges). FP8 codes are judged
 // as code x their block's scale (a 'scaled' line), both exact in f64.
 //
 //===----------------------------------------------------------------------===//
@@ -119,8 +121,10 @@ void evaluateReference(const PlanCheck &check, const OutputReader &read,
   double sumR2 = 0, sumE2 = 0, sumDR = 0, sumD2R2 = 0;
   double relativeFloor = 1e-3 * maxAbsReference;
   for (uint64_t i = 0; i < check.count; ++i) {
-    double d = read(i);
     double r = loadF64(reference + 8 * i);
+    if (std::isnan(r))
+      continue;
+    double d = read(i);
     if (std::isnan(d)) {
       ++result.nanCount;
       continue;

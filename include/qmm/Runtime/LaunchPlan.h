@@ -98,8 +98,9 @@ struct LaunchPlan {
 /// format `gpu`) on `args`, compiling each launched kernel's gpu.module
 /// with `options` and recording the launches. With `withData`, the inputs
 /// travel as files; without, as random fills of their element type (for
-/// benchmarks of sizes whose data would not travel). Fails on host code a
-/// plan cannot replay (host copies after a launch).
+/// benchmarks of sizes whose data would not travel), but for integer
+/// inputs (a grouped matmul's row groups), which travel as files. Fails
+/// on host code a plan cannot replay (host copies after a launch).
 llvm::Expected<LaunchPlan>
 recordLaunchPlan(ModuleOp lowered, llvm::StringRef function,
                  llvm::ArrayRef<const host::HostTensor *> args,

@@ -86,14 +86,53 @@ using namespace mlir::qmm::wgmma;
 // The matmul as the plan sees it
 //===----------------------------------------------------------------------===//
 
+/// What qmm.matmul and qmm.grouped_matmul have alike.
+template <typename MatmulLike>
+static MatmulOperands getSharedOperands(MatmulLike op) {
+  MatmulOperands operands;
+  operands.op = op;
+  operands.a = op.getA();
+  operands.b = op.getB();
+  operands.aScales = op.getAScales();
+  operands.bScales = op.getBScales();
+  operands.bias = op.getBias();
+  operands.init = op.getInit();
+  operands.aux = op.getAux();
+  operands.outScales = op.getOutScales();
+  operands.aEncoding = op.getAEncoding();
+  operands.bEncoding = op.getBEncoding();
+  operands.accumulate = op.getAccumulate();
+  operands.activation = op.getActivation();
+  if (operands.outScales) {
+    operands.outEncoding = op.getOutEncodingAttr();
+    operands.outRounding = op.getEffectiveOutRounding();
+    operands.outMinAmax = op.getEffectiveOutMinAmax();
+  }
+  return operands;
+}
+
+MatmulOperands MatmulOperands::get(MatmulOp op) {
+  MatmulOperands operands = getSharedOperands(op);
+  operands.bStoredNK = op.getBLayout() == OperandLayout::NK;
+  return operands;
+}
+
+MatmulOperands MatmulOperands::get(GroupedMatmulOp op) {
+  assert(op.getLayout() == GroupedLayout::Contiguous &&
+         "the wgmma kernel takes contiguous grouped matmuls");
+  MatmulOperands operands = getSharedOperands(op);
+  operands.rowGroups = op.getGroups();
+  return operands;
+}
+
 /// `op` described for planWgmmaKernel, or why it cannot be.
-static llvm::Expected<WgmmaProblem> describeMatmul(MatmulOp op) {
+static llvm::Expected<WgmmaProblem> describeMatmul(const MatmulOperands &op) {
   auto refuse = [](StringRef reason) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), reason);
   };
-  auto aType = dyn_cast<MemRefType>(op.getA().getType());
-  auto bType = dyn_cast<MemRefType>(op.getB().getType());
-  auto dType = dyn_cast<MemRefType>(op.getInit().getType());
+  auto aType = dyn_cast<MemRefType>(op.a.getType());
+  auto bType = dyn_cast<MemRefType>(op.b.getType());
+  auto dType = dyn_cast<MemRefType>(op.init.getType());
   if (!aType || !bType || !dType)
     return refuse("not bufferized");
   if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
@@ -103,7 +142,9 @@ static llvm::Expected<WgmmaProblem> describeMatmul(MatmulOp op) {
   problem.m = aType.getDimSize(0);
   problem.k = aType.getDimSize(1);
   problem.n = dType.getDimSize(1);
-  problem.bStoredNK = op.getBLayout() == OperandLayout::NK;
+  if (op.isGrouped())
+    problem.groups = bType.getDimSize(0);
+  problem.bStoredNK = op.bStoredNK;
   problem.ocpFP8 = llvm::all_of(TypeRange{aType, bType}, [](Type type) {
     return isa<Float8E4M3FNType, Float8E5M2Type>(
         cast<MemRefType>(type).getElementType());
@@ -114,10 +155,10 @@ static llvm::Expected<WgmmaProblem> describeMatmul(MatmulOp op) {
                                           .getLayout()
                                           .isIdentity();
                                     });
-  problem.auxOutputs = static_cast<bool>(op.getAux());
+  problem.auxOutputs = static_cast<bool>(op.aux);
   for (auto [encoding, rows, scales] :
-       {std::tuple{op.getAEncoding(), problem.m, &problem.aScales},
-        {op.getBEncoding(), problem.n, &problem.bScales}}) {
+       {std::tuple{op.aEncoding, problem.m, &problem.aScales},
+        {op.bEncoding, problem.n, &problem.bScales}}) {
     if (encoding.isMX()) {
       scales->kind = WgmmaScales::Kind::MX;
       continue;
@@ -139,13 +180,16 @@ static llvm::Expected<WgmmaProblem> describeMatmul(MatmulOp op) {
   Type dElement = dType.getElementType();
   problem.outElementBytes =
       llvm::divideCeil(dElement.getIntOrFloatBitWidth(), 8);
-  // (FP8 outputs: the codes; their scales are stored from registers.)
+  // (FP8 outputs: the codes; their scales are stored from registers.) A
+  // grouped matmul's padding rows keep their values: its tiles are stored
+  // from registers, row by row.
   problem.outTmaStorable =
-      dElement.isBF16() || dElement.isF16() || dElement.isF32() ||
-      (op.getOutScales() && dElement.getIntOrFloatBitWidth() == 8);
-  if (op.getOutScales())
+      !op.isGrouped() &&
+      (dElement.isBF16() || dElement.isF16() || dElement.isF32() ||
+       (op.outScales && dElement.getIntOrFloatBitWidth() == 8));
+  if (op.outScales)
     problem.outScaleBlockColumns =
-        op.getOutEncodingAttr()
+        op.outEncoding
             .getBlockExtent(dType.getDimSize(0), dType.getDimSize(1))
             .second;
   return problem;
@@ -155,17 +199,17 @@ static llvm::Expected<WgmmaProblem> describeMatmul(MatmulOp op) {
 // KernelSpec, scales, a consumer's thread
 //===----------------------------------------------------------------------===//
 
-KernelSpec::KernelSpec(MatmulOp op, const NvidiaChipInfo &chip,
-                       const WgmmaPlan &plan)
-    : op(op), chip(chip), plan(plan) {
-  auto aType = cast<MemRefType>(op.getA().getType());
-  auto bType = cast<MemRefType>(op.getB().getType());
+KernelSpec::KernelSpec(const MatmulOperands &operands,
+                       const NvidiaChipInfo &chip, const WgmmaPlan &plan)
+    : op(operands), chip(chip), plan(plan) {
+  auto aType = cast<MemRefType>(op.a.getType());
+  auto bType = cast<MemRefType>(op.b.getType());
   m = aType.getDimSize(0);
   k = aType.getDimSize(1);
-  n = bType.getDimSize(0);
+  n = bType.getDimSize(bType.getRank() - 2);
   aElement = aType.getElementType();
   bElement = bType.getElementType();
-  dElement = cast<MemRefType>(op.getInit().getType()).getElementType();
+  dElement = cast<MemRefType>(op.init.getType()).getElementType();
 }
 
 MemRefType KernelSpec::getTileType(int64_t rows, Type element,
@@ -216,13 +260,15 @@ Value KernelSpec::getConsumerColumn(ImplicitLocOpBuilder &b,
 
 Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
                        ScaleEncodingAttr encoding, int64_t rows, int64_t k,
-                       Value row, Value kIndex) {
+                       Value row, Value kIndex, Value group) {
   auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
   Value r = arith::DivUIOp::create(b, row, constant(b, blockRows));
   Value c = arith::DivUIOp::create(b, kIndex, constant(b, blockK));
-  SmallVector<Value, 2> indices = {r, c};
+  SmallVector<Value, 3> indices = {r, c};
   if (encoding.isMNMajor())
     std::swap(indices[0], indices[1]);
+  if (group)
+    indices.insert(indices.begin(), group);
   Value scale = memref::LoadOp::create(b, scales, indices);
   if (scale.getType() != b.getF32Type())
     scale = arith::ExtFOp::create(b, b.getF32Type(), scale);
@@ -404,7 +450,7 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
                                           gpu::GPUFuncOp kernel) {
   const WgmmaPlan &plan = spec.plan;
   const WgmmaTiling &tiling = plan.tiling;
-  MatmulOp op = spec.op;
+  const MatmulOperands &op = spec.op;
   KernelArguments arguments;
   unsigned argument = 0;
   auto next = [&]() -> Value { return kernel.getArgument(argument++); };
@@ -420,9 +466,10 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
       tensorMap(spec.getTensorMapType(spec.getBPartRows(), spec.bElement));
   arguments.aScales = next();
   arguments.bScales = next();
-  arguments.bias = op.getBias() ? next() : Value();
+  arguments.bias = op.bias ? next() : Value();
   arguments.destination = next();
-  arguments.outScales = op.getOutScales() ? next() : Value();
+  arguments.outScales = op.outScales ? next() : Value();
+  arguments.rowGroups = op.rowGroups ? next() : Value();
   if (tiling.stagingBytes)
     arguments.tensorMapD = tensorMap(spec.getTensorMapType(
         spec.chip.getWgmma().m, spec.dElement, plan.stagingBoxColumns));
@@ -479,7 +526,7 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (plan.schedule.dynamic)
     queue.emplace(spec, shared, arguments);
   const TicketQueue *queuePointer = queue ? &*queue : nullptr;
-  TileScheduler scheduler(spec, clusterRank);
+  TileScheduler scheduler(spec, clusterRank, arguments.rowGroups);
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value isFirstThread =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId, c0);
@@ -551,9 +598,9 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   const WgmmaPlan &plan = spec.plan;
   const WgmmaTiling &tiling = plan.tiling;
   const TileSchedule &schedule = plan.schedule;
-  MatmulOp op = spec.op;
+  const MatmulOperands &op = spec.op;
   MLIRContext *ctx = spec.getContext();
-  Location loc = op.getLoc();
+  Location loc = op.op->getLoc();
   auto pointer = LLVM::LLVMPointerType::get(ctx);
 
   // The kernel: its own gpu.module after the function, named after it.
@@ -565,13 +612,11 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   // The tensor maps' parameters (A's, B's, D's), passed by value
   // (qmm-tensor-maps-by-value).
   SmallVector<int32_t> tensorMapParameters = {0, 1};
-  SmallVector<Type> parameters = {pointer, pointer, op.getAScales().getType(),
-                                  op.getBScales().getType()};
-  if (op.getBias())
-    parameters.push_back(op.getBias().getType());
-  parameters.push_back(op.getInit().getType());
-  if (op.getOutScales())
-    parameters.push_back(op.getOutScales().getType());
+  SmallVector<Type> parameters = {pointer, pointer, op.aScales.getType(),
+                                  op.bScales.getType()};
+  for (Value operand : {op.bias, op.init, op.outScales, op.rowGroups})
+    if (operand)
+      parameters.push_back(operand.getType());
   if (tiling.stagingBytes) {
     tensorMapParameters.push_back(parameters.size());
     parameters.push_back(pointer);
@@ -614,7 +659,7 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   buildKernelBody(body, spec, kernel);
 
   // The host side: the tensor maps, then the launch.
-  ImplicitLocOpBuilder b(loc, op);
+  ImplicitLocOpBuilder b(loc, op.op);
   auto tensorMap = [&](Value operand, int64_t rows, Type element,
                        int64_t columns = 0) -> Value {
     auto type = cast<MemRefType>(operand.getType());
@@ -626,17 +671,21 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
         b, spec.getTensorMapType(rows, element, columns), cast, box);
     return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
   };
+  // A grouped matmul's B matrices are one [G * N, K] tensor to TMA: group
+  // g's rows start at row g * N.
+  Value b2d = op.b;
+  if (op.isGrouped())
+    b2d = memref::CollapseShapeOp::create(
+        b, op.b, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   SmallVector<Value> arguments = {
-      tensorMap(op.getA(), tiling.aLoadRows, spec.aElement),
-      tensorMap(op.getB(), spec.getBPartRows(), spec.bElement),
-      op.getAScales(), op.getBScales()};
-  if (op.getBias())
-    arguments.push_back(op.getBias());
-  arguments.push_back(op.getInit());
-  if (op.getOutScales())
-    arguments.push_back(op.getOutScales());
+      tensorMap(op.a, tiling.aLoadRows, spec.aElement),
+      tensorMap(b2d, spec.getBPartRows(), spec.bElement), op.aScales,
+      op.bScales};
+  for (Value operand : {op.bias, op.init, op.outScales, op.rowGroups})
+    if (operand)
+      arguments.push_back(operand);
   if (tiling.stagingBytes)
-    arguments.push_back(tensorMap(op.getInit(), spec.chip.getWgmma().m,
+    arguments.push_back(tensorMap(op.init, spec.chip.getWgmma().m,
                                   spec.dElement, plan.stagingBoxColumns));
   int64_t temporaries = 0;
   if (countersType) {
@@ -667,7 +716,7 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
                             /*asyncDependencies=*/{}, cluster);
   for (Value buffer : ArrayRef(arguments).take_back(temporaries))
     memref::DeallocOp::create(b, buffer);
-  op.erase();
+  op.op->erase();
 }
 
 //===----------------------------------------------------------------------===//
@@ -702,24 +751,49 @@ struct QMMLowerMatmulToWgmmaPass
     }
 
     struct Kernel {
-      MatmulOp op;
+      MatmulOperands operands;
       func::FuncOp func;
       WgmmaPlan plan;
     };
     SmallVector<Kernel, 1> kernels;
-    WalkResult walked = module.walk([&](MatmulOp matmul) {
-      llvm::Expected<WgmmaProblem> problem = describeMatmul(matmul);
-      llvm::Expected<WgmmaPlan> plan =
-          problem ? planWgmmaKernel(*problem, *tiling, options, *target)
-                  : llvm::Expected<WgmmaPlan>(problem.takeError());
-      if (plan) {
-        kernels.push_back(
-            {matmul, matmul->getParentOfType<func::FuncOp>(), *plan});
+    auto plan = [&](const MatmulOperands &operands)
+        -> llvm::Expected<WgmmaPlan> {
+      llvm::Expected<WgmmaProblem> problem = describeMatmul(operands);
+      if (!problem)
+        return problem.takeError();
+      return planWgmmaKernel(*problem, *tiling, options, *target);
+    };
+    WalkResult walked = module.walk([&](Operation *op) {
+      auto matmul = dyn_cast<MatmulOp>(op);
+      auto grouped = dyn_cast<GroupedMatmulOp>(op);
+      if (!matmul && !grouped)
+        return WalkResult::advance();
+      auto func = op->getParentOfType<func::FuncOp>();
+      if (grouped && grouped.getLayout() != GroupedLayout::Contiguous) {
+        grouped.emitOpError("qmm-lower-matmul-to-wgmma: the masked layout "
+                            "is not compiled for ")
+            << target->name << " yet";
+        return WalkResult::interrupt();
+      }
+      MatmulOperands operands = matmul ? MatmulOperands::get(matmul)
+                                       : MatmulOperands::get(grouped);
+      llvm::Expected<WgmmaPlan> planned = plan(operands);
+      if (planned) {
+        kernels.push_back({operands, func, *planned});
         return WalkResult::advance();
       }
-      std::string reason = llvm::toString(plan.takeError());
+      std::string reason = llvm::toString(planned.takeError());
       // The reference lowering quantizes on the host (scf.for loops no
-      // GPU kernel takes): on NVIDIA only the wgmma kernels quantize.
+      // GPU kernel takes), and the NVVM pipeline has never run its grouped
+      // loops: on NVIDIA only the wgmma kernels quantize or run grouped
+      // matmuls.
+      if (grouped) {
+        op->emitOpError("qmm-lower-matmul-to-wgmma: a grouped matmul runs "
+                        "as a wgmma kernel only, which does not take this "
+                        "one: ")
+            << reason;
+        return WalkResult::interrupt();
+      }
       if (matmul.getOutScales() &&
           isa<MemRefType>(matmul.getInit().getType())) {
         matmul.emitOpError("qmm-lower-matmul-to-wgmma: an FP8 output is "
@@ -730,7 +804,6 @@ struct QMMLowerMatmulToWgmmaPass
       }
       // Said on request (--remarks-filter-missed=wgmma): the matmul runs as
       // the reference loops.
-      auto func = matmul->getParentOfType<func::FuncOp>();
       remark::missed(matmul.getLoc(),
                      remark::RemarkOpts::name("WgmmaKernel")
                          .category(getArgument())
@@ -747,7 +820,7 @@ struct QMMLowerMatmulToWgmmaPass
                     UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
     for (const Kernel &kernel : kernels)
-      buildKernelAndLaunch(KernelSpec(kernel.op, *target, kernel.plan),
+      buildKernelAndLaunch(KernelSpec(kernel.operands, *target, kernel.plan),
                            kernel.func, symbols);
   }
 };

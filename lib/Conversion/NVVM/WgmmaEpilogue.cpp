@@ -26,16 +26,16 @@ Epilogue::Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                    const KernelArguments &arguments,
                    const SharedMemory &shared, const ConsumerThread &thread)
     : spec(spec), arguments(arguments), shared(shared), thread(thread) {
-  MatmulOp op = spec.op;
-  // Per-tensor scales are the same for every tile: loaded once.
+  const MatmulOperands &op = spec.op;
+  // Per-tensor scales are the same for every tile: loaded once (B's of a
+  // grouped matmul per tile, its group's).
   Value c0 = constant(b, 0);
-  for (auto [scales, encoding, rows, loaded] :
-       {std::tuple{arguments.aScales, op.getAEncoding(), spec.m,
-                   &tensorScaleA},
-        {arguments.bScales, op.getBEncoding(), spec.n, &tensorScaleB}}) {
-    if (encoding.getKind() == ScaleKind::PerTensor)
-      *loaded = loadScale(b, scales, encoding, rows, spec.k, c0, c0);
-  }
+  if (op.aEncoding.getKind() == ScaleKind::PerTensor)
+    tensorScaleA = loadScale(b, arguments.aScales, op.aEncoding, spec.m,
+                             spec.k, c0, c0);
+  if (op.bEncoding.getKind() == ScaleKind::PerTensor && !op.isGrouped())
+    tensorScaleB = loadScale(b, arguments.bScales, op.bEncoding, spec.n,
+                             spec.k, c0, c0);
   // Without staging, D's elements are stored in pairs through a global
   // pointer when the pairs (two adjacent columns, the first even) are
   // aligned.
@@ -58,10 +58,35 @@ void Epilogue::finish(ImplicitLocOpBuilder &b) const {
   NVVM::CpAsyncBulkWaitGroupOp::create(inner, 0, /*read=*/nullptr);
 }
 
+std::array<Value, 2> Epilogue::getRowsWritten(ImplicitLocOpBuilder &b,
+                                              ArrayRef<Value> rows) const {
+  std::array<Value, 2> written;
+  bool grouped = spec.op.isGrouped();
+  if (!spec.plan.partialRows && !grouped)
+    return written;
+  int64_t m = spec.m;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = rows[half];
+    written[half] =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, constant(b, m));
+    if (!grouped)
+      continue;
+    // A padding row (group -1) keeps its values. Rows past M read row M -
+    // 1's entry (and are not written either way).
+    Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+    Value group = memref::LoadOp::create(b, arguments.rowGroups, clamped);
+    Value notPadding = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::sge, group,
+        arith::ConstantIntOp::create(b, group.getType(), 0));
+    written[half] = arith::AndIOp::create(b, written[half], notPadding);
+  }
+  return written;
+}
+
 void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                      Value accumulator, ArrayRef<Value> rows,
                      Value laneColumn) const {
-  MatmulOp op = spec.op;
+  const MatmulOperands &op = spec.op;
   const WgmmaTiling &tiling = spec.tiling();
   int64_t m = spec.m, n = spec.n;
   Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
@@ -74,11 +99,18 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   Type f32 = b.getF32Type();
   auto dType = cast<MemRefType>(destination.getType());
   Type dElement = dType.getElementType();
-  bool aPerRow = op.getAEncoding().getKind() == ScaleKind::PerRow;
-  bool bPerRow = op.getBEncoding().getKind() == ScaleKind::PerRow;
-  bool masked = m % tiling.tileM != 0 || n % tiling.tileN != 0;
+  bool aPerRow = op.aEncoding.getKind() == ScaleKind::PerRow;
+  bool bPerRow = op.bEncoding.getKind() == ScaleKind::PerRow;
+  bool partialColumns = spec.plan.partialColumns;
   Value c0 = constant(b, 0);
-  Value mValue = constant(b, m), nValue = constant(b, n);
+  Value nValue = constant(b, n);
+  // The rows the tile writes (null: all of them).
+  std::array<Value, 2> rowsWritten = getRowsWritten(b, rows);
+  // A grouped matmul's B scale per tensor: its group's.
+  Value scaleB = tensorScaleB;
+  if (!scaleB && op.bEncoding.getKind() == ScaleKind::PerTensor)
+    scaleB = loadScale(b, bScales, op.bEncoding, n, spec.k, c0, c0,
+                       tile.group);
   // The epilogue's A scale per row: per-row (rows past M read row M - 1's)
   // or per-tensor, or none.
   SmallVector<Value, 2> rowScales;
@@ -86,7 +118,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
     Value scale = tensorScaleA;
     if (aPerRow) {
       Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-      scale = loadScale(b, aScales, op.getAEncoding(), m, spec.k, clamped, c0);
+      scale = loadScale(b, aScales, op.aEncoding, m, spec.k, clamped, c0);
     }
     rowScales.push_back(scale);
   }
@@ -94,30 +126,33 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // sa * sb may overflow f32 where the scaled value does not) once.
   SmallVector<std::pair<Value, Value>, 2> rowFactors;
   for (Value rowScale : rowScales)
-    if (rowScale && tensorScaleB)
+    if (rowScale && scaleB)
       rowFactors.push_back(
-          createScaleFactors(b, b.getLoc(), rowScale, tensorScaleB));
-  auto inRange = [&](ImplicitLocOpBuilder &b, Value row, Value column) {
-    return arith::AndIOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, mValue),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, nValue));
-  };
-  // Runs `body` where (row, column) is inside D (always, in whole tiles).
-  auto guarded = [&](ImplicitLocOpBuilder &b, Value row, Value column,
+          createScaleFactors(b, b.getLoc(), rowScale, scaleB));
+  // Runs `body` where row `rows[half]` is written and `column` is inside
+  // D (always, in whole tiles of a matmul).
+  auto guarded = [&](ImplicitLocOpBuilder &b, int64_t half, Value column,
                      llvm::function_ref<void(ImplicitLocOpBuilder &)> body) {
-    if (!masked)
+    Value condition = rowsWritten[half];
+    if (partialColumns) {
+      Value inside =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, column, nValue);
+      condition =
+          condition ? arith::AndIOp::create(b, condition, inside) : inside;
+    }
+    if (!condition)
       return body(b);
-    auto ifOp = scf::IfOp::create(b, inRange(b, row, column), false);
+    auto ifOp = scf::IfOp::create(b, condition, false);
     ImplicitLocOpBuilder inner(b.getLoc(), ifOp.getThenBodyBuilder());
     body(inner);
   };
   // One element in f32 after C, bias and the activation.
   auto finishF32 = [&](ImplicitLocOpBuilder &b, Value value, Value row,
                        Value column, Value biasValue) {
-    if (op.getAccumulate()) {
+    if (op.accumulate) {
       // Staged, elements outside D are computed too (TMA does not store
       // them): they read C inside it.
-      if (tensorMapD && masked) {
+      if (tensorMapD && (spec.plan.partialRows || partialColumns)) {
         row = arith::MinUIOp::create(b, row, constant(b, m - 1));
         column = arith::MinUIOp::create(b, column, constant(b, n - 1));
       }
@@ -128,7 +163,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
     }
     if (biasValue)
       value = arith::AddFOp::create(b, value, biasValue);
-    return createActivation(b, b.getLoc(), value, op.getActivation());
+    return createActivation(b, b.getLoc(), value, op.activation);
   };
   // The output value of one element: the above, rounded to D's type.
   auto finish = [&](ImplicitLocOpBuilder &b, Value value, Value row,
@@ -151,10 +186,14 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
       Value clamped =
           arith::MinUIOp::create(b, columns[pair], constant(b, n - 1));
       if (bPerRow)
-        columnScales[pair] =
-            loadScale(b, bScales, op.getBEncoding(), n, spec.k, clamped, c0);
+        columnScales[pair] = loadScale(b, bScales, op.bEncoding, n, spec.k,
+                                       clamped, c0, tile.group);
       if (bias) {
-        biasValues[pair] = memref::LoadOp::create(b, bias, ValueRange{clamped});
+        // A grouped matmul's bias is [G, N]: its group's row.
+        SmallVector<Value, 2> indices = {clamped};
+        if (tile.group)
+          indices.insert(indices.begin(), tile.group);
+        biasValues[pair] = memref::LoadOp::create(b, bias, indices);
         if (biasValues[pair].getType() != f32)
           biasValues[pair] = arith::ExtFOp::create(b, f32, biasValues[pair]);
       }
@@ -171,7 +210,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
     Value rowScale = rowScales[half];
     Value columnScale = columnGroup.columnScales[pair];
     if (!columnScale)
-      columnScale = tensorScaleB;
+      columnScale = scaleB;
     if (!rowScale || !columnScale) {
       Value scale = rowScale ? rowScale : columnScale;
       return scale ? arith::MulFOp::create(b, value, scale) : value;
@@ -184,7 +223,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                                  second)
         .getResult();
   };
-  if (op.getOutScales()) {
+  if (op.outScales) {
     // FP8 output (never accumulated into): each block's f32 results where
     // it is quantized, its column values loaded there (all of them up
     // front, with both rows' results live until their amax, would spill).
@@ -202,7 +241,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                           columnGroup.biasValues[pair]);
           return results;
         },
-        rows, laneColumn);
+        rows, rowsWritten, laneColumn);
     if (tensorMapD)
       storeStagedTile(b, tile);
     return;
@@ -249,7 +288,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
       if (!destinationPointer) {
         // Odd N: element by element.
         for (int64_t pair = 0; pair < 2; ++pair)
-          guarded(b, row, columns[pair], [&](ImplicitLocOpBuilder &b) {
+          guarded(b, half, columns[pair], [&](ImplicitLocOpBuilder &b) {
             Value result =
                 finish(b, values[pair], row, columns[pair], biasValues[pair]);
             memref::StoreOp::create(b, result, destination,
@@ -259,7 +298,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
       }
       // Even N: both columns of the pair are inside D or neither is; one
       // 2-element store.
-      guarded(b, row, columns[0], [&](ImplicitLocOpBuilder &b) {
+      guarded(b, half, columns[0], [&](ImplicitLocOpBuilder &b) {
         Value packed = pack(b);
         Value offset = arith::IndexCastOp::create(
             b, b.getI64Type(),
@@ -368,20 +407,20 @@ void Epilogue::storeStagedTile(ImplicitLocOpBuilder &b,
 void Epilogue::storeQuantized(
     ImplicitLocOpBuilder &b, const WorkTile &tile,
     llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-    ArrayRef<Value> rows, Value laneColumn) const {
+    ArrayRef<Value> rows, ArrayRef<Value> rowsWritten,
+    Value laneColumn) const {
   Location loc = b.getLoc();
-  MatmulOp op = spec.op;
+  const MatmulOperands &op = spec.op;
   const WgmmaTiling &tiling = spec.tiling();
   int64_t m = spec.m, n = spec.n;
   Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
   Value lane = thread.lane;
   Type dElement = spec.dElement;
-  ScaleEncodingAttr encoding = op.getOutEncodingAttr();
+  ScaleEncodingAttr encoding = op.outEncoding;
   int64_t blockColumns = encoding.getBlockExtent(m, n).second;
-  ScaleRule rule{dElement, encoding.getScaleType(),
-                 op.getEffectiveOutRounding(), op.getEffectiveOutMinAmax()};
-  bool rowsMasked = m % tiling.tileM != 0;
-  bool columnsMasked = n % tiling.tileN != 0;
+  ScaleRule rule{dElement, encoding.getScaleType(), op.outRounding,
+                 op.outMinAmax};
+  bool columnsMasked = spec.plan.partialColumns;
   Value zero = createF32(b, loc, 0.0);
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
   auto both = [&](Value x, Value y) -> Value {
@@ -418,7 +457,7 @@ void Epilogue::storeQuantized(
   Value partColumn = thread.getOriginColumn(b, spec, tile);
   for (int64_t half = 0; half < 2; ++half) {
     Value row = rows[half];
-    Value rowInside = rowsMasked ? below(row, m) : Value();
+    Value rowInside = rowsWritten[half];
     for (int64_t block = 0; block < tiling.consumerColumns / blockColumns;
          ++block) {
       int64_t firstGroup = block * groupsPerBlock;

@@ -49,19 +49,19 @@ Mainloop::KTileScales Mainloop::loadScales(ImplicitLocOpBuilder &b,
                                            const WorkTile &tile,
                                            ArrayRef<Value> rows,
                                            Value kt) const {
-  MatmulOp op = spec.op;
+  const MatmulOperands &op = spec.op;
   KTileScales scales;
   Value kIndex = arith::MulIOp::create(
       b, arith::AddIOp::create(b, tile.kBegin, kt),
       constant(b, spec.tiling().tileK));
   if (spec.plan.bScales.perKTile())
-    scales.b = loadScale(b, arguments.bScales, op.getBEncoding(), spec.n,
-                         spec.k, tile.blockColumn, kIndex);
+    scales.b = loadScale(b, arguments.bScales, op.bEncoding, spec.n, spec.k,
+                         tile.blockColumn, kIndex, tile.group);
   if (spec.plan.aScales.perKTile()) {
     // Rows past M read row M - 1's scales.
     for (Value row : rows) {
       Value clamped = arith::MinUIOp::create(b, row, constant(b, spec.m - 1));
-      scales.a.push_back(loadScale(b, arguments.aScales, op.getAEncoding(),
+      scales.a.push_back(loadScale(b, arguments.aScales, op.aEncoding,
                                    spec.m, spec.k, clamped, kIndex));
     }
   }

@@ -50,18 +50,42 @@ inline Value constant(ImplicitLocOpBuilder &b, int64_t value) {
   return arith::ConstantIndexOp::create(b, value);
 }
 
+/// What the kernel reads of the op it lowers (bufferized): a qmm.matmul,
+/// or a contiguous qmm.grouped_matmul, whose B holds G matrices [G, N, K]
+/// (B's scales and the bias a leading G) and whose rows each name their
+/// group in `rowGroups`.
+struct MatmulOperands {
+  static MatmulOperands get(MatmulOp op);
+  static MatmulOperands get(GroupedMatmulOp op);
+
+  Operation *op = nullptr;
+  Value a, b, aScales, bScales, bias, init, aux, outScales;
+  /// Grouped: each row's group ([M] i32, -1 for a padding row, which
+  /// keeps its values); null for a matmul.
+  Value rowGroups;
+  ScaleEncodingAttr aEncoding, bEncoding, outEncoding;
+  bool bStoredNK = true, accumulate = false;
+  Activation activation = Activation::None;
+  /// An FP8 output's scale rule.
+  ScaleRounding outRounding = ScaleRounding::None;
+  float outMinAmax = 0;
+
+  bool isGrouped() const { return static_cast<bool>(rowGroups); }
+};
+
 /// The matmul, the chip and the plan of one kernel: what every part reads.
 struct KernelSpec {
-  KernelSpec(MatmulOp op, const NvidiaChipInfo &chip, const WgmmaPlan &plan);
+  KernelSpec(const MatmulOperands &operands, const NvidiaChipInfo &chip,
+             const WgmmaPlan &plan);
 
-  MatmulOp op;
+  MatmulOperands op;
   const NvidiaChipInfo &chip;
   const WgmmaPlan &plan;
   int64_t m, n, k;
   Type aElement, bElement, dElement;
 
   const WgmmaTiling &tiling() const { return plan.tiling; }
-  MLIRContext *getContext() const { return op->getContext(); }
+  MLIRContext *getContext() const { return op.op->getContext(); }
   /// A box of `rows` x `columns` in shared memory (columns: the K tile by
   /// default).
   MemRefType getTileType(int64_t rows, Type element,
@@ -84,6 +108,8 @@ struct KernelSpec {
 struct KernelArguments {
   Value tensorMapA, tensorMapB, aScales, bScales, bias, destination,
       outScales;
+  /// Grouped: each row's group.
+  Value rowGroups;
   /// D's tensor map (staged epilogues).
   Value tensorMapD;
   /// Split schedules: the workspace's and the arrival counters' global
@@ -93,10 +119,11 @@ struct KernelArguments {
 };
 
 /// The scale of operand `scales` (`encoding`, `rows` rows, K extent `k`)
-/// for row `row` and K index `kIndex` (index values), as f32.
+/// for row `row` and K index `kIndex` (index values), as f32; of group
+/// `group`'s matrix where the scales have a leading group dimension.
 Value loadScale(ImplicitLocOpBuilder &b, Value scales,
                 ScaleEncodingAttr encoding, int64_t rows, int64_t k,
-                Value row, Value kIndex);
+                Value row, Value kIndex, Value group = Value());
 
 /// The block's dynamic shared memory, laid out as WgmmaSharedLayout says.
 class SharedMemory {
@@ -187,6 +214,9 @@ struct WorkTile {
   Value item, taken;
   /// The tile's first output row and column.
   Value blockRow, blockColumn;
+  /// Grouped: the group of the tile's rows (index; that of its first row,
+  /// 0 for a tile of padding rows, whose outputs are not stored).
+  Value group;
   /// The ring iteration of the item's first K tile.
   Value firstIteration;
   /// The item's first K tile and its count (a Stream-K part's, else 0 and
@@ -203,14 +233,16 @@ struct WorkTile {
 /// The persistent blocks' loop over their work items (TileSchedule):
 /// units of `clusterRows` tiles of one column, in raster groups of
 /// `raster-rows` tile rows walked column by column; a block takes its
-/// rank's tile of a unit.
+/// rank's tile of a unit. A grouped matmul's tile takes its group from its
+/// first row (both roles read it).
 class TileScheduler {
 public:
   using Body = llvm::function_ref<SmallVector<Value>(
       ImplicitLocOpBuilder &, const WorkTile &, ValueRange)>;
 
-  TileScheduler(const KernelSpec &spec, Value clusterRank)
-      : spec(spec), clusterRank(clusterRank) {}
+  /// `rowGroups`: a grouped matmul's row groups (null for a matmul).
+  TileScheduler(const KernelSpec &spec, Value clusterRank, Value rowGroups)
+      : spec(spec), clusterRank(clusterRank), rowGroups(rowGroups) {}
 
   /// A static schedule's loop: item = cluster, cluster + clusters, ...
   /// `body` gets the loop-carried values (`initial` at first) and returns
@@ -225,12 +257,13 @@ public:
                                       ValueRange initial, Body body) const;
 
 private:
-  /// Sets `tile`'s coordinates for unit `unit` in the raster order.
+  /// Sets `tile`'s coordinates (and group) for unit `unit` in the raster
+  /// order.
   void setCoordinates(ImplicitLocOpBuilder &b, Value unit,
                       WorkTile &tile) const;
 
   const KernelSpec &spec;
-  Value clusterRank;
+  Value clusterRank, rowGroups;
 };
 
 /// A dynamic schedule's shared state (the ticket queue's two mbarriers and
@@ -443,20 +476,25 @@ private:
   void storeStagedTile(ImplicitLocOpBuilder &b, const WorkTile &tile) const;
   /// FP8 outputs: the thread's f32 results quantized per block of C
   /// columns by qmm.quantize's rule, the codes stored in pairs and each
-  /// row's block scales by the row's first lane. `resultsAt(group, half)`
-  /// builds the f32 results of 8-column group `group` in row `rows[half]`
+  /// row's block scales by the row's first lane, in the rows written
+  /// (getRowsWritten). `resultsAt(group, half)` builds the f32 results of 8-column group `group` in row `rows[half]`
   /// (the thread's two columns there).
   void storeQuantized(
       ImplicitLocOpBuilder &b, const WorkTile &tile,
       llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-      ArrayRef<Value> rows, Value laneColumn) const;
+      ArrayRef<Value> rows, ArrayRef<Value> rowsWritten,
+      Value laneColumn) const;
+  /// Whether the tile writes the thread's rows `rows` (i1 each; null
+  /// where always): rows inside D, and in a grouped matmul not padding.
+  std::array<Value, 2> getRowsWritten(ImplicitLocOpBuilder &b,
+                                      ArrayRef<Value> rows) const;
 
   const KernelSpec &spec;
   const KernelArguments &arguments;
   const SharedMemory &shared;
   const ConsumerThread &thread;
   /// A's and B's per-tensor scales, each null where the operand's scales
-  /// are not per-tensor.
+  /// are not per-tensor (B's also in a grouped matmul: loaded per tile).
   Value tensorScaleA, tensorScaleB;
   /// D as a global pointer where pairs of elements are stored at once, or
   /// null (odd N, or staged).

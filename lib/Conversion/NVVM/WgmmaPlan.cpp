@@ -325,9 +325,13 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
   plan.aScales = problem.aScales;
   plan.bScales = problem.bScales;
-  // Clusters of `cluster-rows` blocks where M's tile rows divide by it.
+  // Clusters of `cluster-rows` blocks where M's tile rows divide by it
+  // and the cluster's tiles read the same B (not so in a grouped matmul,
+  // whose next tile row may be another group's).
   tiling.clusterRows =
-      plan.tileRows % options.clusterRows == 0 ? options.clusterRows : 1;
+      plan.tileRows % options.clusterRows == 0 && problem.groups == 0
+          ? options.clusterRows
+          : 1;
   plan.unitRows = plan.tileRows / tiling.clusterRows;
   plan.rasterUnits =
       std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);

@@ -65,12 +65,16 @@ void Producer::buildItem(ImplicitLocOpBuilder &b,
                                 ValueRange{kOffset, tile.blockRow}, stage,
                                 Value(), Value());
   // This block's part of B's tile (all of it without a cluster), written
-  // into every block of the cluster, completing on each one's `full`.
+  // into every block of the cluster, completing on each one's `full`. A
+  // grouped matmul's group g starts at row g N of B's [G N, K] map.
   Value bRow = tile.blockColumn;
+  if (tile.group)
+    bRow = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, tile.group, constant(b, spec.n)), bRow);
   Value multicastMask;
   if (spec.plan.clustered()) {
     bRow = arith::AddIOp::create(
-        b, tile.blockColumn,
+        b, bRow,
         arith::MulIOp::create(b, clusterRank,
                               constant(b, spec.getBPartRows())));
     multicastMask = arith::ConstantIntOp::create(

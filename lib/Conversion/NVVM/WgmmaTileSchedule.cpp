@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -142,4 +143,19 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
       arith::MulIOp::create(b, tileRow, constant(b, plan.tiling.tileM));
   tile.blockColumn =
       arith::MulIOp::create(b, tileColumn, constant(b, plan.tiling.tileN));
+  if (!rowGroups)
+    return;
+  // A grouped matmul's segments are 128-row aligned, so the tile's rows
+  // are its first row's group's or padding (-1). A tile of padding computes
+  // with group 0's B and stores nothing; a group index past B's (which the
+  // op's contract excludes) reads the last group's rather than outside B.
+  Value first = memref::LoadOp::create(b, rowGroups, tile.blockRow);
+  Type i32 = first.getType();
+  Value clamped = arith::MinSIOp::create(
+      b,
+      arith::MaxSIOp::create(b, first, arith::ConstantIntOp::create(b, i32, 0)),
+      arith::ConstantIntOp::create(
+          b, i32,
+          cast<MemRefType>(spec.op.b.getType()).getDimSize(0) - 1));
+  tile.group = arith::IndexCastOp::create(b, b.getIndexType(), clamped);
 }

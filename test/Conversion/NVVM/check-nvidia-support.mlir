@@ -18,3 +18,13 @@ func.func @blockwise(%a: tensor<64x256xf8E4M3FN>, %sa: tensor<64x2xf32>, %b: ten
   %0 = qmm.matmul a(%a, %sa : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>) #qmm.scale<block 1x128> b(%b, %sb : tensor<128x256xf8E4M3FN>, tensor<1x2xf32>) #qmm.scale<block 128x128> outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
   return %0 : tensor<64x128xf32>
 }
+
+// -----
+
+// A contiguous grouped matmul (each 128-row segment one group's rows).
+// CHECK-LABEL: func.func @grouped_contiguous
+// CHECK:         qmm.grouped_matmul contiguous {{.*}} #qmm.scale<block 1x128> {{.*}} #qmm.scale<block 128x128> groups
+func.func @grouped_contiguous(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<256x2xf32>, %b: tensor<4x128x256xf8E4M3FN>, %sb: tensor<4x1x2xf32>, %g: tensor<256xi32>, %c: tensor<256x128xbf16>) -> tensor<256x128xbf16> {
+  %0 = qmm.grouped_matmul contiguous a(%a, %sa : tensor<256x256xf8E4M3FN>, tensor<256x2xf32>) #qmm.scale<block 1x128> b(%b, %sb : tensor<4x128x256xf8E4M3FN>, tensor<4x1x2xf32>) #qmm.scale<block 128x128> groups(%g : tensor<256xi32>) outs(%c : tensor<256x128xbf16>) -> tensor<256x128xbf16>
+  return %0 : tensor<256x128xbf16>
+}

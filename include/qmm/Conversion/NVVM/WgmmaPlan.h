@@ -55,6 +55,9 @@ struct WgmmaProblem {
   /// A is M x K, B is stored N x K ([K, N] when `bStoredNK` is false),
   /// D is M x N.
   int64_t m = 0, n = 0, k = 0;
+  /// A contiguous grouped matmul: B's matrices (0: a matmul). Each
+  /// 128-row segment of A's rows belongs to one group.
+  int64_t groups = 0;
   bool bStoredNK = true;
   /// Whether A and B hold OCP FP8 (E4M3FN, E5M2), what wgmma reads.
   bool ocpFP8 = true;
@@ -88,7 +91,8 @@ struct WgmmaTiling {
   /// consumers'.
   int64_t producerRegisters = 0, consumerRegisters = 0;
   /// Blocks of a cluster (along M) that share B's tiles through TMA
-  /// multicast: a power of two up to 8 (1: no clusters).
+  /// multicast: a power of two up to 8 (1: no clusters, and for grouped
+  /// matmuls, whose neighbouring tile rows may read different B).
   int64_t clusterRows = 1;
   /// Bytes of the consumers' staging buffers for D's tile (0: the epilogue
   /// stores to global memory from registers).
