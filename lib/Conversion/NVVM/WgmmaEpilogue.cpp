@@ -61,24 +61,27 @@ void Epilogue::finish(ImplicitLocOpBuilder &b) const {
 std::array<Value, 2> Epilogue::getRowsWritten(ImplicitLocOpBuilder &b,
                                               ArrayRef<Value> rows) const {
   std::array<Value, 2> written;
-  bool grouped = spec.op.isGrouped();
-  if (!spec.plan.partialRows && !grouped)
-    return written;
+  bool partialRows = spec.plan.partialRows;
   int64_t m = spec.m;
   for (int64_t half = 0; half < 2; ++half) {
     Value row = rows[half];
-    written[half] =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, constant(b, m));
-    if (!grouped)
+    if (partialRows)
+      written[half] = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
+                                            constant(b, m));
+    if (!spec.op.isGrouped())
       continue;
     // A padding row (group -1) keeps its values. Rows past M read row M -
     // 1's entry (and are not written either way).
-    Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
+    Value clamped =
+        partialRows ? arith::MinUIOp::create(b, row, constant(b, m - 1))
+                    : row;
     Value group = memref::LoadOp::create(b, arguments.rowGroups, clamped);
     Value notPadding = arith::CmpIOp::create(
         b, arith::CmpIPredicate::sge, group,
         arith::ConstantIntOp::create(b, group.getType(), 0));
-    written[half] = arith::AndIOp::create(b, written[half], notPadding);
+    written[half] = written[half]
+                        ? arith::AndIOp::create(b, written[half], notPadding)
+                        : notPadding;
   }
   return written;
 }

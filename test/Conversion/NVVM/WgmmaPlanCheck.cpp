@@ -262,6 +262,14 @@ void checkClusters() {
   // 3 tile rows do not divide into clusters of 2: none.
   WgmmaPlan odd = plan(c, problem(384, 384, 2048), options);
   c.expect("odd tile rows", odd.tiling.clusterRows, 1);
+  // A grouped matmul's neighbouring tile rows may read different groups'
+  // B: no clusters; the 12 tiles are 12 units on 12 blocks.
+  WgmmaProblem grouped = problem(512, 384, 2048);
+  grouped.groups = 4;
+  WgmmaPlan g = plan(c, grouped, options);
+  c.expect("grouped cluster rows", g.tiling.clusterRows, 1);
+  c.expect("grouped units", g.units(), 12);
+  c.expect("grouped blocks", g.schedule.blocks, 12);
 }
 
 void checkStaging() {

@@ -1,0 +1,86 @@
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+
+// A contiguous grouped matmul as the wgmma kernel. B [G, N, K] is one
+// [G N, K] tensor to TMA (collapsed on the host); each tile takes its
+// group from its first row's entry (segments are 128-row aligned), clamped
+// into [0, G - 1]; the producer loads B's rows g N + column; B's block
+// scales and the bias are read at the group; a row is stored only where
+// its entry is not -1 (padding keeps its values), from registers: no tensor
+// map of D.
+
+// 512 rows x 384 columns: 4 x 3 tiles of 128 x 128, 12 blocks; B's map
+// over 4 x 384 = 1536 rows; the row groups are the kernel's last argument.
+// CHECK-LABEL: func.func @grouped_block
+// CHECK-SAME:    %[[B:[^:]*]]: memref<4x384x256xf8E4M3FN>
+// CHECK-SAME:    %[[G:[^:]*]]: memref<512xi32>
+// CHECK:         %[[B2D:.*]] = memref.collapse_shape %[[B]] {{\[}}[0, 1], [2]] : memref<4x384x256xf8E4M3FN> into memref<1536x256xf8E4M3FN>
+// CHECK:         %[[CB:.*]] = memref.cast %[[B2D]] : memref<1536x256xf8E4M3FN> to memref<*xf8E4M3FN>
+// CHECK:         nvgpu.tma.create.descriptor %[[CB]] box[%c128{{.*}}, %c128{{.*}}]
+// CHECK:         gpu.launch_func @grouped_block_wgmma::@matmul blocks in (%c12, %c1, %c1) {{.*}} args({{.*}}, %{{.*}} : memref<4x384xf32>, %{{.*}} : memref<512x384xbf16>, %[[G]] : memref<512xi32>)
+// CHECK-NOT:     nvgpu.tma.create.descriptor
+// CHECK:       gpu.module @grouped_block_wgmma
+// CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: memref<512x2xf32>, %[[SB:[^:]*]]: memref<4x3x2xf32>, %[[BIAS:[^:]*]]: memref<4x384xf32>, %{{[^:]*}}: memref<512x384xbf16>, %[[GROUPS:[^:]*]]: memref<512xi32>)
+// The producer: the tile's group, then B's row g x 384 + column.
+// CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
+// CHECK:         %[[COL:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
+// CHECK:         %[[FIRST:.*]] = memref.load %[[GROUPS]][%[[ROW]]] : memref<512xi32>
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : i32
+// CHECK:         %[[LOW:.*]] = arith.maxsi %[[FIRST]], %[[C0]] : i32
+// CHECK:         %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %[[C3]] : i32
+// CHECK:         %[[GROUP:.*]] = arith.index_cast %[[CLAMPED]] : i32 to index
+// CHECK:         nvgpu.tma.async.load %{{.*}}[%[[K:.*]], %[[ROW]]]
+// CHECK:         %[[C384:.*]] = arith.constant 384 : index
+// CHECK:         %[[GN:.*]] = arith.muli %[[GROUP]], %[[C384]] : index
+// CHECK:         %[[BROW:.*]] = arith.addi %[[GN]], %[[COL]] : index
+// CHECK:         nvgpu.tma.async.load %{{.*}}[%[[K]], %[[BROW]]]
+// The consumers: the same group; B's block scale of K tile 0 at it.
+// CHECK:         nvvm.setmaxregister increase
+// CHECK:         memref.load %[[GROUPS]]
+// CHECK:         %[[CGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         memref.load %[[SB]][%[[CGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
+// The epilogue: each of the thread's two rows written where its entry is
+// not negative; the bias of the group.
+// CHECK:         %[[E0:.*]] = memref.load %[[GROUPS]][%{{.*}}] : memref<512xi32>
+// CHECK:         %[[W0:.*]] = arith.cmpi sge, %[[E0]], %{{.*}} : i32
+// CHECK:         %[[E1:.*]] = memref.load %[[GROUPS]][%{{.*}}] : memref<512xi32>
+// CHECK:         %[[W1:.*]] = arith.cmpi sge, %[[E1]], %{{.*}} : i32
+// CHECK:         memref.load %[[BIAS]][%[[CGROUP]], %{{.*}}] : memref<4x384xf32>
+// CHECK:         scf.if %[[W0]] {
+// CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK:         scf.if %[[W1]] {
+// CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-NOT:     nvgpu.tma.async.store
+// CHECK:         gpu.return
+
+// No clusters for grouped matmuls: neighbouring tile rows may be different
+// groups', whose B a multicast would not share.
+// CLUSTER-LABEL: func.func @grouped_block
+// CLUSTER:         gpu.launch_func @grouped_block_wgmma::@matmul blocks in (%c12, %c1, %c1)
+// CLUSTER-NOT:     clusters in
+// CLUSTER:       gpu.module
+func.func @grouped_block(%a: memref<512x256xf8E4M3FN>, %sa: memref<512x2xf32>, %b: memref<4x384x256xf8E4M3FN>, %sb: memref<4x3x2xf32>, %g: memref<512xi32>, %bias: memref<4x384xf32>, %c: memref<512x384xbf16>) {
+  qmm.grouped_matmul contiguous a(%a, %sa : memref<512x256xf8E4M3FN>, memref<512x2xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<4x384x256xf8E4M3FN>, memref<4x3x2xf32>) #qmm.scale<block 128x128> groups(%g : memref<512xi32>) bias(%bias : memref<4x384xf32>) outs(%c : memref<512x384xbf16>)
+  return
+}
+
+// -----
+
+// Per-tensor scales: A's is loaded once per kernel, B's per tile, at the
+// tile's group ([G, 1, 1]); a partial N tile (200 columns) also masks
+// columns.
+// CHECK-LABEL: gpu.module @grouped_tensor_wgmma
+// CHECK:         gpu.func @matmul(
+// CHECK-SAME:    %[[SA:[^:]*]]: memref<1x1xf32>, %[[SB:[^:]*]]: memref<3x1x1xf32>
+// CHECK:         nvvm.setmaxregister increase
+// CHECK:         memref.load %[[SA]][%{{.*}}, %{{.*}}] : memref<1x1xf32>
+// CHECK-NOT:     memref.load %[[SB]]
+// CHECK:         scf.for
+// CHECK:         %[[GROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         memref.load %[[SB]][%[[GROUP]], %{{.*}}, %{{.*}}] : memref<3x1x1xf32>
+// CHECK:         arith.cmpi ult, %{{.*}}, %c200 : index
+func.func @grouped_tensor(%a: memref<256x128xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<3x200x128xf8E4M3FN>, %sb: memref<3x1x1xf32>, %g: memref<256xi32>, %c: memref<256x200xf32>) {
+  qmm.grouped_matmul contiguous a(%a, %sa : memref<256x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : memref<3x200x128xf8E4M3FN>, memref<3x1x1xf32>) #qmm.scale<per_tensor> groups(%g : memref<256xi32>) outs(%c : memref<256x200xf32>)
+  return
+}
