@@ -48,4 +48,6 @@ for libstdcxx in /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
   [ -f "$libstdcxx" ] && export LD_PRELOAD=$(readlink -f "$libstdcxx") && break
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader
-python3 benchmarks/nvidia_peers.py "$plans" --peers "$peers" "$@"
+# QMM_PEERS_SCRIPT=benchmarks/nvidia_grouped.py runs the grouped benchmark
+# in the same environment.
+python3 "${QMM_PEERS_SCRIPT:-benchmarks/nvidia_peers.py}" "$plans" --peers "$peers" "$@"

@@ -180,13 +180,11 @@ static llvm::Expected<WgmmaProblem> describeMatmul(const MatmulOperands &op) {
   Type dElement = dType.getElementType();
   problem.outElementBytes =
       llvm::divideCeil(dElement.getIntOrFloatBitWidth(), 8);
-  // (FP8 outputs: the codes; their scales are stored from registers.) A
-  // grouped matmul's padding rows keep their values: its tiles are stored
-  // from registers, row by row.
+  // (FP8 outputs: the codes; their scales are stored from registers. A
+  // grouped matmul's padding rows stage D's own values.)
   problem.outTmaStorable =
-      !op.isGrouped() &&
-      (dElement.isBF16() || dElement.isF16() || dElement.isF32() ||
-       (op.outScales && dElement.getIntOrFloatBitWidth() == 8));
+      dElement.isBF16() || dElement.isF16() || dElement.isF32() ||
+      (op.outScales && dElement.getIntOrFloatBitWidth() == 8);
   if (op.outScales)
     problem.outScaleBlockColumns =
         op.outEncoding

@@ -22,6 +22,23 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
+/// `computed(b)` where `condition` holds (always where it is null), else
+/// `otherwise(b)`: values of type `type`.
+static Value
+selectBuilt(ImplicitLocOpBuilder &b, Value condition, Type type,
+            llvm::function_ref<Value(ImplicitLocOpBuilder &)> computed,
+            llvm::function_ref<Value(ImplicitLocOpBuilder &)> otherwise) {
+  if (!condition)
+    return computed(b);
+  auto ifOp = scf::IfOp::create(b, TypeRange{type}, condition,
+                                /*withElseRegion=*/true);
+  ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
+  scf::YieldOp::create(then, computed(then));
+  ImplicitLocOpBuilder other(b.getLoc(), ifOp.getElseBodyBuilder());
+  scf::YieldOp::create(other, otherwise(other));
+  return ifOp.getResult(0);
+}
+
 Epilogue::Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                    const KernelArguments &arguments,
                    const SharedMemory &shared, const ConsumerThread &thread)
@@ -281,10 +298,22 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
         return packed;
       };
       if (tensorMapD) {
-        // Staged: every pair, inside D or not (TMA stores D's part).
+        // Staged: every pair, inside D or not (TMA stores D's part). A
+        // grouped matmul's padding rows stage D's own elements, which the
+        // store writes back unchanged.
         Value address = getStagingPointer(b, group, half);
+        Value staged = selectBuilt(
+            b, op.isGrouped() ? rowsWritten[half] : Value(), pairType, pack,
+            [&](ImplicitLocOpBuilder &b) {
+              Value kept = LLVM::PoisonOp::create(b, pairType);
+              for (int64_t pair = 0; pair < 2; ++pair)
+                kept = LLVM::InsertElementOp::create(
+                    b, kept, loadKept(b, row, columns[pair]),
+                    arith::ConstantIntOp::create(b, b.getI32Type(), pair));
+              return kept;
+            });
         LLVM::StoreOp::create(
-            b, pack(b), address,
+            b, staged, address,
             /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
         continue;
       }
@@ -318,6 +347,15 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   }
   if (tensorMapD)
     storeStagedTile(b, tile);
+}
+
+Value Epilogue::loadKept(ImplicitLocOpBuilder &b, Value row,
+                         Value column) const {
+  Value clampedRow = arith::MinUIOp::create(b, row, constant(b, spec.m - 1));
+  Value clampedColumn =
+      arith::MinUIOp::create(b, column, constant(b, spec.n - 1));
+  return memref::LoadOp::create(b, arguments.destination,
+                                ValueRange{clampedRow, clampedColumn});
 }
 
 Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
@@ -516,9 +554,25 @@ void Epilogue::storeQuantized(
                                     arith::ConstantIntOp::create(b, i16, 8)));
         };
         if (tensorMapD) {
-          // Staged: every pair (TMA stores D's part).
+          // Staged: every pair (TMA stores D's part); a grouped matmul's
+          // padding rows stage D's own codes.
           Value address = getStagingPointer(b, group, half);
-          LLVM::StoreOp::create(b, packCodes(b), address, /*alignment=*/2);
+          std::array<Value, 2> columns = {first, columnOf(group, 1)};
+          Value staged = selectBuilt(
+              b, op.isGrouped() ? rowInside : Value(), i16, packCodes,
+              [&](ImplicitLocOpBuilder &b) -> Value {
+                Value kept[2];
+                for (int64_t i = 0; i < 2; ++i)
+                  kept[i] = arith::ExtUIOp::create(
+                      b, i16,
+                      arith::BitcastOp::create(
+                          b, b.getI8Type(), loadKept(b, row, columns[i])));
+                return arith::OrIOp::create(
+                    b, kept[0],
+                    arith::ShLIOp::create(
+                        b, kept[1], arith::ConstantIntOp::create(b, i16, 8)));
+              });
+          LLVM::StoreOp::create(b, staged, address, /*alignment=*/2);
         } else if (destinationPointer) {
           when(both(rowInside, columnsMasked ? below(first, n) : Value()),
                [&](ImplicitLocOpBuilder &b) {

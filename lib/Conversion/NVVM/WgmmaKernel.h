@@ -484,6 +484,9 @@ private:
       llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
       ArrayRef<Value> rows, ArrayRef<Value> rowsWritten,
       Value laneColumn) const;
+  /// D's element at (`row`, `column`), clamped into D: what a staged
+  /// grouped matmul's padding row writes back.
+  Value loadKept(ImplicitLocOpBuilder &b, Value row, Value column) const;
   /// Whether the tile writes the thread's rows `rows` (i1 each; null
   /// where always): rows inside D, and in a grouped matmul not padding.
   std::array<Value, 2> getRowsWritten(ImplicitLocOpBuilder &b,

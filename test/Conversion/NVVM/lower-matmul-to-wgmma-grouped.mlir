@@ -5,22 +5,22 @@
 // [G N, K] tensor to TMA (collapsed on the host); each tile takes its
 // group from its first row's entry (segments are 128-row aligned), clamped
 // into [0, G - 1]; the producer loads B's rows g N + column; B's block
-// scales and the bias are read at the group; a row is stored only where
-// its entry is not -1 (padding keeps its values), from registers: no tensor
-// map of D.
+// scales and the bias are read at the group. Padding rows (entry -1) keep
+// their values: staged, such a row's pairs are D's own elements, which the
+// TMA store writes back; stored from registers, such a row is skipped.
 
 // 512 rows x 384 columns: 4 x 3 tiles of 128 x 128, 12 blocks; B's map
-// over 4 x 384 = 1536 rows; the row groups are the kernel's last argument.
+// over 4 x 384 = 1536 rows; the row groups come after D, D's map last.
 // CHECK-LABEL: func.func @grouped_block
 // CHECK-SAME:    %[[B:[^:]*]]: memref<4x384x256xf8E4M3FN>
 // CHECK-SAME:    %[[G:[^:]*]]: memref<512xi32>
 // CHECK:         %[[B2D:.*]] = memref.collapse_shape %[[B]] {{\[}}[0, 1], [2]] : memref<4x384x256xf8E4M3FN> into memref<1536x256xf8E4M3FN>
 // CHECK:         %[[CB:.*]] = memref.cast %[[B2D]] : memref<1536x256xf8E4M3FN> to memref<*xf8E4M3FN>
 // CHECK:         nvgpu.tma.create.descriptor %[[CB]] box[%c128{{.*}}, %c128{{.*}}]
-// CHECK:         gpu.launch_func @grouped_block_wgmma::@matmul blocks in (%c12, %c1, %c1) {{.*}} args({{.*}}, %{{.*}} : memref<4x384xf32>, %{{.*}} : memref<512x384xbf16>, %[[G]] : memref<512xi32>)
-// CHECK-NOT:     nvgpu.tma.create.descriptor
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}] : memref<*xbf16>
+// CHECK:         gpu.launch_func @grouped_block_wgmma::@matmul blocks in (%c12, %c1, %c1) {{.*}} args({{.*}}, %{{.*}} : memref<4x384xf32>, %{{.*}} : memref<512x384xbf16>, %[[G]] : memref<512xi32>, %{{.*}} : !llvm.ptr)
 // CHECK:       gpu.module @grouped_block_wgmma
-// CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: memref<512x2xf32>, %[[SB:[^:]*]]: memref<4x3x2xf32>, %[[BIAS:[^:]*]]: memref<4x384xf32>, %{{[^:]*}}: memref<512x384xbf16>, %[[GROUPS:[^:]*]]: memref<512xi32>)
+// CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: memref<512x2xf32>, %[[SB:[^:]*]]: memref<4x3x2xf32>, %[[BIAS:[^:]*]]: memref<4x384xf32>, %[[D:[^:]*]]: memref<512x384xbf16>, %[[GROUPS:[^:]*]]: memref<512xi32>, %{{[^:]*}}: !llvm.ptr)
 // The producer: the tile's group, then B's row g x 384 + column.
 // CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
 // CHECK:         %[[COL:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
@@ -40,18 +40,26 @@
 // CHECK:         memref.load %[[GROUPS]]
 // CHECK:         %[[CGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         memref.load %[[SB]][%[[CGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
-// The epilogue: each of the thread's two rows written where its entry is
-// not negative; the bias of the group.
+// The epilogue: whether each of the thread's two rows is written (its
+// entry not negative; whole tiles: no test against M); the bias of the
+// group; a written row stages its results, a padding row D's elements
+// (clamped into D).
 // CHECK:         %[[E0:.*]] = memref.load %[[GROUPS]][%{{.*}}] : memref<512xi32>
 // CHECK:         %[[W0:.*]] = arith.cmpi sge, %[[E0]], %{{.*}} : i32
 // CHECK:         %[[E1:.*]] = memref.load %[[GROUPS]][%{{.*}}] : memref<512xi32>
 // CHECK:         %[[W1:.*]] = arith.cmpi sge, %[[E1]], %{{.*}} : i32
 // CHECK:         memref.load %[[BIAS]][%[[CGROUP]], %{{.*}}] : memref<4x384xf32>
-// CHECK:         scf.if %[[W0]] {
-// CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-// CHECK:         scf.if %[[W1]] {
-// CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-// CHECK-NOT:     nvgpu.tma.async.store
+// CHECK:         %[[PAIR:.*]] = scf.if %[[W0]] -> (vector<2xbf16>) {
+// CHECK:           arith.truncf
+// CHECK:         } else {
+// CHECK:           %[[R:.*]] = arith.minui %{{.*}}, %c511{{.*}} : index
+// CHECK:           %[[C:.*]] = arith.minui %{{.*}}, %c383{{.*}} : index
+// CHECK:           memref.load %[[D]][%[[R]], %[[C]]] : memref<512x384xbf16>
+// CHECK:         }
+// CHECK:         llvm.store %[[PAIR]], %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK:         scf.if %[[W1]] -> (vector<2xbf16>) {
+// CHECK-NOT:     llvm.store %{{.*}} !llvm.ptr<1>
+// CHECK:         nvgpu.tma.async.store
 // CHECK:         gpu.return
 
 // No clusters for grouped matmuls: neighbouring tile rows may be different
@@ -68,8 +76,7 @@ func.func @grouped_block(%a: memref<512x256xf8E4M3FN>, %sa: memref<512x2xf32>, %
 // -----
 
 // Per-tensor scales: A's is loaded once per kernel, B's per tile, at the
-// tile's group ([G, 1, 1]); a partial N tile (200 columns) also masks
-// columns.
+// tile's group ([G, 1, 1]).
 // CHECK-LABEL: gpu.module @grouped_tensor_wgmma
 // CHECK:         gpu.func @matmul(
 // CHECK-SAME:    %[[SA:[^:]*]]: memref<1x1xf32>, %[[SB:[^:]*]]: memref<3x1x1xf32>
@@ -79,8 +86,33 @@ func.func @grouped_block(%a: memref<512x256xf8E4M3FN>, %sa: memref<512x2xf32>, %
 // CHECK:         scf.for
 // CHECK:         %[[GROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         memref.load %[[SB]][%[[GROUP]], %{{.*}}, %{{.*}}] : memref<3x1x1xf32>
-// CHECK:         arith.cmpi ult, %{{.*}}, %c200 : index
 func.func @grouped_tensor(%a: memref<256x128xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<3x200x128xf8E4M3FN>, %sb: memref<3x1x1xf32>, %g: memref<256xi32>, %c: memref<256x200xf32>) {
   qmm.grouped_matmul contiguous a(%a, %sa : memref<256x128xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : memref<3x200x128xf8E4M3FN>, memref<3x1x1xf32>) #qmm.scale<per_tensor> groups(%g : memref<256xi32>) outs(%c : memref<256x200xf32>)
+  return
+}
+
+// -----
+
+// Rows of 270 bytes (N = 135 bf16) are no tensor map's stride: D is stored
+// from registers, element by element, where the row is written and the
+// column inside D; 200 rows leave a partial tile, so a row is also tested
+// against M (and its entry read clamped into it).
+// CHECK-LABEL: gpu.module @grouped_registers_wgmma
+// CHECK:         gpu.func @matmul(
+// CHECK-SAME:    %[[D:[^:]*]]: memref<200x135xbf16>, %[[GROUPS:[^:]*]]: memref<200xi32>)
+// CHECK:         nvvm.setmaxregister increase
+// CHECK:         %[[IN0:.*]] = arith.cmpi ult, %[[ROW0:.*]], %c200{{.*}} : index
+// CHECK:         %[[CL0:.*]] = arith.minui %[[ROW0]], %c199{{.*}} : index
+// CHECK:         %[[E0:.*]] = memref.load %[[GROUPS]][%[[CL0]]] : memref<200xi32>
+// CHECK:         %[[P0:.*]] = arith.cmpi sge, %[[E0]], %{{.*}} : i32
+// CHECK:         %[[W0:.*]] = arith.andi %[[IN0]], %[[P0]] : i1
+// CHECK:         %[[COL:.*]] = arith.cmpi ult, %{{.*}}, %c135{{.*}} : index
+// CHECK:         %[[BOTH:.*]] = arith.andi %[[W0]], %[[COL]] : i1
+// CHECK:         scf.if %[[BOTH]] {
+// CHECK:           memref.store %{{.*}}, %[[D]][%[[ROW0]], %{{.*}}] : memref<200x135xbf16>
+// CHECK-NOT:     nvgpu.tma.async.store
+// CHECK:         gpu.return
+func.func @grouped_registers(%a: memref<200x128xf8E4M3FN>, %sa: memref<200x1xf32>, %b: memref<2x135x128xf8E4M3FN>, %sb: memref<2x135x1xf32>, %g: memref<200xi32>, %c: memref<200x135xbf16>) {
+  qmm.grouped_matmul contiguous a(%a, %sa : memref<200x128xf8E4M3FN>, memref<200x1xf32>) #qmm.scale<per_row> b(%b, %sb : memref<2x135x128xf8E4M3FN>, memref<2x135x1xf32>) #qmm.scale<per_row> groups(%g : memref<200xi32>) outs(%c : memref<200x135xbf16>)
   return
 }

@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""qmm's grouped (MoE) GEMMs beside DeepGEMM's on one NVIDIA GPU, by GPU
+time, on the same bytes: the contiguous layout with 1x128 x 128x128 scales.
+
+    python3 benchmarks/nvidia_grouped.py --plans DIR       # here (MLIR build)
+    QMM_PEERS_SCRIPT=benchmarks/nvidia_grouped.py \\
+      bash benchmarks/nvidia_peers.sh DIR .peers           # on the GPU machine
+
+The cases are DeepGEMM's own (tests/generators.py,
+enumerate_m_grouped_contiguous: 4 groups of about 8192 rows and 8 of about
+4096, on (N, K) = (6144, 7168), (7168, 3072), (4096, 4096), (4096, 2048))
+and DeepSeek-V3's expert shapes (N x K = 4096 x 7168 and 7168 x 2048) with
+8 groups of about 256 and 4 of about 1024 rows. Each group's row count is
+drawn as DeepGEMM's generator draws it (expected x uniform(0.7, 1.3),
+from a fixed seed) and padded to 128 rows; M is their sum, which fixes
+qmm's kernel (compiled here for that M, --no-data).
+
+On the GPU machine the script draws A [M, K], B [G, N, K] (randn * 0.5 as
+E4M3) and their scales, builds the row groups (-1 on padding rows), writes
+them into a copy of each plan and gives the same tensors to
+
+  qmm       the saved launch plan, run by qmm-cuda-run
+  deepgemm  deep_gemm.m_grouped_fp8_fp4_gemm_nt_contiguous, its sm90 1D2D
+            kernel, with the M alignment set to qmm's 128
+
+Both outputs' written rows are compared with a float32 product of the
+dequantized inputs (each row its group's B); a library whose relative
+error exceeds --tolerance is reported as wrong, not timed. Timing is
+benchmarks/nvidia_peers.py's: CUDA graphs of N back-to-back calls and N
+calls back to back, --rounds rounds of --samples samples, the library
+order rotating. TFLOP/s count the written rows only (2 x rows x N x K).
+
+Writes OUT/<date>-<gpu>-grouped.json and .md (default OUT:
+benchmarks/results).
+"""
+import argparse
+import datetime
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nvidia_peers as peers  # noqa: E402
+
+ROOT = peers.ROOT
+ALIGNMENT = 128
+LIBRARIES = ("qmm", "deepgemm")
+LABELS = {"qmm": "qmm", "deepgemm": "DeepGEMM"}
+# (groups, expected rows per group, N, K)
+CASES = [(g, m, n, k)
+         for g, m in ((4, 8192), (8, 4096))
+         for n, k in ((6144, 7168), (7168, 3072), (4096, 4096), (4096, 2048))
+         ] + [(g, m, n, k)
+              for g, m in ((8, 256), (4, 1024))
+              for n, k in ((4096, 7168), (7168, 2048))]
+
+
+def group_rows(groups, expected, seed):
+    """Each group's rows, drawn as DeepGEMM's generator draws them."""
+    rng = random.Random(seed)
+    return [int(expected * rng.uniform(0.7, 1.3)) for _ in range(groups)]
+
+
+def case_name(groups, expected, n, k):
+    return "g%d_m%d_%dx%d" % (groups, expected, n, k)
+
+
+# --- Here: the plans ---------------------------------------------------------
+
+def write_plans(out, fp8_run):
+    if os.path.exists(out) and not os.path.exists(
+            os.path.join(out, "cases.txt")):
+        raise SystemExit("%s exists and holds no cases.txt: not "
+                         "overwriting it" % out)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    source = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"],
+                           cwd=ROOT).returncode != 0
+    with open(os.path.join(out, "source.txt"), "w") as f:
+        f.write((source or "unknown") + ("+local changes" if dirty else "") +
+                "\n")
+    lines = []
+    for index, (groups, expected, n, k) in enumerate(CASES):
+        rows = group_rows(groups, expected, seed=index)
+        m = sum(-(-r // ALIGNMENT) * ALIGNMENT for r in rows)
+        name = case_name(groups, expected, n, k)
+        subprocess.run([fp8_run, "--chip", "sm_90a", "--gemm",
+                        "%dx%dx%d" % (m, n, k), "--groups", str(groups),
+                        "--a-type", "f8E4M3FN", "--b-type", "f8E4M3FN",
+                        "--a-scale", "1x128", "--b-scale", "128x128",
+                        "--no-data", "--save", os.path.join(out, name)],
+                       check=True, stdout=subprocess.DEVNULL)
+        lines.append("%s %d %d %d %d %s\n" % (
+            name, m, n, k, groups, ",".join(str(r) for r in rows)))
+    with open(os.path.join(out, "cases.txt"), "w") as f:
+        f.writelines(lines)
+    print("wrote %d grouped plans to %s" % (len(lines), out))
+
+
+def read_cases(plans, only):
+    cases = []
+    with open(os.path.join(plans, "cases.txt")) as f:
+        for line in f:
+            words = line.split()
+            if not words or (only and not any(o in words[0] for o in only)):
+                continue
+            name, m, n, k, groups, rows = words
+            cases.append({"name": name, "m": int(m), "n": int(n),
+                          "k": int(k), "groups": int(groups),
+                          "rows": [int(r) for r in rows.split(",")],
+                          "plan": os.path.join(plans, name)})
+    return cases
+
+
+# --- There: inputs, libraries, timing -----------------------------------------
+
+class GroupedProblem:
+    """A [M, K], B [G, N, K] (E4M3), A's scales [M, K/128], B's [G, N/128,
+    K/128] (f32), the row groups [M] (i32, -1 on padding rows)."""
+
+    def __init__(self, torch, case):
+        self.torch = torch
+        self.m, self.n, self.k = case["m"], case["n"], case["k"]
+        self.groups, self.rows = case["groups"], case["rows"]
+        g = torch.Generator(device="cuda")
+        g.manual_seed(len(self.rows) * 7919 + self.n + self.k)
+        kb, nb = -(-self.k // 128), -(-self.n // 128)
+
+        def fp8(*shape):
+            return (torch.randn(*shape, device="cuda", generator=g) *
+                    0.5).to(torch.float8_e4m3fn)
+
+        def scales(*shape):
+            return torch.rand(*shape, device="cuda", generator=g) + 0.5
+        self.a, self.b = fp8(self.m, self.k), fp8(self.groups, self.n, self.k)
+        self.sa = scales(self.m, kb)
+        self.sb = scales(self.groups, nb, kb)
+        layout = torch.full((self.m,), -1, dtype=torch.int32)
+        self.segments = []
+        start = 0
+        for group, rows in enumerate(self.rows):
+            layout[start:start + rows] = group
+            self.segments.append((start, rows))
+            start += -(-rows // ALIGNMENT) * ALIGNMENT
+        self.layout = layout.cuda()
+        self.written = sum(self.rows)
+
+    def files(self):
+        def raw(t):
+            if t.dtype == self.torch.float8_e4m3fn:
+                t = t.view(self.torch.uint8)
+            return t.contiguous().cpu().numpy().tobytes()
+        return {"fp8e4m3": [raw(self.a), raw(self.b)],
+                "scale": [raw(self.sa.reshape(-1)), raw(self.sb.reshape(-1))],
+                "file": [raw(self.layout)]}
+
+    def relative_error(self, out):
+        """Over the written rows, each group's against the f32 product of
+        its dequantized A rows and B."""
+        torch = self.torch
+        error = norm = 0.0
+        for group, (start, rows) in enumerate(self.segments):
+            if rows == 0:
+                continue
+            a = self.a[start:start + rows].float() * \
+                self.sa[start:start + rows].repeat_interleave(128, 1)[
+                    :, :self.k]
+            sb = self.sb[group].repeat_interleave(128, 0)[:self.n]
+            b = self.b[group].float() * sb.repeat_interleave(128, 1)[
+                :, :self.k]
+            ref = a @ b.t()
+            error += (out[start:start + rows].float() - ref).norm().item() ** 2
+            norm += ref.norm().item() ** 2
+            del a, b, ref
+        return (error / norm) ** 0.5 if norm > 0 else error ** 0.5
+
+
+def plan_with_inputs(plan, work, files):
+    """A copy of `plan` in `work` whose buffers filled at random (A and B's
+    codes, their scales) or from a file (the row groups) are read from
+    `files` (fill -> bytes objects, in buffer order); returns the copy and
+    the index of D (the bf16 buffer, poisoned)."""
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(plan, work)
+    queues = {fill: list(parts) for fill, parts in files.items()}
+    lines, output = [], None
+    with open(os.path.join(work, "plan.txt")) as f:
+        for line in f:
+            words = line.split()
+            if words[:1] == ["buffer"]:
+                index, size, fill = int(words[1]), int(words[2]), words[3]
+                if fill in queues and queues[fill]:
+                    data = queues[fill].pop(0)
+                    if size != len(data):
+                        raise ValueError("%s: buffer %d holds %d bytes, the "
+                                         "input %d" % (plan, index, size,
+                                                       len(data)))
+                    name = "input%d.bin" % index
+                    with open(os.path.join(work, name), "wb") as out:
+                        out.write(data)
+                    line = "buffer %d %d file %s\n" % (index, size, name)
+                elif fill == "bf16":
+                    # D: poisoned, so that qmm-cuda-run --save-outputs
+                    # saves it (padding rows, which the kernel leaves, stay
+                    # NaN; only written rows are compared).
+                    output = index
+                    line = "buffer %d %d poison\n" % (index, size)
+            lines.append(line)
+    if any(queues.values()) or output is None:
+        raise ValueError("%s: expected A, B, their scales, the row groups and "
+                         "a bf16 output" % plan)
+    with open(os.path.join(work, "plan.txt"), "w") as f:
+        f.writelines(lines)
+    return work, output
+
+
+def deepgemm_call(torch, dg, p):
+    """DeepGEMM's contiguous grouped GEMM on `p`, A's scales in the
+    TMA-aligned MN-major layout its kernel reads (built once, as in
+    nvidia_peers.deepgemm_call)."""
+    if hasattr(dg, "set_mk_alignment_for_contiguous_layout"):
+        dg.set_mk_alignment_for_contiguous_layout(ALIGNMENT)
+    kb = -(-p.k // 128)
+    aligned_m = -(-p.m // 4) * 4
+    columns = torch.zeros(kb, aligned_m, device="cuda", dtype=torch.float32)
+    columns[:, :p.m] = p.sa.t()
+    sfa = columns[:, :p.m].t()
+    sfb = p.sb.contiguous()
+    d = torch.empty(p.m, p.n, device="cuda", dtype=torch.bfloat16)
+
+    def call():
+        dg.m_grouped_fp8_fp4_gemm_nt_contiguous(
+            (p.a, sfa), (p.b, sfb), d, p.layout, disable_ue8m0_cast=True)
+        return d
+    return call
+
+
+def runs_per_sample(p):
+    estimate_ms = 2.0 * p.m * p.n * p.k / 1e15 * 1e3 + 0.005
+    return int(min(100, max(5, -(-3.0 // estimate_ms))))
+
+
+def run_case(torch, case, libs, args, modules, log):
+    p = GroupedProblem(torch, case)
+    runs = runs_per_sample(p)
+    record = {"case": case["name"], "m": p.m, "n": p.n, "k": p.k,
+              "groups": p.groups, "rows": p.rows, "written": p.written,
+              "runs_per_sample": runs, "libraries": {}}
+    calls = {}
+    for lib in libs:
+        entry = {"how": "", "relative_error": None, "rounds": {}}
+        record["libraries"][lib] = entry
+        try:
+            if lib == "qmm":
+                work = os.path.join(args.work, case["name"])
+                plan, output = plan_with_inputs(case["plan"], work, p.files())
+                outputs = os.path.join(work, "outputs")
+                os.makedirs(outputs, exist_ok=True)
+                _, report = peers.qmm_samples(args.runner, plan, runs, 1,
+                                              outputs)
+                with open(os.path.join(outputs, "buffer%d.bin" % output),
+                          "rb") as f:
+                    raw = f.read()
+                out = torch.frombuffer(bytearray(raw), dtype=torch.bfloat16)
+                out = out.reshape(p.m, p.n).cuda()
+                entry["how"] = ("qmm-cuda-run, the saved launch plan (%d "
+                                "launches)" % report["plan"]["launches"])
+                calls[lib] = plan
+            else:
+                call = deepgemm_call(torch, modules["deepgemm"], p)
+                entry["how"] = ("m_grouped_fp8_fp4_gemm_nt_contiguous, sm90 "
+                                "1D2D kernel, M alignment %d" % ALIGNMENT)
+                out = call()
+                torch.cuda.synchronize()
+                calls[lib] = call
+            entry["relative_error"] = p.relative_error(out)
+            del out
+            if not entry["relative_error"] <= args.tolerance:
+                entry["wrong"] = True
+                calls.pop(lib, None)
+        except Exception as error:
+            entry["error"] = "%s: %s" % (type(error).__name__,
+                                         str(error)[:400])
+            calls.pop(lib, None)
+            torch.cuda.synchronize()
+    order = [lib for lib in libs if lib in calls]
+    for round_index in range(args.rounds):
+        shift = round_index % max(1, len(order))
+        for lib in order[shift:] + order[:shift]:
+            entry = record["libraries"][lib]
+            try:
+                if lib == "qmm":
+                    methods, _ = peers.qmm_samples(args.runner, calls[lib],
+                                                   runs, args.samples)
+                else:
+                    methods = {
+                        "graph": peers.graph_samples(torch, calls[lib], runs,
+                                                     args.samples),
+                        "back-to-back": peers.back_to_back_samples(
+                            torch, calls[lib], runs, args.samples)}
+            except Exception as error:
+                entry["error"] = "%s: %s" % (type(error).__name__,
+                                             str(error)[:400])
+                continue
+            for method in peers.METHODS:
+                entry["rounds"].setdefault(method, []).append(
+                    statistics.median(methods[method]))
+    flops = 2.0 * p.written * p.n * p.k
+    for entry in record["libraries"].values():
+        entry["summary"] = {}
+        for method, rounds in entry["rounds"].items():
+            ms = statistics.median(rounds)
+            entry["summary"][method] = {
+                "ms": ms, "tflops": flops / (ms * 1e-3) / 1e12,
+                "tflops_range": [flops / (max(rounds) * 1e-3) / 1e12,
+                                 flops / (min(rounds) * 1e-3) / 1e12]}
+    del p
+    return record
+
+
+def warm(torch, cases, modules, args, log):
+    """DeepGEMM JIT-compiles a kernel per shape at its first call: done here
+    in worker processes before the measurement (a crash here leaves its
+    case's marker out, and the measurement leaves DeepGEMM out there)."""
+    for case in cases:
+        try:
+            p = GroupedProblem(torch, case)
+            deepgemm_call(torch, modules["deepgemm"], p)()
+            torch.cuda.synchronize()
+            open(os.path.join(args.warm_dir, case["name"] + ".ok"),
+                 "w").close()
+            del p
+        except Exception as error:
+            log("warm-up %s: %s" % (case["name"], str(error)[:300]))
+        torch.cuda.empty_cache()
+
+
+def warm_in_parallel(cases, args, log):
+    jobs = min(args.warm_jobs, len(cases))
+    if jobs <= 0:
+        return
+    started = time.time()
+    workers = [subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), args.plans_dir,
+         "--warm-worker", "--only", ",".join(c["name"] for c in
+                                             cases[j::jobs]),
+         "--peers", args.peers, "--warm-dir", args.warm_dir])
+        for j in range(jobs)]
+    codes = [w.wait() for w in workers]
+    log("warm-up: %d processes, %.0f s, exit codes %s" % (
+        len(workers), time.time() - started, codes))
+
+
+# --- Report -------------------------------------------------------------------
+
+def markdown(report):
+    env = report["environment"]
+    lines = [
+        "# Grouped (MoE) FP8 GEMMs, contiguous layout: qmm and DeepGEMM on "
+        "%s" % env["gpu"], "",
+        "Measured %s by `benchmarks/nvidia_grouped.py` (GPU time; driver %s, "
+        "CUDA %s, torch %s, DeepGEMM %s, qmm %s). 1x128 x 128x128 scales, "
+        "bf16 output, E4M3 data (randn x 0.5), the same bytes for both "
+        "libraries; each group's rows drawn as DeepGEMM's test generator "
+        "draws them (expected x U(0.7, 1.3)) and padded to 128. TFLOP/s "
+        "count the written rows (2 x rows x N x K); ratios are of GPU "
+        "times. Median of %d rounds (each the median of %d samples), the "
+        "rounds' range in brackets." % (
+            report["date"], env["driver"], env["cuda"], env["torch"],
+            env["deepgemm"], env["qmm"], report["rounds"],
+            report["samples"]), "",
+        "| G | rows per group (expected) | M (padded) | N x K | qmm TFLOP/s "
+        "| DeepGEMM TFLOP/s | qmm / DeepGEMM | back-to-back ratio "
+        "| rel. error qmm, DG |",
+        "|---|---|---|---|---|---|---|---|---|"]
+    for record in report["cases"]:
+        libs = record["libraries"]
+
+        def figure(lib, method="graph"):
+            summary = libs.get(lib, {}).get("summary", {}).get(method)
+            return summary
+
+        def cell(lib):
+            entry, summary = libs.get(lib, {}), figure(lib)
+            if summary:
+                low, high = summary["tflops_range"]
+                return "%.0f [%.0f-%.0f]" % (summary["tflops"], low, high)
+            return entry.get("error") or entry.get("skipped") or (
+                "wrong" if entry.get("wrong") else "-")
+
+        def ratio(method):
+            q, d = figure("qmm", method), figure("deepgemm", method)
+            return "%.2f" % (d["ms"] / q["ms"]) if q and d else "-"
+
+        def error(lib):
+            value = libs.get(lib, {}).get("relative_error")
+            return "%.1e" % value if value is not None else "-"
+        expected = re.search(r"_m(\d+)_", record["case"])
+        lines.append("| %d | %s | %d | %dx%d | %s | %s | %s | %s | %s, %s |" % (
+            record["groups"], expected.group(1) if expected else "?",
+            record["m"], record["n"], record["k"], cell("qmm"),
+            cell("deepgemm"), ratio("graph"), ratio("back-to-back"),
+            error("qmm"), error("deepgemm")))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("plans_dir", nargs="?",
+                        help="the grouped plans (cases.txt, one plan per "
+                        "case)")
+    parser.add_argument("--plans", metavar="DIR",
+                        help="here: write the plans into DIR and stop")
+    parser.add_argument("--fp8-run", default=os.path.join(ROOT, "build",
+                                                          "bin", "fp8-run"))
+    parser.add_argument("--render", metavar="JSON",
+                        help="write the Markdown of a results JSON next to "
+                        "it and stop (no GPU)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "benchmarks",
+                                                      "results"))
+    parser.add_argument("--peers", default=os.path.join(ROOT, ".peers"))
+    parser.add_argument("--runner", default="")
+    parser.add_argument("--libs", default=",".join(LIBRARIES))
+    parser.add_argument("--only", default="")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=3)
+    parser.add_argument("--tolerance", type=float, default=2e-2)
+    parser.add_argument("--warm-jobs", type=int, default=8)
+    parser.add_argument("--warm-worker", action="store_true",
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--warm-dir", default="/tmp/qmm-grouped-warm")
+    parser.add_argument("--tag", default="")
+    args = parser.parse_args()
+    if args.plans:
+        return write_plans(args.plans, args.fp8_run)
+    if args.render:
+        with open(args.render) as f:
+            report = json.load(f)
+        with open(os.path.splitext(args.render)[0] + ".md", "w") as f:
+            f.write(markdown(report))
+        return
+    if not args.plans_dir:
+        parser.error("the plans directory is required")
+    libs = [l for l in args.libs.split(",") if l]
+    if any(l not in LIBRARIES for l in libs):
+        parser.error("--libs: expected some of %s" % ", ".join(LIBRARIES))
+    cases = read_cases(args.plans_dir, [o for o in args.only.split(",") if o])
+
+    def log(message):
+        print("[%s] %s" % (time.strftime("%H:%M:%S"), message), flush=True)
+
+    import faulthandler
+    faulthandler.enable()
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    modules = peers.import_peers(torch, args, libs, log)
+    if args.warm_worker:
+        return warm(torch, cases, modules, args, log)
+    if "deepgemm" in modules:
+        shutil.rmtree(args.warm_dir, ignore_errors=True)
+        os.makedirs(args.warm_dir)
+        warm_in_parallel(cases, args, log)
+    elif "deepgemm" in libs:
+        libs.remove("deepgemm")
+    if not args.runner:
+        args.runner = peers.build_runner()
+    args.work = tempfile.mkdtemp(prefix="qmm-grouped-")
+    report = {"rounds": args.rounds, "samples": args.samples,
+              "date": datetime.datetime.now(datetime.timezone.utc).strftime(
+                  "%Y-%m-%d"), "libraries": libs,
+              "environment": peers.environment(torch, modules,
+                                               args.plans_dir),
+              "cases": []}
+    gpu = args.tag or re.sub(r"[^a-z0-9]+", "-", report["environment"][
+        "gpu"].lower().replace("nvidia", "")).strip("-")
+    os.makedirs(args.out, exist_ok=True)
+    base = os.path.join(args.out, "%s-%s-grouped" % (report["date"], gpu))
+    for case in cases:
+        started = time.time()
+        case_libs = [l for l in libs if l != "deepgemm" or os.path.exists(
+            os.path.join(args.warm_dir, case["name"] + ".ok"))]
+        record = run_case(torch, case, case_libs, args, modules, log)
+        report["cases"].append(record)
+        log("%s (%.0f s): %s" % (case["name"], time.time() - started, ", ".join(
+            "%s %.0f" % (lib, e["summary"]["graph"]["tflops"])
+            for lib, e in record["libraries"].items()
+            if "graph" in e.get("summary", {}))))
+        torch.cuda.empty_cache()
+        with open(base + ".json", "w") as f:
+            json.dump(report, f, indent=1)
+        with open(base + ".md", "w") as f:
+            f.write(markdown(report))
+    log("wrote %s.{json,md}" % base)
+    shutil.rmtree(args.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
