@@ -170,6 +170,19 @@ if [ "$mode" = validate ]; then
   save grouped_dynamic_row 768x384x512 --groups 6 --a-scale row --b-scale row --max-blocks 5 --dynamic-schedule
   save grouped_64x64_bias 768x320x640 --groups 4 --a-scale tensor --b-scale tensor --bias bf16 --tile-m 64 --tile-n 64
   save grouped_cluster_ignored 512x384x2048 --groups 4 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
+  # Masked grouped matmuls (decode, issue 45): A [G, Mmax, K], each
+  # group's valid rows (fp8-run: group 0 full, group G / 2 empty, the rest
+  # at random) counted at run time; the blocks walk the valid rows' tiles
+  # only, and rows past a group's count keep their values. Staged where
+  # Mmax is whole tiles; Mmax = 40 (one 64-row tile, A's 40 rows loaded,
+  # stores from registers); 200 with f32 C, bias and GELU; FP8 outputs;
+  # few blocks (several tiles each, blocks without a tile); 64 x 64 tiles.
+  save masked_block 256x384x512 --groups 4 --masked --a-scale 1x128 --b-scale 128x128
+  save masked_small_rows 40x256x1024 --groups 6 --masked --a-scale 1x128 --b-scale 128x128
+  save masked_tensor_f32_bias_acc 200x192x256 --groups 5 --masked --a-scale tensor --b-scale tensor --out-type f32 --bias bf16 --gelu tanh --accumulate
+  save masked_fp8_out 128x256x512 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
+  save masked_row_few_blocks 128x512x512 --groups 8 --masked --a-scale row --b-scale row --max-blocks 3
+  save masked_64x64_bias 192x320x640 --groups 4 --masked --a-scale row --b-scale row --bias bf16 --tile-m 64 --tile-n 64
   # Scales whose product overflows or underflows f32 while every scaled
   # product is finite (issue 40): the epilogue's and the promotion's
   # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).

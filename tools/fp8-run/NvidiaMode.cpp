@@ -276,22 +276,21 @@ int GemmRunner::saveLaunchPlan() {
       config.quantize != QuantizeOn::Host)
     fail(flag + ": --m, --emit-ir and --quantize device are not supported "
                 "for NVIDIA chips yet");
-  if (isGrouped() && config.masked)
-    fail(flag + ": --groups --masked (the masked layout) is not compiled "
-                "for NVIDIA chips yet; the contiguous layout is");
   buildProgram();
   if (spec.auxType)
     fail(flag + ": --aux is not supported for NVIDIA chips yet");
   RowSources sources;
   if (isGrouped()) {
     prepareGroupedInputs();
-    sources.assign(spec.m, -1);
+    // The output's rows: M (contiguous) or G x Mmax (masked).
+    sources.assign(config.masked ? config.groups * spec.m : spec.m, -1);
     std::vector<int64_t> written = getWrittenGroupedRows();
     for (auto [index, row] : llvm::enumerate(written))
       sources[row] = int64_t(index);
     // The output travels: written rows poisoned (unless accumulated
-    // into), the others to be found unchanged: C, an FP8 output's
-    // sentinels (prepareGroupedInputs), or -7.
+    // into), the others (padding, or past a group's count) to be found
+    // unchanged: C, an FP8 output's sentinels (prepareGroupedInputs), or
+    // -7.
     std::optional<uint32_t> untouchedBits;
     if (!spec.accumulate && !spec.outEncoding)
       untouchedBits = getMinusSevenBits(init.elementType);

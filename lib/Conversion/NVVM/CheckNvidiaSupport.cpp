@@ -74,13 +74,8 @@ struct QMMCheckNvidiaSupportPass
       LogicalResult checked = success();
       if (auto matmul = dyn_cast<MatmulOp>(op))
         checked = checkMatmul(matmul, *target);
-      else if (auto grouped = dyn_cast<GroupedMatmulOp>(op);
-               grouped && grouped.getLayout() == GroupedLayout::Contiguous)
+      else if (auto grouped = dyn_cast<GroupedMatmulOp>(op))
         checked = checkMatmul(grouped, *target);
-      else if (grouped)
-        checked = op->emitOpError("qmm-check-nvidia-support: the masked "
-                                  "layout is not compiled for ")
-                  << target->name << " yet (the cpu device runs it)";
       else if (isa<QuantizeOp, DequantizeOp>(op))
         checked = op->emitOpError("qmm-check-nvidia-support: not compiled "
                                   "for ")

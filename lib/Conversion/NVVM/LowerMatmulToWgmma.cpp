@@ -118,11 +118,26 @@ MatmulOperands MatmulOperands::get(MatmulOp op) {
 }
 
 MatmulOperands MatmulOperands::get(GroupedMatmulOp op) {
-  assert(op.getLayout() == GroupedLayout::Contiguous &&
-         "the wgmma kernel takes contiguous grouped matmuls");
   MatmulOperands operands = getSharedOperands(op);
-  operands.rowGroups = op.getGroups();
+  operands.groupLayout = op.getGroups();
+  operands.masked = op.getLayout() == GroupedLayout::Masked;
   return operands;
+}
+
+void MatmulOperands::collapseMaskedOperands(ImplicitLocOpBuilder &b) {
+  assert(masked && "only a masked matmul's operands are collapsed");
+  groupRows = cast<MemRefType>(a.getType()).getDimSize(1);
+  auto collapse = [&](Value &operand) {
+    if (operand)
+      operand = memref::CollapseShapeOp::create(
+          b, operand, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  };
+  collapse(a);
+  collapse(init);
+  collapse(outScales);
+  // (Per-tensor scales stay [G, 1, 1]: one per group, loaded per tile.)
+  if (aEncoding.getKind() != ScaleKind::PerTensor)
+    collapse(aScales);
 }
 
 /// `op` described for planWgmmaKernel, or why it cannot be.
@@ -139,11 +154,17 @@ static llvm::Expected<WgmmaProblem> describeMatmul(const MatmulOperands &op) {
       !dType.hasStaticShape())
     return refuse("dynamic shapes");
   WgmmaProblem problem;
-  problem.m = aType.getDimSize(0);
-  problem.k = aType.getDimSize(1);
-  problem.n = dType.getDimSize(1);
-  if (op.isGrouped())
+  // A masked matmul's A is [G, Mmax, K]: each group's Mmax rows.
+  int64_t rowDim = op.masked ? 1 : 0;
+  problem.m = aType.getDimSize(rowDim);
+  problem.k = aType.getDimSize(rowDim + 1);
+  problem.n = dType.getDimSize(rowDim + 1);
+  if (op.isGrouped()) {
     problem.groups = bType.getDimSize(0);
+    problem.masked = op.masked;
+    if (problem.groups == 0)
+      return refuse("no groups");
+  }
   problem.bStoredNK = op.bStoredNK;
   problem.ocpFP8 = llvm::all_of(TypeRange{aType, bType}, [](Type type) {
     return isa<Float8E4M3FNType, Float8E5M2Type>(
@@ -187,9 +208,12 @@ static llvm::Expected<WgmmaProblem> describeMatmul(const MatmulOperands &op) {
       (op.outScales && dElement.getIntOrFloatBitWidth() == 8);
   if (op.outScales)
     problem.outScaleBlockColumns =
-        op.outEncoding
-            .getBlockExtent(dType.getDimSize(0), dType.getDimSize(1))
-            .second;
+        op.outEncoding.getBlockExtent(problem.m, problem.n).second;
+  // A masked matmul's A scales are read through a [G Mmax, ...] view: a
+  // block of rows must not reach into the next group's.
+  if (op.masked && problem.aScales.kind == WgmmaScales::Kind::Block &&
+      problem.m % problem.aScales.blockRows != 0)
+    return refuse("A's scale blocks crossing a masked group's rows");
   return problem;
 }
 
@@ -374,9 +398,28 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   Type fragmentType = spec.getFragmentType();
   Value poison = LLVM::PoisonOp::create(b, fragmentType);
   // Every block has a tile (the grid is at most the units of tiles), so
-  // the first one's K tile 0 (ring iteration 0) is issued unconditionally.
-  Mainloop::IssuedKTile first =
-      mainloop.issue(b, ring.getState(b, constant(b, 0)), poison);
+  // the first one's K tile 0 (ring iteration 0) is issued unconditionally;
+  // but for a masked matmul, whose tiles are counted at run time.
+  Value itemCount = parts.scheduler.getItemCount(b);
+  Value first;
+  if (plan.maskedGroups) {
+    Value hasTile = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ult,
+        gpu::BlockIdOp::create(b, gpu::Dimension::x), itemCount);
+    auto ifOp = scf::IfOp::create(b, TypeRange{fragmentType}, hasTile,
+                                  /*withElseRegion=*/true);
+    ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
+    scf::YieldOp::create(
+        then, mainloop.issue(then, ring.getState(then, constant(then, 0)),
+                             poison)
+                  .fragment);
+    ImplicitLocOpBuilder otherwise(b.getLoc(), ifOp.getElseBodyBuilder());
+    scf::YieldOp::create(otherwise, poison);
+    first = ifOp.getResult(0);
+  } else {
+    first = mainloop.issue(b, ring.getState(b, constant(b, 0)), poison)
+                .fragment;
+  }
   auto tileBody = [&](ImplicitLocOpBuilder &b, const WorkTile &tile,
                       ValueRange carried) -> SmallVector<Value> {
     auto [rows, laneColumn] = thread.getPosition(b, spec, tile);
@@ -433,9 +476,9 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
     return {nextTile.getResult(0)};
   };
   if (plan.schedule.dynamic)
-    parts.scheduler.buildDynamicLoop(b, ValueRange{first.fragment}, tileBody);
+    parts.scheduler.buildDynamicLoop(b, ValueRange{first}, tileBody);
   else
-    parts.scheduler.buildLoop(b, ValueRange{first.fragment}, tileBody);
+    parts.scheduler.buildLoop(b, ValueRange{first}, tileBody, itemCount);
   // No path leaves with a group in flight (ptxas would wait on it itself,
   // and serialize every wgmma of the kernel for that).
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
@@ -467,7 +510,7 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
   arguments.bias = op.bias ? next() : Value();
   arguments.destination = next();
   arguments.outScales = op.outScales ? next() : Value();
-  arguments.rowGroups = op.rowGroups ? next() : Value();
+  arguments.groupLayout = op.groupLayout ? next() : Value();
   if (tiling.stagingBytes)
     arguments.tensorMapD = tensorMap(spec.getTensorMapType(
         spec.chip.getWgmma().m, spec.dElement, plan.stagingBoxColumns));
@@ -524,7 +567,7 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (plan.schedule.dynamic)
     queue.emplace(spec, shared, arguments);
   const TicketQueue *queuePointer = queue ? &*queue : nullptr;
-  TileScheduler scheduler(spec, clusterRank, arguments.rowGroups);
+  TileScheduler scheduler(spec, clusterRank, arguments.groupLayout);
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value isFirstThread =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId, c0);
@@ -612,7 +655,7 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   SmallVector<int32_t> tensorMapParameters = {0, 1};
   SmallVector<Type> parameters = {pointer, pointer, op.aScales.getType(),
                                   op.bScales.getType()};
-  for (Value operand : {op.bias, op.init, op.outScales, op.rowGroups})
+  for (Value operand : {op.bias, op.init, op.outScales, op.groupLayout})
     if (operand)
       parameters.push_back(operand.getType());
   if (tiling.stagingBytes) {
@@ -679,7 +722,7 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
       tensorMap(op.a, tiling.aLoadRows, spec.aElement),
       tensorMap(b2d, spec.getBPartRows(), spec.bElement), op.aScales,
       op.bScales};
-  for (Value operand : {op.bias, op.init, op.outScales, op.rowGroups})
+  for (Value operand : {op.bias, op.init, op.outScales, op.groupLayout})
     if (operand)
       arguments.push_back(operand);
   if (tiling.stagingBytes)
@@ -767,16 +810,14 @@ struct QMMLowerMatmulToWgmmaPass
       if (!matmul && !grouped)
         return WalkResult::advance();
       auto func = op->getParentOfType<func::FuncOp>();
-      if (grouped && grouped.getLayout() != GroupedLayout::Contiguous) {
-        grouped.emitOpError("qmm-lower-matmul-to-wgmma: the masked layout "
-                            "is not compiled for ")
-            << target->name << " yet";
-        return WalkResult::interrupt();
-      }
       MatmulOperands operands = matmul ? MatmulOperands::get(matmul)
                                        : MatmulOperands::get(grouped);
       llvm::Expected<WgmmaPlan> planned = plan(operands);
       if (planned) {
+        if (operands.masked) {
+          ImplicitLocOpBuilder b(op->getLoc(), op);
+          operands.collapseMaskedOperands(b);
+        }
         kernels.push_back({operands, func, *planned});
         return WalkResult::advance();
       }

@@ -45,9 +45,9 @@ Epilogue::Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
     : spec(spec), arguments(arguments), shared(shared), thread(thread) {
   const MatmulOperands &op = spec.op;
   // Per-tensor scales are the same for every tile: loaded once (B's of a
-  // grouped matmul per tile, its group's).
+  // grouped matmul per tile, its group's; A's of a masked one too).
   Value c0 = constant(b, 0);
-  if (op.aEncoding.getKind() == ScaleKind::PerTensor)
+  if (op.aEncoding.getKind() == ScaleKind::PerTensor && !op.masked)
     tensorScaleA = loadScale(b, arguments.aScales, op.aEncoding, spec.m,
                              spec.k, c0, c0);
   if (op.bEncoding.getKind() == ScaleKind::PerTensor && !op.isGrouped())
@@ -76,23 +76,46 @@ void Epilogue::finish(ImplicitLocOpBuilder &b) const {
 }
 
 std::array<Value, 2> Epilogue::getRowsWritten(ImplicitLocOpBuilder &b,
+                                              const WorkTile &tile,
                                               ArrayRef<Value> rows) const {
   std::array<Value, 2> written;
-  bool partialRows = spec.plan.partialRows;
+  const MatmulOperands &op = spec.op;
   int64_t m = spec.m;
+  if (op.masked) {
+    // Rows below the group's count (clamped into [0, Mmax]); the rows of a
+    // tile reaching past the group's Mmax rows (the next group's) are past
+    // it too.
+    Value count = memref::LoadOp::create(b, arguments.groupLayout, tile.group);
+    Type i32 = count.getType();
+    Value valid = arith::IndexCastOp::create(
+        b, b.getIndexType(),
+        arith::MinSIOp::create(
+            b,
+            arith::MaxSIOp::create(b, count,
+                                   arith::ConstantIntOp::create(b, i32, 0)),
+            arith::ConstantIntOp::create(b, i32, op.groupRows)));
+    Value groupStart =
+        arith::MulIOp::create(b, tile.group, constant(b, op.groupRows));
+    for (int64_t half = 0; half < 2; ++half)
+      written[half] = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::ult,
+          arith::SubIOp::create(b, rows[half], groupStart), valid);
+    return written;
+  }
+  bool partialRows = spec.plan.partialRows;
   for (int64_t half = 0; half < 2; ++half) {
     Value row = rows[half];
     if (partialRows)
       written[half] = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
                                             constant(b, m));
-    if (!spec.op.isGrouped())
+    if (!op.isGrouped())
       continue;
     // A padding row (group -1) keeps its values. Rows past M read row M -
     // 1's entry (and are not written either way).
     Value clamped =
         partialRows ? arith::MinUIOp::create(b, row, constant(b, m - 1))
                     : row;
-    Value group = memref::LoadOp::create(b, arguments.rowGroups, clamped);
+    Value group = memref::LoadOp::create(b, arguments.groupLayout, clamped);
     Value notPadding = arith::CmpIOp::create(
         b, arith::CmpIPredicate::sge, group,
         arith::ConstantIntOp::create(b, group.getType(), 0));
@@ -125,17 +148,21 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   Value c0 = constant(b, 0);
   Value nValue = constant(b, n);
   // The rows the tile writes (null: all of them).
-  std::array<Value, 2> rowsWritten = getRowsWritten(b, rows);
-  // A grouped matmul's B scale per tensor: its group's.
-  Value scaleB = tensorScaleB;
+  std::array<Value, 2> rowsWritten = getRowsWritten(b, tile, rows);
+  // A grouped matmul's B scale per tensor: its group's; a masked one's A
+  // scale per tensor too.
+  Value scaleB = tensorScaleB, scaleA = tensorScaleA;
   if (!scaleB && op.bEncoding.getKind() == ScaleKind::PerTensor)
     scaleB = loadScale(b, bScales, op.bEncoding, n, spec.k, c0, c0,
+                       tile.group);
+  if (!scaleA && op.aEncoding.getKind() == ScaleKind::PerTensor)
+    scaleA = loadScale(b, aScales, op.aEncoding, op.groupRows, spec.k, c0, c0,
                        tile.group);
   // The epilogue's A scale per row: per-row (rows past M read row M - 1's)
   // or per-tensor, or none.
   SmallVector<Value, 2> rowScales;
   for (Value row : rows) {
-    Value scale = tensorScaleA;
+    Value scale = scaleA;
     if (aPerRow) {
       Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
       scale = loadScale(b, aScales, op.aEncoding, m, spec.k, clamped, c0);

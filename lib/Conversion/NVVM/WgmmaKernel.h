@@ -51,9 +51,12 @@ inline Value constant(ImplicitLocOpBuilder &b, int64_t value) {
 }
 
 /// What the kernel reads of the op it lowers (bufferized): a qmm.matmul,
-/// or a contiguous qmm.grouped_matmul, whose B holds G matrices [G, N, K]
-/// (B's scales and the bias a leading G) and whose rows each name their
-/// group in `rowGroups`.
+/// or a qmm.grouped_matmul, whose B holds G matrices [G, N, K] (B's scales
+/// and the bias a leading G). Contiguous, each of A's rows names its group
+/// in `groupLayout`. Masked, `groupLayout` holds each group's valid rows,
+/// and A, its scales (but per-tensor ones, [G, 1, 1]), D and an FP8
+/// output's scales are [G Mmax, ...] views of the op's [G, Mmax, ...]
+/// operands (collapseMaskedOperands), `groupRows` = Mmax.
 struct MatmulOperands {
   static MatmulOperands get(MatmulOp op);
   static MatmulOperands get(GroupedMatmulOp op);
@@ -61,8 +64,11 @@ struct MatmulOperands {
   Operation *op = nullptr;
   Value a, b, aScales, bScales, bias, init, aux, outScales;
   /// Grouped: each row's group ([M] i32, -1 for a padding row, which
-  /// keeps its values); null for a matmul.
-  Value rowGroups;
+  /// keeps its values), or masked, each group's valid rows ([G] i32); null
+  /// for a matmul.
+  Value groupLayout;
+  bool masked = false;
+  int64_t groupRows = 0;
   ScaleEncodingAttr aEncoding, bEncoding, outEncoding;
   bool bStoredNK = true, accumulate = false;
   Activation activation = Activation::None;
@@ -70,7 +76,10 @@ struct MatmulOperands {
   ScaleRounding outRounding = ScaleRounding::None;
   float outMinAmax = 0;
 
-  bool isGrouped() const { return static_cast<bool>(rowGroups); }
+  bool isGrouped() const { return static_cast<bool>(groupLayout); }
+  /// A masked matmul: its operands as the kernel reads them (above),
+  /// collapsed by ops built at `b`.
+  void collapseMaskedOperands(ImplicitLocOpBuilder &b);
 };
 
 /// The matmul, the chip and the plan of one kernel: what every part reads.
@@ -109,7 +118,7 @@ struct KernelArguments {
   Value tensorMapA, tensorMapB, aScales, bScales, bias, destination,
       outScales;
   /// Grouped: each row's group.
-  Value rowGroups;
+  Value groupLayout;
   /// D's tensor map (staged epilogues).
   Value tensorMapD;
   /// Split schedules: the workspace's and the arrival counters' global
@@ -214,8 +223,9 @@ struct WorkTile {
   Value item, taken;
   /// The tile's first output row and column.
   Value blockRow, blockColumn;
-  /// Grouped: the group of the tile's rows (index; that of its first row,
-  /// 0 for a tile of padding rows, whose outputs are not stored).
+  /// Grouped: the group of the tile's rows (index). Contiguous: that of
+  /// its first row, 0 for a tile of padding rows (whose outputs are not
+  /// stored); masked: the group whose valid rows it covers.
   Value group;
   /// The ring iteration of the item's first K tile.
   Value firstIteration;
@@ -240,15 +250,18 @@ public:
   using Body = llvm::function_ref<SmallVector<Value>(
       ImplicitLocOpBuilder &, const WorkTile &, ValueRange)>;
 
-  /// `rowGroups`: a grouped matmul's row groups (null for a matmul).
-  TileScheduler(const KernelSpec &spec, Value clusterRank, Value rowGroups)
-      : spec(spec), clusterRank(clusterRank), rowGroups(rowGroups) {}
+  /// `groupLayout`: a grouped matmul's group layout (null for a matmul).
+  TileScheduler(const KernelSpec &spec, Value clusterRank, Value groupLayout)
+      : spec(spec), clusterRank(clusterRank), groupLayout(groupLayout) {}
 
   /// A static schedule's loop: item = cluster, cluster + clusters, ...
-  /// `body` gets the loop-carried values (`initial` at first) and returns
-  /// the next ones.
-  void buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
-                 Body body) const;
+  /// below `itemCount` (getItemCount's where null). `body` gets the
+  /// loop-carried values (`initial` at first) and returns the next ones.
+  void buildLoop(ImplicitLocOpBuilder &b, ValueRange initial, Body body,
+                 Value itemCount = Value()) const;
+  /// The work items: the plan's, or a masked matmul's tiles of its groups'
+  /// valid rows (counted from `groupLayout`).
+  Value getItemCount(ImplicitLocOpBuilder &b) const;
   /// A dynamic schedule's loop: from item = the block's index while item <
   /// items. `body` returns the next item, then the next carried values.
   /// Returns the item that ended the loop, the items the block took, then
@@ -261,9 +274,17 @@ private:
   /// order.
   void setCoordinates(ImplicitLocOpBuilder &b, Value unit,
                       WorkTile &tile) const;
+  /// A masked matmul's: item `item` of the groups' valid tiles, group by
+  /// group, each group's tile rows first (B's tile stays in L2).
+  void setMaskedCoordinates(ImplicitLocOpBuilder &b, Value item,
+                            WorkTile &tile) const;
+  /// A masked matmul's group `group`: its valid rows (its count, clamped
+  /// into [0, Mmax]) and its tile rows (index values).
+  std::pair<Value, Value> getMaskedGroupTiles(ImplicitLocOpBuilder &b,
+                                              Value group) const;
 
   const KernelSpec &spec;
-  Value clusterRank, rowGroups;
+  Value clusterRank, groupLayout;
 };
 
 /// A dynamic schedule's shared state (the ticket queue's two mbarriers and
@@ -487,9 +508,11 @@ private:
   /// D's element at (`row`, `column`), clamped into D: what a staged
   /// grouped matmul's padding row writes back.
   Value loadKept(ImplicitLocOpBuilder &b, Value row, Value column) const;
-  /// Whether the tile writes the thread's rows `rows` (i1 each; null
-  /// where always): rows inside D, and in a grouped matmul not padding.
+  /// Whether `tile` writes the thread's rows `rows` (i1 each; null where
+  /// always): rows inside D, and in a grouped matmul not padding (masked:
+  /// below the group's count).
   std::array<Value, 2> getRowsWritten(ImplicitLocOpBuilder &b,
+                                      const WorkTile &tile,
                                       ArrayRef<Value> rows) const;
 
   const KernelSpec &spec;

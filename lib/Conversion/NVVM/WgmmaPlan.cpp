@@ -325,22 +325,44 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
   plan.aScales = problem.aScales;
   plan.bScales = problem.bScales;
-  // Clusters of `cluster-rows` blocks where M's tile rows divide by it
-  // and the cluster's tiles read the same B (not so in a grouped matmul,
-  // whose next tile row may be another group's).
-  tiling.clusterRows =
-      plan.tileRows % options.clusterRows == 0 && problem.groups == 0
-          ? options.clusterRows
-          : 1;
-  plan.unitRows = plan.tileRows / tiling.clusterRows;
-  plan.rasterUnits =
-      std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
-  plan.schedule = getTileSchedule(plan.units(), tiling.clusterRows,
-                                  plan.rasterUnits, plan.kTiles, chip,
-                                  options.streamK, options.maxBlocks,
-                                  options.dynamicSchedule);
+  if (problem.masked) {
+    // The tiles of the valid rows are counted at run time: one block per
+    // multiprocessor (at most max-blocks, at most one per tile of the
+    // bound) walks them; no split (the last round is unknown here), no
+    // dynamic schedule, no clusters.
+    tiling.clusterRows = 1;
+    plan.maskedGroups = problem.groups;
+    plan.unitRows = problem.groups * plan.tileRows;
+    plan.rasterUnits = 1;
+    int64_t limit = options.maxBlocks > 0
+                        ? std::min(options.maxBlocks, chip.multiprocessors)
+                        : chip.multiprocessors;
+    plan.schedule.blocks = std::min(plan.units(), limit);
+    plan.schedule.wholeUnits = plan.units();
+  } else {
+    // Clusters of `cluster-rows` blocks where M's tile rows divide by it
+    // and the cluster's tiles read the same B (not so in a grouped
+    // matmul, whose next tile row may be another group's).
+    tiling.clusterRows =
+        plan.tileRows % options.clusterRows == 0 && problem.groups == 0
+            ? options.clusterRows
+            : 1;
+    plan.unitRows = plan.tileRows / tiling.clusterRows;
+    plan.rasterUnits =
+        std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
+    plan.schedule = getTileSchedule(plan.units(), tiling.clusterRows,
+                                    plan.rasterUnits, plan.kTiles, chip,
+                                    options.streamK, options.maxBlocks,
+                                    options.dynamicSchedule);
+  }
   tiling.itemSlots = plan.schedule.dynamic;
-  tiling.stagingBytes = getStagingBytes(problem, tiling, chip);
+  // A masked matmul's staging boxes would reach past a group's M rows
+  // into the next group's, which another block writes: staged only where
+  // the groups' rows are whole tiles.
+  tiling.stagingBytes =
+      problem.masked && problem.m % tiling.tileM != 0
+          ? 0
+          : getStagingBytes(problem, tiling, chip);
   plan.shared = getSharedLayout(tiling, chip);
   // Block scales change every K tile; the others wait for the epilogue.
   plan.promotionKTiles = getWgmmaPromotionKTiles(

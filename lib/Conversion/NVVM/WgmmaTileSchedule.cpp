@@ -19,8 +19,47 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
+std::pair<Value, Value>
+TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
+                                   Value group) const {
+  Value count = memref::LoadOp::create(b, groupLayout, group);
+  Type i32 = count.getType();
+  // A count outside [0, Mmax] (which the op's contract excludes) reads as
+  // the nearest bound.
+  Value clamped = arith::MinSIOp::create(
+      b,
+      arith::MaxSIOp::create(b, count, arith::ConstantIntOp::create(b, i32, 0)),
+      arith::ConstantIntOp::create(b, i32, spec.op.groupRows));
+  Value rows = arith::IndexCastOp::create(b, b.getIndexType(), clamped);
+  Value tileM = constant(b, spec.tiling().tileM);
+  Value tiles = arith::DivUIOp::create(
+      b, arith::AddIOp::create(b, rows, constant(b, spec.tiling().tileM - 1)),
+      tileM);
+  return {rows, tiles};
+}
+
+Value TileScheduler::getItemCount(ImplicitLocOpBuilder &b) const {
+  const WgmmaPlan &plan = spec.plan;
+  if (!plan.maskedGroups)
+    return constant(b, plan.schedule.items());
+  // Each group's tile rows times the tile columns, summed.
+  auto loop = scf::ForOp::create(b, constant(b, 0),
+                                 constant(b, plan.maskedGroups),
+                                 constant(b, 1), ValueRange{constant(b, 0)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value tiles = getMaskedGroupTiles(b, loop.getInductionVar()).second;
+  scf::YieldOp::create(
+      b, ValueRange{arith::AddIOp::create(
+             b, loop.getRegionIterArgs()[0],
+             arith::MulIOp::create(b, tiles,
+                                   constant(b, plan.tileColumns)))});
+  b.setInsertionPointAfter(loop);
+  return loop.getResult(0);
+}
+
 void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
-                              Body body) const {
+                              Body body, Value itemCount) const {
   const WgmmaPlan &plan = spec.plan;
   const TileSchedule &schedule = plan.schedule;
   // The loop walks units of `clusterRows` tiles of one column, one unit
@@ -32,7 +71,8 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
     cluster = arith::DivUIOp::create(b, cluster, rows);
     clusters = arith::DivUIOp::create(b, clusters, rows);
   }
-  Value itemCount = constant(b, schedule.items());
+  if (!itemCount)
+    itemCount = getItemCount(b);
   Value kTiles = constant(b, plan.kTiles);
   auto loop = scf::ForOp::create(b, cluster, itemCount, clusters, initial);
   OpBuilder::InsertionGuard guard(b);
@@ -74,7 +114,10 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
     tile.kTiles = arith::SelectOp::create(
         b, tile.isPart, arith::SubIOp::create(b, end, begin), kTiles);
   }
-  setCoordinates(b, unit, tile);
+  if (plan.maskedGroups)
+    setMaskedCoordinates(b, unit, tile);
+  else
+    setCoordinates(b, unit, tile);
   SmallVector<Value> next = body(b, tile, loop.getRegionIterArgs());
   // Without loop-carried values, scf.for's builder made the yield.
   if (!initial.empty())
@@ -143,13 +186,13 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
       arith::MulIOp::create(b, tileRow, constant(b, plan.tiling.tileM));
   tile.blockColumn =
       arith::MulIOp::create(b, tileColumn, constant(b, plan.tiling.tileN));
-  if (!rowGroups)
+  if (!groupLayout || spec.op.masked)
     return;
   // A grouped matmul's segments are 128-row aligned, so the tile's rows
   // are its first row's group's or padding (-1). A tile of padding computes
   // with group 0's B and stores nothing; a group index past B's (which the
   // op's contract excludes) reads the last group's rather than outside B.
-  Value first = memref::LoadOp::create(b, rowGroups, tile.blockRow);
+  Value first = memref::LoadOp::create(b, groupLayout, tile.blockRow);
   Type i32 = first.getType();
   Value clamped = arith::MinSIOp::create(
       b,
@@ -158,4 +201,53 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
           b, i32,
           cast<MemRefType>(spec.op.b.getType()).getDimSize(0) - 1));
   tile.group = arith::IndexCastOp::create(b, b.getIndexType(), clamped);
+}
+
+void TileScheduler::setMaskedCoordinates(ImplicitLocOpBuilder &b, Value item,
+                                         WorkTile &tile) const {
+  const WgmmaPlan &plan = spec.plan;
+  Value tileColumns = constant(b, plan.tileColumns);
+  // The groups in order: the item's group is the first whose tiles reach
+  // past what the earlier groups' took (carried: the items left, the
+  // group, its index there and its tile rows, whether found).
+  Type i1 = b.getI1Type();
+  Value c0 = constant(b, 0);
+  Value notFound = arith::ConstantIntOp::create(b, i1, 0);
+  auto loop = scf::ForOp::create(
+      b, c0, constant(b, plan.maskedGroups), constant(b, 1),
+      ValueRange{item, c0, c0, constant(b, 1), notFound});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value group = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    Value left = carried[0], found = carried[4];
+    Value tiles = getMaskedGroupTiles(b, group).second;
+    Value items = arith::MulIOp::create(b, tiles, tileColumns);
+    Value here = arith::AndIOp::create(
+        b,
+        arith::XOrIOp::create(b, found,
+                              arith::ConstantIntOp::create(b, i1, 1)),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, left, items));
+    auto pick = [&](Value yes, Value no) -> Value {
+      return arith::SelectOp::create(b, here, yes, no);
+    };
+    Value nowFound = arith::OrIOp::create(b, found, here);
+    Value nextLeft = arith::SelectOp::create(
+        b, nowFound, left, arith::SubIOp::create(b, left, items));
+    scf::YieldOp::create(b, ValueRange{nextLeft, pick(group, carried[1]),
+                                       pick(left, carried[2]),
+                                       pick(tiles, carried[3]), nowFound});
+  }
+  Value group = loop.getResult(1), index = loop.getResult(2),
+        tileRows = loop.getResult(3);
+  // Within the group, its tile rows first (column by column).
+  Value tileRow = arith::RemUIOp::create(b, index, tileRows);
+  Value tileColumn = arith::DivUIOp::create(b, index, tileRows);
+  tile.group = group;
+  tile.blockRow = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, group, constant(b, spec.op.groupRows)),
+      arith::MulIOp::create(b, tileRow, constant(b, plan.tiling.tileM)));
+  tile.blockColumn =
+      arith::MulIOp::create(b, tileColumn, constant(b, plan.tiling.tileN));
 }

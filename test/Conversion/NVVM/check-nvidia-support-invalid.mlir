@@ -54,14 +54,6 @@ func.func @fnuz_fp8_output(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b
 
 // -----
 
-func.func @grouped_masked(%a: tensor<2x64x128xf8E4M3FN>, %sa: tensor<2x1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>, %sb: tensor<2x1x1xf32>, %g: tensor<2xi32>, %c: tensor<2x64x32xbf16>) -> tensor<2x64x32xbf16> {
-  // expected-error @+1 {{qmm-check-nvidia-support: the masked layout is not compiled for sm_90a yet (the cpu device runs it)}}
-  %0 = qmm.grouped_matmul masked a(%a, %sa : tensor<2x64x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> groups(%g : tensor<2xi32>) outs(%c : tensor<2x64x32xbf16>) -> tensor<2x64x32xbf16>
-  return %0 : tensor<2x64x32xbf16>
-}
-
-// -----
-
 // A contiguous grouped matmul meets the same checks as qmm.matmul.
 func.func @grouped_fnuz(%a: tensor<128x128xf8E4M3FNUZ>, %sa: tensor<1x1xf32>, %b: tensor<2x32x128xf8E4M3FNUZ>, %sb: tensor<2x1x1xf32>, %g: tensor<128xi32>, %c: tensor<128x32xbf16>) -> tensor<128x32xbf16> {
   // expected-error @+1 {{qmm-check-nvidia-support: sm_90a reads OCP FP8 (f8E4M3FN, f8E5M2) in its tensor cores; A is 'f8E4M3FNUZ'}}

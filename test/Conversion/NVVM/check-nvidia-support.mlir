@@ -28,3 +28,13 @@ func.func @grouped_contiguous(%a: tensor<256x256xf8E4M3FN>, %sa: tensor<256x2xf3
   %0 = qmm.grouped_matmul contiguous a(%a, %sa : tensor<256x256xf8E4M3FN>, tensor<256x2xf32>) #qmm.scale<block 1x128> b(%b, %sb : tensor<4x128x256xf8E4M3FN>, tensor<4x1x2xf32>) #qmm.scale<block 128x128> groups(%g : tensor<256xi32>) outs(%c : tensor<256x128xbf16>) -> tensor<256x128xbf16>
   return %0 : tensor<256x128xbf16>
 }
+
+// -----
+
+// A masked grouped matmul (each group's valid rows counted at run time).
+// CHECK-LABEL: func.func @grouped_masked
+// CHECK:         qmm.grouped_matmul masked
+func.func @grouped_masked(%a: tensor<2x64x128xf8E4M3FN>, %sa: tensor<2x1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>, %sb: tensor<2x1x1xf32>, %g: tensor<2xi32>, %c: tensor<2x64x32xbf16>) -> tensor<2x64x32xbf16> {
+  %0 = qmm.grouped_matmul masked a(%a, %sa : tensor<2x64x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> groups(%g : tensor<2xi32>) outs(%c : tensor<2x64x32xbf16>) -> tensor<2x64x32xbf16>
+  return %0 : tensor<2x64x32xbf16>
+}

@@ -1,9 +1,11 @@
-"""Checks a launch plan fp8-run saved for a contiguous grouped GEMM on sm_90a
-(1x128 x 128x128 scales, bf16 output, no bias) against a reference written
-here from the plan's own input files:
+"""Checks a launch plan fp8-run saved for a grouped GEMM on sm_90a (1x128 x
+128x128 scales, bf16 output, no bias) against a reference written here
+from the plan's own input files:
 
-- the row groups (buffer 4, i32): -1 or a group below G, each 128-row
-  segment one group's rows then padding;
+- the group layout (buffer 4, i32): contiguous, -1 or a group below G per
+  row, each 128-row segment one group's rows then padding; masked
+  (--masked: A is [G, M, K], D [G, M, N]), each group's valid rows, in
+  [0, M];
 - D's initial contents (buffer 5): rows the GEMM writes poisoned (bf16
   0xFFFF, NaN), padding rows -7;
 - the exact tier (check0): a written row's intervals centred on the f64
@@ -14,7 +16,8 @@ here from the plan's own input files:
   the others;
 - the plan's flops: 2 (written rows) N K.
 
-usage: check_grouped_plan_references.py DIR M N K G [--group-offset S]
+usage: check_grouped_plan_references.py DIR M N K G [--masked]
+                                         [--group-offset S]
 --group-offset S reads each row's group as (g + S) mod G: a reference of
 the wrong group, which must not match.
 """
@@ -38,41 +41,55 @@ def bf16_round(x):
 def main():
     d = sys.argv[1]
     m, n, k, g = (int(x) for x in sys.argv[2:6])
-    offset = int(sys.argv[7]) if sys.argv[6:7] == ["--group-offset"] else 0
+    options = sys.argv[6:]
+    masked = "--masked" in options
+    offset = (int(options[options.index("--group-offset") + 1])
+              if "--group-offset" in options else 0)
     read = lambda name, dtype: np.fromfile(os.path.join(d, name), dtype)
+    rows_total = g * m if masked else m
     e4m3 = formats.table("f8E4M3FN")
-    a = e4m3[read("buffer0.bin", np.uint8)].reshape(m, k)
-    sa = read("buffer1.bin", np.float32).astype(np.float64).reshape(m, -1)
+    a = e4m3[read("buffer0.bin", np.uint8)].reshape(rows_total, k)
+    sa = read("buffer1.bin", np.float32).astype(np.float64).reshape(
+        rows_total, -1)
     b = e4m3[read("buffer2.bin", np.uint8)].reshape(g, n, k)
     sb = read("buffer3.bin", np.float32).astype(np.float64).reshape(
         g, -(-n // 128), -1)
-    groups = read("buffer4.bin", np.int32)
-    init = read("buffer5.bin", np.uint16).reshape(m, n)
-    assert groups.size == m and groups.min() >= -1 and groups.max() < g
-    for start in range(0, m, 128):
-        segment = groups[start:start + 128]
-        valid = segment[segment >= 0]
-        assert np.all(valid == valid[:1]), "a segment mixes groups"
-        first_padding = np.argmax(segment < 0) if (segment < 0).any() else 128
-        assert np.all(segment[first_padding:] < 0), "rows after padding"
-    written = groups >= 0
+    layout = read("buffer4.bin", np.int32)
+    init = read("buffer5.bin", np.uint16).reshape(rows_total, n)
+    if masked:
+        # Row r of the [G M, N] output: group r / M, valid below its count.
+        assert layout.size == g and layout.min() >= 0 and layout.max() <= m
+        groups = np.repeat(np.arange(g), m)
+        written = np.arange(rows_total) % m < layout[groups]
+        groups = np.where(written, groups, -1)
+    else:
+        groups = layout
+        assert groups.size == m and groups.min() >= -1 and groups.max() < g
+        for start in range(0, m, 128):
+            segment = groups[start:start + 128]
+            valid = segment[segment >= 0]
+            assert np.all(valid == valid[:1]), "a segment mixes groups"
+            first_padding = (np.argmax(segment < 0) if (segment < 0).any()
+                             else 128)
+            assert np.all(segment[first_padding:] < 0), "rows after padding"
+        written = groups >= 0
     assert np.all(init[written] == 0xFFFF), "written rows are not poisoned"
-    assert np.all(init[~written] == 0xC0E0), "padding rows are not -7"
+    assert np.all(init[~written] == 0xC0E0), "rows not written are not -7"
 
     kb = np.arange(k) // 128
     da = a * sa[:, kb]
-    ref = np.zeros((m, n))
-    magnitude = np.zeros((m, n))
+    ref = np.zeros((rows_total, n))
+    magnitude = np.zeros((rows_total, n))
     for row in np.nonzero(written)[0]:
         group = (groups[row] + offset) % g
         db = b[group] * sb[group][np.arange(n) // 128][:, kb]
         ref[row] = db @ da[row]
         magnitude[row] = np.abs(db) @ np.abs(da[row])
 
-    bounds = read("check0.f64", np.float64).reshape(m, n, 2)
+    bounds = read("check0.f64", np.float64).reshape(rows_total, n, 2)
     low, high = bounds[..., 0], bounds[..., 1]
     assert np.all(low[~written] == -7) and np.all(high[~written] == -7), \
-        "padding rows' intervals are not [-7, -7]"
+        "intervals of rows not written are not [-7, -7]"
     low, high = low[written], high[written]
     centre = (low + high) / 2
     expected = bf16_round(ref[written])
@@ -86,7 +103,7 @@ def main():
     assert np.all((high - low) / 2 <= allowed * (1 + 1e-9)), "intervals too wide"
     assert np.all((high - low) / 2 >= allowed * (1 - 1e-9)), "intervals too narrow"
 
-    quality = read("check1.f64", np.float64).reshape(m, n)
+    quality = read("check1.f64", np.float64).reshape(rows_total, n)
     assert np.all(np.isnan(quality[~written])), "padding rows are judged"
     x, y = quality[written], ref[written]
     calc_diff = 1 - 2 * (x * y).sum() / (x * x + y * y).sum()
@@ -97,8 +114,9 @@ def main():
                  if line.startswith("flops ")][0]
     rows = int(written.sum())
     assert flops == 2 * rows * n * k, f"flops {flops} for {rows} written rows"
-    print(f"grouped plan references OK: {m}x{n}x{k}, {g} groups, "
-          f"{rows} rows written, {m - rows} padding")
+    print(f"grouped plan references OK: {m}x{n}x{k}, {g} groups"
+          f"{' (masked)' if masked else ''}, {rows} rows written, "
+          f"{rows_total - rows} not")
 
 
 if __name__ == "__main__":

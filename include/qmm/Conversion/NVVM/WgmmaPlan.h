@@ -55,9 +55,12 @@ struct WgmmaProblem {
   /// A is M x K, B is stored N x K ([K, N] when `bStoredNK` is false),
   /// D is M x N.
   int64_t m = 0, n = 0, k = 0;
-  /// A contiguous grouped matmul: B's matrices (0: a matmul). Each
-  /// 128-row segment of A's rows belongs to one group.
+  /// A grouped matmul: B's matrices (0: a matmul). Contiguous: each
+  /// 128-row segment of A's M rows belongs to one group. Masked (`masked`):
+  /// A holds `groups` matrices of M rows each (Mmax), of which the first
+  /// count[g] are valid, known at run time only.
   int64_t groups = 0;
+  bool masked = false;
   bool bStoredNK = true;
   /// Whether A and B hold OCP FP8 (E4M3FN, E5M2), what wgmma reads.
   bool ocpFP8 = true;
@@ -242,6 +245,10 @@ struct WgmmaPlan {
   int64_t stagingBoxColumns = 0;
   /// Whether M or N leaves partial tiles (the epilogue masks them).
   bool partialRows = false, partialColumns = false;
+  /// A masked grouped matmul's groups (0 otherwise): its units of tiles,
+  /// G x tileRows x tileColumns, are an upper bound; the blocks walk the
+  /// tiles of the groups' valid rows, counted at run time (TileScheduler).
+  int64_t maskedGroups = 0;
   bool clustered() const { return tiling.clusterRows > 1; }
   int64_t units() const { return unitRows * tileColumns; }
 };
