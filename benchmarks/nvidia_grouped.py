@@ -1,27 +1,35 @@
 #!/usr/bin/env python3
 """qmm's grouped (MoE) GEMMs beside DeepGEMM's on one NVIDIA GPU, by GPU
-time, on the same bytes: the contiguous layout with 1x128 x 128x128 scales.
+time, on the same bytes: the contiguous and masked layouts with 1x128 x
+128x128 scales.
 
     python3 benchmarks/nvidia_grouped.py --plans DIR       # here (MLIR build)
     QMM_PEERS_SCRIPT=benchmarks/nvidia_grouped.py \\
       bash benchmarks/nvidia_peers.sh DIR .peers           # on the GPU machine
 
-The cases are DeepGEMM's own (tests/generators.py,
-enumerate_m_grouped_contiguous: 4 groups of about 8192 rows and 8 of about
-4096, on (N, K) = (6144, 7168), (7168, 3072), (4096, 4096), (4096, 2048))
-and DeepSeek-V3's expert shapes (N x K = 4096 x 7168 and 7168 x 2048) with
-8 groups of about 256 and 4 of about 1024 rows. Each group's row count is
-drawn as DeepGEMM's generator draws it (expected x uniform(0.7, 1.3),
-from a fixed seed) and padded to 128 rows; M is their sum, which fixes
-qmm's kernel (compiled here for that M, --no-data).
+The cases are DeepGEMM's own (tests/generators.py): contiguous,
+enumerate_m_grouped_contiguous's 4 groups of about 8192 rows and 8 of
+about 4096 on (N, K) = (6144, 7168), (7168, 3072), (4096, 4096), (4096,
+2048), and DeepSeek-V3's expert shapes (N x K = 4096 x 7168 and 7168 x
+2048) with 8 groups of about 256 and 4 of about 1024 rows; masked,
+enumerate_m_grouped_masked's groups (32 of about 192 and 20 rows, 6 of
+about 1024 and 20) in buffers of 4096 rows per group, on the DeepSeek-V3
+expert shapes, and 32 groups of about 4 rows (decode). Each group's row
+count is drawn as DeepGEMM's generator draws it (expected x uniform(0.7,
+1.3), from a fixed seed); contiguous, each is padded to 128 rows and M is
+their sum, which fixes qmm's kernel (compiled here, --no-data). Masked
+cases of at most 64 expected rows use qmm's 64-row tiles (--tile-m 64;
+DeepGEMM picks its block from its expected-M argument, which it is given
+as its test gives it, 1.2 x expected).
 
 On the GPU machine the script draws A [M, K], B [G, N, K] (randn * 0.5 as
 E4M3) and their scales, builds the row groups (-1 on padding rows), writes
 them into a copy of each plan and gives the same tensors to
 
   qmm       the saved launch plan, run by qmm-cuda-run
-  deepgemm  deep_gemm.m_grouped_fp8_fp4_gemm_nt_contiguous, its sm90 1D2D
-            kernel, with the M alignment set to qmm's 128
+  deepgemm  deep_gemm.m_grouped_fp8_fp4_gemm_nt_contiguous (the M
+            alignment set to qmm's 128) or ..._nt_masked, its sm90 1D2D
+            kernels
 
 Both outputs' written rows are compared with a float32 product of the
 dequantized inputs (each row its group's B); a library whose relative
@@ -53,13 +61,19 @@ ROOT = peers.ROOT
 ALIGNMENT = 128
 LIBRARIES = ("qmm", "deepgemm")
 LABELS = {"qmm": "qmm", "deepgemm": "DeepGEMM"}
-# (groups, expected rows per group, N, K)
-CASES = [(g, m, n, k)
+MASKED_MAX_M = 4096
+DEEPSEEK_EXPERTS = ((4096, 7168), (7168, 2048))
+# (layout, groups, expected rows per group, N, K)
+CASES = [("contiguous", g, m, n, k)
          for g, m in ((4, 8192), (8, 4096))
          for n, k in ((6144, 7168), (7168, 3072), (4096, 4096), (4096, 2048))
-         ] + [(g, m, n, k)
+         ] + [("contiguous", g, m, n, k)
               for g, m in ((8, 256), (4, 1024))
-              for n, k in ((4096, 7168), (7168, 2048))]
+              for n, k in DEEPSEEK_EXPERTS
+              ] + [("masked", g, m, n, k)
+                   for g, m in ((32, 192), (6, 1024), (32, 20), (6, 20),
+                                (32, 4))
+                   for n, k in DEEPSEEK_EXPERTS]
 
 
 def group_rows(groups, expected, seed):
@@ -68,8 +82,8 @@ def group_rows(groups, expected, seed):
     return [int(expected * rng.uniform(0.7, 1.3)) for _ in range(groups)]
 
 
-def case_name(groups, expected, n, k):
-    return "g%d_m%d_%dx%d" % (groups, expected, n, k)
+def case_name(layout, groups, expected, n, k):
+    return "%s_g%d_m%d_%dx%d" % (layout, groups, expected, n, k)
 
 
 # --- Here: the plans ---------------------------------------------------------
@@ -89,18 +103,25 @@ def write_plans(out, fp8_run):
         f.write((source or "unknown") + ("+local changes" if dirty else "") +
                 "\n")
     lines = []
-    for index, (groups, expected, n, k) in enumerate(CASES):
+    for index, (layout, groups, expected, n, k) in enumerate(CASES):
         rows = group_rows(groups, expected, seed=index)
-        m = sum(-(-r // ALIGNMENT) * ALIGNMENT for r in rows)
-        name = case_name(groups, expected, n, k)
+        flags = []
+        if layout == "masked":
+            m = MASKED_MAX_M
+            flags = ["--masked"] + (["--tile-m", "64"] if expected <= 64
+                                    else [])
+        else:
+            m = sum(-(-r // ALIGNMENT) * ALIGNMENT for r in rows)
+        name = case_name(layout, groups, expected, n, k)
         subprocess.run([fp8_run, "--chip", "sm_90a", "--gemm",
                         "%dx%dx%d" % (m, n, k), "--groups", str(groups),
                         "--a-type", "f8E4M3FN", "--b-type", "f8E4M3FN",
                         "--a-scale", "1x128", "--b-scale", "128x128",
-                        "--no-data", "--save", os.path.join(out, name)],
-                       check=True, stdout=subprocess.DEVNULL)
-        lines.append("%s %d %d %d %d %s\n" % (
-            name, m, n, k, groups, ",".join(str(r) for r in rows)))
+                        "--no-data", "--save", os.path.join(out, name)] +
+                       flags, check=True, stdout=subprocess.DEVNULL)
+        lines.append("%s %s %d %d %d %d %d %s %s\n" % (
+            name, layout, m, n, k, groups, expected,
+            ",".join(str(r) for r in rows), " ".join(flags)))
     with open(os.path.join(out, "cases.txt"), "w") as f:
         f.writelines(lines)
     print("wrote %d grouped plans to %s" % (len(lines), out))
@@ -113,10 +134,12 @@ def read_cases(plans, only):
             words = line.split()
             if not words or (only and not any(o in words[0] for o in only)):
                 continue
-            name, m, n, k, groups, rows = words
-            cases.append({"name": name, "m": int(m), "n": int(n),
-                          "k": int(k), "groups": int(groups),
+            name, layout, m, n, k, groups, expected, rows = words[:8]
+            cases.append({"name": name, "layout": layout, "m": int(m),
+                          "n": int(n), "k": int(k), "groups": int(groups),
+                          "expected": int(expected),
                           "rows": [int(r) for r in rows.split(",")],
+                          "flags": words[8:],
                           "plan": os.path.join(plans, name)})
     return cases
 
@@ -124,15 +147,19 @@ def read_cases(plans, only):
 # --- There: inputs, libraries, timing -----------------------------------------
 
 class GroupedProblem:
-    """A [M, K], B [G, N, K] (E4M3), A's scales [M, K/128], B's [G, N/128,
-    K/128] (f32), the row groups [M] (i32, -1 on padding rows)."""
+    """A and B (E4M3) and their f32 scales, and the group layout.
+    Contiguous: A [M, K], A's scales [M, K/128], the row groups [M] (-1 on
+    padding rows). Masked: A [G, Mmax, K], its scales [G, Mmax, K/128],
+    the valid rows [G]. B [G, N, K], its scales [G, N/128, K/128]."""
 
     def __init__(self, torch, case):
         self.torch = torch
+        self.masked = case["layout"] == "masked"
         self.m, self.n, self.k = case["m"], case["n"], case["k"]
         self.groups, self.rows = case["groups"], case["rows"]
+        self.expected = case["expected"]
         g = torch.Generator(device="cuda")
-        g.manual_seed(len(self.rows) * 7919 + self.n + self.k)
+        g.manual_seed(len(self.rows) * 7919 + self.n + self.k + self.m)
         kb, nb = -(-self.k // 128), -(-self.n // 128)
 
         def fp8(*shape):
@@ -141,17 +168,27 @@ class GroupedProblem:
 
         def scales(*shape):
             return torch.rand(*shape, device="cuda", generator=g) + 0.5
-        self.a, self.b = fp8(self.m, self.k), fp8(self.groups, self.n, self.k)
-        self.sa = scales(self.m, kb)
-        self.sb = scales(self.groups, nb, kb)
-        layout = torch.full((self.m,), -1, dtype=torch.int32)
+        lead = (self.groups,) if self.masked else ()
+        self.a = fp8(*lead, self.m, self.k)
+        self.sa = scales(*lead, self.m, kb)
+        self.b, self.sb = fp8(self.groups, self.n, self.k), scales(
+            self.groups, nb, kb)
+        # Each group's first row and valid rows in the [rows, N] output.
         self.segments = []
-        start = 0
-        for group, rows in enumerate(self.rows):
-            layout[start:start + rows] = group
-            self.segments.append((start, rows))
-            start += -(-rows // ALIGNMENT) * ALIGNMENT
-        self.layout = layout.cuda()
+        if self.masked:
+            self.layout = torch.tensor(self.rows, dtype=torch.int32,
+                                       device="cuda")
+            self.segments = [(group * self.m, rows)
+                             for group, rows in enumerate(self.rows)]
+        else:
+            layout = torch.full((self.m,), -1, dtype=torch.int32)
+            start = 0
+            for group, rows in enumerate(self.rows):
+                layout[start:start + rows] = group
+                self.segments.append((start, rows))
+                start += -(-rows // ALIGNMENT) * ALIGNMENT
+            self.layout = layout.cuda()
+        self.output_rows = self.groups * self.m if self.masked else self.m
         self.written = sum(self.rows)
 
     def files(self):
@@ -164,15 +201,16 @@ class GroupedProblem:
                 "file": [raw(self.layout)]}
 
     def relative_error(self, out):
-        """Over the written rows, each group's against the f32 product of
-        its dequantized A rows and B."""
-        torch = self.torch
+        """Over the written rows of `out` ([rows, N]), each group's against
+        the f32 product of its dequantized A rows and B."""
+        a2d = self.a.reshape(-1, self.k)
+        sa2d = self.sa.reshape(-1, self.sa.shape[-1])
         error = norm = 0.0
         for group, (start, rows) in enumerate(self.segments):
             if rows == 0:
                 continue
-            a = self.a[start:start + rows].float() * \
-                self.sa[start:start + rows].repeat_interleave(128, 1)[
+            a = a2d[start:start + rows].float() * \
+                sa2d[start:start + rows].repeat_interleave(128, 1)[
                     :, :self.k]
             sb = self.sb[group].repeat_interleave(128, 0)[:self.n]
             b = self.b[group].float() * sb.repeat_interleave(128, 1)[
@@ -224,37 +262,52 @@ def plan_with_inputs(plan, work, files):
 
 
 def deepgemm_call(torch, dg, p):
-    """DeepGEMM's contiguous grouped GEMM on `p`, A's scales in the
-    TMA-aligned MN-major layout its kernel reads (built once, as in
-    nvidia_peers.deepgemm_call)."""
-    if hasattr(dg, "set_mk_alignment_for_contiguous_layout"):
-        dg.set_mk_alignment_for_contiguous_layout(ALIGNMENT)
+    """DeepGEMM's grouped GEMM on `p`, A's scales in the TMA-aligned
+    MN-major layout its kernels read (built once, as in
+    nvidia_peers.deepgemm_call); returns the call and D as [rows, N]."""
     kb = -(-p.k // 128)
     aligned_m = -(-p.m // 4) * 4
-    columns = torch.zeros(kb, aligned_m, device="cuda", dtype=torch.float32)
-    columns[:, :p.m] = p.sa.t()
-    sfa = columns[:, :p.m].t()
+    lead = (p.groups,) if p.masked else ()
+    columns = torch.zeros(*lead, kb, aligned_m, device="cuda",
+                          dtype=torch.float32)
+    columns[..., :p.m] = p.sa.transpose(-1, -2)
+    sfa = columns[..., :p.m].transpose(-1, -2)
     sfb = p.sb.contiguous()
-    d = torch.empty(p.m, p.n, device="cuda", dtype=torch.bfloat16)
+    d = torch.empty(*lead, p.m, p.n, device="cuda", dtype=torch.bfloat16)
+    if p.masked:
+        expected = int(p.expected * 1.2)
+
+        def call():
+            dg.m_grouped_fp8_fp4_gemm_nt_masked(
+                (p.a, sfa), (p.b, sfb), d, p.layout, expected,
+                disable_ue8m0_cast=True)
+            return d.view(-1, p.n)
+        return call, ("m_grouped_fp8_fp4_gemm_nt_masked, sm90 1D2D kernel, "
+                      "expected M %d" % expected)
+    if hasattr(dg, "set_mk_alignment_for_contiguous_layout"):
+        dg.set_mk_alignment_for_contiguous_layout(ALIGNMENT)
 
     def call():
         dg.m_grouped_fp8_fp4_gemm_nt_contiguous(
             (p.a, sfa), (p.b, sfb), d, p.layout, disable_ue8m0_cast=True)
         return d
-    return call
+    return call, ("m_grouped_fp8_fp4_gemm_nt_contiguous, sm90 1D2D kernel, "
+                  "M alignment %d" % ALIGNMENT)
 
 
 def runs_per_sample(p):
-    estimate_ms = 2.0 * p.m * p.n * p.k / 1e15 * 1e3 + 0.005
+    estimate_ms = 2.0 * p.written * p.n * p.k / 1e15 * 1e3 + 0.005
     return int(min(100, max(5, -(-3.0 // estimate_ms))))
 
 
 def run_case(torch, case, libs, args, modules, log):
     p = GroupedProblem(torch, case)
     runs = runs_per_sample(p)
-    record = {"case": case["name"], "m": p.m, "n": p.n, "k": p.k,
-              "groups": p.groups, "rows": p.rows, "written": p.written,
-              "runs_per_sample": runs, "libraries": {}}
+    record = {"case": case["name"], "layout": case["layout"], "m": p.m,
+              "n": p.n, "k": p.k, "groups": p.groups,
+              "expected": p.expected, "rows": p.rows, "written": p.written,
+              "flags": case["flags"], "runs_per_sample": runs,
+              "libraries": {}}
     calls = {}
     for lib in libs:
         entry = {"how": "", "relative_error": None, "rounds": {}}
@@ -271,14 +324,13 @@ def run_case(torch, case, libs, args, modules, log):
                           "rb") as f:
                     raw = f.read()
                 out = torch.frombuffer(bytearray(raw), dtype=torch.bfloat16)
-                out = out.reshape(p.m, p.n).cuda()
+                out = out.reshape(p.output_rows, p.n).cuda()
                 entry["how"] = ("qmm-cuda-run, the saved launch plan (%d "
                                 "launches)" % report["plan"]["launches"])
                 calls[lib] = plan
             else:
-                call = deepgemm_call(torch, modules["deepgemm"], p)
-                entry["how"] = ("m_grouped_fp8_fp4_gemm_nt_contiguous, sm90 "
-                                "1D2D kernel, M alignment %d" % ALIGNMENT)
+                call, entry["how"] = deepgemm_call(torch, modules["deepgemm"],
+                                                   p)
                 out = call()
                 torch.cuda.synchronize()
                 calls[lib] = call
@@ -334,7 +386,7 @@ def warm(torch, cases, modules, args, log):
     for case in cases:
         try:
             p = GroupedProblem(torch, case)
-            deepgemm_call(torch, modules["deepgemm"], p)()
+            deepgemm_call(torch, modules["deepgemm"], p)[0]()
             torch.cuda.synchronize()
             open(os.path.join(args.warm_dir, case["name"] + ".ok"),
                  "w").close()
@@ -365,29 +417,28 @@ def warm_in_parallel(cases, args, log):
 def markdown(report):
     env = report["environment"]
     lines = [
-        "# Grouped (MoE) FP8 GEMMs, contiguous layout: qmm and DeepGEMM on "
-        "%s" % env["gpu"], "",
+        "# Grouped (MoE) FP8 GEMMs: qmm and DeepGEMM on %s" % env["gpu"], "",
         "Measured %s by `benchmarks/nvidia_grouped.py` (GPU time; driver %s, "
         "CUDA %s, torch %s, DeepGEMM %s, qmm %s). 1x128 x 128x128 scales, "
         "bf16 output, E4M3 data (randn x 0.5), the same bytes for both "
         "libraries; each group's rows drawn as DeepGEMM's test generator "
-        "draws them (expected x U(0.7, 1.3)) and padded to 128. TFLOP/s "
-        "count the written rows (2 x rows x N x K); ratios are of GPU "
-        "times. Median of %d rounds (each the median of %d samples), the "
-        "rounds' range in brackets." % (
+        "draws them (expected x U(0.7, 1.3)), padded to 128 in the "
+        "contiguous layout, in buffers of %d rows per group in the masked "
+        "one. TFLOP/s count the written rows (2 x rows x N x K); ratios "
+        "are of GPU times. Median of %d rounds (each the median of %d "
+        "samples), the rounds' range in brackets." % (
             report["date"], env["driver"], env["cuda"], env["torch"],
-            env["deepgemm"], env["qmm"], report["rounds"],
+            env["deepgemm"], env["qmm"], MASKED_MAX_M, report["rounds"],
             report["samples"]), "",
-        "| G | rows per group (expected) | M (padded) | N x K | qmm TFLOP/s "
-        "| DeepGEMM TFLOP/s | qmm / DeepGEMM | back-to-back ratio "
-        "| rel. error qmm, DG |",
-        "|---|---|---|---|---|---|---|---|---|"]
+        "| layout | G | rows per group (expected) | rows written | N x K "
+        "| qmm TFLOP/s | DeepGEMM TFLOP/s | qmm / DeepGEMM (graph) "
+        "| back-to-back | qmm us | rel. error qmm, DG |",
+        "|---|---|---|---|---|---|---|---|---|---|---|"]
     for record in report["cases"]:
         libs = record["libraries"]
 
         def figure(lib, method="graph"):
-            summary = libs.get(lib, {}).get("summary", {}).get(method)
-            return summary
+            return libs.get(lib, {}).get("summary", {}).get(method)
 
         def cell(lib):
             entry, summary = libs.get(lib, {}), figure(lib)
@@ -404,12 +455,23 @@ def markdown(report):
         def error(lib):
             value = libs.get(lib, {}).get("relative_error")
             return "%.1e" % value if value is not None else "-"
-        expected = re.search(r"_m(\d+)_", record["case"])
-        lines.append("| %d | %s | %d | %dx%d | %s | %s | %s | %s | %s, %s |" % (
-            record["groups"], expected.group(1) if expected else "?",
-            record["m"], record["n"], record["k"], cell("qmm"),
-            cell("deepgemm"), ratio("graph"), ratio("back-to-back"),
-            error("qmm"), error("deepgemm")))
+        qmm = figure("qmm")
+        flags = " ".join(f for f in record.get("flags", [])
+                         if f != "--masked")
+        # (The first run's records predate the layout and expected-rows
+        # keys: contiguous cases, named after their expected rows.)
+        expected = record.get("expected") or int(
+            re.search(r"_m(\d+)_", record["case"]).group(1))
+        lines.append("| %s | %d | %d%s | %d | %dx%d | %s | %s | %s | %s | %s "
+                     "| %s, %s |" % (
+                         record.get("layout", "contiguous"),
+                         record["groups"], expected,
+                         " (qmm %s)" % flags if flags else "",
+                         record["written"], record["n"], record["k"],
+                         cell("qmm"), cell("deepgemm"), ratio("graph"),
+                         ratio("back-to-back"),
+                         "%.1f" % (qmm["ms"] * 1e3) if qmm else "-",
+                         error("qmm"), error("deepgemm")))
     return "\n".join(lines) + "\n"
 
 

@@ -75,21 +75,42 @@ void GemmRunner::prepareGroupedInputs() {
   for (size_t i = 0; i < info.size(); ++i)
     groupInfoTensor->setBits(i, uint32_t(info[i]));
 
-  // Data: A whole (contiguous) or per group (masked), B per group.
-  for (int64_t g = 0; g < (masked ? groups : 1); ++g)
-    aParts.push_back(generateOperand(spec.a, spec.m, seed + 100 * g));
-  for (int64_t g = 0; g < groups; ++g)
-    bParts.push_back(generateOperand(spec.b, spec.n, seed + 100 * g + 1));
-  auto stackParts = [&](const std::vector<OperandData> &parts, bool data) {
-    std::vector<HostTensor> tensors;
-    for (const OperandData &part : parts)
-      tensors.push_back(data ? part.quantized.data : part.quantized.scales);
-    return stack(tensors);
-  };
-  aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
-  aScales = masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
-  bData = stackParts(bParts, true);
-  bScales = stackParts(bParts, false);
+  // Data: A whole (contiguous) or per group (masked), B per group. With
+  // --no-data (a launch plan whose inputs the runner draws), zeros of
+  // their shapes only: drawing and quantizing them would take most of the
+  // time, and none of it travels.
+  if (config.saveWithoutData) {
+    auto shaped = [&](const OperandSpec &operand, int64_t rows,
+                      int64_t count) {
+      std::vector<int64_t> dataShape = {rows, spec.k};
+      std::vector<int64_t> scaleShape = operand.getScaleShape(rows, spec.k);
+      if (count) {
+        dataShape.insert(dataShape.begin(), count);
+        scaleShape.insert(scaleShape.begin(), count);
+      }
+      return std::pair{
+          HostTensor(toElementType(operand.elementType), dataShape),
+          HostTensor(toElementType(operand.encoding.getScaleType()),
+                     scaleShape)};
+    };
+    std::tie(aData, aScales) = shaped(spec.a, spec.m, masked ? groups : 0);
+    std::tie(bData, bScales) = shaped(spec.b, spec.n, groups);
+  } else {
+    for (int64_t g = 0; g < (masked ? groups : 1); ++g)
+      aParts.push_back(generateOperand(spec.a, spec.m, seed + 100 * g));
+    for (int64_t g = 0; g < groups; ++g)
+      bParts.push_back(generateOperand(spec.b, spec.n, seed + 100 * g + 1));
+    auto stackParts = [&](const std::vector<OperandData> &parts, bool data) {
+      std::vector<HostTensor> tensors;
+      for (const OperandData &part : parts)
+        tensors.push_back(data ? part.quantized.data : part.quantized.scales);
+      return stack(tensors);
+    };
+    aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
+    aScales = masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
+    bData = stackParts(bParts, true);
+    bScales = stackParts(bParts, false);
+  }
 
   // C (or zeros): rows of every group matrix.
   init = prepareAccumulator(masked ? groups * spec.m : spec.m);

@@ -22,23 +22,6 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
-/// `computed(b)` where `condition` holds (always where it is null), else
-/// `otherwise(b)`: values of type `type`.
-static Value
-selectBuilt(ImplicitLocOpBuilder &b, Value condition, Type type,
-            llvm::function_ref<Value(ImplicitLocOpBuilder &)> computed,
-            llvm::function_ref<Value(ImplicitLocOpBuilder &)> otherwise) {
-  if (!condition)
-    return computed(b);
-  auto ifOp = scf::IfOp::create(b, TypeRange{type}, condition,
-                                /*withElseRegion=*/true);
-  ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
-  scf::YieldOp::create(then, computed(then));
-  ImplicitLocOpBuilder other(b.getLoc(), ifOp.getElseBodyBuilder());
-  scf::YieldOp::create(other, otherwise(other));
-  return ifOp.getResult(0);
-}
-
 Epilogue::Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                    const KernelArguments &arguments,
                    const SharedMemory &shared, const ConsumerThread &thread)
@@ -53,10 +36,11 @@ Epilogue::Epilogue(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (op.bEncoding.getKind() == ScaleKind::PerTensor && !op.isGrouped())
     tensorScaleB = loadScale(b, arguments.bScales, op.bEncoding, spec.n,
                              spec.k, c0, c0);
-  // Without staging, D's elements are stored in pairs through a global
-  // pointer when the pairs (two adjacent columns, the first even) are
-  // aligned.
-  if (spec.n % 2 == 0 && !arguments.tensorMapD) {
+  // Without staging (or, in a grouped matmul, for the parts with rows
+  // that keep their values), D's elements are stored in pairs through a
+  // global pointer when the pairs (two adjacent columns, the first even)
+  // are aligned.
+  if (spec.n % 2 == 0 && (!arguments.tensorMapD || op.isGrouped())) {
     Value address = arith::IndexCastOp::create(
         b, b.getI64Type(),
         memref::ExtractAlignedPointerAsIndexOp::create(
@@ -126,13 +110,63 @@ std::array<Value, 2> Epilogue::getRowsWritten(ImplicitLocOpBuilder &b,
   return written;
 }
 
+Value Epilogue::isPartWritten(ImplicitLocOpBuilder &b,
+                              const WorkTile &tile) const {
+  const MatmulOperands &op = spec.op;
+  // A group's valid rows come first in its rows (contiguous: its segment,
+  // then padding; masked: below its count), and the consumer's part lies
+  // in one group's rows: the part is written where its last row is.
+  Value lastRow = arith::AddIOp::create(
+      b, thread.getOriginRow(b, spec, tile),
+      constant(b, spec.chip.getWgmma().m - 1));
+  if (op.masked) {
+    Value count = memref::LoadOp::create(b, arguments.groupLayout, tile.group);
+    Value local = arith::IndexCastOp::create(
+        b, count.getType(),
+        arith::SubIOp::create(
+            b, lastRow,
+            arith::MulIOp::create(b, tile.group, constant(b, op.groupRows))));
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, local, count);
+  }
+  Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lastRow,
+                                       constant(b, spec.m));
+  Value clamped = arith::MinUIOp::create(b, lastRow, constant(b, spec.m - 1));
+  Value entry = memref::LoadOp::create(b, arguments.groupLayout, clamped);
+  Value notPadding = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::sge, entry,
+      arith::ConstantIntOp::create(b, entry.getType(), 0));
+  return arith::AndIOp::create(b, inside, notPadding);
+}
+
 void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                      Value accumulator, ArrayRef<Value> rows,
                      Value laneColumn) const {
+  std::array<Value, 2> rowsWritten = getRowsWritten(b, tile, rows);
+  bool staged = static_cast<bool>(arguments.tensorMapD);
+  if (!staged || !spec.op.isGrouped())
+    return buildStores(b, tile, accumulator, rows, rowsWritten, laneColumn,
+                       staged);
+  // A grouped matmul's consumer part whose rows are all written goes out
+  // through the staging buffer and TMA as a matmul's; one with rows that
+  // keep their values (a group's last rows) from registers, row by row.
+  auto ifOp = scf::IfOp::create(b, isPartWritten(b, tile),
+                                /*withElseRegion=*/true);
+  ImplicitLocOpBuilder whole(b.getLoc(), ifOp.getThenBodyBuilder());
+  buildStores(whole, tile, accumulator, rows, {Value(), Value()}, laneColumn,
+              /*staged=*/true);
+  ImplicitLocOpBuilder some(b.getLoc(), ifOp.getElseBodyBuilder());
+  buildStores(some, tile, accumulator, rows, rowsWritten, laneColumn,
+              /*staged=*/false);
+}
+
+void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                           Value accumulator, ArrayRef<Value> rows,
+                           ArrayRef<Value> rowsWritten, Value laneColumn,
+                           bool staged) const {
   const MatmulOperands &op = spec.op;
   const WgmmaTiling &tiling = spec.tiling();
   int64_t m = spec.m, n = spec.n;
-  Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
+  Value destination = arguments.destination;
   Value aScales = arguments.aScales, bScales = arguments.bScales,
         bias = arguments.bias;
   // The accumulator layout: the thread's elements per group of columns,
@@ -147,8 +181,6 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   bool partialColumns = spec.plan.partialColumns;
   Value c0 = constant(b, 0);
   Value nValue = constant(b, n);
-  // The rows the tile writes (null: all of them).
-  std::array<Value, 2> rowsWritten = getRowsWritten(b, tile, rows);
   // A grouped matmul's B scale per tensor: its group's; a masked one's A
   // scale per tensor too.
   Value scaleB = tensorScaleB, scaleA = tensorScaleA;
@@ -199,7 +231,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
     if (op.accumulate) {
       // Staged, elements outside D are computed too (TMA does not store
       // them): they read C inside it.
-      if (tensorMapD && (spec.plan.partialRows || partialColumns)) {
+      if (staged && (spec.plan.partialRows || partialColumns)) {
         row = arith::MinUIOp::create(b, row, constant(b, m - 1));
         column = arith::MinUIOp::create(b, column, constant(b, n - 1));
       }
@@ -274,7 +306,7 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
     // FP8 output (never accumulated into): each block's f32 results where
     // it is quantized, its column values loaded there (all of them up
     // front, with both rows' results live until their amax, would spill).
-    if (tensorMapD)
+    if (staged)
       beginStaging(b);
     storeQuantized(
         b, tile,
@@ -288,8 +320,8 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                           columnGroup.biasValues[pair]);
           return results;
         },
-        rows, rowsWritten, laneColumn);
-    if (tensorMapD)
+        rows, rowsWritten, laneColumn, staged);
+    if (staged)
       storeStagedTile(b, tile);
     return;
   }
@@ -300,13 +332,13 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // do not read: each group's are loaded where they are used, and LLVM
   // schedules them.)
   SmallVector<ColumnGroup> columnGroups;
-  for (int64_t group = 0; group < groups && !tensorMapD; ++group)
+  for (int64_t group = 0; group < groups && !staged; ++group)
     columnGroups.push_back(loadColumnGroup(group));
   auto pairType = VectorType::get({2}, dElement);
-  if (tensorMapD)
+  if (staged)
     beginStaging(b);
   for (int64_t group = 0; group < groups; ++group) {
-    if (tensorMapD)
+    if (staged)
       columnGroups.push_back(loadColumnGroup(group));
     auto &[columns, columnScales, biasValues] = columnGroups[group];
     for (int64_t half = 0; half < 2; ++half) {
@@ -324,23 +356,11 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
               arith::ConstantIntOp::create(b, b.getI32Type(), pair));
         return packed;
       };
-      if (tensorMapD) {
-        // Staged: every pair, inside D or not (TMA stores D's part). A
-        // grouped matmul's padding rows stage D's own elements, which the
-        // store writes back unchanged.
+      if (staged) {
+        // Staged: every pair, inside D or not (TMA stores D's part).
         Value address = getStagingPointer(b, group, half);
-        Value staged = selectBuilt(
-            b, op.isGrouped() ? rowsWritten[half] : Value(), pairType, pack,
-            [&](ImplicitLocOpBuilder &b) {
-              Value kept = LLVM::PoisonOp::create(b, pairType);
-              for (int64_t pair = 0; pair < 2; ++pair)
-                kept = LLVM::InsertElementOp::create(
-                    b, kept, loadKept(b, row, columns[pair]),
-                    arith::ConstantIntOp::create(b, b.getI32Type(), pair));
-              return kept;
-            });
         LLVM::StoreOp::create(
-            b, staged, address,
+            b, pack(b), address,
             /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
         continue;
       }
@@ -372,17 +392,8 @@ void Epilogue::build(ImplicitLocOpBuilder &b, const WorkTile &tile,
       });
     }
   }
-  if (tensorMapD)
+  if (staged)
     storeStagedTile(b, tile);
-}
-
-Value Epilogue::loadKept(ImplicitLocOpBuilder &b, Value row,
-                         Value column) const {
-  Value clampedRow = arith::MinUIOp::create(b, row, constant(b, spec.m - 1));
-  Value clampedColumn =
-      arith::MinUIOp::create(b, column, constant(b, spec.n - 1));
-  return memref::LoadOp::create(b, arguments.destination,
-                                ValueRange{clampedRow, clampedColumn});
 }
 
 Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
@@ -475,13 +486,13 @@ void Epilogue::storeStagedTile(ImplicitLocOpBuilder &b,
 void Epilogue::storeQuantized(
     ImplicitLocOpBuilder &b, const WorkTile &tile,
     llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-    ArrayRef<Value> rows, ArrayRef<Value> rowsWritten,
-    Value laneColumn) const {
+    ArrayRef<Value> rows, ArrayRef<Value> rowsWritten, Value laneColumn,
+    bool staged) const {
   Location loc = b.getLoc();
   const MatmulOperands &op = spec.op;
   const WgmmaTiling &tiling = spec.tiling();
   int64_t m = spec.m, n = spec.n;
-  Value destination = arguments.destination, tensorMapD = arguments.tensorMapD;
+  Value destination = arguments.destination;
   Value lane = thread.lane;
   Type dElement = spec.dElement;
   ScaleEncodingAttr encoding = op.outEncoding;
@@ -580,26 +591,10 @@ void Epilogue::storeQuantized(
               arith::ShLIOp::create(b, halves[1],
                                     arith::ConstantIntOp::create(b, i16, 8)));
         };
-        if (tensorMapD) {
-          // Staged: every pair (TMA stores D's part); a grouped matmul's
-          // padding rows stage D's own codes.
+        if (staged) {
+          // Staged: every pair (TMA stores D's part).
           Value address = getStagingPointer(b, group, half);
-          std::array<Value, 2> columns = {first, columnOf(group, 1)};
-          Value staged = selectBuilt(
-              b, op.isGrouped() ? rowInside : Value(), i16, packCodes,
-              [&](ImplicitLocOpBuilder &b) -> Value {
-                Value kept[2];
-                for (int64_t i = 0; i < 2; ++i)
-                  kept[i] = arith::ExtUIOp::create(
-                      b, i16,
-                      arith::BitcastOp::create(
-                          b, b.getI8Type(), loadKept(b, row, columns[i])));
-                return arith::OrIOp::create(
-                    b, kept[0],
-                    arith::ShLIOp::create(
-                        b, kept[1], arith::ConstantIntOp::create(b, i16, 8)));
-              });
-          LLVM::StoreOp::create(b, staged, address, /*alignment=*/2);
+          LLVM::StoreOp::create(b, packCodes(b), address, /*alignment=*/2);
         } else if (destinationPointer) {
           when(both(rowInside, columnsMasked ? below(first, n) : Value()),
                [&](ImplicitLocOpBuilder &b) {

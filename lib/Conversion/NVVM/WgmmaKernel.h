@@ -503,11 +503,17 @@ private:
   void storeQuantized(
       ImplicitLocOpBuilder &b, const WorkTile &tile,
       llvm::function_ref<std::array<Value, 2>(int64_t, int64_t)> resultsAt,
-      ArrayRef<Value> rows, ArrayRef<Value> rowsWritten,
-      Value laneColumn) const;
-  /// D's element at (`row`, `column`), clamped into D: what a staged
-  /// grouped matmul's padding row writes back.
-  Value loadKept(ImplicitLocOpBuilder &b, Value row, Value column) const;
+      ArrayRef<Value> rows, ArrayRef<Value> rowsWritten, Value laneColumn,
+      bool staged) const;
+  /// The tile's outputs, staged and stored with TMA or stored from
+  /// registers in `rowsWritten` (build's choice).
+  void buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                   Value accumulator, ArrayRef<Value> rows,
+                   ArrayRef<Value> rowsWritten, Value laneColumn,
+                   bool staged) const;
+  /// A grouped matmul: whether `tile` writes every row of the consumer's
+  /// part (i1).
+  Value isPartWritten(ImplicitLocOpBuilder &b, const WorkTile &tile) const;
   /// Whether `tile` writes the thread's rows `rows` (i1 each; null where
   /// always): rows inside D, and in a grouped matmul not padding (masked:
   /// below the group's count).

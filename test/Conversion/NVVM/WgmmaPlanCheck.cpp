@@ -491,6 +491,43 @@ void checkAccumulatorLayout() {
 }
 } // namespace
 
+void checkMasked() {
+  Case c("masked grouped");
+  WgmmaOptions wide;
+  wide.tileM = 128;
+  wide.tileN = 128;
+  WgmmaProblem masked = problem(256, 384, 512);
+  masked.groups = 4;
+  masked.masked = true;
+  // A bound of 4 groups x 2 tile rows x 3 tile columns: 24 units on 24
+  // blocks, unsplit and static even when asked otherwise.
+  WgmmaOptions asked = wide;
+  asked.dynamicSchedule = true;
+  WgmmaPlan p = plan(c, masked, asked);
+  c.expect("masked groups", p.maskedGroups, 4);
+  c.expect("units", p.units(), 24);
+  c.expect("blocks", p.schedule.blocks, 24);
+  c.expect("split", p.schedule.isSplit(), 0);
+  c.expect("dynamic", p.schedule.dynamic, 0);
+  c.expect("cluster rows", p.tiling.clusterRows, 1);
+  // 256 rows a group are whole tiles: staged as a matmul (132096, after
+  // 4 stages of 32 KiB and their barriers).
+  c.expect("staging", p.shared.staging, 132096);
+  // 40 rows a group are not: a box would reach into the next group's.
+  WgmmaProblem partial = masked;
+  partial.m = 40;
+  c.expect("40-row staging", plan(c, partial, wide).shared.staging, -1);
+  // max-blocks caps the grid; a bound of many tiles keeps one block per
+  // multiprocessor.
+  WgmmaOptions few = wide;
+  few.maxBlocks = 3;
+  c.expect("max-blocks 3", plan(c, masked, few).schedule.blocks, 3);
+  WgmmaProblem decode = problem(4096, 4096, 7168);
+  decode.groups = 32;
+  decode.masked = true;
+  c.expect("32 x 4096 rows", plan(c, decode, wide).schedule.blocks, 132);
+}
+
 int main() {
   checkTiling();
   checkOptions();
@@ -504,6 +541,7 @@ int main() {
   checkIneligible();
   checkTileShapes();
   checkALoadRows();
+  checkMasked();
   checkAccumulatorLayout();
   llvm::outs() << failures << " failing\n";
   return failures ? 1 : 0;

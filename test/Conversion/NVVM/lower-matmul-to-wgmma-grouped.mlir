@@ -6,8 +6,9 @@
 // group from its first row's entry (segments are 128-row aligned), clamped
 // into [0, G - 1]; the producer loads B's rows g N + column; B's block
 // scales and the bias are read at the group. Padding rows (entry -1) keep
-// their values: staged, such a row's pairs are D's own elements, which the
-// TMA store writes back; stored from registers, such a row is skipped.
+// their values: a consumer's part whose last row is written (all of it,
+// as a group's valid rows come first) is staged and stored with TMA; one
+// with padding rows is stored from registers, skipping them.
 
 // 512 rows x 384 columns: 4 x 3 tiles of 128 x 128, 12 blocks; B's map
 // over 4 x 384 = 1536 rows; the row groups come after D, D's map last.
@@ -20,7 +21,7 @@
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c64{{.*}}, %c64{{.*}}] : memref<*xbf16>
 // CHECK:         gpu.launch_func @grouped_block_wgmma::@matmul blocks in (%c12, %c1, %c1) {{.*}} args({{.*}}, %{{.*}} : memref<4x384xf32>, %{{.*}} : memref<512x384xbf16>, %[[G]] : memref<512xi32>, %{{.*}} : !llvm.ptr)
 // CHECK:       gpu.module @grouped_block_wgmma
-// CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: memref<512x2xf32>, %[[SB:[^:]*]]: memref<4x3x2xf32>, %[[BIAS:[^:]*]]: memref<4x384xf32>, %[[D:[^:]*]]: memref<512x384xbf16>, %[[GROUPS:[^:]*]]: memref<512xi32>, %{{[^:]*}}: !llvm.ptr)
+// CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: memref<512x2xf32>, %[[SB:[^:]*]]: memref<4x3x2xf32>, %[[BIAS:[^:]*]]: memref<4x384xf32>, %{{[^:]*}}: memref<512x384xbf16>, %[[GROUPS:[^:]*]]: memref<512xi32>, %{{[^:]*}}: !llvm.ptr)
 // The producer: the tile's group, then B's row g x 384 + column.
 // CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
 // CHECK:         %[[COL:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
@@ -41,25 +42,34 @@
 // CHECK:         %[[CGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         memref.load %[[SB]][%[[CGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
 // The epilogue: whether each of the thread's two rows is written (its
-// entry not negative; whole tiles: no test against M); the bias of the
-// group; a written row stages its results, a padding row D's elements
-// (clamped into D).
+// entry not negative; whole tiles: no test against M); whether the
+// consumer's part is (its last row, 63 rows on, inside M and not padding).
 // CHECK:         %[[E0:.*]] = memref.load %[[GROUPS]][%{{.*}}] : memref<512xi32>
 // CHECK:         %[[W0:.*]] = arith.cmpi sge, %[[E0]], %{{.*}} : i32
 // CHECK:         %[[E1:.*]] = memref.load %[[GROUPS]][%{{.*}}] : memref<512xi32>
 // CHECK:         %[[W1:.*]] = arith.cmpi sge, %[[E1]], %{{.*}} : i32
-// CHECK:         memref.load %[[BIAS]][%[[CGROUP]], %{{.*}}] : memref<4x384xf32>
-// CHECK:         %[[PAIR:.*]] = scf.if %[[W0]] -> (vector<2xbf16>) {
-// CHECK:           arith.truncf
+// CHECK:         %[[LAST:.*]] = arith.addi %{{.*}}, %c63 : index
+// CHECK:         %[[INSIDE:.*]] = arith.cmpi ult, %[[LAST]], %c512 : index
+// CHECK:         %[[CL:.*]] = arith.minui %[[LAST]], %c511{{.*}} : index
+// CHECK:         %[[EL:.*]] = memref.load %[[GROUPS]][%[[CL]]] : memref<512xi32>
+// CHECK:         %[[WL:.*]] = arith.cmpi sge, %[[EL]], %{{.*}} : i32
+// CHECK:         %[[WHOLE:.*]] = arith.andi %[[INSIDE]], %[[WL]] : i1
+// Whole: staged (the bias of the group), every pair to shared memory, the
+// TMA store; no global stores.
+// CHECK:         scf.if %[[WHOLE]] {
+// CHECK:           memref.load %[[BIAS]][%[[CGROUP]], %{{.*}}] : memref<4x384xf32>
+// CHECK:           llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-NOT:       llvm.store %{{.*}} !llvm.ptr<1>
+// CHECK:           nvgpu.tma.async.store
+// Otherwise: pairs stored through D's global pointer, each in a row that
+// is written.
 // CHECK:         } else {
-// CHECK:           %[[R:.*]] = arith.minui %{{.*}}, %c511{{.*}} : index
-// CHECK:           %[[C:.*]] = arith.minui %{{.*}}, %c383{{.*}} : index
-// CHECK:           memref.load %[[D]][%[[R]], %[[C]]] : memref<512x384xbf16>
+// CHECK:           scf.if %[[W0]] {
+// CHECK:             llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK:           scf.if %[[W1]] {
+// CHECK:             llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-NOT:       nvgpu.tma.async.store
 // CHECK:         }
-// CHECK:         llvm.store %[[PAIR]], %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
-// CHECK:         scf.if %[[W1]] -> (vector<2xbf16>) {
-// CHECK-NOT:     llvm.store %{{.*}} !llvm.ptr<1>
-// CHECK:         nvgpu.tma.async.store
 // CHECK:         gpu.return
 
 // No clusters for grouped matmuls: neighbouring tile rows may be different
