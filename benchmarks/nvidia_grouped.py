@@ -48,7 +48,6 @@ import os
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -344,37 +343,8 @@ def run_case(torch, case, libs, args, modules, log):
                                          str(error)[:400])
             calls.pop(lib, None)
             torch.cuda.synchronize()
-    order = [lib for lib in libs if lib in calls]
-    for round_index in range(args.rounds):
-        shift = round_index % max(1, len(order))
-        for lib in order[shift:] + order[:shift]:
-            entry = record["libraries"][lib]
-            try:
-                if lib == "qmm":
-                    methods, _ = peers.qmm_samples(args.runner, calls[lib],
-                                                   runs, args.samples)
-                else:
-                    methods = {
-                        "graph": peers.graph_samples(torch, calls[lib], runs,
-                                                     args.samples),
-                        "back-to-back": peers.back_to_back_samples(
-                            torch, calls[lib], runs, args.samples)}
-            except Exception as error:
-                entry["error"] = "%s: %s" % (type(error).__name__,
-                                             str(error)[:400])
-                continue
-            for method in peers.METHODS:
-                entry["rounds"].setdefault(method, []).append(
-                    statistics.median(methods[method]))
-    flops = 2.0 * p.written * p.n * p.k
-    for entry in record["libraries"].values():
-        entry["summary"] = {}
-        for method, rounds in entry["rounds"].items():
-            ms = statistics.median(rounds)
-            entry["summary"][method] = {
-                "ms": ms, "tflops": flops / (ms * 1e-3) / 1e12,
-                "tflops_range": [flops / (max(rounds) * 1e-3) / 1e12,
-                                 flops / (min(rounds) * 1e-3) / 1e12]}
+    peers.time_in_rounds(torch, record, calls, libs, runs, args)
+    peers.summarize(record, 2.0 * p.written * p.n * p.k)
     del p
     return record
 
@@ -545,10 +515,7 @@ def main():
               "environment": peers.environment(torch, modules,
                                                args.plans_dir),
               "cases": []}
-    gpu = args.tag or re.sub(r"[^a-z0-9]+", "-", report["environment"][
-        "gpu"].lower().replace("nvidia", "")).strip("-")
-    os.makedirs(args.out, exist_ok=True)
-    base = os.path.join(args.out, "%s-%s-grouped" % (report["date"], gpu))
+    base = peers.results_base(args, report, "grouped")
     for case in cases:
         started = time.time()
         case_libs = [l for l in libs if l != "deepgemm" or os.path.exists(
@@ -560,10 +527,7 @@ def main():
             for lib, e in record["libraries"].items()
             if "graph" in e.get("summary", {}))))
         torch.cuda.empty_cache()
-        with open(base + ".json", "w") as f:
-            json.dump(report, f, indent=1)
-        with open(base + ".md", "w") as f:
-            f.write(markdown(report))
+        peers.save_report(base, report, markdown)
     log("wrote %s.{json,md}" % base)
     shutil.rmtree(args.work, ignore_errors=True)
 

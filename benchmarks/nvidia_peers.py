@@ -472,6 +472,15 @@ def run_case(torch, case, libs, args, modules, log):
             calls.pop(lib, None)
             torch.cuda.synchronize()
     del ref
+    time_in_rounds(torch, record, calls, libs, runs, args, copies)
+    return record
+
+
+def time_in_rounds(torch, record, calls, libs, runs, args, copies=1):
+    """Times each library of `calls` (qmm: its plan's directory; the others:
+    a call) --rounds times, the order rotating, --samples samples of `runs`
+    runs each way (METHODS); each round's median joins the library's
+    entry of `record`, an error its `error`."""
     order = [lib for lib in libs if lib in calls]
     for round_index in range(args.rounds):
         shift = round_index % max(1, len(order))
@@ -494,7 +503,6 @@ def run_case(torch, case, libs, args, modules, log):
             for method in METHODS:
                 entry["rounds"].setdefault(method, []).append(
                     statistics.median(methods[method]))
-    return record
 
 
 # --- Warm-up: JIT compilation in parallel ------------------------------------
@@ -564,8 +572,11 @@ def warm_in_parallel(cases, args, log):
 
 # --- Report -----------------------------------------------------------------------
 
-def summarize(record):
-    flops = 2.0 * record["m"] * record["n"] * record["k"]
+def summarize(record, flops=None):
+    """Each library's figures per method: the median of its rounds in ms
+    and TFLOP/s (of `flops`, 2 M N K by default), with the rounds' range."""
+    if flops is None:
+        flops = 2.0 * record["m"] * record["n"] * record["k"]
     for entry in record["libraries"].values():
         entry["summary"] = {}
         for method, rounds in entry["rounds"].items():
@@ -671,6 +682,21 @@ def markdown(report):
 
 
 # --- Environment ------------------------------------------------------------
+
+def results_base(args, report, kind):
+    """OUT/<date>-<gpu>-<kind> (the GPU from --tag or its name)."""
+    gpu = args.tag or re.sub(r"[^a-z0-9]+", "-", report["environment"][
+        "gpu"].lower().replace("nvidia", "")).strip("-")
+    os.makedirs(args.out, exist_ok=True)
+    return os.path.join(args.out, "%s-%s-%s" % (report["date"], gpu, kind))
+
+
+def save_report(base, report, markdown):
+    with open(base + ".json", "w") as f:
+        json.dump(report, f, indent=1)
+    with open(base + ".md", "w") as f:
+        f.write(markdown(report))
+
 
 def build_runner():
     build = "/tmp/qmm-cuda-run-build"
@@ -831,10 +857,7 @@ def main():
               "data": args.data, "libraries": libs,
               "environment": environment(torch, modules, args.plans),
               "cases": []}
-    gpu = args.tag or re.sub(r"[^a-z0-9]+", "-", report["environment"][
-        "gpu"].lower().replace("nvidia", "")).strip("-")
-    os.makedirs(args.out, exist_ok=True)
-    base = os.path.join(args.out, "%s-%s-peers" % (report["date"], gpu))
+    base = results_base(args, report, "peers")
     for case in cases:
         started = time.time()
         record = run_case(torch, case, libs, args, modules, log)
@@ -848,10 +871,7 @@ def main():
                                  figures))
         torch.cuda.empty_cache()
         # After every case: a run cut short keeps what it measured.
-        with open(base + ".json", "w") as f:
-            json.dump(report, f, indent=1)
-        with open(base + ".md", "w") as f:
-            f.write(markdown(report))
+        save_report(base, report, markdown)
     log("wrote %s.{json,md}" % base)
     shutil.rmtree(args.work, ignore_errors=True)
 
