@@ -39,6 +39,18 @@ save() { # name shape flags...
     --save "$out/$name" >/dev/null
   echo "$name $shape $*" >> "$out/cases.txt"
 }
+save_each_m() { # name NxK m1,m2,... flags...: a run-time M, a plan per M
+  local name=$1 nk=$2 ms=$3
+  shift 3
+  "$run" --chip sm_90a --gemm "?x$nk" --m "$ms" "$@" \
+    --save "$out/$name" >/dev/null
+  local m
+  for m in ${ms//,/ }; do
+    mv "$out/$name/m$m" "$out/${name}_m$m"
+    echo "${name}_m$m ${m}x$nk $* (one kernel for every M)" >> "$out/cases.txt"
+  done
+  rmdir "$out/$name"
+}
 if [ "$mode" = validate ]; then
   save tensor_bf16 256x128x512 --a-scale tensor --b-scale tensor
   save row_f32 200x136x384 --a-scale row --b-scale row --out-type f32
@@ -183,6 +195,14 @@ if [ "$mode" = validate ]; then
   save masked_fp8_out 128x256x512 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
   save masked_row_few_blocks 128x512x512 --groups 8 --masked --a-scale row --b-scale row --max-blocks 3
   save masked_64x64_bias 192x320x640 --groups 4 --masked --a-scale row --b-scale row --bias bf16 --tile-m 64 --tile-n 64
+  # A run-time M (issue 45): one kernel for every M, its grid and tensor
+  # maps from each plan's M; M = 1 (one row of a 128-row tile), a partial
+  # tile, several rounds; per-row f32 with C, bias and GELU; an FP8 output;
+  # a contiguous grouped matmul.
+  save_each_m dyn_m_block 384x1024 1,77,128,1000 --a-scale 1x128 --b-scale 128x128
+  save_each_m dyn_m_row_f32 200x512 5,300 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate
+  save_each_m dyn_m_fp8_out 256x512 40,256 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
+  save_each_m dyn_m_grouped 256x512 384,1024 --groups 4 --a-scale 1x128 --b-scale 128x128
   # Scales whose product overflows or underflows f32 while every scaled
   # product is finite (issue 40): the epilogue's and the promotion's
   # factors (test/fp8-run/Inputs/make_scale_range.py has the hand values).

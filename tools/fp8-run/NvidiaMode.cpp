@@ -272,37 +272,30 @@ static uint32_t getMinusSevenBits(ElementType type) {
 int GemmRunner::saveLaunchPlan() {
   const NvidiaChipInfo &target = *config.target.nvidia;
   std::string flag = "--chip " + target.name.str();
-  if (config.isDynamicM() || config.emitIR ||
-      config.quantize != QuantizeOn::Host)
-    fail(flag + ": --m, --emit-ir and --quantize device are not supported "
-                "for NVIDIA chips yet");
+  if (config.emitIR || config.quantize != QuantizeOn::Host)
+    fail(flag + ": --emit-ir and --quantize device are not supported for "
+                "NVIDIA chips yet");
+  // (The compiled program launches nothing at M = 0, and a plan holds no
+  // empty buffer.)
+  if (llvm::is_contained(config.mValues, 0))
+    fail(flag + ": --m 0: a plan of an empty GEMM launches nothing; give "
+                "M values of at least 1");
+  if (config.isDynamicM() && isGrouped() && config.masked)
+    fail(flag + ": --m with --masked: a masked GEMM's M is its buffer's "
+                "bound, compiled static");
+  if (config.isDynamicM() && isGrouped()) {
+    int64_t alignment = getGroupedMatmulMAlignment();
+    for (int64_t m : config.mValues)
+      if (m % alignment != 0)
+        fail("--m with --groups (contiguous): M = " + std::to_string(m) +
+             " must be a multiple of the M alignment " +
+             std::to_string(alignment));
+  }
   buildProgram();
   if (spec.auxType)
     fail(flag + ": --aux is not supported for NVIDIA chips yet");
-  RowSources sources;
-  if (isGrouped()) {
-    prepareGroupedInputs();
-    // The output's rows: M (contiguous) or G x Mmax (masked).
-    sources.assign(config.masked ? config.groups * spec.m : spec.m, -1);
-    std::vector<int64_t> written = getWrittenGroupedRows();
-    for (auto [index, row] : llvm::enumerate(written))
-      sources[row] = int64_t(index);
-    // The output travels: written rows poisoned (unless accumulated
-    // into), the others (padding, or past a group's count) to be found
-    // unchanged: C, an FP8 output's sentinels (prepareGroupedInputs), or
-    // -7.
-    std::optional<uint32_t> untouchedBits;
-    if (!spec.accumulate && !spec.outEncoding)
-      untouchedBits = getMinusSevenBits(init.elementType);
-    markGroupedRows(init, sources, /*keepWritten=*/spec.accumulate,
-                    untouchedBits);
-    if (outScalesInit)
-      markGroupedRows(*outScalesInit, sources, /*keepWritten=*/false,
-                      std::nullopt);
-  } else {
-    prepareInputs();
-  }
 
+  // One compilation (for a run-time M, of the program for every M).
   NVVMPipelineOptions options;
   options.chip = target.name.str();
   options.format = "gpu";
@@ -318,12 +311,66 @@ int GemmRunner::saveLaunchPlan() {
     fail("compiling for " + target.name + " failed: " +
          llvm::toString(std::move(error)));
   options.format = "ptx";
+  if (!config.isDynamicM()) {
+    savePlanAt(*lowered, options, config.saveDir);
+  } else {
+    // A plan per M, each with its inputs, grid and tensor maps, in DIR/m<M>.
+    for (int64_t m : config.mValues) {
+      spec.m = m;
+      aParts.clear();
+      bParts.clear();
+      bias.reset();
+      auxInit.reset();
+      outScalesInit.reset();
+      groupInfo.clear();
+      groupInfoTensor.reset();
+      savePlanAt(*lowered, options,
+                 config.saveDir + "/m" + std::to_string(m));
+    }
+  }
+  llvm::outs() << "run it on a GPU of the chip: qmm-cuda-run "
+               << (config.isDynamicM() ? config.saveDir + "/m<M>"
+                                       : config.saveDir)
+               << "\n";
+  return 0;
+}
+
+void GemmRunner::savePlanAt(ModuleOp lowered,
+                            const NVVMPipelineOptions &options,
+                            const std::string &dir) {
+  const NvidiaChipInfo &target = *config.target.nvidia;
+  std::string flag = "--chip " + target.name.str();
+  RowSources sources;
+  if (isGrouped()) {
+    prepareGroupedInputs();
+    // The output's rows: M (contiguous) or G x Mmax (masked).
+    sources.assign(config.masked ? config.groups * spec.m : spec.m, -1);
+    std::vector<int64_t> written = getWrittenGroupedRows();
+    for (auto [index, row] : llvm::enumerate(written))
+      sources[row] = int64_t(index);
+    // The output travels: written rows poisoned (unless accumulated
+    // into), the others (padding, or past a group's count) to be found
+    // unchanged: C, an FP8 output's sentinels (prepareGroupedInputs), or
+    // -7.
+    std::optional<uint32_t> untouchedBits;
+    if (!spec.accumulate && !spec.outEncoding)
+      untouchedBits = getMinusSevenBits(init.elementType);
+    if (!sources.empty()) {
+      markGroupedRows(init, sources, /*keepWritten=*/spec.accumulate,
+                      untouchedBits);
+      if (outScalesInit)
+        markGroupedRows(*outScalesInit, sources, /*keepWritten=*/false,
+                        std::nullopt);
+    }
+  } else {
+    prepareInputs();
+  }
   std::vector<TensorSpec> resultSpecs;
   llvm::SmallVector<const HostTensor *> args =
       getProgramArguments(&resultSpecs);
   bool withData = !config.saveWithoutData;
   LaunchPlan plan = orFail(
-      recordLaunchPlan(*lowered, spec.functionName, args, options, withData));
+      recordLaunchPlan(lowered, spec.functionName, args, options, withData));
   // Useful work: a grouped GEMM's written rows.
   int64_t rowsComputed =
       isGrouped() ? llvm::count_if(sources, [](int64_t s) { return s >= 0; })
@@ -357,15 +404,12 @@ int GemmRunner::saveLaunchPlan() {
                                      config.nvidiaPromotionKTiles),
                 sources, init);
   }
-  failOn(writeLaunchPlan(plan, config.saveDir));
+  failOn(writeLaunchPlan(plan, dir));
   llvm::outs() << llvm::formatv(
       "fp8-run: saved @{0} ({1}x{2}x{3}) for {4} ({5}) to {6}: {7} kernels "
       "in {8} PTX modules, {9} buffers, {10} launches, {11} checks{12}\n",
       spec.functionName, spec.m, spec.n, spec.k, target.name, target.product,
-      config.saveDir, plan.kernels.size(), plan.modules.size(),
-      plan.buffers.size(), plan.launches.size(), plan.checks.size(),
+      dir, plan.kernels.size(), plan.modules.size(), plan.buffers.size(),
+      plan.launches.size(), plan.checks.size(),
       withData ? "" : " (random inputs: --no-data)");
-  llvm::outs() << "run it on a GPU of the chip: qmm-cuda-run "
-               << config.saveDir << "\n";
-  return 0;
 }

@@ -17,6 +17,7 @@
 #include "qmm/Conversion/AMDGPU/ConfigSpace.h"
 
 #include "qmm/PerfModel/PerfModel.h"
+#include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
@@ -257,6 +258,11 @@ private:
   /// it as a launch plan (with the inputs and both tiers' checks, unless
   /// --no-data) for qmm-cuda-run.
   int saveLaunchPlan();
+  /// One launch plan of the compiled program `lowered` (the NVVM
+  /// pipeline's format gpu) at the spec's M, its inputs prepared, saved to
+  /// `dir`.
+  void savePlanAt(ModuleOp lowered, const NVVMPipelineOptions &options,
+                  const std::string &dir);
 
   //===--- Report (Report.cpp) --------------------------------------------===//
   void printJsonReport(bool pass, double tflops) const;

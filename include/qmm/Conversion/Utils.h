@@ -98,7 +98,8 @@ Value createQuantizedElement(OpBuilder &b, Location loc, Value x,
                              Value reciprocal, Type elementType);
 
 /// Whether `op` is host index arithmetic that foldHostScalarOp evaluates:
-/// a pure arith or affine op from index / signless integers to one.
+/// an arith or affine op free of memory effects, from index / signless
+/// integers to one (a division included: by zero it does not fold).
 bool isHostScalarOp(Operation *op);
 
 /// The value of host scalar op `op` at constant `operands` (one per operand,

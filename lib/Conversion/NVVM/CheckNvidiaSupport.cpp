@@ -12,6 +12,10 @@
 #include "qmm/Target/NvidiaChip.h"
 #include "qmm/Target/TargetAttr.h"
 
+#include "llvm/ADT/DenseSet.h"
+
+#include <type_traits>
+
 namespace mlir {
 namespace qmm {
 #define GEN_PASS_DEF_QMMCHECKNVIDIASUPPORT
@@ -52,12 +56,31 @@ static LogicalResult checkMatmul(MatmulLike op, const NvidiaChipInfo &chip) {
            << chip.name << " reads OCP FP8 (f8E4M3FN, f8E5M2) in its "
            << "tensor cores; an FP8 output of " << out
            << " could not feed them";
-  for (Value operand : op->getOperands())
-    if (auto shaped = dyn_cast<ShapedType>(operand.getType());
-        shaped && !shaped.hasStaticShape())
-      return op.emitOpError("qmm-check-nvidia-support: dynamic shapes are "
-                            "not compiled for ")
-             << chip.name << " yet";
+  // M may be known at run time only: the rows of A, its scales, the
+  // output, aux, the output's scales and a contiguous grouped matmul's row
+  // groups (a masked one's Mmax is its buffer's bound).
+  DenseSet<Value> rowOperands;
+  bool masked = false;
+  if constexpr (std::is_same_v<MatmulLike, GroupedMatmulOp>) {
+    masked = op.getLayout() == GroupedLayout::Masked;
+    rowOperands.insert(op.getGroups());
+  }
+  for (Value operand : {op.getA(), op.getAScales(), op.getInit(), op.getAux(),
+                        op.getOutScales()})
+    if (operand)
+      rowOperands.insert(operand);
+  for (Value operand : op->getOperands()) {
+    auto shaped = dyn_cast<ShapedType>(operand.getType());
+    if (!shaped || shaped.hasStaticShape())
+      continue;
+    bool onlyRows = !masked && rowOperands.contains(operand);
+    for (int64_t d = onlyRows ? 1 : 0; d < shaped.getRank(); ++d)
+      if (shaped.isDynamicDim(d))
+        return op.emitOpError("qmm-check-nvidia-support: ")
+               << chip.name << " compiles a run-time M (the rows of A and "
+               << "the output) only; operand " << shaped << " has another "
+               << "dynamic extent";
+  }
   return success();
 }
 

@@ -83,141 +83,6 @@ using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
 //===----------------------------------------------------------------------===//
-// The matmul as the plan sees it
-//===----------------------------------------------------------------------===//
-
-/// What qmm.matmul and qmm.grouped_matmul have alike.
-template <typename MatmulLike>
-static MatmulOperands getSharedOperands(MatmulLike op) {
-  MatmulOperands operands;
-  operands.op = op;
-  operands.a = op.getA();
-  operands.b = op.getB();
-  operands.aScales = op.getAScales();
-  operands.bScales = op.getBScales();
-  operands.bias = op.getBias();
-  operands.init = op.getInit();
-  operands.aux = op.getAux();
-  operands.outScales = op.getOutScales();
-  operands.aEncoding = op.getAEncoding();
-  operands.bEncoding = op.getBEncoding();
-  operands.accumulate = op.getAccumulate();
-  operands.activation = op.getActivation();
-  if (operands.outScales) {
-    operands.outEncoding = op.getOutEncodingAttr();
-    operands.outRounding = op.getEffectiveOutRounding();
-    operands.outMinAmax = op.getEffectiveOutMinAmax();
-  }
-  return operands;
-}
-
-MatmulOperands MatmulOperands::get(MatmulOp op) {
-  MatmulOperands operands = getSharedOperands(op);
-  operands.bStoredNK = op.getBLayout() == OperandLayout::NK;
-  return operands;
-}
-
-MatmulOperands MatmulOperands::get(GroupedMatmulOp op) {
-  MatmulOperands operands = getSharedOperands(op);
-  operands.groupLayout = op.getGroups();
-  operands.masked = op.getLayout() == GroupedLayout::Masked;
-  return operands;
-}
-
-void MatmulOperands::collapseMaskedOperands(ImplicitLocOpBuilder &b) {
-  assert(masked && "only a masked matmul's operands are collapsed");
-  groupRows = cast<MemRefType>(a.getType()).getDimSize(1);
-  auto collapse = [&](Value &operand) {
-    if (operand)
-      operand = memref::CollapseShapeOp::create(
-          b, operand, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-  };
-  collapse(a);
-  collapse(init);
-  collapse(outScales);
-  // (Per-tensor scales stay [G, 1, 1]: one per group, loaded per tile.)
-  if (aEncoding.getKind() != ScaleKind::PerTensor)
-    collapse(aScales);
-}
-
-/// `op` described for planWgmmaKernel, or why it cannot be.
-static llvm::Expected<WgmmaProblem> describeMatmul(const MatmulOperands &op) {
-  auto refuse = [](StringRef reason) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), reason);
-  };
-  auto aType = dyn_cast<MemRefType>(op.a.getType());
-  auto bType = dyn_cast<MemRefType>(op.b.getType());
-  auto dType = dyn_cast<MemRefType>(op.init.getType());
-  if (!aType || !bType || !dType)
-    return refuse("not bufferized");
-  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
-      !dType.hasStaticShape())
-    return refuse("dynamic shapes");
-  WgmmaProblem problem;
-  // A masked matmul's A is [G, Mmax, K]: each group's Mmax rows.
-  int64_t rowDim = op.masked ? 1 : 0;
-  problem.m = aType.getDimSize(rowDim);
-  problem.k = aType.getDimSize(rowDim + 1);
-  problem.n = dType.getDimSize(rowDim + 1);
-  if (op.isGrouped()) {
-    problem.groups = bType.getDimSize(0);
-    problem.masked = op.masked;
-    if (problem.groups == 0)
-      return refuse("no groups");
-  }
-  problem.bStoredNK = op.bStoredNK;
-  problem.ocpFP8 = llvm::all_of(TypeRange{aType, bType}, [](Type type) {
-    return isa<Float8E4M3FNType, Float8E5M2Type>(
-        cast<MemRefType>(type).getElementType());
-  });
-  problem.contiguous = llvm::all_of(TypeRange{aType, bType, dType},
-                                    [](Type type) {
-                                      return cast<MemRefType>(type)
-                                          .getLayout()
-                                          .isIdentity();
-                                    });
-  problem.auxOutputs = static_cast<bool>(op.aux);
-  for (auto [encoding, rows, scales] :
-       {std::tuple{op.aEncoding, problem.m, &problem.aScales},
-        {op.bEncoding, problem.n, &problem.bScales}}) {
-    if (encoding.isMX()) {
-      scales->kind = WgmmaScales::Kind::MX;
-      continue;
-    }
-    switch (encoding.getKind()) {
-    case ScaleKind::PerTensor:
-      scales->kind = WgmmaScales::Kind::PerTensor;
-      break;
-    case ScaleKind::PerRow:
-      scales->kind = WgmmaScales::Kind::PerRow;
-      break;
-    default:
-      scales->kind = WgmmaScales::Kind::Block;
-      std::tie(scales->blockRows, scales->blockK) =
-          encoding.getBlockExtent(rows, problem.k);
-      break;
-    }
-  }
-  Type dElement = dType.getElementType();
-  problem.outElementBytes =
-      llvm::divideCeil(dElement.getIntOrFloatBitWidth(), 8);
-  // (FP8 outputs: the codes; their scales are stored from registers. A
-  // grouped matmul's padding rows stage D's own values.)
-  problem.outTmaStorable =
-      dElement.isBF16() || dElement.isF16() || dElement.isF32() ||
-      (op.outScales && dElement.getIntOrFloatBitWidth() == 8);
-  if (op.outScales)
-    problem.outScaleBlockColumns =
-        op.outEncoding.getBlockExtent(problem.m, problem.n).second;
-  // A masked matmul's A scales are read through a [G Mmax, ...] view: a
-  // block of rows must not reach into the next group's.
-  if (op.masked && problem.aScales.kind == WgmmaScales::Kind::Block &&
-      problem.m % problem.aScales.blockRows != 0)
-    return refuse("A's scale blocks crossing a masked group's rows");
-  return problem;
-}
-
-//===----------------------------------------------------------------------===//
 // KernelSpec, scales, a consumer's thread
 //===----------------------------------------------------------------------===//
 
@@ -283,10 +148,14 @@ Value KernelSpec::getConsumerColumn(ImplicitLocOpBuilder &b,
 Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
                        ScaleEncodingAttr encoding, int64_t rows, int64_t k,
                        Value row, Value kIndex, Value group) {
-  auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
-  Value r = arith::DivUIOp::create(b, row, constant(b, blockRows));
-  Value c = arith::DivUIOp::create(b, kIndex, constant(b, blockK));
-  SmallVector<Value, 3> indices = {r, c};
+  // (A per-tensor scale is element (0, 0), whatever the rows, which may be
+  // known at run time only.)
+  SmallVector<Value, 3> indices = {constant(b, 0), constant(b, 0)};
+  if (encoding.getKind() != ScaleKind::PerTensor) {
+    auto [blockRows, blockK] = encoding.getBlockExtent(rows, k);
+    indices = {arith::DivUIOp::create(b, row, constant(b, blockRows)),
+               arith::DivUIOp::create(b, kIndex, constant(b, blockK))};
+  }
   if (encoding.isMNMajor())
     std::swap(indices[0], indices[1]);
   if (group)
@@ -399,10 +268,11 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   Value poison = LLVM::PoisonOp::create(b, fragmentType);
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally;
-  // but for a masked matmul, whose tiles are counted at run time.
+  // but where the tiles are counted at run time (a masked matmul, a
+  // run-time M).
   Value itemCount = parts.scheduler.getItemCount(b);
   Value first;
-  if (plan.maskedGroups) {
+  if (plan.countsItemsAtRunTime()) {
     Value hasTile = arith::CmpIOp::create(
         b, arith::CmpIPredicate::ult,
         gpu::BlockIdOp::create(b, gpu::Dimension::x), itemCount);
@@ -511,6 +381,12 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
   arguments.destination = next();
   arguments.outScales = op.outScales ? next() : Value();
   arguments.groupLayout = op.groupLayout ? next() : Value();
+  // D's rows: for a run-time M, its view's extent (the kernel's view
+  // rebuilt at entry from its size arguments, qmm-kernel-size-arguments).
+  arguments.rows = spec.plan.runtimeRows
+                       ? memref::DimOp::create(b, arguments.destination, 0)
+                             .getResult()
+                       : constant(b, spec.m);
   if (tiling.stagingBytes)
     arguments.tensorMapD = tensorMap(spec.getTensorMapType(
         spec.chip.getWgmma().m, spec.dElement, plan.stagingBoxColumns));
@@ -567,7 +443,8 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (plan.schedule.dynamic)
     queue.emplace(spec, shared, arguments);
   const TicketQueue *queuePointer = queue ? &*queue : nullptr;
-  TileScheduler scheduler(spec, clusterRank, arguments.groupLayout);
+  TileScheduler scheduler(spec, clusterRank, arguments.groupLayout,
+                          arguments.rows);
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value isFirstThread =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId, c0);
@@ -699,8 +576,18 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
                                      &kernel.getBody().front()));
   buildKernelBody(body, spec, kernel);
 
-  // The host side: the tensor maps, then the launch.
+  // The host side: the tensor maps, then the launch; for a run-time M,
+  // only where M is not 0 (a tensor map has no empty dimension).
   ImplicitLocOpBuilder b(loc, op.op);
+  Value rows;
+  if (plan.runtimeRows) {
+    rows = memref::DimOp::create(b, op.a, 0);
+    auto ifOp = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows,
+                                 constant(b, 0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
   auto tensorMap = [&](Value operand, int64_t rows, Type element,
                        int64_t columns = 0) -> Value {
     auto type = cast<MemRefType>(operand.getType());
@@ -744,8 +631,25 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   }
   Value one = constant(b, 1);
   // Persistent blocks: one per multiprocessor (at most max-blocks), or
-  // one per work item.
-  gpu::KernelDim3 grid{constant(b, schedule.blocks), one, one};
+  // one per work item; for a run-time M, as getTileSchedule balances them
+  // (unsplit): the fewest blocks that take M's tiles in as many rounds,
+  // rounded up to whole raster columns, at most the plan's.
+  Value blocks = constant(b, schedule.blocks);
+  if (rows) {
+    Value items = arith::MulIOp::create(
+        b, arith::CeilDivUIOp::create(b, rows, constant(b, tiling.tileM)),
+        constant(b, plan.tileColumns));
+    Value rounds = arith::CeilDivUIOp::create(b, items, blocks);
+    Value raster = constant(b, plan.rasterUnits);
+    Value balanced = arith::MulIOp::create(
+        b,
+        arith::CeilDivUIOp::create(
+            b, arith::CeilDivUIOp::create(b, items, rounds), raster),
+        raster);
+    blocks = arith::MinUIOp::create(
+        b, blocks, arith::MinUIOp::create(b, items, balanced));
+  }
+  gpu::KernelDim3 grid{blocks, one, one};
   gpu::KernelDim3 block{constant(b, tiling.threads), one, one};
   std::optional<gpu::KernelDim3> cluster;
   if (plan.clustered())

@@ -64,7 +64,6 @@ std::array<Value, 2> Epilogue::getRowsWritten(ImplicitLocOpBuilder &b,
                                               ArrayRef<Value> rows) const {
   std::array<Value, 2> written;
   const MatmulOperands &op = spec.op;
-  int64_t m = spec.m;
   if (op.masked) {
     // Rows below the group's count (clamped into [0, Mmax]); the rows of a
     // tile reaching past the group's Mmax rows (the next group's) are past
@@ -91,14 +90,12 @@ std::array<Value, 2> Epilogue::getRowsWritten(ImplicitLocOpBuilder &b,
     Value row = rows[half];
     if (partialRows)
       written[half] = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
-                                            constant(b, m));
+                                            arguments.rows);
     if (!op.isGrouped())
       continue;
     // A padding row (group -1) keeps its values. Rows past M read row M -
     // 1's entry (and are not written either way).
-    Value clamped =
-        partialRows ? arith::MinUIOp::create(b, row, constant(b, m - 1))
-                    : row;
+    Value clamped = partialRows ? clampRow(b, row, arguments.rows) : row;
     Value group = memref::LoadOp::create(b, arguments.groupLayout, clamped);
     Value notPadding = arith::CmpIOp::create(
         b, arith::CmpIPredicate::sge, group,
@@ -129,8 +126,8 @@ Value Epilogue::isPartWritten(ImplicitLocOpBuilder &b,
     return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, local, count);
   }
   Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lastRow,
-                                       constant(b, spec.m));
-  Value clamped = arith::MinUIOp::create(b, lastRow, constant(b, spec.m - 1));
+                                       arguments.rows);
+  Value clamped = clampRow(b, lastRow, arguments.rows);
   Value entry = memref::LoadOp::create(b, arguments.groupLayout, clamped);
   Value notPadding = arith::CmpIOp::create(
       b, arith::CmpIPredicate::sge, entry,
@@ -195,10 +192,9 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
   SmallVector<Value, 2> rowScales;
   for (Value row : rows) {
     Value scale = scaleA;
-    if (aPerRow) {
-      Value clamped = arith::MinUIOp::create(b, row, constant(b, m - 1));
-      scale = loadScale(b, aScales, op.aEncoding, m, spec.k, clamped, c0);
-    }
+    if (aPerRow)
+      scale = loadScale(b, aScales, op.aEncoding, m, spec.k,
+                        clampRow(b, row, arguments.rows), c0);
     rowScales.push_back(scale);
   }
   // With a B scale per tensor, each row's two factors (createScaleFactors:
@@ -232,7 +228,7 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
       // Staged, elements outside D are computed too (TMA does not store
       // them): they read C inside it.
       if (staged && (spec.plan.partialRows || partialColumns)) {
-        row = arith::MinUIOp::create(b, row, constant(b, m - 1));
+        row = clampRow(b, row, arguments.rows);
         column = arith::MinUIOp::create(b, column, constant(b, n - 1));
       }
       Value c = memref::LoadOp::create(b, destination, ValueRange{row, column});

@@ -60,7 +60,7 @@ Mainloop::KTileScales Mainloop::loadScales(ImplicitLocOpBuilder &b,
   if (spec.plan.aScales.perKTile()) {
     // Rows past M read row M - 1's scales.
     for (Value row : rows) {
-      Value clamped = arith::MinUIOp::create(b, row, constant(b, spec.m - 1));
+      Value clamped = clampRow(b, row, arguments.rows);
       scales.a.push_back(loadScale(b, arguments.aScales, op.aEncoding,
                                    spec.m, spec.k, clamped, kIndex));
     }

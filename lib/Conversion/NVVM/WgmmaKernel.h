@@ -5,6 +5,8 @@
 // each part is a type of its own with explicit inputs and outputs, built
 // from the host-side plan (qmm/Conversion/NVVM/WgmmaPlan.h):
 //
+//   MatmulOperands  what the kernel reads of a qmm.matmul or a
+//                   qmm.grouped_matmul (WgmmaOperands.cpp)
 //   KernelSpec      the matmul, the chip and the plan (read only)
 //   KernelArguments the kernel's arguments as values of its body
 //   SharedMemory    the ring's address and typed views (WgmmaPipeline.cpp)
@@ -38,6 +40,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <functional>
@@ -48,6 +51,15 @@ namespace wgmma {
 
 inline Value constant(ImplicitLocOpBuilder &b, int64_t value) {
   return arith::ConstantIndexOp::create(b, value);
+}
+
+/// `row` clamped into `rows` rows (index values; folded where `rows` is a
+/// constant).
+inline Value clampRow(ImplicitLocOpBuilder &b, Value row, Value rows) {
+  std::optional<int64_t> known = getConstantIntValue(rows);
+  Value last = known ? constant(b, *known - 1)
+                     : arith::SubIOp::create(b, rows, constant(b, 1));
+  return arith::MinUIOp::create(b, row, last);
 }
 
 /// What the kernel reads of the op it lowers (bufferized): a qmm.matmul,
@@ -81,6 +93,10 @@ struct MatmulOperands {
   /// collapsed by ops built at `b`.
   void collapseMaskedOperands(ImplicitLocOpBuilder &b);
 };
+
+/// `op` described for planWgmmaKernel, or why it cannot be
+/// (WgmmaOperands.cpp).
+llvm::Expected<WgmmaProblem> describeMatmul(const MatmulOperands &op);
 
 /// The matmul, the chip and the plan of one kernel: what every part reads.
 struct KernelSpec {
@@ -119,6 +135,8 @@ struct KernelArguments {
       outScales;
   /// Grouped: each row's group.
   Value groupLayout;
+  /// D's rows (index): a constant, or for a run-time M D's extent.
+  Value rows;
   /// D's tensor map (staged epilogues).
   Value tensorMapD;
   /// Split schedules: the workspace's and the arrival counters' global
@@ -250,17 +268,21 @@ public:
   using Body = llvm::function_ref<SmallVector<Value>(
       ImplicitLocOpBuilder &, const WorkTile &, ValueRange)>;
 
-  /// `groupLayout`: a grouped matmul's group layout (null for a matmul).
-  TileScheduler(const KernelSpec &spec, Value clusterRank, Value groupLayout)
-      : spec(spec), clusterRank(clusterRank), groupLayout(groupLayout) {}
+  /// `groupLayout`: a grouped matmul's group layout (null for a matmul);
+  /// `rows`: D's rows (KernelArguments::rows).
+  TileScheduler(const KernelSpec &spec, Value clusterRank, Value groupLayout,
+                Value rows)
+      : spec(spec), clusterRank(clusterRank), groupLayout(groupLayout),
+        rows(rows) {}
 
   /// A static schedule's loop: item = cluster, cluster + clusters, ...
   /// below `itemCount` (getItemCount's where null). `body` gets the
   /// loop-carried values (`initial` at first) and returns the next ones.
   void buildLoop(ImplicitLocOpBuilder &b, ValueRange initial, Body body,
                  Value itemCount = Value()) const;
-  /// The work items: the plan's, or a masked matmul's tiles of its groups'
-  /// valid rows (counted from `groupLayout`).
+  /// The work items: the plan's, a masked matmul's tiles of its groups'
+  /// valid rows (counted from `groupLayout`), or for a run-time M the tiles
+  /// of its rows.
   Value getItemCount(ImplicitLocOpBuilder &b) const;
   /// A dynamic schedule's loop: from item = the block's index while item <
   /// items. `body` returns the next item, then the next carried values.
@@ -283,8 +305,11 @@ private:
   std::pair<Value, Value> getMaskedGroupTiles(ImplicitLocOpBuilder &b,
                                               Value group) const;
 
+  /// Units of tiles along M: the plan's, or for a run-time M its tile rows.
+  Value getUnitRows(ImplicitLocOpBuilder &b) const;
+
   const KernelSpec &spec;
-  Value clusterRank, groupLayout;
+  Value clusterRank, groupLayout, rows;
 };
 
 /// A dynamic schedule's shared state (the ticket queue's two mbarriers and

@@ -131,8 +131,11 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
                        const WgmmaOptions &options,
                        const NvidiaChipInfo &chip) {
   int64_t wgmmaM = chip.getWgmma().m;
+  // (An M known at run time only is taken to be large.)
   int64_t rows = options.tileM ? options.tileM
-                               : (problem.m <= wgmmaM ? wgmmaM : 2 * wgmmaM);
+                 : (!problem.runtimeRows && problem.m <= wgmmaM)
+                     ? wgmmaM
+                     : 2 * wgmmaM;
   if (options.tileN)
     return {rows, options.tileN};
   int64_t slots = options.maxBlocks > 0
@@ -144,6 +147,8 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
             problem.bScales.blockRows % columns == 0) &&
            columns % std::max<int64_t>(1, problem.outScaleBlockColumns) == 0;
   };
+  if (problem.runtimeRows)
+    return {rows, holdsBlocks(128) ? 128 : 64};
   int64_t wideTiles = llvm::divideCeil(problem.m, rows) *
                       llvm::divideCeil(problem.n, 128);
   // (Empty problems, which the kernel refuses, keep the wide tile.)
@@ -239,8 +244,11 @@ static std::string getIneligibility(const WgmmaProblem &problem,
   // 32-bit.
   constexpr int64_t kMaxCoordinate = (int64_t(1) << 31) - 1;
   for (int64_t extent : {problem.m, problem.k, problem.n})
-    if (extent == 0 || extent > kMaxCoordinate)
+    if ((extent == 0 && !(problem.runtimeRows && extent == problem.m)) ||
+        extent > kMaxCoordinate)
       return "empty or above 2^31 - 1 extents";
+  if (problem.runtimeRows && problem.masked)
+    return "a run-time M of a masked matmul (its M is its buffer's bound)";
   // wgmma reads K-major FP8 tiles only (PTX ISA: transposed layouts are
   // for 16-bit types).
   if (!problem.bStoredNK)
@@ -311,7 +319,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // TMA fills) A's rows only, up to the next swizzle atom. The consumers'
   // wgmma M rows from the stage's start then end inside it (B follows).
   int64_t atomRows = 8;
-  if (rows == chip.getWgmma().m && problem.m < rows)
+  if (rows == chip.getWgmma().m && !problem.runtimeRows && problem.m < rows)
     tiling.aLoadRows = llvm::alignTo(problem.m, atomRows);
   // A smaller tile keeps the ring's bytes in more stages: small-M kernels
   // stream B, and the bytes in flight are what keep HBM busy.
@@ -325,19 +333,27 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
   plan.aScales = problem.aScales;
   plan.bScales = problem.bScales;
-  if (problem.masked) {
-    // The tiles of the valid rows are counted at run time: one block per
-    // multiprocessor (at most max-blocks, at most one per tile of the
-    // bound) walks them; no split (the last round is unknown here), no
-    // dynamic schedule, no clusters.
+  if (problem.masked || problem.runtimeRows) {
+    // The tiles are counted at run time (a masked matmul's of its groups'
+    // valid rows, or those of M's rows): one block per multiprocessor (at
+    // most max-blocks; masked, at most one per tile of the bound; for a
+    // run-time M the host's grid takes at most one per tile) walks them;
+    // no split (the last round is unknown here), no dynamic schedule, no
+    // clusters.
     tiling.clusterRows = 1;
-    plan.maskedGroups = problem.groups;
-    plan.unitRows = problem.groups * plan.tileRows;
-    plan.rasterUnits = 1;
     int64_t limit = options.maxBlocks > 0
                         ? std::min(options.maxBlocks, chip.multiprocessors)
                         : chip.multiprocessors;
-    plan.schedule.blocks = std::min(plan.units(), limit);
+    plan.runtimeRows = problem.runtimeRows;
+    if (problem.masked) {
+      plan.maskedGroups = problem.groups;
+      plan.unitRows = problem.groups * plan.tileRows;
+      plan.rasterUnits = 1;
+      plan.schedule.blocks = std::min(plan.units(), limit);
+    } else {
+      plan.rasterUnits = tiling.rasterRows;
+      plan.schedule.blocks = limit;
+    }
     plan.schedule.wholeUnits = plan.units();
   } else {
     // Clusters of `cluster-rows` blocks where M's tile rows divide by it
@@ -370,7 +386,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       tiling.promotionKTiles);
   if (tiling.stagingBytes)
     plan.stagingBoxColumns = chip.swizzleBytes / problem.outElementBytes;
-  plan.partialRows = problem.m % tiling.tileM != 0;
+  plan.partialRows = problem.runtimeRows || problem.m % tiling.tileM != 0;
   plan.partialColumns = problem.n % tiling.tileN != 0;
   return plan;
 }

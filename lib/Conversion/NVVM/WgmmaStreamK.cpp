@@ -91,7 +91,7 @@ std::pair<Value, Value> wgmma::reduceStreamKPart(
   if (spec.plan.partialRows) {
     Value firstRow = thread.getPosition(b, spec, tile).first[0];
     hasRows = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, firstRow,
-                                    constant(b, spec.m));
+                                    arguments.rows);
   }
   // The part's sums into its slot.
   Value partSlot = slotAddress(b, tile.partItem);

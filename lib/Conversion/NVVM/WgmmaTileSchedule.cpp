@@ -38,8 +38,18 @@ TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
   return {rows, tiles};
 }
 
+Value TileScheduler::getUnitRows(ImplicitLocOpBuilder &b) const {
+  const WgmmaPlan &plan = spec.plan;
+  if (!plan.runtimeRows)
+    return constant(b, plan.unitRows);
+  return arith::CeilDivUIOp::create(b, rows, constant(b, plan.tiling.tileM));
+}
+
 Value TileScheduler::getItemCount(ImplicitLocOpBuilder &b) const {
   const WgmmaPlan &plan = spec.plan;
+  if (plan.runtimeRows)
+    return arith::MulIOp::create(b, getUnitRows(b),
+                                 constant(b, plan.tileColumns));
   if (!plan.maskedGroups)
     return constant(b, plan.schedule.items());
   // Each group's tile rows times the tile columns, summed.
@@ -170,7 +180,7 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
   Value groupFirstRow =
       arith::MulIOp::create(b, group, constant(b, plan.rasterUnits));
   Value groupRows = arith::MinUIOp::create(
-      b, arith::SubIOp::create(b, constant(b, plan.unitRows), groupFirstRow),
+      b, arith::SubIOp::create(b, getUnitRows(b), groupFirstRow),
       constant(b, plan.rasterUnits));
   Value inGroup = arith::RemUIOp::create(b, unit, perGroup);
   Value unitRow = arith::AddIOp::create(

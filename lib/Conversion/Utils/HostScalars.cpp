@@ -22,10 +22,14 @@ static bool isHostScalarType(Type type) {
 }
 
 bool qmm::isHostScalarOp(Operation *op) {
+  // (Free of memory effects, not necessarily speculatable: a division by a
+  // run-time value, a grid's rounds, evaluates too; by zero it does not
+  // fold, and the caller reports it.)
   if (!isa_and_present<arith::ArithDialect, affine::AffineDialect>(
           op->getDialect()) ||
       op->getNumResults() != 1 || op->getNumRegions() != 0 ||
-      !isHostScalarType(op->getResult(0).getType()) || !isPure(op))
+      !isHostScalarType(op->getResult(0).getType()) ||
+      !isMemoryEffectFree(op))
     return false;
   return llvm::all_of(op->getOperandTypes(), isHostScalarType);
 }

@@ -27,10 +27,20 @@ func.func @mx_fp8(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<64x4xf8E8M0FNU>, %b: 
 
 // -----
 
-func.func @dynamic_m(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<32x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<?x32xbf16>) -> tensor<?x32xbf16> {
-  // expected-error @+1 {{qmm-check-nvidia-support: dynamic shapes are not compiled for sm_90a yet}}
-  %0 = qmm.matmul a(%a, %sa : tensor<?x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<32x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<?x32xbf16>) -> tensor<?x32xbf16>
-  return %0 : tensor<?x32xbf16>
+// M may be known at run time only; N may not.
+func.func @dynamic_n(%a: tensor<64x128xf8E4M3FN>, %sa: tensor<1x1xf32>, %b: tensor<?x128xf8E4M3FN>, %sb: tensor<1x1xf32>, %c: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
+  // expected-error @+1 {{qmm-check-nvidia-support: sm_90a compiles a run-time M (the rows of A and the output) only; operand 'tensor<?x128xf8E4M3FN>' has another dynamic extent}}
+  %0 = qmm.matmul a(%a, %sa : tensor<64x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<?x128xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs(%c : tensor<64x?xbf16>) -> tensor<64x?xbf16>
+  return %0 : tensor<64x?xbf16>
+}
+
+// -----
+
+// A masked grouped matmul's Mmax is its buffer's bound: static.
+func.func @masked_dynamic(%a: tensor<2x?x128xf8E4M3FN>, %sa: tensor<2x1x1xf32>, %b: tensor<2x32x128xf8E4M3FN>, %sb: tensor<2x1x1xf32>, %g: tensor<2xi32>, %c: tensor<2x?x32xbf16>) -> tensor<2x?x32xbf16> {
+  // expected-error @+1 {{qmm-check-nvidia-support: sm_90a compiles a run-time M (the rows of A and the output) only; operand 'tensor<2x?x128xf8E4M3FN>' has another dynamic extent}}
+  %0 = qmm.grouped_matmul masked a(%a, %sa : tensor<2x?x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> groups(%g : tensor<2xi32>) outs(%c : tensor<2x?x32xbf16>) -> tensor<2x?x32xbf16>
+  return %0 : tensor<2x?x32xbf16>
 }
 
 // -----

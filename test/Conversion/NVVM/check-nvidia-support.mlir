@@ -38,3 +38,13 @@ func.func @grouped_masked(%a: tensor<2x64x128xf8E4M3FN>, %sa: tensor<2x1x1xf32>,
   %0 = qmm.grouped_matmul masked a(%a, %sa : tensor<2x64x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> b(%b, %sb : tensor<2x32x128xf8E4M3FN>, tensor<2x1x1xf32>) #qmm.scale<per_tensor> groups(%g : tensor<2xi32>) outs(%c : tensor<2x64x32xbf16>) -> tensor<2x64x32xbf16>
   return %0 : tensor<2x64x32xbf16>
 }
+
+// -----
+
+// A run-time M (the rows of A, its scales and the output).
+// CHECK-LABEL: func.func @dynamic_m
+// CHECK:         qmm.matmul {{.*}} tensor<?x128xf8E4M3FN>, tensor<?x1xf32>
+func.func @dynamic_m(%a: tensor<?x128xf8E4M3FN>, %sa: tensor<?x1xf32>, %b: tensor<32x128xf8E4M3FN>, %sb: tensor<32x1xf32>, %c: tensor<?x32xbf16>) -> tensor<?x32xbf16> {
+  %0 = qmm.matmul a(%a, %sa : tensor<?x128xf8E4M3FN>, tensor<?x1xf32>) #qmm.scale<per_row> b(%b, %sb : tensor<32x128xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> outs(%c : tensor<?x32xbf16>) -> tensor<?x32xbf16>
+  return %0 : tensor<?x32xbf16>
+}

@@ -55,6 +55,9 @@ struct WgmmaProblem {
   /// A is M x K, B is stored N x K ([K, N] when `bStoredNK` is false),
   /// D is M x N.
   int64_t m = 0, n = 0, k = 0;
+  /// M is known at run time only (m is then 0): the kernel counts its
+  /// tiles from D's rows, and the host sizes the grid.
+  bool runtimeRows = false;
   /// A grouped matmul: B's matrices (0: a matmul). Contiguous: each
   /// 128-row segment of A's M rows belongs to one group. Masked (`masked`):
   /// A holds `groups` matrices of M rows each (Mmax), of which the first
@@ -249,6 +252,12 @@ struct WgmmaPlan {
   /// G x tileRows x tileColumns, are an upper bound; the blocks walk the
   /// tiles of the groups' valid rows, counted at run time (TileScheduler).
   int64_t maskedGroups = 0;
+  /// M known at run time only: tileRows and unitRows are 0 (the kernel
+  /// counts the tiles of D's rows), the schedule's blocks are the most the
+  /// host's grid takes.
+  bool runtimeRows = false;
+  /// Whether the number of work items is known at run time only.
+  bool countsItemsAtRunTime() const { return maskedGroups || runtimeRows; }
   bool clustered() const { return tiling.clusterRows > 1; }
   int64_t units() const { return unitRows * tileColumns; }
 };
