@@ -51,6 +51,17 @@ std::string GemmRunner::getSelectedConfig() {
   return text;
 }
 
+void GemmRunner::setM(int64_t m) {
+  spec.m = m;
+  aParts.clear();
+  bParts.clear();
+  bias.reset();
+  auxInit.reset();
+  outScalesInit.reset();
+  groupInfo.clear();
+  groupInfoTensor.reset();
+}
+
 int GemmRunner::runForEachM() {
   const ChipInfo &chip = amdChip();
   const ModelRequest &model = config.model;
@@ -133,18 +144,11 @@ int GemmRunner::runForEachM() {
   const Tier freshExact = exact, freshAux = auxExact, freshQuality = quality;
   bool allPass = true;
   for (int64_t m : config.mValues) {
-    spec.m = m;
-    aParts.clear();
-    bParts.clear();
-    bias.reset();
-    auxInit.reset();
-    outScalesInit.reset();
+    setM(m);
     exact = freshExact;
     auxExact = freshAux;
     quality = freshQuality;
     if (isGrouped()) {
-      groupInfo.clear();
-      groupInfoTensor.reset();
       untouched = untouchedDiffer = 0;
       prepareGroupedInputs();
       execute();

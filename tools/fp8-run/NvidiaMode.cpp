@@ -316,14 +316,7 @@ int GemmRunner::saveLaunchPlan() {
   } else {
     // A plan per M, each with its inputs, grid and tensor maps, in DIR/m<M>.
     for (int64_t m : config.mValues) {
-      spec.m = m;
-      aParts.clear();
-      bParts.clear();
-      bias.reset();
-      auxInit.reset();
-      outScalesInit.reset();
-      groupInfo.clear();
-      groupInfoTensor.reset();
+      setM(m);
       savePlanAt(*lowered, options,
                  config.saveDir + "/m" + std::to_string(m));
     }

@@ -197,6 +197,9 @@ private:
   /// --gemm ?xNxK --m ...: one program with a dynamic M, compiled once,
   /// modeled and run for each M (DynamicMMode.cpp).
   int runForEachM();
+  /// The next M of a dynamic-M run: the spec's M, the inputs of the last
+  /// one dropped.
+  void setM(int64_t m);
   /// The #qmm.config qmm-select-config gives the program's matmul.
   std::string getSelectedConfig();
   /// --emit-ir and --model; true when the run stops there.
