@@ -30,6 +30,7 @@ from . import _qmm
 __all__ = [
     "Gemm",
     "GroupedGemm",
+    "NvidiaProgram",
     "Program",
     "chips",
     "compile",
@@ -166,6 +167,39 @@ class Program:
     def timed(self, *args, iterations=1):
         """(results, device name, seconds per call over `iterations`)."""
         return self._program.call(list(args), iterations)
+
+
+class NvidiaProgram:
+    """A function of a qmm program compiled once for an NVIDIA chip
+    (sm_90a), whose launches are saved as launch plans for `qmm-cuda-run`
+    on a GPU of the chip (no NVIDIA GPU is needed here, and none is used).
+    Where the program's M is dynamic, each plan takes the M of its
+    arguments: one compilation, a plan per M.
+
+        gemm = qmm.Gemm(None, 4096, 7168, a_type="f8E4M3FN",
+                        b_type="f8E4M3FN")
+        program = qmm.NvidiaProgram(gemm.ir(), gemm.function)
+        for m in (1, 17, 128):
+            program.save(f"plans/m{m}", qa[m], sa[m], qb, sb, init[m])
+        # there: qmm-cuda-run --save-outputs out plans/m17
+
+    A plan has no checks: the caller knows what to expect of its outputs.
+    qmm-cuda-run reports NOT VALIDATED, and --save-outputs DIR writes the
+    function's results there (buffer<i>.bin, i in save()'s "results"),
+    which start poisoned unless save(results_read=True) uploads them (a C
+    that is accumulated into)."""
+
+    def __init__(self, ir, function, chip="sm_90a"):
+        self._program = _qmm.NvidiaProgram(ir, function, chip)
+
+    def save(self, directory, *args, with_data=True, results_read=False):
+        """Writes the launch plan on numpy `args` (the function's arguments;
+        with_data=False: their shapes only, the runner draws random values
+        of their types) into `directory`. Returns its launches (kernel,
+        grid, block, dynamic_shared_bytes), the buffers of the function's
+        results and counts."""
+        return self._program.save(list(args), directory, with_data,
+                                  results_read)
 
 
 class Gemm:

@@ -15,13 +15,16 @@
 #include "qmm/Conversion/Passes.h"
 #include "qmm/Dialect/QMM/IR/QMMFormats.h"
 #include "qmm/PerfModel/PerfModel.h"
+#include "qmm/Pipelines/Pipelines.h"
 #include "qmm/Runtime/Device.h"
 #include "qmm/Runtime/GemmLimits.h"
 #include "qmm/Runtime/GemmProgram.h"
 #include "qmm/Runtime/HostQuantizer.h"
 #include "qmm/Runtime/HostTensor.h"
+#include "qmm/Runtime/LaunchPlan.h"
 #include "qmm/Support/NestingLimit.h"
 #include "qmm/Target/Chip.h"
+#include "qmm/Target/NvidiaChip.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -617,6 +620,107 @@ static std::string model(const std::string &ir, const std::string &chipName,
 }
 
 //===----------------------------------------------------------------------===//
+// NVIDIA launch plans
+//===----------------------------------------------------------------------===//
+
+/// A function of a program compiled once for an NVIDIA chip (the NVVM
+/// pipeline); save() records its launches on given arguments as a launch
+/// plan for qmm-cuda-run on a GPU of the chip (no GPU here). A run-time M
+/// takes each call's arguments' extents: one compilation, a plan per M.
+class NvidiaProgram {
+public:
+  NvidiaProgram(const std::string &ir, const std::string &function,
+                const std::string &chip)
+      : function(function) {
+    if (!lookupNvidiaChip(chip)) {
+      std::string names;
+      for (const NvidiaChipInfo &info : getSupportedNvidiaChips())
+        names += (names.empty() ? "" : ", ") + info.name.str();
+      raiseValueError("unknown NVIDIA chip '" + chip + "' (expected " +
+                      names + ")");
+    }
+    module = parseProgram(ir);
+    func = module->lookupSymbol<func::FuncOp>(function);
+    if (!func || func.isExternal())
+      raiseValueError("the program has no function @" + function);
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (!isa<RankedTensorType>(type))
+        raiseValueError("argument " + std::to_string(i) +
+                        " is not a ranked tensor");
+    options.chip = chip;
+    options.format = "gpu";
+    lowered = module->clone();
+    DiagnosticCapture capture;
+    if (llvm::Error error = runNVVMPipeline(*lowered, options))
+      throw std::runtime_error("compiling for " + chip + " failed: " +
+                               llvm::toString(std::move(error)));
+    options.format = "ptx";
+  }
+
+  /// Records the launches on `args` (with their data, or with
+  /// `with_data` false, the runner's random fills of their types) into
+  /// `directory`; returns what the plan holds. The function's results are
+  /// outputs (poisoned before the run, saved by --save-outputs) unless
+  /// `results_read`: then their initial contents travel (C accumulated
+  /// into).
+  py::dict save(const std::vector<py::array> &args,
+                const std::string &directory, bool withData,
+                bool resultsRead) {
+    if (func.getNumArguments() != args.size())
+      raiseValueError("@" + function + " takes " +
+                      std::to_string(func.getNumArguments()) +
+                      " arguments, got " + std::to_string(args.size()));
+    std::vector<host::HostTensor> tensors;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      auto shaped = cast<ShapedType>(type);
+      std::string what =
+          "argument " + std::to_string(i) + " (" + getTypeName(type) + ")";
+      tensors.push_back(toHostTensor(
+          args[i], getRuntimeElementType(shaped.getElementType(), what),
+          resolveExtents(shaped, args[i], what), what));
+    }
+    llvm::SmallVector<const host::HostTensor *> pointers;
+    for (const host::HostTensor &tensor : tensors)
+      pointers.push_back(&tensor);
+    LaunchPlan plan = orRaise(
+        recordLaunchPlan(*lowered, function, pointers, options, withData));
+    if (!resultsRead)
+      for (size_t result : plan.results) {
+        plan.buffers[result].fill = "poison";
+        plan.buffers[result].data.clear();
+      }
+    if (llvm::Error error = writeLaunchPlan(plan, directory))
+      throw std::runtime_error(llvm::toString(std::move(error)));
+    py::list launches;
+    for (const LaunchPlan::Launch &launch : plan.launches) {
+      py::dict entry;
+      entry["kernel"] = plan.kernels[launch.kernel].second;
+      entry["grid"] = py::make_tuple(launch.grid[0], launch.grid[1],
+                                     launch.grid[2]);
+      entry["block"] = py::make_tuple(launch.block[0], launch.block[1],
+                                      launch.block[2]);
+      entry["dynamic_shared_bytes"] = launch.dynamicSharedBytes;
+      launches.append(entry);
+    }
+    py::dict result;
+    result["directory"] = directory;
+    result["modules"] = plan.modules.size();
+    result["buffers"] = plan.buffers.size();
+    result["tensor_maps"] = plan.tensorMaps.size();
+    result["launches"] = launches;
+    result["results"] = std::vector<size_t>(plan.results.begin(),
+                                            plan.results.end());
+    return result;
+  }
+
+private:
+  std::string function;
+  OwningOpRef<ModuleOp> module, lowered;
+  func::FuncOp func;
+  NVVMPipelineOptions options;
+};
+
+//===----------------------------------------------------------------------===//
 // Module
 //===----------------------------------------------------------------------===//
 
@@ -738,6 +842,13 @@ PYBIND11_MODULE(_qmm, m) {
            py::arg("chip") = "gfx942", py::arg("config") = "")
       .def("call", &Program::call, py::arg("args"), py::arg("iterations") = 0,
            py::arg("names") = std::vector<std::string>());
+  py::class_<NvidiaProgram>(m, "NvidiaProgram")
+      .def(py::init<const std::string &, const std::string &,
+                    const std::string &>(),
+           py::arg("ir"), py::arg("function"), py::arg("chip") = "sm_90a")
+      .def("save", &NvidiaProgram::save, py::arg("args"),
+           py::arg("directory"), py::arg("with_data") = true,
+           py::arg("results_read") = false);
   m.def("run", &run, py::arg("ir"), py::arg("function"), py::arg("args"),
         py::arg("device") = "emu", py::arg("chip") = "gfx942",
         py::arg("config") = "", py::arg("iterations") = 0);
