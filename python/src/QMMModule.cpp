@@ -443,6 +443,20 @@ static std::vector<int64_t> resolveExtents(ShapedType type,
   return shape;
 }
 
+/// Function `function` of `module`, defined, of ranked tensor arguments;
+/// ValueError otherwise.
+static func::FuncOp lookupFunction(ModuleOp module,
+                                   const std::string &function) {
+  auto func = module.lookupSymbol<func::FuncOp>(function);
+  if (!func || func.isExternal())
+    raiseValueError("the program has no function @" + function);
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (!isa<RankedTensorType>(type))
+      raiseValueError("argument " + std::to_string(i) +
+                      " is not a ranked tensor");
+  return func;
+}
+
 /// A function of a program, compiled once for a device, called many times
 /// (with any M where the program's M is dynamic).
 class Program {
@@ -455,13 +469,7 @@ public:
       raiseValueError("unknown chip '" + chip + "' (expected " +
                       getSupportedChipNames() + ")");
     module = parseProgram(ir);
-    func = module->lookupSymbol<func::FuncOp>(function);
-    if (!func || func.isExternal())
-      raiseValueError("the program has no function @" + function);
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-      if (!isa<RankedTensorType>(type))
-        raiseValueError("argument " + std::to_string(i) +
-                        " is not a ranked tensor");
+    func = lookupFunction(*module, function);
     device = orRaise(createDevice(deviceName, chip, config));
     py::gil_scoped_release release;
     llvm::Expected<std::unique_ptr<CompiledProgram>> compiled =
@@ -640,13 +648,7 @@ public:
                       names + ")");
     }
     module = parseProgram(ir);
-    func = module->lookupSymbol<func::FuncOp>(function);
-    if (!func || func.isExternal())
-      raiseValueError("the program has no function @" + function);
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-      if (!isa<RankedTensorType>(type))
-        raiseValueError("argument " + std::to_string(i) +
-                        " is not a ranked tensor");
+    func = lookupFunction(*module, function);
     options.chip = chip;
     options.format = "gpu";
     lowered = module->clone();
