@@ -62,17 +62,21 @@ void GemmRunner::setM(int64_t m) {
   groupInfoTensor.reset();
 }
 
+void GemmRunner::checkGroupedMValues() const {
+  if (!isGrouped() || config.masked)
+    return;
+  int64_t alignment = getGroupedMatmulMAlignment();
+  for (int64_t m : config.mValues)
+    if (m % alignment != 0)
+      fail("--m with --groups (contiguous): M = " + std::to_string(m) +
+           " must be a multiple of the M alignment " +
+           std::to_string(alignment));
+}
+
 int GemmRunner::runForEachM() {
   const ChipInfo &chip = amdChip();
   const ModelRequest &model = config.model;
-  if (isGrouped() && !config.masked) {
-    int64_t alignment = getGroupedMatmulMAlignment();
-    for (int64_t m : config.mValues)
-      if (m % alignment != 0)
-        fail("--m with --groups (contiguous): M = " + std::to_string(m) +
-             " must be a multiple of the M alignment " +
-             std::to_string(alignment));
-  }
+  checkGroupedMValues();
   if (config.quantize == QuantizeOn::Device || !config.loadDir.empty() ||
       !config.saveDir.empty() || config.tune || config.tuneMeasure ||
       !config.tuneTable.empty() || !config.tuningTable.empty())

@@ -283,14 +283,7 @@ int GemmRunner::saveLaunchPlan() {
   if (config.isDynamicM() && isGrouped() && config.masked)
     fail(flag + ": --m with --masked: a masked GEMM's M is its buffer's "
                 "bound, compiled static");
-  if (config.isDynamicM() && isGrouped()) {
-    int64_t alignment = getGroupedMatmulMAlignment();
-    for (int64_t m : config.mValues)
-      if (m % alignment != 0)
-        fail("--m with --groups (contiguous): M = " + std::to_string(m) +
-             " must be a multiple of the M alignment " +
-             std::to_string(alignment));
-  }
+  checkGroupedMValues();
   buildProgram();
   if (spec.auxType)
     fail(flag + ": --aux is not supported for NVIDIA chips yet");

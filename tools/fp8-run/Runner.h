@@ -200,6 +200,9 @@ private:
   /// The next M of a dynamic-M run: the spec's M, the inputs of the last
   /// one dropped.
   void setM(int64_t m);
+  /// Bad input unless each --m of a contiguous grouped GEMM is a multiple
+  /// of the M alignment.
+  void checkGroupedMValues() const;
   /// The #qmm.config qmm-select-config gives the program's matmul.
   std::string getSelectedConfig();
   /// --emit-ir and --model; true when the run stops there.
