@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A/B timing of two sets of saved NVIDIA launch plans of the same shapes
 # (two builds' `benchmarks/nvidia_plans.sh bench`), on the GPU machine:
-# for each round and plan, `qmm-cuda-run --no-validate --iters N` of A then
-# B (back-to-back launches between events after warm-ups, the median), and
+# for each round and plan, `qmm-cuda-run --no-validate --iters N --timing
+# graph` of A then B (N runs replayed from a CUDA graph between events after
+# warm-ups, the median), and
 # a table of the medians over the rounds, TFLOP/s. Both sides run the same
 # shapes on random data the runner draws.
 # usage: benchmarks/nvidia_ab.sh --a DIR --b DIR [--rounds 3] [--iters 40]
@@ -31,7 +32,7 @@ cmake -S tools/qmm-cuda-run -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
   cmake --build "$build" -j >/dev/null || { echo "build failed" >&2; exit 2; }
 runner=$build/qmm-cuda-run
 tflops() { # plan dir -> TFLOP/s of one timed run
-  "$runner" --no-validate --iters "$iters" "$1" |
+  "$runner" --no-validate --iters "$iters" --timing graph "$1" |
     sed -n 's/.*: \([0-9.e+]*\) TFLOP\/s (measured).*/\1/p'
 }
 declare -A times
@@ -45,7 +46,7 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END {
   print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 {
   echo "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)," \
-    "qmm-cuda-run --iters $iters, $rounds rounds, A then B each round"
+    "qmm-cuda-run --iters $iters --timing graph, $rounds rounds, A then B each round"
   echo
   echo "| plan | A TFLOP/s (median [rounds]) | B | B / A |"
   echo "|---|---|---|---|"
