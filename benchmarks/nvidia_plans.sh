@@ -213,6 +213,18 @@ if [ "$mode" = validate ]; then
     save scale_row_$case 16x16x128 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale row --b-scale row --out-type f32 --load "$inputs/row_$case"
     save scale_block_$case 16x16x128 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale 1x128 --b-scale 128x128 --out-type f32 --load "$inputs/block_$case"
   done
+  # Block scales checked once per launch by the producer's idle warps
+  # (blocks of several tiles, at least 64 K tiles after the first): 64-row
+  # tiles, clusters, an FP8 output, grouped; and
+  # scales whose products sa * sb overflow f32 in two tiles while D is
+  # finite (make_checked_scale_tiles.py), which must keep the test.
+  save checked_rounds 640x384x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 2
+  save checked_64_rows 320x512x1536 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --max-blocks 3
+  save checked_cluster 1024x256x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2 --max-blocks 2
+  save checked_fp8_out 640x256x2048 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --max-blocks 2
+  save checked_grouped 768x256x2048 --groups 3 --a-scale 1x128 --b-scale 128x128 --max-blocks 2
+  /usr/bin/python3 test/fp8-run/Inputs/make_checked_scale_tiles.py "$inputs/checked"
+  save checked_overflow_tiles 512x256x2048 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale 1x128 --b-scale 128x128 --out-type f32 --max-blocks 1 --load "$inputs/checked"
   rm -rf "$inputs"
 elif [ "$mode" = peers ]; then
   for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do

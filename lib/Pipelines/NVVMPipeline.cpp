@@ -64,7 +64,7 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
         {/*chip=*/"", options.stages, /*rasterRows=*/8,
          options.clusterRows, options.streamK, options.maxBlocks,
          options.promotionKTiles, options.dynamicSchedule, options.tileM,
-         options.tileN}));
+         options.tileN, options.checkScalesAhead}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -209,6 +209,13 @@ struct NVVMPipelineCLOptions
       llvm::cl::desc("a wgmma kernel tile's columns, 64 or 128 (0, the "
                      "default: chosen per matmul)"),
       llvm::cl::init(0)};
+  Option<bool> checkScalesAhead{
+      *this, "check-scales-ahead",
+      llvm::cl::desc("with block scales on both operands, idle producer "
+                     "warps check each tile's scale products ahead, so that "
+                     "the consumers' promotions skip a per-K-tile test "
+                     "(default true)"),
+      llvm::cl::init(true)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -252,7 +259,7 @@ void qmm::registerNVVMPipeline() {
                                     cl.clusterRows, cl.streamK,
                                     cl.maxBlocks, cl.promotionKTiles,
                                     cl.dynamicSchedule, cl.tileM,
-                                    cl.tileN};
+                                    cl.tileN, cl.checkScalesAhead};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

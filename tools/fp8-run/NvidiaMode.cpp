@@ -297,6 +297,7 @@ int GemmRunner::saveLaunchPlan() {
   options.maxBlocks = config.nvidiaMaxBlocks;
   options.promotionKTiles = config.nvidiaPromotionKTiles;
   options.dynamicSchedule = config.nvidiaDynamicSchedule;
+  options.checkScalesAhead = config.nvidiaCheckScalesAhead;
   options.tileM = config.nvidiaTileM;
   options.tileN = config.nvidiaTileN;
   OwningOpRef<ModuleOp> lowered = module->clone();

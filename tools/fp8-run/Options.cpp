@@ -339,6 +339,12 @@ static cl::opt<bool> nvidiaDynamicSchedule(
              "from a global counter as they free up (the pipeline's "
              "dynamic-schedule)"),
     cl::cat(category));
+static cl::opt<bool> nvidiaCheckScalesAhead(
+    "check-scales-ahead", cl::init(true),
+    cl::desc("with --chip sm_90a: idle producer warps check a wgmma "
+             "kernel's block-scale products a tile ahead (the pipeline's "
+             "check-scales-ahead; =false for the per-K-tile test alone)"),
+    cl::cat(category));
 static cl::opt<int64_t> nvidiaTileM(
     "tile-m", cl::init(0),
     cl::desc("with --chip sm_90a: a wgmma kernel tile's rows, 64 or 128 "
@@ -633,14 +639,17 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
        nvidiaMaxBlocks.getNumOccurrences() ||
        nvidiaPromotionKTiles.getNumOccurrences() ||
        nvidiaDynamicSchedule.getNumOccurrences() ||
+       nvidiaCheckScalesAhead.getNumOccurrences() ||
        nvidiaTileM.getNumOccurrences() || nvidiaTileN.getNumOccurrences()) &&
       !config.target.nvidia)
     fail("--stream-k, --max-blocks, --promotion-k-tiles, "
-         "--dynamic-schedule, --tile-m, --tile-n: apply to NVIDIA chips "
+         "--dynamic-schedule, --check-scales-ahead, --tile-m, --tile-n: "
+         "apply to NVIDIA chips "
          "only (--chip sm_90a)");
   config.nvidiaTileM = nvidiaTileM;
   config.nvidiaTileN = nvidiaTileN;
   config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;
+  config.nvidiaCheckScalesAhead = nvidiaCheckScalesAhead;
   config.nvidiaPromotionKTiles = nvidiaPromotionKTiles;
   config.nvidiaStreamK = nvidiaStreamK;
   config.nvidiaMaxBlocks = nvidiaMaxBlocks;

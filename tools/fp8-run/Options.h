@@ -112,6 +112,7 @@ struct RunConfig {
   int64_t nvidiaPromotionKTiles = kDefaultWgmmaPromotionKTiles;
   /// The NVVM pipeline's dynamic-schedule.
   bool nvidiaDynamicSchedule = false;
+  bool nvidiaCheckScalesAhead = true;
   /// The NVVM pipeline's tile-m and tile-n (checked by the pass).
   int64_t nvidiaTileM = 0, nvidiaTileN = 0;
 

@@ -1009,7 +1009,13 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
            "a kernel tile's columns, 64 or 128; 0, the default: 64 where "
            "128-column tiles would leave more than half the "
-           "multiprocessors idle and the scale blocks allow it, else 128">
+           "multiprocessors idle and the scale blocks allow it, else 128">,
+    Option<"checkScalesAhead", "check-scales-ahead", "bool",
+           /*default=*/"true",
+           "with block scales on both operands, idle producer warps check "
+           "each tile's scale products ahead of the consumers, which then "
+           "promote without a per-K-tile exactness test where all are "
+           "normal f32 (static schedules, from a block's second tile on)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -108,6 +108,9 @@ struct NVVMPipelineOptions {
   /// A wgmma kernel tile's rows and columns (qmm-lower-matmul-to-wgmma's
   /// tile-m and tile-n; 0: chosen per matmul).
   int64_t tileM = 0, tileN = 0;
+  /// Whether idle producer warps check block scales a tile ahead
+  /// (qmm-lower-matmul-to-wgmma's check-scales-ahead).
+  bool checkScalesAhead = true;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

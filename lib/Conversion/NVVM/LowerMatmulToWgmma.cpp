@@ -243,6 +243,7 @@ struct ConsumerParts {
   const RingPipeline &ring;
   const TileScheduler &scheduler;
   const TicketQueue *queue;
+  const ScaleCheck *scaleCheck;
 };
 } // namespace
 
@@ -293,7 +294,40 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   auto tileBody = [&](ImplicitLocOpBuilder &b, const WorkTile &tile,
                       ValueRange carried) -> SmallVector<Value> {
     auto [rows, laneColumn] = thread.getPosition(b, spec, tile);
-    auto [accumulator, spare] = mainloop.build(b, tile, rows, carried[0]);
+    // Checked scales: the verdict (carried last) is asked for at each of
+    // the block's items after its first until the checks are all done; the
+    // item is promoted without the test where every scale is in range.
+    Value productsChecked, verdict;
+    if (parts.scaleCheck) {
+      Type i32 = b.getI32Type();
+      auto is = [&](Value state, ScaleCheck::Verdict value) -> Value {
+        return arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq, state,
+            arith::ConstantIntOp::create(b, i32, value));
+      };
+      Value later = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                          tile.taken, constant(b, 0));
+      Value ask = arith::AndIOp::create(
+          b, later, is(carried.back(), ScaleCheck::Unknown));
+      auto polled = scf::IfOp::create(b, TypeRange{i32}, ask,
+                                      /*withElse=*/true);
+      ImplicitLocOpBuilder then(b.getLoc(), polled.getThenBodyBuilder());
+      scf::YieldOp::create(
+          then, parts.scaleCheck->poll(
+                    then, ptx::getConsumerBarrierId(then, thread.consumer)));
+      ImplicitLocOpBuilder otherwise(b.getLoc(), polled.getElseBodyBuilder());
+      scf::YieldOp::create(otherwise, carried.back());
+      verdict = polled.getResult(0);
+      productsChecked = arith::AndIOp::create(
+          b, later, is(verdict, ScaleCheck::InRange));
+    }
+    auto withVerdict = [&](SmallVector<Value> values) {
+      if (verdict)
+        values.push_back(verdict);
+      return values;
+    };
+    auto [accumulator, spare] =
+        mainloop.build(b, tile, rows, carried[0], productsChecked);
     // The next tile's K tile 0, then this tile's epilogue. A dynamic
     // schedule's next item is in the slot of the stage after this item's,
     // which the producer fills (or marks as the end) in any case.
@@ -324,8 +358,8 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
     if (!plan.schedule.isSplit()) {
       epilogue.build(b, tile, accumulator, rows, laneColumn);
       if (nextItem)
-        return {nextItem, nextTile.getResult(0)};
-      return {nextTile.getResult(0)};
+        return withVerdict({nextItem, nextTile.getResult(0)});
+      return withVerdict({nextTile.getResult(0)});
     }
     // A Stream-K part: the epilogue where it completes the tile.
     Type i1 = b.getI1Type();
@@ -343,12 +377,16 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
     auto complete = scf::IfOp::create(b, ending.getResult(0), false);
     ImplicitLocOpBuilder inner(b.getLoc(), complete.getThenBodyBuilder());
     epilogue.build(inner, tile, ending.getResult(1), rows, laneColumn);
-    return {nextTile.getResult(0)};
+    return withVerdict({nextTile.getResult(0)});
   };
+  SmallVector<Value> initial = {first};
+  if (parts.scaleCheck)
+    initial.push_back(arith::ConstantIntOp::create(b, b.getI32Type(),
+                                                   ScaleCheck::Unknown));
   if (plan.schedule.dynamic)
-    parts.scheduler.buildDynamicLoop(b, ValueRange{first}, tileBody);
+    parts.scheduler.buildDynamicLoop(b, initial, tileBody);
   else
-    parts.scheduler.buildLoop(b, ValueRange{first}, tileBody, itemCount);
+    parts.scheduler.buildLoop(b, initial, tileBody, itemCount);
   // No path leaves with a group in flight (ptxas would wait on it itself,
   // and serialize every wgmma of the kernel for that).
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
@@ -398,7 +436,7 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
   if (plan.schedule.isSplit()) {
     arguments.workspaceAddress = addressOf(next());
     arguments.countersAddress = addressOf(next());
-  } else if (plan.schedule.dynamic) {
+  } else if (plan.schedule.dynamic || plan.scaleChecks) {
     arguments.countersAddress = addressOf(next());
   }
   return arguments;
@@ -443,6 +481,10 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (plan.schedule.dynamic)
     queue.emplace(spec, shared, arguments);
   const TicketQueue *queuePointer = queue ? &*queue : nullptr;
+  std::optional<ScaleCheck> scaleCheck;
+  if (plan.scaleChecks)
+    scaleCheck.emplace(spec, arguments);
+  const ScaleCheck *scaleCheckPointer = scaleCheck ? &*scaleCheck : nullptr;
   TileScheduler scheduler(spec, clusterRank, arguments.groupLayout,
                           arguments.rows);
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
@@ -487,6 +529,18 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
       ImplicitLocOpBuilder drawer(b.getLoc(), drawing.getThenBodyBuilder());
       queue->buildDrawer(drawer);
     }
+    if (scaleCheck) {
+      // The scale checkers: the other warps (1, 2, 3).
+      Value warp = arith::DivUIOp::create(producer, threadId,
+                                          constant(producer, 32));
+      Value isChecker = arith::CmpIOp::create(
+          producer, arith::CmpIPredicate::uge, warp, c1);
+      auto checking = scf::IfOp::create(producer, isChecker, false);
+      ImplicitLocOpBuilder checker(b.getLoc(), checking.getThenBodyBuilder());
+      scaleCheck->buildChecker(
+          checker, arith::SubIOp::create(checker, warp, c1),
+          arith::RemUIOp::create(checker, threadId, constant(checker, 32)));
+    }
   }
   {
     ImplicitLocOpBuilder consumer(b.getLoc(), roles.getElseBodyBuilder());
@@ -495,8 +549,16 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
     Value consumerIndex = arith::SubIOp::create(consumer, warpgroup, c1);
     buildConsumerRole(consumer,
                       ConsumerParts{spec, arguments, shared, ring, scheduler,
-                                    queuePointer},
+                                    queuePointer, scaleCheckPointer},
                       consumerIndex);
+  }
+  if (scaleCheck) {
+    // The block's checks and polls are over: the last block resets the
+    // counters for the next launch.
+    gpu::BarrierOp::create(b);
+    auto reset = scf::IfOp::create(b, isFirstThread, false);
+    ImplicitLocOpBuilder inner(b.getLoc(), reset.getThenBodyBuilder());
+    scaleCheck->buildReset(inner);
   }
   // Nor does a block exit while the others may still write into its
   // shared memory or arrive on its barriers.
@@ -541,7 +603,8 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   }
   // Stream-K: each part's f32 sums, and an arrival counter per split tile
   // and consumer warpgroup. Dynamic schedules: the tickets drawn and the
-  // blocks done.
+  // blocks done. Checked scales: the checking warps that found a scale out
+  // of range, those done, and the blocks done.
   MemRefType workspaceType, countersType;
   if (schedule.isSplit()) {
     workspaceType = MemRefType::get(
@@ -551,8 +614,9 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
         MemRefType::get({schedule.splitTiles * tiling.consumers},
                         IntegerType::get(ctx, 32));
     parameters.append({workspaceType, countersType});
-  } else if (schedule.dynamic) {
-    countersType = MemRefType::get({2}, IntegerType::get(ctx, 32));
+  } else if (schedule.dynamic || plan.scaleChecks) {
+    countersType = MemRefType::get({schedule.dynamic ? 2 : 3},
+                                   IntegerType::get(ctx, 32));
     parameters.push_back(countersType);
   }
   OpBuilder kernelBuilder = OpBuilder::atBlockBegin(gpuModule.getBody());
@@ -686,6 +750,7 @@ struct QMMLowerMatmulToWgmmaPass
     options.maxBlocks = maxBlocks;
     options.promotionKTiles = promotionKTiles;
     options.dynamicSchedule = dynamicSchedule;
+    options.checkScalesAhead = checkScalesAhead;
     options.tileM = tileM;
     options.tileN = tileN;
     llvm::Expected<WgmmaTiling> tiling = getWgmmaTiling(options, *target);

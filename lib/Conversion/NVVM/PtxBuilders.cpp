@@ -1,9 +1,9 @@
 //===- PtxBuilders.cpp - typed builders of the wgmma kernels' PTX ---------===//
 //
 // nvvm and llvm ops where LLVM 22 has them (mbarrier, mapa, stores with a
-// sync scope); inline PTX for the rest: atomics with a memory order (see
-// atomicIncrement), batches of 16-byte loads and stores in one statement
-// (all issued before any is used), the barrier reduction at a named
+// sync scope); inline PTX for the rest: atomics and loads with a memory
+// order (see atomicIncrement), batches of 16-byte loads and stores in one
+// statement (all issued before any is used), the barrier reduction at a named
 // barrier (nvvm.barrier reduces at barrier 0 only) and the empty statement
 // that pins registers.
 //
@@ -117,6 +117,14 @@ Value ptx::atomicIncrement(ImplicitLocOpBuilder &b, Value address,
   std::string text =
       ("atom." + order + ".gpu.global.add.u32 $0, [$1], 1;").str();
   return createAsm(b, b.getI32Type(), {address}, text, "=r,l").getResult(0);
+}
+
+Value ptx::loadAcquire(ImplicitLocOpBuilder &b, Value address) {
+  // Inline PTX, as atomicIncrement: the backend's atomic loads lose the
+  // scope.
+  return createAsm(b, b.getI32Type(), {address},
+                   "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l")
+      .getResult(0);
 }
 
 void ptx::storeRelaxedZero(ImplicitLocOpBuilder &b, Value address) {

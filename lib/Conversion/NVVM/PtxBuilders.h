@@ -22,7 +22,12 @@ namespace ptx {
 /// The named barriers (bar.sync ids) of a wgmma kernel's block: 0 is the
 /// whole block's (gpu.barrier), consumer warpgroup c meets at
 /// FirstConsumer + c with its 128 threads.
-enum class NamedBarrier : int32_t { Block = 0, FirstConsumer = 1 };
+enum class NamedBarrier : int32_t {
+  Block = 0,
+  FirstConsumer = 1,
+  /// The producer warpgroup's scale checkers (after two consumers').
+  ScaleCheckers = 3
+};
 
 /// Consumer warpgroup `consumer`'s (index) named barrier id, as i32.
 Value getConsumerBarrierId(ImplicitLocOpBuilder &b, Value consumer);
@@ -51,6 +56,8 @@ enum class Semantics { Relaxed, AcquireRelease };
 /// atom.add of 1 to the u32 at `address` at GPU scope: the value before.
 Value atomicIncrement(ImplicitLocOpBuilder &b, Value address,
                       Semantics semantics);
+/// ld.acquire of the u32 at `address` (global, i64) at GPU scope.
+Value loadAcquire(ImplicitLocOpBuilder &b, Value address);
 /// A relaxed store of 0 to the u32 at `address` at GPU scope.
 void storeRelaxedZero(ImplicitLocOpBuilder &b, Value address);
 

@@ -183,11 +183,15 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
     }
     return promoted;
   };
-  if (scales.a.empty() || !scales.b) {
-    // One operand's block scales (or none): one factor per row.
+  if (scales.a.empty() || !scales.b || scales.productsChecked) {
+    // One operand's block scales (or none): one factor per row; both, with
+    // their products checked ahead: the products.
     SmallVector<Value, 2> factors;
     for (int64_t row = 0; row < 2 && (scales.b || !scales.a.empty()); ++row)
-      factors.push_back(scales.a.empty() ? scales.b : scales.a[row]);
+      factors.push_back(
+          scales.a.empty() ? scales.b
+          : !scales.b      ? scales.a[row]
+                           : arith::MulFOp::create(b, scales.a[row], scales.b));
     return ptx::pinRegisters(b, promoteWith(b, factors, {}));
   }
   // Both: sa x sb per row, unless a product leaves f32's normal range
@@ -218,17 +222,33 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
 
 std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
                                         const WorkTile &tile,
-                                        ArrayRef<Value> rows,
-                                        Value fragment) const {
+                                        ArrayRef<Value> rows, Value fragment,
+                                        Value productsChecked) const {
   if (spec.plan.promotionKTiles > 1)
     return buildDeferred(b, tile, fragment);
-  return buildPerKTile(b, tile, rows, fragment);
+  if (!productsChecked)
+    return buildPerKTile(b, tile, rows, fragment, false);
+  // The verdict is the same in every thread of the warpgroup (all read one
+  // queue slot), so both branches' wgmma stay warpgroup-uniform.
+  Type fragmentType = spec.getFragmentType();
+  auto ifOp = scf::IfOp::create(b, TypeRange{fragmentType, fragmentType},
+                                productsChecked, /*withElse=*/true);
+  for (bool checked : {true, false}) {
+    ImplicitLocOpBuilder inner(b.getLoc(), checked
+                                               ? ifOp.getThenBodyBuilder()
+                                               : ifOp.getElseBodyBuilder());
+    auto [accumulator, spare] =
+        buildPerKTile(inner, tile, rows, fragment, checked);
+    scf::YieldOp::create(inner, ValueRange{accumulator, spare});
+  }
+  return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
 std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
                                                 const WorkTile &tile,
                                                 ArrayRef<Value> rows,
-                                                Value fragment) const {
+                                                Value fragment,
+                                                bool productsChecked) const {
   // One K tile's wgmma group at a time: issue, wait_group 0, release the
   // stage, promote. A fragment's registers are carried to the next K
   // tile, whose first step overwrites them (scale-d zero), so no zeroing
@@ -236,6 +256,7 @@ std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
   // then the wait and its promotion into a zero accumulator.
   IssuedKTile first;
   first.scales = loadScales(b, tile, rows, constant(b, 0));
+  first.scales.productsChecked = productsChecked;
   first.fragment = fragment;
   first.stage = ring.getState(b, tile.firstIteration).stage;
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
@@ -252,6 +273,7 @@ std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   KTileScales scales = loadScales(b, tile, rows, kt);
+  scales.productsChecked = productsChecked;
   IssuedKTile next =
       issue(b, ring.getState(b, arith::AddIOp::create(b, tile.firstIteration,
                                                       kt)),

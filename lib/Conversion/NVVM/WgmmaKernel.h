@@ -345,6 +345,55 @@ private:
   const KernelArguments &arguments;
 };
 
+/// Whether the `use`-th use (index, from 0) of a one-slot queue guarded by a
+/// `full` and an `empty` mbarrier waits for parity 1: the `full` side waits
+/// for phase `use`; the `empty` side, one phase behind, finds a fresh
+/// barrier's phase -1 complete.
+Value getSlotParity(ImplicitLocOpBuilder &b, Value use, bool emptySide);
+
+/// Block scales checked ahead (WgmmaScaleCheck.cpp): with block scales on
+/// both operands, each K tile's promotion tests whether its products
+/// sa x sb are normal f32 (Mainloop::promote), a branch that costs 3-10% on
+/// an H200. Once per launch, the producer warpgroup's idle warps (all but
+/// the TMA thread's) of every block check a share of both operands' scales
+/// for the sufficient condition that each is zero or of magnitude 2^-62 ..
+/// 2^63, and count in global counters (zero at the launch, left at zero by
+/// the grid's last block): the blocks that found one out of that range,
+/// then the blocks done. The consumers promote their block's tiles after its first without
+/// the test once every warp of the grid is done and none found one.
+class ScaleCheck {
+public:
+  /// Warps of the producer warpgroup that check (1, 2, 3).
+  static constexpr int64_t kWarps = 3;
+  /// The consumers' verdict so far: the checks not all done yet, every
+  /// scale in range, or not.
+  enum Verdict : int32_t { Unknown = 0, InRange = 1, OutOfRange = 2 };
+
+  ScaleCheck(const KernelSpec &spec, const KernelArguments &arguments)
+      : spec(spec), arguments(arguments) {}
+
+  /// Checking warp `checker` (index, from 0), lane `lane`: its share of the
+  /// scales, then its counts.
+  void buildChecker(ImplicitLocOpBuilder &b, Value checker, Value lane) const;
+  /// A consumer thread: the Verdict (i32) from the counters, the same in
+  /// every thread meeting at named barrier `barrierId` (i32) with it.
+  Value poll(ImplicitLocOpBuilder &b, Value barrierId) const;
+  /// One thread of a block whose checks and polls are over: counts the
+  /// block done; the grid's last resets the counters for the next launch.
+  void buildReset(ImplicitLocOpBuilder &b) const;
+
+private:
+  /// Whether every element of `scales` (a rank 2 or 3 memref, of `rows`
+  /// rows in its first dimension) that global checking thread `thread` of
+  /// `threads` covers is in range (i1).
+  Value checkShare(ImplicitLocOpBuilder &b, Value scales, Value rows,
+                   Value thread, Value threads, Value inRange) const;
+  Value getCounterAddress(ImplicitLocOpBuilder &b, int64_t index) const;
+
+  const KernelSpec &spec;
+  const KernelArguments &arguments;
+};
+
 /// The producer warpgroup's issuing thread: for each work item's K tiles,
 /// a free stage, then A's and B's tiles copied into it with TMA.
 class Producer {
@@ -410,6 +459,9 @@ public:
   struct KTileScales {
     Value b;
     SmallVector<Value, 2> a;
+    /// Both: whether every product sa x sb was found exact ahead
+    /// (ScaleCheck), so that the promotion tests none.
+    bool productsChecked = false;
   };
   /// A K tile whose wgmma group was issued: its fragment, its ring stage
   /// and its block scales.
@@ -435,9 +487,13 @@ public:
                            bool accumulate = false) const;
   /// A work item's K tiles after its K tile 0, whose group (`fragment`) is
   /// in flight: returns the item's f32 sums (before the epilogue's scales)
-  /// and the spare fragment.
+  /// and the spare fragment. `productsChecked` (i1, or null): the item's
+  /// verdict from ScaleCheck, true where its block scales' products are
+  /// all exact; the K loop is then built twice, with and without the
+  /// promotions' test.
   std::pair<Value, Value> build(ImplicitLocOpBuilder &b, const WorkTile &tile,
-                                ArrayRef<Value> rows, Value fragment) const;
+                                ArrayRef<Value> rows, Value fragment,
+                                Value productsChecked = Value()) const;
 
 private:
   /// Loads K tile `kt`'s block scales for `rows` (nothing without block
@@ -460,8 +516,8 @@ private:
   /// Block scales: one wgmma group at a time, each promoted.
   std::pair<Value, Value> buildPerKTile(ImplicitLocOpBuilder &b,
                                         const WorkTile &tile,
-                                        ArrayRef<Value> rows,
-                                        Value fragment) const;
+                                        ArrayRef<Value> rows, Value fragment,
+                                        bool productsChecked) const;
   /// Epilogue-applied scales: wgmma sums `promotionKTiles` K tiles into
   /// the fragment before each promotion.
   std::pair<Value, Value> buildDeferred(ImplicitLocOpBuilder &b,

@@ -372,6 +372,23 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
                                     options.dynamicSchedule);
   }
   tiling.itemSlots = plan.schedule.dynamic;
+  // Both operands' block scales: their products decide the promotion's
+  // form per K tile (Mainloop::promote), unless checked ahead (ScaleCheck),
+  // which needs the counters that split and dynamic schedules use for
+  // themselves, and pays where a block's items after its first hold
+  // kMinCheckedKTiles K tiles. Not where the items are counted at run time:
+  // a small run-time M would pay for the check alone, and a masked
+  // matmul's A scales hold every group's Mmax rows, valid or not.
+  int64_t clusters = plan.schedule.blocks / tiling.clusterRows;
+  int64_t laterKTiles =
+      (llvm::divideCeil(plan.schedule.items(), std::max<int64_t>(1, clusters)) -
+       1) *
+      plan.kTiles;
+  plan.scaleChecks =
+      options.checkScalesAhead && problem.aScales.perKTile() &&
+      problem.bScales.perKTile() && !plan.schedule.isSplit() &&
+      !plan.schedule.dynamic && !plan.countsItemsAtRunTime() &&
+      laterKTiles >= kMinCheckedKTiles;
   // A masked matmul's staging boxes would reach past a group's M rows
   // into the next group's, which another block writes: staged only where
   // the groups' rows are whole tiles.

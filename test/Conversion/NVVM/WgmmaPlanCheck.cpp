@@ -66,6 +66,14 @@ WgmmaScales blocks(int64_t rows, int64_t k) {
   return scales;
 }
 
+/// DeepSeek's recipe: A 1x128 blocks, B 128x128.
+WgmmaProblem blockwiseProblem(int64_t m, int64_t n, int64_t k) {
+  WgmmaProblem blockwise = problem(m, n, k);
+  blockwise.aScales = blocks(1, 128);
+  blockwise.bScales = blocks(128, 128);
+  return blockwise;
+}
+
 WgmmaTiling tiling(const WgmmaOptions &options) {
   return llvm::cantFail(getWgmmaTiling(options, hopper()));
 }
@@ -237,14 +245,58 @@ void checkDynamic() {
 
 void checkBlockScales() {
   Case c("4096x7168x16384 1x128 x 128x128");
-  WgmmaProblem blockwise = problem(4096, 7168, 16384);
-  blockwise.aScales = blocks(1, 128);
-  blockwise.bScales = blocks(128, 128);
-  WgmmaPlan p = plan(c, blockwise);
+  WgmmaPlan p = plan(c, blockwiseProblem(4096, 7168, 16384));
   c.expect("promotion K tiles", p.promotionKTiles, 1);
   c.expect("units", p.units(), 32 * 56);
   // ceil(1792 / 132) = 14 rounds: 128 blocks.
   c.expect("blocks", p.schedule.blocks, 128);
+}
+
+void checkScaleChecks() {
+  Case c("scale checks ahead");
+  WgmmaProblem blockwise = blockwiseProblem(4096, 7168, 16384);
+  // 14 tiles a block: checked (in global memory: shared memory as
+  // without).
+  WgmmaPlan p = plan(c, blockwise);
+  c.expect("checked", p.scaleChecks, 1);
+  c.expect("shared bytes", p.shared.bytes, 132096 + 32768 + 1024);
+  // Not where the promotion tests nothing: per-row scales, or block scales
+  // on one operand only.
+  WgmmaProblem rows = blockwise;
+  rows.aScales = WgmmaScales();
+  rows.aScales.kind = WgmmaScales::Kind::PerRow;
+  c.expect("per-row A", plan(c, rows).scaleChecks, 0);
+  // Not where no block has a second tile: 1 x 32 tiles on 32 blocks.
+  WgmmaProblem oneRound = blockwise;
+  oneRound.m = 128;
+  oneRound.n = 4096;
+  c.expect("one round", plan(c, oneRound).scaleChecks, 0);
+  // Not with Stream-K parts (7 x 19 tiles: a part ends the second round).
+  WgmmaPlan s = plan(c, blockwiseProblem(896, 2432, 8192));
+  c.expect("split", s.schedule.isSplit(), 1);
+  c.expect("split checked", s.scaleChecks, 0);
+  // Nor with a dynamic schedule, nor where the option is off.
+  WgmmaOptions dynamic;
+  dynamic.dynamicSchedule = true;
+  c.expect("dynamic", plan(c, blockwise, dynamic).scaleChecks, 0);
+  WgmmaOptions off;
+  off.checkScalesAhead = false;
+  c.expect("off", plan(c, blockwise, off).scaleChecks, 0);
+  // Nor where the tiles are counted at run time (a run-time M).
+  WgmmaProblem runtime = blockwise;
+  runtime.m = 0;
+  runtime.runtimeRows = true;
+  c.expect("run-time M", plan(c, runtime).scaleChecks, 0);
+  // Nor where a block's tiles after its first hold fewer than 64 K tiles:
+  // 128x24576x1536, 192 tiles on 132 blocks, one more tile of 12 K tiles.
+  WgmmaProblem wide = blockwise;
+  wide.m = 128;
+  wide.n = 24576;
+  wide.k = 1536;
+  c.expect("12 later K tiles", plan(c, wide).scaleChecks, 0);
+  // 4096x24576x1536: 6144 tiles, at most 47 a block: 46 x 12 later.
+  wide.m = 4096;
+  c.expect("552 later K tiles", plan(c, wide).scaleChecks, 1);
 }
 
 void checkClusters() {
@@ -536,6 +588,7 @@ int main() {
   checkSingleRow();
   checkDynamic();
   checkBlockScales();
+  checkScaleChecks();
   checkClusters();
   checkStaging();
   checkIneligible();

@@ -12,6 +12,7 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=8 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC8
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a dynamic-schedule=maybe" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-VALUE
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a check-scales-ahead=sometimes" 2>&1 | FileCheck %s --check-prefix=CHECKS-VALUE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=96" 2>&1 | FileCheck %s --check-prefix=TILE-M
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=32" 2>&1 | FileCheck %s --check-prefix=TILE-N
 // RUN: not fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu tile-n=256" 2>&1 | FileCheck %s --check-prefix=TILE-N-PIPELINE
@@ -49,6 +50,8 @@
 // TILE-N-PIPELINE: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 256
 // dynamic-schedule is a boolean.
 // DYNAMIC-VALUE: for the --dynamic-schedule option: 'maybe' is invalid value for boolean argument
+// So is check-scales-ahead.
+// CHECKS-VALUE: for the --check-scales-ahead option: 'sometimes' is invalid value for boolean argument
 
 // expected-error@+1 {{qmm-lower-matmul-to-wgmma: 8 stages need 263232 bytes of shared memory; sm_90a has 232448 per block}}
 module {
