@@ -376,7 +376,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // form per K tile (Mainloop::promote), unless checked ahead (ScaleCheck),
   // which needs the counters that split and dynamic schedules use for
   // themselves, and pays where a block's items after its first hold
-  // kMinCheckedKTiles K tiles. Not where the items are counted at run time:
+  // kMinCheckedKTiles K tiles, kMinCheckedTileKTiles or more a tile. Not
+  // where the items are counted at run time:
   // a small run-time M would pay for the check alone, and a masked
   // matmul's A scales hold every group's Mmax rows, valid or not.
   int64_t clusters = plan.schedule.blocks / tiling.clusterRows;
@@ -388,7 +389,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       options.checkScalesAhead && problem.aScales.perKTile() &&
       problem.bScales.perKTile() && !plan.schedule.isSplit() &&
       !plan.schedule.dynamic && !plan.countsItemsAtRunTime() &&
-      laterKTiles >= kMinCheckedKTiles;
+      laterKTiles >= kMinCheckedKTiles &&
+      plan.kTiles >= kMinCheckedTileKTiles;
   // A masked matmul's staging boxes would reach past a group's M rows
   // into the next group's, which another block writes: staged only where
   // the groups' rows are whole tiles.

@@ -297,6 +297,10 @@ void checkScaleChecks() {
   // 4096x24576x1536: 6144 tiles, at most 47 a block: 46 x 12 later.
   wide.m = 4096;
   c.expect("552 later K tiles", plan(c, wide).scaleChecks, 1);
+  // Nor where a tile has fewer than 8 K tiles: 4096x32768x512 (62 x 4
+  // later K tiles).
+  c.expect("4 K tiles a tile",
+           plan(c, blockwiseProblem(4096, 32768, 512)).scaleChecks, 0);
 }
 
 void checkClusters() {

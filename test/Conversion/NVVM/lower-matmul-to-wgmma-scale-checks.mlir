@@ -126,8 +126,8 @@ func.func @per_row(%a: memref<512x2048xf8E4M3FN>, %sa: memref<512x1xf32>, %b: me
 
 // -----
 
-// 512 x 256 x 512 on one block: 7 more tiles of 4 K tiles (28 < 64), too
-// few to pay for the check.
+// 512 x 256 x 512 on one block: 7 more tiles of 4 K tiles (28 < 64, and
+// 4 < 8 a tile), too few to pay for the check.
 // CHECK-LABEL: func.func @few_k_tiles
 // CHECK-NOT:     memref.alloc
 // CHECK:       gpu.func @matmul

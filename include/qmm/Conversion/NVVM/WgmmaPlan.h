@@ -209,8 +209,12 @@ constexpr int64_t kMaxWideTileParts = 4;
 /// block (the consumers' reads of the counters, the counts at the end),
 /// against at least ~16 us of those K tiles promoted without the test
 /// (3-10% faster on an H200; 128x24576x1536, one more tile of 12 K tiles a
-/// block, measured 8% slower with the check).
+/// block, measured 8% slower with the check). And the K tiles of one tile
+/// from which the consumers' reads of the counters, until every block is
+/// done, cost less than the tiles gain (4096x32768x512, tiles of 4 K
+/// tiles: 6% slower; 4096x7168x2048, 16: 5% faster).
 constexpr int64_t kMinCheckedKTiles = 64;
+constexpr int64_t kMinCheckedTileKTiles = 8;
 
 /// The tile of `problem` (rows and columns) where `options` leave it
 /// open: wgmma M rows where M fits in them (a second row of consumers
