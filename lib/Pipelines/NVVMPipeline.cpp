@@ -212,8 +212,8 @@ struct NVVMPipelineCLOptions
   Option<bool> checkScalesAhead{
       *this, "check-scales-ahead",
       llvm::cl::desc("with block scales on both operands, idle producer "
-                     "warps check each tile's scale products ahead, so that "
-                     "the consumers' promotions skip a per-K-tile test "
+                     "warps check every scale once per launch, so that the "
+                     "consumers' promotions skip a per-K-tile test "
                      "(default true)"),
       llvm::cl::init(true)};
   Option<std::string> toolkit{

@@ -640,13 +640,9 @@ public:
   NvidiaProgram(const std::string &ir, const std::string &function,
                 const std::string &chip)
       : function(function) {
-    if (!lookupNvidiaChip(chip)) {
-      std::string names;
-      for (const NvidiaChipInfo &info : getSupportedNvidiaChips())
-        names += (names.empty() ? "" : ", ") + info.name.str();
+    if (!lookupNvidiaChip(chip))
       raiseValueError("unknown NVIDIA chip '" + chip + "' (expected " +
-                      names + ")");
-    }
+                      getSupportedNvidiaChipNames() + ")");
     module = parseProgram(ir);
     func = lookupFunction(*module, function);
     options.chip = chip;

@@ -342,7 +342,7 @@ static cl::opt<bool> nvidiaDynamicSchedule(
 static cl::opt<bool> nvidiaCheckScalesAhead(
     "check-scales-ahead", cl::init(true),
     cl::desc("with --chip sm_90a: idle producer warps check a wgmma "
-             "kernel's block-scale products a tile ahead (the pipeline's "
+             "kernel's block scales once per launch (the pipeline's "
              "check-scales-ahead; =false for the per-K-tile test alone)"),
     cl::cat(category));
 static cl::opt<int64_t> nvidiaTileM(

@@ -1013,9 +1013,9 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     Option<"checkScalesAhead", "check-scales-ahead", "bool",
            /*default=*/"true",
            "with block scales on both operands, idle producer warps check "
-           "each tile's scale products ahead of the consumers, which then "
-           "promote without a per-K-tile exactness test where all are "
-           "normal f32 (static schedules, from a block's second tile on)">
+           "every scale once per launch; where all are in range, the "
+           "consumers promote a block's tiles after its first without the "
+           "per-K-tile exactness test (static schedules of enough K tiles)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

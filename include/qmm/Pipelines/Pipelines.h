@@ -108,7 +108,7 @@ struct NVVMPipelineOptions {
   /// A wgmma kernel tile's rows and columns (qmm-lower-matmul-to-wgmma's
   /// tile-m and tile-n; 0: chosen per matmul).
   int64_t tileM = 0, tileN = 0;
-  /// Whether idle producer warps check block scales a tile ahead
+  /// Whether idle producer warps check block scales once per launch
   /// (qmm-lower-matmul-to-wgmma's check-scales-ahead).
   bool checkScalesAhead = true;
 };

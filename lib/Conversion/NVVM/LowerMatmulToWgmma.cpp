@@ -603,8 +603,8 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   }
   // Stream-K: each part's f32 sums, and an arrival counter per split tile
   // and consumer warpgroup. Dynamic schedules: the tickets drawn and the
-  // blocks done. Checked scales: the checking warps that found a scale out
-  // of range, those done, and the blocks done.
+  // blocks done. Checked scales: the blocks that found a scale out of
+  // range, those whose checks are done, and those finished.
   MemRefType workspaceType, countersType;
   if (schedule.isSplit()) {
     workspaceType = MemRefType::get(

@@ -228,8 +228,9 @@ std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
     return buildDeferred(b, tile, fragment);
   if (!productsChecked)
     return buildPerKTile(b, tile, rows, fragment, false);
-  // The verdict is the same in every thread of the warpgroup (all read one
-  // queue slot), so both branches' wgmma stay warpgroup-uniform.
+  // The verdict is the same in every thread of the warpgroup (agreed at
+  // its named barrier, ScaleCheck::poll), so both branches' wgmma stay
+  // warpgroup-uniform.
   Type fragmentType = spec.getFragmentType();
   auto ifOp = scf::IfOp::create(b, TypeRange{fragmentType, fragmentType},
                                 productsChecked, /*withElse=*/true);

@@ -345,12 +345,6 @@ private:
   const KernelArguments &arguments;
 };
 
-/// Whether the `use`-th use (index, from 0) of a one-slot queue guarded by a
-/// `full` and an `empty` mbarrier waits for parity 1: the `full` side waits
-/// for phase `use`; the `empty` side, one phase behind, finds a fresh
-/// barrier's phase -1 complete.
-Value getSlotParity(ImplicitLocOpBuilder &b, Value use, bool emptySide);
-
 /// Block scales checked ahead (WgmmaScaleCheck.cpp): with block scales on
 /// both operands, each K tile's promotion tests whether its products
 /// sa x sb are normal f32 (Mainloop::promote), a branch that costs 3-10% on
@@ -359,8 +353,8 @@ Value getSlotParity(ImplicitLocOpBuilder &b, Value use, bool emptySide);
 /// for the sufficient condition that each is zero or of magnitude 2^-62 ..
 /// 2^63, and count in global counters (zero at the launch, left at zero by
 /// the grid's last block): the blocks that found one out of that range,
-/// then the blocks done. The consumers promote their block's tiles after its first without
-/// the test once every warp of the grid is done and none found one.
+/// then the blocks done. The consumers promote their block's tiles after
+/// its first without the test once every block is done and none found one.
 class ScaleCheck {
 public:
   /// Warps of the producer warpgroup that check (1, 2, 3).
@@ -383,11 +377,10 @@ public:
   void buildReset(ImplicitLocOpBuilder &b) const;
 
 private:
-  /// Whether every element of `scales` (a rank 2 or 3 memref, of `rows`
-  /// rows in its first dimension) that global checking thread `thread` of
-  /// `threads` covers is in range (i1).
-  Value checkShare(ImplicitLocOpBuilder &b, Value scales, Value rows,
-                   Value thread, Value threads, Value inRange) const;
+  /// `inRange` and whether every element of `scales` (a memref) that
+  /// global checking thread `thread` of `threads` covers is in range (i1).
+  Value checkShare(ImplicitLocOpBuilder &b, Value scales, Value thread,
+                   Value threads, Value inRange) const;
   Value getCounterAddress(ImplicitLocOpBuilder &b, int64_t index) const;
 
   const KernelSpec &spec;
@@ -459,8 +452,8 @@ public:
   struct KTileScales {
     Value b;
     SmallVector<Value, 2> a;
-    /// Both: whether every product sa x sb was found exact ahead
-    /// (ScaleCheck), so that the promotion tests none.
+    /// Both: whether every scale was found in range ahead (ScaleCheck),
+    /// so that every product sa x sb is exact and the promotion tests none.
     bool productsChecked = false;
   };
   /// A K tile whose wgmma group was issued: its fragment, its ring stage
@@ -488,9 +481,9 @@ public:
   /// A work item's K tiles after its K tile 0, whose group (`fragment`) is
   /// in flight: returns the item's f32 sums (before the epilogue's scales)
   /// and the spare fragment. `productsChecked` (i1, or null): the item's
-  /// verdict from ScaleCheck, true where its block scales' products are
-  /// all exact; the K loop is then built twice, with and without the
-  /// promotions' test.
+  /// verdict from ScaleCheck, true where its block scales are all in range;
+  /// the K loop is then built twice, with and without the promotions'
+  /// test.
   std::pair<Value, Value> build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                                 ArrayRef<Value> rows, Value fragment,
                                 Value productsChecked = Value()) const;

@@ -206,11 +206,3 @@ void RingPipeline::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) const {
     ptx::arriveRemoteMBarrier(
         b, address, arith::ConstantIntOp::create(b, b.getI32Type(), rank));
 }
-
-Value wgmma::getSlotParity(ImplicitLocOpBuilder &b, Value use,
-                           bool emptySide) {
-  Value odd = arith::AndIOp::create(b, use, constant(b, 1));
-  return arith::CmpIOp::create(
-      b, emptySide ? arith::CmpIPredicate::eq : arith::CmpIPredicate::ne,
-      odd, constant(b, 0));
-}

@@ -377,9 +377,9 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // which needs the counters that split and dynamic schedules use for
   // themselves, and pays where a block's items after its first hold
   // kMinCheckedKTiles K tiles, kMinCheckedTileKTiles or more a tile. Not
-  // where the items are counted at run time:
-  // a small run-time M would pay for the check alone, and a masked
-  // matmul's A scales hold every group's Mmax rows, valid or not.
+  // where the items are counted at run time: a small run-time M would pay
+  // for the check alone, and a masked matmul's A scales hold every group's
+  // Mmax rows, valid or not.
   int64_t clusters = plan.schedule.blocks / tiling.clusterRows;
   int64_t laterKTiles =
       (llvm::divideCeil(plan.schedule.items(), std::max<int64_t>(1, clusters)) -

@@ -67,15 +67,14 @@ Value ScaleCheck::getCounterAddress(ImplicitLocOpBuilder &b,
 }
 
 Value ScaleCheck::checkShare(ImplicitLocOpBuilder &b, Value scales,
-                             Value rows, Value thread, Value threads,
+                             Value thread, Value threads,
                              Value inRange) const {
   // The memref's elements in memory order (its layout is the identity, or
   // a view whose order is the same): element e's indices from its extents.
   auto type = cast<MemRefType>(scales.getType());
   SmallVector<Value, 3> extents;
   for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    extents.push_back(dim == 0 ? rows
-                      : type.isDynamicDim(dim)
+    extents.push_back(type.isDynamicDim(dim)
                           ? memref::DimOp::create(b, scales, dim).getResult()
                           : constant(b, type.getDimSize(dim)));
   Value elements = extents.front();
@@ -131,18 +130,10 @@ void ScaleCheck::buildChecker(ImplicitLocOpBuilder &b, Value checker,
                             perBlock),
       arith::AddIOp::create(
           b, arith::MulIOp::create(b, checker, constant(b, warpSize)), lane));
-  // A's scales have D's rows (M, or for a masked matmul G x Mmax); B's
-  // extents are static (a grouped matmul's with a leading G).
+  // Every scale of A and of B (a grouped matmul's with a leading G).
   Value inRange = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
-  auto aType = cast<MemRefType>(arguments.aScales.getType());
-  Value aRows = aType.isDynamicDim(0)
-                    ? memref::DimOp::create(b, arguments.aScales, 0)
-                          .getResult()
-                    : constant(b, aType.getDimSize(0));
-  inRange = checkShare(b, arguments.aScales, aRows, thread, threads, inRange);
-  auto bType = cast<MemRefType>(arguments.bScales.getType());
-  inRange = checkShare(b, arguments.bScales, constant(b, bType.getDimSize(0)),
-                       thread, threads, inRange);
+  for (Value scales : {arguments.aScales, arguments.bScales})
+    inRange = checkShare(b, scales, thread, threads, inRange);
   // The block's finding (the three warps meet at their named barrier),
   // then one thread counts it and (releasing it) the block's arrival: one
   // atomic per block on the shared word, not one per warp.

@@ -53,6 +53,18 @@ static Value getCounterAddress(ImplicitLocOpBuilder &b, Value counters,
       arith::ConstantIntOp::create(b, b.getI64Type(), 4 * index));
 }
 
+/// Whether the `count`-th use (index, from 0) of a one-slot queue waits for
+/// parity 1 (the `full` side waits for phase `count`; the `empty` side, one
+/// phase behind, finds a fresh barrier's phase -1 complete).
+static Value getQueueParity(ImplicitLocOpBuilder &b, Value count,
+                            bool emptySide) {
+  Value odd = arith::AndIOp::create(b, count,
+                                    arith::ConstantIndexOp::create(b, 1));
+  return arith::CmpIOp::create(
+      b, emptySide ? arith::CmpIPredicate::eq : arith::CmpIPredicate::ne,
+      odd, arith::ConstantIndexOp::create(b, 0));
+}
+
 void TicketQueue::initialize(ImplicitLocOpBuilder &b) const {
   // The queue's `full` and `empty`: one arrival each (the ticket
   // drawer's, the producer's).
@@ -84,7 +96,7 @@ void TicketQueue::buildDrawer(ImplicitLocOpBuilder &b) const {
                                          ticket));
         ptx::waitMBarrierParity(
             before, getBarrierAddress(before, 1),
-            getSlotParity(before, draw, /*emptySide=*/true));
+            getQueueParity(before, draw, /*emptySide=*/true));
         // (The slot holds the ticket; the producer adds gridDim.)
         ptx::storeShared(before, getSlotAddress(before), ticket);
         ptx::arriveMBarrier(before, getBarrierAddress(before, 0));
@@ -119,7 +131,7 @@ void TicketQueue::buildDrawer(ImplicitLocOpBuilder &b) const {
 
 Value TicketQueue::takeNextItem(ImplicitLocOpBuilder &b, Value taken) const {
   ptx::waitMBarrierParity(b, getBarrierAddress(b, 0),
-                          getSlotParity(b, taken, /*emptySide=*/false));
+                          getQueueParity(b, taken, /*emptySide=*/false));
   Value ticket = ptx::loadShared(b, getSlotAddress(b));
   ptx::arriveMBarrier(b, getBarrierAddress(b, 1));
   return arith::AddIOp::create(
