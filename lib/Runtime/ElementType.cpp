@@ -27,6 +27,8 @@ static Type getI32(MLIRContext *context) {
   return IntegerType::get(context, 32);
 }
 
+static Type getI8(MLIRContext *context) { return IntegerType::get(context, 8); }
+
 /// In the enum's order.
 static const ElementTypeInfo kElementTypes[] = {
     {ElementType::F32, "f32", 32, getBuiltin<Float32Type>},
@@ -43,6 +45,7 @@ static const ElementTypeInfo kElementTypes[] = {
     {ElementType::F4E2M1FN, "f4E2M1FN", 4, getBuiltin<Float4E2M1FNType>},
     {ElementType::F8E8M0FNU, "f8E8M0FNU", 8, getBuiltin<Float8E8M0FNUType>},
     {ElementType::I32, "i32", 32, getI32},
+    {ElementType::I8, "i8", 8, getI8},
 };
 
 static const ElementTypeInfo &getInfo(ElementType type) {

@@ -164,6 +164,8 @@ NpyArray mlir::qmm::host::toNpyArray(const HostTensor &tensor) {
 
   if (tensor.elementType == ElementType::I32)
     descr = "<i4";
+  if (tensor.elementType == ElementType::I8)
+    descr = "|i1";
   return {descr, getNpyShape(tensor.elementType, tensor.shape), payload};
 }
 

@@ -83,11 +83,14 @@ def decode(codes, element_type, shape):
     return _qmm.decode(codes, element_type, list(shape))
 
 
-def linalg_to_qmm(ir):
+def linalg_to_qmm(ir, explain=False):
     """Runs the frontend lowering (qmm-linalg-to-qmm) on MLIR text:
     dequantize-then-matmul linalg IR becomes qmm.matmul; the rest is left
-    alone. Returns the new text."""
-    return _qmm.linalg_to_qmm(ir)
+    alone. Returns the new text; with `explain`, (text, reasons): a dict per
+    contraction left alone (`function`, `line`, `column` in `ir`, `reason`:
+    the first construct that stopped it), as the pass's missed remarks
+    (`--remarks-filter-missed=qmm-linalg-to-qmm`) say it."""
+    return _qmm.linalg_to_qmm(ir, explain)
 
 
 def compile(ir, chip="gfx942", config=""):

@@ -30,9 +30,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -86,6 +88,37 @@ struct DiagnosticCapture {
                                     }
                                     return success();
                                   }};
+};
+
+/// A missed-optimization remark: where, in which function, and why.
+struct MissedRemark {
+  std::string function;
+  unsigned line = 0, column = 0;
+  std::string reason;
+};
+
+/// Collects the remarks a pass emits (a remark streamer of its own: the
+/// remarks reach Python as data, not as printed diagnostics).
+class RemarkCollector : public remark::detail::MLIRRemarkStreamerBase {
+public:
+  explicit RemarkCollector(std::vector<MissedRemark> &remarks)
+      : remarks(remarks) {}
+
+  void streamOptimizationRemark(const remark::detail::Remark &remark) override {
+    MissedRemark missed;
+    missed.function = remark.getFunction().str();
+    if (auto position = dyn_cast<FileLineColLoc>(remark.getLocation())) {
+      missed.line = position.getLine();
+      missed.column = position.getColumn();
+    }
+    for (const remark::detail::Remark::Arg &arg : remark.getArgs())
+      if (arg.key == "Remark")
+        missed.reason += arg.val;
+    remarks.push_back(std::move(missed));
+  }
+
+private:
+  std::vector<MissedRemark> &remarks;
 };
 
 static Type parseTypeName(const std::string &name, const char *what) {
@@ -808,17 +841,45 @@ PYBIND11_MODULE(_qmm, m) {
 
   m.def(
       "linalg_to_qmm",
-      [](const std::string &ir) {
+      [](const std::string &ir, bool explain) -> py::object {
         OwningOpRef<ModuleOp> module = parseProgram(ir);
         DiagnosticCapture capture;
+        // The explain mode: the pass's missed-optimization remarks (one
+        // per contraction left alone), collected while it runs.
+        std::vector<MissedRemark> missed;
+        if (explain) {
+          remark::RemarkCategories categories;
+          categories.missed = "qmm-linalg-to-qmm";
+          if (failed(remark::enableOptimizationRemarks(
+                  getContext(), std::make_unique<RemarkCollector>(missed),
+                  std::make_unique<remark::RemarkEmittingPolicyAll>(),
+                  categories)))
+            throw std::runtime_error("cannot enable remarks");
+        }
+        auto disable = llvm::make_scope_exit([&] {
+          if (explain)
+            getContext().setRemarkEngine(nullptr);
+        });
         PassManager pm(&getContext());
         pm.addPass(createQMMLinalgToQMM());
         if (failed(pm.run(*module)))
           throw std::runtime_error("qmm-linalg-to-qmm failed: " +
                                    llvm::StringRef(capture.text).rtrim().str());
-        return printModule(*module);
+        py::str text(printModule(*module));
+        if (!explain)
+          return std::move(text);
+        py::list reasons;
+        for (const MissedRemark &remark : missed) {
+          py::dict entry;
+          entry["function"] = remark.function;
+          entry["line"] = remark.line;
+          entry["column"] = remark.column;
+          entry["reason"] = remark.reason;
+          reasons.append(entry);
+        }
+        return py::make_tuple(text, reasons);
       },
-      py::arg("ir"));
+      py::arg("ir"), py::arg("explain") = false);
 
   m.def("grouped_matmul_m_alignment", [] { return getGroupedMatmulMAlignment(); });
   // fp8-run's limits on the GEMMs whose operands it allocates.

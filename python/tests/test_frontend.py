@@ -167,6 +167,34 @@ def test_near_misses_stay_linalg():
             assert "qmm.matmul" not in qmm.linalg_to_qmm(chunk)
 
 
+def test_explain_says_why_each_near_miss_stays():
+    """explain=True: one reason per contraction left alone, at its line,
+    saying what the near miss's `expected-remark` annotation says (written
+    by hand in the lit test), and none for a program that is raised. The
+    remarks are off again afterwards."""
+    with open(PROGRAMS.replace(".mlir", "-near-misses.mlir")) as f:
+        chunks = f.read().split("// -----")
+    checked = 0
+    for chunk in chunks:
+        lines = chunk.split("\n")
+        expected = [(i + 2, line.split("{{", 1)[1].rsplit("}}", 1)[0])
+                    for i, line in enumerate(lines)
+                    if "expected-remark @below" in line]
+        text, reasons = qmm.linalg_to_qmm(chunk, explain=True)
+        assert "qmm.matmul" not in text
+        assert [(r["line"], r["reason"].startswith(
+            "not raised to qmm.matmul: ")) for r in reasons] == \
+            [(line, True) for line, _ in expected]
+        for (line, why), reason in zip(expected, reasons):
+            assert why in reason["reason"], (reason, why)
+            assert reason["function"] in chunk
+        checked += len(expected)
+    assert checked >= 20
+    text, reasons = qmm.linalg_to_qmm(program("blockwise_nk"), explain=True)
+    assert "qmm.matmul" in text and reasons == []
+    assert isinstance(qmm.linalg_to_qmm(chunks[0]), str)
+
+
 @pytest.mark.parametrize("chip", ["gfx942", "gfx950"])
 @pytest.mark.parametrize("name,a_scale,k,n", [
     ("dynamic_m_per_token", "row", 128, 16),

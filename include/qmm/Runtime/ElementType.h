@@ -32,6 +32,7 @@ enum class ElementType : uint8_t {
   F4E2M1FN,
   F8E8M0FNU,
   I32, ///< group indices and counts of grouped GEMMs
+  I8,  ///< raw bytes, e.g. E8M0 exponents a frontend decodes itself
 };
 
 /// The MLIR spelling ("f8E4M3FN"), as files, JSON and messages use it.

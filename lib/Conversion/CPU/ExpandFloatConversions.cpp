@@ -116,9 +116,15 @@ struct QMMExpandFloatConversionsPass
     for (arith::ExtFOp ext : extensions) {
       rewriter.setInsertionPoint(ext);
       Value value = decodeToF32(rewriter, ext.getLoc(), module, ext.getIn());
-      if (!ext.getType().isF32())
+      // To f64 widened further; to bf16 or f16 narrowed, exactly: every
+      // small float value is one of theirs.
+      unsigned width = ext.getType().getIntOrFloatBitWidth();
+      if (width > 32)
         value =
             arith::ExtFOp::create(rewriter, ext.getLoc(), ext.getType(), value);
+      else if (width < 32)
+        value = arith::TruncFOp::create(rewriter, ext.getLoc(), ext.getType(),
+                                        value);
       rewriter.replaceOp(ext, value);
     }
     if (failed(expandSmallFloatTruncations(module)))

@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dequantization.h"
 #include "LoopGroups.h"
+#include "MissedRaise.h"
 #include "Scales.h"
 
 #include "qmm/Conversion/Passes.h"
@@ -22,6 +24,8 @@
 #include "mlir/IR/AffineExprVisitor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -35,320 +39,7 @@ namespace qmm {
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::linalg_to_qmm;
-
-namespace {
-/// A dequantized operand: the quantized data, its scale (a tensor, or a
-/// scalar for a per-tensor scale) and the encoding.
-struct Dequantized {
-  Value data;
-  Value scale;
-  /// Where the scale is stored in another type than the encoding's: the
-  /// dequantization's conversion of it (isScaleConversion).
-  Operation *conversion = nullptr;
-  ScaleEncodingAttr encoding;
-  /// Batched contractions: the scale tensor has a leading batch extent.
-  bool scaleBatched = false;
-  /// The data tensor holds the dequantized operand transposed (its last
-  /// two dimensions swapped): read through a transposing map, or
-  /// dequantized before a linalg.transpose.
-  bool dataTransposed = false;
-};
-
-} // namespace
-
-namespace {
-/// The dequantization of one operand written in a linalg body: extf(q) * s
-/// (either order), scaling_extf(q, s) with E8M0 scales, or extf(q) alone (a
-/// unit scale), q an input's block argument of a quantized type. s is an
-/// input's block argument or a scalar from outside (per tensor), possibly
-/// converted in the body (isScaleConversion).
-struct DequantizedValue {
-  BlockArgument data;
-  /// Null for a unit scale.
-  Value scale;
-  /// The body's conversion of the scale, if any.
-  Operation *conversion = nullptr;
-  bool e8m0 = false;
-  /// The body operations it takes.
-  unsigned numOps = 0;
-};
-} // namespace
-
-/// Matches `value`, computed in `body`, as a DequantizedValue.
-static std::optional<DequantizedValue> matchDequantizedValue(Value value,
-                                                             Block &body) {
-  auto quantizedArg = [&](Value v) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    return arg && arg.getOwner() == &body &&
-                   isQuantizedElementType(arg.getType())
-               ? arg
-               : BlockArgument();
-  };
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getBlock() != &body || !value.getType().isF32())
-    return std::nullopt;
-  DequantizedValue result;
-  // MX dequantization by arith.scaling_extf (OCP MX: extf(q) * 2^scale).
-  if (auto scaling = dyn_cast<arith::ScalingExtFOp>(def)) {
-    result.data = quantizedArg(scaling.getIn());
-    if (!result.data ||
-        !isa<Float8E8M0FNUType>(scaling.getScale().getType()))
-      return std::nullopt;
-    result.scale = scaling.getScale();
-    result.e8m0 = true;
-    result.numOps = 1;
-    return result;
-  }
-  if (auto ext = dyn_cast<arith::ExtFOp>(def)) {
-    result.data = quantizedArg(ext.getIn());
-    if (!result.data)
-      return std::nullopt;
-    result.numOps = 1;
-    return result;
-  }
-  auto mul = dyn_cast<arith::MulFOp>(def);
-  if (!mul)
-    return std::nullopt;
-  for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
-                      std::pair(mul.getRhs(), mul.getLhs())}) {
-    auto ext = x.getDefiningOp<arith::ExtFOp>();
-    if (ext && ext->getBlock() == &body && quantizedArg(ext.getIn())) {
-      result.data = quantizedArg(ext.getIn());
-      result.scale = s;
-      break;
-    }
-  }
-  if (!result.data)
-    return std::nullopt;
-  result.numOps = 2;
-  // A scale converted in the body: E8M0 / bf16 / f16 widened (exactly),
-  // f64 rounded to the f32 the body multiplies by (in the body's rounding
-  // mode: the raising converts the scale tensor with a clone of the op).
-  // The fast-math flags of the multiplications that the raising drops
-  // only allow results to be less exact than qmm.matmul's exact products
-  // (or undefined where they are not finite): qmm.matmul's result is one of
-  // those the flagged program may give.
-  Operation *converted = result.scale.getDefiningOp();
-  if (converted && converted->getBlock() == &body) {
-    if (!isScaleConversion(converted))
-      return std::nullopt; // something else computed in the body
-    result.e8m0 = isa<Float8E8M0FNUType>(converted->getOperand(0).getType());
-    result.conversion = converted;
-    result.scale = converted->getOperand(0);
-    ++result.numOps;
-  }
-  return result;
-}
-
-/// The operand `value` dequantizes, in `op`, whose body computes it: the
-/// data and scale tensors (inputs of `op`) and the encoding read off the
-/// scale's indexing map, the operand's rows and K being loop dimensions
-/// `rowDim` and `kDim` (after `batchDims` batch loops).
-static std::optional<Dequantized>
-classifyDequantized(RewriterBase &rewriter, linalg::LinalgOp op,
-                    const DequantizedValue &value, unsigned rowDim,
-                    unsigned kDim, unsigned batchDims) {
-  MLIRContext *ctx = op->getContext();
-  if (value.data.getArgNumber() >= op.getNumDpsInputs())
-    return std::nullopt;
-  Dequantized result;
-  result.data = op.getDpsInputOperand(value.data.getArgNumber())->get();
-  auto perTensor = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
-                                          Float32Type::get(ctx),
-                                          ScaleMajorness::KMajor);
-  if (!value.scale) { // a unit scale: materialized as a constant 1
-    result.encoding = perTensor;
-    return result;
-  }
-  result.conversion = value.conversion;
-  auto scaleArg = dyn_cast<BlockArgument>(value.scale);
-  if (!scaleArg || scaleArg.getOwner() != op.getBlock()) {
-    // A scalar from outside the op: one scale for the whole tensor (an
-    // E8M0 one is no MX encoding). Canonicalization may have hoisted its
-    // conversion out of the body too.
-    if (value.e8m0)
-      return std::nullopt;
-    result.scale = value.scale;
-    Operation *def = value.scale.getDefiningOp();
-    if (!result.conversion && isScaleConversion(def) &&
-        !isa<Float8E8M0FNUType>(def->getOperand(0).getType())) {
-      result.conversion = def;
-      result.scale = def->getOperand(0);
-    }
-    if (!result.conversion && !result.scale.getType().isF32())
-      return std::nullopt;
-    result.encoding = perTensor;
-    return result;
-  }
-  if (scaleArg.getArgNumber() >= op.getNumDpsInputs() ||
-      scaleArg == value.data)
-    return std::nullopt;
-  OpOperand *scaleOperand = op.getDpsInputOperand(scaleArg.getArgNumber());
-  AffineMap scaleMap = op.getMatchingIndexingMap(scaleOperand);
-  // Batched scales either lead with the batch dimension or have none.
-  unsigned batchResults = 0;
-  if (batchDims && scaleMap.getNumResults() > 0)
-    if (auto d = dyn_cast<AffineDimExpr>(scaleMap.getResult(0));
-        d && d.getPosition() == 0)
-      batchResults = 1;
-  for (AffineExpr expr : scaleMap.getResults().drop_front(batchResults))
-    if (expr.isFunctionOfDim(0) && batchDims)
-      return std::nullopt;
-  // Scales with more than two dimensions (torch's [R, K/128, 1] view of
-  // blockwise scales broadcast along a reshaped K): the size-1 dimensions
-  // read at a constant 0 go (collapsed into a neighbour).
-  Value scale = scaleOperand->get();
-  SmallVector<ReassociationIndices> unitDimsDropped;
-  auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
-  if (scaleType && scaleMap.getNumResults() > batchResults + 2) {
-    SmallVector<AffineExpr> kept;
-    ReassociationIndices leading; // dropped before the first kept one
-    for (auto [i, expr] : llvm::enumerate(scaleMap.getResults())) {
-      auto c = dyn_cast<AffineConstantExpr>(expr);
-      if (i >= batchResults && c && c.getValue() == 0 &&
-          scaleType.getDimSize(i) == 1) {
-        (unitDimsDropped.empty() ? leading : unitDimsDropped.back())
-            .push_back(i);
-        continue;
-      }
-      ReassociationIndices group = std::move(leading);
-      leading.clear();
-      group.push_back(i);
-      unitDimsDropped.push_back(group);
-      kept.push_back(expr);
-    }
-    if (!leading.empty()) // nothing kept: not a broadcast of fewer dims
-      return std::nullopt;
-    scaleMap = AffineMap::get(scaleMap.getNumDims(), 0, kept, ctx);
-  }
-  result.encoding = classifyScaleMap(ctx, scaleMap, rowDim, kDim, value.e8m0,
-                                     batchResults);
-  if (!result.encoding)
-    return std::nullopt;
-  if (!unitDimsDropped.empty())
-    scale = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), scale,
-                                            unitDimsDropped);
-  result.scale = scale;
-  result.scaleBatched = batchResults == 1;
-  return result;
-}
-
-/// The most element-wise generics a dequantization is read from (extf,
-/// a scale conversion, the multiplication).
-static constexpr unsigned kMaxDequantizationSteps = 3;
-
-/// `generic` with the element-wise generic producing one of its inputs
-/// fused into it (upstream's elementwise fusion), placed at the rewriter's
-/// insertion point; `generic` and the producer stay as they are. Null when
-/// no input's producer fuses.
-static linalg::GenericOp fuseInputProducer(RewriterBase &rewriter,
-                                           linalg::GenericOp generic) {
-  OpBuilder::InsertionGuard guard(rewriter);
-  Block *block = rewriter.getInsertionBlock();
-  Block::iterator point = rewriter.getInsertionPoint();
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    if (!input->get().getDefiningOp<linalg::GenericOp>() ||
-        !linalg::areElementwiseOpsFusable(input))
-      continue;
-    FailureOr<linalg::ElementwiseOpFusionResult> fused =
-        linalg::fuseElementwiseOps(rewriter, input);
-    if (failed(fused))
-      continue;
-    // Where the raising builds (erased again if it fails).
-    fused->fusedOp->moveBefore(block, point);
-    return cast<linalg::GenericOp>(fused->fusedOp);
-  }
-  return {};
-}
-
-/// Matches `value` as the result of a dequantizing linalg.generic whose
-/// body is a DequantizedValue alone, the data read through the identity
-/// map or with its last two dimensions swapped. `rowDim` and `kDim` are
-/// the loop dimensions holding the operand's rows and K (`batchDims`
-/// leading ones are a batch). A dequantization on reshaped views (the
-/// data a tensor.expand_shape, the result collapsed back the same way by
-/// tensor.collapse_shape: blockwise scales on [R, K/128, 128]) is read as
-/// the generic on the unsplit loops, and one in element-wise steps as the
-/// steps fused; what that builds goes at the rewriter's insertion point and
-/// into `created`.
-static std::optional<Dequantized>
-matchDequantize(RewriterBase &rewriter, Value value, unsigned rowDim,
-                unsigned kDim, unsigned batchDims,
-                SmallVectorImpl<Operation *> &created) {
-  if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
-    // Collapsed back in steps (fusion leaves B's [K/C, C, N/R, R] view
-    // collapsed to [K/C, C, N] before the contraction, which collapses
-    // the rest): the steps composed.
-    SmallVector<ReassociationIndices> reassociation =
-        collapse.getReassociationIndices();
-    Value source = collapse.getSrc();
-    while (auto inner = source.getDefiningOp<tensor::CollapseShapeOp>()) {
-      std::optional<SmallVector<ReassociationIndices>> composed =
-          composeReassociationIndices(inner.getReassociationIndices(),
-                                      reassociation, collapse.getContext());
-      if (!composed)
-        return std::nullopt;
-      reassociation = std::move(*composed);
-      source = inner.getSrc();
-    }
-    auto split = source.getDefiningOp<linalg::GenericOp>();
-    std::optional<SmallVector<ReassociationIndices>> groups =
-        split ? getExpandedLoopGroups(split) : std::nullopt;
-    if (!groups || *groups != reassociation)
-      return std::nullopt;
-    FailureOr<CollapsedOp> unsplit =
-        collapseLoopGroups(rewriter, split, *groups);
-    if (failed(unsplit) ||
-        unsplit->op.getResult(0).getType() != collapse.getType())
-      return std::nullopt;
-    created.push_back(unsplit->op);
-    value = unsplit->op.getResult(0);
-  }
-  // The result is written through the identity map (the loops are its
-  // dimensions, which the data and scale maps are read against).
-  auto generic = value.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInits() != 1 ||
-      generic.getNumReductionLoops() != 0 ||
-      generic.getNumLoops() != 2 + batchDims ||
-      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
-           .isIdentity())
-    return std::nullopt;
-  // A dequantization in element-wise steps (extf, then the scale's
-  // multiplication, each a generic of its own, as frontends lowering one
-  // op at a time write it) is read with its producers fused into it, as
-  // linalg-fuse-elementwise-ops makes of it.
-  std::optional<DequantizedValue> dequantized;
-  for (unsigned fusions = 0;; ++fusions) {
-    Block &body = generic.getRegion().front();
-    auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    dequantized = matchDequantizedValue(yield.getValues().front(), body);
-    if (dequantized && body.getOperations().size() == dequantized->numOps + 1)
-      break;
-    if (fusions == kMaxDequantizationSteps - 1)
-      return std::nullopt;
-    generic = fuseInputProducer(rewriter, generic);
-    if (!generic)
-      return std::nullopt;
-    created.push_back(generic);
-  }
-  std::optional<Dequantized> result =
-      classifyDequantized(rewriter, generic, *dequantized, rowDim, kDim,
-                          batchDims);
-  if (!result)
-    return std::nullopt;
-  AffineMap dataMap = generic.getMatchingIndexingMap(
-      generic.getDpsInputOperand(dequantized->data.getArgNumber()));
-  if (!dataMap.isIdentity()) {
-    // The last two dimensions swapped: the data is stored transposed.
-    SmallVector<unsigned> swapped = llvm::to_vector(
-        llvm::seq<unsigned>(0, generic.getNumLoops()));
-    std::swap(swapped[batchDims], swapped[batchDims + 1]);
-    if (dataMap != AffineMap::getPermutationMap(swapped, generic.getContext()))
-      return std::nullopt;
-    result->dataTransposed = true;
-  }
-  return result;
-}
+using Stage = MissedRaise::Stage;
 
 /// The destination `init` fills with +0 (a linalg.fill, or the generic
 /// linalg-generalize-named-ops makes of one: no inputs, every loop
@@ -409,13 +100,17 @@ static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
 static Value buildMatmul(OpBuilder &b, Location loc, const Dequantized &a,
                          const Dequantized &bOperand, OperandLayout bLayout,
                          Value init, bool accumulate, int64_t m, int64_t n,
-                         int64_t k) {
-  Value aScale =
-      materializeScale(b, loc, a.scale, a.conversion, a.encoding, m, k);
-  Value bScale = materializeScale(b, loc, bOperand.scale, bOperand.conversion,
+                         int64_t k, MissedRaise &why) {
+  Value aScale = materializeScale(b, loc, a.scale, a.steps, a.encoding, m, k);
+  Value bScale = materializeScale(b, loc, bOperand.scale, bOperand.steps,
                                   bOperand.encoding, n, k);
-  if (!aScale || !bScale)
+  if (!aScale || !bScale) {
+    why.fail(Stage::Operands,
+             Twine(aScale ? "B" : "A") +
+                 "'s scale does not fit its encoding's shape, or is a "
+                 "scalar computed outside the dequantization");
     return {};
+  }
   auto matmul = MatmulOp::create(
       b, loc, TypeRange{init.getType()}, a.data, aScale, bOperand.data, bScale,
       /*bias=*/Value(), init, /*aux=*/Value(), /*out_scales=*/Value(),
@@ -426,12 +121,18 @@ static Value buildMatmul(OpBuilder &b, Location loc, const Dequantized &a,
       /*config=*/nullptr, /*out_encoding=*/nullptr, /*out_rounding=*/nullptr,
       /*out_min_amax=*/nullptr);
   // The frontend's operands may break a qmm rule (FNUZ x OCP, K not a
-  // multiple of 32 for MX, ...): then the IR stays as it was.
+  // multiple of 32 for MX, ...): then the IR stays as it was, and the
+  // verifier's message is the reason.
   {
-    ScopedDiagnosticHandler silence(b.getContext(),
-                                    [](Diagnostic &) { return success(); });
+    std::string rule;
+    ScopedDiagnosticHandler capture(b.getContext(), [&](Diagnostic &diag) {
+      if (rule.empty())
+        rule = diag.str();
+      return success();
+    });
     if (failed(matmul.verify())) {
       matmul.erase();
+      why.fail(Stage::Rules, "qmm.matmul does not take it: " + rule);
       return {};
     }
   }
@@ -454,44 +155,73 @@ struct ContractionFactor {
 /// Matches the factors of a contraction body that computes out + x * y in
 /// f32 (either order of each), and nothing else.
 static std::optional<std::pair<ContractionFactor, ContractionFactor>>
-matchContractionBody(linalg::LinalgOp op) {
+matchContractionBody(linalg::LinalgOp op, MissedRaise &why) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   auto add = yield.getValues().front().getDefiningOp<arith::AddFOp>();
-  if (!add || !add.getType().isF32())
-    return std::nullopt;
   Value out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  if (add.getLhs() != out && add.getRhs() != out)
-    return std::nullopt;
+  if (!out.getType().isF32())
+    return why.fail(Stage::Body, "it accumulates in " +
+                                     describeType(out.getType()) +
+                                     "; qmm.matmul accumulates in f32");
+  if (!add || !add.getType().isF32() ||
+      (add.getLhs() != out && add.getRhs() != out))
+    return why.fail(Stage::Body,
+                    "the body does not yield `arith.addf` of the f32 "
+                    "destination and a product");
   auto mul = (add.getLhs() == out ? add.getRhs() : add.getLhs())
                  .getDefiningOp<arith::MulFOp>();
   if (!mul || mul->getBlock() != body)
-    return std::nullopt;
-  size_t ops = 3; // addf, mulf, yield
+    return why.fail(Stage::Body,
+                    "the body adds something other than an `arith.mulf` "
+                    "to the destination");
+  SmallVector<Operation *> taken = {add, mul};
   auto matchFactor = [&](Value v) -> std::optional<ContractionFactor> {
     ContractionFactor factor;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() != body || arg.getArgNumber() >= op.getNumDpsInputs()
-          || !arg.getType().isF32())
-        return std::nullopt;
+    // An input read as it is, or widened to f32 in the body (a named
+    // bf16 x bf16 -> f32 matmul's extf).
+    Value read = v;
+    auto widened = v.getDefiningOp<arith::ExtFOp>();
+    if (widened && widened->getBlock() == body &&
+        isa<BlockArgument>(widened.getIn()) &&
+        !isQuantizedElementType(widened.getIn().getType()))
+      read = widened.getIn();
+    if (auto arg = dyn_cast<BlockArgument>(read)) {
+      if (arg.getOwner() != body ||
+          arg.getArgNumber() >= op.getNumDpsInputs())
+        return why.fail(Stage::Body, "a factor of the product is not read "
+                                     "from an input");
+      if (!arg.getType().isF32() && read == v)
+        return why.fail(Stage::Body, "a factor multiplied in its own type, "
+                                     "not f32");
+      if (read != v)
+        taken.push_back(widened);
       OpOperand *input = op.getDpsInputOperand(arg.getArgNumber());
       factor.input = input->get();
       factor.readMap = op.getMatchingIndexingMap(input);
       return factor;
     }
-    factor.inBody = matchDequantizedValue(v, *body);
-    if (!factor.inBody ||
-        factor.inBody->data.getArgNumber() >= op.getNumDpsInputs())
+    factor.inBody = matchDequantizedValue(v, *body, why);
+    if (!factor.inBody)
       return std::nullopt;
-    ops += factor.inBody->numOps;
+    if (factor.inBody->data.getArgNumber() >= op.getNumDpsInputs())
+      return why.fail(Stage::Operands,
+                      "the quantized data is the destination");
+    taken.append(factor.inBody->ops);
     factor.readMap = op.getMatchingIndexingMap(
         op.getDpsInputOperand(factor.inBody->data.getArgNumber()));
     return factor;
   };
   std::optional<ContractionFactor> x = matchFactor(mul.getLhs());
-  std::optional<ContractionFactor> y = matchFactor(mul.getRhs());
-  if (!x || !y || body->getOperations().size() != ops)
+  if (!x)
     return std::nullopt;
+  std::optional<ContractionFactor> y = matchFactor(mul.getRhs());
+  if (!y)
+    return std::nullopt;
+  for (Operation &other : body->without_terminator())
+    if (!llvm::is_contained(taken, &other))
+      return why.fail(Stage::Body, "the body also computes " +
+                                       describeOp(&other));
   return std::pair(*x, *y);
 }
 
@@ -503,13 +233,18 @@ matchContractionBody(linalg::LinalgOp op) {
 /// built). `feeding`: the ops that may be dead once `op` is replaced.
 static Value buildRaisedContraction(RewriterBase &rewriter,
                                     linalg::LinalgOp op,
-                                    SmallVectorImpl<Operation *> &feeding) {
+                                    SmallVectorImpl<Operation *> &feeding,
+                                    MissedRaise &why) {
+  auto fail = [&](Stage stage, const Twine &reason) {
+    why.fail(stage, reason);
+    return Value();
+  };
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op->getNumResults() != 1)
-    return {};
+    return fail(Stage::Loops, "not on tensors with one result");
   unsigned loops = op.getNumLoops();
   if (loops != 3 && loops != 4)
-    return {};
+    return fail(Stage::Loops, Twine(loops) + " loops, not (batch,) m, n, k");
   // Loops: an optional batch, then m, n (parallel) and k (reduction).
   unsigned batch = loops - 3;
   MLIRContext *ctx = op->getContext();
@@ -525,10 +260,11 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned i = 0; i < loops; ++i)
     if ((iterators[i] == utils::IteratorType::reduction) != (i == batch + 2))
-      return {};
+      return fail(Stage::Loops, "the loops are not (batch,) m, n parallel "
+                                "and k reducing");
   if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != map({dm, dn}))
-    return {};
-  auto factors = matchContractionBody(op);
+    return fail(Stage::Loops, "the result is not indexed by (batch,) m, n");
+  auto factors = matchContractionBody(op, why);
   if (!factors)
     return {};
   // A is the factor read as [M, K]; B the one read as [N, K] or [K, N].
@@ -536,10 +272,16 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
   if (aFactor.readMap != map({dm, dk}))
     std::swap(aFactor, bFactor);
   if (aFactor.readMap != map({dm, dk}))
-    return {};
+    return fail(Stage::Loops,
+                batch && (factors->first.readMap.getNumResults() == 2 ||
+                          factors->second.readMap.getNumResults() == 2)
+                    ? "one factor is read without the batch"
+                    : "no factor is read as A [(batch,) M, K] (A stored "
+                      "transposed is not taken)");
   bool readKN = bFactor.readMap == map({dk, dn});
   if (!readKN && bFactor.readMap != map({dn, dk}))
-    return {};
+    return fail(Stage::Loops, "B is read as neither [(batch,) N, K] nor "
+                              "[(batch,) K, N]");
 
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   // Static shapes, but for M (the output's rows): a dynamic M (tokens)
@@ -552,24 +294,28 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
         return false;
     return true;
   };
-  if (!resultType || !resultType.getElementType().isF32() ||
-      !staticButM(resultType))
-    return {};
+  if (!resultType || !resultType.getElementType().isF32())
+    return fail(Stage::Body, "the result is not f32 (qmm accumulates in f32)");
+  if (!staticButM(resultType))
+    return fail(Stage::Loops, "a dynamic N (only M may be dynamic)");
 
   // A: [(B,) M, K], dequantized with its rows along m.
+  MissedRaise aWhy, bWhy;
   std::optional<Dequantized> a =
       aFactor.inBody ? classifyDequantized(rewriter, op, *aFactor.inBody, batch,
-                                           batch + 2, batch)
+                                           batch + 2, batch, aWhy)
                      : matchDequantize(rewriter, aFactor.input, batch,
-                                       batch + 1, batch, feeding);
+                                       batch + 1, batch, feeding, aWhy);
+  if (!a)
+    return why.fail("A: ", aWhy), Value();
   // B: dequantized in the body, or by a generic that may reach the
   // contraction through a linalg.transpose of its last two dimensions (its
   // rows and K are then the other way round).
   std::optional<Dequantized> bOperand;
   bool kn = readKN;
   if (bFactor.inBody) {
-    bOperand = classifyDequantized(rewriter, op, *bFactor.inBody, batch + 1, batch + 2,
-                                   batch);
+    bOperand = classifyDequantized(rewriter, op, *bFactor.inBody, batch + 1,
+                                   batch + 2, batch, bWhy);
   } else {
     Value bInput = bFactor.input;
     if (auto transpose = bInput.getDefiningOp<linalg::TransposeOp>()) {
@@ -582,18 +328,22 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
       }
     }
     bOperand = matchDequantize(rewriter, bInput, kn ? batch + 1 : batch,
-                               kn ? batch : batch + 1, batch, feeding);
+                               kn ? batch : batch + 1, batch, feeding, bWhy);
   }
+  if (!bOperand)
+    return why.fail("B: ", bWhy), Value();
   // qmm.matmul reads A as [M, K] only.
-  if (!a || !bOperand || a->dataTransposed)
-    return {};
+  if (a->dataTransposed)
+    return fail(Stage::Operands,
+                "A's data is stored transposed ([K, M]); qmm.matmul reads A "
+                "as [M, K]");
   // B's data as stored: transposed once more where its dequantization read
   // it through a transposing map.
   OperandLayout bLayout = (kn != bOperand->dataTransposed) ? OperandLayout::KN
                                                            : OperandLayout::NK;
   if (!staticButM(a->data.getType()) ||
       !cast<ShapedType>(bOperand->data.getType()).hasStaticShape())
-    return {};
+    return fail(Stage::Operands, "a dynamic K or N in the quantized data");
 
   Value init = op.getDpsInits().front();
   // qmm.matmul ignores what a destination it does not accumulate into
@@ -614,7 +364,7 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
   Location loc = op.getLoc();
   if (!batch)
     return buildMatmul(rewriter, loc, *a, *bOperand, bLayout, init,
-                       accumulate, m, n, k);
+                       accumulate, m, n, k, why);
 
   // One qmm.matmul per batch on tensor slices.
   int64_t batches = out[0];
@@ -630,7 +380,7 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
     Dequantized aSlice = slice(*a), bSlice = slice(*bOperand);
     Value initSlice = sliceBatch(rewriter, loc, init, i);
     Value product = buildMatmul(rewriter, loc, aSlice, bSlice, bLayout,
-                                initSlice, accumulate, m, n, k);
+                                initSlice, accumulate, m, n, k, why);
     if (!product)
       return {};
     SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
@@ -658,42 +408,98 @@ static void queueDefiningOps(Operation *op,
       queue.push_back(def);
 }
 
+/// The ways to read `op`'s loops as the (batch,) m, n, k of a matmul by
+/// grouping consecutive loops of one iterator type: K split into blocks in
+/// the operands' types ([R, K/32, 32], as IREE and MX frontends pass data),
+/// M over several loops ([batch, seq, K] activations against a 2-D
+/// weight). Each grouping has three or four groups and is not the op's own
+/// loops; fewer merged loops first.
+static SmallVector<SmallVector<ReassociationIndices>>
+getMatmulLoopGroupings(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t loops = iterators.size();
+  SmallVector<SmallVector<ReassociationIndices>> groupings;
+  // At most a few loops of each kind: the search is over 2^(loops - 1)
+  // cuts.
+  if (loops < 4 || loops > 8)
+    return groupings;
+  for (unsigned groups : {4u, 3u}) {
+    if (groups >= loops)
+      continue;
+    for (uint32_t cuts = 0; cuts < (1u << (loops - 1)); ++cuts) {
+      if (unsigned(llvm::popcount(cuts)) != groups - 1)
+        continue;
+      SmallVector<ReassociationIndices> grouping(1);
+      bool uniform = true;
+      for (int64_t loop = 0; loop < loops; ++loop) {
+        if (loop > 0 && (cuts >> (loop - 1) & 1))
+          grouping.emplace_back();
+        else if (loop > 0 && iterators[loop] != iterators[loop - 1])
+          uniform = false;
+        grouping.back().push_back(loop);
+      }
+      if (uniform)
+        groupings.push_back(std::move(grouping));
+    }
+  }
+  return groupings;
+}
+
 /// Rewrites `op` into qmm.matmul when it is a contraction of two
-/// dequantized operands (buildRaisedContraction), also on reshaped views:
-/// an op whose split loops (inputs' tensor.expand_shape views, as
-/// elementwise fusion leaves blockwise dequantization on [R, K/128, 128])
-/// are read as one loop each. On failure the IR is as it was.
+/// dequantized operands (buildRaisedContraction), also read on grouped
+/// loops: as its inputs' tensor.expand_shape views split them (elementwise
+/// fusion leaves blockwise dequantization on [R, K/128, 128]), or grouped
+/// into (batch,) m, n, k (getMatmulLoopGroupings). On failure the IR is as
+/// it was and `why` says what stopped the attempt that got furthest.
 static LogicalResult raiseContraction(RewriterBase &rewriter,
                                       linalg::LinalgOp op,
-                                      SmallVectorImpl<Operation *> &feeding) {
+                                      SmallVectorImpl<Operation *> &feeding,
+                                      MissedRaise &why) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   // Everything built goes right before `op`: on failure it is removed
   // again, newest first.
   Operation *before = op->getPrevNode();
-  SmallVector<Operation *> dead;
-  Value result;
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  std::optional<SmallVector<ReassociationIndices>> groups =
-      generic ? getExpandedLoopGroups(generic) : std::nullopt;
-  if (!groups) {
-    result = buildRaisedContraction(rewriter, op, dead);
-  } else if (FailureOr<CollapsedOp> unsplit =
-                 collapseLoopGroups(rewriter, generic, *groups);
-             succeeded(unsplit)) {
-    dead.push_back(unsplit->op);
-    result = buildRaisedContraction(rewriter, unsplit->op, dead);
-    if (result && result.getType() != op->getResult(0).getType())
-      result = tensor::ExpandShapeOp::create(rewriter, op.getLoc(),
-                                             op->getResult(0).getType(),
-                                             result,
-                                             unsplit->resultReassociation);
-  }
-  if (!result) {
+  auto eraseBuilt = [&] {
     while (op->getPrevNode() != before)
       rewriter.eraseOp(op->getPrevNode());
-    return failure();
+  };
+  // The attempts: the op's loops as they are (or as expand_shape views
+  // split them), then grouped.
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  SmallVector<std::optional<SmallVector<ReassociationIndices>>> attempts;
+  attempts.push_back(generic ? getExpandedLoopGroups(generic) : std::nullopt);
+  if (generic)
+    for (SmallVector<ReassociationIndices> &groups :
+         getMatmulLoopGroupings(generic))
+      if (!attempts.front() || groups != *attempts.front())
+        attempts.push_back(std::move(groups));
+  SmallVector<Operation *> dead;
+  Value result;
+  for (const std::optional<SmallVector<ReassociationIndices>> &groups :
+       attempts) {
+    MissedRaise attempt;
+    dead.clear();
+    if (!groups) {
+      result = buildRaisedContraction(rewriter, op, dead, attempt);
+    } else if (FailureOr<CollapsedOp> unsplit =
+                   collapseLoopGroups(rewriter, generic, *groups);
+               succeeded(unsplit)) {
+      dead.push_back(unsplit->op);
+      result = buildRaisedContraction(rewriter, unsplit->op, dead, attempt);
+      if (result && result.getType() != op->getResult(0).getType())
+        result = tensor::ExpandShapeOp::create(rewriter, op.getLoc(),
+                                               op->getResult(0).getType(),
+                                               result,
+                                               unsplit->resultReassociation);
+    }
+    why.keepFurthest(attempt);
+    if (result)
+      break;
+    eraseBuilt();
   }
+  if (!result)
+    return failure();
   queueDefiningOps(op, dead);
   rewriter.replaceOp(op, result);
   // The view collapsed back (the frontend's collapse_shape of the result)
@@ -718,16 +524,28 @@ struct QMMLinalgToQMMPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> candidates;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::GenericOp>(op))
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::ContractOp,
+              linalg::GenericOp>(op))
         candidates.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> feeding;
     for (linalg::LinalgOp op : candidates) {
       SmallVector<Operation *> inputs;
-      if (succeeded(raiseContraction(rewriter, op, inputs))) {
+      MissedRaise why;
+      if (succeeded(raiseContraction(rewriter, op, inputs, why))) {
         feeding.append(inputs);
         continue;
+      }
+      // Said on request (--remarks-filter-missed=qmm-linalg-to-qmm): each
+      // contraction left alone, with what stopped it.
+      if (op.getNumReductionLoops() > 0) {
+        auto func = op->getParentOfType<FunctionOpInterface>();
+        remark::missed(op.getLoc(),
+                       remark::RemarkOpts::name("QuantizedMatmul")
+                           .category(getArgument())
+                           .function(func ? func.getName() : StringRef()))
+            << ("not raised to qmm.matmul: " + why.str()).str();
       }
       // Scales applied after a (unit-scale) product raised above.
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {

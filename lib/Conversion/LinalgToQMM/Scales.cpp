@@ -139,14 +139,15 @@ static Value materializeScalarScale(OpBuilder &b, Location loc, Value value) {
   return {};
 }
 
-/// `tensor` with each element converted to f32 by a clone of `conversion`
-/// (the dequantization's own extf or truncf: its rounding mode and
-/// fast-math flags go with it), in an element-wise linalg.generic.
-static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor,
-                                Operation *conversion) {
+/// `tensor` with each element mapped by `body` (given the builder and the
+/// element) to an element of `elementType`, in an element-wise
+/// linalg.generic.
+static Value mapElements(
+    OpBuilder &b, Location loc, Value tensor, Type elementType,
+    function_ref<Value(OpBuilder &, Value)> body) {
   auto type = cast<RankedTensorType>(tensor.getType());
   Value empty = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, tensor), b.getF32Type());
+      b, loc, tensor::getMixedSizes(b, loc, tensor), elementType);
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   return linalg::GenericOp::create(
@@ -155,16 +156,42 @@ static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor,
              SmallVector<utils::IteratorType>(type.getRank(),
                                               utils::IteratorType::parallel),
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               IRMapping mapping;
-               mapping.map(conversion->getOperand(0), args[0]);
-               Operation *converted = nb.clone(*conversion, mapping);
-               linalg::YieldOp::create(nb, nloc, converted->getResult(0));
+               linalg::YieldOp::create(nb, nloc, body(nb, args[0]));
              })
       .getResult(0);
 }
 
+/// `tensor` with each element converted to f32 by a clone of `conversion`
+/// (the dequantization's own extf or truncf: its rounding mode and
+/// fast-math flags go with it).
+static Value convertScalesToF32(OpBuilder &b, Location loc, Value tensor,
+                                Operation *conversion) {
+  return mapElements(b, loc, tensor, b.getF32Type(),
+                     [&](OpBuilder &nb, Value element) {
+                       IRMapping mapping;
+                       mapping.map(conversion->getOperand(0), element);
+                       return nb.clone(*conversion, mapping)->getResult(0);
+                     });
+}
+
+/// The reciprocal of each element of an f32 `tensor`, by a clone of the
+/// dequantization's `division` (x / s) dividing 1 instead: its fast-math
+/// flags go with it.
+static Value reciprocalScales(OpBuilder &b, Location loc, Value tensor,
+                              Operation *division) {
+  return mapElements(b, loc, tensor, b.getF32Type(),
+                     [&](OpBuilder &nb, Value element) {
+                       Value one = arith::ConstantOp::create(
+                           nb, loc, nb.getF32FloatAttr(1.0f));
+                       IRMapping mapping;
+                       mapping.map(division->getOperand(0), one);
+                       mapping.map(division->getOperand(1), element);
+                       return nb.clone(*division, mapping)->getResult(0);
+                     });
+}
+
 Value linalg_to_qmm::materializeScale(OpBuilder &b, Location loc, Value scale,
-                                      Operation *conversion,
+                                      const ScaleSteps &steps,
                                       ScaleEncodingAttr encoding, int64_t rows,
                                       int64_t k) {
   SmallVector<int64_t, 2> shape = encoding.getScaleShape(rows, k);
@@ -180,12 +207,28 @@ Value linalg_to_qmm::materializeScale(OpBuilder &b, Location loc, Value scale,
     scale = reshapeToUnitMatrix(b, loc, scale);
   if (!scale)
     return {};
-  if (getElementTypeOrSelf(scale.getType()) != encoding.getScaleType()) {
+  Type stored = getElementTypeOrSelf(scale.getType());
+  if (steps.e8m0Bits) {
+    // E8M0 exponents as integers of its width: the same bits.
+    if (!isa<Float8E8M0FNUType>(encoding.getScaleType()) ||
+        !stored.isInteger(8))
+      return {};
+    scale = mapElements(b, loc, scale, encoding.getScaleType(),
+                        [&](OpBuilder &nb, Value element) -> Value {
+                          return arith::BitcastOp::create(
+                              nb, loc, encoding.getScaleType(), element);
+                        });
+  } else if (stored != encoding.getScaleType()) {
+    Operation *conversion = steps.conversion;
     if (!encoding.getScaleType().isF32() || !isScaleConversion(conversion) ||
-        conversion->getOperand(0).getType() !=
-            getElementTypeOrSelf(scale.getType()))
+        conversion->getOperand(0).getType() != stored)
       return {};
     scale = convertScalesToF32(b, loc, scale, conversion);
+  }
+  if (steps.division) {
+    if (!encoding.getScaleType().isF32())
+      return {};
+    scale = reciprocalScales(b, loc, scale, steps.division);
   }
   auto scaleType = cast<RankedTensorType>(scale.getType());
   // The scale keeps its own extents (a static scale for a dynamic M stays

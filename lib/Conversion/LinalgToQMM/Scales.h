@@ -29,6 +29,19 @@ ScaleEncodingAttr classifyScaleMap(MLIRContext *ctx, AffineMap map,
                                    unsigned rowDim, unsigned kDim, bool e8m0,
                                    unsigned batchResults);
 
+/// How a scale is stored otherwise than its encoding wants it: each step
+/// is repeated element-wise on the scale tensor by the raising.
+struct ScaleSteps {
+  /// The dequantization's conversion to f32 (isScaleConversion), cloned.
+  Operation *conversion = nullptr;
+  /// E8M0 exponents stored as 8-bit integers (decoded arithmetically in the
+  /// dequantization): bitcast to f8E8M0FNU.
+  bool e8m0Bits = false;
+  /// The dequantization divides by the scale (an arith.divf): the scale
+  /// becomes its reciprocal, by a clone of that division.
+  Operation *division = nullptr;
+};
+
 /// Whether `op` converts a scale to the f32 a dequantization multiplies
 /// by in a way the raising repeats on the scale tensor: arith.extf of
 /// E8M0, bf16 or f16, or arith.truncf of f64. (The raising clones the op,
@@ -38,13 +51,11 @@ bool isScaleConversion(Operation *op);
 /// `scale` as the tensor `encoding` wants for an operand of `rows` x `k`
 /// (rows may be dynamic: a dynamic M), built at `b`'s insertion point:
 /// reshaped (a scalar or 0-d scale to [1, 1], a vector to a column or
-/// row), and converted element-wise by a clone of `conversion` where it is
-/// stored in another type than the encoding's (`conversion` then is the
-/// dequantization's isScaleConversion op). A null `scale` is the unit
-/// scale. Null when the scale does not fit the encoding, or is a scalar
+/// row), and converted element-wise as `steps` say. A null `scale` is the
+/// unit scale. Null when the scale does not fit the encoding, or is a scalar
 /// computed outside (see materializeScalarScale in Scales.cpp).
 Value materializeScale(OpBuilder &b, Location loc, Value scale,
-                       Operation *conversion, ScaleEncodingAttr encoding,
+                       const ScaleSteps &steps, ScaleEncodingAttr encoding,
                        int64_t rows, int64_t k);
 
 /// Scales applied after the product (torch._scaled_mm: (A_q @ B_q) * sa *

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Dequantization.h"
 #include "Scales.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,10 +24,14 @@ static bool isUnitScale(Value scales) {
          value.getSplatValue<APFloat>().isExactlyValue(1.0);
 }
 
-LogicalResult
-linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
-                                    linalg::GenericOp generic,
-                                    SmallVectorImpl<Operation *> &dead) {
+/// The qmm.matmul computing `generic` (a unit-scale qmm.matmul's result
+/// times scales), built right before it; the replaced qmm.matmul, read by
+/// nothing but `generic` and `replaced` (which `generic` stands for), goes
+/// into `dead`. On failure nothing is built.
+static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
+                                          linalg::GenericOp generic,
+                                          linalg::GenericOp replaced,
+                                          SmallVectorImpl<Operation *> &dead) {
   if (!generic.hasPureTensorSemantics() || generic.getNumLoops() != 2 ||
       generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
       generic.getNumResults() != 1)
@@ -123,7 +128,12 @@ linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
     if (!found)
       return failure();
   }
-  if (!matmul || !matmul->hasOneUse() || matmul.getAccumulate() ||
+  if (!matmul ||
+      !llvm::all_of(matmul->getUsers(),
+                    [&](Operation *user) {
+                      return user == generic || user == replaced;
+                    }) ||
+      matmul.getAccumulate() ||
       matmul.getBias() || matmul.getAux() || matmul.getOutScales() ||
       matmul.getActivation() != Activation::None ||
       !isUnitScale(matmul.getAScales()) || !isUnitScale(matmul.getBScales()) ||
@@ -168,7 +178,7 @@ linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
     }
     encoding = scale->encoding;
     return materializeScale(rewriter, loc, scale->value,
-                            /*conversion=*/nullptr, scale->encoding, rows, k);
+                            ScaleSteps(), scale->encoding, rows, k);
   };
   ScaleEncodingAttr aEncoding, bEncoding;
   Value aScales = scaleFor(a, matmul.getAScales(), m, aEncoding);
@@ -188,7 +198,41 @@ linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
     if (failed(scaled.verify()))
       return fail();
   }
-  rewriter.replaceOp(generic, scaled.getResults());
   dead.push_back(matmul);
-  return success();
+  return scaled.getResult(0);
+}
+
+LogicalResult
+linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
+                                    linalg::GenericOp generic,
+                                    SmallVectorImpl<Operation *> &dead) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(generic);
+  Operation *before = generic->getPrevNode();
+  // Scales combined or broadcast by element-wise generics of their own
+  // first (sa * sb as an M x N outer product, a scale copied to M x N) are
+  // read fused into the scaling, as linalg-fuse-elementwise-ops makes of
+  // them.
+  linalg::GenericOp scaling = generic;
+  SmallVector<Operation *> fusedOps; // none of them used
+  for (unsigned fusions = 0;; ++fusions) {
+    FailureOr<Value> scaled =
+        buildScaledMatmul(rewriter, scaling, generic, dead);
+    if (succeeded(scaled)) {
+      rewriter.replaceOp(generic, *scaled);
+      for (Operation *op : llvm::reverse(fusedOps))
+        rewriter.eraseOp(op);
+      return success();
+    }
+    linalg::GenericOp fused;
+    if (fusions < 2)
+      fused = fuseInputProducer(rewriter, scaling);
+    if (!fused)
+      break;
+    fusedOps.push_back(fused);
+    scaling = fused;
+  }
+  while (generic->getPrevNode() != before)
+    rewriter.eraseOp(generic->getPrevNode());
+  return failure();
 }

@@ -16,6 +16,26 @@ func.func @extf(%x: f8E4M3FN) -> f32 {
 
 // -----
 
+// extf to a type narrower than f32 (bf16, f16): the decoded f32 value
+// narrowed by truncf, exact (every FP8 value is a bf16 and an f16 value);
+// to f64, widened.
+// CHECK-LABEL: func.func @extf_to_bf16_f16_f64
+// CHECK: %[[A:.*]] = memref.load %{{.*}} : memref<256xf32>
+// CHECK: %[[AH:.*]] = arith.truncf %[[A]] : f32 to bf16
+// CHECK: %[[B:.*]] = memref.load %{{.*}} : memref<256xf32>
+// CHECK: %[[BH:.*]] = arith.truncf %[[B]] : f32 to f16
+// CHECK: %[[C:.*]] = memref.load %{{.*}} : memref<256xf32>
+// CHECK: %[[CD:.*]] = arith.extf %[[C]] : f32 to f64
+// CHECK: return %[[AH]], %[[BH]], %[[CD]]
+func.func @extf_to_bf16_f16_f64(%x: f8E4M3FN, %y: f8E5M2) -> (bf16, f16, f64) {
+  %a = arith.extf %x : f8E4M3FN to bf16
+  %b = arith.extf %y : f8E5M2 to f16
+  %c = arith.extf %x : f8E4M3FN to f64
+  return %a, %b, %c : bf16, f16, f64
+}
+
+// -----
+
 // One table per type, shared by all uses; FP4 tables have 16 entries.
 // CHECK-COUNT-1: memref.global "private" constant @__qmm_decode_f4E2M1FN : memref<16xf32> = dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 6.000000e+00, -0.000000e+00, -5.000000e-01, -1.000000e+00, -1.500000e+00, -2.000000e+00, -3.000000e+00, -4.000000e+00, -6.000000e+00]>
 // CHECK-NOT: memref.global

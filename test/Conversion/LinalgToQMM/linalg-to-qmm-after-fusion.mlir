@@ -5,11 +5,37 @@
 // near miss must stay linalg, silently.
 //
 // RUN: fp8-opt %S/linalg-to-qmm.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm | FileCheck %s --check-prefix=FUSED
-// RUN: fp8-opt %S/linalg-to-qmm-near-misses.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm -verify-diagnostics | FileCheck %s --check-prefix=NEAR
+// RUN: sed "s/expected-remark/remark expected/" %S/linalg-to-qmm-near-misses.mlir | fp8-opt -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm -verify-diagnostics | FileCheck %s --check-prefix=NEAR
+// RUN: fp8-opt %S/linalg-to-qmm-near-misses.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize --qmm-linalg-to-qmm --remarks-filter-missed=qmm-linalg-to-qmm --remark-format=emitRemark 2>&1 >/dev/null | FileCheck %s --check-prefix=NEAR-WHY
 // RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm -verify-diagnostics | FileCheck %s
 // RUN: fp8-opt %S/linalg-to-qmm-near-misses.mlir -split-input-file --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --canonicalize > %t.before
 // RUN: fp8-opt %t.before -split-input-file --qmm-linalg-to-qmm > %t.after
 // RUN: diff %t.before %t.after
+
+// Why each near miss stays linalg after fusion too (the dequantization now
+// in the contraction's body), in the file's order.
+// NEAR-WHY: Function=integers {{.*}}`arith.sitofp` and a block argument, neither quantized data
+// NEAR-WHY: Function=zero_point {{.*}}`arith.subf` and a block argument, neither quantized data
+// NEAR-WHY: Function=per_k_scale {{.*}}A: the scale, read through (d0, d1, d2) -> (d2), is no scale encoding
+// NEAR-WHY: Function=bf16_result {{.*}}it accumulates in bf16
+// NEAR-WHY: Function=one_operand {{.*}}B: produced by a function argument
+// NEAR-WHY: Function=a_transposed {{.*}}no factor is read as A
+// NEAR-WHY: Function=fnuz_times_ocp {{.*}}mix FNUZ and OCP
+// NEAR-WHY: Function=mx_on_fnuz {{.*}}'mx' encoding of A requires an OCP MX element type
+// NEAR-WHY: Function=a_transposed_data {{.*}}no factor is read as A
+// NEAR-WHY: Function=constant_index_not_broadcast {{.*}}B: the scale, read through (d0, d1, d2) -> (0, d2), is no scale encoding
+// NEAR-WHY: Function=scaling_extf_f32_scales {{.*}}`arith.scaling_extf` with a scale of type f32
+// NEAR-WHY: Function=view_scale_within_block {{.*}}(d0, d1, d2) -> (d0, d2 mod 128), is no scale encoding
+// NEAR-WHY: Function=view_interleaved_scale {{.*}}(d0, d1, d2) -> (d0, d2 mod 2), is no scale encoding
+// NEAR-WHY: Function=bf16_rounded_dequantization {{.*}}rounded to bf16 (`arith.truncf`)
+// NEAR-WHY: Function=out_transposed {{.*}}no factor is read as A
+// NEAR-WHY: Function=computed_scalar_scale {{.*}}a scalar computed outside the dequantization
+// NEAR-WHY: Function=zero_point_in_steps {{.*}}`arith.subf` and a block argument
+// NEAR-WHY: Function=weight_only_fp4_bf16_activation {{.*}}A: produced by a function argument
+// NEAR-WHY: Function=e8m0_decode_without_nan {{.*}}the scale is computed in the body by `math.exp2`
+// NEAR-WHY: Function=divided_by_e8m0 {{.*}}a division by an E8M0 scale
+// NEAR-WHY: Function=scaled_in_bf16 {{.*}}a bf16 value computed by `arith.mulf`
+// NEAR-WHY-NOT: Function=
 
 // The encodings are linalg-to-qmm.mlir's own CHECK lines; a zero fill
 // generalized into a linalg.generic still means "no accumulation" (no

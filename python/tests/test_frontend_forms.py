@@ -1,0 +1,175 @@
+"""The frontend forms beyond dequantize-then-matmul on [R, K] tensors
+(test/Conversion/LinalgToQMM: linalg-to-qmm-loop-groups.mlir,
+-scale-spellings.mlir, -widening.mlir): each linalg program runs as it is
+on the CPU device (upstream linalg semantics) and, raised to qmm.matmul,
+through the AMD pipeline on the emulator for both chips. Both results
+agree within twice the f32 accumulation bound, and the linalg program's
+result is the product of the operands dequantized independently here
+(numpy, from the codes' exact values)."""
+import os
+
+import numpy as np
+import pytest
+
+import qmm
+from conftest import SOURCE_DIR
+
+FORMS = os.path.join(SOURCE_DIR, "test", "Conversion", "LinalgToQMM")
+RNG = np.random.default_rng(46)
+CHIPS = ["gfx942", "gfx950"]
+
+
+def program(name, file):
+    with open(os.path.join(FORMS, file)) as f:
+        for chunk in f.read().split("// -----"):
+            if f"func.func @{name}(" in chunk:
+                return chunk
+    raise KeyError(name)
+
+
+def quantized(element, scale, rows, k, layout="nk", mn_major=False):
+    """Random data quantized (codes, scales as stored) and its value
+    [rows, K] in float64."""
+    shape = (rows, k) if layout == "nk" else (k, rows)
+    x = RNG.standard_normal(shape).astype(np.float32)
+    codes, scales = qmm.quantize(x, element, scale, layout=layout,
+                                 mn_major=mn_major)
+    values = qmm.dequantize(codes, scales, element, scale, rows, k,
+                            layout=layout, mn_major=mn_major)
+    return codes, scales, values
+
+
+def check(name, file, args, va, vb, chip, raised_has=()):
+    """The raised program on the emulator against the linalg program on the
+    cpu device, and that against va [M, K] @ vb [N, K]^T (M may be spread
+    over the result's leading dimensions)."""
+    ir = program(name, file)
+    raised = qmm.linalg_to_qmm(ir)
+    assert "qmm.matmul" in raised
+    for text in raised_has:
+        assert text in raised, text
+    expected = qmm.run(ir, name, args, device="cpu", chip=chip)[0]
+    got = qmm.run(raised, name, args, device="emu", chip=chip)[0]
+    assert got.shape == expected.shape
+    k = va.shape[-1]
+    bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va) @ np.abs(vb).T)
+    bound = bound.reshape(expected.shape)
+    reference = (va @ vb.T).reshape(expected.shape)
+    assert (np.abs(got - expected) <= bound).all()
+    assert (np.abs(expected - reference) <= bound).all()
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_split_k_mx_in_body(chip):
+    """MX data whose K is split in the type ([R, K/32, 32]), scales [R,
+    K/32], dequantized in the contraction's body."""
+    qa, sa, va = quantized("f8E4M3FN", "mx32", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "mx32", 16, 64)
+    args = [qa.reshape(32, 2, 32), sa, qb.reshape(16, 2, 32), sb]
+    check("split_k_mx_in_body", "linalg-to-qmm-loop-groups.mlir", args, va,
+          vb, chip, ["#qmm.scale<mx>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_split_k_blockwise_generics(chip):
+    """1x128 x 128x128 blocks with K split in the types, dequantized by
+    generics of their own (IREE's form)."""
+    qa, sa, va = quantized("f8E4M3FN", "1x128", 64, 256)
+    qb, sb, vb = quantized("f8E4M3FN", "128x128", 128, 256)
+    args = [qa.reshape(64, 2, 128), sa, qb.reshape(128, 2, 128), sb]
+    check("split_k_blockwise_generics", "linalg-to-qmm-loop-groups.mlir",
+          args, va, vb, chip, ["#qmm.scale<block 128x128>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_tokens_over_batch_and_seq(chip):
+    """[batch, seq, K] activations with per-token scales [batch, seq]
+    against a 2-D weight with per-channel scales."""
+    qa, sa, va = quantized("f8E4M3FN", "row", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "row", 32, 64)
+    args = [qa.reshape(2, 16, 64), sa.reshape(2, 16), qb, sb.reshape(32)]
+    check("tokens_over_batch_and_seq", "linalg-to-qmm-loop-groups.mlir",
+          args, va, vb, chip, ["output_shape [2, 16, 32]"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_tosa_batch_of_one(chip):
+    """TOSA's batch-of-1 batch_matmul: A [1, M, K] with [1, M, 1] scales, B
+    stored [1, K, N] with [1, 1, N] scales."""
+    qa, sa, va = quantized("f8E4M3FN", "row", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "row", 16, 64, layout="kn",
+                           mn_major=True)
+    args = [qa.reshape(1, 32, 64), sa.reshape(1, 32, 1),
+            qb.reshape(1, 64, 16), sb.reshape(1, 1, 16)]
+    check("tosa_batch_of_one", "linalg-to-qmm-loop-groups.mlir", args, va,
+          vb, chip, ["layout kn"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_divided_by_scales(chip):
+    """q.to(f32) / s: per-row divisors for A, one for B."""
+    m, n, k = 32, 16, 64
+    qa, _, _ = quantized("f8E4M3FN", "tensor", m, k)
+    qb, _, _ = quantized("f8E4M3FN", "tensor", n, k)
+    da = (RNG.random(m) * 3 + 0.25).astype(np.float32)
+    db = np.float32(1.7)
+    va = qmm.decode(qa, "f8E4M3FN", (m, k)) / da[:, None].astype(np.float64)
+    vb = qmm.decode(qb, "f8E4M3FN", (n, k)) / np.float64(db)
+    args = [qa, da, qb, np.array(db, np.float32)]
+    check("divided_by_scales", "linalg-to-qmm-scale-spellings.mlir", args, va,
+          vb, chip, ["arith.divf"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_e8m0_decoded_arithmetically(chip):
+    """MXFP4 A whose E8M0 scales come as 8-bit integers decoded in the body
+    (pow(2, e - 127), NaN for 255); MXFP8 B whose E8M0 scales are bitcast
+    and decoded with exp2."""
+    qa, sa, va = quantized("f4E2M1FN", "mx32", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "mx32", 16, 64)
+    args = [qa, sa.view(np.int8), qb, sb]
+    check("e8m0_decoded_arithmetically", "linalg-to-qmm-scale-spellings.mlir",
+          args, va, vb, chip, ["#qmm.scale<mx>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_scale_broadcast_first(chip):
+    """A's 0-d scale copied to A's shape by a generic before use."""
+    qa, sa, va = quantized("f8E4M3FN", "tensor", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "row", 16, 64)
+    args = [qa, sa.reshape(()), qb, sb.reshape(16)]
+    check("scale_broadcast_first", "linalg-to-qmm-scale-spellings.mlir", args,
+          va, vb, chip, ["#qmm.scale<per_tensor>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_scales_outer_product_after(chip):
+    """(A_q @ B_q) * (sa x sb), the scales' outer product a generic of its
+    own."""
+    m, n, k = 32, 16, 64
+    qa, _, _ = quantized("f8E4M3FN", "tensor", m, k)
+    qb, _, _ = quantized("f8E4M3FN", "tensor", n, k)
+    sa = (RNG.random(m) + 0.5).astype(np.float32)
+    sb = (RNG.random(n) + 0.5).astype(np.float32)
+    va = qmm.decode(qa, "f8E4M3FN", (m, k)) * sa[:, None]
+    vb = qmm.decode(qb, "f8E4M3FN", (n, k)) * sb[:, None]
+    check("scales_outer_product_after", "linalg-to-qmm-scale-spellings.mlir",
+          [qa, sa, qb, sb], va, vb, chip, ["#qmm.scale<per_row>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("name", ["fp8_widened_to_bf16",
+                                  "fp8_widened_to_bf16_in_body"])
+def test_fp8_widened_to_bf16(chip, name):
+    """FP8 widened to bf16, then a bf16 x bf16 -> f32 matmul (B e5m2 stored
+    [K, N] in the first, e4m3 [N, K] in the second)."""
+    m, n, k = 32, 16, 64
+    qa, _, _ = quantized("f8E4M3FN", "tensor", m, k)
+    va = qmm.decode(qa, "f8E4M3FN", (m, k))
+    if name == "fp8_widened_to_bf16":
+        qb, _, _ = quantized("f8E5M2", "tensor", n, k, layout="kn")
+        vb = qmm.decode(qb, "f8E5M2", (k, n)).T
+    else:
+        qb, _, _ = quantized("f8E4M3FN", "tensor", n, k)
+        vb = qmm.decode(qb, "f8E4M3FN", (n, k))
+    check(name, "linalg-to-qmm-widening.mlir", [qa, qb], va, vb, chip)
