@@ -80,6 +80,21 @@ except Exception:
 # The build tree (python_packages/ for the Python API's tests).
 config.substitutions.append(("%qmm_build_dir", config.qmm_obj_root))
 
+# Install/: the package installed from this build tree and a project built
+# against it (examples/downstream) with this build's compilers, through
+# ccache where there is one.
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
+config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
+downstream_args = ["-DCMAKE_BUILD_TYPE=Release",
+                   "-DCMAKE_C_COMPILER=" + config.c_compiler,
+                   "-DCMAKE_CXX_COMPILER=" + config.cxx_compiler]
+if shutil.which("ccache"):
+    downstream_args += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache",
+                        "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+config.substitutions.append(("%downstream_cmake_args",
+                             " ".join(downstream_args)))
+
 # Sanitized builds (scripts/run-sanitized-tests.sh configures build-asan/
 # with QMM_SANITIZERS=address,undefined; docs/testing.md, "Sanitizers").
 if getattr(config, "qmm_sanitizers", ""):

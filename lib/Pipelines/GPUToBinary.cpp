@@ -13,15 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
 
-#include <cstdlib>
-
 using namespace mlir;
-
-std::string qmm::getToolkitPath() {
-  if (const char *path = std::getenv("QMM_ROCM_TOOLKIT"))
-    return path;
-  return QMM_DEFAULT_TOOLKIT;
-}
 
 LogicalResult qmm::buildGPUToBinaryPipeline(OpPassManager &pm,
                                             StringRef chip, StringRef format,

@@ -12,11 +12,8 @@
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -31,11 +28,7 @@ int main(int argc, char **argv) {
   qmm::registerQMMPassesAndPipelines();
 
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  // gpu-module-to-binary translates to LLVM IR and serializes for ROCDL.
-  registerAllToLLVMIRTranslations(registry);
-  qmm::registerQMMDialectAndExtensions(registry);
+  qmm::registerQMMRequiredDialects(registry);
 
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv, "fp8-opt: the qmm quantized-matmul compiler driver\n",

@@ -28,8 +28,21 @@ LogicalResult buildGPUToBinaryPipeline(OpPassManager &pm, llvm::StringRef chip,
                                        llvm::StringRef format,
                                        llvm::StringRef toolkit);
 
-/// The toolkit directory holding llvm/bin/ld.lld: $QMM_ROCM_TOOLKIT, else
-/// the one the build set up.
+/// The toolkit directory holding llvm/bin/ld.lld, the first of:
+///  1. $QMM_ROCM_TOOLKIT, when set and not empty (taken as it is);
+///  2. the toolkit installed with qmm (`cmake --install`), beside the
+///     binary holding this code: <dir>/../lib/qmm/toolkit for an
+///     executable in <prefix>/bin, <dir>/qmm/toolkit for libQMMCAPI.so in
+///     <prefix>/lib; found wherever the installed tree was moved;
+///  3. the build tree's toolkit (build/toolkit), compiled in, while it
+///     exists;
+///  4. a toolkit made on first use in the user's cache directory
+///     ($XDG_CACHE_HOME or ~/.cache, qmm/rocm-toolkit-llvm<major>), its
+///     ld.lld a link to LLVM's own: the ld.lld in the bin/ beside the
+///     libMLIR.so or libLLVM.so the process uses, else ld.lld-<LLVM major>
+///     on PATH.
+/// Else the build tree's directory (the pipeline then reports the missing
+/// ld.lld). Installed and downstream binaries never need the build tree.
 std::string getToolkitPath();
 
 /// Runs the pipeline above on `module` in place, its error diagnostics
