@@ -5,9 +5,9 @@ from the same description (fuzz/linalg_programs.py)."""
 import numpy as np
 
 # Dequantization bodies: the accepted forms, then near misses.
-ACCEPTED = ["mul_qs", "mul_sq", "scaling"]
-NEAR = ["scale_twice", "add_scale", "div_scale", "zero_point", "relu",
-        "bf16_round", "third_factor"]
+ACCEPTED = ["mul_qs", "mul_sq", "div_qs", "scaling"]
+NEAR = ["scale_twice", "add_scale", "zero_point", "relu", "bf16_round",
+        "third_factor"]
 
 
 def dequantize(variant, e, q, s):
@@ -27,7 +27,7 @@ def dequantize(variant, e, q, s):
         return e.mul(e.mul(x, t), t)
     if variant == "add_scale":
         return e.add(x, t)
-    if variant == "div_scale":
+    if variant == "div_qs":
         return e.div(x, t)
     if variant == "zero_point":
         return e.mul(e.sub(x, e.const(1.0)), t)

@@ -298,7 +298,10 @@ def check_case(case, args, directory, res):
     if case.near is None and not (res.raised and res.raised_fused):
         res.failures.append(("not-raised", "an accepted form stayed linalg"))
 
-    exact = case.family != "post" and case.near is None
+    # Bit for bit on the cpu device where the raising keeps the program's
+    # roundings; a division q / s raises to q * (1 / s), one rounding more.
+    exact = (case.family != "post" and case.near is None and
+             "div_qs" not in (case.a.body, case.b.body))
     chips = ["gfx942", "gfx950"] if args.both_chips else [case.chip]
     for name, _ in variants:
         file, did = raised[(name, "static")]

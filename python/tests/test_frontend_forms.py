@@ -1,6 +1,6 @@
 """The frontend forms beyond dequantize-then-matmul on [R, K] tensors
 (test/Conversion/LinalgToQMM: linalg-to-qmm-loop-groups.mlir,
--scale-spellings.mlir, -widening.mlir): each linalg program runs as it is
+-scale-spellings.mlir, -widening.mlir, -implicit-quantization.mlir): each linalg program runs as it is
 on the CPU device (upstream linalg semantics) and, raised to qmm.matmul,
 through the AMD pipeline on the emulator for both chips. Both results
 agree within twice the f32 accumulation bound, and the linalg program's
@@ -173,3 +173,30 @@ def test_fp8_widened_to_bf16(chip, name):
         qb, _, _ = quantized("f8E4M3FN", "tensor", n, k)
         vb = qmm.decode(qb, "f8E4M3FN", (n, k))
     check(name, "linalg-to-qmm-widening.mlir", [qa, qb], va, vb, chip)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_quantized_and_dequantized(chip):
+    """Fake quantization (x / s clamped to +-448, truncf to e4m3, widened,
+    times s) in one generic: the FP8 tensor made explicit. The reference
+    rounds x / s to e4m3 here (round to nearest even, numpy float64 after
+    one f32 division), independently of qmm."""
+    m, n, k = 32, 16, 64
+    x = RNG.standard_normal((m, k)).astype(np.float32) * 3
+    sx = (RNG.random(m) * 0.02 + 0.005).astype(np.float32)
+    qb, sb, vb = quantized("f8E4M3FN", "row", n, k)
+    scaled = np.clip(x / sx[:, None], -448, 448).astype(np.float64)
+    va = e4m3_round(scaled) * sx[:, None].astype(np.float64)
+    check("quantized_and_dequantized",
+          "linalg-to-qmm-implicit-quantization.mlir",
+          [x, sx, qb, sb.reshape(n)], va, vb, chip,
+          ["tensor<32x64xf8E4M3FN>"])
+
+
+def e4m3_round(v):
+    """v (|v| <= 448) rounded to the nearest e4m3fn value, ties to even:
+    3 mantissa bits for normals (exponent >= -6), steps of 2^-9 below."""
+    v = np.asarray(v, np.float64)
+    exponent = np.floor(np.log2(np.maximum(np.abs(v), 2.0 ** -6)))
+    step = 2.0 ** (exponent - 3)
+    return np.round(v / step) * step  # numpy rounds half to even

@@ -85,10 +85,28 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     A dynamic M (A's and the output's rows `?`, unbatched) raises to a
     qmm.matmul with `?` rows.
 
-    Everything else is left alone, with no diagnostic: a single quantized
-    operand, integer dequantization, extra arithmetic (zero points), scales
-    varying along K per element, A transposed, and any rewrite the qmm
-    verifier would reject (e.g. FNUZ x OCP, MX scales on FNUZ data).
+    Loops grouped: a contraction with more loops is read with consecutive
+    loops of one iterator type grouped into (batch,) m, n, k: K split into
+    blocks in the operands' types ([R, K/32, 32], scales [R, K/32]), M over
+    several loops ([batch, seq, K] against a 2-D weight); the data is
+    collapsed, the result expanded back.
+
+    Scale spellings: division (`extf(q) / s`: the scale becomes 1 / s, by a
+    clone of the division); E8M0 bits decoded arithmetically
+    (`select(e == 255, NaN, 2^(extui(e) - 127))`, by math.powf or
+    math.exp2; the bits become the MX scale); a scale copied to the data's
+    shape by a generic of its own (fused first); scales after the product
+    combined by generics of their own (an M x N outer product, fused
+    first). Quantized data widened in steps (f8 -> bf16 -> f32, exact),
+    also by a bf16 x bf16 -> f32 matmul's own extf.
+
+    Everything else is left alone: a single quantized operand, integer
+    dequantization, extra arithmetic (zero points), scales varying along K
+    per element, A transposed, values rounded to bf16 before the product,
+    and any rewrite the qmm verifier would reject (e.g. FNUZ x OCP, MX
+    scales on FNUZ data). Nothing is said unless asked: with
+    `--remarks-filter-missed=qmm-linalg-to-qmm`, a missed remark per
+    contraction left alone names the first construct that stopped it.
   }];
   let dependentDialects = [
     "::mlir::qmm::QMMDialect",

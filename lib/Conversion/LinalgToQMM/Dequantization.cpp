@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -59,6 +60,37 @@ static BlockArgument matchWidenedData(Value v, Block &body, TakenOps &ops) {
     return {};
   ops.insert_range(taken);
   return arg;
+}
+
+/// Quantized data computed in the body and widened: `extf(truncf(y))`, the
+/// truncf to a quantized type, `y` computed from the inputs alone (not the
+/// destination). Takes the truncf's backward slice; returns the truncf's
+/// result.
+static Value matchImplicitData(Value v, Block &body, TakenOps &ops) {
+  TakenOps taken;
+  while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
+    taken.insert(ext);
+    v = ext.getIn();
+  }
+  auto trunc = definedIn<arith::TruncFOp>(v, body);
+  if (taken.empty() || !trunc || !isQuantizedElementType(trunc.getType()))
+    return {};
+  SmallVector<Operation *> pending = {trunc};
+  while (!pending.empty()) {
+    Operation *op = pending.pop_back_val();
+    if (!taken.insert(op))
+      continue;
+    for (Value operand : op->getOperands()) {
+      if (Operation *def = operand.getDefiningOp();
+          def && def->getBlock() == &body)
+        pending.push_back(def);
+      else if (BlockArgument arg = argOf(operand, body);
+               arg && arg.getArgNumber() + 1 == body.getNumArguments())
+        return {}; // reads the destination
+    }
+  }
+  ops.insert_range(taken);
+  return trunc.getResult();
 }
 
 /// E8M0 exponent bits: an 8-bit integer block argument, or an f8E8M0FNU
@@ -267,7 +299,8 @@ linalg_to_qmm::matchDequantizedValue(Value value, Block &body,
   if (auto mul = dyn_cast<arith::MulFOp>(def)) {
     for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
                         std::pair(mul.getRhs(), mul.getLhs())}) {
-      if ((result.data = matchWidenedData(x, body, ops))) {
+      if ((result.data = matchWidenedData(x, body, ops)) ||
+          (result.implicitData = matchImplicitData(x, body, ops))) {
         scale = s;
         break;
       }
@@ -282,7 +315,7 @@ linalg_to_qmm::matchDequantizedValue(Value value, Block &body,
                         " where a dequantization (extf(q) * s, extf(q) / s "
                         "or scaling_extf(q, s)) was expected");
   }
-  if (!result.data) {
+  if (!result.data && !result.implicitData) {
     auto lhs = describeProducer(def->getOperand(0));
     auto rhs = describeProducer(def->getOperand(1));
     return why.fail(Stage::Operands,
@@ -335,16 +368,65 @@ static std::string str(AffineMap map) {
   return text;
 }
 
+/// The quantized tensor an element-wise `op` computes implicitly (its
+/// body's `quantized`, a truncf to a quantized type): a generic on the same
+/// inputs, maps and loops with a clone of the ops `quantized` depends on,
+/// built at the rewriter's insertion point. The values are those `op`
+/// rounds to, bit for bit.
+static Value materializeImplicitData(RewriterBase &rewriter,
+                                     linalg::LinalgOp op, Value quantized) {
+  Location loc = op.getLoc();
+  Value destination = op.getDpsInits().front();
+  Value init = tensor::EmptyOp::create(
+      rewriter, loc, tensor::getMixedSizes(rewriter, loc, destination),
+      quantized.getType());
+  Block &body = *op.getBlock();
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Operation *> pending = {quantized.getDefiningOp()};
+  while (!pending.empty()) {
+    Operation *next = pending.pop_back_val();
+    if (!slice.insert(next))
+      continue;
+    for (Value operand : next->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && def->getBlock() == &body)
+        pending.push_back(def);
+  }
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, op.getDpsInputs(),
+      ValueRange{init}, op.getIndexingMapsArray(),
+      op.getIteratorTypesArray(),
+      [&](OpBuilder &b, Location nested, ValueRange args) {
+        IRMapping mapping;
+        for (unsigned i = 0; i < op.getNumDpsInputs(); ++i)
+          mapping.map(body.getArgument(i), args[i]);
+        for (Operation &bodyOp : body.without_terminator())
+          if (slice.contains(&bodyOp))
+            b.clone(bodyOp, mapping);
+        linalg::YieldOp::create(b, nested, mapping.lookup(quantized));
+      });
+  return generic.getResult(0);
+}
+
 std::optional<Dequantized>
 linalg_to_qmm::classifyDequantized(RewriterBase &rewriter, linalg::LinalgOp op,
                                    const DequantizedValue &value,
                                    unsigned rowDim, unsigned kDim,
                                    unsigned batchDims, MissedRaise &why) {
   MLIRContext *ctx = op->getContext();
-  if (value.data.getArgNumber() >= op.getNumDpsInputs())
-    return why.fail(Stage::Operands, "the quantized data is the destination");
   Dequantized result;
-  result.data = op.getDpsInputOperand(value.data.getArgNumber())->get();
+  if (value.implicitData) {
+    if (op.getNumReductionLoops() > 0)
+      return why.fail(Stage::Operands,
+                      "quantized and dequantized inside the contraction's "
+                      "body (`arith.truncf` to " +
+                          str(value.implicitData.getType()) + ")");
+    result.data = materializeImplicitData(rewriter, op, value.implicitData);
+  } else if (value.data.getArgNumber() >= op.getNumDpsInputs()) {
+    return why.fail(Stage::Operands, "the quantized data is the destination");
+  } else {
+    result.data = op.getDpsInputOperand(value.data.getArgNumber())->get();
+  }
   auto perTensor = ScaleEncodingAttr::get(ctx, ScaleKind::PerTensor, {},
                                           Float32Type::get(ctx),
                                           ScaleMajorness::KMajor);
@@ -577,6 +659,9 @@ linalg_to_qmm::matchDequantize(RewriterBase &rewriter, Value value,
       result = classifyDequantized(rewriter, generic, *dequantized, rowDim,
                                    kDim, batchDims, attempt);
     if (result) {
+      // Implicit data is made on the generic's own loops.
+      if (dequantized->implicitData)
+        return result;
       AffineMap dataMap = generic.getMatchingIndexingMap(
           generic.getDpsInputOperand(dequantized->data.getArgNumber()));
       if (dataMap.isIdentity())

@@ -24,14 +24,19 @@ namespace mlir::qmm::linalg_to_qmm {
 ///   convention: the scale is then a reciprocal);
 /// * `scaling_extf(q, s)` with E8M0 scales;
 /// * `x` alone (a unit scale);
-/// where `x` is quantized data `q` (an input's block argument) widened by
-/// arith.extf, possibly in steps through bf16 or f16 (exact), and `s` is an
+/// where `x` is quantized data `q` (an input's block argument, or a
+/// truncf to a quantized type computed in the body) widened by arith.extf,
+/// possibly in steps through bf16 or f16 (exact), and `s` is an
 /// input's block argument or a scalar from outside (per tensor), possibly
 /// converted in the body (isScaleConversion) or decoded from E8M0 bits
 /// arithmetically (`2^(extui(e) - 127)` with exponent 255 selecting NaN,
 /// as torchao writes it).
 struct DequantizedValue {
   BlockArgument data;
+  /// Or quantized data that exists only implicitly: `arith.truncf` of a
+  /// value computed in the body to a quantized type (quantized and
+  /// dequantized in one generic).
+  Value implicitData;
   /// Null for a unit scale.
   Value scale;
   /// Scale steps repeated on the scale tensor.

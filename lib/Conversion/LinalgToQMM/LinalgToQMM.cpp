@@ -204,6 +204,12 @@ matchContractionBody(linalg::LinalgOp op, MissedRaise &why) {
     factor.inBody = matchDequantizedValue(v, *body, why);
     if (!factor.inBody)
       return std::nullopt;
+    if (factor.inBody->implicitData)
+      return why.fail(Stage::Operands,
+                      "quantized and dequantized inside the contraction's "
+                      "body (`arith.truncf` to " +
+                          describeType(factor.inBody->implicitData.getType()) +
+                          ")");
     if (factor.inBody->data.getArgNumber() >= op.getNumDpsInputs())
       return why.fail(Stage::Operands,
                       "the quantized data is the destination");
