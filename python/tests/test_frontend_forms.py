@@ -200,3 +200,23 @@ def e4m3_round(v):
     exponent = np.floor(np.log2(np.maximum(np.abs(v), 2.0 ** -6)))
     step = 2.0 ** (exponent - 3)
     return np.round(v / step) * step  # numpy rounds half to even
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_split_k_and_tokens_dynamic(chip):
+    """The grouped-loop forms with a dynamic M (the split-K MX program) and a
+    dynamic batch (the [batch, seq, K] one): one raised program, called
+    with several extents."""
+    file = "linalg-to-qmm-loop-groups.mlir"
+    for m in (1, 40):
+        qa, sa, va = quantized("f8E4M3FN", "mx32", m, 64)
+        qb, sb, vb = quantized("f8E4M3FN", "mx32", 16, 64)
+        check("split_k_mx_dynamic_m", file,
+              [qa.reshape(m, 2, 32), sa, qb.reshape(16, 2, 32), sb], va, vb,
+              chip, ["tensor<?x64xf8E4M3FN>"])
+    for batches in (1, 3):
+        qa, sa, va = quantized("f8E4M3FN", "row", batches * 16, 64)
+        qb, sb, vb = quantized("f8E4M3FN", "row", 32, 64)
+        check("tokens_dynamic_batch", file,
+              [qa.reshape(batches, 16, 64), sa.reshape(batches, 16), qb,
+               sb.reshape(32)], va, vb, chip, ["tensor<?x64xf8E4M3FN>"])

@@ -179,3 +179,86 @@ func.func @tosa_batch_of_one(%a: tensor<1x32x64xf8E4M3FN>, %sa: tensor<1x32x1xf3
   %d = linalg.batch_matmul ins(%da, %db : tensor<1x32x64xf32>, tensor<1x64x16xf32>) outs(%init : tensor<1x32x16xf32>) -> tensor<1x32x16xf32>
   return %d : tensor<1x32x16xf32>
 }
+
+// -----
+
+#a4 = affine_map<(m, n, kb, ki) -> (m, kb, ki)>
+#sa4 = affine_map<(m, n, kb, ki) -> (m, kb)>
+#b4 = affine_map<(m, n, kb, ki) -> (n, kb, ki)>
+#sb4 = affine_map<(m, n, kb, ki) -> (n, kb)>
+#o4 = affine_map<(m, n, kb, ki) -> (m, n)>
+// A dynamic M: the collapsed data keeps it.
+// CHECK-LABEL: func.func @split_k_mx_dynamic_m
+// CHECK:         %[[FA:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<?x2x32xf8E4M3FN> into tensor<?x64xf8E4M3FN>
+// CHECK:         qmm.matmul a(%[[FA]], %{{.*}} : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>) #qmm.scale<mx> b({{.*}}) #qmm.scale<mx> outs({{.*}} : tensor<?x16xf32>) -> tensor<?x16xf32>
+// CHECK-NOT:     linalg.generic
+// FUSED-LABEL: func.func @split_k_mx_dynamic_m
+// FUSED:         qmm.matmul {{.*}} outs({{.*}} : tensor<?x16xf32>)
+func.func @split_k_mx_dynamic_m(%a: tensor<?x2x32xf8E4M3FN>, %sa: tensor<?x2xf8E8M0FNU>,
+                                %b: tensor<16x2x32xf8E4M3FN>, %sb: tensor<16x2xf8E8M0FNU>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %a, %c0 : tensor<?x2x32xf8E4M3FN>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %d = linalg.generic {indexing_maps = [#a4, #sa4, #b4, #sb4, #o4], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%a, %sa, %b, %sb : tensor<?x2x32xf8E4M3FN>, tensor<?x2xf8E8M0FNU>, tensor<16x2x32xf8E4M3FN>, tensor<16x2xf8E8M0FNU>)
+      outs(%init : tensor<?x16xf32>) {
+  ^bb0(%qa: f8E4M3FN, %ea: f8E8M0FNU, %qb: f8E4M3FN, %eb: f8E8M0FNU, %acc: f32):
+    %xa = arith.scaling_extf %qa, %ea : f8E4M3FN, f8E8M0FNU to f32
+    %xb = arith.scaling_extf %qb, %eb : f8E4M3FN, f8E8M0FNU to f32
+    %p = arith.mulf %xa, %xb : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x16xf32>
+  return %d : tensor<?x16xf32>
+}
+
+// -----
+
+#id3 = affine_map<(b, s, k) -> (b, s, k)>
+#tok = affine_map<(b, s, k) -> (b, s)>
+#id2 = affine_map<(n, k) -> (n, k)>
+#row = affine_map<(n, k) -> (n)>
+#a = affine_map<(b, s, n, k) -> (b, s, k)>
+#w = affine_map<(b, s, n, k) -> (n, k)>
+#o = affine_map<(b, s, n, k) -> (b, s, n)>
+// A dynamic batch (the outer of M's loops).
+// CHECK-LABEL: func.func @tokens_dynamic_batch
+// CHECK:         %[[FA:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x16x64xf8E4M3FN> into tensor<?x64xf8E4M3FN>
+// CHECK:         %[[D:.*]] = qmm.matmul a(%[[FA]], %{{.*}} : tensor<?x64xf8E4M3FN>, tensor<?x1xf32>) #qmm.scale<per_row> b({{.*}}) #qmm.scale<per_row> outs({{.*}} : tensor<?x32xf32>) -> tensor<?x32xf32>
+// CHECK:         tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 16, 32] : tensor<?x32xf32> into tensor<?x16x32xf32>
+// FUSED-LABEL: func.func @tokens_dynamic_batch
+// FUSED:         qmm.matmul {{.*}} outs({{.*}} : tensor<?x32xf32>)
+func.func @tokens_dynamic_batch(%a: tensor<?x16x64xf8E4M3FN>, %sa: tensor<?x16xf32>,
+                                %b: tensor<32x64xf8E4M3FN>, %sb: tensor<32xf32>) -> tensor<?x16x32xf32> {
+  %c0 = arith.constant 0 : index
+  %nb = tensor.dim %a, %c0 : tensor<?x16x64xf8E4M3FN>
+  %ea = tensor.empty(%nb) : tensor<?x16x64xf32>
+  %da = linalg.generic {indexing_maps = [#id3, #tok, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %sa : tensor<?x16x64xf8E4M3FN>, tensor<?x16xf32>) outs(%ea : tensor<?x16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<?x16x64xf32>
+  %eb = tensor.empty() : tensor<32x64xf32>
+  %db = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<32x64xf8E4M3FN>, tensor<32xf32>) outs(%eb : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%nb) : tensor<?x16x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16x32xf32>) -> tensor<?x16x32xf32>
+  %d = linalg.generic {indexing_maps = [#a, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%da, %db : tensor<?x16x64xf32>, tensor<32x64xf32>) outs(%init : tensor<?x16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x16x32xf32>
+  return %d : tensor<?x16x32xf32>
+}
