@@ -220,3 +220,38 @@ def test_split_k_and_tokens_dynamic(chip):
         check("tokens_dynamic_batch", file,
               [qa.reshape(batches, 16, 64), sa.reshape(batches, 16), qb,
                sb.reshape(32)], va, vb, chip, ["tensor<?x64xf8E4M3FN>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_scales_after_batch_matmul(chip):
+    """(A_q @ B_q) * sa * sb on a batch_matmul (B stored [B, K, N]) with
+    per-batch per-token [B, M] and per-channel [B, 1, N] scales."""
+    batches, m, n, k = 2, 32, 16, 64
+    qa, qb, sa, sb, va, vb = [], [], [], [], [], []
+    for _ in range(batches):
+        a, _, _ = quantized("f8E4M3FN", "tensor", m, k)
+        b, _, _ = quantized("f8E4M3FN", "tensor", n, k, layout="kn")
+        row = (RNG.random(m) + 0.5).astype(np.float32)
+        col = (RNG.random(n) + 0.5).astype(np.float32)
+        qa.append(a)
+        qb.append(b)
+        sa.append(row)
+        sb.append(col.reshape(1, n))
+        va.append(qmm.decode(a, "f8E4M3FN", (m, k)) * row[:, None])
+        vb.append(qmm.decode(b, "f8E4M3FN", (k, n)).T * col[:, None])
+    ir = program("scales_after_batch_matmul",
+                 "linalg-to-qmm-scale-spellings.mlir")
+    raised = qmm.linalg_to_qmm(ir)
+    assert raised.count("qmm.matmul a(") == batches
+    assert "linalg.generic" not in raised
+    args = [np.stack(qa), np.stack(qb), np.stack(sa), np.stack(sb)]
+    expected = qmm.run(ir, "scales_after_batch_matmul", args, device="cpu",
+                       chip=chip)[0]
+    got = qmm.run(raised, "scales_after_batch_matmul", args, device="emu",
+                  chip=chip)[0]
+    for batch in range(batches):
+        bound = 2 * (k + 2) * 2.0 ** -24 * (np.abs(va[batch]) @
+                                            np.abs(vb[batch]).T)
+        reference = va[batch] @ vb[batch].T
+        assert (np.abs(got[batch] - expected[batch]) <= bound).all()
+        assert (np.abs(expected[batch] - reference) <= bound).all()

@@ -97,7 +97,8 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     math.exp2; the bits become the MX scale); a scale copied to the data's
     shape by a generic of its own (fused first); scales after the product
     combined by generics of their own (an M x N outer product, fused
-    first). Quantized data widened in steps (f8 -> bf16 -> f32, exact),
+    first), or after a batch_matmul (per batch, into that batch's
+    qmm.matmul). Quantized data widened in steps (f8 -> bf16 -> f32, exact),
     also by a bf16 x bf16 -> f32 matmul's own extf.
 
     Everything else is left alone: a single quantized operand, integer

@@ -10,6 +10,9 @@
 #include "Scales.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -30,7 +33,7 @@ static bool isUnitScale(Value scales) {
 /// into `dead`. On failure nothing is built.
 static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
                                           linalg::GenericOp generic,
-                                          linalg::GenericOp replaced,
+                                          Operation *replaced,
                                           SmallVectorImpl<Operation *> &dead) {
   if (!generic.hasPureTensorSemantics() || generic.getNumLoops() != 2 ||
       generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
@@ -202,10 +205,161 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
   return scaled.getResult(0);
 }
 
+/// A batched product as the raising of a batch_matmul leaves it: one
+/// qmm.matmul per batch, each inserted into the destination at [b, 0, 0]
+/// (a chain of tensor.insert_slice, each read by the next only). The
+/// qmm.matmuls by batch and the chain's inserts, last first; none unless
+/// every one of `batches` batches is inserted once.
+struct BatchedProduct {
+  SmallVector<MatmulOp> matmuls;
+  SmallVector<tensor::InsertSliceOp> inserts;
+};
+static std::optional<BatchedProduct> matchBatchedProduct(Value product,
+                                                        int64_t batches) {
+  BatchedProduct result;
+  result.matmuls.resize(batches);
+  Value value = product;
+  while (auto insert = value.getDefiningOp<tensor::InsertSliceOp>()) {
+    auto matmul = insert.getSource().getDefiningOp<MatmulOp>();
+    std::optional<int64_t> batch =
+        getConstantIntValue(insert.getMixedOffsets().front());
+    if (!matmul || !matmul->hasOneUse() || !insert->hasOneUse() || !batch ||
+        *batch < 0 || *batch >= batches || result.matmuls[*batch] ||
+        !insert.hasUnitStride())
+      return std::nullopt;
+    result.matmuls[*batch] = matmul;
+    result.inserts.push_back(insert);
+    value = insert.getDest();
+  }
+  if (llvm::any_of(result.matmuls, [](MatmulOp m) { return !m; }))
+    return std::nullopt;
+  return result;
+}
+
+/// Batch `index` of `tensor` (a leading batch extent), without it.
+static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
+                        int64_t index) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  offsets[0] = b.getIndexAttr(index);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
+  sizes[0] = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
+                                         type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, offsets,
+                                        sizes, strides);
+}
+
+/// Scales after a batched product ((A_q @ B_q) * sa * sb on [B, M, N],
+/// per-batch scales leading with the batch): per batch, the scaling on that
+/// batch's slices becomes that batch's qmm.matmul with scales
+/// (buildScaledMatmul), inserted into the scaling's destination.
+static LogicalResult foldBatchedScales(RewriterBase &rewriter,
+                                       linalg::GenericOp generic,
+                                       SmallVectorImpl<Operation *> &dead) {
+  if (!generic.hasPureTensorSemantics() || generic.getNumLoops() != 3 ||
+      generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
+      !generic.getBlock()->getOps<linalg::IndexOp>().empty())
+    return failure();
+  MLIRContext *ctx = generic.getContext();
+  auto resultType = cast<RankedTensorType>(generic.getResult(0).getType());
+  if (resultType.isDynamicDim(0) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return failure();
+  int64_t batches = resultType.getDimSize(0);
+  std::optional<BatchedProduct> product;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (generic.getMatchingIndexingMap(input).isIdentity() &&
+        (product = matchBatchedProduct(input->get(), batches)))
+      break;
+  if (!product)
+    return failure();
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(generic);
+  Operation *before = generic->getPrevNode();
+  auto fail = [&] {
+    while (generic->getPrevNode() != before)
+      rewriter.eraseOp(generic->getPrevNode());
+    return failure();
+  };
+  Location loc = generic.getLoc();
+  // The loops without the batch: d1, d2 -> d0, d1.
+  SmallVector<AffineExpr> unbatched = {getAffineConstantExpr(0, ctx),
+                                       getAffineDimExpr(0, ctx),
+                                       getAffineDimExpr(1, ctx)};
+  SmallVector<Operation *> views;
+  SmallVector<Operation *> replacedMatmuls;
+  Value result = generic.getDpsInits().front();
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    MatmulOp matmul = product->matmuls[batch];
+    Operation *insert = *matmul->user_begin(); // its only reader so far
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(input);
+      Value value = input->get();
+      if (input->get() == product->inserts.front().getResult()) {
+        inputs.push_back(matmul.getResult(0));
+        maps.push_back(AffineMap::getMultiDimIdentityMap(2, ctx));
+        continue;
+      }
+      // Read per batch (the batch its first index) or alike for all.
+      bool perBatch = map.getNumResults() > 0 &&
+                      map.getResult(0) == getAffineDimExpr(0, ctx);
+      if (perBatch) {
+        value = sliceBatch(rewriter, loc, value, batch);
+        map = map.dropResult(0);
+      }
+      if (map.isFunctionOfDim(0))
+        return fail(); // the batch elsewhere
+      inputs.push_back(value);
+      maps.push_back(map.replaceDimsAndSymbols(unbatched, {}, 2, 0));
+    }
+    Value init = sliceBatch(rewriter, loc, generic.getDpsInits().front(),
+                            batch);
+    maps.push_back(AffineMap::getMultiDimIdentityMap(2, ctx));
+    auto view = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+        maps, SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+    IRMapping mapping;
+    generic.getRegion().cloneInto(&view.getRegion(), mapping);
+    views.push_back(view);
+    SmallVector<Operation *> replaced;
+    FailureOr<Value> scaled =
+        buildScaledMatmul(rewriter, view, insert, replaced);
+    if (failed(scaled))
+      return fail();
+    replacedMatmuls.append(replaced);
+    // [1, M, N] at [batch, 0, 0].
+    SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
+    offsets[0] = rewriter.getIndexAttr(batch);
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, *scaled);
+    sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(rewriter, loc, *scaled, result,
+                                           offsets, sizes, strides);
+  }
+  rewriter.replaceOp(generic, result);
+  // The views and the old chain (last insert first), read by nothing now;
+  // the unit-scale qmm.matmuls go to the caller.
+  for (Operation *view : llvm::reverse(views))
+    rewriter.eraseOp(view);
+  for (tensor::InsertSliceOp insert : product->inserts)
+    rewriter.eraseOp(insert);
+  dead.append(replacedMatmuls);
+  return success();
+}
+
 LogicalResult
 linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
                                     linalg::GenericOp generic,
                                     SmallVectorImpl<Operation *> &dead) {
+  if (generic.getNumLoops() == 3)
+    return foldBatchedScales(rewriter, generic, dead);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(generic);
   Operation *before = generic->getPrevNode();

@@ -7,7 +7,8 @@
 // division), E8M0 exponents decoded arithmetically (`2^(e - 127)`, NaN
 // for 255, as torchao writes it: qmm.matmul gets the bits as
 // f8E8M0FNU), a scale broadcast to the data's shape by a generic of its
-// own, and scales applied after the product as an M x N outer product.
+// own, and scales applied after the product as an M x N outer product or
+// after a batch_matmul.
 // Before fusion and after (the same qmm.matmul).
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -191,4 +192,43 @@ func.func @scales_outer_product_after(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32
     linalg.yield %y : f32
   } -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(b, m, n) -> (b, m, n)>
+#tok = affine_map<(b, m, n) -> (b, m)>
+#ch = affine_map<(b, m, n) -> (b, 0, n)>
+// Scales after a batch_matmul: per batch, the scaling of that batch's
+// product (its slices) folded into that batch's qmm.matmul.
+// CHECK-LABEL: func.func @scales_after_batch_matmul
+// CHECK-SAME:    %{{[a-z0-9]+}}: tensor<2x32x64xf8E4M3FN>, %{{[a-z0-9]+}}: tensor<2x64x16xf8E4M3FN>, %[[SA:[a-z0-9]+]]: tensor<2x32xf32>, %[[SB:[a-z0-9]+]]: tensor<2x1x16xf32>
+// CHECK:         %[[SA0:.*]] = tensor.extract_slice %[[SA]][0, 0] [1, 32] [1, 1]
+// CHECK:         %[[SB0:.*]] = tensor.extract_slice %[[SB]][0, 0, 0] [1, 1, 16] [1, 1, 1]
+// CHECK:         %[[CA0:.*]] = tensor.expand_shape %[[SA0]] {{\[\[}}0, 1]] output_shape [32, 1]
+// CHECK:         %[[D0:.*]] = qmm.matmul a(%{{.*}}, %[[CA0]] : tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> b(%{{.*}}, %[[SB0]] : tensor<64x16xf8E4M3FN>, tensor<1x16xf32>) #qmm.scale<per_row, mn_major> layout kn
+// CHECK:         %[[R0:.*]] = tensor.insert_slice %[[D0]] into %{{.*}}[0, 0, 0] [1, 32, 16]
+// CHECK:         %[[SA1:.*]] = tensor.extract_slice %[[SA]][1, 0] [1, 32] [1, 1]
+// CHECK:         %[[D1:.*]] = qmm.matmul {{.*}} #qmm.scale<per_row> {{.*}} #qmm.scale<per_row, mn_major> layout kn
+// CHECK:         %[[R1:.*]] = tensor.insert_slice %[[D1]] into %[[R0]][1, 0, 0] [1, 32, 16]
+// CHECK:         return %[[R1]]
+// CHECK-NOT:     linalg.generic
+// FUSED-LABEL: func.func @scales_after_batch_matmul
+// FUSED-COUNT-2: qmm.matmul {{.*}} #qmm.scale<per_row> {{.*}} #qmm.scale<per_row, mn_major> layout kn
+// FUSED-NOT:     linalg.generic
+func.func @scales_after_batch_matmul(%a: tensor<2x32x64xf8E4M3FN>, %b: tensor<2x64x16xf8E4M3FN>,
+                                     %sa: tensor<2x32xf32>, %sb: tensor<2x1x16xf32>) -> tensor<2x32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x32x16xf32>) -> tensor<2x32x16xf32>
+  %p = linalg.batch_matmul ins(%a, %b : tensor<2x32x64xf8E4M3FN>, tensor<2x64x16xf8E4M3FN>) outs(%init : tensor<2x32x16xf32>) -> tensor<2x32x16xf32>
+  %ed = tensor.empty() : tensor<2x32x16xf32>
+  %d = linalg.generic {indexing_maps = [#id, #tok, #ch, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %sa, %sb : tensor<2x32x16xf32>, tensor<2x32xf32>, tensor<2x1x16xf32>) outs(%ed : tensor<2x32x16xf32>) {
+  ^bb0(%x: f32, %s: f32, %t: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %z = arith.mulf %y, %t : f32
+    linalg.yield %z : f32
+  } -> tensor<2x32x16xf32>
+  return %d : tensor<2x32x16xf32>
 }
