@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Building.h"
 #include "Dequantization.h"
 #include "LoopGroups.h"
 #include "MissedRaise.h"
@@ -78,21 +79,6 @@ static Value getZeroFilledDestination(RewriterBase &rewriter, Value init) {
   if (body->getOperations().size() != ops || !isPosZero(yielded))
     return {};
   return generic.getDpsInits().front();
-}
-
-/// Batch `index` of a tensor with a leading batch extent, without it.
-static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
-                        int64_t index) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  offsets[0] = b.getIndexAttr(index);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
-  sizes[0] = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
-                                         type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, offsets,
-                                        sizes, strides);
 }
 
 /// Builds the qmm.matmul of one (unbatched) product and returns its result,
@@ -389,15 +375,7 @@ static Value buildRaisedContraction(RewriterBase &rewriter,
                                 initSlice, accumulate, m, n, k, why);
     if (!product)
       return {};
-    SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
-    offsets[0] = rewriter.getIndexAttr(i);
-    // [1, M, N], M as the product has it (a dynamic M: its tensor.dim).
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(rewriter, loc, product);
-    sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
-    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-    result = tensor::InsertSliceOp::create(rewriter, loc, product, result,
-                                           offsets, sizes, strides);
+    result = insertBatch(rewriter, loc, product, result, i);
   }
   return result;
 }
@@ -466,10 +444,7 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   // Everything built goes right before `op`: on failure it is removed
   // again, newest first.
   Operation *before = op->getPrevNode();
-  auto eraseBuilt = [&] {
-    while (op->getPrevNode() != before)
-      rewriter.eraseOp(op->getPrevNode());
-  };
+  auto eraseBuilt = [&] { eraseBuiltBefore(rewriter, op, before); };
   // The attempts: the op's loops as they are (or as expand_shape views
   // split them), then grouped.
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());

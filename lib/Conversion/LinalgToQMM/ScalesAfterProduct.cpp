@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Building.h"
 #include "Dequantization.h"
 #include "Scales.h"
 
@@ -167,8 +168,7 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
   // again, newest first.
   Operation *before = generic->getPrevNode();
   auto fail = [&] {
-    while (generic->getPrevNode() != before)
-      rewriter.eraseOp(generic->getPrevNode());
+    eraseBuiltBefore(rewriter, generic, before);
     return failure();
   };
   Location loc = generic.getLoc();
@@ -236,21 +236,6 @@ static std::optional<BatchedProduct> matchBatchedProduct(Value product,
   return result;
 }
 
-/// Batch `index` of `tensor` (a leading batch extent), without it.
-static Value sliceBatch(OpBuilder &b, Location loc, Value tensor,
-                        int64_t index) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  offsets[0] = b.getIndexAttr(index);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tensor);
-  sizes[0] = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  auto sliceType = RankedTensorType::get(type.getShape().drop_front(),
-                                         type.getElementType());
-  return tensor::ExtractSliceOp::create(b, loc, sliceType, tensor, offsets,
-                                        sizes, strides);
-}
-
 /// Scales after a batched product ((A_q @ B_q) * sa * sb on [B, M, N],
 /// per-batch scales leading with the batch): per batch, the scaling on that
 /// batch's slices becomes that batch's qmm.matmul with scales
@@ -281,8 +266,7 @@ static LogicalResult foldBatchedScales(RewriterBase &rewriter,
   rewriter.setInsertionPoint(generic);
   Operation *before = generic->getPrevNode();
   auto fail = [&] {
-    while (generic->getPrevNode() != before)
-      rewriter.eraseOp(generic->getPrevNode());
+    eraseBuiltBefore(rewriter, generic, before);
     return failure();
   };
   Location loc = generic.getLoc();
@@ -333,15 +317,7 @@ static LogicalResult foldBatchedScales(RewriterBase &rewriter,
     if (failed(scaled))
       return fail();
     replacedMatmuls.append(replaced);
-    // [1, M, N] at [batch, 0, 0].
-    SmallVector<OpFoldResult> offsets(3, rewriter.getIndexAttr(0));
-    offsets[0] = rewriter.getIndexAttr(batch);
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(rewriter, loc, *scaled);
-    sizes.insert(sizes.begin(), rewriter.getIndexAttr(1));
-    SmallVector<OpFoldResult> strides(3, rewriter.getIndexAttr(1));
-    result = tensor::InsertSliceOp::create(rewriter, loc, *scaled, result,
-                                           offsets, sizes, strides);
+    result = insertBatch(rewriter, loc, *scaled, result, batch);
   }
   rewriter.replaceOp(generic, result);
   // The views and the old chain (last insert first), read by nothing now;
@@ -386,7 +362,6 @@ linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
     fusedOps.push_back(fused);
     scaling = fused;
   }
-  while (generic->getPrevNode() != before)
-    rewriter.eraseOp(generic->getPrevNode());
+  eraseBuiltBefore(rewriter, generic, before);
   return failure();
 }
