@@ -255,3 +255,16 @@ def test_scales_after_batch_matmul(chip):
         reference = va[batch] @ vb[batch].T
         assert (np.abs(got[batch] - expected[batch]) <= bound).all()
         assert (np.abs(expected[batch] - reference) <= bound).all()
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_blocks_flattened_across_rows(chip):
+    """MX data passed as [R*K/32, 32] with a rank-1 E8M0 scale [R*K/32]
+    (row-major blocks: row r's block b at r * K/32 + b), reshaped to [R, K]
+    after the dequantization."""
+    qa, sa, va = quantized("f8E4M3FN", "mx32", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "mx32", 16, 64)
+    args = [qa.reshape(64, 32), sa.reshape(64), qb.reshape(32, 32),
+            sb.reshape(32)]
+    check("blocks_flattened_across_rows", "linalg-to-qmm-loop-groups.mlir",
+          args, va, vb, chip, ["#qmm.scale<mx>"])

@@ -89,7 +89,9 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     loops of one iterator type grouped into (batch,) m, n, k: K split into
     blocks in the operands' types ([R, K/32, 32], scales [R, K/32]), M over
     several loops ([batch, seq, K] against a 2-D weight); the data is
-    collapsed, the result expanded back.
+    collapsed, the result expanded back. Blocks flattened across rows
+    ([R*K/32, 32] with a rank-1 scale, reshaped to [R, K]) are read with
+    the dequantization's first loop split into rows and blocks.
 
     Scale spellings: division (`extf(q) / s`: the scale becomes 1 / s, by a
     clone of the division); E8M0 bits decoded arithmetically

@@ -564,6 +564,41 @@ linalg_to_qmm::matchDequantize(RewriterBase &rewriter, Value value,
                                unsigned batchDims,
                                SmallVectorImpl<Operation *> &created,
                                MissedRaise &why) {
+  // Blocks flattened across rows: the dequantization on [R*K/C, C] (data
+  // and a rank-1 scale, as MX frontends pass them), reshaped to [R, K]
+  // through one dimension, is read as the dequantization on [R, K/C, C]
+  // (its first loop split), collapsed to [R, K].
+  if (auto expand = value.getDefiningOp<tensor::ExpandShapeOp>()) {
+    auto flat = expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>();
+    auto blocks =
+        flat ? flat.getSrc().getDefiningOp<linalg::GenericOp>() : nullptr;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (blocks && batchDims == 0 && rowDim == 0 && type.getRank() == 2 &&
+        blocks.getNumLoops() == 2 && type.hasStaticShape() &&
+        flat.getSrcType().hasStaticShape() &&
+        flat.getReassociationIndices().size() == 1) {
+      int64_t blockSize = flat.getSrcType().getDimSize(1);
+      int64_t rows = type.getDimSize(0), k = type.getDimSize(1);
+      if (blockSize <= 0 || k % blockSize != 0 ||
+          rows * (k / blockSize) != flat.getSrcType().getDimSize(0))
+        return why.fail(Stage::Operands,
+                        "a reshape of " + describeType(flat.getSrcType()) +
+                            " to " + describeType(type) +
+                            " that is not whole blocks of each row");
+      FailureOr<linalg::GenericOp> split =
+          splitLoop(rewriter, blocks, 0, {rows, k / blockSize});
+      if (failed(split))
+        return why.fail(Stage::Operands,
+                        "blocks flattened across rows whose dequantization "
+                        "does not split into rows and blocks");
+      created.push_back(*split);
+      auto collapse = tensor::CollapseShapeOp::create(
+          rewriter, value.getLoc(), split->getResult(0),
+          ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+      created.push_back(collapse);
+      value = collapse;
+    }
+  }
   if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>()) {
     // A dequantization on a reshaped view, collapsed back (in steps:
     // fusion leaves B's [K/C, C, N/R, R] view collapsed to [K/C, C, N]

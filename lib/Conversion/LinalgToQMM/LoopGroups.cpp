@@ -160,3 +160,79 @@ qmm::linalg_to_qmm::collapseLoopGroups(RewriterBase &rewriter, linalg::GenericOp
   op.getRegion().cloneInto(&collapsed.getRegion(), mapping);
   return CollapsedOp{collapsed, initRead->first};
 }
+
+FailureOr<linalg::GenericOp>
+qmm::linalg_to_qmm::splitLoop(RewriterBase &rewriter, linalg::GenericOp op,
+                              unsigned loop, ArrayRef<int64_t> extents) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      !op.getBlock()->getOps<linalg::IndexOp>().empty() || extents.size() < 2)
+    return failure();
+  MLIRContext *ctx = op->getContext();
+  unsigned added = extents.size() - 1;
+  // Each old loop as the new loops: `loop` by the first of its parts,
+  // later loops shifted.
+  SmallVector<AffineExpr> shifted;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    shifted.push_back(getAffineDimExpr(d <= loop ? d : d + added, ctx));
+  unsigned loops = op.getNumLoops() + added;
+  Location loc = op.getLoc();
+  // An operand's view and map on the split loops.
+  auto split = [&](OpOperand &operand) -> FailureOr<std::pair<Value, AffineMap>> {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    Value value = operand.get();
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> reassociation;
+    SmallVector<int64_t> shape;
+    auto type = cast<RankedTensorType>(value.getType());
+    bool reads = false;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      ReassociationIndices dims;
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (dim && dim.getPosition() == loop) {
+        if (reads || type.getDimSize(i) != [&] {
+              int64_t product = 1;
+              for (int64_t e : extents)
+                product *= e;
+              return product;
+            }())
+          return failure();
+        reads = true;
+        for (unsigned part = 0; part <= added; ++part) {
+          dims.push_back(shape.size());
+          shape.push_back(extents[part]);
+          results.push_back(getAffineDimExpr(loop + part, ctx));
+        }
+      } else {
+        if (expr.isFunctionOfDim(loop))
+          return failure(); // the loop in an expression
+        dims.push_back(shape.size());
+        shape.push_back(type.getDimSize(i));
+        results.push_back(expr.replaceDims(shifted));
+      }
+      reassociation.push_back(dims);
+    }
+    if (reads)
+      value = tensor::ExpandShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get(shape, type.getElementType()), value,
+          reassociation);
+    return std::pair(value, AffineMap::get(loops, 0, results, ctx));
+  };
+  SmallVector<Value> inputs, inits;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : op->getOpOperands()) {
+    FailureOr<std::pair<Value, AffineMap>> viewed = split(operand);
+    if (failed(viewed))
+      return failure();
+    (op.isDpsInit(&operand) ? inits : inputs).push_back(viewed->first);
+    maps.push_back(viewed->second);
+  }
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.insert(iterators.begin() + loop, added, iterators[loop]);
+  auto result = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{inits.front().getType()}, inputs, inits, maps,
+      iterators);
+  IRMapping mapping;
+  op.getRegion().cloneInto(&result.getRegion(), mapping);
+  return result;
+}

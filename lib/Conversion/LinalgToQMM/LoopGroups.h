@@ -43,6 +43,16 @@ FailureOr<CollapsedOp> collapseLoopGroups(RewriterBase &rewriter,
                                           linalg::GenericOp op,
                                           ArrayRef<ReassociationIndices> groups);
 
+/// Builds `op` with loop `loop` split into consecutive loops of static
+/// `extents` (outer first; their product the loop's extent) at the
+/// rewriter's insertion point, leaving `op` as it is: an operand indexed by
+/// the loop (as a bare dimension) is viewed split the same way by
+/// tensor.expand_shape, the loop's other uses fail. The inverse of
+/// collapseLoopGroups for one loop.
+FailureOr<linalg::GenericOp> splitLoop(RewriterBase &rewriter,
+                                       linalg::GenericOp op, unsigned loop,
+                                       ArrayRef<int64_t> extents);
+
 } // namespace mlir::qmm::linalg_to_qmm
 
 #endif

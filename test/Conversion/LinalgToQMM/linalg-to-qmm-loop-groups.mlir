@@ -7,7 +7,8 @@
 // through), and M over several loops ([batch, seq, K] activations against
 // a shared 2-D weight). The data is collapsed to [R, K] (a view), the
 // result expanded back. Also TOSA's batch-of-1 batch_matmul with rank-3
-// scales. Before fusion and after (the same qmm.matmul).
+// scales, and blocks flattened across rows ([R*K/32, 32], a loop split
+// into rows and blocks). Before fusion and after (the same qmm.matmul).
 
 #a4 = affine_map<(m, n, kb, ki) -> (m, kb, ki)>
 #sa4 = affine_map<(m, n, kb, ki) -> (m, kb)>
@@ -261,4 +262,51 @@ func.func @tokens_dynamic_batch(%a: tensor<?x16x64xf8E4M3FN>, %sa: tensor<?x16xf
     linalg.yield %s : f32
   } -> tensor<?x16x32xf32>
   return %d : tensor<?x16x32xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#blk = affine_map<(i, j) -> (i)>
+// Blocks flattened across rows ([R*K/32, 32] data, a rank-1 E8M0 scale,
+// as MX frontends pass them; the dequantized blocks reshaped to [R, K]
+// through one dimension): read as [R, K/32, 32], MX.
+// CHECK-LABEL: func.func @blocks_flattened_across_rows
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: tensor<64x32xf8E4M3FN>, %[[SA:[a-z0-9]+]]: tensor<64xf8E8M0FNU>
+// CHECK-DAG:     %[[VA:.*]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [32, 2, 32]
+// CHECK-DAG:     %[[VSA:.*]] = tensor.expand_shape %[[SA]] {{\[\[}}0, 1]] output_shape [32, 2] : tensor<64xf8E8M0FNU> into tensor<32x2xf8E8M0FNU>
+// CHECK-DAG:     %[[FA:.*]] = tensor.collapse_shape %[[VA]] {{\[\[}}0], [1, 2]] : tensor<32x2x32xf8E4M3FN> into tensor<32x64xf8E4M3FN>
+// CHECK:         qmm.matmul a(%[[FA]], %[[VSA]] : tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>) #qmm.scale<mx> b({{.*}} : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) #qmm.scale<mx> outs
+// CHECK-NOT:     linalg.generic
+// FUSED-LABEL: func.func @blocks_flattened_across_rows
+// FUSED:         qmm.matmul {{.*}} #qmm.scale<mx> {{.*}} #qmm.scale<mx> outs
+// FUSED-NOT:     linalg.generic
+func.func @blocks_flattened_across_rows(%a: tensor<64x32xf8E4M3FN>, %sa: tensor<64xf8E8M0FNU>,
+                                        %b: tensor<32x32xf8E4M3FN>, %sb: tensor<32xf8E8M0FNU>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<64x32xf32>
+  %da = linalg.generic {indexing_maps = [#id, #blk, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<64x32xf8E4M3FN>, tensor<64xf8E8M0FNU>) outs(%ea : tensor<64x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %e: f8E8M0FNU, %o: f32):
+    %y = arith.scaling_extf %q, %e : f8E4M3FN, f8E8M0FNU to f32
+    linalg.yield %y : f32
+  } -> tensor<64x32xf32>
+  %fa = tensor.collapse_shape %da [[0, 1]] : tensor<64x32xf32> into tensor<2048xf32>
+  %ra = tensor.expand_shape %fa [[0, 1]] output_shape [32, 64] : tensor<2048xf32> into tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<32x32xf32>
+  %db = linalg.generic {indexing_maps = [#id, #blk, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<32x32xf8E4M3FN>, tensor<32xf8E8M0FNU>) outs(%eb : tensor<32x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %e: f8E8M0FNU, %o: f32):
+    %s = arith.extf %e : f8E8M0FNU to f32
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x32xf32>
+  %fb = tensor.collapse_shape %db [[0, 1]] : tensor<32x32xf32> into tensor<1024xf32>
+  %rb = tensor.expand_shape %fb [[0, 1]] output_shape [16, 64] : tensor<1024xf32> into tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%ra, %rb : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
 }

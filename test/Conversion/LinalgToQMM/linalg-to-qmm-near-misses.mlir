@@ -787,3 +787,38 @@ func.func @scaled_in_bf16(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<bf16>, %b: ten
   %d = linalg.matmul ins(%da, %db : tensor<32x64xbf16>, tensor<64x16xbf16>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#blk = affine_map<(i, j) -> (i)>
+// Blocks of 32 flattened across rows of 48: a block straddles two rows.
+// CHECK-LABEL: func.func @blocks_straddling_rows
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @blocks_straddling_rows(%a: tensor<48x32xf8E4M3FN>, %sa: tensor<48xf32>, %b: tensor<16x48xf8E4M3FN>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<48x32xf32>
+  %da = linalg.generic {indexing_maps = [#id, #blk, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<48x32xf8E4M3FN>, tensor<48xf32>) outs(%ea : tensor<48x32xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<48x32xf32>
+  %fa = tensor.collapse_shape %da [[0, 1]] : tensor<48x32xf32> into tensor<1536xf32>
+  %ra = tensor.expand_shape %fa [[0, 1]] output_shape [32, 48] : tensor<1536xf32> into tensor<32x48xf32>
+  %eb = tensor.empty() : tensor<16x48xf32>
+  %db = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<16x48xf8E4M3FN>) outs(%eb : tensor<16x48xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    linalg.yield %x : f32
+  } -> tensor<16x48xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  // expected-remark @below {{A: a reshape of tensor<48x32xf32> to tensor<32x48xf32> that is not whole blocks of each row}}
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%ra, %db : tensor<32x48xf32>, tensor<16x48xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
