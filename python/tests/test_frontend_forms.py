@@ -268,3 +268,24 @@ def test_blocks_flattened_across_rows(chip):
             sb.reshape(32)]
     check("blocks_flattened_across_rows", "linalg-to-qmm-loop-groups.mlir",
           args, va, vb, chip, ["#qmm.scale<mx>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_onnx_zero_point_zero(chip):
+    """ONNX's (x - zero_point) * scale with FP8's zero point 0 (a constant
+    tensor for A, a constant for B), per-tensor scales."""
+    qa, sa, va = quantized("f8E4M3FN", "tensor", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "tensor", 16, 64)
+    check("onnx_zero_point_zero", "linalg-to-qmm-scale-spellings.mlir",
+          [qa, sa.reshape(()), qb, sb.reshape(())], va, vb, chip,
+          ["#qmm.scale<per_tensor>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_size_one_views(chip):
+    """[M, K] viewed as [M, 1, K] (torch's unflatten) with [M, 1, 1]
+    scales, dequantized and collapsed back."""
+    qa, sa, va = quantized("f8E4M3FN", "row", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "row", 16, 64)
+    check("size_one_views", "linalg-to-qmm-loop-groups.mlir",
+          [qa, sa.reshape(32, 1, 1), qb, sb.reshape(16)], va, vb, chip)

@@ -93,7 +93,8 @@ def QMMLinalgToQMM : Pass<"qmm-linalg-to-qmm", "ModuleOp"> {
     ([R*K/32, 32] with a rank-1 scale, reshaped to [R, K]) are read with
     the dequantization's first loop split into rows and blocks.
 
-    Scale spellings: division (`extf(q) / s`: the scale becomes 1 / s, by a
+    Scale spellings: a zero point of +0 subtracted first (ONNX's
+    DequantizeLinear for FP8: `x - 0` is `x`); division (`extf(q) / s`: the scale becomes 1 / s, by a
     clone of the division); E8M0 bits decoded arithmetically
     (`select(e == 255, NaN, 2^(extui(e) - 127))`, by math.powf or
     math.exp2; the bits become the MX scale); a scale copied to the data's

@@ -62,6 +62,58 @@ static BlockArgument matchWidenedData(Value v, Block &body, TakenOps &ops) {
   return arg;
 }
 
+/// Whether `v` is +0 wherever the body reads it: a +0 constant, or an
+/// input that is a splat +0 constant (ONNX's zero point, which FP8
+/// dequantization requires to be 0), possibly widened in the body.
+static bool isPositiveZero(Value v, Block &body, TakenOps &ops) {
+  TakenOps taken;
+  while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
+    taken.insert(ext);
+    v = ext.getIn();
+  }
+  Value constant = v;
+  if (BlockArgument arg = argOf(v, body)) {
+    auto op = dyn_cast<linalg::LinalgOp>(body.getParentOp());
+    if (!op || arg.getArgNumber() >= op.getNumDpsInputs())
+      return false;
+    constant = op.getDpsInputOperand(arg.getArgNumber())->get();
+  }
+  Attribute value;
+  if (!matchPattern(constant, m_Constant(&value)))
+    return false;
+  auto isPosZero = [](Attribute attr) {
+    auto f = dyn_cast<FloatAttr>(attr);
+    return f && f.getValue().isPosZero();
+  };
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (!dense.isSplat() || !isPosZero(dense.getSplatValue<Attribute>()))
+      return false;
+  } else if (!isPosZero(value)) {
+    return false;
+  }
+  if (Operation *def = v.getDefiningOp(); def && def->getBlock() == &body)
+    taken.insert(def);
+  ops.insert_range(taken);
+  return true;
+}
+
+/// Quantized data widened, less a zero point of +0 (`x - 0` is `x`,
+/// bit for bit, -0 and NaN included), as ONNX's DequantizeLinear writes
+/// `(x - zero_point) * scale`.
+static BlockArgument matchWidenedDataLessZero(Value v, Block &body,
+                                              TakenOps &ops) {
+  auto sub = definedIn<arith::SubFOp>(v, body);
+  if (!sub)
+    return matchWidenedData(v, body, ops);
+  TakenOps taken;
+  BlockArgument data = matchWidenedData(sub.getLhs(), body, taken);
+  if (!data || !isPositiveZero(sub.getRhs(), body, taken))
+    return {};
+  taken.insert(sub);
+  ops.insert_range(taken);
+  return data;
+}
+
 /// Quantized data computed in the body and widened: `extf(truncf(y))`, the
 /// truncf to a quantized type, `y` computed from the inputs alone (not the
 /// destination). Takes the truncf's backward slice; returns the truncf's
@@ -299,14 +351,14 @@ linalg_to_qmm::matchDequantizedValue(Value value, Block &body,
   if (auto mul = dyn_cast<arith::MulFOp>(def)) {
     for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
                         std::pair(mul.getRhs(), mul.getLhs())}) {
-      if ((result.data = matchWidenedData(x, body, ops)) ||
+      if ((result.data = matchWidenedDataLessZero(x, body, ops)) ||
           (result.implicitData = matchImplicitData(x, body, ops))) {
         scale = s;
         break;
       }
     }
   } else if (auto div = dyn_cast<arith::DivFOp>(def)) {
-    result.data = matchWidenedData(div.getLhs(), body, ops);
+    result.data = matchWidenedDataLessZero(div.getLhs(), body, ops);
     scale = div.getRhs();
     result.steps.division = div;
   } else {

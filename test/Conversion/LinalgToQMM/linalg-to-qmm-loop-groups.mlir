@@ -310,3 +310,46 @@ func.func @blocks_flattened_across_rows(%a: tensor<64x32xf8E4M3FN>, %sa: tensor<
       ins(%ra, %rb : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#s3 = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// A view with a size-1 dimension (torch's unflatten: [M, K] as [M, 1, K],
+// scales [M, 1, 1]), dequantized and collapsed back.
+// CHECK-LABEL: func.func @size_one_views
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: tensor<32x64xf8E4M3FN>, %[[SA:[a-z0-9]+]]: tensor<32x1x1xf32>
+// CHECK:         %[[CSA:.*]] = tensor.collapse_shape %[[SA]] {{\[\[}}0], [1, 2]] : tensor<32x1x1xf32> into tensor<32x1xf32>
+// CHECK:         qmm.matmul a(%[[A]], %[[CSA]] : tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<block 1x64> b({{.*}}) #qmm.scale<per_row> outs
+// CHECK-NOT:     linalg.generic
+// FUSED-LABEL: func.func @size_one_views
+// FUSED:         qmm.matmul {{.*}} #qmm.scale<block 1x64> {{.*}} #qmm.scale<per_row> outs
+func.func @size_one_views(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32x1x1xf32>,
+                          %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<32x16xf32> {
+  %av = tensor.expand_shape %a [[0], [1, 2]] output_shape [32, 1, 64] : tensor<32x64xf8E4M3FN> into tensor<32x1x64xf8E4M3FN>
+  %ea = tensor.empty() : tensor<32x1x64xf32>
+  %da = linalg.generic {indexing_maps = [#id3, #s3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%av, %sa : tensor<32x1x64xf8E4M3FN>, tensor<32x1x1xf32>) outs(%ea : tensor<32x1x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x1x64xf32>
+  %fa = tensor.collapse_shape %da [[0], [1, 2]] : tensor<32x1x64xf32> into tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%fa, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}

@@ -7,8 +7,8 @@
 // division), E8M0 exponents decoded arithmetically (`2^(e - 127)`, NaN
 // for 255, as torchao writes it: qmm.matmul gets the bits as
 // f8E8M0FNU), a scale broadcast to the data's shape by a generic of its
-// own, and scales applied after the product as an M x N outer product or
-// after a batch_matmul.
+// own, scales applied after the product as an M x N outer product or
+// after a batch_matmul, and ONNX's zero point of 0.
 // Before fusion and after (the same qmm.matmul).
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -231,4 +231,50 @@ func.func @scales_after_batch_matmul(%a: tensor<2x32x64xf8E4M3FN>, %b: tensor<2x
     linalg.yield %z : f32
   } -> tensor<2x32x16xf32>
   return %d : tensor<2x32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#one = affine_map<(d0, d1) -> ()>
+// ONNX's DequantizeLinear, (x - zero_point) * scale, with the zero point
+// FP8 requires, 0: a +0 constant tensor input or a +0 constant (x - 0 is
+// x, bit for bit). Other zero points are near misses.
+// CHECK-LABEL: func.func @onnx_zero_point_zero
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: tensor<32x64xf8E4M3FN>, %[[SA:[a-z0-9]+]]: tensor<f32>, %[[B:[a-z0-9]+]]: tensor<16x64xf8E4M3FN>
+// CHECK:         qmm.matmul a(%[[A]], %{{.*}} : tensor<32x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> b(%[[B]], %{{.*}} : tensor<16x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     arith.constant dense<0.000000e+00> : tensor<f8E4M3FN>
+// FUSED-LABEL: func.func @onnx_zero_point_zero
+// FUSED:         qmm.matmul
+// FUSED-NOT:     linalg.generic
+func.func @onnx_zero_point_zero(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>,
+                                %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %zp = arith.constant dense<0.0> : tensor<f8E4M3FN>
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #one, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %zp, %sa : tensor<32x64xf8E4M3FN>, tensor<f8E4M3FN>, tensor<f32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %z: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %w = arith.extf %z : f8E4M3FN to f32
+    %d = arith.subf %x, %w : f32
+    %y = arith.mulf %d, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<f32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %zero = arith.constant 0.0 : f32
+    %d = arith.subf %x, %zero : f32
+    %y = arith.mulf %d, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
 }
