@@ -289,3 +289,14 @@ def test_size_one_views(chip):
     qb, sb, vb = quantized("f8E4M3FN", "row", 16, 64)
     check("size_one_views", "linalg-to-qmm-loop-groups.mlir",
           [qa, sa.reshape(32, 1, 1), qb, sb.reshape(16)], va, vb, chip)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_scales_by_linalg_broadcast(chip):
+    """Per-row and per-tensor scales broadcast to the data's shape by
+    linalg.broadcast before the dequantization."""
+    qa, sa, va = quantized("f8E4M3FN", "row", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "tensor", 16, 64)
+    check("scales_by_linalg_broadcast", "linalg-to-qmm-scale-spellings.mlir",
+          [qa, sa.reshape(32), qb, sb.reshape(())], va, vb, chip,
+          ["#qmm.scale<per_row>"])

@@ -596,6 +596,44 @@ linalg::GenericOp linalg_to_qmm::fuseInputProducer(RewriterBase &rewriter,
   return {};
 }
 
+/// Whether `op` copies its one input to its result, possibly broadcast or
+/// permuted (linalg.broadcast, linalg.transpose, a generic yielding its
+/// input), written through the identity map.
+static bool isCopy(linalg::LinalgOp op) {
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || !op.hasPureTensorSemantics() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Value yielded = op.getBlock()->getTerminator()->getOperand(0);
+  return yielded == op.getMatchingBlockArgument(op.getDpsInputOperand(0));
+}
+
+/// `generic` reading, for its first input a copy produces, the copy's own
+/// input through the composed map (built at the rewriter's insertion
+/// point); null where no input is a copy's result.
+static linalg::GenericOp readThroughCopy(RewriterBase &rewriter,
+                                         linalg::GenericOp generic) {
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    auto copy = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (!isCopy(copy))
+      continue;
+    OpOperand *source = copy.getDpsInputOperand(0);
+    SmallVector<Value> inputs = generic.getDpsInputs();
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    inputs[input->getOperandNumber()] = source->get();
+    maps[input->getOperandNumber()] =
+        copy.getMatchingIndexingMap(source).compose(
+            generic.getMatchingIndexingMap(input));
+    auto direct = linalg::GenericOp::create(
+        rewriter, generic.getLoc(), generic->getResultTypes(), inputs,
+        generic.getDpsInits(), maps, generic.getIteratorTypesArray());
+    IRMapping mapping;
+    generic.getRegion().cloneInto(&direct.getRegion(), mapping);
+    return direct;
+  }
+  return {};
+}
+
 /// The first operation of `body` (but its terminator) not in `taken`,
 /// preferring one that computes something over a constant.
 static Operation *firstUntaken(Block &body, ArrayRef<Operation *> taken) {
@@ -701,30 +739,12 @@ linalg_to_qmm::matchDequantize(RewriterBase &rewriter, Value value,
                     "produced by a `linalg.generic` that is not element-wise "
                     "over the operand's " +
                         Twine(2 + batchDims) + " dimensions");
-  // A scale broadcast to the data's shape by a generic of its own (a copy:
-  // its body yields an input) is read through the broadcast's map: the
-  // copy fused first.
-  for (bool fusedCopy = true; fusedCopy;) {
-    fusedCopy = false;
-    for (OpOperand *input : generic.getDpsInputOperands()) {
-      auto copy = input->get().getDefiningOp<linalg::GenericOp>();
-      if (!copy || copy.getNumDpsInits() != 1 ||
-          !isa<BlockArgument>(copy.getBlock()->getTerminator()->getOperand(0)) ||
-          !linalg::areElementwiseOpsFusable(input))
-        continue;
-      OpBuilder::InsertionGuard guard(rewriter);
-      Block *block = rewriter.getInsertionBlock();
-      Block::iterator point = rewriter.getInsertionPoint();
-      FailureOr<linalg::ElementwiseOpFusionResult> fused =
-          linalg::fuseElementwiseOps(rewriter, input);
-      if (failed(fused))
-        continue;
-      fused->fusedOp->moveBefore(block, point);
-      generic = cast<linalg::GenericOp>(fused->fusedOp);
-      created.push_back(generic);
-      fusedCopy = true;
-      break;
-    }
+  // A scale broadcast to the data's shape by an op of its own (a copy:
+  // linalg.broadcast, or a generic whose body yields its input) is read
+  // through the copy's map instead.
+  while (linalg::GenericOp direct = readThroughCopy(rewriter, generic)) {
+    created.push_back(direct);
+    generic = direct;
   }
   // A dequantization in element-wise steps (extf, then the scale's
   // multiplication, each a generic of its own, as frontends lowering one

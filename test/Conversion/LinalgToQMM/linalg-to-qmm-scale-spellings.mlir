@@ -278,3 +278,46 @@ func.func @onnx_zero_point_zero(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<f32>,
       ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// Scales broadcast by linalg.broadcast (StableHLO's broadcast_in_dim) to
+// the data's shape: read through the broadcast's map.
+// CHECK-LABEL: func.func @scales_by_linalg_broadcast
+// CHECK-SAME:    %[[A:[a-z0-9]+]]: tensor<32x64xf8E4M3FN>, %[[SA:[a-z0-9]+]]: tensor<32xf32>, %[[B:[a-z0-9]+]]: tensor<16x64xf8E4M3FN>, %[[SB:[a-z0-9]+]]: tensor<f32>
+// CHECK-DAG:     %[[CA:.*]] = tensor.expand_shape %[[SA]] {{\[\[}}0, 1]] output_shape [32, 1]
+// CHECK-DAG:     %[[CB:.*]] = tensor.expand_shape %[[SB]] [] output_shape [1, 1]
+// CHECK:         qmm.matmul a(%[[A]], %[[CA]] : tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> b(%[[B]], %[[CB]] : tensor<16x64xf8E4M3FN>, tensor<1x1xf32>) #qmm.scale<per_tensor> outs
+// CHECK-NOT:     linalg.broadcast
+// FUSED-LABEL: func.func @scales_by_linalg_broadcast
+// FUSED:         qmm.matmul {{.*}} #qmm.scale<per_row> {{.*}} #qmm.scale<per_tensor> outs
+func.func @scales_by_linalg_broadcast(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32xf32>,
+                                      %b: tensor<16x64xf8E4M3FN>, %sb: tensor<f32>) -> tensor<32x16xf32> {
+  %ba = tensor.empty() : tensor<32x64xf32>
+  %fa = linalg.broadcast ins(%sa : tensor<32xf32>) outs(%ba : tensor<32x64xf32>) dimensions = [1]
+  %bb = tensor.empty() : tensor<16x64xf32>
+  %fb = linalg.broadcast ins(%sb : tensor<f32>) outs(%bb : tensor<16x64xf32>) dimensions = [0, 1]
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %fa : tensor<32x64xf8E4M3FN>, tensor<32x64xf32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %fb : tensor<16x64xf8E4M3FN>, tensor<16x64xf32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
