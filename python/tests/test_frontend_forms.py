@@ -300,3 +300,31 @@ def test_scales_by_linalg_broadcast(chip):
     check("scales_by_linalg_broadcast", "linalg-to-qmm-scale-spellings.mlir",
           [qa, sa.reshape(32), qb, sb.reshape(())], va, vb, chip,
           ["#qmm.scale<per_row>"])
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_contraction_ops(chip):
+    """linalg.contract, and linalg.batch_matmul reading B [B, N, K]
+    through its indexing_maps."""
+    file = "linalg-to-qmm-contraction-ops.mlir"
+    qa, sa, va = quantized("f8E4M3FN", "row", 32, 64)
+    qb, sb, vb = quantized("f8E4M3FN", "row", 16, 64)
+    check("contract_op", file, [qa, sa.reshape(32), qb, sb.reshape(16)], va,
+          vb, chip)
+    batches = [(quantized("f8E4M3FN", "row", 32, 64),
+                quantized("f8E4M3FN", "row", 16, 64)) for _ in range(2)]
+    ir = program("batch_matmul_b_transposed", file)
+    raised = qmm.linalg_to_qmm(ir)
+    assert raised.count("qmm.matmul a(") == 2
+    args = [np.stack([a[0] for a, _ in batches]),
+            np.stack([a[1].reshape(32) for a, _ in batches]),
+            np.stack([b[0] for _, b in batches]),
+            np.stack([b[1].reshape(16) for _, b in batches])]
+    expected = qmm.run(ir, "batch_matmul_b_transposed", args, device="cpu",
+                       chip=chip)[0]
+    got = qmm.run(raised, "batch_matmul_b_transposed", args, device="emu",
+                  chip=chip)[0]
+    for i, (a, b) in enumerate(batches):
+        bound = 2 * (64 + 2) * 2.0 ** -24 * (np.abs(a[2]) @ np.abs(b[2]).T)
+        assert (np.abs(got[i] - expected[i]) <= bound).all()
+        assert (np.abs(expected[i] - a[2] @ b[2].T) <= bound).all()
