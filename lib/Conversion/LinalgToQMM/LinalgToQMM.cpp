@@ -499,6 +499,22 @@ static LogicalResult raiseContraction(RewriterBase &rewriter,
   return success();
 }
 
+/// Whether `generic` reads, element by element, a qmm.matmul's product
+/// (per batch: inserted into a batched result).
+static bool readsRaisedProduct(linalg::GenericOp generic) {
+  if (generic.getNumReductionLoops() != 0)
+    return false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    Value value = input->get();
+    while (auto insert = value.getDefiningOp<tensor::InsertSliceOp>())
+      value = insert.getSource();
+    if (value.getDefiningOp<MatmulOp>() &&
+        generic.getMatchingIndexingMap(input).isIdentity())
+      return true;
+  }
+  return false;
+}
+
 namespace {
 struct QMMLinalgToQMMPass
     : public qmm::impl::QMMLinalgToQMMBase<QMMLinalgToQMMPass> {
@@ -529,22 +545,38 @@ struct QMMLinalgToQMMPass
             << ("not raised to qmm.matmul: " + why.str()).str();
       }
       // Scales applied after a (unit-scale) product raised above.
-      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
-        SmallVector<Operation *> replaced, read;
-        queueDefiningOps(generic, read);
-        if (succeeded(foldScalesIntoMatmul(rewriter, generic, replaced))) {
-          // (Not the replaced matmul, erased below.)
-          for (Operation *def : read)
-            if (!llvm::is_contained(replaced, def))
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic)
+        continue;
+      SmallVector<Operation *> replaced, read;
+      queueDefiningOps(generic, read);
+      MissedRaise scalesWhy;
+      if (succeeded(
+              foldScalesIntoMatmul(rewriter, generic, replaced, scalesWhy))) {
+        // (Not the replaced product, erased here in its order.)
+        for (Operation *def : read)
+          if (!llvm::is_contained(replaced, def))
+            feeding.push_back(def);
+        for (Operation *product : replaced) {
+          SmallVector<Value> operands(product->getOperands());
+          rewriter.eraseOp(product);
+          for (Value operand : operands)
+            if (Operation *def = operand.getDefiningOp();
+                def && !llvm::is_contained(replaced, def))
               feeding.push_back(def);
-          for (Operation *matmul : replaced) {
-            SmallVector<Value> operands(matmul->getOperands());
-            rewriter.eraseOp(matmul);
-            for (Value operand : operands)
-              if (Operation *def = operand.getDefiningOp())
-                feeding.push_back(def);
-          }
         }
+        continue;
+      }
+      // Said on request too: scales left outside a product raised here.
+      if (readsRaisedProduct(generic)) {
+        auto func = op->getParentOfType<FunctionOpInterface>();
+        remark::missed(op.getLoc(),
+                       remark::RemarkOpts::name("ScalesAfterProduct")
+                           .category(getArgument())
+                           .function(func ? func.getName() : StringRef()))
+            << ("scales after the product not folded into qmm.matmul: " +
+                scalesWhy.str())
+                   .str();
       }
     }
     // The dequantizations, fills, views, scalar scales and their

@@ -14,6 +14,8 @@
 #ifndef QMM_LIB_CONVERSION_LINALGTOQMM_SCALES_H
 #define QMM_LIB_CONVERSION_LINALGTOQMM_SCALES_H
 
+#include "MissedRaise.h"
+
 #include "qmm/Dialect/QMM/IR/QMMOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -61,12 +63,13 @@ Value materializeScale(OpBuilder &b, Location loc, Value scale,
 /// Scales applied after the product (torch._scaled_mm: (A_q @ B_q) * sa *
 /// sb): an element-wise linalg.generic multiplying a unit-scale qmm.matmul's
 /// result (read whole, by nothing else) by per-tensor or per-row (A) /
-/// per-column (B) f32 scales becomes that qmm.matmul with those scales. On
-/// success the replaced qmm.matmul is added to `dead`; on failure the IR
-/// is as it was.
+/// per-column (B) f32 scales becomes that qmm.matmul with those scales (per
+/// batch after a batched product). On success the replaced qmm.matmul is
+/// added to `dead`; on failure the IR is as it was and `why` says why.
 LogicalResult foldScalesIntoMatmul(RewriterBase &rewriter,
                                    linalg::GenericOp generic,
-                                   SmallVectorImpl<Operation *> &dead);
+                                   SmallVectorImpl<Operation *> &dead,
+                                   MissedRaise &why);
 
 } // namespace mlir::qmm::linalg_to_qmm
 

@@ -8,6 +8,7 @@
 
 #include "Building.h"
 #include "Dequantization.h"
+#include "MissedRaise.h"
 #include "Scales.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,11 +36,17 @@ static bool isUnitScale(Value scales) {
 static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
                                           linalg::GenericOp generic,
                                           Operation *replaced,
-                                          SmallVectorImpl<Operation *> &dead) {
+                                          SmallVectorImpl<Operation *> &dead,
+                                          MissedRaise &why) {
+  using Stage = MissedRaise::Stage;
+  auto miss = [&](const Twine &reason) {
+    why.fail(Stage::Operands, reason);
+    return failure();
+  };
   if (!generic.hasPureTensorSemantics() || generic.getNumLoops() != 2 ||
       generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
       generic.getNumResults() != 1)
-    return failure();
+    return miss("not an element-wise op on [M, N]");
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   // The yielded value is a product of leaves (block arguments or f32
@@ -56,13 +63,15 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       continue;
     }
     if (!v.getType().isF32())
-      return failure();
+      return miss("a factor of type " + describeType(v.getType()));
     leaves.push_back(v);
   }
   // Nothing but the products in the body.
-  if (body.getOperations().size() != products + 1 || leaves.size() < 2 ||
-      leaves.size() > 3)
-    return failure();
+  if (body.getOperations().size() != products + 1)
+    return miss("the body computes more than products");
+  if (leaves.size() < 2 || leaves.size() > 3)
+    return miss(Twine(leaves.size()) +
+                " factors (the product and one or two scales expected)");
   MatmulOp matmul;
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(2, generic.getContext());
@@ -83,12 +92,12 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       continue;
     }
     if (arg.getArgNumber() >= generic.getNumDpsInputs())
-      return failure(); // the destination's value
+      return miss("a factor is the destination's value");
     OpOperand *operand = generic.getDpsInputOperand(arg.getArgNumber());
     AffineMap map = generic.getMatchingIndexingMap(operand);
     if (auto product = operand->get().getDefiningOp<MatmulOp>()) {
       if (matmul || map != identity)
-        return failure();
+        return miss("the product read twice, or not element by element");
       matmul = product;
       continue;
     }
@@ -96,7 +105,7 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
     // per column, i.e. per row of B ((n), (n, 0), (0, n): MN-major).
     auto type = dyn_cast<RankedTensorType>(operand->get().getType());
     if (!type)
-      return failure();
+      return miss("a scale that is not a ranked tensor");
     auto isZero = [](AffineExpr e) {
       auto c = dyn_cast<AffineConstantExpr>(e);
       return c && c.getValue() == 0;
@@ -129,8 +138,13 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       if (found)
         break;
     }
-    if (!found)
-      return failure();
+    if (!found) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << map;
+      return miss("a scale read through " + text +
+                  " is none of per tensor, per row of A, per column of B");
+    }
   }
   if (!matmul ||
       !llvm::all_of(matmul->getUsers(),
@@ -142,7 +156,9 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       matmul.getActivation() != Activation::None ||
       !isUnitScale(matmul.getAScales()) || !isUnitScale(matmul.getBScales()) ||
       matmul.getResult(0).getType() != generic.getResult(0).getType())
-    return failure();
+    return miss(matmul ? "the product is read by more, accumulates, or has "
+                         "scales, a bias or an activation already"
+                       : "no factor is a qmm.matmul's product");
   // At most one scale per side; per-tensor scales take a free side.
   Scale *a = nullptr, *b = nullptr;
   for (Scale &scale : scales) {
@@ -150,7 +166,7 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       continue;
     Scale *&slot = scale.onA ? a : b;
     if (slot)
-      return failure(); // two per-row scales on one side
+      return miss("two per-row scales on one side");
     slot = &scale;
   }
   for (Scale &scale : scales) {
@@ -158,7 +174,7 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       continue;
     Scale *&slot = !a ? a : b;
     if (slot)
-      return failure();
+      return miss("more scales than sides");
     slot = &scale;
   }
 
@@ -186,8 +202,11 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
   ScaleEncodingAttr aEncoding, bEncoding;
   Value aScales = scaleFor(a, matmul.getAScales(), m, aEncoding);
   Value bScales = scaleFor(b, matmul.getBScales(), n, bEncoding);
-  if (!aScales || !bScales)
+  if (!aScales || !bScales) {
+    why.fail(Stage::Operands, "a scale that does not fit its encoding, or a "
+                              "scalar computed outside");
     return fail();
+  }
   auto scaled = MatmulOp::create(
       rewriter, loc, TypeRange{generic.getResult(0).getType()}, matmul.getA(),
       aScales, matmul.getB(), bScales, /*bias=*/Value(),
@@ -196,10 +215,16 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       matmul.getActivationAttr(), /*config=*/nullptr, /*out_encoding=*/nullptr,
       /*out_rounding=*/nullptr, /*out_min_amax=*/nullptr);
   {
-    ScopedDiagnosticHandler silence(ctx,
-                                    [](Diagnostic &) { return success(); });
-    if (failed(scaled.verify()))
+    std::string rule;
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diag) {
+      if (rule.empty())
+        rule = diag.str();
+      return success();
+    });
+    if (failed(scaled.verify())) {
+      why.fail(Stage::Rules, "qmm.matmul does not take it: " + rule);
       return fail();
+    }
   }
   dead.push_back(matmul);
   return scaled.getResult(0);
@@ -242,7 +267,8 @@ static std::optional<BatchedProduct> matchBatchedProduct(Value product,
 /// (buildScaledMatmul), inserted into the scaling's destination.
 static LogicalResult foldBatchedScales(RewriterBase &rewriter,
                                        linalg::GenericOp generic,
-                                       SmallVectorImpl<Operation *> &dead) {
+                                       SmallVectorImpl<Operation *> &dead,
+                                       MissedRaise &why) {
   if (!generic.hasPureTensorSemantics() || generic.getNumLoops() != 3 ||
       generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
       !generic.getBlock()->getOps<linalg::IndexOp>().empty())
@@ -297,8 +323,11 @@ static LogicalResult foldBatchedScales(RewriterBase &rewriter,
         value = sliceBatch(rewriter, loc, value, batch);
         map = map.dropResult(0);
       }
-      if (map.isFunctionOfDim(0))
-        return fail(); // the batch elsewhere
+      if (map.isFunctionOfDim(0)) {
+        why.fail(MissedRaise::Stage::Operands,
+                 "a scale reads the batch other than first");
+        return fail();
+      }
       inputs.push_back(value);
       maps.push_back(map.replaceDimsAndSymbols(unbatched, {}, 2, 0));
     }
@@ -313,19 +342,19 @@ static LogicalResult foldBatchedScales(RewriterBase &rewriter,
     views.push_back(view);
     SmallVector<Operation *> replaced;
     FailureOr<Value> scaled =
-        buildScaledMatmul(rewriter, view, insert, replaced);
+        buildScaledMatmul(rewriter, view, insert, replaced, why);
     if (failed(scaled))
       return fail();
     replacedMatmuls.append(replaced);
     result = insertBatch(rewriter, loc, *scaled, result, batch);
   }
   rewriter.replaceOp(generic, result);
-  // The views and the old chain (last insert first), read by nothing now;
-  // the unit-scale qmm.matmuls go to the caller.
   for (Operation *view : llvm::reverse(views))
     rewriter.eraseOp(view);
+  // The old chain (last insert first), then the unit-scale qmm.matmuls it
+  // inserted, read by nothing now: the caller erases them in that order.
   for (tensor::InsertSliceOp insert : product->inserts)
-    rewriter.eraseOp(insert);
+    dead.push_back(insert);
   dead.append(replacedMatmuls);
   return success();
 }
@@ -333,9 +362,10 @@ static LogicalResult foldBatchedScales(RewriterBase &rewriter,
 LogicalResult
 linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
                                     linalg::GenericOp generic,
-                                    SmallVectorImpl<Operation *> &dead) {
+                                    SmallVectorImpl<Operation *> &dead,
+                                    MissedRaise &why) {
   if (generic.getNumLoops() == 3)
-    return foldBatchedScales(rewriter, generic, dead);
+    return foldBatchedScales(rewriter, generic, dead, why);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(generic);
   Operation *before = generic->getPrevNode();
@@ -346,8 +376,10 @@ linalg_to_qmm::foldScalesIntoMatmul(RewriterBase &rewriter,
   linalg::GenericOp scaling = generic;
   SmallVector<Operation *> fusedOps; // none of them used
   for (unsigned fusions = 0;; ++fusions) {
+    MissedRaise attempt;
     FailureOr<Value> scaled =
-        buildScaledMatmul(rewriter, scaling, generic, dead);
+        buildScaledMatmul(rewriter, scaling, generic, dead, attempt);
+    why.keepFurthest(attempt);
     if (succeeded(scaled)) {
       rewriter.replaceOp(generic, *scaled);
       for (Operation *op : llvm::reverse(fusedOps))

@@ -1,4 +1,6 @@
 // RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-linalg-to-qmm --remarks-filter-missed=qmm-linalg-to-qmm --remark-format=emitRemark 2>&1 >/dev/null | FileCheck %s --check-prefix=WHY
+// WHY-NOT: remark
 
 // DeepGEMM's blockwise GEMM as a frontend writes it: A dequantized with
 // 1x128 scales, B stored [N, K] with 128x128 scales, linalg.matmul with B
@@ -807,6 +809,11 @@ func.func @scaled_mm_channel_vector(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16
 // per tensor, per row or per column (an [M, N] tensor of factors), or a
 // scaling with an addition. The unit-scale product is raised (its own
 // form); the scaling stays as it is.
+// On request the pass says why each scaling stays (and nothing about the
+// forms it raises: no other remark in this file).
+// WHY: remark: [Missed] ScalesAfterProduct | Category:qmm-linalg-to-qmm | Function=scaled_after_elementwise | Remark="scales after the product not folded into qmm.matmul: a scale read through (d0, d1) -> (d0, d1) is none of per tensor, per row of A, per column of B"
+// WHY: remark: [Missed] ScalesAfterProduct | Category:qmm-linalg-to-qmm | Function=scaled_after_plus_bias | Remark="scales after the product not folded into qmm.matmul: the body computes more than products"
+// WHY-NOT: remark
 // CHECK-LABEL: func.func @scaled_after_elementwise
 // CHECK:       %[[P:.*]] = qmm.matmul {{.*}} #qmm.scale<per_tensor> {{.*}} #qmm.scale<per_tensor>
 // CHECK:       linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<32x16xf32>, tensor<32x16xf32>)
