@@ -328,3 +328,17 @@ def test_contraction_ops(chip):
         bound = 2 * (64 + 2) * 2.0 ** -24 * (np.abs(a[2]) @ np.abs(b[2]).T)
         assert (np.abs(got[i] - expected[i]) <= bound).all()
         assert (np.abs(expected[i] - a[2] @ b[2].T) <= bound).all()
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_division_in_steps(chip):
+    """extf by a generic, then the division by per-row scales by another."""
+    m, n, k = 32, 16, 64
+    qa, _, _ = quantized("f8E4M3FN", "tensor", m, k)
+    qb, _, _ = quantized("f8E4M3FN", "tensor", n, k)
+    da = (RNG.random(m) * 3 + 0.25).astype(np.float32)
+    db = (RNG.random(n) * 3 + 0.25).astype(np.float32)
+    va = qmm.decode(qa, "f8E4M3FN", (m, k)) / da[:, None].astype(np.float64)
+    vb = qmm.decode(qb, "f8E4M3FN", (n, k)) / db[:, None].astype(np.float64)
+    check("division_in_steps", "linalg-to-qmm-scale-spellings.mlir",
+          [qa, da, qb, db], va, vb, chip, ["#qmm.scale<per_row>"])

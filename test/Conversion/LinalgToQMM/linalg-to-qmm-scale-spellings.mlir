@@ -321,3 +321,47 @@ func.func @scales_by_linalg_broadcast(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32
       ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// Division in steps: an extf generic, then the division by its own
+// generic (read fused).
+// CHECK-LABEL: func.func @division_in_steps
+// CHECK:         arith.divf
+// CHECK:         arith.divf
+// CHECK:         qmm.matmul a(%{{.*}} : tensor<32x64xf8E4M3FN>, tensor<32x1xf32>) #qmm.scale<per_row> b(%{{.*}} : tensor<16x64xf8E4M3FN>, tensor<16x1xf32>) #qmm.scale<per_row> outs
+// CHECK-NOT:     linalg.matmul
+// FUSED-LABEL: func.func @division_in_steps
+// FUSED:         qmm.matmul
+func.func @division_in_steps(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32xf32>,
+                             %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16xf32>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %xa = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x64xf8E4M3FN>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    linalg.yield %x : f32
+  } -> tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xa, %sa : tensor<32x64xf32>, tensor<32xf32>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.divf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<16xf32>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %s: f32, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.divf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
