@@ -46,12 +46,22 @@ static void takeConstant(Value v, Block &body, TakenOps &ops) {
 
 static std::string str(Type type) { return describeType(type); }
 
+/// Whether quantized data widened to `type` on its way to f32 keeps every
+/// value: bf16, f16 (every value of a qmm element type is one of theirs)
+/// and f32. (An extf to another small float rounds: f6E2M3FN -> f8E5M2
+/// drops a mantissa bit.)
+static bool keepsQuantizedValues(Type type) {
+  return type.isBF16() || type.isF16() || type.isF32();
+}
+
 /// Quantized data widened exactly: `q`, a block argument of a quantized
-/// type, through one or more arith.extf (f8 -> bf16 -> f32 loses nothing:
-/// every value of a qmm element type is a bf16 and an f16 value).
+/// type, through one or more arith.extf to bf16, f16 or f32
+/// (keepsQuantizedValues).
 static BlockArgument matchWidenedData(Value v, Block &body, TakenOps &ops) {
   TakenOps taken;
   while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
+    if (!keepsQuantizedValues(ext.getType()))
+      return {};
     taken.insert(ext);
     v = ext.getIn();
   }
@@ -67,6 +77,7 @@ static BlockArgument matchWidenedData(Value v, Block &body, TakenOps &ops) {
 /// dequantization requires to be 0), possibly widened in the body.
 static bool isPositiveZero(Value v, Block &body, TakenOps &ops) {
   TakenOps taken;
+  // (Any widening of +0 is +0.)
   while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
     taken.insert(ext);
     v = ext.getIn();
@@ -121,6 +132,8 @@ static BlockArgument matchWidenedDataLessZero(Value v, Block &body,
 static Value matchImplicitData(Value v, Block &body, TakenOps &ops) {
   TakenOps taken;
   while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
+    if (!keepsQuantizedValues(ext.getType()))
+      return {};
     taken.insert(ext);
     v = ext.getIn();
   }
@@ -225,7 +238,9 @@ static BlockArgument matchPowerOfTwo(Value v, Block &body, TakenOps &ops) {
       else
         bits = zeroExtended(integer);
     }
-  } else if (Value integer = toFloat(exponent)) {
+  } else if (auto sitofp = definedIn<arith::SIToFPOp>(exponent, body)) {
+    // (The difference is signed: uitofp would make e < 127 huge.)
+    Value integer = toFloat(sitofp);
     auto subi = definedIn<arith::SubIOp>(integer, body);
     if (!subi || !isIntConstant(subi.getRhs(), 127))
       return {};

@@ -168,9 +168,12 @@ matchContractionBody(linalg::LinalgOp op, MissedRaise &why) {
     // bf16 x bf16 -> f32 matmul's extf).
     Value read = v;
     auto widened = v.getDefiningOp<arith::ExtFOp>();
+    // (bf16 or f16 only: they hold quantized data's values exactly, which
+    // the input's own dequantization is then checked to be.)
+    Type widenedFrom = widened ? widened.getIn().getType() : Type();
     if (widened && widened->getBlock() == body &&
         isa<BlockArgument>(widened.getIn()) &&
-        !isQuantizedElementType(widened.getIn().getType()))
+        (widenedFrom.isBF16() || widenedFrom.isF16()))
       read = widened.getIn();
     if (auto arg = dyn_cast<BlockArgument>(read)) {
       if (arg.getOwner() != body ||

@@ -47,6 +47,10 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
       generic.getNumResults() != 1)
     return miss("not an element-wise op on [M, N]");
+  if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return miss("the result is written through a map other than the "
+                "identity (transposed)");
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   // The yielded value is a product of leaves (block arguments or f32
@@ -115,7 +119,8 @@ static FailureOr<Value> buildScaledMatmul(RewriterBase &rewriter,
       return dim && dim.getPosition() == d;
     };
     ArrayRef<AffineExpr> r = map.getResults();
-    if (llvm::all_of(r, isZero) && type.getNumElements() == 1) {
+    if (llvm::all_of(r, isZero) && type.hasStaticShape() &&
+        type.getNumElements() == 1) {
       scales.push_back({operand->get(), perTensor, true});
       continue;
     }

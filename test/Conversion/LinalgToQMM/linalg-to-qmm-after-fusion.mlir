@@ -36,6 +36,8 @@
 // NEAR-WHY: Function=divided_by_e8m0 {{.*}}a division by an E8M0 scale
 // NEAR-WHY: Function=scaled_in_bf16 {{.*}}a bf16 value computed by `arith.mulf`
 // NEAR-WHY: Function=blocks_straddling_rows {{.*}}not whole blocks of each row
+// NEAR-WHY: Function=f6_through_e5m2 {{.*}}Remark=
+// NEAR-WHY: Function=e8m0_uitofp_of_difference {{.*}}the scale is computed in the body by `arith.select`
 // NEAR-WHY-NOT: Function=
 
 // The encodings are linalg-to-qmm.mlir's own CHECK lines; a zero fill

@@ -822,3 +822,82 @@ func.func @blocks_straddling_rows(%a: tensor<48x32xf8E4M3FN>, %sa: tensor<48xf32
       ins(%ra, %db : tensor<32x48xf32>, tensor<16x48xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// Quantized data widened through a type that rounds it (f6E2M3FN has 3
+// mantissa bits, f8E5M2 2): not the data's values.
+// CHECK-LABEL: func.func @f6_through_e5m2
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @f6_through_e5m2(%a: tensor<32x64xf6E2M3FN>, %b: tensor<64x16xf8E4M3FN>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %wa = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<32x64xf6E2M3FN>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f6E2M3FN, %o: f32):
+    %h = arith.extf %q : f6E2M3FN to f8E5M2
+    %x = arith.extf %h : f8E5M2 to f32
+    linalg.yield %x : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<64x16xf32>
+  %wb = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<64x16xf8E4M3FN>) outs(%eb : tensor<64x16xf32>) {
+  ^bb0(%q: f8E4M3FN, %o: f32):
+    %x = arith.extf %q : f8E4M3FN to f32
+    linalg.yield %x : f32
+  } -> tensor<64x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  // expected-remark @below {{A: a f8E5M2 value computed by `arith.extf`}}
+  %d = linalg.matmul ins(%wa, %wb : tensor<32x64xf32>, tensor<64x16xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#mx = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// E8M0 bits decoded with uitofp of the signed difference e - 127: for
+// e < 127 that is 2^32 - (127 - e), not 2^(e - 127).
+// CHECK-LABEL: func.func @e8m0_uitofp_of_difference
+// CHECK-NOT:   qmm.matmul
+// CHECK:       linalg.matmul
+func.func @e8m0_uitofp_of_difference(%a: tensor<32x64xf8E4M3FN>, %sa: tensor<32x2xi8>,
+                                     %b: tensor<16x64xf8E4M3FN>, %sb: tensor<16x2xf8E8M0FNU>) -> tensor<32x16xf32> {
+  %ea = tensor.empty() : tensor<32x64xf32>
+  %da = linalg.generic {indexing_maps = [#id, #mx, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %sa : tensor<32x64xf8E4M3FN>, tensor<32x2xi8>) outs(%ea : tensor<32x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %e: i8, %o: f32):
+    %w = arith.extui %e : i8 to i32
+    %c127 = arith.constant 127 : i32
+    %u = arith.subi %w, %c127 : i32
+    %f = arith.uitofp %u : i32 to f32
+    %two = arith.constant 2.0 : f32
+    %p = math.powf %two, %f : f32
+    %c255 = arith.constant -1 : i8
+    %is = arith.cmpi eq, %e, %c255 : i8
+    %nan = arith.constant 0x7FC00000 : f32
+    %s = arith.select %is, %nan, %p : f32
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x64xf32>
+  %eb = tensor.empty() : tensor<16x64xf32>
+  %db = linalg.generic {indexing_maps = [#id, #mx, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b, %sb : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) outs(%eb : tensor<16x64xf32>) {
+  ^bb0(%q: f8E4M3FN, %e8: f8E8M0FNU, %o: f32):
+    %s = arith.extf %e8 : f8E8M0FNU to f32
+    %x = arith.extf %q : f8E4M3FN to f32
+    %y = arith.mulf %s, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  // expected-remark @below {{A: the scale is computed in the body by `arith.select`}}
+  %d = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%da, %db : tensor<32x64xf32>, tensor<16x64xf32>) outs(%init : tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %d : tensor<32x16xf32>
+}

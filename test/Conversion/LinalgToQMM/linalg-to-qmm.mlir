@@ -813,6 +813,7 @@ func.func @scaled_mm_channel_vector(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16
 // forms it raises: no other remark in this file).
 // WHY: remark: [Missed] ScalesAfterProduct | Category:qmm-linalg-to-qmm | Function=scaled_after_elementwise | Remark="scales after the product not folded into qmm.matmul: a scale read through (d0, d1) -> (d0, d1) is none of per tensor, per row of A, per column of B"
 // WHY: remark: [Missed] ScalesAfterProduct | Category:qmm-linalg-to-qmm | Function=scaled_after_plus_bias | Remark="scales after the product not folded into qmm.matmul: the body computes more than products"
+// WHY: remark: [Missed] ScalesAfterProduct | Category:qmm-linalg-to-qmm | Function=scaled_mm_transposed_out | Remark="scales after the product not folded into qmm.matmul: the result is written through a map other than the identity (transposed)"
 // WHY-NOT: remark
 // CHECK-LABEL: func.func @scaled_after_elementwise
 // CHECK:       %[[P:.*]] = qmm.matmul {{.*}} #qmm.scale<per_tensor> {{.*}} #qmm.scale<per_tensor>
@@ -854,6 +855,31 @@ func.func @scaled_after_plus_bias(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x16xf
     linalg.yield %z : f32
   } -> tensor<32x16xf32>
   return %d : tensor<32x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+// A scaling that writes its result transposed: (diag(sa) P)^T is not
+// what qmm.matmul's scales give.
+// CHECK-LABEL: func.func @scaled_mm_transposed_out
+// CHECK:       %[[P:.*]] = qmm.matmul {{.*}} #qmm.scale<per_tensor> {{.*}} #qmm.scale<per_tensor>
+// CHECK:       linalg.generic {{.*}} ins(%[[P]], %arg2 : tensor<32x32xf32>, tensor<32xf32>)
+func.func @scaled_mm_transposed_out(%a: tensor<32x64xf8E4M3FN>, %b: tensor<64x32xf8E4M3FN>, %sa: tensor<32xf32>) -> tensor<32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %p = linalg.matmul ins(%a, %b : tensor<32x64xf8E4M3FN>, tensor<64x32xf8E4M3FN>) outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e2 = tensor.empty() : tensor<32x32xf32>
+  %d = linalg.generic {indexing_maps = [#id, #row, #t], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %sa : tensor<32x32xf32>, tensor<32xf32>) outs(%e2 : tensor<32x32xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<32x32xf32>
+  return %d : tensor<32x32xf32>
 }
 
 // -----
