@@ -60,9 +60,12 @@ def post_scale(order, e, p, sa, sb):
 class TextBody:
     """Prints a body's operations; values are SSA names with types."""
 
-    def __init__(self, prefix, truncf_mode=None):
+    def __init__(self, prefix, truncf_mode=None, e8m0_decode=False):
         self.lines, self.count, self.prefix = [], 0, prefix
         self.truncf_mode = truncf_mode
+        # E8M0 scales decoded arithmetically (2^(e - 127), NaN for 255, as
+        # torchao writes it) instead of by extf.
+        self.e8m0_decode = e8m0_decode
 
     def _new(self, text):
         name = f"%{self.prefix}{self.count}"
@@ -81,6 +84,17 @@ class TextBody:
         if stype == "f64":
             mode = f" {self.truncf_mode}" if self.truncf_mode else ""
             return self._new(f"arith.truncf {name}{mode} : f64 to f32")
+        if stype == "e8m0" and self.e8m0_decode:
+            bits = self._new(f"arith.bitcast {name} : f8E8M0FNU to i8")
+            wide = self._new(f"arith.extui {bits} : i8 to i32")
+            bias = self._new("arith.constant 127 : i32")
+            unbiased = self._new(f"arith.subi {wide}, {bias} : i32")
+            exponent = self._new(f"arith.sitofp {unbiased} : i32 to f32")
+            power = self._new(f"math.exp2 {exponent} : f32")
+            nan_code = self._new("arith.constant 255 : i32")
+            is_nan = self._new(f"arith.cmpi eq, {wide}, {nan_code} : i32")
+            nan = self._new("arith.constant 0x7FC00000 : f32")
+            return self._new(f"arith.select {is_nan}, {nan}, {power} : f32")
         if stype == "e8m0":
             stype = "f8E8M0FNU"
         return self._new(f"arith.extf {name} : {stype} to f32")

@@ -72,7 +72,9 @@ class Program:
             else out_type[7:-1]
         block = [f"%i{i}: {et}" for i, (_, _, et) in enumerate(ins)]
         self.lines.append(f"  ^bb0({', '.join(block + [f'%o: {out_et}'])}):")
-        body = TextBody(f"v{self.count}_", self.case_truncf)
+        # Every other generic decodes E8M0 scales arithmetically.
+        body = TextBody(f"v{self.count}_", self.case_truncf,
+                        e8m0_decode=self.count % 2 == 1)
         result = body_fn(body, [f"%i{i}" for i in range(len(ins))])
         self.lines += body.lines
         self.lines.append(f"    linalg.yield {result} : {out_et}")
