@@ -57,15 +57,23 @@ static bool keepsQuantizedValues(Type type) {
 /// Quantized data widened exactly: `q`, a block argument of a quantized
 /// type, through one or more arith.extf to bf16, f16 or f32
 /// (keepsQuantizedValues).
-static BlockArgument matchWidenedData(Value v, Block &body, TakenOps &ops) {
-  TakenOps taken;
+/// What the arith.extf chain ending in `v` widens (`v` itself without
+/// one), its ops added to `taken`; null where a step rounds
+/// (keepsQuantizedValues).
+static Value peelWidening(Value v, Block &body, TakenOps &taken) {
   while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
     if (!keepsQuantizedValues(ext.getType()))
       return {};
     taken.insert(ext);
     v = ext.getIn();
   }
-  BlockArgument arg = argOf(v, body);
+  return v;
+}
+
+static BlockArgument matchWidenedData(Value v, Block &body, TakenOps &ops) {
+  TakenOps taken;
+  v = peelWidening(v, body, taken);
+  BlockArgument arg = v ? argOf(v, body) : BlockArgument();
   if (taken.empty() || !arg || !isQuantizedElementType(arg.getType()))
     return {};
   ops.insert_range(taken);
@@ -131,13 +139,8 @@ static BlockArgument matchWidenedDataLessZero(Value v, Block &body,
 /// result.
 static Value matchImplicitData(Value v, Block &body, TakenOps &ops) {
   TakenOps taken;
-  while (auto ext = definedIn<arith::ExtFOp>(v, body)) {
-    if (!keepsQuantizedValues(ext.getType()))
-      return {};
-    taken.insert(ext);
-    v = ext.getIn();
-  }
-  auto trunc = definedIn<arith::TruncFOp>(v, body);
+  v = peelWidening(v, body, taken);
+  auto trunc = v ? definedIn<arith::TruncFOp>(v, body) : arith::TruncFOp();
   if (taken.empty() || !trunc || !isQuantizedElementType(trunc.getType()))
     return {};
   SmallVector<Operation *> pending = {trunc};
