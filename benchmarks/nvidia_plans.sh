@@ -226,6 +226,18 @@ if [ "$mode" = validate ]; then
   /usr/bin/python3 test/fp8-run/Inputs/make_checked_scale_tiles.py "$inputs/checked"
   save checked_overflow_tiles 512x256x2048 --a-type f8E4M3FN --b-type f8E4M3FN --a-scale 1x128 --b-scale 128x128 --out-type f32 --max-blocks 1 --load "$inputs/checked"
   rm -rf "$inputs"
+  # Block scales copied by TMA into the ring (MN-major A scales, or
+  # 128x128 blocks on both): 64-row tiles, partial tiles, MN-major B,
+  # Stream-K parts, clusters, several rounds, an f32 output with a bias.
+  save mn_block 256x256x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  save mn_block_m40 40x512x2048 --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  save mn_block_partial 200x384x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  save mn_both 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --b-scale-major mn
+  save a128_block 256x256x1024 --a-scale 128x128 --b-scale 128x128
+  save mn_block_sk 256x256x4096 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 6
+  save mn_block_cluster 512x256x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --cluster-rows 2
+  save mn_block_rounds 1024x1024x2048 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
+  save mn_block_f32out 256x256x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --out-type f32 --bias bf16
 elif [ "$mode" = peers ]; then
   for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do
     save tensor_$shape $shape --a-scale tensor --b-scale tensor

@@ -64,7 +64,7 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
         {/*chip=*/"", options.stages, /*rasterRows=*/8,
          options.clusterRows, options.streamK, options.maxBlocks,
          options.promotionKTiles, options.dynamicSchedule, options.tileM,
-         options.tileN, options.checkScalesAhead}));
+         options.tileN, options.checkScalesAhead, options.stageScales}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -216,6 +216,11 @@ struct NVVMPipelineCLOptions
                      "consumers' promotions skip a per-K-tile test "
                      "(default true)"),
       llvm::cl::init(true)};
+  Option<bool> stageScales{
+      *this, "stage-scales",
+      llvm::cl::desc("block scales go through the ring, copied by TMA "
+                     "beside each stage's tiles (default true)"),
+      llvm::cl::init(true)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -259,7 +264,8 @@ void qmm::registerNVVMPipeline() {
                                     cl.clusterRows, cl.streamK,
                                     cl.maxBlocks, cl.promotionKTiles,
                                     cl.dynamicSchedule, cl.tileM,
-                                    cl.tileN, cl.checkScalesAhead};
+                                    cl.tileN, cl.checkScalesAhead,
+                                    cl.stageScales};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -298,6 +298,7 @@ int GemmRunner::saveLaunchPlan() {
   options.promotionKTiles = config.nvidiaPromotionKTiles;
   options.dynamicSchedule = config.nvidiaDynamicSchedule;
   options.checkScalesAhead = config.nvidiaCheckScalesAhead;
+  options.stageScales = config.nvidiaStageScales;
   options.tileM = config.nvidiaTileM;
   options.tileN = config.nvidiaTileN;
   OwningOpRef<ModuleOp> lowered = module->clone();

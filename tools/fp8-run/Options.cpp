@@ -345,6 +345,13 @@ static cl::opt<bool> nvidiaCheckScalesAhead(
              "kernel's block scales once per launch (the pipeline's "
              "check-scales-ahead; =false for the per-K-tile test alone)"),
     cl::cat(category));
+static cl::opt<bool> nvidiaStageScales(
+    "stage-scales", cl::init(true),
+    cl::desc("with --chip sm_90a: a wgmma kernel's block scales go through "
+             "its ring, copied by TMA beside the tiles (the pipeline's "
+             "stage-scales; =false: the consumers load them from global "
+             "memory)"),
+    cl::cat(category));
 static cl::opt<int64_t> nvidiaTileM(
     "tile-m", cl::init(0),
     cl::desc("with --chip sm_90a: a wgmma kernel tile's rows, 64 or 128 "
@@ -640,16 +647,19 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
        nvidiaPromotionKTiles.getNumOccurrences() ||
        nvidiaDynamicSchedule.getNumOccurrences() ||
        nvidiaCheckScalesAhead.getNumOccurrences() ||
+       nvidiaStageScales.getNumOccurrences() ||
        nvidiaTileM.getNumOccurrences() || nvidiaTileN.getNumOccurrences()) &&
       !config.target.nvidia)
     fail("--stream-k, --max-blocks, --promotion-k-tiles, "
-         "--dynamic-schedule, --check-scales-ahead, --tile-m, --tile-n: "
+         "--dynamic-schedule, --check-scales-ahead, --stage-scales, "
+         "--tile-m, --tile-n: "
          "apply to NVIDIA chips "
          "only (--chip sm_90a)");
   config.nvidiaTileM = nvidiaTileM;
   config.nvidiaTileN = nvidiaTileN;
   config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;
   config.nvidiaCheckScalesAhead = nvidiaCheckScalesAhead;
+  config.nvidiaStageScales = nvidiaStageScales;
   config.nvidiaPromotionKTiles = nvidiaPromotionKTiles;
   config.nvidiaStreamK = nvidiaStreamK;
   config.nvidiaMaxBlocks = nvidiaMaxBlocks;

@@ -1037,7 +1037,12 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "with block scales on both operands, idle producer warps check "
            "every scale once per launch; where all are in range, the "
            "consumers promote a block's tiles after its first without the "
-           "per-K-tile exactness test (static schedules of enough K tiles)">
+           "per-K-tile exactness test (static schedules of enough K tiles)">,
+    Option<"stageScales", "stage-scales", "bool", /*default=*/"true",
+           "block scales (f32, rows 16-byte aligned) go through the ring: "
+           "TMA copies each K tile's scales into its stage beside the "
+           "tiles, so that the consumers read them from shared memory, "
+           "not from global memory each K tile">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -124,6 +124,9 @@ struct NVVMPipelineOptions {
   /// Whether idle producer warps check block scales once per launch
   /// (qmm-lower-matmul-to-wgmma's check-scales-ahead).
   bool checkScalesAhead = true;
+  /// Whether block scales go through shared memory
+  /// (qmm-lower-matmul-to-wgmma's stage-scales).
+  bool stageScales = true;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

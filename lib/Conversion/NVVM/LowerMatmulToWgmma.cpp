@@ -118,6 +118,22 @@ KernelSpec::getTensorMapType(int64_t rows, Type element,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
 }
 
+MemRefType KernelSpec::getScaleBoxType(const WgmmaScaleBox &box) const {
+  return MemRefType::get(
+      {box.outer, box.inner}, Float32Type::get(getContext()), AffineMap(),
+      gpu::AddressSpaceAttr::get(getContext(), gpu::AddressSpace::Workgroup));
+}
+
+nvgpu::TensorMapDescriptorType
+KernelSpec::getScaleTensorMapType(const WgmmaScaleBox &box) const {
+  return nvgpu::TensorMapDescriptorType::get(
+      getContext(), getScaleBoxType(box),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
 LLVM::LLVMStructType KernelSpec::getFragmentType() const {
   SmallVector<Type> fields(
       chip.getWgmma().getAccumulatorElements(tiling().consumerColumns),
@@ -145,9 +161,11 @@ Value KernelSpec::getConsumerColumn(ImplicitLocOpBuilder &b,
       constant(b, tiling().consumerColumns));
 }
 
-Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
-                       ScaleEncodingAttr encoding, int64_t rows, int64_t k,
-                       Value row, Value kIndex, Value group) {
+SmallVector<Value, 3> wgmma::getScaleIndices(ImplicitLocOpBuilder &b,
+                                             ScaleEncodingAttr encoding,
+                                             int64_t rows, int64_t k,
+                                             Value row, Value kIndex,
+                                             Value group) {
   // (A per-tensor scale is element (0, 0), whatever the rows, which may be
   // known at run time only.)
   SmallVector<Value, 3> indices = {constant(b, 0), constant(b, 0)};
@@ -160,10 +178,50 @@ Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
     std::swap(indices[0], indices[1]);
   if (group)
     indices.insert(indices.begin(), group);
-  Value scale = memref::LoadOp::create(b, scales, indices);
+  return indices;
+}
+
+Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
+                       ScaleEncodingAttr encoding, int64_t rows, int64_t k,
+                       Value row, Value kIndex, Value group) {
+  Value scale = memref::LoadOp::create(
+      b, scales, getScaleIndices(b, encoding, rows, k, row, kIndex, group));
   if (scale.getType() != b.getF32Type())
     scale = arith::ExtFOp::create(b, b.getF32Type(), scale);
   return scale;
+}
+
+ScaleBoxPlace wgmma::getScaleBoxPlace(ImplicitLocOpBuilder &b,
+                                      const KernelSpec &spec,
+                                      const WorkTile &tile,
+                                      const WgmmaScaleBox &box, bool isA,
+                                      Value kIndex) {
+  const WgmmaScales &scales = isA ? spec.plan.aScales : spec.plan.bScales;
+  Value blockRows = constant(b, scales.blockRows);
+  Value rowBlock = arith::DivUIOp::create(
+      b, isA ? tile.blockRow : tile.blockColumn, blockRows);
+  if (!isA && tile.group)
+    rowBlock = arith::AddIOp::create(
+        b,
+        arith::MulIOp::create(
+            b, tile.group,
+            constant(b, llvm::divideCeil(spec.n, scales.blockRows))),
+        rowBlock);
+  Value kBlock = arith::DivUIOp::create(b, kIndex, constant(b, scales.blockK));
+  // The innermost coordinate, 16-byte aligned: a multiple of 4 where the
+  // box's inner side is 4 elements (the tile's first row's is aligned in
+  // an MN-major box of the tile's rows).
+  Value inner = box.kInner ? kBlock : rowBlock;
+  Value outer = box.kInner ? rowBlock : kBlock;
+  ScaleBoxPlace place;
+  place.element = constant(b, 0);
+  if (box.kInner || !box.perRow) {
+    Value four = constant(b, 4);
+    place.element = arith::RemUIOp::create(b, inner, four);
+    inner = arith::SubIOp::create(b, inner, place.element);
+  }
+  place.coordinates = {inner, outer};
+  return place;
 }
 
 ConsumerThread ConsumerThread::create(ImplicitLocOpBuilder &b,
@@ -428,6 +486,12 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
   if (tiling.stagingBytes)
     arguments.tensorMapD = tensorMap(spec.getTensorMapType(
         spec.chip.getWgmma().m, spec.dElement, plan.stagingBoxColumns));
+  if (tiling.aScaleBox.present())
+    arguments.tensorMapAScales =
+        tensorMap(spec.getScaleTensorMapType(tiling.aScaleBox));
+  if (tiling.bScaleBox.present())
+    arguments.tensorMapBScales =
+        tensorMap(spec.getScaleTensorMapType(tiling.bScaleBox));
   auto addressOf = [&](Value buffer) -> Value {
     return arith::IndexCastOp::create(
         b, b.getI64Type(),
@@ -460,7 +524,8 @@ static void initializeBlock(ImplicitLocOpBuilder &b, const KernelSpec &spec,
       NVVM::SharedSpaceAttr::get(spec.getContext(),
                                  NVVM::SharedSpace::shared_cta));
   for (Value map : {arguments.tensorMapA, arguments.tensorMapB,
-                    arguments.tensorMapD})
+                    arguments.tensorMapD, arguments.tensorMapAScales,
+                    arguments.tensorMapBScales})
     if (map)
       nvgpu::TmaPrefetchOp::create(b, map, Value());
 }
@@ -601,6 +666,12 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
     tensorMapParameters.push_back(parameters.size());
     parameters.push_back(pointer);
   }
+  // The block scales' maps, where TMA copies them into the ring.
+  for (const WgmmaScaleBox *box : {&tiling.aScaleBox, &tiling.bScaleBox})
+    if (box->present()) {
+      tensorMapParameters.push_back(parameters.size());
+      parameters.push_back(pointer);
+    }
   // Stream-K: each part's f32 sums, and an arrival counter per split tile
   // and consumer warpgroup. Dynamic schedules: the tickets drawn and the
   // blocks done. Checked scales: the blocks that found a scale out of
@@ -679,6 +750,25 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   if (tiling.stagingBytes)
     arguments.push_back(tensorMap(op.init, spec.chip.getWgmma().m,
                                   spec.dElement, plan.stagingBoxColumns));
+  // The block scales' maps: 2-D, the scales' layout (a grouped matmul's B
+  // scales [G, N blocks, K blocks] as [G N blocks, K blocks]).
+  auto scaleMap = [&](Value scales, const WgmmaScaleBox &box) -> Value {
+    auto type = cast<MemRefType>(scales.getType());
+    if (type.getRank() == 3)
+      scales = memref::CollapseShapeOp::create(
+          b, scales, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    auto unranked = UnrankedMemRefType::get(b.getF32Type(),
+                                            type.getMemorySpace());
+    Value cast = memref::CastOp::create(b, unranked, scales);
+    Value boxExtents[2] = {constant(b, box.outer), constant(b, box.inner)};
+    Value map = nvgpu::TmaCreateDescriptorOp::create(
+        b, spec.getScaleTensorMapType(box), cast, boxExtents);
+    return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
+  };
+  if (tiling.aScaleBox.present())
+    arguments.push_back(scaleMap(op.aScales, tiling.aScaleBox));
+  if (tiling.bScaleBox.present())
+    arguments.push_back(scaleMap(op.bScales, tiling.bScaleBox));
   int64_t temporaries = 0;
   if (countersType) {
     // The workspace is written before it is read; the counters start at
@@ -751,6 +841,7 @@ struct QMMLowerMatmulToWgmmaPass
     options.promotionKTiles = promotionKTiles;
     options.dynamicSchedule = dynamicSchedule;
     options.checkScalesAhead = checkScalesAhead;
+    options.stageScales = stageScales;
     options.tileM = tileM;
     options.tileN = tileN;
     llvm::Expected<WgmmaTiling> tiling = getWgmmaTiling(options, *target);

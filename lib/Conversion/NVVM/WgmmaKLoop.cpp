@@ -45,27 +45,55 @@ Value Mainloop::buildDescriptor(ImplicitLocOpBuilder &b,
   return arith::OrIOp::create(b, start, i64(fixed));
 }
 
-Mainloop::KTileScales Mainloop::loadScales(ImplicitLocOpBuilder &b,
-                                           const WorkTile &tile,
-                                           ArrayRef<Value> rows,
-                                           Value kt) const {
+void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                          ArrayRef<Value> rows, Value kt, bool fromStage,
+                          KTileScales &scales) const {
   const MatmulOperands &op = spec.op;
-  KTileScales scales;
-  Value kIndex = arith::MulIOp::create(
-      b, arith::AddIOp::create(b, tile.kBegin, kt),
-      constant(b, spec.tiling().tileK));
-  if (spec.plan.bScales.perKTile())
-    scales.b = loadScale(b, arguments.bScales, op.bEncoding, spec.n, spec.k,
-                         tile.blockColumn, kIndex, tile.group);
-  if (spec.plan.aScales.perKTile()) {
-    // Rows past M read row M - 1's scales.
+  const WgmmaTiling &tiling = spec.tiling();
+  Value kIndex, stage;
+  if (fromStage)
+    stage = ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt))
+                .stage;
+  else
+    kIndex = arith::MulIOp::create(b, arith::AddIOp::create(b, tile.kBegin, kt),
+                                   constant(b, tiling.tileK));
+  // A box's element for the tile's row `row` (the tile's first where one
+  // row block covers it), read after the wait for the stage.
+  Value tileK = arith::MulIOp::create(
+      b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
+  auto read = [&](const WgmmaScaleBox &box, bool isA, Value row) -> Value {
+    Value element =
+        getScaleBoxPlace(b, spec, tile, box, isA, tileK).element;
+    if (box.perRow)
+      element = arith::AddIOp::create(
+          b, element,
+          arith::MulIOp::create(b, row,
+                                constant(b, box.kInner ? box.inner : 1)));
+    return arith::BitcastOp::create(
+        b, b.getF32Type(),
+        ptx::loadShared(b, shared.getScaleAddress(b, stage, box, element)));
+  };
+  if (spec.plan.bScales.perKTile() &&
+      tiling.bScaleBox.present() == fromStage)
+    scales.b = fromStage
+                   ? read(tiling.bScaleBox, /*isA=*/false, Value())
+                   : loadScale(b, arguments.bScales, op.bEncoding, spec.n,
+                               spec.k, tile.blockColumn, kIndex, tile.group);
+  if (spec.plan.aScales.perKTile() &&
+      tiling.aScaleBox.present() == fromStage) {
     for (Value row : rows) {
+      if (fromStage) {
+        // (Rows past M read TMA's zeros; their sums are not stored.)
+        scales.a.push_back(read(tiling.aScaleBox, /*isA=*/true,
+                                arith::SubIOp::create(b, row, tile.blockRow)));
+        continue;
+      }
+      // Rows past M read row M - 1's scales.
       Value clamped = clampRow(b, row, arguments.rows);
       scales.a.push_back(loadScale(b, arguments.aScales, op.aEncoding,
                                    spec.m, spec.k, clamped, kIndex));
     }
   }
-  return scales;
 }
 
 Mainloop::IssuedKTile Mainloop::issue(ImplicitLocOpBuilder &b,
@@ -256,7 +284,8 @@ std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
   // is issued. K tile 0, in flight since before this tile: its scales,
   // then the wait and its promotion into a zero accumulator.
   IssuedKTile first;
-  first.scales = loadScales(b, tile, rows, constant(b, 0));
+  for (bool fromStage : {false, true})
+    loadScales(b, tile, rows, constant(b, 0), fromStage, first.scales);
   first.scales.productsChecked = productsChecked;
   first.fragment = fragment;
   first.stage = ring.getState(b, tile.firstIteration).stage;
@@ -273,12 +302,18 @@ std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  KTileScales scales = loadScales(b, tile, rows, kt);
-  scales.productsChecked = productsChecked;
+  // Scales from global memory are loaded before the wait for the stage
+  // (their latency then overlaps it), the stage's boxes read after it,
+  // before the wgmma steps are issued.
+  KTileScales scales;
+  loadScales(b, tile, rows, kt, /*fromStage=*/false, scales);
+  RingState state =
+      ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
+  ring.waitFull(b, state);
+  loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
   IssuedKTile next =
-      issue(b, ring.getState(b, arith::AddIOp::create(b, tile.firstIteration,
-                                                      kt)),
-            loop.getRegionIterArgs()[1]);
+      issueOnStage(b, state.stage, loop.getRegionIterArgs()[1]);
+  scales.productsChecked = productsChecked;
   next.scales = scales;
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
   Value promoted = retire(b, next, loop.getRegionIterArgs()[0]);

@@ -117,6 +117,11 @@ struct KernelSpec {
                          int64_t columns = 0) const;
   nvgpu::TensorMapDescriptorType getTensorMapType(int64_t rows, Type element,
                                                   int64_t columns = 0) const;
+  /// A box of block scales in shared memory, and its tensor map's type
+  /// (unswizzled f32).
+  MemRefType getScaleBoxType(const WgmmaScaleBox &box) const;
+  nvgpu::TensorMapDescriptorType
+  getScaleTensorMapType(const WgmmaScaleBox &box) const;
   /// A consumer's f32 fragment: wgmma M x its columns over 128 threads.
   LLVM::LLVMStructType getFragmentType() const;
   /// Consumer `consumer`'s part of the tile: its first row and column
@@ -139,12 +144,20 @@ struct KernelArguments {
   Value rows;
   /// D's tensor map (staged epilogues).
   Value tensorMapD;
+  /// The block scales' tensor maps where TMA copies them into the ring
+  /// (WgmmaTiling's scale boxes), else null.
+  Value tensorMapAScales, tensorMapBScales;
   /// Split schedules: the workspace's and the arrival counters' global
   /// addresses (i64). Dynamic schedules: the counters' (the tickets drawn,
   /// the blocks done).
   Value workspaceAddress, countersAddress;
 };
 
+/// The indices of loadScale's element.
+SmallVector<Value, 3> getScaleIndices(ImplicitLocOpBuilder &b,
+                                      ScaleEncodingAttr encoding, int64_t rows,
+                                      int64_t k, Value row, Value kIndex,
+                                      Value group = Value());
 /// The scale of operand `scales` (`encoding`, `rows` rows, K extent `k`)
 /// for row `row` and K index `kIndex` (index values), as f32; of group
 /// `group`'s matrix where the scales have a leading group dimension.
@@ -173,6 +186,12 @@ public:
   Value getATile(ImplicitLocOpBuilder &b, Value stage) const;
   Value getBTile(ImplicitLocOpBuilder &b, Value stage,
                  Value clusterRank) const;
+  /// Stage `stage`'s box of block scales `box` as a view for TMA.
+  Value getScaleBox(ImplicitLocOpBuilder &b, Value stage,
+                    const WgmmaScaleBox &box) const;
+  /// The 32-bit address of element `index` of stage `stage`'s box `box`.
+  Value getScaleAddress(ImplicitLocOpBuilder &b, Value stage,
+                        const WgmmaScaleBox &box, Value index) const;
   /// Consumer `consumer`'s staging box `box` as a shared-memory view.
   Value getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
                       int64_t box) const;
@@ -221,6 +240,7 @@ public:
   void arriveFull(ImplicitLocOpBuilder &b, Value stage, Value bytes) const;
   /// The `full` barriers, which the TMA copies complete on.
   Value getFullBarriers() const { return fullBarriers; }
+
   /// A consumer: waits until `state`'s stage is full.
   void waitFull(ImplicitLocOpBuilder &b, const RingState &state) const;
   /// A consumer warp (one lane) releases `stage` in each block of the
@@ -257,6 +277,21 @@ struct WorkTile {
   /// one (i1).
   Value hasNext;
 };
+
+/// Where TMA copies an operand's K tile block scales for a tile
+/// (WgmmaScaleBox): the box's coordinates, innermost first, and the
+/// element of the box that holds the scale of the tile's first row.
+struct ScaleBoxPlace {
+  SmallVector<Value, 2> coordinates;
+  Value element;
+};
+/// `box`'s place for the K tile from K element `kIndex` of `tile`'s rows
+/// of A (`isA`) or its columns of B (their first row block: a grouped
+/// matmul's B scales are [G N blocks, K blocks]).
+ScaleBoxPlace getScaleBoxPlace(ImplicitLocOpBuilder &b,
+                               const KernelSpec &spec, const WorkTile &tile,
+                               const WgmmaScaleBox &box, bool isA,
+                               Value kIndex);
 
 /// The persistent blocks' loop over their work items (TileSchedule):
 /// units of `clusterRows` tiles of one column, in raster groups of
@@ -404,6 +439,10 @@ public:
 private:
   /// The K loop of one work item.
   void buildItem(ImplicitLocOpBuilder &b, const WorkTile &tile) const;
+  /// The K tile at `kOffset` (its first K element): its boxes of block
+  /// scales copied into stage `stage`, where the plan has them.
+  void loadScaleBoxes(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                      Value stage, Value kOffset) const;
   /// After a dynamic schedule's last item: the consumers told the end.
   void finishDynamic(ImplicitLocOpBuilder &b, Value endItem,
                      Value takenItems) const;
@@ -489,11 +528,13 @@ public:
                                 Value productsChecked = Value()) const;
 
 private:
-  /// Loads K tile `kt`'s block scales for `rows` (nothing without block
-  /// scales). They are multiplied only at the promotion, after the wait
-  /// for the K tile's group, which covers the loads' latency.
-  KTileScales loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
-                         ArrayRef<Value> rows, Value kt) const;
+  /// Loads K tile `kt`'s block scales for `rows` into `scales` (nothing
+  /// without block scales): with `fromStage`, those TMA copied into the
+  /// K tile's stage (after the wait for it), else the others, from global
+  /// memory.
+  void loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                  ArrayRef<Value> rows, Value kt, bool fromStage,
+                  KTileScales &scales) const;
   /// After the wait for `tile`'s group: releases its stage and returns
   /// `accumulator` plus the scaled fragment; `tile.fragment` becomes the
   /// pinned fragment, for the next K tile.

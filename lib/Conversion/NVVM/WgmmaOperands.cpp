@@ -114,9 +114,15 @@ llvm::Expected<WgmmaProblem> wgmma::describeMatmul(const MatmulOperands &op) {
                                           .isIdentity();
                                     });
   problem.auxOutputs = static_cast<bool>(op.aux);
-  for (auto [encoding, rows, scales] :
-       {std::tuple{op.aEncoding, problem.m, &problem.aScales},
-        {op.bEncoding, problem.n, &problem.bScales}}) {
+  for (auto [encoding, rows, scales, memref] :
+       {std::tuple{op.aEncoding, problem.m, &problem.aScales, op.aScales},
+        {op.bEncoding, problem.n, &problem.bScales, op.bScales}}) {
+    if (auto type = dyn_cast<MemRefType>(memref.getType())) {
+      scales->elementBytes =
+          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      scales->contiguous = type.getLayout().isIdentity();
+    }
+    scales->mnMajor = encoding.isMNMajor();
     if (encoding.isMX()) {
       scales->kind = WgmmaScales::Kind::MX;
       continue;

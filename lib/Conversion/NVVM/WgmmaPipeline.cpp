@@ -98,6 +98,30 @@ Value SharedMemory::getBTile(ImplicitLocOpBuilder &b, Value stage,
   return getView(b, bytes, spec.getTileType(partRows, spec.bElement));
 }
 
+/// The bytes of stage `stage`'s box `box` from the ring's start.
+static Value getScaleBoxBytes(ImplicitLocOpBuilder &b,
+                              const WgmmaSharedLayout &layout, Value stage,
+                              const WgmmaScaleBox &box) {
+  return arith::AddIOp::create(
+      b, arith::MulIOp::create(b, stage, constant(b, layout.scaleSlotBytes)),
+      constant(b, layout.scaleSlots + box.offset));
+}
+
+Value SharedMemory::getScaleBox(ImplicitLocOpBuilder &b, Value stage,
+                                const WgmmaScaleBox &box) const {
+  return getView(b, getScaleBoxBytes(b, spec.plan.shared, stage, box),
+                 spec.getScaleBoxType(box));
+}
+
+Value SharedMemory::getScaleAddress(ImplicitLocOpBuilder &b, Value stage,
+                                    const WgmmaScaleBox &box,
+                                    Value index) const {
+  return getAddress(
+      b, arith::AddIOp::create(
+             b, getScaleBoxBytes(b, spec.plan.shared, stage, box),
+             arith::MulIOp::create(b, index, constant(b, 4))));
+}
+
 Value SharedMemory::getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
                                   int64_t box) const {
   const WgmmaSharedLayout &layout = spec.plan.shared;

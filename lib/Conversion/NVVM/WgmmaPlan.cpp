@@ -84,6 +84,12 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
   int64_t end = tiling.stages * layout.stageBytes;
   layout.emptyBarriers = end;
   end += 8 * tiling.stages;
+  if (tiling.scaleSlotBytes) {
+    // TMA writes unswizzled boxes at 128-byte aligned addresses.
+    layout.scaleSlots = llvm::alignTo(end, 128);
+    layout.scaleSlotBytes = tiling.scaleSlotBytes;
+    end = layout.scaleSlots + tiling.stages * tiling.scaleSlotBytes;
+  }
   if (tiling.itemSlots) {
     layout.queueBarriers = end;
     layout.itemSlots = end + 16;
@@ -124,6 +130,60 @@ static void setTileShape(WgmmaTiling &tiling, int64_t rows, int64_t columns,
                (chip.registersPerMultiprocessor -
                 chip.getWgmma().threads * tiling.producerRegisters) /
                    (consumers * chip.getWgmma().threads) / 8 * 8);
+}
+
+/// The TMA box of one K tile's block scales of an operand whose tiles
+/// have `tileRows` rows (of `rows`, 0 where known at run time only), or
+/// none where TMA cannot copy them: scales that are not f32, strided,
+/// rows of scales not 16-byte aligned (TMA's strides), or row blocks that
+/// neither are single rows nor hold whole tiles.
+static WgmmaScaleBox getScaleBox(const WgmmaScales &scales, int64_t tileRows,
+                                 int64_t rows, int64_t k, bool grouped) {
+  WgmmaScaleBox box;
+  if (!scales.perKTile() || scales.elementBytes != 4 || !scales.contiguous)
+    return box;
+  // The smallest box TMA copies: 16 bytes.
+  constexpr int64_t kMinInner = 4;
+  bool perRow = scales.blockRows == 1;
+  if (!perRow && scales.blockRows % tileRows != 0)
+    return box;
+  if (!scales.mnMajor) {
+    // [row blocks, K blocks]: the K tile's block and the next three of
+    // the tile's one row block. Not of each of the tile's rows: a box of
+    // 128 rows of 16 bytes made the TMA copies of small tiles 2x slower
+    // (measured on an H200), as TMA fetches a box row by row.
+    if (perRow || llvm::divideCeil(k, scales.blockK) * 4 % 16 != 0)
+      return box;
+    box.inner = kMinInner;
+    box.outer = 1;
+    box.kInner = true;
+  } else {
+    // [K blocks, row blocks]: the tile's rows (or its row block and the
+    // next three) of the K tile's block. (Grouped scales are collapsed
+    // along rows, which MN-major ones are not.)
+    if (grouped || rows == 0 ||
+        llvm::divideCeil(rows, scales.blockRows) * 4 % 16 != 0)
+      return box;
+    box.inner = perRow ? tileRows : kMinInner;
+    box.outer = 1;
+  }
+  box.perRow = perRow;
+  return box;
+}
+
+/// Gives `tiling`'s stages a slot for the scale boxes `a` and `b` (each
+/// 128-byte aligned, as TMA writes boxes), or none where both are absent.
+static void setScaleSlot(WgmmaTiling &tiling, WgmmaScaleBox a,
+                         WgmmaScaleBox b) {
+  constexpr int64_t kBoxAlignment = 128;
+  a.offset = 0;
+  b.offset = llvm::alignTo(a.bytes(), kBoxAlignment);
+  tiling.aScaleBox = a;
+  tiling.bScaleBox = b;
+  tiling.scaleSlotBytes =
+      a.present() || b.present()
+          ? llvm::alignTo(b.offset + b.bytes(), kBoxAlignment)
+          : 0;
 }
 
 std::pair<int64_t, int64_t>
@@ -372,6 +432,29 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
                                     options.dynamicSchedule);
   }
   tiling.itemSlots = plan.schedule.dynamic;
+  // Block scales go through the ring: TMA copies each K tile's scales
+  // into the stage with its tiles. Loaded by the consumers from global
+  // memory, they arrive after L2's latency each K tile, and ptxas puts
+  // their product before the K tile's wgmma issue (measured: the
+  // consumers' largest stall besides the wait for wgmma).
+  // Both operands' or none: the promotion waits for the K tile's
+  // scales, so one operand's still loaded from global memory would keep
+  // the wait.
+  if (options.stageScales) {
+    bool grouped = problem.groups != 0;
+    WgmmaScaleBox a = getScaleBox(problem.aScales, tiling.tileM, problem.m,
+                                  problem.k, grouped),
+                  b = getScaleBox(problem.bScales, tiling.tileN, problem.n,
+                                  problem.k, grouped);
+    if (a.present() == problem.aScales.perKTile() &&
+        b.present() == problem.bScales.perKTile()) {
+      setScaleSlot(tiling, a, b);
+      // (Where the slots do not fit beside the ring, the consumers load
+      // the scales.)
+      if (getSharedLayout(tiling, chip).bytes > chip.maxSharedBytesPerBlock)
+        setScaleSlot(tiling, WgmmaScaleBox(), WgmmaScaleBox());
+    }
+  }
   // Both operands' block scales: their products decide the promotion's
   // form per K tile (Mainloop::promote), unless checked ahead (ScaleCheck),
   // which needs the counters that split and dynamic schedules use for

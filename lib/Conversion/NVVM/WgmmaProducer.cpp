@@ -55,11 +55,15 @@ void Producer::buildItem(ImplicitLocOpBuilder &b,
   if (queue)
     queue->publishItem(b, stage, tile.item);
   // The stage's bytes: A's tile and all of B's, whose parts the cluster's
-  // blocks multicast.
-  ring.arriveFull(b, stage, constant(b, tiling.stageBytes()));
+  // blocks multicast, and this block's boxes of block scales.
+  ring.arriveFull(b, stage,
+                  constant(b, tiling.stageBytes() +
+                                  tiling.aScaleBox.bytes() +
+                                  tiling.bScaleBox.bytes()));
   // TMA coordinates are innermost first: (k, row).
   Value kOffset = arith::MulIOp::create(
       b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
+  loadScaleBoxes(b, tile, stage, kOffset);
   nvgpu::TmaAsyncLoadOp::create(b, shared.getATile(b, stage),
                                 ring.getFullBarriers(), arguments.tensorMapA,
                                 ValueRange{kOffset, tile.blockRow}, stage,
@@ -84,6 +88,23 @@ void Producer::buildItem(ImplicitLocOpBuilder &b,
                                 ring.getFullBarriers(), arguments.tensorMapB,
                                 ValueRange{kOffset, bRow}, stage,
                                 multicastMask, Value());
+}
+
+void Producer::loadScaleBoxes(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                              Value stage, Value kOffset) const {
+  const WgmmaTiling &tiling = spec.tiling();
+  for (auto [map, box, isA] :
+       {std::tuple{arguments.tensorMapAScales, &tiling.aScaleBox, true},
+        {arguments.tensorMapBScales, &tiling.bScaleBox, false}}) {
+    if (!box->present())
+      continue;
+    ScaleBoxPlace place =
+        getScaleBoxPlace(b, spec, tile, *box, isA, kOffset);
+    nvgpu::TmaAsyncLoadOp::create(b, shared.getScaleBox(b, stage, *box),
+                                  ring.getFullBarriers(), map,
+                                  place.coordinates, stage, Value(),
+                                  Value());
+  }
 }
 
 void Producer::finishDynamic(ImplicitLocOpBuilder &b, Value endItem,

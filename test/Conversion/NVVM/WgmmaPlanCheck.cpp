@@ -303,6 +303,74 @@ void checkScaleChecks() {
            plan(c, blockwiseProblem(4096, 32768, 512)).scaleChecks, 0);
 }
 
+void checkScaleBoxes() {
+  Case c("scale boxes");
+  // MN-major A scales (1x128) and K-major B scales (128x128), 4096 x 7168
+  // x 16384: each stage gets A's box of the tile's 128 rows of one K block
+  // (one 512-byte row) and B's of 4 K blocks of the tile's column block
+  // (16 bytes, TMA's smallest), each 128-byte aligned in a 640-byte slot.
+  WgmmaProblem mn = blockwiseProblem(4096, 7168, 16384);
+  mn.aScales.mnMajor = true;
+  WgmmaPlan p = plan(c, mn);
+  const WgmmaTiling &t = p.tiling;
+  c.expect("A box", t.aScaleBox.outer * 1000 + t.aScaleBox.inner, 1128);
+  c.expect("A per row, K inner", t.aScaleBox.perRow * 10 + t.aScaleBox.kInner,
+           10);
+  c.expect("B box", t.bScaleBox.outer * 1000 + t.bScaleBox.inner, 1004);
+  c.expect("B per row, K inner", t.bScaleBox.perRow * 10 + t.bScaleBox.kInner,
+           1);
+  c.expect("B offset", t.bScaleBox.offset, 512);
+  c.expect("slot bytes", t.scaleSlotBytes, 640);
+  // After the 4 stages (4 x 32 KiB) and their barriers (32 bytes), 128-byte
+  // aligned; D's staging after the 4 slots (133760), atom-aligned.
+  c.expect("slots", p.shared.scaleSlots, 131200);
+  c.expect("staging", p.shared.staging, 134144);
+  // K-major A scales of each row: a box per row of the tile (128 x 16
+  // bytes) is slower than the consumers' loads, and B's alone would not
+  // spare the consumers the wait: none.
+  WgmmaPlan k = plan(c, blockwiseProblem(4096, 7168, 16384));
+  c.expect("K-major rows: slot", k.tiling.scaleSlotBytes, 0);
+  c.expect("K-major rows: slots", k.shared.scaleSlots, -1);
+  // 128x128 blocks on both, K-major: 16 bytes of one row block each.
+  WgmmaProblem square = blockwiseProblem(4096, 7168, 16384);
+  square.aScales = blocks(128, 128);
+  WgmmaPlan q = plan(c, square);
+  c.expect("square: A box", q.tiling.aScaleBox.outer * 1000 +
+                                q.tiling.aScaleBox.inner, 1004);
+  c.expect("square: slot", q.tiling.scaleSlotBytes, 256);
+  // Rows of scales not 16-byte aligned (K = 384: 3 K blocks), MN-major
+  // rows of a run-time M, MN-major grouped scales, scales that are not
+  // f32, strided scales, or the option off: none.
+  WgmmaProblem odd = mn;
+  odd.k = 384;
+  c.expect("K blocks not x4", plan(c, odd).tiling.scaleSlotBytes, 0);
+  WgmmaProblem runtime = mn;
+  runtime.m = 0;
+  runtime.runtimeRows = true;
+  c.expect("run-time M, MN-major", plan(c, runtime).tiling.scaleSlotBytes, 0);
+  WgmmaProblem grouped = mn;
+  grouped.groups = 4;
+  c.expect("grouped, MN-major", plan(c, grouped).tiling.scaleSlotBytes, 0);
+  WgmmaProblem half = mn;
+  half.bScales.elementBytes = 2;
+  c.expect("bf16 scales", plan(c, half).tiling.scaleSlotBytes, 0);
+  WgmmaProblem strided = mn;
+  strided.aScales.contiguous = false;
+  c.expect("strided", plan(c, strided).tiling.scaleSlotBytes, 0);
+  WgmmaOptions off;
+  off.stageScales = false;
+  c.expect("off", plan(c, mn, off).tiling.scaleSlotBytes, 0);
+  // A grouped matmul's K-major 128x128 scales of both: boxes (B's at
+  // group g's row blocks, counted by the kernel).
+  WgmmaProblem groupedSquare = square;
+  groupedSquare.groups = 4;
+  c.expect("grouped, K-major blocks",
+           plan(c, groupedSquare).tiling.scaleSlotBytes, 256);
+  // Per-tensor and per-row scales change no K tile: no slot.
+  c.expect("per-tensor", plan(c, problem(4096, 7168, 16384)).tiling.scaleSlotBytes,
+           0);
+}
+
 void checkClusters() {
   Case c("clusters of 2");
   WgmmaOptions options;
@@ -593,6 +661,7 @@ int main() {
   checkDynamic();
   checkBlockScales();
   checkScaleChecks();
+  checkScaleBoxes();
   checkClusters();
   checkStaging();
   checkIneligible();

@@ -35,6 +35,7 @@ struct WgmmaOptions {
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
   bool dynamicSchedule = false;
   bool checkScalesAhead = true;
+  bool stageScales = true;
   /// A kernel tile's rows (wgmma M per consumer warpgroup: 64 or 128) and
   /// columns (64 or 128); 0 chooses per matmul (chooseTileShape).
   int64_t tileM = 0, tileN = 0;
@@ -46,6 +47,10 @@ struct WgmmaScales {
   Kind kind = Kind::PerTensor;
   /// Block: the rows (N for B) and the K extent one scale covers.
   int64_t blockRows = 1, blockK = 1;
+  /// Bytes of one scale (f32: 4); whether the scales are stored MN-major
+  /// ([K blocks, row blocks]) and contiguously (an identity layout).
+  int64_t elementBytes = 4;
+  bool mnMajor = false, contiguous = true;
   /// Whether the scales change every K tile (block scales): they are then
   /// applied to wgmma's partial sums, else once in the epilogue.
   bool perKTile() const { return kind == Kind::Block; }
@@ -80,6 +85,26 @@ struct WgmmaProblem {
   int64_t outScaleBlockColumns = 0;
 };
 
+/// One K tile's block scales of an operand as a TMA box of f32 in a ring
+/// stage's scale slot: `outer` x `inner` elements (inner: contiguous in
+/// memory). TMA's innermost coordinate must be 16-byte aligned, so a box
+/// whose inner side is 4 elements (the smallest, 16 bytes) starts at a
+/// multiple of 4, and the K tile's element lies (coordinate mod 4) in:
+///   K-major scales ([row blocks, K blocks], `kInner`): 4 K blocks of each
+///   row block the tile covers, the row's element (row, K block mod 4);
+///   MN-major ([K blocks, row blocks]): the K tile's block of the tile's
+///   rows (element row), or of 4 row blocks (element row block mod 4).
+struct WgmmaScaleBox {
+  int64_t outer = 0, inner = 0;
+  /// Whether each tile row has a scale of its own (else one row block
+  /// covers the tile), and whether K blocks are innermost.
+  bool perRow = false, kInner = false;
+  /// Byte offset in the stage's scale slot.
+  int64_t offset = 0;
+  bool present() const { return outer != 0; }
+  int64_t bytes() const { return 4 * outer * inner; }
+};
+
 /// The kernel's shape, derived from the chip: the K tile is one swizzle row
 /// of FP8 elements, each consumer warpgroup owns wgmma M rows.
 struct WgmmaTiling {
@@ -108,6 +133,11 @@ struct WgmmaTiling {
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
   /// Whether the ring's tail holds a dynamic schedule's state.
   bool itemSlots = false;
+  /// Block scales that TMA copies into each stage beside its tiles (A's
+  /// and B's box, where present; the others are loaded from global memory
+  /// by the consumers), and the bytes of a stage's slot for them.
+  WgmmaScaleBox aScaleBox, bScaleBox;
+  int64_t scaleSlotBytes = 0;
   /// Rows of A's tile that TMA loads into each stage: tileM, or where a
   /// single consumer row's tile has more rows than A (M < wgmma M), A's rows
   /// rounded up to a swizzle atom (8 rows). wgmma still reads wgmma M rows
@@ -125,6 +155,7 @@ struct WgmmaTiling {
 ///
 ///   stage 0 .. stages - 1     A's tile, then B's (stageBytes each)
 ///   `empty` mbarriers         8 bytes per stage (`full` ones are nvgpu's)
+///   staged block scales only: a scale slot per stage (scaleSlotBytes)
 ///   dynamic schedules only:   the ticket queue's `full` and `empty`
 ///                             mbarriers, an item slot per stage (4 bytes),
 ///                             the queue's slot (4 bytes)
@@ -138,6 +169,8 @@ struct WgmmaSharedLayout {
   /// Within a stage: A's tile and B's.
   int64_t aOffset = 0, bOffset = 0;
   int64_t emptyBarriers = 0;
+  /// The stages' scale slots (-1 without staged scales).
+  int64_t scaleSlots = -1, scaleSlotBytes = 0;
   /// A dynamic schedule's state (-1 without one).
   int64_t queueBarriers = -1, itemSlots = -1, queueSlot = -1;
   /// D's staging buffers (-1 without), each consumer's bytes, and the
