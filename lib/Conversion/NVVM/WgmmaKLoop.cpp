@@ -110,17 +110,20 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
   const NvidiaChipInfo &chip = spec.chip;
   IssuedKTile issued;
   issued.stage = stage;
-  Value stageAddress = shared.getStageAddress(b, stage);
   // The consumer's rows of A's tile and columns of B's (rows of B's
-  // K-major tile), tileK bytes each.
+  // K-major tile), tileK bytes each, in stage 0: their descriptors do not
+  // change across K tiles (LLVM hoists them), and a stage's are theirs
+  // plus the stage's offset in 16-byte units (the address field's; shared
+  // memory stays below 256 KiB, so it never carries out of the field).
+  Value ringAddress = shared.getRingAddress();
   Value aAddress = arith::AddIOp::create(
-      b, stageAddress,
+      b, ringAddress,
       arith::IndexCastOp::create(
           b, b.getI64Type(),
           arith::MulIOp::create(b, spec.getConsumerRow(b, thread.consumer),
                                 constant(b, tiling.tileK))));
   Value bAddress = arith::AddIOp::create(
-      b, stageAddress,
+      b, ringAddress,
       arith::ConstantIntOp::create(b, b.getI64Type(),
                                    spec.plan.shared.bOffset));
   if (Value column = spec.getConsumerColumn(b, thread.consumer))
@@ -129,8 +132,14 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
         arith::IndexCastOp::create(
             b, b.getI64Type(),
             arith::MulIOp::create(b, column, constant(b, tiling.tileK))));
-  Value aDescriptor = buildDescriptor(b, aAddress);
-  Value bDescriptor = buildDescriptor(b, bAddress);
+  Value stageOffset = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      arith::MulIOp::create(b, stage,
+                            constant(b, spec.plan.shared.stageBytes / 16)));
+  Value aDescriptor =
+      arith::AddIOp::create(b, buildDescriptor(b, aAddress), stageOffset);
+  Value bDescriptor =
+      arith::AddIOp::create(b, buildDescriptor(b, bAddress), stageOffset);
 
   // The spare fragment's registers were last read by a promotion: the
   // fence orders those reads before wgmma writes them.

@@ -178,8 +178,6 @@ public:
   Value getAddress(ImplicitLocOpBuilder &b, int64_t offset) const {
     return getAddress(b, constant(b, offset));
   }
-  /// Stage `stage`'s start (i64).
-  Value getStageAddress(ImplicitLocOpBuilder &b, Value stage) const;
   /// A's tile in stage `stage`, and this block's part of B's (rows of
   /// whole swizzle atoms, so the parts of a cluster's blocks make up the
   /// tile TMA would write in one copy).

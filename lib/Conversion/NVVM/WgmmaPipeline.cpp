@@ -55,16 +55,6 @@ Value SharedMemory::getAddress(ImplicitLocOpBuilder &b, Value offset) const {
   return arith::TruncIOp::create(b, b.getI32Type(), address);
 }
 
-Value SharedMemory::getStageAddress(ImplicitLocOpBuilder &b,
-                                    Value stage) const {
-  return arith::AddIOp::create(
-      b, ringAddress,
-      arith::IndexCastOp::create(
-          b, b.getI64Type(),
-          arith::MulIOp::create(b, stage,
-                                constant(b, spec.plan.shared.stageBytes))));
-}
-
 Value SharedMemory::getView(ImplicitLocOpBuilder &b, Value bytes,
                             MemRefType type) const {
   return memref::ViewOp::create(b, type, shared,
