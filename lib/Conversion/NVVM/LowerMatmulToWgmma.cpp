@@ -636,10 +636,18 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
 // The host side: the kernel's module, the tensor maps and the launch
 //===----------------------------------------------------------------------===//
 
-/// Creates the kernel of `spec` in a new gpu.module after `func` and
-/// replaces the matmul by the tensor maps and the launch.
-static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
-                                 SymbolTable &symbols) {
+namespace {
+/// A kernel built for a plan, and the temporaries its launch allocates.
+struct BuiltKernel {
+  gpu::GPUFuncOp kernel;
+  /// Stream-K's workspace and the counters (null types without).
+  MemRefType workspaceType, countersType;
+};
+} // namespace
+
+/// Creates the kernel of `spec` in a new gpu.module after `func`.
+static BuiltKernel buildKernel(const KernelSpec &spec, func::FuncOp func,
+                               SymbolTable &symbols) {
   const WgmmaPlan &plan = spec.plan;
   const WgmmaTiling &tiling = plan.tiling;
   const TileSchedule &schedule = plan.schedule;
@@ -710,19 +718,21 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
   ImplicitLocOpBuilder body(loc, OpBuilder::atBlockBegin(
                                      &kernel.getBody().front()));
   buildKernelBody(body, spec, kernel);
+  return {kernel, workspaceType, countersType};
+}
 
-  // The host side: the tensor maps, then the launch; for a run-time M,
-  // only where M is not 0 (a tensor map has no empty dimension).
-  ImplicitLocOpBuilder b(loc, op.op);
-  Value rows;
-  if (plan.runtimeRows) {
-    rows = memref::DimOp::create(b, op.a, 0);
-    auto ifOp = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows,
-                                 constant(b, 0)),
-        /*withElseRegion=*/false);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  }
+/// At `b`: the tensor maps and the launch of `built`, `spec`'s kernel
+/// (`rows`: a run-time M, not 0 there, or null).
+static void buildLaunch(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                        const BuiltKernel &built, Value rows) {
+  const WgmmaPlan &plan = spec.plan;
+  const WgmmaTiling &tiling = plan.tiling;
+  const TileSchedule &schedule = plan.schedule;
+  const MatmulOperands &op = spec.op;
+  auto pointer = LLVM::LLVMPointerType::get(spec.getContext());
+  gpu::GPUFuncOp kernel = built.kernel;
+  MemRefType workspaceType = built.workspaceType,
+             countersType = built.countersType;
   auto tensorMap = [&](Value operand, int64_t rows, Type element,
                        int64_t columns = 0) -> Value {
     auto type = cast<MemRefType>(operand.getType());
@@ -815,6 +825,41 @@ static void buildKernelAndLaunch(const KernelSpec &spec, func::FuncOp func,
                             /*asyncDependencies=*/{}, cluster);
   for (Value buffer : ArrayRef(arguments).take_back(temporaries))
     memref::DeallocOp::create(b, buffer);
+}
+
+/// Creates the kernel of each of `specs` (one matmul's versions) and
+/// replaces the matmul by the host side: the tensor maps and a launch. For
+/// a run-time M only where M is not 0 (a tensor map has no empty
+/// dimension), and with several versions, of the first whose bound in
+/// `maxRows` holds M (the last has none).
+static void buildKernelsAndLaunch(ArrayRef<KernelSpec> specs,
+                                  ArrayRef<int64_t> maxRows,
+                                  func::FuncOp func, SymbolTable &symbols) {
+  const MatmulOperands &op = specs.front().op;
+  SmallVector<BuiltKernel> built;
+  for (const KernelSpec &spec : specs)
+    built.push_back(buildKernel(spec, func, symbols));
+  ImplicitLocOpBuilder b(op.op->getLoc(), op.op);
+  Value rows;
+  if (specs.front().plan.runtimeRows) {
+    rows = memref::DimOp::create(b, op.a, 0);
+    auto ifOp = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, rows,
+                                 constant(b, 0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
+  for (size_t i = 0; i + 1 < specs.size(); ++i) {
+    auto ifOp = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ule, rows,
+                                 constant(b, maxRows[i])),
+        /*withElseRegion=*/true);
+    ImplicitLocOpBuilder then(b.getLoc(),
+                              ifOp.thenBlock()->getTerminator());
+    buildLaunch(then, specs[i], built[i], rows);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  }
+  buildLaunch(b, specs.back(), built.back(), rows);
   op.op->erase();
 }
 
@@ -851,18 +896,42 @@ struct QMMLowerMatmulToWgmmaPass
       return signalPassFailure();
     }
 
+    // A matmul's kernel, or for a run-time M its versions by M
+    // (getRowVersions), each with its bound on M (0: none).
     struct Kernel {
       MatmulOperands operands;
       func::FuncOp func;
-      WgmmaPlan plan;
+      SmallVector<WgmmaPlan, 1> plans;
+      SmallVector<int64_t, 1> maxRows;
     };
     SmallVector<Kernel, 1> kernels;
-    auto plan = [&](const MatmulOperands &operands)
-        -> llvm::Expected<WgmmaPlan> {
+    auto plan = [&](const MatmulOperands &operands, Kernel &kernel)
+        -> llvm::Error {
       llvm::Expected<WgmmaProblem> problem = describeMatmul(operands);
       if (!problem)
         return problem.takeError();
-      return planWgmmaKernel(*problem, *tiling, options, *target);
+      for (const WgmmaRowVersion &version :
+           getRowVersions(*problem, options, *target)) {
+        WgmmaOptions versionOptions = options;
+        if (version.maxRows) {
+          versionOptions.tileM = version.tileM;
+          versionOptions.tileN = version.tileN;
+        }
+        llvm::Expected<WgmmaPlan> planned =
+            planWgmmaKernel(*problem, *tiling, versionOptions, *target);
+        if (!planned) {
+          // A version the kernel does not take leaves the M it would
+          // have served to the next one.
+          if (version.maxRows) {
+            llvm::consumeError(planned.takeError());
+            continue;
+          }
+          return planned.takeError();
+        }
+        kernel.plans.push_back(*planned);
+        kernel.maxRows.push_back(version.maxRows);
+      }
+      return llvm::Error::success();
     };
     WalkResult walked = module.walk([&](Operation *op) {
       auto matmul = dyn_cast<MatmulOp>(op);
@@ -872,16 +941,17 @@ struct QMMLowerMatmulToWgmmaPass
       auto func = op->getParentOfType<func::FuncOp>();
       MatmulOperands operands = matmul ? MatmulOperands::get(matmul)
                                        : MatmulOperands::get(grouped);
-      llvm::Expected<WgmmaPlan> planned = plan(operands);
-      if (planned) {
+      Kernel kernel{operands, func, {}, {}};
+      llvm::Error planned = plan(operands, kernel);
+      if (!planned) {
         if (operands.masked) {
           ImplicitLocOpBuilder b(op->getLoc(), op);
-          operands.collapseMaskedOperands(b);
+          kernel.operands.collapseMaskedOperands(b);
         }
-        kernels.push_back({operands, func, *planned});
+        kernels.push_back(std::move(kernel));
         return WalkResult::advance();
       }
-      std::string reason = llvm::toString(planned.takeError());
+      std::string reason = llvm::toString(std::move(planned));
       // The reference lowering quantizes on the host (scf.for loops no
       // GPU kernel takes), and the NVVM pipeline has never run its grouped
       // loops: on NVIDIA only the wgmma kernels quantize or run grouped
@@ -918,9 +988,12 @@ struct QMMLowerMatmulToWgmmaPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
-    for (const Kernel &kernel : kernels)
-      buildKernelAndLaunch(KernelSpec(kernel.operands, *target, kernel.plan),
-                           kernel.func, symbols);
+    for (const Kernel &kernel : kernels) {
+      SmallVector<KernelSpec, 1> specs;
+      for (const WgmmaPlan &plan : kernel.plans)
+        specs.emplace_back(kernel.operands, *target, plan);
+      buildKernelsAndLaunch(specs, kernel.maxRows, kernel.func, symbols);
+    }
   }
 };
 } // namespace

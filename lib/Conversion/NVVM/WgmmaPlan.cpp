@@ -225,6 +225,46 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   return {rows, narrow ? 64 : 128};
 }
 
+llvm::SmallVector<WgmmaRowVersion, 3>
+wgmma::getRowVersions(const WgmmaProblem &problem,
+                      const WgmmaOptions &options,
+                      const NvidiaChipInfo &chip) {
+  auto [rows, columns] = chooseTileShape(problem, options, chip);
+  llvm::SmallVector<WgmmaRowVersion, 3> versions;
+  if (problem.runtimeRows && !problem.masked && !options.tileM &&
+      !options.tileN) {
+    // The static choice changes where M crosses 16 and 64 rows (one tile
+    // row of 64) and at multiples of 128 (one tile row more), up to where
+    // 128-column tiles fill the multiprocessors (they keep that shape for
+    // any larger M).
+    WgmmaProblem fixed = problem;
+    fixed.runtimeRows = false;
+    int64_t wideColumns = llvm::divideCeil(problem.n, 128);
+    int64_t lastRows = 128 * std::max<int64_t>(
+                                 1, llvm::divideCeil(chip.multiprocessors,
+                                                     wideColumns));
+    llvm::SmallVector<int64_t> bounds = {16, 64};
+    for (int64_t m = 128; m <= lastRows; m += 128)
+      bounds.push_back(m);
+    for (int64_t bound : bounds) {
+      fixed.m = bound;
+      auto [m, n] = chooseTileShape(fixed, options, chip);
+      if (!versions.empty() && versions.back().tileM == m &&
+          versions.back().tileN == n)
+        versions.back().maxRows = bound;
+      else
+        versions.push_back({bound, m, n});
+    }
+    // The large-M shape serves the rest: the versions after the last one
+    // of another shape merge into it.
+    while (!versions.empty() && versions.back().tileM == rows &&
+           versions.back().tileN == columns)
+      versions.pop_back();
+  }
+  versions.push_back({0, rows, columns});
+  return versions;
+}
+
 llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
                                                   const NvidiaChipInfo &chip) {
   if (options.maxBlocks < 0)

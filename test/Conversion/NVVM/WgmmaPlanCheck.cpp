@@ -371,6 +371,39 @@ void checkScaleBoxes() {
            0);
 }
 
+void checkRowVersions() {
+  Case c("row versions");
+  auto describe = [](const llvm::SmallVector<WgmmaRowVersion, 3> &versions) {
+    std::string text;
+    for (const WgmmaRowVersion &v : versions)
+      text += std::to_string(v.maxRows) + ":" + std::to_string(v.tileM) + "x" +
+              std::to_string(v.tileN) + " ";
+    return text;
+  };
+  // A run-time M against N = 7168 (56 wide columns on 132
+  // multiprocessors): 64 x 64 up to M = 64, 128 x 64 up to 128 (56 wide
+  // tiles, at most half), 128 x 128 beyond (112 wide tiles or more).
+  WgmmaProblem runtime = blockwiseProblem(0, 7168, 2048);
+  runtime.runtimeRows = true;
+  c.expect("N 7168", describe(getRowVersions(runtime, WgmmaOptions(), hopper())),
+           "64:64x64 128:128x64 0:128x128 ");
+  // N = 16384 (128 wide columns): 64 rows of 128 columns up to M = 64
+  // (128 blocks), then 128 x 128.
+  WgmmaProblem wide = blockwiseProblem(0, 16384, 2048);
+  wide.runtimeRows = true;
+  c.expect("N 16384", describe(getRowVersions(wide, WgmmaOptions(), hopper())),
+           "64:64x128 0:128x128 ");
+  // A static M, or a forced tile side: the one shape.
+  c.expect("static M",
+           describe(getRowVersions(blockwiseProblem(128, 7168, 2048),
+                                   WgmmaOptions(), hopper())),
+           "0:128x64 ");
+  WgmmaOptions forced;
+  forced.tileN = 128;
+  c.expect("forced", describe(getRowVersions(runtime, forced, hopper())),
+           "0:128x128 ");
+}
+
 void checkClusters() {
   Case c("clusters of 2");
   WgmmaOptions options;
@@ -662,6 +695,7 @@ int main() {
   checkBlockScales();
   checkScaleChecks();
   checkScaleBoxes();
+  checkRowVersions();
   checkClusters();
   checkStaging();
   checkIneligible();

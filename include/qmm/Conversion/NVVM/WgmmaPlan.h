@@ -16,6 +16,7 @@
 #include "qmm/Conversion/NVVM/WgmmaPromotion.h"
 #include "qmm/Target/NvidiaChip.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -264,6 +265,23 @@ constexpr int64_t kMinCheckedTileKTiles = 8;
 std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
                                             const WgmmaOptions &options,
                                             const NvidiaChipInfo &chip);
+
+/// A version of a run-time M's kernel: the tile shape chooseTileShape
+/// gives a static M of up to `maxRows` rows (0: any M above the versions
+/// before).
+struct WgmmaRowVersion {
+  int64_t maxRows = 0, tileM = 0, tileN = 0;
+};
+
+/// The versions of `problem`'s kernel, by M, the host choosing one at run
+/// time: for a run-time M (not masked, no tile side forced), where the
+/// static choice differs across M (64 rows for M <= 64, 64 columns for an
+/// M whose 128-column tiles would leave half the multiprocessors idle),
+/// one version per shape in M's order, the last for any larger M (the
+/// large-M shape); else the single version.
+llvm::SmallVector<WgmmaRowVersion, 3>
+getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
+               const NvidiaChipInfo &chip);
 
 /// The limits of the module's kernels, or why `options` are refused (the
 /// message names the option): the largest tile (two consumers, 128
