@@ -1,6 +1,7 @@
 """qmm.NvidiaProgram: a GEMM compiled once for sm_90a, saved as launch
 plans for qmm-cuda-run (no NVIDIA GPU here). With a dynamic M, each plan
-takes its arguments' M: the same PTX, the grid and data of each M."""
+takes its arguments' M: the kernel version of its M (the tile shape the
+static choice makes for that M), the grid and data of each M."""
 import os
 
 import numpy as np
@@ -30,13 +31,15 @@ def test_one_compilation_a_plan_per_m(tmp_path):
     gemm = qmm.Gemm(None, N, K, a_type="f8E4M3FN", b_type="f8E4M3FN",
                     a_scale="1x128", b_scale="128x128", out_type="f32")
     program = qmm.NvidiaProgram(gemm.ir(), gemm.function)
-    # 128 x 128 tiles of 3 columns: 1, 2 and 8 tile rows.
-    for m, blocks in ((1, 3), (200, 6), (1000, 24)):
+    # N = 384 is 3 columns of 128-column tiles, far below half the
+    # multiprocessors: 64 x 64 tiles (one consumer warpgroup) for M <= 64,
+    # 128 x 64 (two) above. 6 tile columns; 1, 2 and 8 tile rows.
+    for m, blocks, threads in ((1, 6, 256), (200, 12, 384), (1000, 48, 384)):
         qa, sa, qb, sb, init = operands(m)
         saved = program.save(str(tmp_path / f"m{m}"), qa, sa, qb, sb, init)
         (launch,) = saved["launches"]
         assert launch["grid"] == (blocks, 1, 1)
-        assert launch["block"] == (384, 1, 1)
+        assert launch["block"] == (threads, 1, 1)
         assert saved["tensor_maps"] == 3
         # The plan's A is the caller's bytes; its tensor map spans M rows.
         buffer0 = plan_lines(tmp_path / f"m{m}", "buffer")[0]
@@ -52,7 +55,9 @@ def test_one_compilation_a_plan_per_m(tmp_path):
         assert plan_lines(tmp_path / f"m{m}", "buffer")[4][3] == "poison"
     ptx = [(tmp_path / f"m{m}" / "kernel0.ptx").read_bytes()
            for m in (1, 200, 1000)]
-    assert ptx[0] == ptx[1] == ptx[2]
+    # One compilation: M = 200 and 1000 share a version, M = 1 has its own.
+    assert ptx[1] == ptx[2]
+    assert ptx[0] != ptx[1]
 
 
 def test_without_data_the_runner_draws_the_inputs(tmp_path):
