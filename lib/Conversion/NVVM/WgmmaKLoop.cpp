@@ -50,20 +50,18 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
                           KTileScales &scales) const {
   const MatmulOperands &op = spec.op;
   const WgmmaTiling &tiling = spec.tiling();
-  Value kIndex, stage;
+  // The K tile's first K element, and where staged its ring stage.
+  Value kIndex = arith::MulIOp::create(
+      b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
+  Value stage;
   if (fromStage)
     stage = ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt))
                 .stage;
-  else
-    kIndex = arith::MulIOp::create(b, arith::AddIOp::create(b, tile.kBegin, kt),
-                                   constant(b, tiling.tileK));
   // A box's element for the tile's row `row` (the tile's first where one
   // row block covers it), read after the wait for the stage.
-  Value tileK = arith::MulIOp::create(
-      b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
   auto read = [&](const WgmmaScaleBox &box, bool isA, Value row) -> Value {
     Value element =
-        getScaleBoxPlace(b, spec, tile, box, isA, tileK).element;
+        getScaleBoxPlace(b, spec, tile, box, isA, kIndex).element;
     if (box.perRow)
       element = arith::AddIOp::create(
           b, element,
