@@ -799,7 +799,7 @@ static void buildLaunch(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   // (unsplit): the fewest blocks that take M's tiles in as many rounds,
   // rounded up to whole raster columns, at most the plan's.
   Value blocks = constant(b, schedule.blocks);
-  if (rows) {
+  if (rows && plan.countsItemsAtRunTime()) {
     Value items = arith::MulIOp::create(
         b, arith::CeilDivUIOp::create(b, rows, constant(b, tiling.tileM)),
         constant(b, plan.tileColumns));
@@ -913,12 +913,14 @@ struct QMMLowerMatmulToWgmmaPass
       for (const WgmmaRowVersion &version :
            getRowVersions(*problem, options, *target)) {
         WgmmaOptions versionOptions = options;
+        WgmmaProblem versionProblem = *problem;
         if (version.maxRows) {
           versionOptions.tileM = version.tileM;
           versionOptions.tileN = version.tileN;
+          versionProblem.maxRows = version.maxRows;
         }
-        llvm::Expected<WgmmaPlan> planned =
-            planWgmmaKernel(*problem, *tiling, versionOptions, *target);
+        llvm::Expected<WgmmaPlan> planned = planWgmmaKernel(
+            versionProblem, *tiling, versionOptions, *target);
         if (!planned) {
           // A version the kernel does not take leaves the M it would
           // have served to the next one.

@@ -246,19 +246,25 @@ wgmma::getRowVersions(const WgmmaProblem &problem,
     llvm::SmallVector<int64_t> bounds = {16, 64};
     for (int64_t m = 128; m <= lastRows; m += 128)
       bounds.push_back(m);
+    // A version within one tile row keeps a static schedule (Stream-K
+    // included: planWgmmaKernel's oneTileRow), so it stays apart from the
+    // larger M of its shape.
+    auto oneRow = [](const WgmmaRowVersion &v) { return v.maxRows <= v.tileM; };
     for (int64_t bound : bounds) {
       fixed.m = bound;
       auto [m, n] = chooseTileShape(fixed, options, chip);
+      WgmmaRowVersion version{bound, m, n};
       if (!versions.empty() && versions.back().tileM == m &&
-          versions.back().tileN == n)
+          versions.back().tileN == n &&
+          oneRow(versions.back()) == oneRow(version))
         versions.back().maxRows = bound;
       else
-        versions.push_back({bound, m, n});
+        versions.push_back(version);
     }
-    // The large-M shape serves the rest: the versions after the last one
-    // of another shape merge into it.
+    // The large-M shape serves the rest: the versions of more than one tile
+    // row after the last one of another shape merge into it.
     while (!versions.empty() && versions.back().tileM == rows &&
-           versions.back().tileN == columns)
+           versions.back().tileN == columns && !oneRow(versions.back()))
       versions.pop_back();
   }
   versions.push_back({0, rows, columns});
@@ -429,11 +435,18 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   if (!reason.empty())
     return refuse(reason);
   plan.tileRows = llvm::divideCeil(problem.m, tiling.tileM);
+  // A run-time M within one tile row: one tile row, scheduled statically.
+  plan.oneTileRow = problem.runtimeRows && !problem.masked &&
+                    problem.maxRows > 0 && problem.maxRows <= tiling.tileM;
+  if (plan.oneTileRow) {
+    plan.tileRows = 1;
+    plan.runtimeRows = true;
+  }
   plan.tileColumns = llvm::divideCeil(problem.n, tiling.tileN);
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
   plan.aScales = problem.aScales;
   plan.bScales = problem.bScales;
-  if (problem.masked || problem.runtimeRows) {
+  if (problem.masked || (problem.runtimeRows && !plan.oneTileRow)) {
     // The tiles are counted at run time (a masked matmul's of its groups'
     // valid rows, or those of M's rows): one block per multiprocessor (at
     // most max-blocks; masked, at most one per tile of the bound; for a

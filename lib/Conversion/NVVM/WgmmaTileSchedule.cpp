@@ -40,14 +40,14 @@ TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
 
 Value TileScheduler::getUnitRows(ImplicitLocOpBuilder &b) const {
   const WgmmaPlan &plan = spec.plan;
-  if (!plan.runtimeRows)
+  if (!plan.runtimeRows || plan.oneTileRow)
     return constant(b, plan.unitRows);
   return arith::CeilDivUIOp::create(b, rows, constant(b, plan.tiling.tileM));
 }
 
 Value TileScheduler::getItemCount(ImplicitLocOpBuilder &b) const {
   const WgmmaPlan &plan = spec.plan;
-  if (plan.runtimeRows)
+  if (plan.runtimeRows && !plan.oneTileRow)
     return arith::MulIOp::create(b, getUnitRows(b),
                                  constant(b, plan.tileColumns));
   if (!plan.maskedGroups)

@@ -388,11 +388,32 @@ void checkRowVersions() {
   c.expect("N 7168", describe(getRowVersions(runtime, WgmmaOptions(), hopper())),
            "64:64x64 128:128x64 0:128x128 ");
   // N = 16384 (128 wide columns): 64 rows of 128 columns up to M = 64
-  // (128 blocks), then 128 x 128.
+  // (128 blocks), then 128 x 128: one tile row up to M = 128 (a static
+  // schedule of its own), the large-M kernel beyond.
   WgmmaProblem wide = blockwiseProblem(0, 16384, 2048);
   wide.runtimeRows = true;
   c.expect("N 16384", describe(getRowVersions(wide, WgmmaOptions(), hopper())),
-           "64:64x128 0:128x128 ");
+           "64:64x128 128:128x128 0:128x128 ");
+  // A version within one tile row is planned as one tile row, statically:
+  // at N = 4096, K = 7168, 32 tiles of 128 x 128 split along K into 4
+  // parts (Stream-K) on 128 blocks, as the kernel compiled for M = 128.
+  WgmmaProblem deep = blockwiseProblem(0, 4096, 7168);
+  deep.runtimeRows = true;
+  deep.maxRows = 128;
+  WgmmaOptions wideTile;
+  wideTile.tileM = wideTile.tileN = 128;
+  WgmmaPlan oneRow = plan(c, deep, wideTile);
+  c.expect("one tile row", oneRow.oneTileRow, 1);
+  c.expect("counted at run time", oneRow.countsItemsAtRunTime(), 0);
+  c.expect("split", oneRow.schedule.isSplit(), 1);
+  c.expect("blocks", oneRow.schedule.blocks, 128);
+  WgmmaPlan stat = plan(c, blockwiseProblem(128, 4096, 7168), wideTile);
+  c.expect("static parts", stat.schedule.parts, oneRow.schedule.parts);
+  // Unbounded, the tiles are counted at run time, without a split.
+  deep.maxRows = 0;
+  WgmmaPlan counted = plan(c, deep, wideTile);
+  c.expect("unbounded: counted", counted.countsItemsAtRunTime(), 1);
+  c.expect("unbounded: split", counted.schedule.isSplit(), 0);
   // A static M, or a forced tile side: the one shape.
   c.expect("static M",
            describe(getRowVersions(blockwiseProblem(128, 7168, 2048),

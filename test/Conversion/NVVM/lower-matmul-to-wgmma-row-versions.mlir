@@ -47,15 +47,19 @@ func.func @versions(%a: memref<?x2048xf8E4M3FN>, %sa: memref<?x16xf32>, %b: memr
 // -----
 
 // N = 16384 (128 wide columns): 128-column tiles fill the multiprocessors
-// from one tile row of 128 on, so only M <= 64 gets a version of its own
-// (64 rows; 128 columns: 128 blocks).
+// from one tile row of 128 on. M <= 64 gets 64 rows of 128 columns (128
+// blocks); M <= 128, one tile row of 128 x 128, a version of its own
+// because its schedule is static (one tile row whatever M); then the
+// large-M kernel, whose tiles are counted at run time.
 
 // CHECK-LABEL: func.func @wide_n
 // CHECK:         arith.cmpi ule, %{{.*}}, %c64 : index
-// CHECK-NOT:     arith.cmpi ule
 // CHECK:         gpu.launch_func  @wide_n_wgmma::@matmul {{.*}} threads in (%c384,
 // CHECK:       } else {
-// CHECK:         gpu.launch_func  @wide_n_wgmma_0::@matmul {{.*}} threads in (%c384,
+// CHECK:         arith.cmpi ule, %{{.*}}, %c128 : index
+// CHECK:         gpu.launch_func  @wide_n_wgmma_0::@matmul blocks in (%c128{{.*}}, {{.*}} threads in (%c384,
+// CHECK:         } else {
+// CHECK:         gpu.launch_func  @wide_n_wgmma_1::@matmul {{.*}} threads in (%c384,
 func.func @wide_n(%a: memref<?x2048xf8E4M3FN>, %sa: memref<?x16xf32>, %b: memref<16384x2048xf8E4M3FN>, %sb: memref<128x16xf32>, %c: memref<?x16384xbf16>) {
   qmm.matmul a(%a, %sa : memref<?x2048xf8E4M3FN>, memref<?x16xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<16384x2048xf8E4M3FN>, memref<128x16xf32>) #qmm.scale<block 128x128> outs(%c : memref<?x16384xbf16>)
   return

@@ -65,6 +65,9 @@ struct WgmmaProblem {
   /// M is known at run time only (m is then 0): the kernel counts its
   /// tiles from D's rows, and the host sizes the grid.
   bool runtimeRows = false;
+  /// A run-time M known to be at most this many rows (0: unbounded): a
+  /// kernel version's bound (getRowVersions).
+  int64_t maxRows = 0;
   /// A grouped matmul: B's matrices (0: a matmul). Contiguous: each
   /// 128-row segment of A's M rows belongs to one group. Masked (`masked`):
   /// A holds `groups` matrices of M rows each (Mmax), of which the first
@@ -278,7 +281,8 @@ struct WgmmaRowVersion {
 /// static choice differs across M (64 rows for M <= 64, 64 columns for an
 /// M whose 128-column tiles would leave half the multiprocessors idle),
 /// one version per shape in M's order, the last for any larger M (the
-/// large-M shape); else the single version.
+/// large-M shape); else the single version. A version within one tile row
+/// stays apart from larger M of its shape: its schedule is static.
 llvm::SmallVector<WgmmaRowVersion, 3>
 getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
                const NvidiaChipInfo &chip);
@@ -325,8 +329,14 @@ struct WgmmaPlan {
   /// consumers promote a block's tiles after its first without the
   /// per-K-tile exactness test where all are in range.
   bool scaleChecks = false;
+  /// A run-time M bounded within one tile row (a version of at most tileM
+  /// rows): its tiles are those of one tile row whatever M, so the schedule
+  /// is the static one (Stream-K included); rows past M are masked.
+  bool oneTileRow = false;
   /// Whether the number of work items is known at run time only.
-  bool countsItemsAtRunTime() const { return maskedGroups || runtimeRows; }
+  bool countsItemsAtRunTime() const {
+    return maskedGroups || (runtimeRows && !oneTileRow);
+  }
   bool clustered() const { return tiling.clusterRows > 1; }
   int64_t units() const { return unitRows * tileColumns; }
 };
