@@ -238,6 +238,23 @@ if [ "$mode" = validate ]; then
   save mn_block_cluster 512x256x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --cluster-rows 2
   save mn_block_rounds 1024x1024x2048 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
   save mn_block_f32out 256x256x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --out-type f32 --bias bf16
+  # 256-row tiles (--tile-m 256): each consumer computes two waves of 64
+  # rows per K tile through one fragment. Partial tiles, 64 columns,
+  # staged MN-major scales, 128x128 A blocks, one operand's block scales,
+  # clusters, a dynamic schedule, scales checked ahead, an f32 output with
+  # a bias, an FP8 output, an odd N stored from registers.
+  save w256_block 512x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256
+  save w256_partial 300x320x768 --a-scale 1x128 --b-scale 128x128 --tile-m 256
+  save w256_narrow 256x384x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --tile-n 64
+  save w256_mn 512x384x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 256
+  save w256_a128 512x256x1024 --a-scale 128x128 --b-scale 128x128 --tile-m 256
+  save w256_row_block 400x256x1024 --a-scale row --b-scale 128x128 --tile-m 256
+  save w256_cluster 1024x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --cluster-rows 2
+  save w256_dynamic 768x512x512 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --max-blocks 3 --dynamic-schedule
+  save w256_checked 512x256x2048 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --tile-n 64 --max-blocks 1
+  save w256_f32_bias 256x256x1024 --a-scale 1x128 --b-scale 128x128 --out-type f32 --bias bf16 --gelu tanh --tile-m 256
+  save w256_fp8_out 512x256x512 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --tile-m 256
+  save w256_odd_n 264x135x512 --a-scale 1x128 --b-scale 128x128 --tile-m 256
 elif [ "$mode" = peers ]; then
   for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do
     save tensor_$shape $shape --a-scale tensor --b-scale tensor

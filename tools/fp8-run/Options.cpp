@@ -354,7 +354,7 @@ static cl::opt<bool> nvidiaStageScales(
     cl::cat(category));
 static cl::opt<int64_t> nvidiaTileM(
     "tile-m", cl::init(0),
-    cl::desc("with --chip sm_90a: a wgmma kernel tile's rows, 64 or 128 "
+    cl::desc("with --chip sm_90a: a wgmma kernel tile's rows, 64, 128 or 256 "
              "(the pipeline's tile-m; 0: chosen per matmul)"),
     cl::cat(category));
 static cl::opt<int64_t> nvidiaTileN(

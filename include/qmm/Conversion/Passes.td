@@ -1026,7 +1026,8 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "of several rounds without a split last round; off by default: "
            "measured slower on an H200)">,
     Option<"tileM", "tile-m", "int64_t", /*default=*/"0",
-           "a kernel tile's rows: 64 (one consumer warpgroup) or 128 (two); "
+           "a kernel tile's rows: 64 (one consumer warpgroup), 128 (two) or "
+           "256 (two of two waves each; block scales only, not grouped); "
            "0, the default: 64 where M fits in 64 rows, else 128">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
            "a kernel tile's columns, 64 or 128; 0, the default: 64 where "

@@ -141,14 +141,37 @@ LLVM::LLVMStructType KernelSpec::getFragmentType() const {
   return LLVM::LLVMStructType::getLiteral(getContext(), fields);
 }
 
+LLVM::LLVMStructType KernelSpec::getAccumulatorType() const {
+  if (tiling().waves == 1)
+    return getFragmentType();
+  SmallVector<Type> fields(tiling().waves *
+                               getFragmentType().getBody().size(),
+                           Float32Type::get(getContext()));
+  return LLVM::LLVMStructType::getLiteral(getContext(), fields);
+}
+
+Value KernelSpec::getWave(ImplicitLocOpBuilder &b, Value accumulator,
+                          int64_t wave) const {
+  if (tiling().waves == 1)
+    return accumulator;
+  LLVM::LLVMStructType type = getFragmentType();
+  int64_t elements = type.getBody().size();
+  Value fragment = LLVM::PoisonOp::create(b, type);
+  for (int64_t i = 0; i < elements; ++i)
+    fragment = LLVM::InsertValueOp::create(
+        b, fragment,
+        LLVM::ExtractValueOp::create(b, accumulator, wave * elements + i), i);
+  return fragment;
+}
+
 Value KernelSpec::getConsumerRow(ImplicitLocOpBuilder &b,
                                  Value consumer) const {
   int64_t alongN = tiling().consumersAlongN();
   Value rowOfParts =
       alongN == 1 ? consumer
                   : arith::DivUIOp::create(b, consumer, constant(b, alongN));
-  return arith::MulIOp::create(b, rowOfParts,
-                               constant(b, chip.getWgmma().m));
+  return arith::MulIOp::create(
+      b, rowOfParts, constant(b, tiling().waves * chip.getWgmma().m));
 }
 
 Value KernelSpec::getConsumerColumn(ImplicitLocOpBuilder &b,
@@ -254,7 +277,7 @@ Value ConsumerThread::getOriginColumn(ImplicitLocOpBuilder &b,
                 : tile.blockColumn;
 }
 
-std::pair<std::array<Value, 2>, Value>
+std::pair<SmallVector<Value, 4>, Value>
 ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                             const WorkTile &tile) const {
   // The accumulator layout of the intrinsic table (QMMIntrinsics.def) for
@@ -266,9 +289,16 @@ ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
       arith::AddIOp::create(
           b, arith::MulIOp::create(b, warp, constant(b, wgmma.rowsPerWarp)),
           arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow))));
-  std::array<Value, 2> rows = {
-      firstRow,
-      arith::AddIOp::create(b, firstRow, constant(b, wgmma.secondRow))};
+  SmallVector<Value, 4> rows;
+  for (int64_t wave = 0; wave < spec.tiling().waves; ++wave) {
+    Value waveRow =
+        wave == 0 ? firstRow
+                  : arith::AddIOp::create(b, firstRow,
+                                          constant(b, wave * wgmma.m));
+    rows.push_back(waveRow);
+    rows.push_back(
+        arith::AddIOp::create(b, waveRow, constant(b, wgmma.secondRow)));
+  }
   Value partColumn = getOriginColumn(b, spec, tile);
   Value laneColumn = arith::AddIOp::create(
       b, partColumn,
@@ -352,6 +382,19 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   auto tileBody = [&](ImplicitLocOpBuilder &b, const WorkTile &tile,
                       ValueRange carried) -> SmallVector<Value> {
     auto [rows, laneColumn] = thread.getPosition(b, spec, tile);
+    // The epilogue stores a wave at a time: its rows as a tile's of wgmma
+    // M rows per consumer, wave x wgmma M rows further down.
+    auto storeTile = [&](ImplicitLocOpBuilder &b, Value accumulator) {
+      int64_t wgmmaM = spec.chip.getWgmma().m;
+      for (int64_t wave = 0; wave < spec.tiling().waves; ++wave) {
+        WorkTile waveTile = tile;
+        if (wave != 0)
+          waveTile.blockRow = arith::AddIOp::create(
+              b, tile.blockRow, constant(b, wave * wgmmaM));
+        epilogue.build(b, waveTile, spec.getWave(b, accumulator, wave),
+                       ArrayRef<Value>(rows).slice(2 * wave, 2), laneColumn);
+      }
+    };
     // Checked scales: the verdict (carried last) is asked for at each of
     // the block's items after its first until the checks are all done; the
     // item is promoted without the test where every scale is in range.
@@ -414,15 +457,16 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
       scf::YieldOp::create(otherwise, spare);
     }
     if (!plan.schedule.isSplit()) {
-      epilogue.build(b, tile, accumulator, rows, laneColumn);
+      storeTile(b, accumulator);
       if (nextItem)
         return withVerdict({nextItem, nextTile.getResult(0)});
       return withVerdict({nextTile.getResult(0)});
     }
     // A Stream-K part: the epilogue where it completes the tile.
     Type i1 = b.getI1Type();
-    auto ending = scf::IfOp::create(b, TypeRange{i1, fragmentType},
-                                    tile.isPart, /*withElse=*/true);
+    auto ending =
+        scf::IfOp::create(b, TypeRange{i1, spec.getAccumulatorType()},
+                          tile.isPart, /*withElse=*/true);
     {
       ImplicitLocOpBuilder then(b.getLoc(), ending.getThenBodyBuilder());
       auto [completes, sums] = reduceStreamKPart(then, spec, parts.arguments,
@@ -434,7 +478,7 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
     }
     auto complete = scf::IfOp::create(b, ending.getResult(0), false);
     ImplicitLocOpBuilder inner(b.getLoc(), complete.getThenBodyBuilder());
-    epilogue.build(inner, tile, ending.getResult(1), rows, laneColumn);
+    storeTile(inner, ending.getResult(1));
     return withVerdict({nextTile.getResult(0)});
   };
   SmallVector<Value> initial = {first};

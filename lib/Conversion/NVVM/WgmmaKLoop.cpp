@@ -86,8 +86,11 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
                                 arith::SubIOp::create(b, row, tile.blockRow)));
         continue;
       }
-      // Rows past M read row M - 1's scales.
-      Value clamped = clampRow(b, row, arguments.rows);
+      // Rows past M read row M - 1's scales. (Where M is whole tiles no
+      // row is past it, and the rows' addresses stay one pointer plus
+      // constant offsets: registers a tile of waves needs.)
+      Value clamped =
+          spec.plan.partialRows ? clampRow(b, row, arguments.rows) : row;
       scales.a.push_back(loadScale(b, arguments.aScales, op.aEncoding,
                                    spec.m, spec.k, clamped, kIndex));
     }
@@ -103,23 +106,26 @@ Mainloop::IssuedKTile Mainloop::issue(ImplicitLocOpBuilder &b,
 
 Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
                                              Value stage, Value spare,
-                                             bool accumulate) const {
+                                             bool accumulate,
+                                             int64_t wave) const {
   const WgmmaTiling &tiling = spec.tiling();
   const NvidiaChipInfo &chip = spec.chip;
   IssuedKTile issued;
   issued.stage = stage;
-  // The consumer's rows of A's tile and columns of B's (rows of B's
-  // K-major tile), tileK bytes each, in stage 0: their descriptors do not
+  // The consumer's rows of A's tile (the wave's) and columns of B's (rows
+  // of B's K-major tile), tileK bytes each, in stage 0: their descriptors do not
   // change across K tiles (LLVM hoists them), and a stage's are theirs
   // plus the stage's offset in 16-byte units (the address field's; shared
   // memory stays below 256 KiB, so it never carries out of the field).
   Value ringAddress = shared.getRingAddress();
+  Value aRow = spec.getConsumerRow(b, thread.consumer);
+  if (wave != 0)
+    aRow = arith::AddIOp::create(b, aRow, constant(b, wave * chip.getWgmma().m));
   Value aAddress = arith::AddIOp::create(
       b, ringAddress,
       arith::IndexCastOp::create(
           b, b.getI64Type(),
-          arith::MulIOp::create(b, spec.getConsumerRow(b, thread.consumer),
-                                constant(b, tiling.tileK))));
+          arith::MulIOp::create(b, aRow, constant(b, tiling.tileK))));
   Value bAddress = arith::AddIOp::create(
       b, ringAddress,
       arith::ConstantIntOp::create(b, b.getI64Type(),
@@ -176,19 +182,37 @@ void Mainloop::releaseStage(ImplicitLocOpBuilder &b, Value stage) const {
 
 Value Mainloop::retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
                        Value accumulator) const {
-  // The caller waited for the tile's wgmma group.
-  releaseStage(b, tile.stage);
-  return promote(b, tile, accumulator);
+  // Wave 0 is in flight; the others are issued on its stage in turn, each
+  // once the previous one's fragment is promoted. The stage is released
+  // after the wait for the last.
+  int64_t waves = spec.tiling().waves;
+  for (int64_t wave = 0; wave < waves; ++wave) {
+    if (wave != 0) {
+      KTileScales scales = tile.scales;
+      tile = issueOnStage(b, tile.stage, tile.fragment, false, wave);
+      tile.scales = scales;
+    }
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    if (wave == waves - 1)
+      releaseStage(b, tile.stage);
+    accumulator = promote(b, tile, accumulator, wave);
+  }
+  return accumulator;
 }
 
 Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
-                        Value accumulator) const {
+                        Value accumulator, int64_t wave) const {
   // Promotion: accumulator += fragment (x the K tile's scales), between
   // the wait and the next issue.
   tile.fragment = ptx::pinRegisters(b, tile.fragment);
   Value fragment = tile.fragment;
   const KTileScales &scales = tile.scales;
   int64_t elements = spec.getFragmentType().getBody().size();
+  // The wave's elements of the accumulator, and its two rows' scales.
+  int64_t first = wave * elements;
+  ArrayRef<Value> rowScales =
+      scales.a.empty() ? ArrayRef<Value>()
+                       : ArrayRef<Value>(scales.a).slice(2 * wave, 2);
   // Which of the thread's two rows element i lies in (thread 0's rows are
   // 0 and the second row's offset).
   const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
@@ -200,7 +224,7 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
     Value promoted = accumulator;
     for (int64_t i = 0; i < elements; ++i) {
       Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
-      Value sum = LLVM::ExtractValueOp::create(b, accumulator, i);
+      Value sum = LLVM::ExtractValueOp::create(b, accumulator, first + i);
       // Block scales: one fused multiply-add per element (one rounding).
       // llvm.intr.fma, not math.fma: the GPU lowering would make that a
       // call to libdevice's __nv_fmaf, and ptxas serializes wgmma around
@@ -214,19 +238,19 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
         sum = LLVM::FMAOp::create(
             b, arith::MulFOp::create(b, partial, rowFactors[row]),
             secondFactors[row], sum);
-      promoted = LLVM::InsertValueOp::create(b, promoted, sum, i);
+      promoted = LLVM::InsertValueOp::create(b, promoted, sum, first + i);
     }
     return promoted;
   };
-  if (scales.a.empty() || !scales.b || scales.productsChecked) {
+  if (rowScales.empty() || !scales.b || scales.productsChecked) {
     // One operand's block scales (or none): one factor per row; both, with
     // their products checked ahead: the products.
     SmallVector<Value, 2> factors;
-    for (int64_t row = 0; row < 2 && (scales.b || !scales.a.empty()); ++row)
+    for (int64_t row = 0; row < 2 && (scales.b || !rowScales.empty()); ++row)
       factors.push_back(
-          scales.a.empty() ? scales.b
-          : !scales.b      ? scales.a[row]
-                           : arith::MulFOp::create(b, scales.a[row], scales.b));
+          rowScales.empty() ? scales.b
+          : !scales.b       ? rowScales[row]
+                            : arith::MulFOp::create(b, rowScales[row], scales.b));
     return ptx::pinRegisters(b, promoteWith(b, factors, {}));
   }
   // Both: sa x sb per row, unless a product leaves f32's normal range
@@ -236,8 +260,8 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
   SmallVector<Value, 2> products;
   Value exact;
   for (int64_t row = 0; row < 2; ++row) {
-    products.push_back(arith::MulFOp::create(b, scales.a[row], scales.b));
-    Value rowExact = createScaleProductIsExact(b, b.getLoc(), scales.a[row],
+    products.push_back(arith::MulFOp::create(b, rowScales[row], scales.b));
+    Value rowExact = createScaleProductIsExact(b, b.getLoc(), rowScales[row],
                                                scales.b, products.back());
     exact = exact ? arith::AndIOp::create(b, exact, rowExact) : rowExact;
   }
@@ -250,7 +274,7 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
       [&](OpBuilder &nested, Location loc) {
         ImplicitLocOpBuilder inner(loc, nested);
         SmallVector<Value, 2> seconds(2, scales.b);
-        scf::YieldOp::create(inner, promoteWith(inner, scales.a, seconds));
+        scf::YieldOp::create(inner, promoteWith(inner, rowScales, seconds));
       });
   return ptx::pinRegisters(b, ifOp.getResult(0));
 }
@@ -266,9 +290,9 @@ std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
   // The verdict is the same in every thread of the warpgroup (agreed at
   // its named barrier, ScaleCheck::poll), so both branches' wgmma stay
   // warpgroup-uniform.
-  Type fragmentType = spec.getFragmentType();
-  auto ifOp = scf::IfOp::create(b, TypeRange{fragmentType, fragmentType},
-                                productsChecked, /*withElse=*/true);
+  auto ifOp = scf::IfOp::create(
+      b, TypeRange{spec.getAccumulatorType(), spec.getFragmentType()},
+      productsChecked, /*withElse=*/true);
   for (bool checked : {true, false}) {
     ImplicitLocOpBuilder inner(b.getLoc(), checked
                                                ? ifOp.getThenBodyBuilder()
@@ -285,46 +309,59 @@ std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
                                                 ArrayRef<Value> rows,
                                                 Value fragment,
                                                 bool productsChecked) const {
-  // One K tile's wgmma group at a time: issue, wait_group 0, release the
-  // stage, promote. A fragment's registers are carried to the next K
-  // tile, whose first step overwrites them (scale-d zero), so no zeroing
-  // is issued. K tile 0, in flight since before this tile: its scales,
-  // then the wait and its promotion into a zero accumulator.
+  // One K tile's wgmma group at a time (a wave's, in turn): issue,
+  // wait_group 0, release the stage after the last, promote. A fragment's
+  // registers are carried to the next K tile, whose first step overwrites
+  // them (scale-d zero), so no zeroing is issued. K tile 0 (its wave 0),
+  // in flight since before this tile: its scales, then the wait and its
+  // promotion into a zero accumulator.
   IssuedKTile first;
   for (bool fromStage : {false, true})
     loadScales(b, tile, rows, constant(b, 0), fromStage, first.scales);
   first.scales.productsChecked = productsChecked;
   first.fragment = fragment;
   first.stage = ring.getState(b, tile.firstIteration).stage;
-  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
   Value accumulator =
-      retire(b, first, LLVM::ZeroOp::create(b, spec.getFragmentType()));
+      retire(b, first, LLVM::ZeroOp::create(b, spec.getAccumulatorType()));
   Value spare = first.fragment;
   if (spec.plan.kTiles == 1)
     return {accumulator, spare};
-  // K tiles 1, 2, ...
+  // K tiles 1, 2, ... Scales from global memory are loaded a K tile ahead
+  // and carried: ptxas puts their product before the K tile's wgmma issue,
+  // which would otherwise wait on L2 there (the consumers' largest stall
+  // besides the wait for wgmma in a profile on an H200). The last K tile
+  // loads its own again.
   Value c1 = constant(b, 1);
-  auto loop = scf::ForOp::create(b, c1, tile.kTiles, c1,
-                                 ValueRange{accumulator, spare});
+  Value lastKt = arith::SubIOp::create(b, tile.kTiles, c1);
+  KTileScales ahead;
+  loadScales(b, tile, rows, arith::MinUIOp::create(b, c1, lastKt),
+             /*fromStage=*/false, ahead);
+  SmallVector<Value> initial = {accumulator, spare};
+  llvm::append_range(initial, ahead.flatten());
+  auto loop = scf::ForOp::create(b, c1, tile.kTiles, c1, initial);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  // Scales from global memory are loaded before the wait for the stage
-  // (their latency then overlaps it), the stage's boxes read after it,
-  // before the wgmma steps are issued.
-  KTileScales scales;
-  loadScales(b, tile, rows, kt, /*fromStage=*/false, scales);
+  ValueRange carried = loop.getRegionIterArgs();
+  KTileScales scales = ahead.withValues(carried.drop_front(2));
+  KTileScales upcoming;
+  loadScales(b, tile, rows,
+             arith::MinUIOp::create(b, arith::AddIOp::create(b, kt, c1),
+                                    lastKt),
+             /*fromStage=*/false, upcoming);
+  // The stage's boxes are read after the wait for it, before the wgmma
+  // steps are issued.
   RingState state =
       ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
   ring.waitFull(b, state);
   loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
-  IssuedKTile next =
-      issueOnStage(b, state.stage, loop.getRegionIterArgs()[1]);
+  IssuedKTile next = issueOnStage(b, state.stage, carried[1]);
   scales.productsChecked = productsChecked;
   next.scales = scales;
-  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  Value promoted = retire(b, next, loop.getRegionIterArgs()[0]);
-  scf::YieldOp::create(b, ValueRange{promoted, next.fragment});
+  Value promoted = retire(b, next, carried[0]);
+  SmallVector<Value> yielded = {promoted, next.fragment};
+  llvm::append_range(yielded, upcoming.flatten());
+  scf::YieldOp::create(b, yielded);
   return {loop.getResult(0), loop.getResult(1)};
 }
 
@@ -335,6 +372,8 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
   // wait_group 1 and the previous stage released: no register of a group
   // in flight is read), then wait_group 0 and the promotion. `fragment`
   // holds K tile 0's group, in flight.
+  // (Tiles of waves have block scales: planWgmmaKernel.)
+  assert(spec.tiling().waves == 1 && "deferred promotion of waves");
   int64_t promotionKTiles = spec.plan.promotionKTiles;
   Type fragmentType = spec.getFragmentType();
   Value c1 = constant(b, 1);

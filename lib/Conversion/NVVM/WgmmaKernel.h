@@ -124,6 +124,12 @@ struct KernelSpec {
   getScaleTensorMapType(const WgmmaScaleBox &box) const;
   /// A consumer's f32 fragment: wgmma M x its columns over 128 threads.
   LLVM::LLVMStructType getFragmentType() const;
+  /// A consumer's f32 sums: a fragment per wave, in turn (the fragment's
+  /// type where the tile has one wave).
+  LLVM::LLVMStructType getAccumulatorType() const;
+  /// Wave `wave`'s fragment of `accumulator` (getAccumulatorType).
+  Value getWave(ImplicitLocOpBuilder &b, Value accumulator,
+                int64_t wave) const;
   /// Consumer `consumer`'s part of the tile: its first row and column
   /// there (the column null where the consumers split rows only).
   Value getConsumerRow(ImplicitLocOpBuilder &b, Value consumer) const;
@@ -470,10 +476,11 @@ struct ConsumerThread {
                      const WorkTile &tile) const;
   Value getOriginColumn(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                         const WorkTile &tile) const;
-  /// The thread's two output rows of `tile` and its first column there
-  /// (add groupColumns x group for column group `group`), from the
-  /// accumulator layout of the intrinsic table's wgmma row.
-  std::pair<std::array<Value, 2>, Value>
+  /// The thread's output rows of `tile`, two per wave (wave by wave), and
+  /// its first column there (add groupColumns x group for column group
+  /// `group`), from the accumulator layout of the intrinsic table's wgmma
+  /// row.
+  std::pair<SmallVector<Value, 4>, Value>
   getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
               const WorkTile &tile) const;
   /// The warpgroup meets at its named barrier.
@@ -484,14 +491,35 @@ struct ConsumerThread {
 class Mainloop {
 public:
   /// A K tile's block scales as loaded: B's for the block's columns and
-  /// A's for each of the thread's rows (each null where that operand is
-  /// not block-scaled).
+  /// A's for each of the thread's rows, wave by wave (each null where that
+  /// operand is not block-scaled).
   struct KTileScales {
     Value b;
     SmallVector<Value, 2> a;
     /// Both: whether every scale was found in range ahead (ScaleCheck),
     /// so that every product sa x sb is exact and the promotion tests none.
     bool productsChecked = false;
+    /// The loaded scales in order (B's, then A's), and the same scales
+    /// with `values` (as flatten() ordered them) in their place.
+    SmallVector<Value> flatten() const {
+      SmallVector<Value> values;
+      if (b)
+        values.push_back(b);
+      llvm::append_range(values, a);
+      return values;
+    }
+    KTileScales withValues(ValueRange values) const {
+      KTileScales scales = *this;
+      if (scales.b) {
+        scales.b = values.front();
+        values = values.drop_front();
+      }
+      for (Value &scale : scales.a) {
+        scale = values.front();
+        values = values.drop_front();
+      }
+      return scales;
+    }
   };
   /// A K tile whose wgmma group was issued: its fragment, its ring stage
   /// and its block scales.
@@ -512,9 +540,10 @@ public:
   /// flight may still be writing) instead of starting anew.
   IssuedKTile issue(ImplicitLocOpBuilder &b, const RingState &state,
                     Value spare, bool accumulate = false) const;
-  /// issue() on stage `stage`, which the caller waited for.
+  /// issue() on stage `stage`, which the caller waited for: of the
+  /// consumer's wave `wave` (its rows of A from wave x wgmma M on).
   IssuedKTile issueOnStage(ImplicitLocOpBuilder &b, Value stage, Value spare,
-                           bool accumulate = false) const;
+                           bool accumulate = false, int64_t wave = 0) const;
   /// A work item's K tiles after its K tile 0, whose group (`fragment`) is
   /// in flight: returns the item's f32 sums (before the epilogue's scales)
   /// and the spare fragment. `productsChecked` (i1, or null): the item's
@@ -533,18 +562,20 @@ private:
   void loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
                   ArrayRef<Value> rows, Value kt, bool fromStage,
                   KTileScales &scales) const;
-  /// After the wait for `tile`'s group: releases its stage and returns
-  /// `accumulator` plus the scaled fragment; `tile.fragment` becomes the
-  /// pinned fragment, for the next K tile.
+  /// With `tile`'s group (wave 0's) in flight: waits for it, then issues
+  /// and waits for the other waves' in turn, releases its stage and
+  /// returns `accumulator` plus each wave's scaled fragment;
+  /// `tile.fragment` becomes the pinned fragment, for the next K tile.
   Value retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
                Value accumulator) const;
   /// One lane per warp releases `stage` (after a wait for the groups that
   /// read it: wait_group is warp-wide).
   void releaseStage(ImplicitLocOpBuilder &b, Value stage) const;
-  /// `accumulator` plus `tile`'s fragment times its block scales (if any),
-  /// pinned; `tile.fragment` becomes the pinned fragment.
-  Value promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
-                Value accumulator) const;
+  /// `accumulator` plus `tile`'s fragment (wave `wave`'s) times its block
+  /// scales (if any) in the wave's part, pinned; `tile.fragment` becomes
+  /// the pinned fragment.
+  Value promote(ImplicitLocOpBuilder &b, IssuedKTile &tile, Value accumulator,
+                int64_t wave = 0) const;
   /// Block scales: one wgmma group at a time, each promoted.
   std::pair<Value, Value> buildPerKTile(ImplicitLocOpBuilder &b,
                                         const WorkTile &tile,

@@ -107,14 +107,17 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
 }
 
 /// Sets `tiling`'s tile to `rows` x `columns`, computed by two consumer
-/// warpgroups (rows of wgmma M each, or with `splitColumns` halves of the
-/// columns of a tile of wgmma M rows), or one where the tile has wgmma M
-/// rows; and what follows: the threads and the registers.
+/// warpgroups (rows of wgmma M each, two waves of them each in a tile of 4
+/// wgmma M, or with `splitColumns` halves of the columns of a tile of
+/// wgmma M rows), or one where the tile has wgmma M rows; and what
+/// follows: the threads and the registers.
 static void setTileShape(WgmmaTiling &tiling, int64_t rows, int64_t columns,
                          bool splitColumns, const NvidiaChipInfo &chip) {
   int64_t wgmmaM = chip.getWgmma().m;
   int64_t consumers = rows == wgmmaM && !splitColumns ? 1 : 2;
   tiling.consumers = consumers;
+  // Two consumers of more than wgmma M rows each: waves of wgmma M rows.
+  tiling.waves = std::max<int64_t>(1, rows / (consumers * wgmmaM));
   tiling.tileM = rows;
   tiling.tileN = columns;
   tiling.aLoadRows = rows;
@@ -298,10 +301,11 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
                   "wgmma accumulator layout");
   int64_t wgmmaM = chip.getWgmma().m;
   if (options.tileM != 0 && options.tileM != wgmmaM &&
-      options.tileM != 2 * wgmmaM)
-    return refuse(llvm::formatv("tile-m must be 0 (chosen per matmul), {0} "
-                                "or {1}, got {2}",
-                                wgmmaM, 2 * wgmmaM, options.tileM));
+      options.tileM != 2 * wgmmaM && options.tileM != 4 * wgmmaM)
+    return refuse(llvm::formatv("tile-m must be 0 (chosen per matmul), {0}, "
+                                "{1} or {2}, got {3}",
+                                wgmmaM, 2 * wgmmaM, 4 * wgmmaM,
+                                options.tileM));
   if (options.tileN != 0 &&
       !llvm::is_contained(kWgmmaTileColumns, options.tileN))
     return refuse(llvm::formatv("tile-n must be 0 (chosen per matmul), 64 "
@@ -368,6 +372,16 @@ static std::string getIneligibility(const WgmmaProblem &problem,
       return "FP8 output scale blocks not dividing the kernel's tiles";
   if (!problem.contiguous)
     return "strided operands";
+  // Waves share one fragment, promoted every K tile: block scales only
+  // (the others' fragments sum several K tiles, one per wave would not
+  // fit in the registers). A tile's rows lie in one group's (contiguous:
+  // 128-row segments), which 256 rows would not.
+  if (tiling.waves > 1 &&
+      (!(problem.aScales.perKTile() || problem.bScales.perKTile()) ||
+       problem.groups != 0))
+    return llvm::formatv("a tile of {0} rows (tile-m) without block scales "
+                         "or in a grouped matmul",
+                         tiling.tileM);
   // TMA reads rows at 16-byte aligned strides.
   if (problem.k % 16 != 0)
     return "K not a positive multiple of 16";
@@ -386,6 +400,18 @@ static std::string getIneligibility(const WgmmaProblem &problem,
   return "";
 }
 
+/// Whether `tiling`'s shared memory fits in a block, after taking stages
+/// from a tile of waves down to 2 where it does not (its 48 KiB stages
+/// keep the staging buffers and scale slots beside the ring).
+static bool fitStages(WgmmaTiling &tiling, const NvidiaChipInfo &chip) {
+  auto fits = [&] {
+    return getSharedLayout(tiling, chip).bytes <= chip.maxSharedBytesPerBlock;
+  };
+  while (!fits() && tiling.waves > 1 && tiling.stages > 2)
+    --tiling.stages;
+  return fits();
+}
+
 /// The bytes of D's staging buffers where D's tiles go out through shared
 /// memory and TMA stores, else 0: elements TMA may store whose rows are
 /// 16-byte aligned (a tensor map's strides), when the buffers fit beside
@@ -398,9 +424,11 @@ static int64_t getStagingBytes(const WgmmaProblem &problem,
       problem.n * elementBytes % chip.tmaGlobalAlignment != 0 ||
       tiling.consumerColumns * elementBytes % chip.swizzleBytes != 0)
     return 0;
+  // The waves of a consumer go out in turn through one buffer.
   WgmmaTiling staged = tiling;
-  staged.stagingBytes = tiling.tileM * tiling.tileN * elementBytes;
-  if (getSharedLayout(staged, chip).bytes > chip.maxSharedBytesPerBlock)
+  staged.stagingBytes =
+      tiling.tileM / tiling.waves * tiling.tileN * elementBytes;
+  if (!fitStages(staged, chip))
     return 0;
   return staged.stagingBytes;
 }
@@ -431,6 +459,11 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // stream B, and the bytes in flight are what keep HBM busy.
   tiling.stages = moduleTiling.stages * moduleTiling.stageBytes() /
                   tiling.stageBytes();
+  // A tile of waves takes `stages` of its own 48 KiB where they fit
+  // (fitStages): 2 stages of 128 x 128 tiles' bytes would leave TMA one
+  // stage ahead of the consumers.
+  if (tiling.waves > 1)
+    tiling.stages = moduleTiling.stages;
   std::string reason = getIneligibility(problem, tiling);
   if (!reason.empty())
     return refuse(reason);
@@ -479,9 +512,12 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
     plan.unitRows = plan.tileRows / tiling.clusterRows;
     plan.rasterUnits =
         std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
+    // (Not split where a consumer has waves: reduceStreamKPart adds one
+    // wave's fragment.)
     plan.schedule = getTileSchedule(plan.units(), tiling.clusterRows,
                                     plan.rasterUnits, plan.kTiles, chip,
-                                    options.streamK, options.maxBlocks,
+                                    options.streamK && tiling.waves == 1,
+                                    options.maxBlocks,
                                     options.dynamicSchedule);
   }
   tiling.itemSlots = plan.schedule.dynamic;
@@ -504,8 +540,11 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       setScaleSlot(tiling, a, b);
       // (Where the slots do not fit beside the ring, the consumers load
       // the scales.)
-      if (getSharedLayout(tiling, chip).bytes > chip.maxSharedBytesPerBlock)
+      int64_t stages = tiling.stages;
+      if (!fitStages(tiling, chip)) {
         setScaleSlot(tiling, WgmmaScaleBox(), WgmmaScaleBox());
+        tiling.stages = stages;
+      }
     }
   }
   // Both operands' block scales: their products decide the promotion's
@@ -534,6 +573,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       problem.masked && problem.m % tiling.tileM != 0
           ? 0
           : getStagingBytes(problem, tiling, chip);
+  fitStages(tiling, chip);
   plan.shared = getSharedLayout(tiling, chip);
   // Block scales change every K tile; the others wait for the epilogue.
   plan.promotionKTiles = getWgmmaPromotionKTiles(

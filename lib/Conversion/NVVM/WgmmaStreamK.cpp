@@ -54,6 +54,8 @@ std::pair<Value, Value> wgmma::reduceStreamKPart(
   const WgmmaTiling &tiling = spec.tiling();
   const TileSchedule &schedule = spec.plan.schedule;
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  // (Tiles of waves are not split: planWgmmaKernel.)
+  assert(spec.tiling().waves == 1 && "a Stream-K part of waves");
   LLVM::LLVMStructType fragmentType = spec.getFragmentType();
   // A thread's fragment as 16-byte vectors; the warpgroup's threads store
   // each vector side by side (coalesced), consumer by consumer, slot by

@@ -148,7 +148,7 @@ void checkOptions() {
   WgmmaOptions rows;
   rows.tileM = 96;
   c.expect("tile-m=96", optionError(rows),
-           "tile-m must be 0 (chosen per matmul), 64 or 128, got 96");
+           "tile-m must be 0 (chosen per matmul), 64, 128 or 256, got 96");
   WgmmaOptions columns;
   columns.tileN = 32;
   c.expect("tile-n=32", optionError(columns),
@@ -423,6 +423,68 @@ void checkRowVersions() {
   forced.tileN = 128;
   c.expect("forced", describe(getRowVersions(runtime, forced, hopper())),
            "0:128x128 ");
+}
+
+void checkWaves() {
+  Case c("tiles of two waves");
+  // tile-m=256, 4096 x 7168 x 16384 with 1x128 x 128x128 scales: two
+  // consumers of 128 rows each, computed as two waves of wgmma M (64) rows
+  // through one fragment.
+  WgmmaOptions options;
+  options.tileM = 256;
+  WgmmaPlan p = plan(c, blockwiseProblem(4096, 7168, 16384), options);
+  const WgmmaTiling &t = p.tiling;
+  c.expect("tile", t.tileM * 1000 + t.tileN, 256128);
+  c.expect("consumers", t.consumers, 2);
+  c.expect("waves", t.waves, 2);
+  c.expect("threads", t.threads, 384);
+  // (65536 - 128 x 40) / 256, in steps of 8.
+  c.expect("consumer registers", t.consumerRegisters, 232);
+  c.expect("A load rows", t.aLoadRows, 256);
+  c.expect("stage bytes", p.shared.stageBytes, (256 + 128) * 128);
+  // 4 stages of 48 KiB (196608), their barriers (32 bytes), then D's
+  // staging atom-aligned: one wave of each consumer at a time, 128 rows
+  // x 128 columns of bf16 (32768 bytes): 197632 + 32768 + 1024.
+  c.expect("stages", t.stages, 4);
+  c.expect("staging", p.shared.staging, 197632);
+  c.expect("staging per consumer", p.shared.stagingBytesPerConsumer, 16384);
+  c.expect("shared bytes", p.shared.bytes, 231424);
+  c.expect("promotion K tiles", p.promotionKTiles, 1);
+  // 16 x 56 tiles in 7 rounds on 128 blocks.
+  c.expect("units", p.units(), 896);
+  c.expect("blocks", p.schedule.blocks, 128);
+  // 1792 x 2432 x 8192: 7 x 19 = 133 tiles, a last round of one tile on
+  // 132 blocks, which Stream-K would split into 8 parts (64 K tiles); tiles
+  // of waves are not split: 72 blocks take the 133 tiles in 2 rounds.
+  WgmmaPlan unsplit = plan(c, blockwiseProblem(1792, 2432, 8192), options);
+  c.expect("133 tiles: parts", unsplit.schedule.parts, 1);
+  c.expect("133 tiles: blocks", unsplit.schedule.blocks, 72);
+  // MN-major A scales: each stage's slot holds A's box of the tile's 256
+  // rows (1024 bytes) and B's 16 bytes (1152 with alignment). With 4
+  // stages, slots and staging need 235520 bytes, more than 232448: 3
+  // stages, 147456 + 24, slots at 147584 (3 x 1152), staging at 151552.
+  WgmmaProblem mn = blockwiseProblem(4096, 7168, 16384);
+  mn.aScales.mnMajor = true;
+  WgmmaPlan staged = plan(c, mn, options);
+  c.expect("MN-major: A box", staged.tiling.aScaleBox.inner, 256);
+  c.expect("MN-major: slot", staged.tiling.scaleSlotBytes, 1152);
+  c.expect("MN-major: stages", staged.tiling.stages, 3);
+  c.expect("MN-major: slots", staged.shared.scaleSlots, 147584);
+  c.expect("MN-major: staging", staged.shared.staging, 151552);
+  c.expect("MN-major: shared bytes", staged.shared.bytes, 185344);
+  // Waves share one fragment promoted every K tile: block scales only, and
+  // not in a grouped matmul (a tile's rows would span two groups'
+  // 128-row segments).
+  const char *refusal = "a tile of 256 rows (tile-m) without block scales "
+                        "or in a grouped matmul";
+  c.expect("per-tensor", whyNot(problem(4096, 4096, 4096), options), refusal);
+  WgmmaProblem grouped = blockwiseProblem(4096, 4096, 4096);
+  grouped.groups = 4;
+  c.expect("grouped", whyNot(grouped, options), refusal);
+  // One operand's block scales suffice.
+  WgmmaProblem rowBlock = blockwiseProblem(4096, 4096, 4096);
+  rowBlock.aScales.kind = WgmmaScales::Kind::PerRow;
+  c.expect("per-row A, block B", whyNot(rowBlock, options), "");
 }
 
 void checkClusters() {
@@ -717,6 +779,7 @@ int main() {
   checkScaleChecks();
   checkScaleBoxes();
   checkRowVersions();
+  checkWaves();
   checkClusters();
   checkStaging();
   checkIneligible();

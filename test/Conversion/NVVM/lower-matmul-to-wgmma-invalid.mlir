@@ -45,7 +45,7 @@
 // DYNAMIC8: qmm-lower-matmul-to-wgmma: 8 stages need 263284 bytes of shared memory; sm_90a has 232448 per block
 // The kernel's tiles: one or two consumer warpgroups of wgmma M (64) rows,
 // 64 or 128 columns (0: chosen per matmul).
-// TILE-M: qmm-lower-matmul-to-wgmma: tile-m must be 0 (chosen per matmul), 64 or 128, got 96
+// TILE-M: qmm-lower-matmul-to-wgmma: tile-m must be 0 (chosen per matmul), 64, 128 or 256, got 96
 // TILE-N: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 32
 // TILE-N-PIPELINE: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 256
 // dynamic-schedule is a boolean.

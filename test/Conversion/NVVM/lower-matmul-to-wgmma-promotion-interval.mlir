@@ -16,8 +16,8 @@
 // K tile 0, issued before the tile loop, is waited for and added into
 // zeros; then K tiles 1 .. 7 the same way, each after its issue.
 // EVERY:         scf.for
-// EVERY:           nvvm.wgmma.wait.group.sync.aligned 0
-// EVERY-NEXT:      %[[ZERO:.*]] = llvm.mlir.zero
+// EVERY:           %[[ZERO:.*]] = llvm.mlir.zero
+// EVERY-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // EVERY:           nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // EVERY:           llvm.extractvalue %[[ZERO]][0]
 // EVERY:           arith.addf

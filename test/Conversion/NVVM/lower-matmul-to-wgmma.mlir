@@ -263,12 +263,22 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:             %[[X2:.*]] = arith.mulf %{{.*}}, %[[SA1]]
 // CHECK:             llvm.intr.fma(%[[X2]], %[[SB]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:       arith.addf
-// The K loop: each K tile's scales loaded before the wait for its stage,
-// multiplied after the wait for its group.
-// CHECK:           scf.for {{.*}} iter_args
-// CHECK:             %[[KSB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
-// CHECK:             %[[KSA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
-// CHECK:             memref.load %{{.*}} : memref<256x4xf32>
+// The K loop: each K tile's scales loaded a K tile ahead (K tile 1's
+// before the loop, at min(1, K tiles - 1)) and carried (B's, then A's
+// rows), multiplied after the wait for its group; each trip loads the
+// next K tile's (the last K tile's again on the last trip) before the
+// wait for its stage.
+// CHECK:           %[[LASTKT:.*]] = arith.subi %c4{{.*}}, %c1{{.*}} : index
+// CHECK-NEXT:      %[[AHEAD:.*]] = arith.minui %c1{{.*}}, %[[LASTKT]] : index
+// CHECK:           %[[AHEADB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:           %[[AHEADA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           %[[AHEADA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:           scf.for %[[KT:.*]] = %c1{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[KSB:.*]] = %[[AHEADB]], %[[KSA0:.*]] = %[[AHEADA0]], %[[KSA1:.*]] = %[[AHEADA1]])
+// CHECK-NEXT:        %[[KT1:.*]] = arith.addi %[[KT]], %c1
+// CHECK-NEXT:        arith.minui %[[KT1]], %[[LASTKT]] : index
+// CHECK:             %[[NEXTB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:             %[[NEXTA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:             %[[NEXTA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK-NOT:         arith.mulf
 // CHECK:             nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:     nvvm.wgmma.mma_async
@@ -281,7 +291,7 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:               %[[KX0:.*]] = arith.mulf %{{.*}}, %[[KSA0]]
 // CHECK:               llvm.intr.fma(%[[KX0]], %[[KSB]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:         arith.addf
-// CHECK:             scf.yield
+// CHECK:             scf.yield %{{.*}}, %{{.*}}, %[[NEXTB]], %[[NEXTA0]], %[[NEXTA1]] :
 // The next tile's K tile 0, then the epilogue: f32 pairs staged in shared
 // memory, 4 boxes of 32 columns stored with TMA.
 // CHECK:           scf.if

@@ -37,8 +37,9 @@ struct WgmmaOptions {
   bool dynamicSchedule = false;
   bool checkScalesAhead = true;
   bool stageScales = true;
-  /// A kernel tile's rows (wgmma M per consumer warpgroup: 64 or 128) and
-  /// columns (64 or 128); 0 chooses per matmul (chooseTileShape).
+  /// A kernel tile's rows (64: one consumer warpgroup of wgmma M rows;
+  /// 128: two; 256: two of two waves each) and columns (64 or 128); 0
+  /// chooses per matmul (chooseTileShape).
   int64_t tileM = 0, tileN = 0;
 };
 
@@ -114,6 +115,12 @@ struct WgmmaScaleBox {
 struct WgmmaTiling {
   int64_t tileM = 0, tileN = 0, tileK = 0, stages = 0, consumers = 0,
           threads = 0;
+  /// Blocks of wgmma M rows each consumer computes in turn per K tile
+  /// (1, or 2 in a 256-row tile): a wave's wgmma group is issued, waited
+  /// for and promoted into its part of the accumulator before the next
+  /// wave's, so that one fragment of wgmma M rows serves them all (the
+  /// accumulator holds `waves` of them).
+  int64_t waves = 1;
   /// The columns of a consumer's part of the tile (wgmma N): the whole
   /// tile's where the consumers split its rows (wgmma M each), half of it
   /// where a 64-row tile's two consumers split its columns.
