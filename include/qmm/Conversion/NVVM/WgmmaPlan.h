@@ -276,6 +276,13 @@ std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
                                             const WgmmaOptions &options,
                                             const NvidiaChipInfo &chip);
 
+/// The rows of A's tile that TMA loads into a stage (WgmmaTiling::aLoadRows)
+/// for `rows` rows of A (a static M, or a run-time M's bound; 0: unknown) in
+/// tiles of `tileRows`: A's rows rounded up to a swizzle atom (8 rows) where
+/// they are fewer than a single consumer row's wgmma M, else the tile's.
+int64_t getALoadRows(int64_t rows, int64_t tileRows,
+                     const NvidiaChipInfo &chip);
+
 /// A version of a run-time M's kernel: the tile shape chooseTileShape
 /// gives a static M of up to `maxRows` rows (0: any M above the versions
 /// before).
@@ -289,7 +296,8 @@ struct WgmmaRowVersion {
 /// M whose 128-column tiles would leave half the multiprocessors idle),
 /// one version per shape in M's order, the last for any larger M (the
 /// large-M shape); else the single version. A version within one tile row
-/// stays apart from larger M of its shape: its schedule is static.
+/// stays apart from larger M of its shape: its schedule is static; so do
+/// M <= 8, 16, 32 and 48, whose A boxes are smaller (getALoadRows).
 llvm::SmallVector<WgmmaRowVersion, 3>
 getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
                const NvidiaChipInfo &chip);
