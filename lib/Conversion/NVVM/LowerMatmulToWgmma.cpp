@@ -655,7 +655,8 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
     ImplicitLocOpBuilder consumer(b.getLoc(), roles.getElseBodyBuilder());
     NVVM::SetMaxRegisterOp::create(consumer, tiling.consumerRegisters,
                                    NVVM::SetMaxRegisterAction::increase);
-    Value consumerIndex = arith::SubIOp::create(consumer, warpgroup, c1);
+    Value consumerIndex = ptx::broadcastFromLaneZero(
+        consumer, arith::SubIOp::create(consumer, warpgroup, c1));
     buildConsumerRole(consumer,
                       ConsumerParts{spec, arguments, shared, ring, scheduler,
                                     queuePointer, scaleCheckPointer},

@@ -197,3 +197,14 @@ Value ptx::pinRegisters(ImplicitLocOpBuilder &b, Value value) {
       llvm::join(outputs, ",") + "," + llvm::join(inputs, ",");
   return createAsm(b, type, registers, "", constraints).getResult(0);
 }
+
+Value ptx::broadcastFromLaneZero(ImplicitLocOpBuilder &b, Value value) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int32_t v) -> Value {
+    return arith::ConstantIntOp::create(b, i32, v);
+  };
+  Value lane0 = NVVM::ShflOp::create(
+      b, i32, constant(-1), arith::IndexCastOp::create(b, i32, value),
+      constant(0), constant(0x1f), NVVM::ShflKind::idx, UnitAttr());
+  return arith::IndexCastOp::create(b, b.getIndexType(), lane0);
+}

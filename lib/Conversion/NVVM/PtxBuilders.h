@@ -77,6 +77,11 @@ Value loadRelaxedVectors(ImplicitLocOpBuilder &b, Value address,
 Value barrierReduceOr(ImplicitLocOpBuilder &b, Value value, Value id,
                       int64_t threads);
 
+/// `value` (index, the same in every lane of the warp) as lane 0 holds it
+/// (shfl.sync.idx): ptxas then knows it is warp-uniform, and keeps what is
+/// computed from it (the wgmma descriptors) in uniform registers. CUTLASS
+/// broadcasts its warpgroup index the same way.
+Value broadcastFromLaneZero(ImplicitLocOpBuilder &b, Value value);
 /// `value` (an LLVM struct of registers) unchanged, through an empty
 /// volatile asm statement that defines its registers anew: LLVM keeps the
 /// reads and writes of async wgmma registers on the right side of the

@@ -31,8 +31,13 @@
 // CHECK:         arith.addi %[[BSTAGE]], %[[BOFFSET]] : index
 // CHECK:         nvgpu.tma.async.load {{.*}} -> memref<128x128xf8E4M3FN
 // Consumer c's B rows start c x 64 x 128 bytes into the stage's B tile.
+// The consumer's index, broadcast from lane 0 (shfl.sync.idx), so that
+// ptxas keeps what is computed from it in uniform registers.
 // CHECK:         nvvm.setmaxregister  increase 232
-// CHECK:         %[[CONSUMER:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK:         %[[WARPGROUP:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK:         %[[WARPGROUP32:.*]] = arith.index_cast %[[WARPGROUP]] : index to i32
+// CHECK:         %[[LANE0:.*]] = nvvm.shfl.sync idx %c-1_i32, %[[WARPGROUP32]], %c0_i32, %c31_i32 : i32 -> i32
+// CHECK:         %[[CONSUMER:.*]] = arith.index_cast %[[LANE0]] : i32 to index
 // CHECK:         %[[PART:.*]] = arith.remui %[[CONSUMER]], %c2{{(_[0-9]+)?}} : index
 // CHECK:         arith.muli %[[PART]], %c64{{(_[0-9]+)?}} : index
 // CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
