@@ -144,8 +144,7 @@ LLVM::LLVMStructType KernelSpec::getFragmentType() const {
 LLVM::LLVMStructType KernelSpec::getAccumulatorType() const {
   if (tiling().waves == 1)
     return getFragmentType();
-  SmallVector<Type> fields(tiling().waves *
-                               getFragmentType().getBody().size(),
+  SmallVector<Type> fields(tiling().waves * getFragmentType().getBody().size(),
                            Float32Type::get(getContext()));
   return LLVM::LLVMStructType::getLiteral(getContext(), fields);
 }
@@ -170,8 +169,8 @@ Value KernelSpec::getConsumerRow(ImplicitLocOpBuilder &b,
   Value rowOfParts =
       alongN == 1 ? consumer
                   : arith::DivUIOp::create(b, consumer, constant(b, alongN));
-  return arith::MulIOp::create(
-      b, rowOfParts, constant(b, tiling().waves * chip.getWgmma().m));
+  return arith::MulIOp::create(b, rowOfParts,
+                               constant(b, tiling().waves * chip.getWgmma().m));
 }
 
 Value KernelSpec::getConsumerColumn(ImplicitLocOpBuilder &b,
@@ -292,9 +291,9 @@ ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   SmallVector<Value, 4> rows;
   for (int64_t wave = 0; wave < spec.tiling().waves; ++wave) {
     Value waveRow =
-        wave == 0 ? firstRow
-                  : arith::AddIOp::create(b, firstRow,
-                                          constant(b, wave * wgmma.m));
+        wave == 0
+            ? firstRow
+            : arith::AddIOp::create(b, firstRow, constant(b, wave * wgmma.m));
     rows.push_back(waveRow);
     rows.push_back(
         arith::AddIOp::create(b, waveRow, constant(b, wgmma.secondRow)));
@@ -389,8 +388,8 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
       for (int64_t wave = 0; wave < spec.tiling().waves; ++wave) {
         WorkTile waveTile = tile;
         if (wave != 0)
-          waveTile.blockRow = arith::AddIOp::create(
-              b, tile.blockRow, constant(b, wave * wgmmaM));
+          waveTile.blockRow = arith::AddIOp::create(b, tile.blockRow,
+                                                    constant(b, wave * wgmmaM));
         epilogue.build(b, waveTile, spec.getWave(b, accumulator, wave),
                        ArrayRef<Value>(rows).slice(2 * wave, 2), laneColumn);
       }
@@ -464,9 +463,8 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
     }
     // A Stream-K part: the epilogue where it completes the tile.
     Type i1 = b.getI1Type();
-    auto ending =
-        scf::IfOp::create(b, TypeRange{i1, spec.getAccumulatorType()},
-                          tile.isPart, /*withElse=*/true);
+    auto ending = scf::IfOp::create(b, TypeRange{i1, spec.getAccumulatorType()},
+                                    tile.isPart, /*withElse=*/true);
     {
       ImplicitLocOpBuilder then(b.getLoc(), ending.getThenBodyBuilder());
       auto [completes, sums] = reduceStreamKPart(then, spec, parts.arguments,

@@ -113,14 +113,15 @@ Mainloop::IssuedKTile Mainloop::issueOnStage(ImplicitLocOpBuilder &b,
   IssuedKTile issued;
   issued.stage = stage;
   // The consumer's rows of A's tile (the wave's) and columns of B's (rows
-  // of B's K-major tile), tileK bytes each, in stage 0: their descriptors do not
-  // change across K tiles (LLVM hoists them), and a stage's are theirs
-  // plus the stage's offset in 16-byte units (the address field's; shared
-  // memory stays below 256 KiB, so it never carries out of the field).
+  // of B's K-major tile), tileK bytes each, in stage 0: their descriptors do
+  // not change across K tiles (LLVM hoists them), and a stage's are theirs plus
+  // the stage's offset in 16-byte units (the address field's; shared memory
+  // stays below 256 KiB, so it never carries out of the field).
   Value ringAddress = shared.getRingAddress();
   Value aRow = spec.getConsumerRow(b, thread.consumer);
   if (wave != 0)
-    aRow = arith::AddIOp::create(b, aRow, constant(b, wave * chip.getWgmma().m));
+    aRow =
+        arith::AddIOp::create(b, aRow, constant(b, wave * chip.getWgmma().m));
   Value aAddress = arith::AddIOp::create(
       b, ringAddress,
       arith::IndexCastOp::create(
@@ -250,7 +251,7 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
       factors.push_back(
           rowScales.empty() ? scales.b
           : !scales.b       ? rowScales[row]
-                            : arith::MulFOp::create(b, rowScales[row], scales.b));
+                      : arith::MulFOp::create(b, rowScales[row], scales.b));
     return ptx::pinRegisters(b, promoteWith(b, factors, {}));
   }
   // Both: sa x sb per row, unless a product leaves f32's normal range
@@ -345,10 +346,10 @@ std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
   ValueRange carried = loop.getRegionIterArgs();
   KTileScales scales = ahead.withValues(carried.drop_front(2));
   KTileScales upcoming;
-  loadScales(b, tile, rows,
-             arith::MinUIOp::create(b, arith::AddIOp::create(b, kt, c1),
-                                    lastKt),
-             /*fromStage=*/false, upcoming);
+  loadScales(
+      b, tile, rows,
+      arith::MinUIOp::create(b, arith::AddIOp::create(b, kt, c1), lastKt),
+      /*fromStage=*/false, upcoming);
   // The stage's boxes are read after the wait for it, before the wgmma
   // steps are issued.
   RingState state =

@@ -128,8 +128,7 @@ struct KernelSpec {
   /// type where the tile has one wave).
   LLVM::LLVMStructType getAccumulatorType() const;
   /// Wave `wave`'s fragment of `accumulator` (getAccumulatorType).
-  Value getWave(ImplicitLocOpBuilder &b, Value accumulator,
-                int64_t wave) const;
+  Value getWave(ImplicitLocOpBuilder &b, Value accumulator, int64_t wave) const;
   /// Consumer `consumer`'s part of the tile: its first row and column
   /// there (the column null where the consumers split rows only).
   Value getConsumerRow(ImplicitLocOpBuilder &b, Value consumer) const;

@@ -319,8 +319,7 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
       options.tileM != 2 * wgmmaM && options.tileM != 4 * wgmmaM)
     return refuse(llvm::formatv("tile-m must be 0 (chosen per matmul), {0}, "
                                 "{1} or {2}, got {3}",
-                                wgmmaM, 2 * wgmmaM, 4 * wgmmaM,
-                                options.tileM));
+                                wgmmaM, 2 * wgmmaM, 4 * wgmmaM, options.tileM));
   if (options.tileN != 0 &&
       !llvm::is_contained(kWgmmaTileColumns, options.tileN))
     return refuse(llvm::formatv("tile-n must be 0 (chosen per matmul), 64 "
@@ -469,9 +468,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // wgmma M rows from the stage's start then end inside it (B follows).
   // A run-time M bounded below wgmma M (a kernel version's) loads its
   // bound's rows the same way.
-  tiling.aLoadRows = getALoadRows(problem.runtimeRows ? problem.maxRows
-                                                      : problem.m,
-                                  rows, chip);
+  tiling.aLoadRows = getALoadRows(
+      problem.runtimeRows ? problem.maxRows : problem.m, rows, chip);
   // A smaller tile keeps the ring's bytes in more stages: small-M kernels
   // stream B, and the bytes in flight are what keep HBM busy.
   tiling.stages = moduleTiling.stages * moduleTiling.stageBytes() /
@@ -531,11 +529,10 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
         std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
     // (Not split where a consumer has waves: reduceStreamKPart adds one
     // wave's fragment.)
-    plan.schedule = getTileSchedule(plan.units(), tiling.clusterRows,
-                                    plan.rasterUnits, plan.kTiles, chip,
-                                    options.streamK && tiling.waves == 1,
-                                    options.maxBlocks,
-                                    options.dynamicSchedule);
+    plan.schedule =
+        getTileSchedule(plan.units(), tiling.clusterRows, plan.rasterUnits,
+                        plan.kTiles, chip, options.streamK && tiling.waves == 1,
+                        options.maxBlocks, options.dynamicSchedule);
   }
   tiling.itemSlots = plan.schedule.dynamic;
   // Block scales go through the ring: TMA copies each K tile's scales

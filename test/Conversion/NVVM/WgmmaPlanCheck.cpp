@@ -386,7 +386,8 @@ void checkRowVersions() {
   // tiles, at most half), 128 x 128 beyond (112 wide tiles or more).
   WgmmaProblem runtime = blockwiseProblem(0, 7168, 2048);
   runtime.runtimeRows = true;
-  c.expect("N 7168", describe(getRowVersions(runtime, WgmmaOptions(), hopper())),
+  c.expect("N 7168",
+           describe(getRowVersions(runtime, WgmmaOptions(), hopper())),
            "8:64x64 16:64x64 32:64x64 48:64x64 64:64x64 128:128x64 0:128x128 ");
   // N = 16384 (128 wide columns): 64 rows of 128 columns up to M = 64
   // (128 blocks; again boxes of 8 to 64 rows), then 128 x 128: one tile
@@ -406,14 +407,12 @@ void checkRowVersions() {
   small.tileN = 64;
   WgmmaPlan sixteen = plan(c, decode, small);
   c.expect("M <= 16: A load rows", sixteen.tiling.aLoadRows, 16);
-  c.expect("M <= 16: stage bytes", sixteen.shared.stageBytes,
-           (16 + 64) * 128);
+  c.expect("M <= 16: stage bytes", sixteen.shared.stageBytes, (16 + 64) * 128);
   c.expect("M = 16 static: A load rows",
            plan(c, blockwiseProblem(16, 7168, 2048), small).tiling.aLoadRows,
            16);
   decode.maxRows = 40;
-  c.expect("M <= 40: A load rows", plan(c, decode, small).tiling.aLoadRows,
-           40);
+  c.expect("M <= 40: A load rows", plan(c, decode, small).tiling.aLoadRows, 40);
   // A version within one tile row is planned as one tile row, statically:
   // at N = 4096, K = 7168, 32 tiles of 128 x 128 split along K into 4
   // parts (Stream-K) on 128 blocks, as the kernel compiled for M = 128.
