@@ -7,7 +7,9 @@
 //
 //   MatmulOperands  what the kernel reads of a qmm.matmul or a
 //                   qmm.grouped_matmul (WgmmaOperands.cpp)
-//   KernelSpec      the matmul, the chip and the plan (read only)
+//   KernelSpec      the matmul, the chip and the plan (read only);
+//                   ConsumerThread, a consumer's rows and columns
+//                   (WgmmaKernelSpec.cpp)
 //   KernelArguments the kernel's arguments as values of its body
 //   SharedMemory    the ring's address and typed views (WgmmaPipeline.cpp)
 //   RingPipeline    the `full` and `empty` mbarriers of the ring; a
