@@ -196,9 +196,9 @@ if [ "$mode" = validate ]; then
   save masked_row_few_blocks 128x512x512 --groups 8 --masked --a-scale row --b-scale row --max-blocks 3
   save masked_64x64_bias 192x320x640 --groups 4 --masked --a-scale row --b-scale row --bias bf16 --tile-m 64 --tile-n 64
   # A run-time M (issue 45): one kernel for every M, its grid and tensor
-  # maps from each plan's M; M = 1, 16 and 20 (A boxes of 8, 16 and 32 rows), a partial
-  # tile, several rounds; per-row f32 with C, bias and GELU; an FP8 output;
-  # a contiguous grouped matmul.
+  # maps from each plan's M; M = 1, 16 and 20 (A boxes of 8, 16 and 32
+  # rows), a partial tile, several rounds; per-row f32 with C, bias and
+  # GELU; an FP8 output; a contiguous grouped matmul.
   save_each_m dyn_m_block 384x1024 1,16,20,77,128,1000 --a-scale 1x128 --b-scale 128x128
   save_each_m dyn_m_row_f32 200x512 5,300 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate
   save_each_m dyn_m_fp8_out 256x512 40,256 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN

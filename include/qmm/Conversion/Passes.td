@@ -997,7 +997,8 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "target chip (sm_90a); empty: the IR's target (qmm-attach-target)">,
     Option<"stages", "stages", "int64_t", /*default=*/"4",
            "shared-memory stages of the TMA ring of 128 x 128 tiles (32 KiB "
-           "each); smaller tiles keep the ring's bytes in more stages">,
+           "each); smaller tiles keep the ring's bytes in more stages, "
+           "256-row tiles take this many of 48 KiB where they fit">,
     Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",
            "rows of tiles the persistent blocks walk together, column by "
            "column (L2 reuse)">,

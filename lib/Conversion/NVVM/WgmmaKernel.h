@@ -620,9 +620,10 @@ public:
            const KernelArguments &arguments, const SharedMemory &shared,
            const ConsumerThread &thread);
 
-  /// Tile `tile`'s outputs from the f32 sums `accumulator`; the thread's
-  /// rows and first column as ConsumerThread::getPosition gives them
-  /// (offset by the tile's origin).
+  /// Tile `tile`'s outputs from the f32 sums `accumulator` (one wave's
+  /// fragment: a tile of waves is stored a wave at a time, `tile` moved
+  /// down by the wave's rows); the thread's two rows there and its first
+  /// column, as ConsumerThread::getPosition gives them.
   void build(ImplicitLocOpBuilder &b, const WorkTile &tile, Value accumulator,
              ArrayRef<Value> rows, Value laneColumn) const;
   /// After the last tile: the TMA stores done reading the staging buffers.

@@ -236,12 +236,12 @@ int64_t wgmma::getALoadRows(int64_t rows, int64_t tileRows,
   return tileRows;
 }
 
-llvm::SmallVector<WgmmaRowVersion, 3>
+llvm::SmallVector<WgmmaRowVersion, 8>
 wgmma::getRowVersions(const WgmmaProblem &problem,
                       const WgmmaOptions &options,
                       const NvidiaChipInfo &chip) {
   auto [rows, columns] = chooseTileShape(problem, options, chip);
-  llvm::SmallVector<WgmmaRowVersion, 3> versions;
+  llvm::SmallVector<WgmmaRowVersion, 8> versions;
   if (problem.runtimeRows && !problem.masked && !options.tileM &&
       !options.tileN) {
     // The static choice changes where M crosses 64 rows (one tile row of

@@ -373,7 +373,7 @@ void checkScaleBoxes() {
 
 void checkRowVersions() {
   Case c("row versions");
-  auto describe = [](const llvm::SmallVector<WgmmaRowVersion, 3> &versions) {
+  auto describe = [](const llvm::SmallVector<WgmmaRowVersion, 8> &versions) {
     std::string text;
     for (const WgmmaRowVersion &v : versions)
       text += std::to_string(v.maxRows) + ":" + std::to_string(v.tileM) + "x" +

@@ -13,27 +13,44 @@
 // CHECK-LABEL: func.func @blockwise
 // CHECK:         !nvgpu.tensormap.descriptor<tensor = memref<256x128xf8E4M3FN, #gpu.address_space<workgroup>>
 // CHECK:         gpu.launch_func @blockwise_wgmma::@matmul blocks in (%c4{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384{{.*}}, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c231424_i32
+// The consumer's index (broadcast from lane 0); its rows start at
+// consumer x 128 in the tile.
+// CHECK:         %[[LANE0:.*]] = nvvm.shfl.sync idx
+// CHECK-NEXT:    %[[CONSUMER:.*]] = arith.index_cast %[[LANE0]] : i32 to index
 // The K loop carries the accumulator (128 f32: two waves), the fragment
-// (64) and the next K tile's scales (B's, then the thread's 4 rows of A).
-// CHECK:         scf.for {{.*}} iter_args(%[[ACC:[^ ]*]] = {{.*}}, %[[FRAG:[^ ]*]] = {{.*}}, %{{.*}} = {{.*}}, %{{.*}} = {{.*}}, %{{.*}} = {{.*}}, %{{.*}} = {{.*}}, %{{.*}} = {{.*}}) -> (!llvm.struct<([[F128:(f32, ){127}f32]])>, !llvm.struct<([[F64:(f32, ){63}f32]])>, f32, f32, f32, f32, f32)
+// (64) and the K tile's scales (B's, then the thread's 4 rows of A: two
+// per wave).
+// CHECK:         scf.for {{.*}} iter_args(%[[ACC:[^ ]*]] = {{.*}}, %[[FRAG:[^ ]*]] = {{.*}}, %[[SB:[^ ]*]] = {{.*}}, %[[SA0:[^ ]*]] = {{.*}}, %[[SA1:[^ ]*]] = {{.*}}, %[[SA2:[^ ]*]] = {{.*}}, %[[SA3:[^ ]*]] = {{.*}}) -> (!llvm.struct<([[F128:(f32, ){127}f32]])>, !llvm.struct<([[F64:(f32, ){63}f32]])>, f32, f32, f32, f32, f32)
 // CHECK:           nvgpu.mbarrier.try_wait.parity
-// Wave 0: the consumer's first 64 rows of A's stage.
+// Wave 0: the consumer's first 64 rows of A's stage, x 128 bytes a row.
+// CHECK:           %[[ROW0:.*]] = arith.muli %[[CONSUMER]], %c128{{.*}} : index
+// CHECK-NEXT:      arith.constant 128 : index
+// CHECK-NEXT:      arith.muli %[[ROW0]], %c128
 // CHECK:           nvvm.wgmma.mma_async {{.*}}, %[[FRAG]], <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
 // CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT:       nvvm.mbarrier.arrive
+// Its promotion: the thread's first two rows' scales.
+// CHECK:           arith.mulf %[[SA0]], %[[SB]] : f32
+// CHECK:           arith.mulf %[[SA1]], %[[SB]] : f32
 // CHECK:           llvm.insertvalue %{{.*}}, %[[ACC]][0] : !llvm.struct<([[F128]])>
 // CHECK-NOT:       llvm.insertvalue %{{.*}}[64]
 // CHECK:           llvm.insertvalue %{{.*}}[63] : !llvm.struct<([[F128]])>
+// (the exactness test's other branch)
 // CHECK:         } else {
 // Wave 1: 64 rows further down.
-// CHECK:           %[[WAVE1:.*]] = arith.addi %{{.*}}, %c64{{.*}} : index
+// CHECK:           %[[ROW1:.*]] = arith.muli %[[CONSUMER]], %c128{{.*}} : index
+// CHECK-NEXT:      arith.constant 64 : index
+// CHECK-NEXT:      %[[WAVE1:.*]] = arith.addi %[[ROW1]], %c64{{.*}} : index
 // CHECK-NEXT:      arith.constant 128 : index
 // CHECK-NEXT:      arith.muli %[[WAVE1]], %c128
 // CHECK:           nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
 // CHECK-COUNT-3:   nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           nvvm.mbarrier.arrive
+// Its promotion: the thread's last two rows' scales.
+// CHECK:           arith.mulf %[[SA2]], %[[SB]] : f32
+// CHECK:           arith.mulf %[[SA3]], %[[SB]] : f32
 // CHECK:           llvm.insertvalue %{{.*}}[64] : !llvm.struct<([[F128]])>
 // CHECK:           llvm.insertvalue %{{.*}}[127] : !llvm.struct<([[F128]])>
 // CHECK:           scf.yield

@@ -270,13 +270,22 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // wait for its stage.
 // CHECK:           %[[LASTKT:.*]] = arith.subi %c4{{.*}}, %c1{{.*}} : index
 // CHECK-NEXT:      %[[AHEAD:.*]] = arith.minui %c1{{.*}}, %[[LASTKT]] : index
-// CHECK:           %[[AHEADB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// Its first K element ((K begin + K tile) x 128), and its K block (/ 128).
+// CHECK-NEXT:      arith.constant 128 : index
+// CHECK-NEXT:      %[[AHEADKT:.*]] = arith.addi %{{.*}}, %[[AHEAD]] : index
+// CHECK-NEXT:      %[[AHEADK:.*]] = arith.muli %[[AHEADKT]], %c128
+// CHECK:           %[[AHEADBLOCK:.*]] = arith.divui %[[AHEADK]], %c128
+// CHECK-NEXT:      %[[AHEADB:.*]] = memref.load %{{.*}}[%{{.*}}, %[[AHEADBLOCK]]] : memref<2x4xf32>
 // CHECK:           %[[AHEADA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK:           %[[AHEADA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK:           scf.for %[[KT:.*]] = %c1{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[KSB:.*]] = %[[AHEADB]], %[[KSA0:.*]] = %[[AHEADA0]], %[[KSA1:.*]] = %[[AHEADA1]])
 // CHECK-NEXT:        %[[KT1:.*]] = arith.addi %[[KT]], %c1
-// CHECK-NEXT:        arith.minui %[[KT1]], %[[LASTKT]] : index
-// CHECK:             %[[NEXTB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.minui %[[KT1]], %[[LASTKT]] : index
+// CHECK-NEXT:        arith.constant 128 : index
+// CHECK-NEXT:        %[[NEXTKT:.*]] = arith.addi %{{.*}}, %[[NEXT]] : index
+// CHECK-NEXT:        %[[NEXTK:.*]] = arith.muli %[[NEXTKT]], %c128
+// CHECK:             %[[NEXTBLOCK:.*]] = arith.divui %[[NEXTK]], %c128
+// CHECK-NEXT:        %[[NEXTB:.*]] = memref.load %{{.*}}[%{{.*}}, %[[NEXTBLOCK]]] : memref<2x4xf32>
 // CHECK:             %[[NEXTA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK:             %[[NEXTA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK-NOT:         arith.mulf

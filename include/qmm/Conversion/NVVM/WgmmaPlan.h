@@ -111,7 +111,7 @@ struct WgmmaScaleBox {
 };
 
 /// The kernel's shape, derived from the chip: the K tile is one swizzle row
-/// of FP8 elements, each consumer warpgroup owns wgmma M rows.
+/// of FP8 elements, each consumer warpgroup owns `waves` x wgmma M rows.
 struct WgmmaTiling {
   int64_t tileM = 0, tileN = 0, tileK = 0, stages = 0, consumers = 0,
           threads = 0;
@@ -150,8 +150,9 @@ struct WgmmaTiling {
   WgmmaScaleBox aScaleBox, bScaleBox;
   int64_t scaleSlotBytes = 0;
   /// Rows of A's tile that TMA loads into each stage: tileM, or where a
-  /// single consumer row's tile has more rows than A (M < wgmma M), A's rows
-  /// rounded up to a swizzle atom (8 rows). wgmma still reads wgmma M rows
+  /// single consumer row's tile has more rows than A (M < wgmma M, or a
+  /// run-time M version's bound below it), those rows rounded up to a
+  /// swizzle atom (8 rows; getALoadRows). wgmma still reads wgmma M rows
   /// from the stage: those past A's part of the stage are B's bytes, which
   /// only reach accumulator rows past M, never stored. TMA writes every row
   /// of its box, zeros past M included, and those writes bounded the
@@ -298,7 +299,7 @@ struct WgmmaRowVersion {
 /// large-M shape); else the single version. A version within one tile row
 /// stays apart from larger M of its shape: its schedule is static; so do
 /// M <= 8, 16, 32 and 48, whose A boxes are smaller (getALoadRows).
-llvm::SmallVector<WgmmaRowVersion, 3>
+llvm::SmallVector<WgmmaRowVersion, 8>
 getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
                const NvidiaChipInfo &chip);
 
