@@ -237,8 +237,7 @@ int64_t wgmma::getALoadRows(int64_t rows, int64_t tileRows,
 }
 
 llvm::SmallVector<WgmmaRowVersion, 8>
-wgmma::getRowVersions(const WgmmaProblem &problem,
-                      const WgmmaOptions &options,
+wgmma::getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
                       const NvidiaChipInfo &chip) {
   auto [rows, columns] = chooseTileShape(problem, options, chip);
   llvm::SmallVector<WgmmaRowVersion, 8> versions;
