@@ -542,16 +542,23 @@ static void buildLaunch(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   gpu::GPUFuncOp kernel = built.kernel;
   MemRefType workspaceType = built.workspaceType,
              countersType = built.countersType;
+  // A 2-D operand's tensor map of `type` (boxes of `outer` x `inner`
+  // elements), as the pointer the kernel takes.
+  auto encode = [&](Value operand, Type element,
+                    nvgpu::TensorMapDescriptorType type, int64_t outer,
+                    int64_t inner) -> Value {
+    auto unranked = UnrankedMemRefType::get(
+        element, cast<MemRefType>(operand.getType()).getMemorySpace());
+    Value cast = memref::CastOp::create(b, unranked, operand);
+    Value box[2] = {constant(b, outer), constant(b, inner)};
+    Value map = nvgpu::TmaCreateDescriptorOp::create(b, type, cast, box);
+    return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
+  };
   auto tensorMap = [&](Value operand, int64_t rows, Type element,
                        int64_t columns = 0) -> Value {
-    auto type = cast<MemRefType>(operand.getType());
-    auto unranked = UnrankedMemRefType::get(element, type.getMemorySpace());
-    Value cast = memref::CastOp::create(b, unranked, operand);
-    Value box[2] = {constant(b, rows),
-                    constant(b, columns ? columns : tiling.tileK)};
-    Value map = nvgpu::TmaCreateDescriptorOp::create(
-        b, spec.getTensorMapType(rows, element, columns), cast, box);
-    return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
+    return encode(operand, element,
+                  spec.getTensorMapType(rows, element, columns), rows,
+                  columns ? columns : tiling.tileK);
   };
   // A grouped matmul's B matrices are one [G * N, K] tensor to TMA: group
   // g's rows start at row g * N.
@@ -572,17 +579,11 @@ static void buildLaunch(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   // The block scales' maps: 2-D, the scales' layout (a grouped matmul's B
   // scales [G, N blocks, K blocks] as [G N blocks, K blocks]).
   auto scaleMap = [&](Value scales, const WgmmaScaleBox &box) -> Value {
-    auto type = cast<MemRefType>(scales.getType());
-    if (type.getRank() == 3)
+    if (cast<MemRefType>(scales.getType()).getRank() == 3)
       scales = memref::CollapseShapeOp::create(
           b, scales, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    auto unranked = UnrankedMemRefType::get(b.getF32Type(),
-                                            type.getMemorySpace());
-    Value cast = memref::CastOp::create(b, unranked, scales);
-    Value boxExtents[2] = {constant(b, box.outer), constant(b, box.inner)};
-    Value map = nvgpu::TmaCreateDescriptorOp::create(
-        b, spec.getScaleTensorMapType(box), cast, boxExtents);
-    return UnrealizedConversionCastOp::create(b, pointer, map).getResult(0);
+    return encode(scales, b.getF32Type(), spec.getScaleTensorMapType(box),
+                  box.outer, box.inner);
   };
   if (tiling.aScaleBox.present())
     arguments.push_back(scaleMap(op.aScales, tiling.aScaleBox));

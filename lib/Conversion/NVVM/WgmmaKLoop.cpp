@@ -188,11 +188,9 @@ Value Mainloop::retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
   // after the wait for the last.
   int64_t waves = spec.tiling().waves;
   for (int64_t wave = 0; wave < waves; ++wave) {
-    if (wave != 0) {
-      KTileScales scales = tile.scales;
-      tile = issueOnStage(b, tile.stage, tile.fragment, false, wave);
-      tile.scales = scales;
-    }
+    if (wave != 0)
+      tile.fragment =
+          issueOnStage(b, tile.stage, tile.fragment, false, wave).fragment;
     NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
     if (wave == waves - 1)
       releaseStage(b, tile.stage);
