@@ -120,29 +120,57 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   Mainloop mainloop(spec, parts.arguments, parts.shared, ring, thread);
   Type fragmentType = spec.getFragmentType();
   Value poison = LLVM::PoisonOp::create(b, fragmentType);
+  // Block scales the consumers load from global memory: a tile's K tile 0
+  // scales are loaded after its K tile 0 is issued, so before the previous
+  // tile's epilogue, whose stores hide their latency; carried after the
+  // fragment.
+  int64_t aheadCount =
+      mainloop.loadsGlobalScales() ? mainloop.getGlobalScaleCount() : 0;
+  SmallVector<Type> issuedTypes = {fragmentType};
+  issuedTypes.append(aheadCount, b.getF32Type());
+  auto loadAhead = [&](ImplicitLocOpBuilder &b, Value fragment,
+                       llvm::function_ref<WorkTile()> getTile) {
+    SmallVector<Value> values = {fragment};
+    if (aheadCount) {
+      WorkTile tile = getTile();
+      auto [rows, laneColumn] = thread.getPosition(b, spec, tile);
+      llvm::append_range(
+          values,
+          mainloop.loadGlobalScales(b, tile, rows, constant(b, 0)).flatten());
+    }
+    return values;
+  };
+  auto nothingAhead = [&](ImplicitLocOpBuilder &b, Value fragment) {
+    SmallVector<Value> values = {fragment};
+    for (int64_t i = 0; i < aheadCount; ++i)
+      values.push_back(LLVM::PoisonOp::create(b, b.getF32Type()));
+    return values;
+  };
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally;
   // but where the tiles are counted at run time (a masked matmul, a
   // run-time M).
   Value itemCount = parts.scheduler.getItemCount(b);
-  Value first;
+  SmallVector<Value> first;
+  auto issueFirst = [&](ImplicitLocOpBuilder &b) {
+    Value fragment =
+        mainloop.issue(b, ring.getState(b, constant(b, 0)), poison).fragment;
+    return loadAhead(b, fragment,
+                     [&] { return parts.scheduler.getFirstTile(b); });
+  };
   if (plan.countsItemsAtRunTime()) {
     Value hasTile = arith::CmpIOp::create(
         b, arith::CmpIPredicate::ult,
         gpu::BlockIdOp::create(b, gpu::Dimension::x), itemCount);
-    auto ifOp = scf::IfOp::create(b, TypeRange{fragmentType}, hasTile,
+    auto ifOp = scf::IfOp::create(b, issuedTypes, hasTile,
                                   /*withElseRegion=*/true);
     ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
-    scf::YieldOp::create(
-        then, mainloop.issue(then, ring.getState(then, constant(then, 0)),
-                             poison)
-                  .fragment);
+    scf::YieldOp::create(then, issueFirst(then));
     ImplicitLocOpBuilder otherwise(b.getLoc(), ifOp.getElseBodyBuilder());
-    scf::YieldOp::create(otherwise, poison);
-    first = ifOp.getResult(0);
+    scf::YieldOp::create(otherwise, nothingAhead(otherwise, poison));
+    first = SmallVector<Value>(ifOp.getResults());
   } else {
-    first = mainloop.issue(b, ring.getState(b, constant(b, 0)), poison)
-                .fragment;
+    first = issueFirst(b);
   }
   auto tileBody = [&](ImplicitLocOpBuilder &b, const WorkTile &tile,
                       ValueRange carried) -> SmallVector<Value> {
@@ -192,8 +220,11 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
         values.push_back(verdict);
       return values;
     };
+    Mainloop::KTileScales firstScales =
+        mainloop.unflattenGlobalScales(carried.slice(1, aheadCount));
     auto [accumulator, spare] =
-        mainloop.build(b, tile, rows, carried[0], productsChecked);
+        mainloop.build(b, tile, rows, carried[0], productsChecked,
+                       aheadCount ? &firstScales : nullptr);
     // The next tile's K tile 0, then this tile's epilogue. A dynamic
     // schedule's next item is in the slot of the stage after this item's,
     // which the producer fills (or marks as the end) in any case.
@@ -208,24 +239,28 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
       hasNext = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, nextItem,
                                       constant(b, plan.schedule.items()));
     }
-    auto nextTile = scf::IfOp::create(b, TypeRange{fragmentType}, hasNext,
-                                      /*withElse=*/true);
+    auto nextTile =
+        scf::IfOp::create(b, issuedTypes, hasNext, /*withElse=*/true);
     {
       ImplicitLocOpBuilder then(b.getLoc(), nextTile.getThenBodyBuilder());
       Mainloop::IssuedKTile issued =
           nextStage ? mainloop.issueOnStage(then, nextStage, spare)
                     : mainloop.issue(then, ring.getState(then, nextIteration),
                                      spare);
-      scf::YieldOp::create(then, issued.fragment);
+      scf::YieldOp::create(then, loadAhead(then, issued.fragment, [&] {
+                             return parts.scheduler.getNextTile(then, tile,
+                                                                nextItem);
+                           }));
       ImplicitLocOpBuilder otherwise(b.getLoc(),
                                      nextTile.getElseBodyBuilder());
-      scf::YieldOp::create(otherwise, spare);
+      scf::YieldOp::create(otherwise, nothingAhead(otherwise, spare));
     }
+    SmallVector<Value> issued(nextTile.getResults());
     if (!plan.schedule.isSplit()) {
       storeTile(b, accumulator);
       if (nextItem)
-        return withVerdict({nextItem, nextTile.getResult(0)});
-      return withVerdict({nextTile.getResult(0)});
+        issued.insert(issued.begin(), nextItem);
+      return withVerdict(issued);
     }
     // A Stream-K part: the epilogue where it completes the tile.
     Type i1 = b.getI1Type();
@@ -243,9 +278,9 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
     auto complete = scf::IfOp::create(b, ending.getResult(0), false);
     ImplicitLocOpBuilder inner(b.getLoc(), complete.getThenBodyBuilder());
     storeTile(inner, ending.getResult(1));
-    return withVerdict({nextTile.getResult(0)});
+    return withVerdict(issued);
   };
-  SmallVector<Value> initial = {first};
+  SmallVector<Value> initial = first;
   if (parts.scaleCheck)
     initial.push_back(arith::ConstantIntOp::create(b, b.getI32Type(),
                                                    ScaleCheck::Unknown));

@@ -208,3 +208,8 @@ Value ptx::broadcastFromLaneZero(ImplicitLocOpBuilder &b, Value value) {
       constant(0), constant(0x1f), NVVM::ShflKind::idx, UnitAttr());
   return arith::IndexCastOp::create(b, b.getIndexType(), lane0);
 }
+
+Value ptx::computeInPlace(ImplicitLocOpBuilder &b, Value value) {
+  return createAsm(b, b.getI32Type(), value, "mov.b32 $0, $1;", "=r,r")
+      .getResult(0);
+}

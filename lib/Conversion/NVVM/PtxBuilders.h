@@ -87,6 +87,11 @@ Value broadcastFromLaneZero(ImplicitLocOpBuilder &b, Value value);
 /// reads and writes of async wgmma registers on the right side of the
 /// waits and the next issue instead of moving them across.
 Value pinRegisters(ImplicitLocOpBuilder &b, Value value);
+/// The i32 `value` through a volatile `mov`: LLVM cannot hoist it, nor what
+/// is computed from it, out of the loop it is in. For values cheap to
+/// compute that would otherwise be held in registers across an inner loop
+/// that needs them (the consumers' K loop).
+Value computeInPlace(ImplicitLocOpBuilder &b, Value value);
 
 } // namespace ptx
 } // namespace qmm

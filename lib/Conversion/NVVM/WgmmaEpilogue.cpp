@@ -331,8 +331,11 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
   for (int64_t group = 0; group < groups && !staged; ++group)
     columnGroups.push_back(loadColumnGroup(group));
   auto pairType = VectorType::get({2}, dElement);
-  if (staged)
+  Value stagingBase;
+  if (staged) {
     beginStaging(b);
+    stagingBase = getStagingBase(b);
+  }
   for (int64_t group = 0; group < groups; ++group) {
     if (staged)
       columnGroups.push_back(loadColumnGroup(group));
@@ -354,7 +357,7 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
       };
       if (staged) {
         // Staged: every pair, inside D or not (TMA stores D's part).
-        Value address = getStagingPointer(b, group, half);
+        Value address = getStagingPointer(b, stagingBase, group, half);
         LLVM::StoreOp::create(
             b, pack(b), address,
             /*alignment=*/2 * dElement.getIntOrFloatBitWidth() / 8);
@@ -392,55 +395,71 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
     storeStagedTile(b, tile);
 }
 
-Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
-                                  int64_t half) const {
+Value Epilogue::getStagingBase(ImplicitLocOpBuilder &b) const {
   const NvidiaChipInfo &chip = spec.chip;
   const WgmmaSharedLayout &layout = spec.plan.shared;
-  Value consumer = thread.consumer, warp = thread.warp, lane = thread.lane;
-  Type element = spec.dElement;
-  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-  int64_t rowBytes = chip.swizzleBytes;
-  // The pair's byte in the consumer's wgmma M x tileN tile, at the
-  // accumulator layout's column and row of the thread (QMMIntrinsics.def).
   const WgmmaIntrinsicInfo &wgmma = chip.getWgmma();
-  Value columnByte = arith::AddIOp::create(
-      b, constant(b, wgmma.groupColumns * group * elementBytes),
-      arith::MulIOp::create(
-          b, arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
-          constant(b, wgmma.columnsPerLane * elementBytes)));
+  Value warp = thread.warp, lane = thread.lane;
+  int64_t elementBytes = spec.dElement.getIntOrFloatBitWidth() / 8;
+  int64_t rowBytes = chip.swizzleBytes;
+  // The thread's first row in the consumer's wgmma M rows and its first
+  // byte in a group of 8 columns, at the accumulator layout's position
+  // (QMMIntrinsics.def).
   Value row = arith::AddIOp::create(
       b, arith::MulIOp::create(b, warp, constant(b, wgmma.rowsPerWarp)),
-      arith::AddIOp::create(
-          b, arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
-          constant(b, wgmma.secondRow * half)));
-  Value box = arith::DivUIOp::create(b, columnByte, constant(b, rowBytes));
-  Value inRow = arith::RemUIOp::create(b, columnByte, constant(b, rowBytes));
-  // 128B swizzle: the 16-byte chunk's index is XORed with the row's index
-  // within its 8-row atom (the boxes are atom-aligned).
-  Value chunk = arith::XOrIOp::create(
-      b, arith::DivUIOp::create(b, inRow, constant(b, 16)),
-      arith::RemUIOp::create(b, row, constant(b, 8)));
+      arith::DivUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)));
+  Value laneByte = arith::MulIOp::create(
+      b, arith::RemUIOp::create(b, lane, constant(b, wgmma.lanesPerRow)),
+      constant(b, wgmma.columnsPerLane * elementBytes));
+  // 128B swizzle: byte b of a row r is stored at b ^ (r mod 8) * 16 (the
+  // 16-byte chunk XORed with the row in its 8-row atom; rows start at
+  // multiples of rowBytes, so the XOR stays inside the row).
+  Value inRow = arith::XOrIOp::create(
+      b, laneByte,
+      arith::MulIOp::create(b, arith::RemUIOp::create(b, row, constant(b, 8)),
+                            constant(b, 16)));
   Value offset = arith::AddIOp::create(
       b,
       arith::AddIOp::create(
           b,
-          arith::MulIOp::create(b, consumer,
+          arith::MulIOp::create(b, thread.consumer,
                                 constant(b, layout.stagingBytesPerConsumer)),
-          arith::MulIOp::create(b, box,
-                                constant(b, chip.getWgmma().m * rowBytes))),
-      arith::AddIOp::create(
-          b, arith::MulIOp::create(b, row, constant(b, rowBytes)),
-          arith::AddIOp::create(
-              b, arith::MulIOp::create(b, chunk, constant(b, 16)),
-              arith::RemUIOp::create(b, inRow, constant(b, 16)))));
-  offset = arith::AddIOp::create(b, offset, constant(b, layout.staging));
-  // The address in 32 bits (shared memory is below 4 GiB), then the pointer.
+          arith::MulIOp::create(b, row, constant(b, rowBytes))),
+      arith::AddIOp::create(b, inRow, constant(b, layout.staging)));
+  // The address in 32 bits (shared memory is below 4 GiB).
   Type i32 = b.getI32Type();
-  Value address = arith::AddIOp::create(
-      b, arith::TruncIOp::create(b, i32, shared.getRingAddress()),
-      arith::IndexCastOp::create(b, i32, offset));
-  return LLVM::IntToPtrOp::create(
-      b, LLVM::LLVMPointerType::get(b.getContext(), /*shared*/ 3), address);
+  return ptx::computeInPlace(
+      b, arith::AddIOp::create(
+             b, arith::TruncIOp::create(b, i32, shared.getRingAddress()),
+             arith::IndexCastOp::create(b, i32, offset)));
+}
+
+Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, Value base,
+                                  int64_t group, int64_t half) const {
+  const NvidiaChipInfo &chip = spec.chip;
+  const WgmmaIntrinsicInfo &wgmma = chip.getWgmma();
+  int64_t elementBytes = spec.dElement.getIntOrFloatBitWidth() / 8;
+  int64_t rowBytes = chip.swizzleBytes;
+  // The group's bytes are a multiple of a group's width, a power of two
+  // past every lane's byte in it: the XOR below adds them to the thread's
+  // byte in the row, swizzled as the base's is (getStagingBase). The
+  // second row is 8 rows down, the same row of the next 8-row atom.
+  int64_t groupByte = wgmma.groupColumns * group * elementBytes;
+  assert(llvm::isPowerOf2_64(wgmma.groupColumns * elementBytes) &&
+         wgmma.secondRow % 8 == 0 && "a layout the swizzle XOR assumes");
+  int64_t boxOffset = groupByte / rowBytes * wgmma.m * rowBytes;
+  int64_t rowOffset = wgmma.secondRow * half * rowBytes;
+  // The constant offset as a GEP of the pointer, which the store's
+  // address folds ([base + offset]): one register per XOR, not per store.
+  Type i32 = b.getI32Type();
+  auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), /*shared*/ 3);
+  Value swizzled = LLVM::IntToPtrOp::create(
+      b, pointerType,
+      arith::XOrIOp::create(
+          b, base, arith::ConstantIntOp::create(b, i32, groupByte % rowBytes))
+          .getResult());
+  return LLVM::GEPOp::create(b, pointerType, b.getI8Type(), swizzled,
+                             ArrayRef<LLVM::GEPArg>{boxOffset + rowOffset});
 }
 
 void Epilogue::beginStaging(ImplicitLocOpBuilder &b) const {
@@ -498,6 +517,7 @@ void Epilogue::storeQuantized(
   bool columnsMasked = spec.plan.partialColumns;
   Value zero = createF32(b, loc, 0.0);
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  Value stagingBase = staged ? getStagingBase(b) : Value();
   auto both = [&](Value x, Value y) -> Value {
     if (!x || !y)
       return x ? x : y;
@@ -589,7 +609,7 @@ void Epilogue::storeQuantized(
         };
         if (staged) {
           // Staged: every pair (TMA stores D's part).
-          Value address = getStagingPointer(b, group, half);
+          Value address = getStagingPointer(b, stagingBase, group, half);
           LLVM::StoreOp::create(b, packCodes(b), address, /*alignment=*/2);
         } else if (destinationPointer) {
           when(both(rowInside, columnsMasked ? below(first, n) : Value()),

@@ -278,14 +278,52 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
   return ptx::pinRegisters(b, ifOp.getResult(0));
 }
 
+bool Mainloop::loadsGlobalScales() const {
+  const WgmmaPlan &plan = spec.plan;
+  const WgmmaTiling &tiling = spec.tiling();
+  return plan.promotionKTiles == 1 &&
+         ((plan.aScales.perKTile() && !tiling.aScaleBox.present()) ||
+          (plan.bScales.perKTile() && !tiling.bScaleBox.present()));
+}
+
+Mainloop::KTileScales Mainloop::loadGlobalScales(ImplicitLocOpBuilder &b,
+                                                 const WorkTile &tile,
+                                                 ArrayRef<Value> rows,
+                                                 Value kt) const {
+  KTileScales scales;
+  loadScales(b, tile, rows, kt, /*fromStage=*/false, scales);
+  return scales;
+}
+
+int64_t Mainloop::getGlobalScaleCount() const {
+  const WgmmaPlan &plan = spec.plan;
+  const WgmmaTiling &tiling = spec.tiling();
+  bool b = plan.bScales.perKTile() && !tiling.bScaleBox.present();
+  bool a = plan.aScales.perKTile() && !tiling.aScaleBox.present();
+  // (Two rows a thread in each wave: ConsumerThread::getPosition.)
+  return (b ? 1 : 0) + (a ? 2 * tiling.waves : 0);
+}
+
+Mainloop::KTileScales Mainloop::unflattenGlobalScales(ValueRange values) const {
+  assert(static_cast<int64_t>(values.size()) == getGlobalScaleCount());
+  KTileScales scales;
+  if (spec.plan.bScales.perKTile() && !spec.tiling().bScaleBox.present()) {
+    scales.b = values.front();
+    values = values.drop_front();
+  }
+  llvm::append_range(scales.a, values);
+  return scales;
+}
+
 std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
                                         const WorkTile &tile,
                                         ArrayRef<Value> rows, Value fragment,
-                                        Value productsChecked) const {
+                                        Value productsChecked,
+                                        const KTileScales *firstScales) const {
   if (spec.plan.promotionKTiles > 1)
     return buildDeferred(b, tile, fragment);
   if (!productsChecked)
-    return buildPerKTile(b, tile, rows, fragment, false);
+    return buildPerKTile(b, tile, rows, fragment, false, firstScales);
   // The verdict is the same in every thread of the warpgroup (agreed at
   // its named barrier, ScaleCheck::poll), so both branches' wgmma stay
   // warpgroup-uniform.
@@ -297,26 +335,31 @@ std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
                                                ? ifOp.getThenBodyBuilder()
                                                : ifOp.getElseBodyBuilder());
     auto [accumulator, spare] =
-        buildPerKTile(inner, tile, rows, fragment, checked);
+        buildPerKTile(inner, tile, rows, fragment, checked, firstScales);
     scf::YieldOp::create(inner, ValueRange{accumulator, spare});
   }
   return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
-std::pair<Value, Value> Mainloop::buildPerKTile(ImplicitLocOpBuilder &b,
-                                                const WorkTile &tile,
-                                                ArrayRef<Value> rows,
-                                                Value fragment,
-                                                bool productsChecked) const {
+std::pair<Value, Value>
+Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                        ArrayRef<Value> rows, Value fragment,
+                        bool productsChecked,
+                        const KTileScales *firstScales) const {
   // One K tile's wgmma group at a time (a wave's, in turn): issue,
   // wait_group 0, release the stage after the last, promote. A fragment's
   // registers are carried to the next K tile, whose first step overwrites
   // them (scale-d zero), so no zeroing is issued. K tile 0 (its wave 0),
   // in flight since before this tile: its scales, then the wait and its
   // promotion into a zero accumulator.
+  // (Its scales from global memory may have been loaded ahead.)
   IssuedKTile first;
-  for (bool fromStage : {false, true})
-    loadScales(b, tile, rows, constant(b, 0), fromStage, first.scales);
+  if (firstScales)
+    first.scales = *firstScales;
+  else
+    loadScales(b, tile, rows, constant(b, 0), /*fromStage=*/false,
+               first.scales);
+  loadScales(b, tile, rows, constant(b, 0), /*fromStage=*/true, first.scales);
   first.scales.productsChecked = productsChecked;
   first.fragment = fragment;
   first.stage = ring.getState(b, tile.firstIteration).stage;

@@ -330,8 +330,22 @@ public:
   /// the carried values.
   SmallVector<Value> buildDynamicLoop(ImplicitLocOpBuilder &b,
                                       ValueRange initial, Body body) const;
+  /// The block's first item, as the loop will hand it to the body (but
+  /// hasNext), for work done ahead of the loop.
+  WorkTile getFirstTile(ImplicitLocOpBuilder &b) const;
+  /// The block's item after `tile` (but hasNext): a static schedule's next
+  /// one, or for a dynamic schedule the item `nextItem` it drew.
+  WorkTile getNextTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                       Value nextItem = Value()) const;
 
 private:
+  /// Item `item`, the block's `taken`-th: its coordinates, its K tiles
+  /// (a Stream-K part's) and their first ring iteration.
+  WorkTile getTile(ImplicitLocOpBuilder &b, Value item, Value taken) const;
+  /// The block's cluster (its index where there are no clusters) and the
+  /// clusters of the grid: a static schedule's first item and stride.
+  Value getClusterIndex(ImplicitLocOpBuilder &b) const;
+  Value getClusterCount(ImplicitLocOpBuilder &b) const;
   /// Sets `tile`'s coordinates (and group) for unit `unit` in the raster
   /// order.
   void setCoordinates(ImplicitLocOpBuilder &b, Value unit,
@@ -551,9 +565,25 @@ public:
   /// verdict from ScaleCheck, true where its block scales are all in range;
   /// the K loop is then built twice, with and without the promotions'
   /// test.
+  /// `firstScales`: K tile 0's block scales from global memory, loaded
+  /// ahead (loadGlobalScales); null where build loads them.
   std::pair<Value, Value> build(ImplicitLocOpBuilder &b, const WorkTile &tile,
                                 ArrayRef<Value> rows, Value fragment,
-                                Value productsChecked = Value()) const;
+                                Value productsChecked = Value(),
+                                const KTileScales *firstScales = nullptr) const;
+  /// Whether the consumers load block scales from global memory each K
+  /// tile (those TMA does not copy into the ring).
+  bool loadsGlobalScales() const;
+  /// K tile `kt`'s block scales from global memory for `tile`'s rows
+  /// `rows` (ConsumerThread::getPosition): the tile loop loads the next
+  /// tile's first ahead of the epilogue, whose stores hide the latency
+  /// that would otherwise stall the tile's first promotion.
+  KTileScales loadGlobalScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                               ArrayRef<Value> rows, Value kt) const;
+  /// The values of loadGlobalScales' scales, flattened (B's, then one per
+  /// row of the thread), and those values back as scales.
+  int64_t getGlobalScaleCount() const;
+  KTileScales unflattenGlobalScales(ValueRange values) const;
 
 private:
   /// Loads K tile `kt`'s block scales for `rows` into `scales` (nothing
@@ -581,7 +611,8 @@ private:
   std::pair<Value, Value> buildPerKTile(ImplicitLocOpBuilder &b,
                                         const WorkTile &tile,
                                         ArrayRef<Value> rows, Value fragment,
-                                        bool productsChecked) const;
+                                        bool productsChecked,
+                                        const KTileScales *firstScales) const;
   /// Epilogue-applied scales: wgmma sums `promotionKTiles` K tiles into
   /// the fragment before each promotion.
   std::pair<Value, Value> buildDeferred(ImplicitLocOpBuilder &b,
@@ -630,10 +661,15 @@ public:
   void finish(ImplicitLocOpBuilder &b) const;
 
 private:
+  /// The 32-bit shared address of the thread's first staged byte (its
+  /// first row, group 0), swizzled as TMA reads the staging buffer;
+  /// computed once per tile, the pointers below are it XOR and plus
+  /// constants.
+  Value getStagingBase(ImplicitLocOpBuilder &b) const;
   /// The shared-memory pointer where the thread's pair of 8-column group
   /// `group` in row `half` is staged: the accumulator layout's columns,
   /// 16-byte chunks swizzled by the row as TMA reads them.
-  Value getStagingPointer(ImplicitLocOpBuilder &b, int64_t group,
+  Value getStagingPointer(ImplicitLocOpBuilder &b, Value base, int64_t group,
                           int64_t half) const;
   /// Before the warpgroup writes its staging buffer: the TMA stores of its
   /// previous tile have read it.

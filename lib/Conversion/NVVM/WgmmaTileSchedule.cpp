@@ -68,35 +68,33 @@ Value TileScheduler::getItemCount(ImplicitLocOpBuilder &b) const {
   return loop.getResult(0);
 }
 
-void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
-                              Body body, Value itemCount) const {
+Value TileScheduler::getClusterIndex(ImplicitLocOpBuilder &b) const {
+  Value cluster = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  if (!spec.plan.clustered())
+    return cluster;
+  return arith::DivUIOp::create(b, cluster,
+                                constant(b, spec.plan.tiling.clusterRows));
+}
+
+Value TileScheduler::getClusterCount(ImplicitLocOpBuilder &b) const {
+  Value clusters = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  if (!spec.plan.clustered())
+    return clusters;
+  return arith::DivUIOp::create(b, clusters,
+                                constant(b, spec.plan.tiling.clusterRows));
+}
+
+WorkTile TileScheduler::getTile(ImplicitLocOpBuilder &b, Value item,
+                                Value taken) const {
   const WgmmaPlan &plan = spec.plan;
   const TileSchedule &schedule = plan.schedule;
-  // The loop walks units of `clusterRows` tiles of one column, one unit
-  // per cluster at a time; a block takes its rank's tile of the unit.
-  Value cluster = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value clusters = gpu::GridDimOp::create(b, gpu::Dimension::x);
-  if (plan.clustered()) {
-    Value rows = constant(b, plan.tiling.clusterRows);
-    cluster = arith::DivUIOp::create(b, cluster, rows);
-    clusters = arith::DivUIOp::create(b, clusters, rows);
-  }
-  if (!itemCount)
-    itemCount = getItemCount(b);
   Value kTiles = constant(b, plan.kTiles);
-  auto loop = scf::ForOp::create(b, cluster, itemCount, clusters, initial);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
   WorkTile tile;
-  tile.item = loop.getInductionVar();
-  tile.hasNext = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::ult,
-      arith::AddIOp::create(b, tile.item, clusters), itemCount);
+  tile.item = item;
+  tile.taken = taken;
   // Only a block's last item can be a part: the ones before are whole.
-  tile.taken = arith::DivUIOp::create(
-      b, arith::SubIOp::create(b, tile.item, cluster), clusters);
-  tile.firstIteration = arith::MulIOp::create(b, tile.taken, kTiles);
-  Value unit = tile.item;
+  tile.firstIteration = arith::MulIOp::create(b, taken, kTiles);
+  Value unit = item;
   tile.kBegin = constant(b, 0);
   tile.kTiles = kTiles;
   if (schedule.isSplit()) {
@@ -104,10 +102,10 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
     // tile wholeUnits + p / s, with p' = p mod s.
     Value wholeUnits = constant(b, schedule.wholeUnits);
     Value parts = constant(b, schedule.parts);
-    tile.isPart = arith::CmpIOp::create(b, arith::CmpIPredicate::uge,
-                                        tile.item, wholeUnits);
+    tile.isPart =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::uge, item, wholeUnits);
     tile.partItem = arith::SubIOp::create(
-        b, arith::MaxUIOp::create(b, tile.item, wholeUnits), wholeUnits);
+        b, arith::MaxUIOp::create(b, item, wholeUnits), wholeUnits);
     Value part = arith::RemUIOp::create(b, tile.partItem, parts);
     auto kBoundary = [&](Value index) -> Value {
       return arith::DivUIOp::create(b, arith::MulIOp::create(b, index, kTiles),
@@ -119,7 +117,7 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
         b, tile.isPart,
         arith::AddIOp::create(b, wholeUnits,
                               arith::DivUIOp::create(b, tile.partItem, parts)),
-        tile.item);
+        item);
     tile.kBegin = arith::SelectOp::create(b, tile.isPart, begin, tile.kBegin);
     tile.kTiles = arith::SelectOp::create(
         b, tile.isPart, arith::SubIOp::create(b, end, begin), kTiles);
@@ -128,6 +126,43 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
     setMaskedCoordinates(b, unit, tile);
   else
     setCoordinates(b, unit, tile);
+  return tile;
+}
+
+WorkTile TileScheduler::getFirstTile(ImplicitLocOpBuilder &b) const {
+  // (A dynamic schedule's first item is the block's index, as a static
+  // one's is its cluster's: dynamic schedules have no clusters.)
+  return getTile(b, getClusterIndex(b), constant(b, 0));
+}
+
+WorkTile TileScheduler::getNextTile(ImplicitLocOpBuilder &b,
+                                    const WorkTile &tile,
+                                    Value nextItem) const {
+  if (!nextItem)
+    nextItem = arith::AddIOp::create(b, tile.item, getClusterCount(b));
+  return getTile(b, nextItem,
+                 arith::AddIOp::create(b, tile.taken, constant(b, 1)));
+}
+
+void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
+                              Body body, Value itemCount) const {
+  // The loop walks units of `clusterRows` tiles of one column, one unit
+  // per cluster at a time; a block takes its rank's tile of the unit.
+  Value cluster = getClusterIndex(b);
+  Value clusters = getClusterCount(b);
+  if (!itemCount)
+    itemCount = getItemCount(b);
+  auto loop = scf::ForOp::create(b, cluster, itemCount, clusters, initial);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value item = loop.getInductionVar();
+  WorkTile tile =
+      getTile(b, item,
+              arith::DivUIOp::create(b, arith::SubIOp::create(b, item, cluster),
+                                     clusters));
+  tile.hasNext = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                       arith::AddIOp::create(b, item, clusters),
+                                       itemCount);
   SmallVector<Value> next = body(b, tile, loop.getRegionIterArgs());
   // Without loop-carried values, scf.for's builder made the yield.
   if (!initial.empty())
@@ -138,7 +173,6 @@ SmallVector<Value> TileScheduler::buildDynamicLoop(ImplicitLocOpBuilder &b,
                                                    ValueRange initial,
                                                    Body body) const {
   Value itemCount = constant(b, spec.plan.schedule.items());
-  Value kTiles = constant(b, spec.plan.kTiles);
   SmallVector<Value> inits = {gpu::BlockIdOp::create(b, gpu::Dimension::x),
                               constant(b, 0)};
   llvm::append_range(inits, initial);
@@ -152,14 +186,8 @@ SmallVector<Value> TileScheduler::buildDynamicLoop(ImplicitLocOpBuilder &b,
       },
       [&](OpBuilder &builder, Location loc, ValueRange arguments) {
         ImplicitLocOpBuilder after(loc, builder);
-        WorkTile tile;
-        tile.item = arguments[0];
-        tile.taken = arguments[1];
         // Unsplit: every item is a whole unit of K tiles.
-        tile.firstIteration = arith::MulIOp::create(after, tile.taken, kTiles);
-        tile.kBegin = constant(after, 0);
-        tile.kTiles = kTiles;
-        setCoordinates(after, tile.item, tile);
+        WorkTile tile = getTile(after, arguments[0], arguments[1]);
         SmallVector<Value> next = body(after, tile, arguments.drop_front(2));
         SmallVector<Value> yielded = {
             next.front(),

@@ -31,8 +31,8 @@
 // column + 64 x rank, into the half at 16384 + 8192 x rank of the stage,
 // multicast to both blocks (mask 0b11).
 // CHECK:         %[[BLOCK:.*]] = gpu.block_id  x
-// CHECK:         %[[GRID:.*]] = gpu.grid_dim  x
 // CHECK:         %[[CLUSTER:.*]] = arith.divui %[[BLOCK]], %c2
+// CHECK:         %[[GRID:.*]] = gpu.grid_dim  x
 // CHECK:         %[[CLUSTERS:.*]] = arith.divui %[[GRID]], %c2
 // CHECK:         scf.for %[[UNIT:.*]] = %[[CLUSTER]] to %c2{{.*}} step %[[CLUSTERS]]
 // CHECK:           %[[PAIR:.*]] = arith.muli %{{.*}}, %c2

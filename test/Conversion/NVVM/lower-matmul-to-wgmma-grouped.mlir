@@ -36,11 +36,23 @@
 // CHECK:         %[[GN:.*]] = arith.muli %[[GROUP]], %[[C384]] : index
 // CHECK:         %[[BROW:.*]] = arith.addi %[[GN]], %[[COL]] : index
 // CHECK:         nvgpu.tma.async.load %{{.*}}[%[[K]], %[[BROW]]]
-// The consumers: the same group; B's block scale of K tile 0 at it.
+// The consumers: the first tile's group, and B's block scale of its K
+// tile 0 at it, loaded ahead of the tile loop; in the loop, the tile's
+// group again (its epilogue's), B's scales of K tiles 1, 2, ... at it.
 // CHECK:         nvvm.setmaxregister increase
+// CHECK:         memref.load %[[GROUPS]]
+// CHECK:         %[[FIRSTGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         memref.load %[[SB]][%[[FIRSTGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
+// CHECK:         scf.for
 // CHECK:         memref.load %[[GROUPS]]
 // CHECK:         %[[CGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         memref.load %[[SB]][%[[CGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
+// The next tile's K tile 0 issued, then its group and B's scale there.
+// CHECK:         scf.if
+// CHECK:           nvvm.wgmma.commit.group.sync.aligned
+// CHECK:           memref.load %[[GROUPS]]
+// CHECK:           %[[NEXTGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:           memref.load %[[SB]][%[[NEXTGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
 // The epilogue: whether each of the thread's two rows is written (its
 // entry not negative; whole tiles: no test against M); whether the
 // consumer's part is (its last row, 63 rows on, inside M and not padding).

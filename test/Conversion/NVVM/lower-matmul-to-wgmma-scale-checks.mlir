@@ -63,7 +63,8 @@
 // after the block's first while it is not known: the blocks done
 // (acquire), then the findings; the warpgroup agrees at its barrier.
 // CHECK:         nvvm.setmaxregister  increase 232
-// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[STATE:.*]] = %c0_i32{{(_[0-9]+)?}}) -> (!llvm.struct<{{.*}}>, i32)
+// (Carried after the fragment and K tile 0's block scales, loaded ahead.)
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[STATE:.*]] = %c0_i32{{(_[0-9]+)?}}) -> (!llvm.struct<{{.*}}>, f32, f32, f32, i32)
 // CHECK:           %[[LATER:.*]] = arith.cmpi ne, %{{.*}}, %c0{{.*}} : index
 // CHECK:           %[[UNKNOWN:.*]] = arith.cmpi eq, %[[STATE]], %c0_i32{{.*}} : i32
 // CHECK:           %[[ASK:.*]] = arith.andi %[[LATER]], %[[UNKNOWN]] : i1

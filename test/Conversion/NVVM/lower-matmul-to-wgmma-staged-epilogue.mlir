@@ -36,16 +36,38 @@
 // CHECK:         %[[ID:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK:         %[[N128:.*]] = arith.constant 128 : i32
 // CHECK-NEXT:    nvvm.barrier id = %[[ID]] number_of_threads = %[[N128]]
-// A pair's address: its 16-byte chunk XOR the row's index in its 8-row
-// atom, after the barriers and the ring.
-// CHECK:         arith.xori
+// The thread's first staged byte, once per tile: its lane's byte XOR the
+// row's index in its 8-row atom x 16 (the 128B swizzle), after the
+// barriers and the ring; through a volatile mov, so that LLVM does not
+// hoist the addresses out of the tile loop (registers the K loop needs).
+// CHECK:         %[[ATOMROW:.*]] = arith.remui %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT:    %[[SWIZZLE:.*]] = arith.muli %[[ATOMROW]], %c16{{.*}} : index
+// CHECK-NEXT:    arith.xori %{{.*}}, %[[SWIZZLE]] : index
 // CHECK:         arith.constant 132096 : index
-// CHECK:         llvm.inttoptr %{{.*}} : i32 to !llvm.ptr<3>
+// CHECK:         %[[BASE:.*]] = llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=r,r" %{{.*}} : (i32) -> i32
+// A pair's address: the base XOR the group's byte in its 128-byte row,
+// plus, as a constant GEP the store folds, its box (8 KiB) and its row
+// (the second: 8 rows of 128 bytes down, the same row of the next atom).
+// CHECK:         %[[C0:.*]] = arith.constant 0 : i32
+// CHECK:         %[[X0:.*]] = arith.xori %[[BASE]], %[[C0]] : i32
+// CHECK:         %[[P0:.*]] = llvm.inttoptr %[[X0]] : i32 to !llvm.ptr<3>
+// CHECK:         %[[A0:.*]] = llvm.getelementptr %[[P0]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK:         arith.truncf %{{.*}} : f32 to bf16
-// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK:         llvm.store %{{.*}}, %[[A0]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK:         %[[X1:.*]] = arith.xori %[[BASE]], %{{.*}} : i32
+// CHECK:         %[[P1:.*]] = llvm.inttoptr %[[X1]] : i32 to !llvm.ptr<3>
+// CHECK:         %[[A1:.*]] = llvm.getelementptr %[[P1]][1024] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK:         llvm.store %{{.*}}, %[[A1]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// Group 1 in row 0: chunk 1; group 9 in row 1: box 1, chunk 1.
+// CHECK:         %[[C16:.*]] = arith.constant 16 : i32
+// CHECK:         arith.xori %[[BASE]], %[[C16]] : i32
+// CHECK:         llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-COUNT-17: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK:         arith.xori %[[BASE]], %c16_i32{{.*}} : i32
+// CHECK:         llvm.getelementptr %{{.*}}[9216] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // 32 pairs a thread (16 groups of 8 columns, 2 rows), no masks, no
 // global stores.
-// CHECK-COUNT-31: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-13: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
 // CHECK-NOT:     llvm.store
 // The writes made visible to the async proxy, the warpgroup meets again,
 // and its first thread stores the two boxes at (column, row) = (tile

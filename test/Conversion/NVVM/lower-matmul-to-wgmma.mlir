@@ -228,13 +228,16 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK-LABEL: func.func @blockwise
 // CHECK:         gpu.launch_func  @blockwise_wgmma::@matmul blocks in (%c4, %c1{{.*}}, %c1{{.*}})
 // CHECK:       gpu.func @matmul
-// The tile loop; K tile 0's scales (B's block scale for the block's
-// columns, A's for each of the thread's two rows) loaded before its wait,
-// multiplied only after it and the pin, so that the wait covers the loads.
-// CHECK:         scf.for {{.*}} iter_args
-// CHECK:           %[[SB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
-// CHECK:           %[[SA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
-// CHECK:           %[[SA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// The first tile's K tile 0 issued, then its scales (B's block scale for
+// the block's columns, A's for each of the thread's two rows) loaded and
+// carried into the tile loop, so that the load's latency passes while the
+// group runs; multiplied only after the wait and the pin.
+// CHECK:         nvvm.wgmma.commit.group.sync.aligned
+// CHECK:         %[[FIRSTSB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:         %[[FIRSTSA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:         %[[FIRSTSA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:         scf.for %[[ITEM:.*]] = %{{.*}} to %c4 step %[[STRIDE:.*]] iter_args(%{{.*}} = %{{.*}}, %[[SB:.*]] = %[[FIRSTSB]], %[[SA0:.*]] = %[[FIRSTSA0]], %[[SA1:.*]] = %[[FIRSTSA1]])
+// CHECK-NOT:       memref.load
 // CHECK-NOT:       arith.mulf
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           nvvm.mbarrier.arrive
@@ -301,13 +304,24 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:               llvm.intr.fma(%[[KX0]], %[[KSB]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:         arith.addf
 // CHECK:             scf.yield %{{.*}}, %{{.*}}, %[[NEXTB]], %[[NEXTA0]], %[[NEXTA1]] :
-// The next tile's K tile 0, then the epilogue: f32 pairs staged in shared
-// memory, 4 boxes of 32 columns stored with TMA.
-// CHECK:           scf.if
+// The next tile's K tile 0 (item + the grid's blocks), then its scales
+// (yielded with its fragment; poison where there is none), then this
+// tile's epilogue: f32 pairs staged in shared memory, 4 boxes of 32
+// columns stored with TMA. The loop carries the next tile's scales.
+// CHECK:           %[[ISSUED:.*]]:4 = scf.if
 // CHECK-COUNT-4:     nvvm.wgmma.mma_async
+// CHECK:             nvvm.wgmma.commit.group.sync.aligned
+// CHECK:             %[[NEXTITEM:.*]] = arith.addi %[[ITEM]], %{{.*}} : index
+// CHECK:             %[[NEXTSB:.*]] = memref.load %{{.*}} : memref<2x4xf32>
+// CHECK:             %[[NEXTSA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:             %[[NEXTSA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
+// CHECK:             scf.yield %{{.*}}, %[[NEXTSB]], %[[NEXTSA0]], %[[NEXTSA1]] :
 // CHECK:           } else {
+// CHECK:             %[[NONE:.*]] = llvm.mlir.poison : f32
+// CHECK:             scf.yield %{{.*}}, %[[NONE]], %{{.*}}, %{{.*}} :
 // CHECK:         llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-COUNT-4: nvgpu.tma.async.store %{{.*}} to %{{.*}} : memref<64x32xf32, #gpu.address_space<workgroup>>
+// CHECK:         scf.yield %[[ISSUED]]#0, %[[ISSUED]]#1, %[[ISSUED]]#2, %[[ISSUED]]#3 :
 // CHECK:         gpu.return
 func.func @blockwise(%a: memref<256x512xf8E4M3FN>, %sa: memref<256x4xf32>, %b: memref<256x512xf8E4M3FN>, %sb: memref<2x4xf32>, %d: memref<256x256xf32>) {
   qmm.matmul a(%a, %sa : memref<256x512xf8E4M3FN>, memref<256x4xf32>) #qmm.scale<block 1x128>
