@@ -225,7 +225,28 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
       holdsBlocks(64) &&
       (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
        (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts));
-  return {rows, narrow ? 64 : 128};
+  if (narrow)
+    return {rows, 64};
+  // Tiles of two waves at short K, where their rounds are as full: the
+  // share of the rounds' tile slots that compute rows of D.
+  auto roundsUse = [&](int64_t tileRows) {
+    int64_t tileRowCount = llvm::divideCeil(problem.m, tileRows);
+    int64_t tiles = tileRowCount * llvm::divideCeil(problem.n, 128);
+    double rowsUse = double(problem.m) / double(tileRowCount * tileRows);
+    return rowsUse * double(tiles) /
+           double(llvm::divideCeil(tiles, slots) * slots);
+  };
+  int64_t kTiles = llvm::divideCeil(problem.k, chip.getWgmmaKTile());
+  bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
+  // (16-bit outputs: what was measured; FP8 outputs' quantization needs
+  // registers that a tile of waves' consumers do not have to spare.)
+  bool plainOutput =
+      problem.outElementBytes == 2 && problem.outScaleBlockColumns == 0;
+  if (!options.tileM && blockScaled && plainOutput && problem.groups == 0 &&
+      kTiles <= kMaxTwoWaveTileKTiles &&
+      roundsUse(4 * wgmmaM) >= (1 - kTwoWaveUseMargin) * roundsUse(rows))
+    return {4 * wgmmaM, 128};
+  return {rows, 128};
 }
 
 int64_t wgmma::getALoadRows(int64_t rows, int64_t tileRows,

@@ -688,6 +688,52 @@ void checkTileShapes() {
   c.expect("forced 128x128 A load rows", t.tiling.aLoadRows, 128);
 }
 
+void checkTwoWavesChosen() {
+  Case c("two waves at short K");
+  auto rows = [&](const WgmmaProblem &problem) {
+    return plan(c, problem).tiling.tileM;
+  };
+  // 4096 x 32768 x 512, 1x128 x 128x128: 4 K tiles (<= 6). 256 rows: 16 x
+  // 256 = 4096 tiles in 32 rounds of 132, 4096 / 4224 = 0.970 of the
+  // slots; 128 rows: 8192 tiles in 63 rounds, 8192 / 8316 = 0.985;
+  // 0.970 >= 0.98 x 0.985 = 0.965: two waves.
+  WgmmaProblem shortK = blockwiseProblem(4096, 32768, 512);
+  c.expect("4096x32768x512 tile M", rows(shortK), 256);
+  c.expect("4096x32768x512 waves", plan(c, shortK).tiling.waves, 2);
+  // K = 768: 6 K tiles; 896 tiles (7 rounds, 0.970) against 1792 (14
+  // rounds, 0.970).
+  c.expect("4096x7168x768 tile M", rows(blockwiseProblem(4096, 7168, 768)),
+           256);
+  // K = 1024: 8 K tiles, more than 6.
+  c.expect("4096x16384x1024 tile M",
+           rows(blockwiseProblem(4096, 16384, 1024)), 128);
+  // 2048 x 7168 x 512: 448 tiles in 4 rounds, 448 / 528 = 0.848, against
+  // 896 in 7, 896 / 924 = 0.970: 128 rows.
+  c.expect("2048x7168x512 tile M", rows(blockwiseProblem(2048, 7168, 512)),
+           128);
+  // 300 rows: 2 rows of 256-row tiles use 300 / 512 of their rows, 64
+  // tiles in one round of 132: 0.586 x 64 / 132 = 0.284; 3 of 128 rows:
+  // 300 / 384 x 96 / 132 = 0.568.
+  c.expect("300x4096x512 tile M", rows(blockwiseProblem(300, 4096, 512)),
+           128);
+  // Not block-scaled, an f32 or FP8 output, grouped, or a tile shape
+  // given: 128 rows.
+  c.expect("per-tensor tile M", rows(problem(4096, 32768, 512)), 128);
+  WgmmaProblem f32 = shortK;
+  f32.outElementBytes = 4;
+  c.expect("f32 output tile M", rows(f32), 128);
+  WgmmaProblem fp8 = shortK;
+  fp8.outElementBytes = 1;
+  fp8.outScaleBlockColumns = 128;
+  c.expect("FP8 output tile M", rows(fp8), 128);
+  WgmmaProblem grouped = shortK;
+  grouped.groups = 4;
+  c.expect("grouped tile M", rows(grouped), 128);
+  WgmmaOptions given;
+  given.tileN = 128;
+  c.expect("tile-n given: tile M", plan(c, shortK, given).tiling.tileM, 128);
+}
+
 void checkALoadRows() {
   Case c("A load rows");
   // Fewer rows of A than a 64-row tile: the stage holds A's rows rounded
@@ -803,6 +849,7 @@ int main() {
   checkStaging();
   checkIneligible();
   checkTileShapes();
+  checkTwoWavesChosen();
   checkALoadRows();
   checkMasked();
   checkAccumulatorLayout();

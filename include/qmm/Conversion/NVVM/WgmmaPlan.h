@@ -249,6 +249,19 @@ constexpr int64_t kWgmmaTileColumns[] = {64, 128};
 /// is 11% slower than 4 parts of 33 narrow tiles).
 constexpr int64_t kMaxWideTileParts = 4;
 
+/// K tiles of a tile up to which block-scaled matmuls take tiles of two
+/// waves (256 rows) where their rounds keep the multiprocessors as busy:
+/// at short K a 128 x 128 tile's loads outweigh its products. Measured on
+/// an H200 (256 against 128 rows): 1.06-1.14x at K = 512 and 1.08x at
+/// K = 768 on 4096-8192 rows, but 0.94x at K = 1024 (and 0.94x at 2048 x
+/// 7168 x 512, whose 448 tiles fill 3.4 rounds).
+/// benchmarks/results/2026-11-30-h200-consumer-registers.md.
+constexpr int64_t kMaxTwoWaveTileKTiles = 6;
+/// How much less of the multiprocessors' rounds (the share of tile slots
+/// that compute rows of D), relatively, a tile of two waves may use than
+/// 128 rows.
+constexpr double kTwoWaveUseMargin = 0.02;
+
 /// K tiles of a block's items after its first from which block scales are
 /// checked ahead (ScaleCheck): the check's cost, about a microsecond a
 /// block (the consumers' reads of the counters, the counts at the end),
@@ -271,7 +284,10 @@ constexpr int64_t kMinCheckedTileKTiles = 8;
 /// columns against 7.8 on 56 of 128); 64 also where only 64 hold whole
 /// blocks of B's scales (or an FP8 output's). Otherwise 128 columns,
 /// whose wgmma steps read the fewest shared-memory bytes per product
-/// (128 x 64 tiles measured 25-30% slower on large shapes).
+/// (128 x 64 tiles measured 25-30% slower on large shapes). Block-scaled
+/// with a 16-bit output, not grouped, at most kMaxTwoWaveTileKTiles K
+/// tiles and 128 columns: 256 rows where they use the rounds within
+/// kTwoWaveUseMargin of 128 rows.
 /// benchmarks/results/2026-11-30-h200-tile-shapes.md has the measurements.
 std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
                                             const WgmmaOptions &options,
