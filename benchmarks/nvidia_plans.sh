@@ -255,10 +255,11 @@ if [ "$mode" = validate ]; then
   save w256_f32_bias 256x256x1024 --a-scale 1x128 --b-scale 128x128 --out-type f32 --bias bf16 --gelu tanh --tile-m 256
   save w256_fp8_out 512x256x512 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --tile-m 256
   save w256_odd_n 264x135x512 --a-scale 1x128 --b-scale 128x128 --tile-m 256
-  # Two waves chosen by default at short K (2048 x 4096 x 512: 256 tiles
-  # in 2 rounds as full as 512 of 128 rows in 4), K-major and MN-major.
-  save w256_chosen_short_k 2048x4096x512 --a-scale 1x128 --b-scale 128x128
-  save w256_chosen_mn 2048x4096x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  # Two waves chosen by default at short K (512 x 1024 x 512 on 8 blocks:
+  # 16 tiles of 256 rows in 2 rounds as full as 32 of 128 in 4), K-major
+  # and MN-major A scales.
+  save w256_chosen_short_k 512x1024x512 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
+  save w256_chosen_mn 512x1024x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
 elif [ "$mode" = peers ]; then
   for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do
     save tensor_$shape $shape --a-scale tensor --b-scale tensor
