@@ -458,8 +458,10 @@ Value Epilogue::getStagingPointer(ImplicitLocOpBuilder &b, Value base,
       arith::XOrIOp::create(
           b, base, arith::ConstantIntOp::create(b, i32, groupByte % rowBytes))
           .getResult());
+  // (Below shared memory's 256 KiB.)
+  auto offset = static_cast<int32_t>(boxOffset + rowOffset);
   return LLVM::GEPOp::create(b, pointerType, b.getI8Type(), swizzled,
-                             ArrayRef<LLVM::GEPArg>{boxOffset + rowOffset});
+                             ArrayRef<LLVM::GEPArg>{offset});
 }
 
 void Epilogue::beginStaging(ImplicitLocOpBuilder &b) const {
