@@ -278,12 +278,16 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
   return ptx::pinRegisters(b, ifOp.getResult(0));
 }
 
-bool Mainloop::loadsGlobalScales() const {
+std::pair<bool, bool> Mainloop::getGlobalScaleOperands() const {
   const WgmmaPlan &plan = spec.plan;
   const WgmmaTiling &tiling = spec.tiling();
-  return plan.promotionKTiles == 1 &&
-         ((plan.aScales.perKTile() && !tiling.aScaleBox.present()) ||
-          (plan.bScales.perKTile() && !tiling.bScaleBox.present()));
+  return {plan.aScales.perKTile() && !tiling.aScaleBox.present(),
+          plan.bScales.perKTile() && !tiling.bScaleBox.present()};
+}
+
+bool Mainloop::loadsGlobalScales() const {
+  auto [a, b] = getGlobalScaleOperands();
+  return spec.plan.promotionKTiles == 1 && (a || b);
 }
 
 Mainloop::KTileScales Mainloop::loadGlobalScales(ImplicitLocOpBuilder &b,
@@ -296,18 +300,15 @@ Mainloop::KTileScales Mainloop::loadGlobalScales(ImplicitLocOpBuilder &b,
 }
 
 int64_t Mainloop::getGlobalScaleCount() const {
-  const WgmmaPlan &plan = spec.plan;
-  const WgmmaTiling &tiling = spec.tiling();
-  bool b = plan.bScales.perKTile() && !tiling.bScaleBox.present();
-  bool a = plan.aScales.perKTile() && !tiling.aScaleBox.present();
+  auto [a, b] = getGlobalScaleOperands();
   // (Two rows a thread in each wave: ConsumerThread::getPosition.)
-  return (b ? 1 : 0) + (a ? 2 * tiling.waves : 0);
+  return (b ? 1 : 0) + (a ? 2 * spec.tiling().waves : 0);
 }
 
 Mainloop::KTileScales Mainloop::unflattenGlobalScales(ValueRange values) const {
   assert(static_cast<int64_t>(values.size()) == getGlobalScaleCount());
   KTileScales scales;
-  if (spec.plan.bScales.perKTile() && !spec.tiling().bScaleBox.present()) {
+  if (getGlobalScaleOperands().second) {
     scales.b = values.front();
     values = values.drop_front();
   }

@@ -342,10 +342,9 @@ private:
   /// Item `item`, the block's `taken`-th: its coordinates, its K tiles
   /// (a Stream-K part's) and their first ring iteration.
   WorkTile getTile(ImplicitLocOpBuilder &b, Value item, Value taken) const;
-  /// The block's cluster (its index where there are no clusters) and the
-  /// clusters of the grid: a static schedule's first item and stride.
-  Value getClusterIndex(ImplicitLocOpBuilder &b) const;
-  Value getClusterCount(ImplicitLocOpBuilder &b) const;
+  /// `blocks` (a block's index or the grid's blocks) counted in clusters:
+  /// a static schedule's first item and stride.
+  Value inClusters(ImplicitLocOpBuilder &b, Value blocks) const;
   /// Sets `tile`'s coordinates (and group) for unit `unit` in the raster
   /// order.
   void setCoordinates(ImplicitLocOpBuilder &b, Value unit,
@@ -586,6 +585,9 @@ public:
   KTileScales unflattenGlobalScales(ValueRange values) const;
 
 private:
+  /// Whether A's and B's block scales (each) are loaded from global memory
+  /// each K tile rather than copied into the ring by TMA.
+  std::pair<bool, bool> getGlobalScaleOperands() const;
   /// Loads K tile `kt`'s block scales for `rows` into `scales` (nothing
   /// without block scales): with `fromStage`, those TMA copied into the
   /// K tile's stage (after the wait for it), else the others, from global

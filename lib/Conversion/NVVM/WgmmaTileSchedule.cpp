@@ -68,19 +68,10 @@ Value TileScheduler::getItemCount(ImplicitLocOpBuilder &b) const {
   return loop.getResult(0);
 }
 
-Value TileScheduler::getClusterIndex(ImplicitLocOpBuilder &b) const {
-  Value cluster = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+Value TileScheduler::inClusters(ImplicitLocOpBuilder &b, Value blocks) const {
   if (!spec.plan.clustered())
-    return cluster;
-  return arith::DivUIOp::create(b, cluster,
-                                constant(b, spec.plan.tiling.clusterRows));
-}
-
-Value TileScheduler::getClusterCount(ImplicitLocOpBuilder &b) const {
-  Value clusters = gpu::GridDimOp::create(b, gpu::Dimension::x);
-  if (!spec.plan.clustered())
-    return clusters;
-  return arith::DivUIOp::create(b, clusters,
+    return blocks;
+  return arith::DivUIOp::create(b, blocks,
                                 constant(b, spec.plan.tiling.clusterRows));
 }
 
@@ -132,14 +123,17 @@ WorkTile TileScheduler::getTile(ImplicitLocOpBuilder &b, Value item,
 WorkTile TileScheduler::getFirstTile(ImplicitLocOpBuilder &b) const {
   // (A dynamic schedule's first item is the block's index, as a static
   // one's is its cluster's: dynamic schedules have no clusters.)
-  return getTile(b, getClusterIndex(b), constant(b, 0));
+  return getTile(b, inClusters(b, gpu::BlockIdOp::create(b, gpu::Dimension::x)),
+                 constant(b, 0));
 }
 
 WorkTile TileScheduler::getNextTile(ImplicitLocOpBuilder &b,
                                     const WorkTile &tile,
                                     Value nextItem) const {
   if (!nextItem)
-    nextItem = arith::AddIOp::create(b, tile.item, getClusterCount(b));
+    nextItem = arith::AddIOp::create(
+        b, tile.item,
+        inClusters(b, gpu::GridDimOp::create(b, gpu::Dimension::x)));
   return getTile(b, nextItem,
                  arith::AddIOp::create(b, tile.taken, constant(b, 1)));
 }
@@ -148,8 +142,8 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
                               Body body, Value itemCount) const {
   // The loop walks units of `clusterRows` tiles of one column, one unit
   // per cluster at a time; a block takes its rank's tile of the unit.
-  Value cluster = getClusterIndex(b);
-  Value clusters = getClusterCount(b);
+  Value cluster = inClusters(b, gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  Value clusters = inClusters(b, gpu::GridDimOp::create(b, gpu::Dimension::x));
   if (!itemCount)
     itemCount = getItemCount(b);
   auto loop = scf::ForOp::create(b, cluster, itemCount, clusters, initial);
