@@ -260,6 +260,29 @@ if [ "$mode" = validate ]; then
   # and MN-major A scales.
   save w256_chosen_short_k 512x1024x512 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save w256_chosen_mn 512x1024x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
+  # Tiles of 192 columns: every other one straddles two 128-column blocks
+  # of B's scales (its 64-column chunks take one scale each: from global
+  # memory, or staged in a box of two row blocks with MN-major A scales);
+  # a partial last column (chunks past N); per-tensor and per-row; Stream-K
+  # parts of 192 columns; clusters; a dynamic schedule; 64 rows; f32 out;
+  # grouped contiguous and masked; then B blocks of 64 columns in 128-column
+  # tiles (two chunks), and the 192-column tile the rule chooses.
+  save w192_block 256x1152x512 --a-scale 1x128 --b-scale 128x128 --tile-n 192 --max-blocks 5
+  save w192_block_staged 256x1152x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-n 192 --max-blocks 5
+  save w192_partial_columns 300x1000x640 --a-scale 1x128 --b-scale 128x128 --tile-n 192 --max-blocks 4
+  save w192_partial_staged 256x1000x640 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-n 192 --max-blocks 3
+  save w192_tensor_bias_gelu 256x960x1024 --a-scale tensor --b-scale tensor --bias bf16 --gelu tanh --tile-n 192 --max-blocks 3
+  save w192_row_f32_acc 200x576x384 --a-scale row --b-scale row --out-type f32 --accumulate --tile-n 192 --max-blocks 2
+  save w192_sk_block 128x1152x4096 --a-scale 1x128 --b-scale 128x128 --tile-n 192
+  save w192_sk_tensor 128x960x4096 --a-scale tensor --b-scale tensor --tile-n 192
+  save w192_cluster 256x1152x512 --a-scale 1x128 --b-scale 128x128 --tile-n 192 --cluster-rows 2
+  save w192_dynamic 384x1152x512 --a-scale 1x128 --b-scale 128x128 --tile-n 192 --max-blocks 5 --dynamic-schedule
+  save w192_rows_64 64x1152x1024 --a-scale 1x128 --b-scale 128x128 --tile-n 192 --max-blocks 3
+  save w192_grouped 512x576x512 --groups 4 --a-scale 1x128 --b-scale 128x128 --tile-n 192
+  save w192_masked 128x576x512 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --tile-n 192
+  save b64_chunks 256x512x1024 --a-scale 1x128 --b-scale 64x128 --tile-n 128 --max-blocks 3
+  save b64_chunks_staged 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-n 128 --max-blocks 3
+  save w192_chosen 256x2112x1024 --a-scale 1x128 --b-scale 128x128 --max-blocks 11
 elif [ "$mode" = peers ]; then
   for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do
     save tensor_$shape $shape --a-scale tensor --b-scale tensor

@@ -201,13 +201,13 @@ struct NVVMPipelineCLOptions
       llvm::cl::init(false)};
   Option<int64_t> tileM{
       *this, "tile-m",
-      llvm::cl::desc("a wgmma kernel tile's rows, 64 or 128 (0, the "
+      llvm::cl::desc("a wgmma kernel tile's rows, 64, 128 or 256 (0, the "
                      "default: chosen per matmul)"),
       llvm::cl::init(0)};
   Option<int64_t> tileN{
       *this, "tile-n",
-      llvm::cl::desc("a wgmma kernel tile's columns, 64 or 128 (0, the "
-                     "default: chosen per matmul)"),
+      llvm::cl::desc("a wgmma kernel tile's columns, 64, 128 or 192 (0, "
+                     "the default: chosen per matmul)"),
       llvm::cl::init(0)};
   Option<bool> checkScalesAhead{
       *this, "check-scales-ahead",

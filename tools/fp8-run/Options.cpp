@@ -359,8 +359,8 @@ static cl::opt<int64_t> nvidiaTileM(
     cl::cat(category));
 static cl::opt<int64_t> nvidiaTileN(
     "tile-n", cl::init(0),
-    cl::desc("with --chip sm_90a: a wgmma kernel tile's columns, 64 or 128 "
-             "(the pipeline's tile-n; 0: chosen per matmul)"),
+    cl::desc("with --chip sm_90a: a wgmma kernel tile's columns, 64, 128 "
+             "or 192 (the pipeline's tile-n; 0: chosen per matmul)"),
     cl::cat(category));
 static cl::opt<std::string> loadDir("load", cl::init(""),
                                     cl::desc("read inputs from .npy files in "

@@ -1031,9 +1031,11 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "256 (two of two waves each; block scales only, not grouped); "
            "0, the default: 64 where M fits in 64 rows, else 128">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"0",
-           "a kernel tile's columns, 64 or 128; 0, the default: 64 where "
-           "128-column tiles would leave more than half the "
-           "multiprocessors idle and the scale blocks allow it, else 128">,
+           "a kernel tile's columns, 64, 128 or 192 (192: not with "
+           "tile-m 256); 0, the default: 64 where 128-column tiles would "
+           "leave more than half the multiprocessors idle and the scale "
+           "blocks allow it, 192 where its rounds keep the "
+           "multiprocessors about as busy as 128's, else 128">,
     Option<"checkScalesAhead", "check-scales-ahead", "bool",
            /*default=*/"true",
            "with block scales on both operands, idle producer warps check "

@@ -57,33 +57,58 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
   if (fromStage)
     stage = ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt))
                 .stage;
-  // A box's element for the tile's row `row` (the tile's first where one
-  // row block covers it), read after the wait for the stage.
-  auto read = [&](const WgmmaScaleBox &box, bool isA, Value row) -> Value {
+  // A box's element in its row `boxRow` (a tile row's, or a row block's
+  // past the tile's first; null: the first), read after the wait for the
+  // stage.
+  auto read = [&](const WgmmaScaleBox &box, bool isA, Value boxRow) -> Value {
     Value element =
         getScaleBoxPlace(b, spec, tile, box, isA, kIndex).element;
-    if (box.perRow)
+    if (boxRow)
       element = arith::AddIOp::create(
           b, element,
-          arith::MulIOp::create(b, row,
+          arith::MulIOp::create(b, boxRow,
                                 constant(b, box.kInner ? box.inner : 1)));
     return arith::BitcastOp::create(
         b, b.getF32Type(),
         ptx::loadShared(b, shared.getScaleAddress(b, stage, box, element)));
   };
-  if (spec.plan.bScales.perKTile() &&
-      tiling.bScaleBox.present() == fromStage)
-    scales.b = fromStage
-                   ? read(tiling.bScaleBox, /*isA=*/false, Value())
-                   : loadScale(b, arguments.bScales, op.bEncoding, spec.n,
-                               spec.k, tile.blockColumn, kIndex, tile.group);
+  if (spec.plan.bScales.perKTile() && tiling.bScaleBox.present() == fromStage) {
+    // One scale for the consumer's columns where a block holds the tile;
+    // else one per chunk of them, at its first column (the last column of
+    // B where a partial tile's chunk lies past it), which lies in the
+    // box's row of its block.
+    int64_t chunks = spec.plan.bScaleChunks();
+    Value origin =
+        chunks == 1 ? tile.blockColumn : thread.getOriginColumn(b, spec, tile);
+    Value blockRows = constant(b, spec.plan.bScales.blockRows);
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      Value column = arith::AddIOp::create(
+          b, origin, constant(b, chunk * spec.plan.bScaleColumns));
+      if (chunks > 1 && spec.plan.partialColumns)
+        column = arith::MinUIOp::create(b, column, constant(b, spec.n - 1));
+      if (!fromStage) {
+        scales.b.push_back(loadScale(b, arguments.bScales, op.bEncoding, spec.n,
+                                     spec.k, column, kIndex, tile.group));
+        continue;
+      }
+      Value boxRow;
+      if (chunks > 1)
+        boxRow = arith::SubIOp::create(
+            b, arith::DivUIOp::create(b, column, blockRows),
+            arith::DivUIOp::create(b, tile.blockColumn, blockRows));
+      scales.b.push_back(read(tiling.bScaleBox, /*isA=*/false, boxRow));
+    }
+  }
   if (spec.plan.aScales.perKTile() &&
       tiling.aScaleBox.present() == fromStage) {
     for (Value row : rows) {
       if (fromStage) {
         // (Rows past M read TMA's zeros; their sums are not stored.)
-        scales.a.push_back(read(tiling.aScaleBox, /*isA=*/true,
-                                arith::SubIOp::create(b, row, tile.blockRow)));
+        scales.a.push_back(
+            read(tiling.aScaleBox, /*isA=*/true,
+                 tiling.aScaleBox.perRow
+                     ? arith::SubIOp::create(b, row, tile.blockRow).getResult()
+                     : Value()));
         continue;
       }
       // Rows past M read row M - 1's scales. (Where M is whole tiles no
@@ -213,13 +238,23 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
       scales.a.empty() ? ArrayRef<Value>()
                        : ArrayRef<Value>(scales.a).slice(2 * wave, 2);
   // Which of the thread's two rows element i lies in (thread 0's rows are
-  // 0 and the second row's offset).
+  // 0 and the second row's offset), and which chunk of B's scales its
+  // column.
   const WgmmaIntrinsicInfo &wgmma = spec.chip.getWgmma();
-  // accumulator[i] = fma(fragment[i], factor of i's row, accumulator[i]),
-  // or + fragment[i] without one; `second` (per row, or none) makes it
-  // fma(fragment[i] * factor, second, accumulator[i]).
-  auto promoteWith = [&](ImplicitLocOpBuilder &b, ArrayRef<Value> rowFactors,
-                         ArrayRef<Value> secondFactors) {
+  int64_t chunks = std::max<size_t>(1, scales.b.size());
+  auto position = [&](int64_t i) -> std::pair<int64_t, int64_t> {
+    auto [row, column] = wgmma.getAccumulatorPosition(0, i);
+    return {row / wgmma.secondRow,
+            chunks == 1 ? 0 : column / spec.plan.bScaleColumns};
+  };
+  // Factors of (row, chunk), row-major: 2 x chunks of them.
+  using Factors = SmallVector<Value, 8>;
+  // accumulator[i] = fma(fragment[i], factor of i's row and chunk,
+  // accumulator[i]), or + fragment[i] without factors; `second` (of
+  // (row, chunk) too, or none) makes it fma(fragment[i] * factor, second,
+  // accumulator[i]).
+  auto promoteWith = [&](ImplicitLocOpBuilder &b, ArrayRef<Value> factors,
+                         ArrayRef<Value> seconds) {
     Value promoted = accumulator;
     for (int64_t i = 0; i < elements; ++i) {
       Value partial = LLVM::ExtractValueOp::create(b, fragment, i);
@@ -228,41 +263,51 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
       // llvm.intr.fma, not math.fma: the GPU lowering would make that a
       // call to libdevice's __nv_fmaf, and ptxas serializes wgmma around
       // calls.
-      int64_t row = wgmma.getAccumulatorPosition(0, i).first / wgmma.secondRow;
-      if (rowFactors.empty())
+      auto [row, chunk] = position(i);
+      int64_t index = row * chunks + chunk;
+      if (factors.empty())
         sum = arith::AddFOp::create(b, sum, partial);
-      else if (secondFactors.empty())
-        sum = LLVM::FMAOp::create(b, partial, rowFactors[row], sum);
+      else if (seconds.empty())
+        sum = LLVM::FMAOp::create(b, partial, factors[index], sum);
       else
         sum = LLVM::FMAOp::create(
-            b, arith::MulFOp::create(b, partial, rowFactors[row]),
-            secondFactors[row], sum);
+            b, arith::MulFOp::create(b, partial, factors[index]),
+            seconds[index], sum);
       promoted = LLVM::InsertValueOp::create(b, promoted, sum, first + i);
     }
     return promoted;
   };
-  if (rowScales.empty() || !scales.b || scales.productsChecked) {
-    // One operand's block scales (or none): one factor per row; both, with
-    // their products checked ahead: the products.
-    SmallVector<Value, 2> factors;
-    for (int64_t row = 0; row < 2 && (scales.b || !rowScales.empty()); ++row)
-      factors.push_back(
-          rowScales.empty() ? scales.b
-          : !scales.b       ? rowScales[row]
-                      : arith::MulFOp::create(b, rowScales[row], scales.b));
-    return ptx::pinRegisters(b, promoteWith(b, factors, {}));
+  bool hasA = !rowScales.empty(), hasB = !scales.b.empty();
+  if (!hasA && !hasB)
+    return ptx::pinRegisters(b, promoteWith(b, {}, {}));
+  Factors aFactors, bFactors, products;
+  for (int64_t row = 0; row < 2; ++row)
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      aFactors.push_back(hasA ? rowScales[row] : Value());
+      bFactors.push_back(hasB ? scales.b[chunk] : Value());
+    }
+  if (!hasA || !hasB || scales.productsChecked) {
+    // One operand's block scales: its factors; both, with their products
+    // checked ahead: the products.
+    if (!hasA || !hasB)
+      return ptx::pinRegisters(b,
+                               promoteWith(b, hasA ? aFactors : bFactors, {}));
+    for (auto [sa, sb] : llvm::zip(aFactors, bFactors))
+      products.push_back(arith::MulFOp::create(b, sa, sb));
+    return ptx::pinRegisters(b, promoteWith(b, products, {}));
   }
-  // Both: sa x sb per row, unless a product leaves f32's normal range
-  // (createScaleFactors), then sa and sb in turn. A branch rather than a
-  // select per element: the two-step path costs a multiply per element,
-  // and the products are in range but for scales near f32's limits.
-  SmallVector<Value, 2> products;
+  // Both: sa x sb per (row, chunk), unless a product leaves f32's normal
+  // range (createScaleFactors), then sa and sb in turn. A branch rather
+  // than a select per element: the two-step path costs a multiply per
+  // element, and the products are in range but for scales near f32's
+  // limits.
   Value exact;
-  for (int64_t row = 0; row < 2; ++row) {
-    products.push_back(arith::MulFOp::create(b, rowScales[row], scales.b));
-    Value rowExact = createScaleProductIsExact(b, b.getLoc(), rowScales[row],
-                                               scales.b, products.back());
-    exact = exact ? arith::AndIOp::create(b, exact, rowExact) : rowExact;
+  for (auto [sa, sb] : llvm::zip(aFactors, bFactors)) {
+    products.push_back(arith::MulFOp::create(b, sa, sb));
+    Value productExact =
+        createScaleProductIsExact(b, b.getLoc(), sa, sb, products.back());
+    exact =
+        exact ? arith::AndIOp::create(b, exact, productExact) : productExact;
   }
   auto ifOp = scf::IfOp::create(
       b, exact,
@@ -272,8 +317,7 @@ Value Mainloop::promote(ImplicitLocOpBuilder &b, IssuedKTile &tile,
       },
       [&](OpBuilder &nested, Location loc) {
         ImplicitLocOpBuilder inner(loc, nested);
-        SmallVector<Value, 2> seconds(2, scales.b);
-        scf::YieldOp::create(inner, promoteWith(inner, rowScales, seconds));
+        scf::YieldOp::create(inner, promoteWith(inner, aFactors, bFactors));
       });
   return ptx::pinRegisters(b, ifOp.getResult(0));
 }
@@ -302,15 +346,16 @@ Mainloop::KTileScales Mainloop::loadGlobalScales(ImplicitLocOpBuilder &b,
 int64_t Mainloop::getGlobalScaleCount() const {
   auto [a, b] = getGlobalScaleOperands();
   // (Two rows a thread in each wave: ConsumerThread::getPosition.)
-  return (b ? 1 : 0) + (a ? 2 * spec.tiling().waves : 0);
+  return (b ? spec.plan.bScaleChunks() : 0) + (a ? 2 * spec.tiling().waves : 0);
 }
 
 Mainloop::KTileScales Mainloop::unflattenGlobalScales(ValueRange values) const {
   assert(static_cast<int64_t>(values.size()) == getGlobalScaleCount());
   KTileScales scales;
   if (getGlobalScaleOperands().second) {
-    scales.b = values.front();
-    values = values.drop_front();
+    int64_t chunks = spec.plan.bScaleChunks();
+    llvm::append_range(scales.b, values.take_front(chunks));
+    values = values.drop_front(chunks);
   }
   llvm::append_range(scales.a, values);
   return scales;

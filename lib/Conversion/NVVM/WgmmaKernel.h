@@ -504,11 +504,12 @@ struct ConsumerThread {
 /// A consumer warpgroup's K tiles of a work item.
 class Mainloop {
 public:
-  /// A K tile's block scales as loaded: B's for the block's columns and
-  /// A's for each of the thread's rows, wave by wave (each null where that
-  /// operand is not block-scaled).
+  /// A K tile's block scales as loaded: B's for each chunk of the
+  /// consumer's columns (WgmmaPlan::bScaleColumns; one where a block holds
+  /// the tile) and A's for each of the thread's rows, wave by wave (each
+  /// empty where that operand is not block-scaled).
   struct KTileScales {
-    Value b;
+    SmallVector<Value, 1> b;
     SmallVector<Value, 2> a;
     /// Both: whether every scale was found in range ahead (ScaleCheck),
     /// so that every product sa x sb is exact and the promotion tests none.
@@ -516,19 +517,13 @@ public:
     /// The loaded scales in order (B's, then A's), and the same scales
     /// with `values` (as flatten() ordered them) in their place.
     SmallVector<Value> flatten() const {
-      SmallVector<Value> values;
-      if (b)
-        values.push_back(b);
+      SmallVector<Value> values(b.begin(), b.end());
       llvm::append_range(values, a);
       return values;
     }
     KTileScales withValues(ValueRange values) const {
       KTileScales scales = *this;
-      if (scales.b) {
-        scales.b = values.front();
-        values = values.drop_front();
-      }
-      for (Value &scale : scales.a) {
+      for (Value &scale : llvm::concat<Value>(scales.b, scales.a)) {
         scale = values.front();
         values = values.drop_front();
       }

@@ -11,6 +11,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::qmm;
@@ -136,35 +137,40 @@ static void setTileShape(WgmmaTiling &tiling, int64_t rows, int64_t columns,
 }
 
 /// The TMA box of one K tile's block scales of an operand whose tiles
-/// have `tileRows` rows (of `rows`, 0 where known at run time only), or
-/// none where TMA cannot copy them: scales that are not f32, strided,
-/// rows of scales not 16-byte aligned (TMA's strides), or row blocks that
-/// neither are single rows nor hold whole tiles.
+/// have `tileRows` rows (of `rows`, 0 where known at run time only) and
+/// reach `tileBlocks` row blocks at most (B's tiles that straddle blocks:
+/// 2), or none where TMA cannot copy them: scales that are not f32,
+/// strided, rows of scales not 16-byte aligned (TMA's strides), or row
+/// blocks that neither are single rows nor hold whole tiles, unless K-major.
 static WgmmaScaleBox getScaleBox(const WgmmaScales &scales, int64_t tileRows,
-                                 int64_t rows, int64_t k, bool grouped) {
+                                 int64_t rows, int64_t k, bool grouped,
+                                 int64_t tileBlocks = 1) {
   WgmmaScaleBox box;
   if (!scales.perKTile() || scales.elementBytes != 4 || !scales.contiguous)
     return box;
   // The smallest box TMA copies: 16 bytes.
   constexpr int64_t kMinInner = 4;
   bool perRow = scales.blockRows == 1;
-  if (!perRow && scales.blockRows % tileRows != 0)
+  if (!perRow && scales.blockRows % tileRows != 0 && tileBlocks == 1)
     return box;
   if (!scales.mnMajor) {
     // [row blocks, K blocks]: the K tile's block and the next three of
-    // the tile's one row block. Not of each of the tile's rows: a box of
-    // 128 rows of 16 bytes made the TMA copies of small tiles 2x slower
-    // (measured on an H200), as TMA fetches a box row by row.
+    // each row block the tile reaches. Not of each of the tile's rows: a
+    // box of 128 rows of 16 bytes made the TMA copies of small tiles 2x
+    // slower (measured on an H200), as TMA fetches a box row by row. (A
+    // straddling tile's box past the last row block reads TMA's zeros,
+    // which no column of D takes.)
     if (perRow || llvm::divideCeil(k, scales.blockK) * 4 % 16 != 0)
       return box;
     box.inner = kMinInner;
-    box.outer = 1;
+    box.outer = tileBlocks;
     box.kInner = true;
   } else {
     // [K blocks, row blocks]: the tile's rows (or its row block and the
     // next three) of the K tile's block. (Grouped scales are collapsed
-    // along rows, which MN-major ones are not.)
-    if (grouped || rows == 0 ||
+    // along rows, which MN-major ones are not; a straddling tile's next
+    // row block may lie past the box.)
+    if (grouped || rows == 0 || tileBlocks != 1 ||
         llvm::divideCeil(rows, scales.blockRows) * 4 % 16 != 0)
       return box;
     box.inner = perRow ? tileRows : kMinInner;
@@ -227,14 +233,14 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
        (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts));
   if (narrow)
     return {rows, 64};
-  // Tiles of two waves at short K, where their rounds are as full: the
-  // share of the rounds' tile slots that compute rows of D.
-  auto roundsUse = [&](int64_t tileRows) {
+  // The share of the rounds' tile slots that compute elements of D.
+  auto roundsUse = [&](int64_t tileRows, int64_t tileColumns) {
     int64_t tileRowCount = llvm::divideCeil(problem.m, tileRows);
-    int64_t tiles = tileRowCount * llvm::divideCeil(problem.n, 128);
-    double rowsUse = double(problem.m) / double(tileRowCount * tileRows);
-    return rowsUse * double(tiles) /
-           double(llvm::divideCeil(tiles, slots) * slots);
+    int64_t tileColumnCount = llvm::divideCeil(problem.n, tileColumns);
+    int64_t tiles = tileRowCount * tileColumnCount;
+    double use = double(problem.m) / double(tileRowCount * tileRows) *
+                 double(problem.n) / double(tileColumnCount * tileColumns);
+    return use * double(tiles) / double(llvm::divideCeil(tiles, slots) * slots);
   };
   int64_t kTiles = llvm::divideCeil(problem.k, chip.getWgmmaKTile());
   bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
@@ -244,8 +250,30 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
       problem.outElementBytes == 2 && problem.outScaleBlockColumns == 0;
   if (!options.tileM && blockScaled && plainOutput && problem.groups == 0 &&
       kTiles <= kMaxTwoWaveTileKTiles &&
-      roundsUse(4 * wgmmaM) >= (1 - kTwoWaveUseMargin) * roundsUse(rows))
+      roundsUse(4 * wgmmaM, 128) >=
+          (1 - kTwoWaveUseMargin) * roundsUse(rows, 128))
     return {4 * wgmmaM, 128};
+  // 192 columns where their rounds are about as full as 128's (their
+  // wgmma steps read a sixth fewer shared-memory bytes per product, and
+  // there are a third fewer epilogues), in tiles of two consumers, where
+  // neither schedule splits its last round, and where a chunk of each
+  // tile's columns lies in one block of B's scales and whole blocks of an
+  // FP8 output's.
+  if (rows == 2 * wgmmaM && problem.groups == 0 && wide.parts == 1 &&
+      (!problem.bScales.perKTile() ||
+       std::gcd(kWideTileColumns, problem.bScales.blockRows) % 8 == 0) &&
+      kWideTileColumns % std::max<int64_t>(1, problem.outScaleBlockColumns) ==
+          0) {
+    int64_t wideTilesN = llvm::divideCeil(problem.m, rows) *
+                         llvm::divideCeil(problem.n, kWideTileColumns);
+    TileSchedule widest = getTileSchedule(
+        wideTilesN, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
+        options.streamK, options.maxBlocks, /*dynamic=*/false);
+    if (widest.parts == 1 &&
+        roundsUse(rows, kWideTileColumns) >=
+            (1 - kWideTileUseMargin) * roundsUse(rows, 128))
+      return {rows, kWideTileColumns};
+  }
   return {rows, 128};
 }
 
@@ -342,9 +370,15 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
                                 wgmmaM, 2 * wgmmaM, 4 * wgmmaM, options.tileM));
   if (options.tileN != 0 &&
       !llvm::is_contained(kWgmmaTileColumns, options.tileN))
-    return refuse(llvm::formatv("tile-n must be 0 (chosen per matmul), 64 "
-                                "or 128, got {0}",
+    return refuse(llvm::formatv("tile-n must be 0 (chosen per matmul), 64, "
+                                "128 or 192, got {0}",
                                 options.tileN));
+  // A consumer of two waves holds a fragment beside two waves' sums: 192
+  // columns' 3 x 96 registers a thread would not fit.
+  if (options.tileM == 4 * wgmmaM && options.tileN > 128)
+    return refuse(llvm::formatv("tile-m {0} (two waves) takes tile-n 64 or "
+                                "128, got {1}",
+                                options.tileM, options.tileN));
   WgmmaTiling tiling;
   tiling.tileK = chip.getWgmmaKTile();
   tiling.stages = options.stages;
@@ -376,6 +410,31 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
                                 options.stages, bytes, chip.name,
                                 chip.maxSharedBytesPerBlock));
   return tiling;
+}
+
+/// The columns of a consumer's part that one of B's block scales covers in
+/// every tile (WgmmaPlan::bScaleColumns), or 0 where the part's columns
+/// are not chunks of whole 8-column groups (a thread quad's), at most
+/// kMaxBScaleChunks of them, that each lie in one block: tiles start at
+/// multiples of the part's columns, so chunks of the greatest common
+/// divisor of those and the block's rows never straddle two blocks.
+static int64_t getBScaleColumns(const WgmmaScales &scales,
+                                const WgmmaTiling &tiling) {
+  int64_t part = tiling.consumerColumns;
+  if (scales.blockRows % tiling.tileN == 0)
+    return part;
+  int64_t chunk = std::gcd(part, scales.blockRows);
+  return chunk % 8 == 0 && part / chunk <= kMaxBScaleChunks ? chunk : 0;
+}
+
+/// The row blocks of B's scales that a tile of `tiling` reaches at most:
+/// where its first column lies in a block (a multiple of the chunk's
+/// columns) and its columns after.
+static int64_t getBScaleTileBlocks(const WgmmaScales &scales,
+                                   const WgmmaTiling &tiling) {
+  int64_t chunk = std::gcd(tiling.tileN, scales.blockRows);
+  return llvm::divideCeil(scales.blockRows - chunk + tiling.tileN,
+                          scales.blockRows);
 }
 
 /// Why the kernel does not take `problem`, or the empty string.
@@ -426,22 +485,31 @@ static std::string getIneligibility(const WgmmaProblem &problem,
     if (scales.kind != WgmmaScales::Kind::Block)
       continue;
     // A K block must be whole K tiles; B's row blocks whole N tiles, so
-    // that one scale serves a consumer's columns.
+    // that one scale serves a consumer's columns, or a few chunks of them
+    // each in one block (getBScaleColumns), of whole 8-column groups.
     if (scales.blockK % tiling.tileK != 0 ||
-        (isB && scales.blockRows % tiling.tileN != 0))
+        (isB && getBScaleColumns(scales, tiling) == 0))
       return "scale blocks not aligned with the kernel's tiles";
   }
   return "";
 }
 
+/// Whether `tiling`'s stages hold more bytes than a 128 x 128 tile's (the
+/// module's largest, getWgmmaTiling): tiles of waves and of 192 columns,
+/// which take the module's stages, as many as fit (fitStages).
+static bool hasLargeStages(const WgmmaTiling &tiling,
+                           const NvidiaChipInfo &chip) {
+  return tiling.stageBytes() > (2 * chip.getWgmma().m + 128) * tiling.tileK;
+}
+
 /// Whether `tiling`'s shared memory fits in a block, after taking stages
-/// from a tile of waves down to 2 where it does not (its 48 KiB stages
-/// keep the staging buffers and scale slots beside the ring).
+/// from a tile of large stages down to 2 where it does not (its 40-48 KiB
+/// stages keep the staging buffers and scale slots beside the ring).
 static bool fitStages(WgmmaTiling &tiling, const NvidiaChipInfo &chip) {
   auto fits = [&] {
     return getSharedLayout(tiling, chip).bytes <= chip.maxSharedBytesPerBlock;
   };
-  while (!fits() && tiling.waves > 1 && tiling.stages > 2)
+  while (!fits() && hasLargeStages(tiling, chip) && tiling.stages > 2)
     --tiling.stages;
   return fits();
 }
@@ -494,10 +562,10 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // stream B, and the bytes in flight are what keep HBM busy.
   tiling.stages = moduleTiling.stages * moduleTiling.stageBytes() /
                   tiling.stageBytes();
-  // A tile of waves takes `stages` of its own 48 KiB where they fit
-  // (fitStages): 2 stages of 128 x 128 tiles' bytes would leave TMA one
-  // stage ahead of the consumers.
-  if (tiling.waves > 1)
+  // A tile of waves or of 192 columns takes `stages` of its own 40-48 KiB
+  // where they fit (fitStages): 2 or 3 stages of 128 x 128 tiles' bytes
+  // would leave TMA fewer stages ahead of the consumers.
+  if (hasLargeStages(tiling, chip))
     tiling.stages = moduleTiling.stages;
   std::string reason = getIneligibility(problem, tiling);
   if (!reason.empty())
@@ -514,6 +582,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
   plan.aScales = problem.aScales;
   plan.bScales = problem.bScales;
+  if (problem.bScales.perKTile())
+    plan.bScaleColumns = getBScaleColumns(problem.bScales, tiling);
   if (problem.masked || (problem.runtimeRows && !plan.oneTileRow)) {
     // The tiles are counted at run time (a masked matmul's of its groups'
     // valid rows, or those of M's rows): one block per multiprocessor (at
@@ -567,8 +637,12 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
     bool grouped = problem.groups != 0;
     WgmmaScaleBox a = getScaleBox(problem.aScales, tiling.tileM, problem.m,
                                   problem.k, grouped),
-                  b = getScaleBox(problem.bScales, tiling.tileN, problem.n,
-                                  problem.k, grouped);
+                  b = getScaleBox(
+                      problem.bScales, tiling.tileN, problem.n, problem.k,
+                      grouped,
+                      problem.bScales.perKTile()
+                          ? getBScaleTileBlocks(problem.bScales, tiling)
+                          : 1);
     if (a.present() == problem.aScales.perKTile() &&
         b.present() == problem.bScales.perKTile()) {
       setScaleSlot(tiling, a, b);

@@ -152,12 +152,14 @@ std::pair<Value, Value> wgmma::reduceStreamKPart(
     ImplicitLocOpBuilder then(b.getLoc(), gather.getThenBodyBuilder());
     // The tile's sums: slots 0, 1, ..., parts - 1 added in that order
     // (the last part's own sums are read back from its slot too). Two
-    // slots per batch where they pair up (their 128 values still fit
-    // beside the sums in the registers), else one: with 3 parts, one slot
-    // at a time measured faster than a pair and a single slot.
+    // slots per batch where they pair up (a 128-column tile's 128 values
+    // still fit beside the sums in the registers; a 192-column tile's 192
+    // would not), else one: with 3 parts, one slot at a time measured
+    // faster than a pair and a single slot.
     int64_t slotBytes = tiling.consumers * vectors * vectorStride;
     Value firstSlot = arith::MulIOp::create(then, splitTile, parts);
-    int64_t batch = schedule.parts % 2 ? 1 : 2;
+    constexpr int64_t kMaxPairedElements = 64;
+    int64_t batch = schedule.parts % 2 || elements > kMaxPairedElements ? 1 : 2;
     int64_t batches = schedule.parts / batch;
     Value loopBatches = constant(then, batches);
     if (hasRows)

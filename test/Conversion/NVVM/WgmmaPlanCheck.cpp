@@ -152,12 +152,16 @@ void checkOptions() {
   WgmmaOptions columns;
   columns.tileN = 32;
   c.expect("tile-n=32", optionError(columns),
-           "tile-n must be 0 (chosen per matmul), 64 or 128, got 32");
+           "tile-n must be 0 (chosen per matmul), 64, 128 or 192, got 32");
 }
 
 void checkLargeSquare() {
   Case c("8192^3 per-tensor bf16");
-  WgmmaPlan p = plan(c, problem(8192, 8192, 8192));
+  // (The layout of 128 x 128 tiles; the rule picks 192 columns here:
+  // "192-column tiles".)
+  WgmmaOptions square;
+  square.tileN = 128;
+  WgmmaPlan p = plan(c, problem(8192, 8192, 8192), square);
   c.expect("K tiles", p.kTiles, 64);
   c.expect("units", p.units(), 64 * 64);
   // 4096 tiles take ceil(4096 / 132) = 32 rounds; 128 blocks take them in
@@ -189,8 +193,10 @@ void checkStreamK() {
   c.expect("blocks", p.schedule.blocks, 132);
   WgmmaOptions off;
   off.streamK = false;
+  off.tileN = 128;
   WgmmaPlan unsplit = plan(c, problem(896, 2432, 8192), off);
-  // Unsplit: 2 rounds; ceil(133 / 2) = 67 blocks, rounded up to 72.
+  // Unsplit (128 columns given): 2 rounds; ceil(133 / 2) = 67 blocks,
+  // rounded up to 72.
   c.expect("blocks without Stream-K", unsplit.schedule.blocks, 72);
   c.expect("parts without Stream-K", unsplit.schedule.parts, 1);
 }
@@ -228,6 +234,7 @@ void checkDynamic() {
   Case c("8192^3 dynamic schedule");
   WgmmaOptions options;
   options.dynamicSchedule = true;
+  options.tileN = 128;
   WgmmaPlan p = plan(c, problem(8192, 8192, 8192), options);
   c.expect("dynamic", p.schedule.dynamic, 1);
   c.expect("blocks", p.schedule.blocks, 132);
@@ -247,19 +254,22 @@ void checkBlockScales() {
   Case c("4096x7168x16384 1x128 x 128x128");
   WgmmaPlan p = plan(c, blockwiseProblem(4096, 7168, 16384));
   c.expect("promotion K tiles", p.promotionKTiles, 1);
-  c.expect("units", p.units(), 32 * 56);
-  // ceil(1792 / 132) = 14 rounds: 128 blocks.
+  // 192-column tiles (0.933 of 128 columns' rounds): 32 x 38.
+  c.expect("units", p.units(), 32 * 38);
+  // ceil(1216 / 132) = 10 rounds: ceil(1216 / 10) = 122, rounded up to
+  // the raster's 8: 128 blocks.
   c.expect("blocks", p.schedule.blocks, 128);
 }
 
 void checkScaleChecks() {
   Case c("scale checks ahead");
   WgmmaProblem blockwise = blockwiseProblem(4096, 7168, 16384);
-  // 14 tiles a block: checked (in global memory: shared memory as
-  // without).
+  // 10 tiles of 192 columns a block: checked (in global memory: shared
+  // memory as without: 4 x 40960 + 32, atom-aligned, + 128 x 192 x 2 of
+  // staging + 1024).
   WgmmaPlan p = plan(c, blockwise);
   c.expect("checked", p.scaleChecks, 1);
-  c.expect("shared bytes", p.shared.bytes, 132096 + 32768 + 1024);
+  c.expect("shared bytes", p.shared.bytes, 164864 + 49152 + 1024);
   // Not where the promotion tests nothing: per-row scales, or block scales
   // on one operand only.
   WgmmaProblem rows = blockwise;
@@ -294,9 +304,10 @@ void checkScaleChecks() {
   wide.n = 24576;
   wide.k = 1536;
   c.expect("12 later K tiles", plan(c, wide).scaleChecks, 0);
-  // 4096x24576x1536: 6144 tiles, at most 47 a block: 46 x 12 later.
+  // 4096x24576x1536: 4096 tiles of 192 columns, at most 32 a block: 31 x
+  // 12 later.
   wide.m = 4096;
-  c.expect("552 later K tiles", plan(c, wide).scaleChecks, 1);
+  c.expect("372 later K tiles", plan(c, wide).scaleChecks, 1);
   // Nor where a tile has fewer than 8 K tiles: 4096x32768x512 (62 x 4
   // later K tiles).
   c.expect("4 K tiles a tile",
@@ -305,13 +316,16 @@ void checkScaleChecks() {
 
 void checkScaleBoxes() {
   Case c("scale boxes");
+  // (128-column tiles; a 192-column tile's boxes: "192-column tiles".)
+  WgmmaOptions o;
+  o.tileN = 128;
   // MN-major A scales (1x128) and K-major B scales (128x128), 4096 x 7168
   // x 16384: each stage gets A's box of the tile's 128 rows of one K block
   // (one 512-byte row) and B's of 4 K blocks of the tile's column block
   // (16 bytes, TMA's smallest), each 128-byte aligned in a 640-byte slot.
   WgmmaProblem mn = blockwiseProblem(4096, 7168, 16384);
   mn.aScales.mnMajor = true;
-  WgmmaPlan p = plan(c, mn);
+  WgmmaPlan p = plan(c, mn, o);
   const WgmmaTiling &t = p.tiling;
   c.expect("A box", t.aScaleBox.outer * 1000 + t.aScaleBox.inner, 1128);
   c.expect("A per row, K inner", t.aScaleBox.perRow * 10 + t.aScaleBox.kInner,
@@ -328,13 +342,13 @@ void checkScaleBoxes() {
   // K-major A scales of each row: a box per row of the tile (128 x 16
   // bytes) is slower than the consumers' loads, and B's alone would not
   // spare the consumers the wait: none.
-  WgmmaPlan k = plan(c, blockwiseProblem(4096, 7168, 16384));
+  WgmmaPlan k = plan(c, blockwiseProblem(4096, 7168, 16384), o);
   c.expect("K-major rows: slot", k.tiling.scaleSlotBytes, 0);
   c.expect("K-major rows: slots", k.shared.scaleSlots, -1);
   // 128x128 blocks on both, K-major: 16 bytes of one row block each.
   WgmmaProblem square = blockwiseProblem(4096, 7168, 16384);
   square.aScales = blocks(128, 128);
-  WgmmaPlan q = plan(c, square);
+  WgmmaPlan q = plan(c, square, o);
   c.expect("square: A box", q.tiling.aScaleBox.outer * 1000 +
                                 q.tiling.aScaleBox.inner, 1004);
   c.expect("square: slot", q.tiling.scaleSlotBytes, 256);
@@ -343,21 +357,22 @@ void checkScaleBoxes() {
   // f32, strided scales, or the option off: none.
   WgmmaProblem odd = mn;
   odd.k = 384;
-  c.expect("K blocks not x4", plan(c, odd).tiling.scaleSlotBytes, 0);
+  c.expect("K blocks not x4", plan(c, odd, o).tiling.scaleSlotBytes, 0);
   WgmmaProblem runtime = mn;
   runtime.m = 0;
   runtime.runtimeRows = true;
-  c.expect("run-time M, MN-major", plan(c, runtime).tiling.scaleSlotBytes, 0);
+  c.expect("run-time M, MN-major", plan(c, runtime, o).tiling.scaleSlotBytes,
+           0);
   WgmmaProblem grouped = mn;
   grouped.groups = 4;
-  c.expect("grouped, MN-major", plan(c, grouped).tiling.scaleSlotBytes, 0);
+  c.expect("grouped, MN-major", plan(c, grouped, o).tiling.scaleSlotBytes, 0);
   WgmmaProblem half = mn;
   half.bScales.elementBytes = 2;
-  c.expect("bf16 scales", plan(c, half).tiling.scaleSlotBytes, 0);
+  c.expect("bf16 scales", plan(c, half, o).tiling.scaleSlotBytes, 0);
   WgmmaProblem strided = mn;
   strided.aScales.contiguous = false;
-  c.expect("strided", plan(c, strided).tiling.scaleSlotBytes, 0);
-  WgmmaOptions off;
+  c.expect("strided", plan(c, strided, o).tiling.scaleSlotBytes, 0);
+  WgmmaOptions off = o;
   off.stageScales = false;
   c.expect("off", plan(c, mn, off).tiling.scaleSlotBytes, 0);
   // A grouped matmul's K-major 128x128 scales of both: boxes (B's at
@@ -365,10 +380,10 @@ void checkScaleBoxes() {
   WgmmaProblem groupedSquare = square;
   groupedSquare.groups = 4;
   c.expect("grouped, K-major blocks",
-           plan(c, groupedSquare).tiling.scaleSlotBytes, 256);
+           plan(c, groupedSquare, o).tiling.scaleSlotBytes, 256);
   // Per-tensor and per-row scales change no K tile: no slot.
-  c.expect("per-tensor", plan(c, problem(4096, 7168, 16384)).tiling.scaleSlotBytes,
-           0);
+  c.expect("per-tensor",
+           plan(c, problem(4096, 7168, 16384), o).tiling.scaleSlotBytes, 0);
 }
 
 void checkRowVersions() {
@@ -383,12 +398,15 @@ void checkRowVersions() {
   // A run-time M against N = 7168 (56 wide columns on 132
   // multiprocessors): 64 x 64 up to M = 64, in five versions whose A
   // boxes hold 8, 16, 32, 48 and 64 rows; 128 x 64 up to 128 (56 wide
-  // tiles, at most half), 128 x 128 beyond (112 wide tiles or more).
+  // tiles, at most half), 128 x 128 up to 256 (112 wide tiles or more),
+  // 128 x 192 up to 384 (114 tiles in one round against 168 of 128
+  // columns in two), the large-M kernel (128 x 128) beyond.
   WgmmaProblem runtime = blockwiseProblem(0, 7168, 2048);
   runtime.runtimeRows = true;
   c.expect("N 7168",
            describe(getRowVersions(runtime, WgmmaOptions(), hopper())),
-           "8:64x64 16:64x64 32:64x64 48:64x64 64:64x64 128:128x64 0:128x128 ");
+           "8:64x64 16:64x64 32:64x64 48:64x64 64:64x64 128:128x64 "
+           "256:128x128 384:128x192 0:128x128 ");
   // N = 16384 (128 wide columns): 64 rows of 128 columns up to M = 64
   // (128 blocks; again boxes of 8 to 64 rows), then 128 x 128: one tile
   // row up to M = 128 (a static schedule of its own), the large-M kernel
@@ -571,12 +589,16 @@ void checkIneligible() {
   narrowK.aScales = blocks(1, 64);
   c.expect("1x64 blocks", whyNot(narrowK),
            "scale blocks not aligned with the kernel's tiles");
+  // B blocks of 16 rows: 8 chunks of a 128-column tile, each its own
+  // scale (at most 4); of 64 rows: two chunks, or one in 64-column tiles.
   WgmmaProblem narrowN = problem(128, 128, 256);
-  narrowN.bScales = blocks(64, 128);
+  narrowN.bScales = blocks(16, 128);
   WgmmaOptions wide;
   wide.tileN = 128;
-  c.expect("64x128 B blocks in 128-column tiles", whyNot(narrowN, wide),
+  c.expect("16x128 B blocks in 128-column tiles", whyNot(narrowN, wide),
            "scale blocks not aligned with the kernel's tiles");
+  narrowN.bScales = blocks(64, 128);
+  c.expect("64x128 B blocks in 128-column tiles", whyNot(narrowN, wide), "");
   c.expect("64x128 B blocks in 64-column tiles", whyNot(narrowN), "");
   WgmmaProblem outBlocks = problem(128, 96, 256);
   outBlocks.outScaleBlockColumns = 12;
@@ -641,12 +663,15 @@ void checkTileShapes() {
   c.expect("2-part tile N", v.tiling.tileN, 128);
   c.expect("2-part parts", v.schedule.parts, 2);
   c.expect("2-part blocks", v.schedule.blocks, 112);
-  // 4096 x 2112: 32 x 17 = 544 tiles of 128 columns, several rounds.
+  // 4096 x 2112: 32 x 17 = 544 tiles of 128 columns in 5 rounds use
+  // 2112 / 2176 x 544 / 660 = 0.800 of the slots; 32 x 11 = 352 of 192
+  // columns in 3 rounds, 352 / 396 = 0.889: 192 columns, the module's 4
+  // stages of 40 KiB.
   WgmmaProblem large = decode;
   large.m = 4096;
   large.n = 2112;
   WgmmaPlan r = plan(c, large);
-  c.expect("large tile N", r.tiling.tileN, 128);
+  c.expect("large tile N", r.tiling.tileN, 192);
   c.expect("large stages", r.tiling.stages, 4);
   // B blocks of 64 rows fit 64-column tiles only, whatever the shape.
   WgmmaProblem narrowBlocks = problem(4096, 4096, 256);
@@ -732,6 +757,117 @@ void checkTwoWavesChosen() {
   WgmmaOptions given;
   given.tileN = 128;
   c.expect("tile-n given: tile M", plan(c, shortK, given).tiling.tileM, 128);
+}
+
+void checkWideTiles() {
+  Case c("192-column tiles");
+  WgmmaOptions wide;
+  wide.tileN = 192;
+  // 4096 x 2112 x 7168, 1x128 x 128x128, 128 x 192 tiles: 32 x 11 = 352
+  // tiles; a tile starts at a multiple of 192 columns, 0 or 64 into a
+  // 128-column block of B's scales, so 64-column chunks (gcd(192, 128))
+  // each lie in one block: 3 B scales per K tile.
+  WgmmaPlan p = plan(c, blockwiseProblem(4096, 2112, 7168), wide);
+  c.expect("tile N", p.tiling.tileN, 192);
+  c.expect("consumer columns", p.tiling.consumerColumns, 192);
+  c.expect("consumers", p.tiling.consumers, 2);
+  c.expect("B scale columns", p.bScaleColumns, 64);
+  c.expect("B scale chunks", p.bScaleChunks(), 3);
+  c.expect("units", p.units(), 32 * 11);
+  // (128 + 192) x 128 = 40960-byte stages, the module's 4 of them, and a
+  // staging buffer of 128 x 192 bf16: 163840 + 32 (barriers), aligned to
+  // 1024, + 49152 + 1024 = 215040 bytes.
+  c.expect("stage bytes", p.shared.stageBytes, 40960);
+  c.expect("stages", p.tiling.stages, 4);
+  c.expect("staging bytes", p.tiling.stagingBytes, 128 * 192 * 2);
+  c.expect("shared bytes", p.shared.bytes, 215040);
+  // K-major A scales of single rows are not staged, so neither are B's.
+  c.expect("B scale box", p.tiling.bScaleBox.present(), 0);
+  // 128 columns: one scale for the consumer's columns.
+  WgmmaOptions narrow;
+  narrow.tileN = 128;
+  WgmmaPlan q = plan(c, blockwiseProblem(4096, 2112, 7168), narrow);
+  c.expect("128-column B scale columns", q.bScaleColumns, 128);
+  c.expect("128-column B scale chunks", q.bScaleChunks(), 1);
+  // Not block-scaled: no B scales in the mainloop.
+  c.expect("per-tensor B scale columns",
+           plan(c, problem(4096, 2112, 7168), wide).bScaleColumns, 0);
+  // MN-major A scales are staged; B's box then holds the two row blocks a
+  // tile reaches (rows 0-1 of the box: the tile's first block and the
+  // next), 4 K blocks each: 2 x 4 f32, after A's 128 x 1 rows.
+  WgmmaProblem mn = blockwiseProblem(4096, 2112, 7168);
+  mn.aScales.mnMajor = true;
+  WgmmaPlan staged = plan(c, mn, wide);
+  c.expect("staged A box rows", staged.tiling.aScaleBox.inner, 128);
+  c.expect("staged B box outer", staged.tiling.bScaleBox.outer, 2);
+  c.expect("staged B box inner", staged.tiling.bScaleBox.inner, 4);
+  c.expect("staged B box K inner", staged.tiling.bScaleBox.kInner, 1);
+  c.expect("staged B box offset", staged.tiling.bScaleBox.offset, 512);
+  c.expect("staged slot bytes", staged.tiling.scaleSlotBytes, 640);
+  // MN-major B scales: a straddling tile's next row block may lie past a
+  // box of 4 aligned row blocks, so neither operand's is staged.
+  WgmmaProblem bothMN = mn;
+  bothMN.bScales.mnMajor = true;
+  c.expect("MN-major B box", plan(c, bothMN, wide).tiling.bScaleBox.present(),
+           0);
+  // B blocks of 64 columns in 128-column tiles: two chunks of 64; blocks
+  // of 16 would take 8 (more than kMaxBScaleChunks): the reference loops.
+  WgmmaProblem b64 = blockwiseProblem(1024, 1024, 1024);
+  b64.bScales = blocks(64, 128);
+  WgmmaPlan chunks = plan(c, b64, narrow);
+  c.expect("64-row B blocks: scale columns", chunks.bScaleColumns, 64);
+  c.expect("64-row B blocks: chunks", chunks.bScaleChunks(), 2);
+  WgmmaProblem b16 = b64;
+  b16.bScales = blocks(16, 128);
+  c.expect("16-row B blocks", whyNot(b16, narrow),
+           "scale blocks not aligned with the kernel's tiles");
+  // 64 rows: one consumer of 192 columns.
+  WgmmaPlan single = plan(c, blockwiseProblem(64, 1152, 1024), wide);
+  c.expect("64-row consumers", single.tiling.consumers, 1);
+  c.expect("64-row consumer columns", single.tiling.consumerColumns, 192);
+  // An FP8 output's 128-column scale blocks do not divide 192 columns.
+  WgmmaProblem fp8 = blockwiseProblem(4096, 2112, 7168);
+  fp8.outElementBytes = 1;
+  fp8.outScaleBlockColumns = 128;
+  c.expect("FP8 output, 128-column blocks", whyNot(fp8, wide),
+           "FP8 output scale blocks not dividing the kernel's tiles");
+  // The rule (kWideTileUseMargin = 0.07): 192 columns where their rounds'
+  // use is at least 0.93 of 128 columns'. With U(c) the share of the
+  // rounds' slots that compute elements of D (132 slots):
+  auto columns = [&](const WgmmaProblem &problem) {
+    return plan(c, problem).tiling.tileN;
+  };
+  // 4096 x 2112 x 7168: 0.889 / 0.800 = 1.11 ("tile shapes" above).
+  c.expect("4096x2112x7168", columns(blockwiseProblem(4096, 2112, 7168)), 192);
+  // 8192^3: 64 x 43 = 2752 tiles in 21 rounds, 8192 / 8256 x 2752 / 2772
+  // = 0.985, against 4096 in 32, 4096 / 4224 = 0.970.
+  c.expect("8192^3", columns(problem(8192, 8192, 8192)), 192);
+  // 4096 x 7168 x 16384: 32 x 38 = 1216 tiles in 10 rounds, 7168 / 7296 x
+  // 1216 / 1320 = 0.905, against 1792 in 14, 0.970: 0.933.
+  c.expect("4096x7168x16384", columns(blockwiseProblem(4096, 7168, 16384)),
+           192);
+  // 4096^3: 32 x 22 = 704 tiles in 6 rounds, 4096 / 4224 x 704 / 792 =
+  // 0.862, against 1024 in 8, 0.970: 0.889.
+  c.expect("4096^3", columns(blockwiseProblem(4096, 4096, 4096)), 128);
+  // 896 x 2432 x 2048: 7 x 13 = 91 tiles in one round, 2432 / 2496 x 91 /
+  // 132 = 0.672, against 133 in 2 rounds, 0.504 (16 K tiles: no split).
+  c.expect("896x2432x2048", columns(problem(896, 2432, 2048)), 192);
+  // With 8192 K, 128 columns' last round splits (Stream-K): 128.
+  c.expect("896x2432x8192", columns(problem(896, 2432, 8192)), 128);
+  // Short K: tiles of two waves (256 x 128) are chosen first.
+  c.expect("4096x32768x512 tile N", columns(blockwiseProblem(4096, 32768, 512)),
+           128);
+  // Grouped, an FP8 output in 128-column blocks, 64 rows: 128.
+  WgmmaProblem grouped = blockwiseProblem(4096, 2112, 7168);
+  grouped.groups = 4;
+  c.expect("grouped", columns(grouped), 128);
+  c.expect("FP8 output tile N", columns(fp8), 128);
+  c.expect("64 rows", columns(blockwiseProblem(64, 2112, 7168)), 64);
+  // Two waves and 192 columns: refused.
+  WgmmaOptions wavesWide = wide;
+  wavesWide.tileM = 256;
+  c.expect("tile-m=256 tile-n=192", optionError(wavesWide),
+           "tile-m 256 (two waves) takes tile-n 64 or 128, got 192");
 }
 
 void checkALoadRows() {
@@ -850,6 +986,7 @@ int main() {
   checkIneligible();
   checkTileShapes();
   checkTwoWavesChosen();
+  checkWideTiles();
   checkALoadRows();
   checkMasked();
   checkAccumulatorLayout();

@@ -1,12 +1,13 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=128" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=128 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=128 max-blocks=100 stream-k=false" | FileCheck %s --check-prefix=CAP100
 
 // The persistent grid: unless Stream-K splits the last round, the fewest
 // blocks that take the T tiles in as many rounds as the G = 132
 // multiprocessors would, ceil(T / ceil(T / G)), rounded up to a multiple
 // of the raster group's 8 tile rows (4 units of 2 in clusters of 2), at
-// most G. Worked out by hand:
+// most G. Worked out by hand, for tiles of 128 x 128 (given: which tile
+// a matmul gets is lower-matmul-to-wgmma-tile-shape.mlir's):
 // - 8192 x 8192: 64 x 64 = 4096 tiles, 32 rounds on 132 -> 128 blocks
 //   (on at most 100: 41 rounds -> 100 blocks); clusters of 2: 2048
 //   units on 66 cluster slots, 32 rounds -> 64 clusters, 128 blocks.

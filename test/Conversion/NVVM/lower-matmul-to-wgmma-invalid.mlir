@@ -16,6 +16,7 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=96" 2>&1 | FileCheck %s --check-prefix=TILE-M
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=32" 2>&1 | FileCheck %s --check-prefix=TILE-N
 // RUN: not fp8-opt %s --qmm-to-nvvm-pipeline="format=gpu tile-n=256" 2>&1 | FileCheck %s --check-prefix=TILE-N-PIPELINE
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=256 tile-n=192" 2>&1 | FileCheck %s --check-prefix=TILE-WAVES-WIDE
 
 // The ring must fit the chip's shared memory per block (227 KiB on sm_90a):
 // 8 stages of 32 KiB (and their 8-byte `empty` barriers) plus the 1 KiB
@@ -43,11 +44,14 @@
 // the ticket queue's two mbarriers and slot: 8 x (32768 + 8 + 4) + 16 + 4
 // + 1024.
 // DYNAMIC8: qmm-lower-matmul-to-wgmma: 8 stages need 263284 bytes of shared memory; sm_90a has 232448 per block
-// The kernel's tiles: one or two consumer warpgroups of wgmma M (64) rows,
-// 64 or 128 columns (0: chosen per matmul).
+// The kernel's tiles: one or two consumer warpgroups of wgmma M (64) rows
+// (of two waves each: 256), 64, 128 or 192 columns (0: chosen per
+// matmul); two waves hold 128 columns at most (a 192-column fragment and
+// two waves' sums are 288 registers a thread).
 // TILE-M: qmm-lower-matmul-to-wgmma: tile-m must be 0 (chosen per matmul), 64, 128 or 256, got 96
-// TILE-N: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 32
-// TILE-N-PIPELINE: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64 or 128, got 256
+// TILE-N: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64, 128 or 192, got 32
+// TILE-N-PIPELINE: qmm-lower-matmul-to-wgmma: tile-n must be 0 (chosen per matmul), 64, 128 or 192, got 256
+// TILE-WAVES-WIDE: qmm-lower-matmul-to-wgmma: tile-m 256 (two waves) takes tile-n 64 or 128, got 192
 // dynamic-schedule is a boolean.
 // DYNAMIC-VALUE: for the --dynamic-schedule option: 'maybe' is invalid value for boolean argument
 // So is check-scales-ahead.

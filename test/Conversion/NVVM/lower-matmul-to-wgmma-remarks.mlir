@@ -13,7 +13,7 @@
 // CHECK-COUNT-6: qmm.matmul
 func.func @fallbacks(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn: memref<256x128xf8E4M3FN>, %b: memref<128x256xf8E4M3FN>, %d: memref<128x128xbf16>,
                      %a2: memref<128x200xf8E4M3FN>, %b2: memref<128x200xf8E4M3FN>,
-                     %sa64: memref<128x4xf32>, %sb64: memref<2x2xf32>, %sb128: memref<1x2xf32>,
+                     %sa64: memref<128x4xf32>, %sb16: memref<8x2xf32>, %sb128: memref<1x2xf32>,
                      %afnuz: memref<128x256xf8E4M3FNUZ>, %bfnuz: memref<128x256xf8E4M3FNUZ>,
                      %bempty: memref<0x256xf8E4M3FN>, %dempty: memref<128x0xbf16>) {
   // Taken: no remark.
@@ -34,7 +34,7 @@ func.func @fallbacks(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn: me
              outs(%d : memref<128x128xbf16>)
   // expected-remark @below {{scale blocks not aligned with the kernel's tiles}}
   qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
-             b(%b, %sb64 : memref<128x256xf8E4M3FN>, memref<2x2xf32>) #qmm.scale<block 64x128>
+             b(%b, %sb16 : memref<128x256xf8E4M3FN>, memref<8x2xf32>) #qmm.scale<block 16x128>
              outs(%d : memref<128x128xbf16>)
   // expected-remark @below {{not OCP FP8}}
   qmm.matmul a(%afnuz, %s : memref<128x256xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>

@@ -408,7 +408,8 @@ func.func @odd_n(%a: memref<128x256xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<
 // -----
 
 // Left for the reference lowering: B stored [K, N]; K not a multiple of 16
-// (TMA strides); K blocks of 64 (not whole K tiles); B's row blocks of 64;
+// (TMA strides); K blocks of 64 (not whole K tiles); B's row blocks of 16
+// (8 chunks of a 128-column tile, each its own scale: more than 4);
 // FNUZ FP8 (not what wgmma reads; the NVVM pipeline refuses it earlier);
 // an empty product (N = 0).
 
@@ -417,7 +418,7 @@ func.func @odd_n(%a: memref<128x256xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<
 // CHECK-NOT:     gpu.launch_func
 func.func @not_eligible(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn: memref<256x128xf8E4M3FN>, %b: memref<128x256xf8E4M3FN>, %d: memref<128x128xbf16>,
                         %a2: memref<128x200xf8E4M3FN>, %b2: memref<128x200xf8E4M3FN>,
-                        %sa64: memref<128x4xf32>, %sb64: memref<2x2xf32>, %sb128: memref<1x2xf32>,
+                        %sa64: memref<128x4xf32>, %sb16: memref<8x2xf32>, %sb128: memref<1x2xf32>,
                         %afnuz: memref<128x256xf8E4M3FNUZ>, %bfnuz: memref<128x256xf8E4M3FNUZ>,
                         %bempty: memref<0x256xf8E4M3FN>, %dempty: memref<128x0xbf16>) {
   qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
@@ -430,7 +431,7 @@ func.func @not_eligible(%a: memref<128x256xf8E4M3FN>, %s: memref<1x1xf32>, %bkn:
              b(%b, %sb128 : memref<128x256xf8E4M3FN>, memref<1x2xf32>) #qmm.scale<block 128x128>
              outs(%d : memref<128x128xbf16>)
   qmm.matmul a(%a, %s : memref<128x256xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
-             b(%b, %sb64 : memref<128x256xf8E4M3FN>, memref<2x2xf32>) #qmm.scale<block 64x128>
+             b(%b, %sb16 : memref<128x256xf8E4M3FN>, memref<8x2xf32>) #qmm.scale<block 16x128>
              outs(%d : memref<128x128xbf16>)
   qmm.matmul a(%afnuz, %s : memref<128x256xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%bfnuz, %s : memref<128x256xf8E4M3FNUZ>, memref<1x1xf32>) #qmm.scale<per_tensor>

@@ -38,8 +38,8 @@ struct WgmmaOptions {
   bool checkScalesAhead = true;
   bool stageScales = true;
   /// A kernel tile's rows (64: one consumer warpgroup of wgmma M rows;
-  /// 128: two; 256: two of two waves each) and columns (64 or 128); 0
-  /// chooses per matmul (chooseTileShape).
+  /// 128: two; 256: two of two waves each) and columns (64, 128 or 192);
+  /// 0 chooses per matmul (chooseTileShape).
   int64_t tileM = 0, tileN = 0;
 };
 
@@ -240,8 +240,14 @@ TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
                              int64_t maxBlocks, bool dynamic);
 
 /// The tile shapes the kernel builds: rows of one or two consumer
-/// warpgroups (wgmma M each), columns of 64 or 128.
-constexpr int64_t kWgmmaTileColumns[] = {64, 128};
+/// warpgroups (wgmma M each), columns of 64, 128 or 192 (a 192-column
+/// tile's fragment and accumulator, 96 registers each, are what a
+/// consumer of two keeps beside its scales and addresses).
+constexpr int64_t kWgmmaTileColumns[] = {64, 128, 192};
+
+/// The most B scales a consumer applies per K tile (its columns in chunks
+/// that each lie in one block of B's scales, WgmmaPlan::bScaleColumns).
+constexpr int64_t kMaxBScaleChunks = 4;
 
 /// Stream-K parts of a 128-column tile above which 64 columns do better:
 /// the last part adds every part's 32-64 KiB slot alone (measured on an
@@ -261,6 +267,18 @@ constexpr int64_t kMaxTwoWaveTileKTiles = 6;
 /// that compute rows of D), relatively, a tile of two waves may use than
 /// 128 rows.
 constexpr double kTwoWaveUseMargin = 0.02;
+
+/// The widest tile's columns, and how much less of the multiprocessors'
+/// rounds (the share of tile slots that compute elements of D),
+/// relatively, its tiles may use than 128 columns. Measured on an H200
+/// (128 x 192 against 128 x 128 tiles): a 128 x 192 tile computes its
+/// elements about 9% faster, so 192 columns were 1.02-1.05x where they use
+/// 0.933 of 128's rounds (4096 x 7168, K = 2048 and 16384), 1.05-1.08x
+/// at 0.98-1.02 (8192^3, 16384 x 7168 x 2048, 4096 x 24576 x 1536),
+/// 1.14-1.22x at 1.11-1.33 (4096 x 2112 x 7168, 896 x 2432 x 2048), but
+/// 0.97x at 0.889 (4096^3). benchmarks/results/2026-12-01-h200-wide-tiles.md.
+constexpr int64_t kWideTileColumns = 192;
+constexpr double kWideTileUseMargin = 0.07;
 
 /// K tiles of a block's items after its first from which block scales are
 /// checked ahead (ScaleCheck): the check's cost, about a microsecond a
@@ -287,7 +305,11 @@ constexpr int64_t kMinCheckedTileKTiles = 8;
 /// (128 x 64 tiles measured 25-30% slower on large shapes). Block-scaled
 /// with a 16-bit output, not grouped, at most kMaxTwoWaveTileKTiles K
 /// tiles and 128 columns: 256 rows where they use the rounds within
-/// kTwoWaveUseMargin of 128 rows.
+/// kTwoWaveUseMargin of 128 rows. Else, in tiles of 128 rows, not grouped,
+/// where neither schedule splits its last round, where a tile's chunks of
+/// 64 columns lie in blocks of B's scales and an FP8 output's blocks
+/// divide 192: 192 columns where they use the rounds within
+/// kWideTileUseMargin of 128 columns.
 /// benchmarks/results/2026-11-30-h200-tile-shapes.md has the measurements.
 std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
                                             const WgmmaOptions &options,
@@ -346,6 +368,16 @@ struct WgmmaPlan {
   WgmmaScales aScales, bScales;
   /// Staged epilogues: the columns of one box of D's tensor map.
   int64_t stagingBoxColumns = 0;
+  /// B's block scales: the columns of a consumer's part that one scale
+  /// covers in every tile. All of them where a block of B's scales holds
+  /// whole tiles; else chunks that each lie in one block (the greatest
+  /// common divisor of the part's columns and the block's: a 192-column
+  /// tile of 128-column blocks straddles two, its 64-column chunks never
+  /// do), one scale each per K tile.
+  int64_t bScaleColumns = 0;
+  int64_t bScaleChunks() const {
+    return bScaleColumns ? tiling.consumerColumns / bScaleColumns : 0;
+  }
   /// Whether M or N leaves partial tiles (the epilogue masks them).
   bool partialRows = false, partialColumns = false;
   /// A masked grouped matmul's groups (0 otherwise): its units of tiles,
