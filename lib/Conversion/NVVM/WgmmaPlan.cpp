@@ -258,8 +258,9 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // there are a third fewer epilogues), in tiles of two consumers, where
   // neither schedule splits its last round, and where a chunk of each
   // tile's columns lies in one block of B's scales and whole blocks of an
-  // FP8 output's.
-  if (rows == 2 * wgmmaM && problem.groups == 0 && wide.parts == 1 &&
+  // FP8 output's. (Grouped: the rounds of all groups' rows, or of a masked
+  // matmul's bound.)
+  if (rows == 2 * wgmmaM && wide.parts == 1 &&
       (!problem.bScales.perKTile() ||
        std::gcd(kWideTileColumns, problem.bScales.blockRows) % 8 == 0) &&
       kWideTileColumns % std::max<int64_t>(1, problem.outScaleBlockColumns) ==

@@ -857,10 +857,11 @@ void checkWideTiles() {
   // Short K: tiles of two waves (256 x 128) are chosen first.
   c.expect("4096x32768x512 tile N", columns(blockwiseProblem(4096, 32768, 512)),
            128);
-  // Grouped, an FP8 output in 128-column blocks, 64 rows: 128.
+  // Grouped by the rounds of all groups' rows: 4096 x 2112 as above.
   WgmmaProblem grouped = blockwiseProblem(4096, 2112, 7168);
   grouped.groups = 4;
-  c.expect("grouped", columns(grouped), 128);
+  c.expect("grouped", columns(grouped), 192);
+  // An FP8 output in 128-column blocks, 64 rows: 128, 64.
   c.expect("FP8 output tile N", columns(fp8), 128);
   c.expect("64 rows", columns(blockwiseProblem(64, 2112, 7168)), 64);
   // Two waves and 192 columns: refused.
