@@ -270,9 +270,13 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
     TileSchedule widest = getTileSchedule(
         wideTilesN, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
         options.streamK, options.maxBlocks, /*dynamic=*/false);
+    // (Without block scales a 128 x 128 tile promotes every few K tiles
+    // and gains nothing from 192 columns: only where their rounds are
+    // fuller by kWideTileUnscaledGain.)
+    double least = blockScaled ? 1 - kWideTileUseMargin
+                               : 1 + kWideTileUnscaledGain;
     if (widest.parts == 1 &&
-        roundsUse(rows, kWideTileColumns) >=
-            (1 - kWideTileUseMargin) * roundsUse(rows, 128))
+        roundsUse(rows, kWideTileColumns) >= least * roundsUse(rows, 128))
       return {rows, kWideTileColumns};
   }
   return {rows, 128};

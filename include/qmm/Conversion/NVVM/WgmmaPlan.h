@@ -276,9 +276,14 @@ constexpr double kTwoWaveUseMargin = 0.02;
 /// 0.933 of 128's rounds (4096 x 7168, K = 2048 and 16384), 1.05-1.08x
 /// at 0.98-1.02 (8192^3, 16384 x 7168 x 2048, 4096 x 24576 x 1536),
 /// 1.14-1.22x at 1.11-1.33 (4096 x 2112 x 7168, 896 x 2432 x 2048), but
-/// 0.97x at 0.889 (4096^3). benchmarks/results/2026-12-01-h200-wide-tiles.md.
+/// 0.97x at 0.889 (4096^3). Without block scales (per-tensor, per-row) a
+/// 192-column tile computes its elements no faster (0.97-1.02x at 0.933
+/// and 1.016, 1.13-1.22x at 1.11 and 1.33), so those take 192 columns
+/// only where their rounds' use is at least kWideTileUnscaledGain more.
+/// benchmarks/results/2026-12-01-h200-wide-tiles.md.
 constexpr int64_t kWideTileColumns = 192;
 constexpr double kWideTileUseMargin = 0.07;
+constexpr double kWideTileUnscaledGain = 0.05;
 
 /// K tiles of a block's items after its first from which block scales are
 /// checked ahead (ScaleCheck): the check's cost, about a microsecond a
