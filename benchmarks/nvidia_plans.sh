@@ -283,6 +283,11 @@ if [ "$mode" = validate ]; then
   save b64_chunks 256x512x1024 --a-scale 1x128 --b-scale 64x128 --tile-n 128 --max-blocks 3
   save b64_chunks_staged 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-n 128 --max-blocks 3
   save w192_chosen 256x2112x1024 --a-scale 1x128 --b-scale 128x128 --max-blocks 11
+  # 64-row tiles split along N by two consumers, B blocks of 64 rows: the
+  # second consumer's scale is its own block's (partial last tile: its
+  # first column past N, clamped); from global memory and staged.
+  save b64_split_columns 64x200x2048 --a-scale 1x128 --b-scale 64x128 --tile-m 64 --tile-n 128 --max-blocks 2
+  save b64_split_columns_staged 64x384x2048 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-m 64 --tile-n 128 --max-blocks 2
 elif [ "$mode" = peers ]; then
   for shape in 4096x4096x4096 8192x8192x8192 4096x7168x16384; do
     save tensor_$shape $shape --a-scale tensor --b-scale tensor

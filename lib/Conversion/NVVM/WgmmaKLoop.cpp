@@ -73,18 +73,21 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
         ptx::loadShared(b, shared.getScaleAddress(b, stage, box, element)));
   };
   if (spec.plan.bScales.perKTile() && tiling.bScaleBox.present() == fromStage) {
-    // One scale for the consumer's columns where a block holds the tile;
-    // else one per chunk of them, at its first column (the last column of
-    // B where a partial tile's chunk lies past it), which lies in the
-    // box's row of its block.
+    // One scale for the tile where a block holds it; else one per chunk of
+    // the consumer's columns (a single chunk may still be another block's
+    // than the tile's first column: the second consumer's of a tile split
+    // along N), at the chunk's first column (the last column of B where a
+    // partial tile's chunk lies past it), which lies in the box's row of
+    // its block.
     int64_t chunks = spec.plan.bScaleChunks();
-    Value origin =
-        chunks == 1 ? tile.blockColumn : thread.getOriginColumn(b, spec, tile);
+    bool tileInBlock = spec.plan.bScales.blockRows % tiling.tileN == 0;
+    Value origin = tileInBlock ? tile.blockColumn
+                               : thread.getOriginColumn(b, spec, tile);
     Value blockRows = constant(b, spec.plan.bScales.blockRows);
     for (int64_t chunk = 0; chunk < chunks; ++chunk) {
       Value column = arith::AddIOp::create(
           b, origin, constant(b, chunk * spec.plan.bScaleColumns));
-      if (chunks > 1 && spec.plan.partialColumns)
+      if (!tileInBlock && spec.plan.partialColumns)
         column = arith::MinUIOp::create(b, column, constant(b, spec.n - 1));
       if (!fromStage) {
         scales.b.push_back(loadScale(b, arguments.bScales, op.bEncoding, spec.n,
@@ -92,7 +95,7 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
         continue;
       }
       Value boxRow;
-      if (chunks > 1)
+      if (tiling.bScaleBox.outer > 1)
         boxRow = arith::SubIOp::create(
             b, arith::DivUIOp::create(b, column, blockRows),
             arith::DivUIOp::create(b, tile.blockColumn, blockRows));

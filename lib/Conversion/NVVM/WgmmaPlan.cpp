@@ -195,6 +195,21 @@ static void setScaleSlot(WgmmaTiling &tiling, WgmmaScaleBox a,
           : 0;
 }
 
+/// The columns of a consumer's part that one of B's block scales covers in
+/// every tile (WgmmaPlan::bScaleColumns), or 0 where the part's columns
+/// are not chunks of whole 8-column groups (a thread quad's), at most
+/// kMaxBScaleChunks of them, that each lie in one block: tiles start at
+/// multiples of the part's columns, so chunks of the greatest common
+/// divisor of those and the block's rows never straddle two blocks.
+static int64_t getBScaleColumns(const WgmmaScales &scales,
+                                const WgmmaTiling &tiling) {
+  int64_t part = tiling.consumerColumns;
+  if (scales.blockRows % tiling.tileN == 0)
+    return part;
+  int64_t chunk = std::gcd(part, scales.blockRows);
+  return chunk % 8 == 0 && part / chunk <= kMaxBScaleChunks ? chunk : 0;
+}
+
 std::pair<int64_t, int64_t>
 wgmma::chooseTileShape(const WgmmaProblem &problem,
                        const WgmmaOptions &options,
@@ -260,9 +275,11 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // tile's columns lies in one block of B's scales and whole blocks of an
   // FP8 output's. (Grouped: the rounds of all groups' rows, or of a masked
   // matmul's bound.)
+  WgmmaTiling wideTiling;
+  wideTiling.tileN = wideTiling.consumerColumns = kWideTileColumns;
   if (rows == 2 * wgmmaM && wide.parts == 1 &&
       (!problem.bScales.perKTile() ||
-       std::gcd(kWideTileColumns, problem.bScales.blockRows) % 8 == 0) &&
+       getBScaleColumns(problem.bScales, wideTiling) != 0) &&
       kWideTileColumns % std::max<int64_t>(1, problem.outScaleBlockColumns) ==
           0) {
     int64_t wideTilesN = llvm::divideCeil(problem.m, rows) *
@@ -415,21 +432,6 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
                                 options.stages, bytes, chip.name,
                                 chip.maxSharedBytesPerBlock));
   return tiling;
-}
-
-/// The columns of a consumer's part that one of B's block scales covers in
-/// every tile (WgmmaPlan::bScaleColumns), or 0 where the part's columns
-/// are not chunks of whole 8-column groups (a thread quad's), at most
-/// kMaxBScaleChunks of them, that each lie in one block: tiles start at
-/// multiples of the part's columns, so chunks of the greatest common
-/// divisor of those and the block's rows never straddle two blocks.
-static int64_t getBScaleColumns(const WgmmaScales &scales,
-                                const WgmmaTiling &tiling) {
-  int64_t part = tiling.consumerColumns;
-  if (scales.blockRows % tiling.tileN == 0)
-    return part;
-  int64_t chunk = std::gcd(part, scales.blockRows);
-  return chunk % 8 == 0 && part / chunk <= kMaxBScaleChunks ? chunk : 0;
 }
 
 /// The row blocks of B's scales that a tile of `tiling` reaches at most:

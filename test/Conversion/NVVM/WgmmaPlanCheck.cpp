@@ -863,6 +863,11 @@ void checkWideTiles() {
   // Short K: tiles of two waves (256 x 128) are chosen first.
   c.expect("4096x32768x512 tile N", columns(blockwiseProblem(4096, 32768, 512)),
            128);
+  // B blocks of 32 rows: a 192-column tile would take 6 chunks (more than
+  // kMaxBScaleChunks), 128 columns take 4: 128.
+  WgmmaProblem b32 = blockwiseProblem(4096, 2112, 7168);
+  b32.bScales = blocks(32, 128);
+  c.expect("32-row B blocks", columns(b32), 128);
   // Grouped by the rounds of all groups' rows: 4096 x 2112 as above.
   WgmmaProblem grouped = blockwiseProblem(4096, 2112, 7168);
   grouped.groups = 4;
