@@ -872,8 +872,12 @@ void checkWideTiles() {
   WgmmaProblem grouped = blockwiseProblem(4096, 2112, 7168);
   grouped.groups = 4;
   c.expect("grouped", columns(grouped), 192);
-  // An FP8 output in 128-column blocks, 64 rows: 128, 64.
+  // An FP8 output in 128-column blocks, an f32 output, 64 rows: 128, 128,
+  // 64.
   c.expect("FP8 output tile N", columns(fp8), 128);
+  WgmmaProblem f32 = blockwiseProblem(4096, 2112, 7168);
+  f32.outElementBytes = 4;
+  c.expect("f32 output tile N", columns(f32), 128);
   c.expect("64 rows", columns(blockwiseProblem(64, 2112, 7168)), 64);
   // Two waves and 192 columns: refused.
   WgmmaOptions wavesWide = wide;

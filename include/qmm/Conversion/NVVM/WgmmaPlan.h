@@ -311,7 +311,8 @@ constexpr int64_t kMinCheckedTileKTiles = 8;
 /// with a 16-bit output, not grouped, at most kMaxTwoWaveTileKTiles K
 /// tiles and 128 columns: 256 rows where they use the rounds within
 /// kTwoWaveUseMargin of 128 rows. Else, in tiles of 128 rows (grouped: by
-/// all groups' rows), where neither schedule splits its last round, where a tile's chunks of
+/// all groups' rows) with a 16-bit output, where neither schedule splits
+/// its last round, where a tile's chunks of
 /// 64 columns lie in blocks of B's scales and an FP8 output's blocks
 /// divide 192: 192 columns where they use the rounds within
 /// kWideTileUseMargin of 128 columns.
