@@ -314,6 +314,11 @@ static cl::opt<int64_t> nvidiaClusterRows(
              "share B's tiles through TMA multicast (the pipeline's "
              "cluster-rows; 1: no clusters)"),
     cl::cat(category));
+static cl::opt<int64_t> nvidiaStages(
+    "stages", cl::init(4),
+    cl::desc("with --chip sm_90a: shared-memory stages of a wgmma kernel's "
+             "TMA ring, in 128 x 128 tiles' bytes (the pipeline's stages)"),
+    cl::cat(category));
 static cl::opt<bool> nvidiaStreamK(
     "stream-k", cl::init(true),
     cl::desc("with --chip sm_90a: split a wgmma kernel's last, at most "
@@ -642,7 +647,7 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   if (nvidiaClusterRows.getNumOccurrences() && !config.target.nvidia)
     fail("--cluster-rows: applies to NVIDIA chips only (--chip sm_90a)");
   config.nvidiaClusterRows = nvidiaClusterRows;
-  if ((nvidiaStreamK.getNumOccurrences() ||
+  if ((nvidiaStages.getNumOccurrences() || nvidiaStreamK.getNumOccurrences() ||
        nvidiaMaxBlocks.getNumOccurrences() ||
        nvidiaPromotionKTiles.getNumOccurrences() ||
        nvidiaDynamicSchedule.getNumOccurrences() ||
@@ -650,11 +655,12 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
        nvidiaStageScales.getNumOccurrences() ||
        nvidiaTileM.getNumOccurrences() || nvidiaTileN.getNumOccurrences()) &&
       !config.target.nvidia)
-    fail("--stream-k, --max-blocks, --promotion-k-tiles, "
+    fail("--stages, --stream-k, --max-blocks, --promotion-k-tiles, "
          "--dynamic-schedule, --check-scales-ahead, --stage-scales, "
          "--tile-m, --tile-n: "
          "apply to NVIDIA chips "
          "only (--chip sm_90a)");
+  config.nvidiaStages = nvidiaStages;
   config.nvidiaTileM = nvidiaTileM;
   config.nvidiaTileN = nvidiaTileN;
   config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;

@@ -80,7 +80,7 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
     // partial tile's chunk lies past it), which lies in the box's row of
     // its block.
     int64_t chunks = spec.plan.bScaleChunks();
-    bool tileInBlock = spec.plan.bScales.blockRows % tiling.tileN == 0;
+    bool tileInBlock = spec.plan.bScaleBlockHoldsTile();
     Value origin = tileInBlock ? tile.blockColumn
                                : thread.getOriginColumn(b, spec, tile);
     Value blockRows = constant(b, spec.plan.bScales.blockRows);

@@ -131,10 +131,21 @@ Value SharedMemory::getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
 
 RingState RingState::at(ImplicitLocOpBuilder &b, Value iteration,
                         int64_t stages) {
-  Value count = constant(b, stages);
-  Value stage = arith::RemUIOp::create(b, iteration, count);
-  Value round = arith::DivUIOp::create(b, iteration, count);
-  return {iteration, stage, arith::AndIOp::create(b, round, constant(b, 1))};
+  // In 32 bits: by a stage count that is not a power of two, an index
+  // (64-bit) remainder and quotient become 64-bit multiply-highs, which the
+  // GPU emulates with several 32-bit ones, on the consumers' path from one
+  // K tile to the next (5 stages measured 6% slower than 4 on an H200
+  // before). A block's iterations stay far below 2^31.
+  Type i32 = b.getI32Type();
+  Value narrow = arith::IndexCastUIOp::create(b, i32, iteration);
+  Value count = arith::ConstantIntOp::create(b, i32, stages);
+  Value stage = arith::IndexCastUIOp::create(
+      b, b.getIndexType(), arith::RemUIOp::create(b, narrow, count));
+  Value round = arith::DivUIOp::create(b, narrow, count);
+  Value parity =
+      arith::AndIOp::create(b, round, arith::ConstantIntOp::create(b, i32, 1));
+  return {iteration, stage,
+          arith::IndexCastUIOp::create(b, b.getIndexType(), parity)};
 }
 
 RingState RingState::advance(ImplicitLocOpBuilder &b, Value count,

@@ -272,18 +272,16 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // wgmma steps read a sixth fewer shared-memory bytes per product, and
   // there are a third fewer epilogues), in tiles of two consumers, where
   // neither schedule splits its last round, and where a chunk of each
-  // tile's columns lies in one block of B's scales and whole blocks of an
-  // FP8 output's. (Grouped: the rounds of all groups' rows, or of a masked
-  // matmul's bound.) 16-bit outputs, what was measured: an f32 tile's
-  // staging buffer (96 KiB) takes a stage of the ring, an FP8 tile's rows
-  // (192 bytes) are not whole swizzle rows, so it would not be staged.
+  // tile's columns lies in one block of B's scales. (Grouped: the rounds of all
+  // groups' rows, or of a masked matmul's bound.) 16-bit outputs, what was
+  // measured: an f32 tile's staging buffer (96 KiB) takes a stage of the ring,
+  // an FP8 tile's rows (192 bytes) are not whole swizzle rows, so it would not
+  // be staged.
   WgmmaTiling wideTiling;
   wideTiling.tileN = wideTiling.consumerColumns = kWideTileColumns;
-  if (rows == 2 * wgmmaM && wide.parts == 1 && problem.outElementBytes == 2 &&
+  if (rows == 2 * wgmmaM && wide.parts == 1 && plainOutput &&
       (!problem.bScales.perKTile() ||
-       getBScaleColumns(problem.bScales, wideTiling) != 0) &&
-      kWideTileColumns % std::max<int64_t>(1, problem.outScaleBlockColumns) ==
-          0) {
+       getBScaleColumns(problem.bScales, wideTiling) != 0)) {
     int64_t wideTilesN = llvm::divideCeil(problem.m, rows) *
                          llvm::divideCeil(problem.n, kWideTileColumns);
     TileSchedule widest = getTileSchedule(

@@ -76,7 +76,7 @@
 // CHECK:           } else {
 // CHECK:             scf.yield %[[STATE]] : i32
 // CHECK:           }
-// CHECK:           %[[INRANGE:.*]] = arith.cmpi eq, %[[VERDICT]], %c1_i32 : i32
+// CHECK:           %[[INRANGE:.*]] = arith.cmpi eq, %[[VERDICT]], %c1_i32{{(_[0-9]+)?}} : i32
 // CHECK:           %[[CHECKED:.*]] = arith.andi %[[LATER]], %[[INRANGE]] : i1
 // Checked: one fused multiply-add per element by sa * sb, no test; else
 // the test per K tile.

@@ -384,6 +384,11 @@ struct WgmmaPlan {
   int64_t bScaleChunks() const {
     return bScaleColumns ? tiling.consumerColumns / bScaleColumns : 0;
   }
+  /// Whether one block of B's scales holds every whole tile (one scale per
+  /// tile and K tile, at the tile's first column).
+  bool bScaleBlockHoldsTile() const {
+    return bScales.perKTile() && bScales.blockRows % tiling.tileN == 0;
+  }
   /// Whether M or N leaves partial tiles (the epilogue masks them).
   bool partialRows = false, partialColumns = false;
   /// A masked grouped matmul's groups (0 otherwise): its units of tiles,
