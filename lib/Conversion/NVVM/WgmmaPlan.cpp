@@ -521,6 +521,38 @@ static bool fitStages(WgmmaTiling &tiling, const NvidiaChipInfo &chip) {
   return fits();
 }
 
+/// The stages of a ring that keeps as many products in flight as
+/// `moduleTiling`'s (128 x 128 tiles), as many as fit beside a staging
+/// buffer for D, for tiles of two consumers and 64 columns without block
+/// scales; else `tiling`'s stages (a ring of the module's bytes). Such a
+/// tile's 24 KiB stage feeds half the products of a 32 KiB one, so a ring
+/// of the same bytes covers too little of HBM's latency. Measured on an
+/// H200 (8 stages against 5,
+/// benchmarks/results/2026-12-01-h200-ring-depth.md): per-tensor and
+/// per-row 1.07-1.22x (128 x 7168 x 2048 1.18x, 128 x 8192 x 2048 1.13x,
+/// 1024^3 1.08x); block-scaled kernels, whose consumers spend longer on a
+/// K tile, 0.98-0.99x, and tiles of one consumer (64 rows) 0.97-1.01x, so
+/// they keep the ring of bytes.
+static int64_t getDeepRingStages(const WgmmaProblem &problem,
+                                 const WgmmaTiling &tiling,
+                                 const WgmmaTiling &moduleTiling,
+                                 const WgmmaOptions &options,
+                                 const NvidiaChipInfo &chip) {
+  bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
+  if (blockScaled || tiling.consumers != 2 || tiling.waves != 1 ||
+      tiling.tileN != 64)
+    return tiling.stages;
+  WgmmaTiling deep = tiling;
+  deep.stages = moduleTiling.stages * moduleTiling.tileM * moduleTiling.tileN /
+                (tiling.tileM * tiling.tileN);
+  deep.stagingBytes = tiling.tileM * tiling.tileN * problem.outElementBytes;
+  deep.itemSlots = options.dynamicSchedule;
+  while (deep.stages > tiling.stages &&
+         getSharedLayout(deep, chip).bytes > chip.maxSharedBytesPerBlock)
+    --deep.stages;
+  return deep.stages;
+}
+
 /// The bytes of D's staging buffers where D's tiles go out through shared
 /// memory and TMA stores, else 0: elements TMA may store whose rows are
 /// 16-byte aligned (a tensor map's strides), when the buffers fit beside
@@ -574,6 +606,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // would leave TMA fewer stages ahead of the consumers.
   if (hasLargeStages(tiling, chip))
     tiling.stages = moduleTiling.stages;
+  tiling.stages =
+      getDeepRingStages(problem, tiling, moduleTiling, options, chip);
   std::string reason = getIneligibility(problem, tiling);
   if (!reason.empty())
     return refuse(reason);

@@ -713,6 +713,50 @@ void checkTileShapes() {
   c.expect("forced 128x128 A load rows", t.tiling.aLoadRows, 128);
 }
 
+void checkDeepRing() {
+  Case c("deep ring of 64-column tiles");
+  // Per-tensor 128 x 7168 x 2048: 112 tiles of 128 x 64 (as the
+  // block-scaled case of "tile shapes", whose ring keeps 5 stages of the
+  // module's bytes). Without block scales the ring keeps a 128 x 128
+  // ring's products: 4 x 128 x 128 / (128 x 64) = 8 stages of 24 KiB,
+  // 196608 bytes, their barriers (64) up to 197632, D's bf16 staging
+  // buffer (128 x 64 x 2 = 16384) and the 1 KiB of alignment: 215040.
+  WgmmaProblem decode = problem(128, 7168, 2048);
+  WgmmaPlan p = plan(c, decode);
+  c.expect("per-tensor tile N", p.tiling.tileN, 64);
+  c.expect("per-tensor stages", p.tiling.stages, 8);
+  c.expect("per-tensor staging", p.shared.staging, 197632);
+  c.expect("per-tensor bytes", p.shared.bytes, 215040);
+  // Per-row, an f32 output: the same 8 stages, a staging buffer of 32768:
+  // 231424 bytes, within 232448.
+  WgmmaProblem rows = decode;
+  rows.aScales.kind = rows.bScales.kind = WgmmaScales::Kind::PerRow;
+  rows.outElementBytes = 4;
+  WgmmaPlan q = plan(c, rows);
+  c.expect("per-row f32 stages", q.tiling.stages, 8);
+  c.expect("per-row f32 bytes", q.shared.bytes, 231424);
+  // stages=6 asks for 12 of 24 KiB; 9 would need 221184 + 72 bytes, up to
+  // 222208, and the staging buffer: 239616 > 232448. 8 fit.
+  WgmmaOptions six;
+  six.stages = 6;
+  c.expect("stages=6 takes what fits", plan(c, decode, six).tiling.stages, 8);
+  // Block scales: the ring of the module's bytes, 131072 / 24576 = 5.
+  WgmmaProblem scaled = decode;
+  scaled.aScales = blocks(1, 128);
+  scaled.bScales = blocks(128, 128);
+  c.expect("block-scaled stages", plan(c, scaled).tiling.stages, 5);
+  // One consumer (64 x 64 tiles at M = 64): the ring of bytes, 131072 /
+  // 16384 = 8 (not 4 x 128 x 128 / (64 x 64) = 16).
+  WgmmaProblem oneConsumer = decode;
+  oneConsumer.m = 64;
+  WgmmaPlan r = plan(c, oneConsumer);
+  c.expect("one consumer tile", r.tiling.tileM * 1000 + r.tiling.tileN, 64064);
+  c.expect("one consumer stages", r.tiling.stages, 8);
+  // 128 x 128 tiles keep the module's 4.
+  c.expect("128x128 stages", plan(c, problem(4096, 4096, 4096)).tiling.stages,
+           4);
+}
+
 void checkTwoWavesChosen() {
   Case c("two waves at short K");
   auto rows = [&](const WgmmaProblem &problem) {
@@ -1001,6 +1045,7 @@ int main() {
   checkStaging();
   checkIneligible();
   checkTileShapes();
+  checkDeepRing();
   checkTwoWavesChosen();
   checkWideTiles();
   checkALoadRows();
