@@ -317,7 +317,8 @@ static cl::opt<int64_t> nvidiaClusterRows(
 static cl::opt<int64_t> nvidiaStages(
     "stages", cl::init(4),
     cl::desc("with --chip sm_90a: shared-memory stages of a wgmma kernel's "
-             "TMA ring, in 128 x 128 tiles' bytes (the pipeline's stages)"),
+             "TMA ring of 128 x 128 tiles (the pipeline's stages; other "
+             "tiles scale them: docs/wgmma-kernel.md, \"Ring depth\")"),
     cl::cat(category));
 static cl::opt<bool> nvidiaStreamK(
     "stream-k", cl::init(true),

@@ -997,8 +997,10 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "target chip (sm_90a); empty: the IR's target (qmm-attach-target)">,
     Option<"stages", "stages", "int64_t", /*default=*/"4",
            "shared-memory stages of the TMA ring of 128 x 128 tiles (32 KiB "
-           "each); smaller tiles keep the ring's bytes in more stages, "
-           "256-row tiles take this many of 48 KiB where they fit">,
+           "each); smaller tiles keep the ring's bytes in more stages "
+           "(unscaled 128 x 64 tiles its products: twice the stages where "
+           "they fit), tiles of two waves or of 192 columns take this many "
+           "of their own 40-48 KiB where they fit">,
     Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",
            "rows of tiles the persistent blocks walk together, column by "
            "column (L2 reuse)">,

@@ -135,7 +135,8 @@ RingState RingState::at(ImplicitLocOpBuilder &b, Value iteration,
   // (64-bit) remainder and quotient become 64-bit multiply-highs, which the
   // GPU emulates with several 32-bit ones, on the consumers' path from one
   // K tile to the next (5 stages measured 6% slower than 4 on an H200
-  // before). A block's iterations stay far below 2^31.
+  // before). A block's iterations (its items times their K tiles)
+  // stay far below 2^32.
   Type i32 = b.getI32Type();
   Value narrow = arith::IndexCastUIOp::create(b, i32, iteration);
   Value count = arith::ConstantIntOp::create(b, i32, stages);

@@ -521,6 +521,37 @@ static bool fitStages(WgmmaTiling &tiling, const NvidiaChipInfo &chip) {
   return fits();
 }
 
+/// The bytes of D's staging buffers where D's tiles may go out through
+/// shared memory and TMA stores, else 0: elements TMA may store whose rows
+/// are 16-byte aligned (a tensor map's strides), in whole swizzle rows per
+/// consumer; a masked matmul's only where its groups' rows are whole tiles
+/// (a box would reach past a group's rows into the next group's, which
+/// another block writes). The waves of a consumer go out in turn through
+/// one buffer.
+static int64_t getStageableBytes(const WgmmaProblem &problem,
+                                 const WgmmaTiling &tiling,
+                                 const NvidiaChipInfo &chip) {
+  int64_t elementBytes = problem.outElementBytes;
+  if (!problem.outTmaStorable ||
+      problem.n * elementBytes % chip.tmaGlobalAlignment != 0 ||
+      tiling.consumerColumns * elementBytes % chip.swizzleBytes != 0 ||
+      (problem.masked && problem.m % tiling.tileM != 0))
+    return 0;
+  return tiling.tileM / tiling.waves * tiling.tileN * elementBytes;
+}
+
+/// The bytes of D's staging buffers (getStageableBytes) where they fit
+/// beside the ring, else 0.
+static int64_t getStagingBytes(const WgmmaProblem &problem,
+                               const WgmmaTiling &tiling,
+                               const NvidiaChipInfo &chip) {
+  WgmmaTiling staged = tiling;
+  staged.stagingBytes = getStageableBytes(problem, tiling, chip);
+  if (!staged.stagingBytes || !fitStages(staged, chip))
+    return 0;
+  return staged.stagingBytes;
+}
+
 /// The stages of a ring that keeps as many products in flight as
 /// `moduleTiling`'s (128 x 128 tiles), as many as fit beside a staging
 /// buffer for D, for tiles of two consumers and 64 columns without block
@@ -531,7 +562,8 @@ static bool fitStages(WgmmaTiling &tiling, const NvidiaChipInfo &chip) {
 /// benchmarks/results/2026-12-01-h200-ring-depth.md): per-tensor and
 /// per-row 1.07-1.22x (128 x 7168 x 2048 1.18x, 128 x 8192 x 2048 1.13x,
 /// 1024^3 1.08x); block-scaled kernels, whose consumers spend longer on a
-/// K tile, 0.98-0.99x, and tiles of one consumer (64 rows) 0.97-1.01x, so
+/// K tile, 0.98-0.99x, and 64-row tiles (one consumer, or two of 64
+/// columns) 0.97-1.01x, so
 /// they keep the ring of bytes.
 static int64_t getDeepRingStages(const WgmmaProblem &problem,
                                  const WgmmaTiling &tiling,
@@ -545,33 +577,12 @@ static int64_t getDeepRingStages(const WgmmaProblem &problem,
   WgmmaTiling deep = tiling;
   deep.stages = moduleTiling.stages * moduleTiling.tileM * moduleTiling.tileN /
                 (tiling.tileM * tiling.tileN);
-  deep.stagingBytes = tiling.tileM * tiling.tileN * problem.outElementBytes;
+  deep.stagingBytes = getStageableBytes(problem, tiling, chip);
   deep.itemSlots = options.dynamicSchedule;
   while (deep.stages > tiling.stages &&
          getSharedLayout(deep, chip).bytes > chip.maxSharedBytesPerBlock)
     --deep.stages;
   return deep.stages;
-}
-
-/// The bytes of D's staging buffers where D's tiles go out through shared
-/// memory and TMA stores, else 0: elements TMA may store whose rows are
-/// 16-byte aligned (a tensor map's strides), when the buffers fit beside
-/// the ring.
-static int64_t getStagingBytes(const WgmmaProblem &problem,
-                               const WgmmaTiling &tiling,
-                               const NvidiaChipInfo &chip) {
-  int64_t elementBytes = problem.outElementBytes;
-  if (!problem.outTmaStorable ||
-      problem.n * elementBytes % chip.tmaGlobalAlignment != 0 ||
-      tiling.consumerColumns * elementBytes % chip.swizzleBytes != 0)
-    return 0;
-  // The waves of a consumer go out in turn through one buffer.
-  WgmmaTiling staged = tiling;
-  staged.stagingBytes =
-      tiling.tileM / tiling.waves * tiling.tileN * elementBytes;
-  if (!fitStages(staged, chip))
-    return 0;
-  return staged.stagingBytes;
 }
 
 llvm::Expected<WgmmaPlan>
@@ -715,13 +726,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       !plan.schedule.dynamic && !plan.countsItemsAtRunTime() &&
       laterKTiles >= kMinCheckedKTiles &&
       plan.kTiles >= kMinCheckedTileKTiles;
-  // A masked matmul's staging boxes would reach past a group's M rows
-  // into the next group's, which another block writes: staged only where
-  // the groups' rows are whole tiles.
-  tiling.stagingBytes =
-      problem.masked && problem.m % tiling.tileM != 0
-          ? 0
-          : getStagingBytes(problem, tiling, chip);
+  tiling.stagingBytes = getStagingBytes(problem, tiling, chip);
   fitStages(tiling, chip);
   plan.shared = getSharedLayout(tiling, chip);
   // Block scales change every K tile; the others wait for the epilogue.

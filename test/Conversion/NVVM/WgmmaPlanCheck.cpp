@@ -740,6 +740,15 @@ void checkDeepRing() {
   WgmmaOptions six;
   six.stages = 6;
   c.expect("stages=6 takes what fits", plan(c, decode, six).tiling.stages, 8);
+  // Where D cannot be staged (here: no TMA store), nothing is kept for
+  // it: 9 stages, 221184 + 72 bytes and the 1 KiB, 222280 <= 232448; 10
+  // would need 245760 + 80.
+  WgmmaProblem unstaged = decode;
+  unstaged.outTmaStorable = false;
+  WgmmaPlan u = plan(c, unstaged, six);
+  c.expect("stages=6 unstaged stages", u.tiling.stages, 9);
+  c.expect("stages=6 unstaged staging", u.shared.staging, -1);
+  c.expect("stages=6 unstaged bytes", u.shared.bytes, 222280);
   // Block scales: the ring of the module's bytes, 131072 / 24576 = 5.
   WgmmaProblem scaled = decode;
   scaled.aScales = blocks(1, 128);
