@@ -88,8 +88,12 @@ def read_cases(plans, only, exact=False):
                 raise SystemExit("%s: only bf16-output E4M3 GEMMs with "
                                  "tensor, row or 1x128/128x128 scales are "
                                  "compared" % name)
+            # A's block scales as the plan stores them: MN-major
+            # ([K/128, M], the layout DeepGEMM is given too) or K-major.
+            a_scales_mn = "--a-scale-major" in flags and \
+                flags[flags.index("--a-scale-major") + 1] == "mn"
             cases.append({"name": name, "m": m, "n": n, "k": k,
-                          "scaling": scaling,
+                          "scaling": scaling, "a_scales_mn": a_scales_mn,
                           "plan": os.path.join(plans, name)})
     return cases
 
@@ -144,6 +148,7 @@ class Problem:
         self.torch = torch
         m, n, k = case["m"], case["n"], case["k"]
         self.m, self.n, self.k, self.scaling = m, n, k, case["scaling"]
+        self.a_scales_mn = case.get("a_scales_mn", False)
         seed = int(hashlib.sha256(case["name"].encode()).hexdigest()[:8], 16)
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
@@ -194,7 +199,9 @@ class Problem:
                 .tobytes() if t.dtype == self.torch.float8_e4m3fn else \
                 t.contiguous().cpu().numpy().astype("<f4").tobytes()
         return {"a.bin": raw(self.a), "b.bin": raw(self.b),
-                "sa.bin": raw(self.sa.reshape(-1)),
+                "sa.bin": raw((self.sa.t() if self.a_scales_mn and
+                               self.scaling == "block" else self.sa)
+                              .reshape(-1)),
                 "sb.bin": raw(self.sb.reshape(-1))}
 
     def reference(self):
@@ -434,6 +441,8 @@ def run_case(torch, case, libs, args, modules, log):
                 out = out.reshape(p.m, p.n).cuda()
                 entry["how"] = "qmm-cuda-run, the saved launch plan (%d " \
                     "launches)" % report["plan"]["launches"]
+                if p.a_scales_mn and p.scaling == "block":
+                    entry["how"] += ", A's block scales MN-major"
                 calls[lib] = plan
             else:
                 make = None
