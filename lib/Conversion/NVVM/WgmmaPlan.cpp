@@ -272,11 +272,11 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // wgmma steps read a sixth fewer shared-memory bytes per product, and
   // there are a third fewer epilogues), in tiles of two consumers, where
   // neither schedule splits its last round, and where a chunk of each
-  // tile's columns lies in one block of B's scales. (Grouped: the rounds of all
-  // groups' rows, or of a masked matmul's bound.) 16-bit outputs, what was
-  // measured: an f32 tile's staging buffer (96 KiB) takes a stage of the ring,
-  // an FP8 tile's rows (192 bytes) are not whole swizzle rows, so it would not
-  // be staged.
+  // tile's columns lies in one block of B's scales. (Grouped: the rounds
+  // of all groups' rows, or of a masked matmul's bound.) 16-bit outputs,
+  // what was measured: an f32 tile's staging buffer (96 KiB) takes a stage
+  // of the ring, an FP8 tile's rows (192 bytes) are not whole swizzle rows,
+  // so it would not be staged.
   WgmmaTiling wideTiling;
   wideTiling.tileN = wideTiling.consumerColumns = kWideTileColumns;
   if (rows == 2 * wgmmaM && wide.parts == 1 && plainOutput &&
@@ -552,34 +552,42 @@ static int64_t getStagingBytes(const WgmmaProblem &problem,
   return staged.stagingBytes;
 }
 
-/// The stages of a ring that keeps as many products in flight as
-/// `moduleTiling`'s (128 x 128 tiles), as many as fit beside a staging
-/// buffer for D, for tiles of two consumers and 64 columns without block
-/// scales; else `tiling`'s stages (a ring of the module's bytes). Such a
-/// tile's 24 KiB stage feeds half the products of a 32 KiB one, so a ring
-/// of the same bytes covers too little of HBM's latency. Measured on an
-/// H200 (8 stages against 5,
-/// benchmarks/results/2026-12-01-h200-ring-depth.md): per-tensor and
-/// per-row 1.07-1.22x (128 x 7168 x 2048 1.18x, 128 x 8192 x 2048 1.13x,
-/// 1024^3 1.08x); block-scaled kernels, whose consumers spend longer on a
-/// K tile, 0.98-0.99x, and 64-row tiles (one consumer, or two of 64
-/// columns) 0.97-1.01x, so
-/// they keep the ring of bytes.
-static int64_t getDeepRingStages(const WgmmaProblem &problem,
-                                 const WgmmaTiling &tiling,
-                                 const WgmmaTiling &moduleTiling,
-                                 const WgmmaOptions &options,
-                                 const NvidiaChipInfo &chip) {
+/// The stages of `tiling`'s ring, from the module's (`moduleTiling`: stages
+/// of 128 x 128 tiles):
+/// - a smaller tile keeps the ring's bytes in more stages: small-M kernels
+///   stream B, and the bytes in flight are what keep HBM busy;
+/// - a tile of waves or of 192 columns takes the module's count of its own
+///   40-48 KiB stages where they fit (fitStages): 2 or 3 stages of 128 x
+///   128 tiles' bytes would leave TMA fewer stages ahead of the consumers;
+/// - a tile of two consumers and 64 columns without block scales keeps a
+///   128 x 128 ring's products instead, as many stages as fit beside a
+///   staging buffer for D: its 24 KiB stage feeds half the products of a
+///   32 KiB one, so a ring of the same bytes covers too little of HBM's
+///   latency. Measured on an H200 (8 stages against 5,
+///   benchmarks/results/2026-12-01-h200-ring-depth.md): per-tensor and
+///   per-row 1.07-1.22x (128 x 7168 x 2048 1.18x, 128 x 8192 x 2048 1.13x,
+///   1024^3 1.08x); block-scaled kernels, whose consumers spend longer on a
+///   K tile, 0.98-0.99x, and 64-row tiles (one consumer, or two of 64
+///   columns) 0.97-1.01x, so they keep the ring of bytes.
+static int64_t getRingStages(const WgmmaProblem &problem,
+                             const WgmmaTiling &tiling,
+                             const WgmmaTiling &moduleTiling,
+                             const WgmmaOptions &options,
+                             const NvidiaChipInfo &chip) {
+  if (hasLargeStages(tiling, chip))
+    return moduleTiling.stages;
+  int64_t ofBytes =
+      moduleTiling.stages * moduleTiling.stageBytes() / tiling.stageBytes();
   bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
   if (blockScaled || tiling.consumers != 2 || tiling.waves != 1 ||
       tiling.tileN != 64)
-    return tiling.stages;
+    return ofBytes;
   WgmmaTiling deep = tiling;
   deep.stages = moduleTiling.stages * moduleTiling.tileM * moduleTiling.tileN /
                 (tiling.tileM * tiling.tileN);
   deep.stagingBytes = getStageableBytes(problem, tiling, chip);
   deep.itemSlots = options.dynamicSchedule;
-  while (deep.stages > tiling.stages &&
+  while (deep.stages > ofBytes &&
          getSharedLayout(deep, chip).bytes > chip.maxSharedBytesPerBlock)
     --deep.stages;
   return deep.stages;
@@ -608,17 +616,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // bound's rows the same way.
   tiling.aLoadRows = getALoadRows(
       problem.runtimeRows ? problem.maxRows : problem.m, rows, chip);
-  // A smaller tile keeps the ring's bytes in more stages: small-M kernels
-  // stream B, and the bytes in flight are what keep HBM busy.
-  tiling.stages = moduleTiling.stages * moduleTiling.stageBytes() /
-                  tiling.stageBytes();
-  // A tile of waves or of 192 columns takes `stages` of its own 40-48 KiB
-  // where they fit (fitStages): 2 or 3 stages of 128 x 128 tiles' bytes
-  // would leave TMA fewer stages ahead of the consumers.
-  if (hasLargeStages(tiling, chip))
-    tiling.stages = moduleTiling.stages;
-  tiling.stages =
-      getDeepRingStages(problem, tiling, moduleTiling, options, chip);
+  tiling.stages = getRingStages(problem, tiling, moduleTiling, options, chip);
   std::string reason = getIneligibility(problem, tiling);
   if (!reason.empty())
     return refuse(reason);
