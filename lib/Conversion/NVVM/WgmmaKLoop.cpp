@@ -427,33 +427,61 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
   KTileScales ahead;
   loadScales(b, tile, rows, arith::MinUIOp::create(b, c1, lastKt),
              /*fromStage=*/false, ahead);
+  // K tile kt's step on `carried` (the sums, the spare fragment, kt's
+  // scales from global memory): the values for K tile kt + 1.
+  auto step = [&](ImplicitLocOpBuilder &b, Value kt, ValueRange carried) {
+    KTileScales scales = ahead.withValues(carried.drop_front(2));
+    KTileScales upcoming;
+    loadScales(
+        b, tile, rows,
+        arith::MinUIOp::create(b, arith::AddIOp::create(b, kt, c1), lastKt),
+        /*fromStage=*/false, upcoming);
+    // The stage's boxes are read after the wait for it, before the wgmma
+    // steps are issued.
+    RingState state =
+        ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
+    ring.waitFull(b, state);
+    loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
+    IssuedKTile next = issueOnStage(b, state.stage, carried[1]);
+    scales.productsChecked = productsChecked;
+    next.scales = scales;
+    Value promoted = retire(b, next, carried[0]);
+    SmallVector<Value> values = {promoted, next.fragment};
+    llvm::append_range(values, upcoming.flatten());
+    return values;
+  };
+  // The steps in a loop of `steps` K tiles a trip
+  // (WgmmaPlan::kTilesPerTrip), then a loop of the K tiles left, one a
+  // trip.
+  auto buildLoop = [&](Value from, Value to, int64_t steps,
+                       ValueRange initial) {
+    auto loop = scf::ForOp::create(b, from, to, constant(b, steps), initial);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> carried(loop.getRegionIterArgs());
+    Value kt = loop.getInductionVar();
+    for (int64_t i = 0; i < steps; ++i)
+      carried =
+          step(b, i == 0 ? kt : arith::AddIOp::create(b, kt, constant(b, i)),
+               carried);
+    scf::YieldOp::create(b, carried);
+    return SmallVector<Value>(loop.getResults());
+  };
   SmallVector<Value> initial = {accumulator, spare};
   llvm::append_range(initial, ahead.flatten());
-  auto loop = scf::ForOp::create(b, c1, tile.kTiles, c1, initial);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value kt = loop.getInductionVar();
-  ValueRange carried = loop.getRegionIterArgs();
-  KTileScales scales = ahead.withValues(carried.drop_front(2));
-  KTileScales upcoming;
-  loadScales(
-      b, tile, rows,
-      arith::MinUIOp::create(b, arith::AddIOp::create(b, kt, c1), lastKt),
-      /*fromStage=*/false, upcoming);
-  // The stage's boxes are read after the wait for it, before the wgmma
-  // steps are issued.
-  RingState state =
-      ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
-  ring.waitFull(b, state);
-  loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
-  IssuedKTile next = issueOnStage(b, state.stage, carried[1]);
-  scales.productsChecked = productsChecked;
-  next.scales = scales;
-  Value promoted = retire(b, next, carried[0]);
-  SmallVector<Value> yielded = {promoted, next.fragment};
-  llvm::append_range(yielded, upcoming.flatten());
-  scf::YieldOp::create(b, yielded);
-  return {loop.getResult(0), loop.getResult(1)};
+  int64_t steps = spec.plan.kTilesPerTrip;
+  if (steps == 1) {
+    SmallVector<Value> sums = buildLoop(c1, tile.kTiles, 1, initial);
+    return {sums[0], sums[1]};
+  }
+  // K tiles 1 .. 1 + whole - 1 by `steps`, then the rest.
+  Value whole = arith::MulIOp::create(
+      b, arith::DivUIOp::create(b, lastKt, constant(b, steps)),
+      constant(b, steps));
+  Value rest = arith::AddIOp::create(b, c1, whole);
+  SmallVector<Value> sums =
+      buildLoop(rest, tile.kTiles, 1, buildLoop(c1, rest, steps, initial));
+  return {sums[0], sums[1]};
 }
 
 std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,

@@ -1038,6 +1038,41 @@ void checkMasked() {
   c.expect("32 x 4096 rows", plan(c, decode, wide).schedule.blocks, 132);
 }
 
+void checkKTilesPerTrip() {
+  Case c("K tiles a trip");
+  // 128x4096x7168: 32 tiles of 128 columns split by Stream-K into 128
+  // parts on 128 blocks, one item each: two K tiles a trip.
+  WgmmaPlan single = plan(c, blockwiseProblem(128, 4096, 7168));
+  c.expect("one item a block: items", single.schedule.items(), 128);
+  c.expect("one item a block: blocks", single.schedule.blocks, 128);
+  c.expect("one item a block", single.kTilesPerTrip, 2);
+  // 4096x7168x16384: 1216 tiles on 128 blocks: one.
+  c.expect("rounds of tiles",
+           plan(c, blockwiseProblem(4096, 7168, 16384)).kTilesPerTrip, 1);
+  // max-blocks 2 on 256x256 (4 tiles of 128 x 128): two items a block.
+  WgmmaOptions two;
+  two.maxBlocks = 2;
+  c.expect("4 tiles, 4 blocks",
+           plan(c, blockwiseProblem(256, 256, 1024)).kTilesPerTrip, 2);
+  c.expect("4 tiles, 2 blocks",
+           plan(c, blockwiseProblem(256, 256, 1024), two).kTilesPerTrip, 1);
+  // Clusters of 2 along M: 8 x 2 tiles in 8 units on 8 blocks of 4
+  // clusters: two units a cluster.
+  WgmmaOptions clustered;
+  clustered.clusterRows = 2;
+  clustered.maxBlocks = 8;
+  WgmmaPlan cp = plan(c, blockwiseProblem(1024, 256, 1024), clustered);
+  c.expect("clustered units", cp.schedule.items(), 8);
+  c.expect("clustered", cp.kTilesPerTrip, 1);
+  // Items counted at run time (masked groups): one.
+  WgmmaProblem masked = blockwiseProblem(256, 384, 512);
+  masked.groups = 4;
+  masked.masked = true;
+  c.expect("masked", plan(c, masked).kTilesPerTrip, 1);
+  // Per-tensor scales promote every 4 K tiles: one (that loop's own).
+  c.expect("per-tensor", plan(c, problem(128, 4096, 7168)).kTilesPerTrip, 1);
+}
+
 int main() {
   checkTiling();
   checkOptions();
@@ -1060,6 +1095,7 @@ int main() {
   checkALoadRows();
   checkMasked();
   checkAccumulatorLayout();
+  checkKTilesPerTrip();
   llvm::outs() << failures << " failing\n";
   return failures ? 1 : 0;
 }

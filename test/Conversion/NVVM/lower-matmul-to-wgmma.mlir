@@ -268,9 +268,10 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK-NOT:       arith.addf
 // The K loop: each K tile's scales loaded a K tile ahead (K tile 1's
 // before the loop, at min(1, K tiles - 1)) and carried (B's, then A's
-// rows), multiplied after the wait for its group; each trip loads the
-// next K tile's (the last K tile's again on the last trip) before the
-// wait for its stage.
+// rows), multiplied after the wait for its group; each step loads the
+// next K tile's (the last K tile's again on the last step) before the
+// wait for its stage. Two steps a trip over K tiles 1 and 2, then K tile
+// 3 (lower-matmul-to-wgmma-k-loop-steps.mlir).
 // CHECK:           %[[LASTKT:.*]] = arith.subi %c4{{.*}}, %c1{{.*}} : index
 // CHECK-NEXT:      %[[AHEAD:.*]] = arith.minui %c1{{.*}}, %[[LASTKT]] : index
 // Its first K element ((K begin + K tile) x 128), and its K block (/ 128).
@@ -281,7 +282,7 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK-NEXT:      %[[AHEADB:.*]] = memref.load %{{.*}}[%{{.*}}, %[[AHEADBLOCK]]] : memref<2x4xf32>
 // CHECK:           %[[AHEADA0:.*]] = memref.load %{{.*}} : memref<256x4xf32>
 // CHECK:           %[[AHEADA1:.*]] = memref.load %{{.*}} : memref<256x4xf32>
-// CHECK:           scf.for %[[KT:.*]] = %c1{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[KSB:.*]] = %[[AHEADB]], %[[KSA0:.*]] = %[[AHEADA0]], %[[KSA1:.*]] = %[[AHEADA1]])
+// CHECK:           scf.for %[[KT:.*]] = %c1{{.*}} to %[[REST:.*]] step %c2{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[KSB:.*]] = %[[AHEADB]], %[[KSA0:.*]] = %[[AHEADA0]], %[[KSA1:.*]] = %[[AHEADA1]])
 // CHECK-NEXT:        %[[KT1:.*]] = arith.addi %[[KT]], %c1
 // CHECK-NEXT:        %[[NEXT:.*]] = arith.minui %[[KT1]], %[[LASTKT]] : index
 // CHECK-NEXT:        arith.constant 128 : index
@@ -303,7 +304,12 @@ func.func @per_tensor_partial_tiles(%a: memref<200x384xf8E4M3FN>, %sa: memref<1x
 // CHECK:               %[[KX0:.*]] = arith.mulf %{{.*}}, %[[KSA0]]
 // CHECK:               llvm.intr.fma(%[[KX0]], %[[KSB]], %{{.*}}) : (f32, f32, f32) -> f32
 // CHECK-NOT:         arith.addf
-// CHECK:             scf.yield %{{.*}}, %{{.*}}, %[[NEXTB]], %[[NEXTA0]], %[[NEXTA1]] :
+// The second step's K tile: the scales loaded ahead by the first.
+// CHECK:             arith.addi %[[KT]], %c1
+// CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:             arith.mulf %[[NEXTA0]], %[[NEXTB]]
+// CHECK:             scf.yield
+// CHECK:           scf.for %{{.*}} = %[[REST]] to %c4{{.*}} step %c1{{.*}} iter_args(
 // The next tile's K tile 0 (item + the grid's blocks), then its scales
 // (yielded with its fragment; poison where there is none), then this
 // tile's epilogue: f32 pairs staged in shared memory, 4 boxes of 32
