@@ -455,7 +455,8 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // trip.
   auto buildLoop = [&](Value from, Value to, int64_t steps,
                        ValueRange initial) {
-    auto loop = scf::ForOp::create(b, from, to, constant(b, steps), initial);
+    auto loop = scf::ForOp::create(
+        b, from, to, steps == 1 ? c1 : constant(b, steps), initial);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> carried(loop.getRegionIterArgs());
@@ -474,7 +475,8 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
     SmallVector<Value> sums = buildLoop(c1, tile.kTiles, 1, initial);
     return {sums[0], sums[1]};
   }
-  // K tiles 1 .. 1 + whole - 1 by `steps`, then the rest.
+  // K tiles 1 .. whole by `steps`, then the rest (an item has a K tile
+  // or more, so lastKt does not wrap).
   Value whole = arith::MulIOp::create(
       b, arith::DivUIOp::create(b, lastKt, constant(b, steps)),
       constant(b, steps));

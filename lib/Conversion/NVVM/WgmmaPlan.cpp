@@ -731,11 +731,13 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.promotionKTiles = getWgmmaPromotionKTiles(
       problem.aScales.perKTile() || problem.bScales.perKTile(),
       tiling.promotionKTiles);
-  plan.kTilesPerTrip = plan.promotionKTiles == 1 &&
-                               !plan.countsItemsAtRunTime() &&
-                               plan.schedule.items() <= clusters
-                           ? kPerKTileLoopSteps
-                           : 1;
+  // (A dynamic schedule draws more items than blocks, always.)
+  plan.kTilesPerTrip =
+      (problem.aScales.perKTile() || problem.bScales.perKTile()) &&
+              !plan.countsItemsAtRunTime() && !plan.schedule.dynamic &&
+              plan.schedule.items() <= clusters
+          ? kPerKTileLoopSteps
+          : 1;
   if (tiling.stagingBytes)
     plan.stagingBoxColumns = chip.swizzleBytes / problem.outElementBytes;
   plan.partialRows = problem.runtimeRows || problem.m % tiling.tileM != 0;

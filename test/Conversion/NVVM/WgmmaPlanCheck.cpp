@@ -1056,21 +1056,34 @@ void checkKTilesPerTrip() {
            plan(c, blockwiseProblem(256, 256, 1024)).kTilesPerTrip, 2);
   c.expect("4 tiles, 2 blocks",
            plan(c, blockwiseProblem(256, 256, 1024), two).kTilesPerTrip, 1);
-  // Clusters of 2 along M: 8 x 2 tiles in 8 units on 8 blocks of 4
-  // clusters: two units a cluster.
+  // Clusters of 2 along M: 8 x 2 tiles in 8 units on 8 blocks in 4
+  // clusters of 2: two units a cluster.
   WgmmaOptions clustered;
   clustered.clusterRows = 2;
   clustered.maxBlocks = 8;
   WgmmaPlan cp = plan(c, blockwiseProblem(1024, 256, 1024), clustered);
   c.expect("clustered units", cp.schedule.items(), 8);
   c.expect("clustered", cp.kTilesPerTrip, 1);
+  // Without max-blocks (tiles of 128 x 128 asked for): 8 units on 16
+  // blocks in 8 clusters, one a cluster.
+  WgmmaOptions clusteredWide;
+  clusteredWide.clusterRows = 2;
+  clusteredWide.tileM = 128;
+  clusteredWide.tileN = 128;
+  WgmmaPlan cw = plan(c, blockwiseProblem(1024, 256, 1024), clusteredWide);
+  c.expect("clustered wide blocks", cw.schedule.blocks, 16);
+  c.expect("clustered wide", cw.kTilesPerTrip, 2);
   // Items counted at run time (masked groups): one.
   WgmmaProblem masked = blockwiseProblem(256, 384, 512);
   masked.groups = 4;
   masked.masked = true;
   c.expect("masked", plan(c, masked).kTilesPerTrip, 1);
-  // Per-tensor scales promote every 4 K tiles: one (that loop's own).
+  // Unscaled: one, also where every K tile is promoted.
   c.expect("per-tensor", plan(c, problem(128, 4096, 7168)).kTilesPerTrip, 1);
+  WgmmaOptions every;
+  every.promotionKTiles = 1;
+  c.expect("per-tensor every K tile",
+           plan(c, problem(128, 4096, 7168), every).kTilesPerTrip, 1);
 }
 
 int main() {

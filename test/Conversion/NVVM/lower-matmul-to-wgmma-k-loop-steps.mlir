@@ -22,15 +22,22 @@
 // CHECK:         %[[PAIRS:.*]] = arith.divui %[[LAST]], %c2{{.*}} : index
 // CHECK-NEXT:    %[[WHOLE:.*]] = arith.muli %[[PAIRS]], %c2{{.*}} : index
 // CHECK-NEXT:    %[[REST:.*]] = arith.addi %c1{{.*}}, %[[WHOLE]] : index
-// CHECK:         scf.for %[[KT:.*]] = %c1{{.*}} to %[[REST]] step %c2{{.*}} iter_args
-// First step: K tile kt.
+// CHECK:         %[[PAIRED:.*]]:5 = scf.for %[[KT:.*]] = %c1{{.*}} to %[[REST]] step %c2{{.*}} iter_args
+// First step: K tile kt. The next K tile's scales from global memory
+// (kt + 1, at most the last), then the stage's wait.
+// CHECK-NEXT:      %[[NEXT0:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
+// CHECK-NEXT:      arith.minui %[[NEXT0]], %[[LAST]] : index
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           llvm.intr.fma
-// Second step: K tile kt + 1, after the first one's promotion.
+// Second step: K tile kt + 1, after the first one's promotion: its scales
+// ahead are kt + 2's, its ring iteration the item's first plus kt + 1.
 // CHECK:           %[[KT1:.*]] = arith.addi %[[KT]], %c1{{.*}} : index
+// CHECK-NEXT:      %[[NEXT1:.*]] = arith.addi %[[KT1]], %c1{{.*}} : index
+// CHECK-NEXT:      arith.minui %[[NEXT1]], %[[LAST]] : index
+// CHECK:           arith.addi %{{.*}}, %[[KT1]] : index
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
@@ -38,8 +45,9 @@
 // CHECK:           llvm.intr.fma
 // CHECK-NOT:       nvvm.wgmma.mma_async
 // CHECK:           scf.yield
-// The K tile left: one step a trip.
-// CHECK:         scf.for %{{.*}} = %[[REST]] to %c8{{.*}} step %c1{{.*}} iter_args
+// The K tile left: one step a trip, from the paired loop's sums, spare
+// fragment and scales loaded ahead.
+// CHECK:         scf.for %{{.*}} = %[[REST]] to %c8{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %[[PAIRED]]#0, %{{.*}} = %[[PAIRED]]#1, %{{.*}} = %[[PAIRED]]#2, %{{.*}} = %[[PAIRED]]#3, %{{.*}} = %[[PAIRED]]#4)
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4:   nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0

@@ -296,14 +296,14 @@ constexpr double kWideTileUnscaledGain = 0.05;
 /// tiles: 6% slower; 4096x7168x2048, 16: 5% faster).
 constexpr int64_t kMinCheckedKTiles = 64;
 constexpr int64_t kMinCheckedTileKTiles = 8;
-/// K tiles per trip of a K loop that promotes every K tile, where each
-/// block has a single work item (WgmmaPlan::kTilesPerTrip; the K tiles
-/// left over run one a trip after it). Measured on an H200 by the peers
-/// benchmark's method, two against one: 1.01-1.02x on such shapes (128 x
-/// 4096 x 7168, 128 x 2112 x 7168, 1 x 4096 x 7168), but 0.94-0.97x on
-/// shapes of several tiles a block (4096 x 2112 x 7168, 8192^3, 16384 x
-/// 7168 x 2048) and on large grouped ones, although a sweep of single
-/// plans had measured those faster.
+/// K tiles per trip of a block-scaled K loop, where each block has a
+/// single work item (WgmmaPlan::kTilesPerTrip; the K tiles left over run
+/// one a trip after it). Measured on an H200 by the peers benchmark's
+/// method, two against one: 1.00-1.02x on such shapes (128 x 4096 x 7168,
+/// 128 x 2112 x 7168, 64 x 4096 x 7168, 1 x 4096 x 7168), but 0.94-1.00x
+/// on shapes of several tiles a block (4096 x 2112 x 7168, 8192^3, 16384 x
+/// 7168 x 2048) and 0.82-0.94x on large contiguous grouped ones, although
+/// a sweep of single plans had measured those faster.
 /// benchmarks/results/2026-12-01-h200-k-loop-steps.md.
 constexpr int64_t kPerKTileLoopSteps = 2;
 
@@ -414,10 +414,10 @@ struct WgmmaPlan {
   /// consumers promote a block's tiles after its first without the
   /// per-K-tile exactness test where all are in range.
   bool scaleChecks = false;
-  /// K tiles a trip of the K loop where every K tile is promoted
-  /// (promotionKTiles 1): kPerKTileLoopSteps where each block's work is a
-  /// single item (a round of whole tiles or Stream-K parts, counted at
-  /// compile time), else 1.
+  /// K tiles a trip of the block-scaled K loop: kPerKTileLoopSteps where
+  /// each block's (cluster's) work is a single item (a round of whole
+  /// tiles or Stream-K parts, counted at compile time), else 1 (also for
+  /// unscaled kernels that promote every K tile: not measured).
   int64_t kTilesPerTrip = 1;
   /// A run-time M bounded within one tile row (a version of at most tileM
   /// rows): its tiles are those of one tile row whatever M, so the schedule
