@@ -169,7 +169,7 @@ struct NVVMPipelineCLOptions
   Option<int64_t> stages{*this, "stages",
                          llvm::cl::desc("shared-memory stages of the wgmma "
                                         "kernels' ring"),
-                         llvm::cl::init(4)};
+                         llvm::cl::init(kDefaultWgmmaStages)};
   Option<int64_t> clusterRows{
       *this, "cluster-rows",
       llvm::cl::desc("blocks of a wgmma kernel's cluster that share B's "

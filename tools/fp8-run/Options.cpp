@@ -315,7 +315,7 @@ static cl::opt<int64_t> nvidiaClusterRows(
              "cluster-rows; 1: no clusters)"),
     cl::cat(category));
 static cl::opt<int64_t> nvidiaStages(
-    "stages", cl::init(4),
+    "stages", cl::init(kDefaultWgmmaStages),
     cl::desc("with --chip sm_90a: shared-memory stages of a wgmma kernel's "
              "TMA ring of 128 x 128 tiles (the pipeline's stages; other "
              "tiles scale them: docs/wgmma-kernel.md, \"Ring depth\")"),

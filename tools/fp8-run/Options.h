@@ -105,7 +105,7 @@ struct RunConfig {
   /// The NVVM pipeline's cluster-rows (checked by the pass).
   int64_t nvidiaClusterRows = 1;
   /// The NVVM pipeline's stages (checked by the pass).
-  int64_t nvidiaStages = 4;
+  int64_t nvidiaStages = kDefaultWgmmaStages;
   /// The NVVM pipeline's stream-k and max-blocks (checked by the pass).
   bool nvidiaStreamK = true;
   int64_t nvidiaMaxBlocks = 0;

@@ -4,6 +4,7 @@
 #define QMM_CONVERSION_PASSES_H
 
 #include "qmm/Conversion/AMDGPU/ConfigSpace.h"
+#include "qmm/Conversion/NVVM/WgmmaDefaults.h"
 #include "qmm/Dialect/QMM/IR/QMMDialect.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"

@@ -995,7 +995,8 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"",
            "target chip (sm_90a); empty: the IR's target (qmm-attach-target)">,
-    Option<"stages", "stages", "int64_t", /*default=*/"4",
+    Option<"stages", "stages", "int64_t",
+           /*default=*/"::mlir::qmm::kDefaultWgmmaStages",
            "shared-memory stages of the TMA ring of 128 x 128 tiles (32 KiB "
            "each); smaller tiles keep the ring's bytes in more stages "
            "(unscaled 128 x 64 tiles its products: twice the stages where "
@@ -1017,7 +1018,7 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "multiprocessor); smaller grids exercise the split rounds in "
            "small tests">,
     Option<"promotionKTiles", "promotion-k-tiles", "int64_t",
-           /*default=*/"4",
+           /*default=*/"::mlir::qmm::kDefaultWgmmaPromotionKTiles",
            "K tiles (128 products each) wgmma sums between promotions into "
            "f32 for per-tensor and per-row scales (block-scaled kernels "
            "promote every K tile): 1 matches cuBLASLt's default FP8 mode; "

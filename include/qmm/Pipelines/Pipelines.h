@@ -102,7 +102,7 @@ struct NVVMPipelineOptions {
   /// lowering's loops, one thread per output).
   std::string matmulKernels = "wgmma";
   /// Stages of the wgmma kernel's shared-memory ring.
-  int64_t stages = 4;
+  int64_t stages = kDefaultWgmmaStages;
   /// Blocks of a wgmma kernel's cluster that share B's tiles (TMA
   /// multicast; 1, the default: no clusters).
   int64_t clusterRows = 1;

@@ -77,6 +77,14 @@ void ptx::waitMBarrierParity(ImplicitLocOpBuilder &b, Value address,
       i32Constant(b, 10000000));
 }
 
+Value ptx::testMBarrierParity(ImplicitLocOpBuilder &b, Value address,
+                              Value parity) {
+  // test_wait, not try_wait: a thread is never suspended by it.
+  return NVVM::MBarrierTestWaitOp::create(
+      b, b.getI1Type(), getSharedPointer(b, address),
+      arith::ExtUIOp::create(b, b.getI32Type(), parity));
+}
+
 void ptx::arriveMBarrier(ImplicitLocOpBuilder &b, Value address) {
   NVVM::MBarrierArriveOp::create(
       b, /*res=*/Type(), getSharedPointer(b, address), /*count=*/Value(),

@@ -37,6 +37,10 @@ void initMBarrier(ImplicitLocOpBuilder &b, Value address, Value arrivals);
 /// Waits until the phase of parity `parity` (i1) of the mbarrier at
 /// `address` completes (for a fresh barrier, parity 1 returns at once).
 void waitMBarrierParity(ImplicitLocOpBuilder &b, Value address, Value parity);
+/// Whether the phase of parity `parity` (i1) of the mbarrier at shared
+/// address `address` has completed (i1), without waiting (acquire at CTA
+/// scope where it has).
+Value testMBarrierParity(ImplicitLocOpBuilder &b, Value address, Value parity);
 /// An arrival on the mbarrier at `address` of this block, with the
 /// default semantics (release at CTA scope).
 void arriveMBarrier(ImplicitLocOpBuilder &b, Value address);

@@ -209,8 +209,9 @@ void Mainloop::releaseStage(ImplicitLocOpBuilder &b, Value stage) const {
   ring.releaseEmpty(inner, stage);
 }
 
-Value Mainloop::retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
-                       Value accumulator) const {
+Value Mainloop::retire(
+    ImplicitLocOpBuilder &b, IssuedKTile &tile, Value accumulator,
+    llvm::function_ref<void(ImplicitLocOpBuilder &)> whileLastInFlight) const {
   // Wave 0 is in flight; the others are issued on its stage in turn, each
   // once the previous one's fragment is promoted. The stage is released
   // after the wait for the last.
@@ -219,6 +220,8 @@ Value Mainloop::retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
     if (wave != 0)
       tile.fragment =
           issueOnStage(b, tile.stage, tile.fragment, false, wave).fragment;
+    if (wave == waves - 1 && whileLastInFlight)
+      whileLastInFlight(b);
     NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
     if (wave == waves - 1)
       releaseStage(b, tile.stage);
@@ -390,6 +393,18 @@ std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
   return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
+void Mainloop::waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                              Value kt, Value full, Value hasNext) const {
+  Value needed = arith::XOrIOp::create(
+      b, full, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
+  if (hasNext)
+    needed = arith::AndIOp::create(b, needed, hasNext);
+  auto ifOp = scf::IfOp::create(b, TypeRange(), needed, false);
+  ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
+  ring.waitFull(then, ring.getState(then, arith::AddIOp::create(
+                                              then, tile.firstIteration, kt)));
+}
+
 std::pair<Value, Value>
 Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
                         ArrayRef<Value> rows, Value fragment,
@@ -412,8 +427,38 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
   first.scales.productsChecked = productsChecked;
   first.fragment = fragment;
   first.stage = ring.getState(b, tile.firstIteration).stage;
-  Value accumulator =
-      retire(b, first, LLVM::ZeroOp::create(b, spec.getAccumulatorType()));
+  // With WgmmaPlan::testsNextStage, while a K tile's group is in flight, a
+  // test (not a wait) of whether the next K tile's stage is full; after
+  // the promotion, the wait for it only where the test found it empty.
+  // Where the ring keeps ahead, the next group then issues as soon as the
+  // promotion has read the fragment, without the wait's latency in
+  // between (DeepGEMM's unrolled loop gets the same from ptxas, which
+  // moves the next wait's test into the promotion). Otherwise each K tile
+  // waits for its stage before its issue.
+  bool testsNextStage = spec.plan.testsNextStage && spec.plan.kTiles > 1;
+  auto stateOf = [&](ImplicitLocOpBuilder &b, Value kt) {
+    return ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
+  };
+  Value accumulator;
+  Value zero = LLVM::ZeroOp::create(b, spec.getAccumulatorType());
+  if (testsNextStage) {
+    // K tile 1 (there is one where the plan's items all have more than
+    // one K tile).
+    Value c1 = constant(b, 1);
+    std::optional<int64_t> itemKTiles = getConstantIntValue(tile.kTiles);
+    Value hasNext = itemKTiles && *itemKTiles > 1
+                        ? Value()
+                        : arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                                tile.kTiles, c1)
+                              .getResult();
+    Value full;
+    accumulator = retire(b, first, zero, [&](ImplicitLocOpBuilder &b) {
+      full = ring.isFull(b, stateOf(b, c1));
+    });
+    waitUnlessFull(b, tile, c1, full, hasNext);
+  } else {
+    accumulator = retire(b, first, zero);
+  }
   Value spare = first.fragment;
   if (spec.plan.kTiles == 1)
     return {accumulator, spare};
@@ -429,30 +474,54 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
              /*fromStage=*/false, ahead);
   // K tile kt's step on `carried` (the sums, the spare fragment, kt's
   // scales from global memory): the values for K tile kt + 1.
-  auto step = [&](ImplicitLocOpBuilder &b, Value kt, ValueRange carried) {
+  // `nextExists`: kt + 1 is known to be a K tile of the item (else tested).
+  auto step = [&](ImplicitLocOpBuilder &b, Value kt, ValueRange carried,
+                  bool nextExists) {
     KTileScales scales = ahead.withValues(carried.drop_front(2));
     KTileScales upcoming;
     loadScales(
         b, tile, rows,
         arith::MinUIOp::create(b, arith::AddIOp::create(b, kt, c1), lastKt),
         /*fromStage=*/false, upcoming);
-    // The stage's boxes are read after the wait for it, before the wgmma
-    // steps are issued.
-    RingState state =
-        ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
-    ring.waitFull(b, state);
-    loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
-    IssuedKTile next = issueOnStage(b, state.stage, carried[1]);
+    // The stage's boxes are read after the wait for it (before the wgmma
+    // steps are issued where the step waits, else after: only the
+    // promotion needs them).
+    RingState state = stateOf(b, kt);
+    IssuedKTile next;
+    if (testsNextStage) {
+      next = issueOnStage(b, state.stage, carried[1]);
+      loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
+    } else {
+      ring.waitFull(b, state);
+      loadScales(b, tile, rows, kt, /*fromStage=*/true, scales);
+      next = issueOnStage(b, state.stage, carried[1]);
+    }
     scales.productsChecked = productsChecked;
     next.scales = scales;
-    Value promoted = retire(b, next, carried[0]);
+    Value promoted;
+    if (testsNextStage) {
+      Value nextKt = arith::AddIOp::create(b, kt, c1);
+      Value full;
+      promoted = retire(b, next, carried[0], [&](ImplicitLocOpBuilder &b) {
+        full = ring.isFull(b, stateOf(b, nextKt));
+      });
+      waitUnlessFull(b, tile, nextKt, full,
+                     nextExists
+                         ? Value()
+                         : arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                                 nextKt, tile.kTiles)
+                               .getResult());
+    } else {
+      promoted = retire(b, next, carried[0]);
+    }
     SmallVector<Value> values = {promoted, next.fragment};
     llvm::append_range(values, upcoming.flatten());
     return values;
   };
   // The steps in a loop of `steps` K tiles a trip
   // (WgmmaPlan::kTilesPerTrip), then a loop of the K tiles left, one a
-  // trip.
+  // trip. Within a trip, the K tile after each step but the last is known
+  // to exist.
   auto buildLoop = [&](Value from, Value to, int64_t steps,
                        ValueRange initial) {
     auto loop = scf::ForOp::create(
@@ -464,7 +533,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
     for (int64_t i = 0; i < steps; ++i)
       carried =
           step(b, i == 0 ? kt : arith::AddIOp::create(b, kt, constant(b, i)),
-               carried);
+               carried, /*nextExists=*/i + 1 < steps);
     scf::YieldOp::create(b, carried);
     return SmallVector<Value>(loop.getResults());
   };

@@ -248,6 +248,9 @@ public:
 
   /// A consumer: waits until `state`'s stage is full.
   void waitFull(ImplicitLocOpBuilder &b, const RingState &state) const;
+  /// A consumer: whether `state`'s stage is full (i1), without waiting; a
+  /// true verdict orders the stage's contents as waitFull does.
+  Value isFull(ImplicitLocOpBuilder &b, const RingState &state) const;
   /// A consumer warp (one lane) releases `stage` in each block of the
   /// cluster.
   void releaseEmpty(ImplicitLocOpBuilder &b, Value stage) const;
@@ -594,8 +597,16 @@ private:
   /// and waits for the other waves' in turn, releases its stage and
   /// returns `accumulator` plus each wave's scaled fragment;
   /// `tile.fragment` becomes the pinned fragment, for the next K tile.
-  Value retire(ImplicitLocOpBuilder &b, IssuedKTile &tile,
-               Value accumulator) const;
+  /// `whileLastInFlight` (if any) builds what runs while the last wave's
+  /// group is in flight, before the wait for it.
+  Value retire(ImplicitLocOpBuilder &b, IssuedKTile &tile, Value accumulator,
+               llvm::function_ref<void(ImplicitLocOpBuilder &)>
+                   whileLastInFlight = {}) const;
+  /// After K tile kt - 1's promotion: waits for K tile `kt`'s stage unless
+  /// `full` (i1: a test of it while kt - 1's group was in flight) or there
+  /// is no such K tile (`hasNext`, i1; null where there is).
+  void waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile, Value kt,
+                      Value full, Value hasNext) const;
   /// One lane per warp releases `stage` (after a wait for the groups that
   /// read it: wait_group is warp-wide).
   void releaseStage(ImplicitLocOpBuilder &b, Value stage) const;

@@ -217,6 +217,15 @@ void RingPipeline::waitFull(ImplicitLocOpBuilder &b,
                                          state.stage);
 }
 
+Value RingPipeline::isFull(ImplicitLocOpBuilder &b,
+                           const RingState &state) const {
+  Value parity = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, state.phase,
+                                       constant(b, 0));
+  Value address = nvgpu::MBarrierGetOp::create(b, b.getI64Type(), fullBarriers,
+                                               state.stage);
+  return ptx::testMBarrierParity(b, address, parity);
+}
+
 void RingPipeline::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) const {
   Value address = getEmptyBarrierAddress(b, stage);
   if (!spec.plan.clustered()) {

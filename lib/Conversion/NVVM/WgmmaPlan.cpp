@@ -728,16 +728,18 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   fitStages(tiling, chip);
   plan.shared = getSharedLayout(tiling, chip);
   // Block scales change every K tile; the others wait for the epilogue.
-  plan.promotionKTiles = getWgmmaPromotionKTiles(
-      problem.aScales.perKTile() || problem.bScales.perKTile(),
-      tiling.promotionKTiles);
+  bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
+  plan.promotionKTiles =
+      getWgmmaPromotionKTiles(blockScaled, tiling.promotionKTiles);
   // (A dynamic schedule draws more items than blocks, always.)
-  plan.kTilesPerTrip =
-      (problem.aScales.perKTile() || problem.bScales.perKTile()) &&
-              !plan.countsItemsAtRunTime() && !plan.schedule.dynamic &&
-              plan.schedule.items() <= clusters
-          ? kPerKTileLoopSteps
-          : 1;
+  plan.kTilesPerTrip = blockScaled && !plan.countsItemsAtRunTime() &&
+                               !plan.schedule.dynamic &&
+                               plan.schedule.items() <= clusters
+                           ? kPerKTileLoopSteps
+                           : 1;
+  plan.testsNextStage = blockScaled && plan.promotionKTiles == 1 &&
+                        plan.kTilesPerTrip == 1 &&
+                        tiling.tileN <= kMaxNextStageTestColumns;
   if (tiling.stagingBytes)
     plan.stagingBoxColumns = chip.swizzleBytes / problem.outElementBytes;
   plan.partialRows = problem.runtimeRows || problem.m % tiling.tileM != 0;

@@ -1086,6 +1086,39 @@ void checkKTilesPerTrip() {
            plan(c, problem(128, 4096, 7168), every).kTilesPerTrip, 1);
 }
 
+void checkTestsNextStage() {
+  Case c("tests the next stage");
+  // Blocks of several items (1024 tiles of 128 x 128 of 4096^3 on 128
+  // blocks): the next K tile's stage is tested while a group is in flight.
+  WgmmaPlan square = plan(c, blockwiseProblem(4096, 4096, 4096));
+  c.expect("rounds of tiles: columns", square.tiling.tileN, 128);
+  c.expect("rounds of tiles", square.testsNextStage, true);
+  // 4096x7168x16384 takes tiles of 192 columns: not tested.
+  WgmmaPlan wide = plan(c, blockwiseProblem(4096, 7168, 16384));
+  c.expect("192 columns: columns", wide.tiling.tileN, 192);
+  c.expect("192 columns", wide.testsNextStage, false);
+  // One item a block (128x4096x7168 in 128 Stream-K parts): each K tile
+  // waits at its issue.
+  c.expect("one item a block",
+           plan(c, blockwiseProblem(128, 4096, 7168)).testsNextStage, false);
+  WgmmaOptions two;
+  two.maxBlocks = 2;
+  c.expect("4 tiles, 2 blocks",
+           plan(c, blockwiseProblem(256, 256, 1024), two).testsNextStage, true);
+  // Items counted at run time (masked groups): one K tile a trip, tested.
+  WgmmaProblem masked = blockwiseProblem(256, 384, 512);
+  masked.groups = 4;
+  masked.masked = true;
+  c.expect("masked", plan(c, masked).testsNextStage, true);
+  // Unscaled: never, also where every K tile is promoted.
+  c.expect("per-tensor", plan(c, problem(4096, 4096, 4096)).testsNextStage,
+           false);
+  WgmmaOptions every;
+  every.promotionKTiles = 1;
+  c.expect("per-tensor every K tile",
+           plan(c, problem(4096, 4096, 4096), every).testsNextStage, false);
+}
+
 int main() {
   checkTiling();
   checkOptions();
@@ -1109,6 +1142,7 @@ int main() {
   checkMasked();
   checkAccumulatorLayout();
   checkKTilesPerTrip();
+  checkTestsNextStage();
   llvm::outs() << failures << " failing\n";
   return failures ? 1 : 0;
 }

@@ -28,7 +28,7 @@ namespace wgmma {
 /// The pass's options (qmm-lower-matmul-to-wgmma; Passes.td says what each
 /// does).
 struct WgmmaOptions {
-  int64_t stages = 4;
+  int64_t stages = kDefaultWgmmaStages;
   int64_t rasterRows = 8;
   int64_t clusterRows = 1;
   bool streamK = true;
@@ -306,6 +306,17 @@ constexpr int64_t kMinCheckedTileKTiles = 8;
 /// a sweep of single plans had measured those faster.
 /// benchmarks/results/2026-12-01-h200-k-loop-steps.md.
 constexpr int64_t kPerKTileLoopSteps = 2;
+/// The widest tiles whose block-scaled K loop tests the next K tile's stage
+/// while a group is in flight (WgmmaPlan::testsNextStage). Measured on an
+/// H200 by the peers benchmark's method against waiting at each issue:
+/// 1.01-1.03x on large blockwise shapes of 128-column tiles (4096^3 1.03x,
+/// 4096 x 4096 x 7168 1.01x; 4096 x 32768 x 512, 256-row tiles, 0.99x) and
+/// 1.00-1.03x on grouped ones; with 192-column tiles 0.998-1.009x on dense
+/// shapes and 1.00-1.02x on grouped ones of 4096 columns, but 0.80-0.93x
+/// on contiguous grouped ones of 6144 and 7168 columns; where a block has
+/// one work item it cost 1-4% (8% with 64 x 64 tiles).
+/// benchmarks/results/2026-12-02-h200-k-tile-wait.md.
+constexpr int64_t kMaxNextStageTestColumns = 128;
 
 /// The tile of `problem` (rows and columns) where `options` leave it
 /// open: wgmma M rows where M fits in them (a second row of consumers
@@ -419,6 +430,12 @@ struct WgmmaPlan {
   /// tiles or Stream-K parts, counted at compile time), else 1 (also for
   /// unscaled kernels that promote every K tile: not measured).
   int64_t kTilesPerTrip = 1;
+  /// Whether the block-scaled K loop tests the next K tile's stage while a
+  /// group is in flight and waits for it after the promotion only where it
+  /// was not yet full (Mainloop::buildPerKTile), rather than waiting at
+  /// each K tile's issue: where blocks have several work items (one K tile
+  /// a trip) and tiles of at most kMaxNextStageTestColumns columns.
+  bool testsNextStage = false;
   /// A run-time M bounded within one tile row (a version of at most tileM
   /// rows): its tiles are those of one tile row whatever M, so the schedule
   /// is the static one (Stream-K included); rows past M are masked.

@@ -11,19 +11,12 @@
 #ifndef QMM_CONVERSION_NVVM_WGMMAPROMOTION_H
 #define QMM_CONVERSION_NVVM_WGMMAPROMOTION_H
 
+#include "qmm/Conversion/NVVM/WgmmaDefaults.h"
+
 #include <cstdint>
 
 namespace mlir {
 namespace qmm {
-
-/// K tiles wgmma sums between promotions for per-tensor and per-row
-/// scales by default (qmm-lower-matmul-to-wgmma's promotion-k-tiles): 4,
-/// 512 products; promoting every K tile cost 5-6% on an H100. That sits
-/// between cuBLASLt's two FP8 modes: its default promotes every 128
-/// products (inferred from Nsight Compute's count of its f32
-/// instructions), "fast accumulation" never (docs/nvidia.md);
-/// promotion-k-tiles=1 matches the former.
-constexpr int64_t kDefaultWgmmaPromotionKTiles = 4;
 
 /// K tiles (of NvidiaChipInfo::getWgmmaKTile() products) wgmma sums
 /// before the kernel promotes them into f32. Block scales change every K
