@@ -55,8 +55,7 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
       b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
   Value stage;
   if (fromStage)
-    stage = ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt))
-                .stage;
+    stage = getKTileState(b, tile, kt).stage;
   // A box's element in its row `boxRow` (a tile row's, or a row block's
   // past the tile's first; null: the first), read after the wait for the
   // stage.
@@ -393,16 +392,21 @@ std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
   return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
+RingState Mainloop::getKTileState(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                                  Value kt) const {
+  return ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
+}
+
 void Mainloop::waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile,
                               Value kt, Value full, Value hasNext) const {
-  Value needed = arith::XOrIOp::create(
-      b, full, arith::ConstantIntOp::create(b, b.getI1Type(), 1));
+  Value needed =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, full,
+                            arith::ConstantIntOp::create(b, b.getI1Type(), 0));
   if (hasNext)
     needed = arith::AndIOp::create(b, needed, hasNext);
   auto ifOp = scf::IfOp::create(b, TypeRange(), needed, false);
   ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
-  ring.waitFull(then, ring.getState(then, arith::AddIOp::create(
-                                              then, tile.firstIteration, kt)));
+  ring.waitFull(then, getKTileState(then, tile, kt));
 }
 
 std::pair<Value, Value>
@@ -436,15 +440,12 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // moves the next wait's test into the promotion). Otherwise each K tile
   // waits for its stage before its issue.
   bool testsNextStage = spec.plan.testsNextStage && spec.plan.kTiles > 1;
-  auto stateOf = [&](ImplicitLocOpBuilder &b, Value kt) {
-    return ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
-  };
+  Value c1 = constant(b, 1);
   Value accumulator;
   Value zero = LLVM::ZeroOp::create(b, spec.getAccumulatorType());
   if (testsNextStage) {
     // K tile 1 (there is one where the plan's items all have more than
     // one K tile).
-    Value c1 = constant(b, 1);
     std::optional<int64_t> itemKTiles = getConstantIntValue(tile.kTiles);
     Value hasNext = itemKTiles && *itemKTiles > 1
                         ? Value()
@@ -453,7 +454,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
                               .getResult();
     Value full;
     accumulator = retire(b, first, zero, [&](ImplicitLocOpBuilder &b) {
-      full = ring.isFull(b, stateOf(b, c1));
+      full = ring.isFull(b, getKTileState(b, tile, c1));
     });
     waitUnlessFull(b, tile, c1, full, hasNext);
   } else {
@@ -467,7 +468,6 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
   // which would otherwise wait on L2 there (the consumers' largest stall
   // besides the wait for wgmma in a profile on an H200). The last K tile
   // loads its own again.
-  Value c1 = constant(b, 1);
   Value lastKt = arith::SubIOp::create(b, tile.kTiles, c1);
   KTileScales ahead;
   loadScales(b, tile, rows, arith::MinUIOp::create(b, c1, lastKt),
@@ -486,7 +486,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
     // The stage's boxes are read after the wait for it (before the wgmma
     // steps are issued where the step waits, else after: only the
     // promotion needs them).
-    RingState state = stateOf(b, kt);
+    RingState state = getKTileState(b, tile, kt);
     IssuedKTile next;
     if (testsNextStage) {
       next = issueOnStage(b, state.stage, carried[1]);
@@ -503,7 +503,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
       Value nextKt = arith::AddIOp::create(b, kt, c1);
       Value full;
       promoted = retire(b, next, carried[0], [&](ImplicitLocOpBuilder &b) {
-        full = ring.isFull(b, stateOf(b, nextKt));
+        full = ring.isFull(b, getKTileState(b, tile, nextKt));
       });
       waitUnlessFull(b, tile, nextKt, full,
                      nextExists
@@ -567,10 +567,6 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
   int64_t promotionKTiles = spec.plan.promotionKTiles;
   Type fragmentType = spec.getFragmentType();
   Value c1 = constant(b, 1);
-  auto stageOf = [&](ImplicitLocOpBuilder &b, Value kt) -> Value {
-    return ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt))
-        .stage;
-  };
   Value accumulator = LLVM::ZeroOp::create(b, fragmentType);
   if (spec.plan.kTiles > 1) {
     // K tile kt (1, 2, ...): at a promotion point (kt a multiple of
@@ -585,7 +581,8 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
     Value sums = loop.getRegionIterArgs()[0];
     Value partial = loop.getRegionIterArgs()[1];
     Value iteration = arith::AddIOp::create(b, tile.firstIteration, kt);
-    Value previousStage = stageOf(b, arith::SubIOp::create(b, kt, c1));
+    Value previousStage =
+        getKTileState(b, tile, arith::SubIOp::create(b, kt, c1)).stage;
     Value isPromotionPoint = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(b, kt, constant(b, promotionKTiles)),
@@ -616,7 +613,9 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
   }
   // The last sums.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  releaseStage(b, stageOf(b, arith::SubIOp::create(b, tile.kTiles, c1)));
+  releaseStage(
+      b,
+      getKTileState(b, tile, arith::SubIOp::create(b, tile.kTiles, c1)).stage);
   IssuedKTile last;
   last.fragment = fragment;
   accumulator = promote(b, last, accumulator);

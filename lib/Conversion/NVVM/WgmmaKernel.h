@@ -607,6 +607,10 @@ private:
   /// is no such K tile (`hasNext`, i1; null where there is).
   void waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile, Value kt,
                       Value full, Value hasNext) const;
+  /// The ring state of the item's K tile `kt` (the ring's iteration
+  /// tile.firstIteration + kt).
+  RingState getKTileState(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                          Value kt) const;
   /// One lane per warp releases `stage` (after a wait for the groups that
   /// read it: wait_group is warp-wide).
   void releaseStage(ImplicitLocOpBuilder &b, Value stage) const;

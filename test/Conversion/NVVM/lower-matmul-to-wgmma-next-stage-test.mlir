@@ -17,7 +17,7 @@
 // CHECK:         %[[FULL0:.*]] = nvvm.mbarrier.test.wait
 // CHECK-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:         llvm.intr.fma
-// CHECK:         %[[EMPTY0:.*]] = arith.xori %[[FULL0]], %true{{.*}} : i1
+// CHECK:         %[[EMPTY0:.*]] = arith.cmpi eq, %[[FULL0]], %false{{.*}} : i1
 // CHECK-NEXT:    scf.if %[[EMPTY0]] {
 // CHECK:           nvgpu.mbarrier.try_wait.parity
 // CHECK-NEXT:    }
@@ -34,7 +34,7 @@
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:           llvm.intr.fma
 // CHECK:           %[[HAS_NEXT:.*]] = arith.cmpi ult, %[[NEXT]], %c8{{.*}} : index
-// CHECK:           %[[EMPTY:.*]] = arith.xori %[[FULL]], %true{{.*}} : i1
+// CHECK:           %[[EMPTY:.*]] = arith.cmpi eq, %[[FULL]], %false{{.*}} : i1
 // CHECK-NEXT:      %[[WAIT:.*]] = arith.andi %[[EMPTY]], %[[HAS_NEXT]] : i1
 // CHECK-NEXT:      scf.if %[[WAIT]] {
 // CHECK:             nvgpu.mbarrier.try_wait.parity
