@@ -105,6 +105,22 @@ if [ "$mode" = validate ]; then
   save sk_small_m 128x1024x4096 --a-scale tensor --b-scale tensor
   save sk_one_row 1x2048x4096 --a-scale tensor --b-scale tensor
   save sk_mixed_f16 256x384x4608 --a-type f8E5M2 --b-type f8E4M3FN --out-type f16 --max-blocks 5
+  # Stream-K in clusters (cluster-reduction): every block one part, tiles
+  # of 2 parts and 2 consumers; each block of a pair finishes one half.
+  # Every epilogue form, partial tiles, split columns, 192 columns, a
+  # grouped matmul, a deep K; one with the workspace for comparison.
+  save skc_tensor_one_tile 128x128x4096 --a-scale tensor --b-scale tensor --max-blocks 2
+  save skc_block 128x256x4096 --a-scale 1x128 --b-scale 128x128 --max-blocks 4
+  save skc_block_mn 128x1024x8192 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 16
+  save skc_block_workspace 128x1024x8192 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 16 --cluster-reduction=false
+  save skc_row_f32_bias_gelu_acc 128x384x4096 --a-scale row --b-scale row --out-type f32 --bias bf16 --gelu tanh --accumulate --max-blocks 6
+  save skc_fp8_out 128x256x4096 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --max-blocks 4
+  save skc_partial 100x200x4096 --a-scale row --b-scale row --max-blocks 4
+  save skc_split_columns 64x256x4096 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --tile-n 128 --max-blocks 4
+  save skc_w192 128x384x4096 --a-scale tensor --b-scale tensor --tile-n 192 --max-blocks 4
+  save skc_grouped 256x128x4096 --groups 2 --a-scale 1x128 --b-scale 128x128 --max-blocks 4
+  # (128-column tiles would take 4 parts: the tile chosen is 64 columns.)
+  save skc_narrow_pairs 128x256x4096 --a-scale tensor --b-scale tensor --max-blocks 8
   save cluster_row_f32 200x136x384 --a-scale row --b-scale row --out-type f32 --cluster-rows 2
   save cluster_deep_k 256x256x4096 --a-scale tensor --b-scale tensor --cluster-rows 2
   save cluster_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2

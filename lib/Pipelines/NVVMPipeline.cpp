@@ -61,10 +61,11 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
   addFunctionBoundaryBufferization(pm);
   if (options.matmulKernels == "wgmma")
     pm.addPass(createQMMLowerMatmulToWgmma(
-        {/*chip=*/"", options.stages, /*rasterRows=*/8,
-         options.clusterRows, options.streamK, options.maxBlocks,
-         options.promotionKTiles, options.dynamicSchedule, options.tileM,
-         options.tileN, options.checkScalesAhead, options.stageScales}));
+        {/*chip=*/"", options.stages, /*rasterRows=*/8, options.clusterRows,
+         options.streamK, options.maxBlocks, options.promotionKTiles,
+         options.dynamicSchedule, options.tileM, options.tileN,
+         options.checkScalesAhead, options.stageScales,
+         options.clusterReduction}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -221,6 +222,12 @@ struct NVVMPipelineCLOptions
       llvm::cl::desc("block scales go through the ring, copied by TMA "
                      "beside each stage's tiles (default true)"),
       llvm::cl::init(true)};
+  Option<bool> clusterReduction{
+      *this, "cluster-reduction",
+      llvm::cl::desc("a wgmma kernel's Stream-K parts of a tile add their "
+                     "sums in one cluster's shared memory where every "
+                     "block takes one part (default true)"),
+      llvm::cl::init(true)};
   Option<std::string> toolkit{
       *this, "toolkit",
       llvm::cl::desc("a CUDA installation holding bin/ptxas (format=cubin); "
@@ -259,13 +266,21 @@ void qmm::registerNVVMPipeline() {
                               "'" +
                               cl.matmulKernels +
                               "' (expected wgmma or reference)");
-        NVVMPipelineOptions options{cl.chip, cl.format, toolkit,
-                                    cl.matmulKernels, cl.stages,
-                                    cl.clusterRows, cl.streamK,
-                                    cl.maxBlocks, cl.promotionKTiles,
-                                    cl.dynamicSchedule, cl.tileM,
-                                    cl.tileN, cl.checkScalesAhead,
-                                    cl.stageScales};
+        NVVMPipelineOptions options{cl.chip,
+                                    cl.format,
+                                    toolkit,
+                                    cl.matmulKernels,
+                                    cl.stages,
+                                    cl.clusterRows,
+                                    cl.streamK,
+                                    cl.maxBlocks,
+                                    cl.promotionKTiles,
+                                    cl.dynamicSchedule,
+                                    cl.tileM,
+                                    cl.tileN,
+                                    cl.checkScalesAhead,
+                                    cl.stageScales,
+                                    cl.clusterReduction};
         return buildNVVMPipeline(pm, options);
       },
       [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {

@@ -300,6 +300,7 @@ int GemmRunner::saveLaunchPlan() {
   options.dynamicSchedule = config.nvidiaDynamicSchedule;
   options.checkScalesAhead = config.nvidiaCheckScalesAhead;
   options.stageScales = config.nvidiaStageScales;
+  options.clusterReduction = config.nvidiaClusterReduction;
   options.tileM = config.nvidiaTileM;
   options.tileN = config.nvidiaTileN;
   OwningOpRef<ModuleOp> lowered = module->clone();

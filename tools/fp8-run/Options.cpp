@@ -351,6 +351,13 @@ static cl::opt<bool> nvidiaCheckScalesAhead(
              "kernel's block scales once per launch (the pipeline's "
              "check-scales-ahead; =false for the per-K-tile test alone)"),
     cl::cat(category));
+static cl::opt<bool> nvidiaClusterReduction(
+    "cluster-reduction", cl::init(true),
+    cl::desc("with --chip sm_90a: where every block of a wgmma kernel takes "
+             "one Stream-K part, a tile's parts run as one cluster and add "
+             "their sums in its shared memory (the pipeline's "
+             "cluster-reduction; =false: through a global workspace)"),
+    cl::cat(category));
 static cl::opt<bool> nvidiaStageScales(
     "stage-scales", cl::init(true),
     cl::desc("with --chip sm_90a: a wgmma kernel's block scales go through "
@@ -654,11 +661,12 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
        nvidiaDynamicSchedule.getNumOccurrences() ||
        nvidiaCheckScalesAhead.getNumOccurrences() ||
        nvidiaStageScales.getNumOccurrences() ||
+       nvidiaClusterReduction.getNumOccurrences() ||
        nvidiaTileM.getNumOccurrences() || nvidiaTileN.getNumOccurrences()) &&
       !config.target.nvidia)
     fail("--stages, --stream-k, --max-blocks, --promotion-k-tiles, "
          "--dynamic-schedule, --check-scales-ahead, --stage-scales, "
-         "--tile-m, --tile-n: "
+         "--cluster-reduction, --tile-m, --tile-n: "
          "apply to NVIDIA chips "
          "only (--chip sm_90a)");
   config.nvidiaStages = nvidiaStages;
@@ -667,6 +675,7 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   config.nvidiaDynamicSchedule = nvidiaDynamicSchedule;
   config.nvidiaCheckScalesAhead = nvidiaCheckScalesAhead;
   config.nvidiaStageScales = nvidiaStageScales;
+  config.nvidiaClusterReduction = nvidiaClusterReduction;
   config.nvidiaPromotionKTiles = nvidiaPromotionKTiles;
   config.nvidiaStreamK = nvidiaStreamK;
   config.nvidiaMaxBlocks = nvidiaMaxBlocks;

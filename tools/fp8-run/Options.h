@@ -115,6 +115,7 @@ struct RunConfig {
   /// The NVVM pipeline's dynamic-schedule.
   bool nvidiaDynamicSchedule = false;
   bool nvidiaCheckScalesAhead = true;
+  bool nvidiaClusterReduction = true;
   bool nvidiaStageScales = true;
   /// The NVVM pipeline's tile-m and tile-n (checked by the pass).
   int64_t nvidiaTileM = 0, nvidiaTileN = 0;

@@ -982,9 +982,11 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     and stores through shared memory and TMA where D's tensor map allows.
     The blocks walk tiles (128 x 128; smaller where M or the tile count
     is small: `tile-m`, `tile-n`) in raster groups (L2 reuse); a small
-    last round is split along K across idle blocks (`stream-k`); clusters
-    share B's tiles through TMA multicast (`cluster-rows`); blocks may draw
-    tiles from a counter (`dynamic-schedule`).
+    last round is split along K across idle blocks (`stream-k`), whose
+    parts add their sums through a global workspace or, where every block
+    takes one part, in one cluster's shared memory (`cluster-reduction`);
+    clusters share B's tiles through TMA multicast (`cluster-rows`); blocks
+    may draw tiles from a counter (`dynamic-schedule`).
 
     Eligible: static shapes, OCP FP8, B stored [N, K], identity layouts, K
     a multiple of 16, block scales in whole kernel tiles, no auxiliary
@@ -1049,7 +1051,12 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "block scales (f32, rows 16-byte aligned) go through the ring: "
            "TMA copies each K tile's scales into its stage beside the "
            "tiles, so that the consumers read them from shared memory, "
-           "not from global memory each K tile">
+           "not from global memory each K tile">,
+    Option<"clusterReduction", "cluster-reduction", "bool",
+           /*default=*/"true",
+           "where every block takes one Stream-K part, the parts of a tile "
+           "run as one cluster and add their sums in distributed shared "
+           "memory rather than through a global workspace">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

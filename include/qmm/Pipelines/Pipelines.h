@@ -127,6 +127,9 @@ struct NVVMPipelineOptions {
   /// Whether block scales go through shared memory
   /// (qmm-lower-matmul-to-wgmma's stage-scales).
   bool stageScales = true;
+  /// Whether a tile's Stream-K parts add their sums in one cluster
+  /// (qmm-lower-matmul-to-wgmma's cluster-reduction).
+  bool clusterReduction = true;
 };
 
 /// The NVIDIA pipeline: qmm on tensors to kernels for an NVIDIA chip

@@ -272,8 +272,12 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
                                     tile.isPart, /*withElse=*/true);
     {
       ImplicitLocOpBuilder then(b.getLoc(), ending.getThenBodyBuilder());
-      auto [completes, sums] = reduceStreamKPart(then, spec, parts.arguments,
-                                                 thread, tile, accumulator);
+      auto [completes, sums] =
+          plan.reducesInCluster
+              ? reduceStreamKPartInCluster(then, spec, parts.shared, thread,
+                                           tile, accumulator)
+              : reduceStreamKPart(then, spec, parts.arguments, thread, tile,
+                                  accumulator);
       scf::YieldOp::create(then, ValueRange{completes, sums});
       ImplicitLocOpBuilder otherwise(b.getLoc(), ending.getElseBodyBuilder());
       Value always = arith::ConstantIntOp::create(otherwise, i1, 1);
@@ -344,7 +348,7 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
         b, b.getI64Type(),
         memref::ExtractAlignedPointerAsIndexOp::create(b, buffer));
   };
-  if (plan.schedule.isSplit()) {
+  if (plan.usesWorkspace()) {
     arguments.workspaceAddress = addressOf(next());
     arguments.countersAddress = addressOf(next());
   } else if (plan.schedule.dynamic || plan.scaleChecks) {
@@ -356,15 +360,18 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
 /// One thread initializes the barriers and fences them and the tensor maps.
 static void initializeBlock(ImplicitLocOpBuilder &b, const KernelSpec &spec,
                             const KernelArguments &arguments,
+                            const SharedMemory &shared,
                             const RingPipeline &ring,
                             const TicketQueue *queue) {
   ring.initialize(b);
   if (queue)
     queue->initialize(b);
+  if (spec.plan.reducesInCluster)
+    initializeClusterReduction(b, spec, shared);
   // The initialized barriers are seen by TMA's async proxy (and, in a
   // cluster, by the other blocks). The tensor maps are grid constants
   // (qmm-tensor-maps-by-value), which TMA reads without a proxy fence.
-  if (spec.plan.clustered())
+  if (spec.plan.clusterBlocks() > 1)
     NVVM::FenceMbarrierInitOp::create(b);
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
@@ -405,12 +412,12 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   {
     auto init = scf::IfOp::create(b, isFirstThread, false);
     ImplicitLocOpBuilder inner(b.getLoc(), init.getThenBodyBuilder());
-    initializeBlock(inner, spec, arguments, ring, queuePointer);
+    initializeBlock(inner, spec, arguments, shared, ring, queuePointer);
   }
   // No block multicasts into another's shared memory or arrives on its
   // barriers before they are initialized.
   auto syncCluster = [&]() {
-    if (!plan.clustered())
+    if (plan.clusterBlocks() == 1)
       return gpu::BarrierOp::create(b), void();
     NVVM::ClusterArriveOp::create(b, /*aligned=*/nullptr);
     NVVM::ClusterWaitOp::create(b, /*aligned=*/nullptr);
@@ -475,7 +482,7 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   }
   // Nor does a block exit while the others may still write into its
   // shared memory or arrive on its barriers.
-  if (plan.clustered())
+  if (plan.clusterBlocks() > 1)
     syncCluster();
   gpu::ReturnOp::create(b);
 }
@@ -533,7 +540,7 @@ static BuiltKernel buildKernel(const KernelSpec &spec, func::FuncOp func,
   // blocks done. Checked scales: the blocks that found a scale out of
   // range, those whose checks are done, and those finished.
   MemRefType workspaceType, countersType;
-  if (schedule.isSplit()) {
+  if (plan.usesWorkspace()) {
     workspaceType = MemRefType::get(
         {schedule.splitTiles * schedule.parts * tiling.tileM * tiling.tileN},
         Float32Type::get(ctx));
@@ -665,8 +672,8 @@ static void buildLaunch(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   gpu::KernelDim3 grid{blocks, one, one};
   gpu::KernelDim3 block{constant(b, tiling.threads), one, one};
   std::optional<gpu::KernelDim3> cluster;
-  if (plan.clustered())
-    cluster = gpu::KernelDim3{constant(b, tiling.clusterRows), one, one};
+  if (plan.clusterBlocks() > 1)
+    cluster = gpu::KernelDim3{constant(b, plan.clusterBlocks()), one, one};
   Value sharedBytes =
       arith::ConstantIntOp::create(b, b.getI32Type(), plan.shared.bytes);
   gpu::LaunchFuncOp::create(b, kernel, grid, block, sharedBytes, arguments,
@@ -736,6 +743,7 @@ struct QMMLowerMatmulToWgmmaPass
     options.dynamicSchedule = dynamicSchedule;
     options.checkScalesAhead = checkScalesAhead;
     options.stageScales = stageScales;
+    options.clusterReduction = clusterReduction;
     options.tileM = tileM;
     options.tileN = tileN;
     llvm::Expected<WgmmaTiling> tiling = getWgmmaTiling(options, *target);

@@ -92,14 +92,59 @@ void ptx::arriveMBarrier(ImplicitLocOpBuilder &b, Value address) {
 }
 
 void ptx::arriveRemoteMBarrier(ImplicitLocOpBuilder &b, Value address,
-                               Value rank) {
+                               Value rank, bool releaseToCluster) {
   // mapa: the address of the same barrier in block `rank`'s shared memory.
   Value remote = NVVM::MapaOp::create(
       b, LLVM::LLVMPointerType::get(b.getContext(), /*shared_cluster*/ 7),
       getSharedPointer(b, address), rank);
   NVVM::MBarrierArriveOp::create(
       b, /*res=*/Type(), remote, /*count=*/Value(),
-      NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA));
+      NVVM::MemScopeKindAttr::get(b.getContext(),
+                                  releaseToCluster ? NVVM::MemScopeKind::CLUSTER
+                                                   : NVVM::MemScopeKind::CTA));
+}
+
+void ptx::waitMBarrierParityCluster(ImplicitLocOpBuilder &b, Value address,
+                                    Value parity) {
+  // Inline PTX: nvvm.mbarrier.try_wait.parity acquires at CTA scope only.
+  // (Labels are local to the statement's braces.)
+  createAsm(b, Type(),
+            {address, arith::ExtUIOp::create(b, b.getI32Type(), parity)},
+            "{ .reg .pred done; retry: mbarrier.try_wait.parity.acquire."
+            "cluster.shared::cta.b64 done, [$0], $1; @!done bra retry; }",
+            "r,r");
+}
+
+void ptx::arriveExpectBytes(ImplicitLocOpBuilder &b, Value address,
+                            Value bytes) {
+  createAsm(b, Type(), {address, bytes},
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r");
+}
+
+void ptx::sendVectorsToBlock(ImplicitLocOpBuilder &b, Value address, Value rank,
+                             Value barrier, ArrayRef<Value> values,
+                             int64_t vectorStride) {
+  // mapa gives the other block's addresses of the same places (its
+  // dynamic shared memory is laid out as this block's).
+  std::string text = "{ .reg .b32 to, done;\n"
+                     "mapa.shared::cluster.u32 to, $0, $1;\n"
+                     "mapa.shared::cluster.u32 done, $2, $1;\n";
+  SmallVector<std::string> constraints = {"r", "r", "r"};
+  SmallVector<Value> operands = {address, rank, barrier};
+  for (int64_t vector = 0; vector < int64_t(values.size()) / 4; ++vector) {
+    text += llvm::formatv("st.async.shared::cluster.mbarrier::complete_tx::"
+                          "bytes.v4.f32 [to+{0}], {{${1}, ${2}, ${3}, ${4}}, "
+                          "[done];\n",
+                          vector * vectorStride, 4 * vector + 3, 4 * vector + 4,
+                          4 * vector + 5, 4 * vector + 6)
+                .str();
+    for (int64_t element = 0; element < 4; ++element) {
+      operands.push_back(values[4 * vector + element]);
+      constraints.push_back("f");
+    }
+  }
+  text += "}";
+  createAsm(b, Type(), operands, text, llvm::join(constraints, ","));
 }
 
 void ptx::storeShared(ImplicitLocOpBuilder &b, Value address, Value value) {
@@ -161,24 +206,37 @@ void ptx::storeVectors(ImplicitLocOpBuilder &b, Value address,
   createAsm(b, Type(), operands, text, llvm::join(constraints, ","));
 }
 
-Value ptx::loadRelaxedVectors(ImplicitLocOpBuilder &b, Value address,
-                              ArrayRef<int64_t> offsets) {
+/// `count` f32 values loaded by `instruction` (a 16-byte vector load) in
+/// one statement: vector v at byte offset offsets[v] from `address`, whose
+/// asm constraint is `addressConstraint`. A struct of the values.
+static Value loadVectors(ImplicitLocOpBuilder &b, Value address,
+                         ArrayRef<int64_t> offsets, StringRef instruction,
+                         StringRef addressConstraint) {
   int64_t count = 4 * offsets.size();
   std::string text;
   for (auto [vector, offset] : llvm::enumerate(offsets)) {
     int64_t first = 4 * vector;
-    text += llvm::formatv("ld.relaxed.gpu.global.v4.f32 {{${0}, ${1}, "
-                          "${2}, ${3}}, [${4}+{5}];\n",
-                          first, first + 1, first + 2, first + 3, count,
-                          offset)
+    text += llvm::formatv("{0} {{${1}, ${2}, ${3}, ${4}}, [${5}+{6}];\n",
+                          instruction, first, first + 1, first + 2, first + 3,
+                          count, offset)
                 .str();
   }
   SmallVector<std::string> constraints(count, "=f");
-  constraints.push_back("l");
+  constraints.push_back(addressConstraint.str());
   auto type = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(count, b.getF32Type()));
   return createAsm(b, type, {address}, text, llvm::join(constraints, ","))
       .getResult(0);
+}
+
+Value ptx::loadRelaxedVectors(ImplicitLocOpBuilder &b, Value address,
+                              ArrayRef<int64_t> offsets) {
+  return loadVectors(b, address, offsets, "ld.relaxed.gpu.global.v4.f32", "l");
+}
+
+Value ptx::loadSharedVectors(ImplicitLocOpBuilder &b, Value address,
+                             ArrayRef<int64_t> offsets) {
+  return loadVectors(b, address, offsets, "ld.shared.v4.f32", "r");
 }
 
 Value ptx::barrierReduceOr(ImplicitLocOpBuilder &b, Value value, Value id,

@@ -26,7 +26,9 @@ enum class NamedBarrier : int32_t {
   Block = 0,
   FirstConsumer = 1,
   /// The producer warpgroup's scale checkers (after two consumers').
-  ScaleCheckers = 3
+  ScaleCheckers = 3,
+  /// Every consumer warpgroup of the block (a cluster reduction's start).
+  Consumers = 4
 };
 
 /// Consumer warpgroup `consumer`'s (index) named barrier id, as i32.
@@ -45,9 +47,32 @@ Value testMBarrierParity(ImplicitLocOpBuilder &b, Value address, Value parity);
 /// default semantics (release at CTA scope).
 void arriveMBarrier(ImplicitLocOpBuilder &b, Value address);
 /// An arrival on the mbarrier at `address` (this block's address) of the
-/// cluster's block `rank` (i32), with the default semantics.
-void arriveRemoteMBarrier(ImplicitLocOpBuilder &b, Value address,
-                          Value rank);
+/// cluster's block `rank` (i32), with the default semantics (release at
+/// CTA scope) or, with `releaseToCluster`, releasing at cluster scope.
+void arriveRemoteMBarrier(ImplicitLocOpBuilder &b, Value address, Value rank,
+                          bool releaseToCluster = false);
+
+/// Waits until the phase of parity `parity` (i1) of this block's mbarrier
+/// at `address` completes, acquiring at cluster scope (what other blocks
+/// released when they arrived).
+void waitMBarrierParityCluster(ImplicitLocOpBuilder &b, Value address,
+                               Value parity);
+/// mbarrier.arrive.expect_tx on this block's mbarrier at `address`: one
+/// arrival, and `bytes` (i32) of transactions to complete the phase.
+void arriveExpectBytes(ImplicitLocOpBuilder &b, Value address, Value bytes);
+/// Sends `values` (f32) into the shared memory of the cluster's block
+/// `rank` (i32) with st.async, in 16-byte vectors: vector v at byte
+/// offset v * `vectorStride` from `address` (this block's address of the
+/// same place); each completes its bytes on that block's mbarrier at
+/// `barrier` (this block's address of it). One statement.
+void sendVectorsToBlock(ImplicitLocOpBuilder &b, Value address, Value rank,
+                        Value barrier, ArrayRef<Value> values,
+                        int64_t vectorStride);
+/// Loads `count` f32 values from shared memory as 16-byte vectors in one
+/// statement: vector v at byte offset offsets[v] from `address` (i32).
+/// Returns a struct of the values.
+Value loadSharedVectors(ImplicitLocOpBuilder &b, Value address,
+                        ArrayRef<int64_t> offsets);
 
 /// A 32-bit store to shared memory.
 void storeShared(ImplicitLocOpBuilder &b, Value address, Value value);

@@ -55,7 +55,7 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
       b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
   Value stage;
   if (fromStage)
-    stage = getKTileState(b, tile, kt).stage;
+    stage = ring.getKTileState(b, tile, kt).stage;
   // A box's element in its row `boxRow` (a tile row's, or a row block's
   // past the tile's first; null: the first), read after the wait for the
   // stage.
@@ -392,11 +392,6 @@ std::pair<Value, Value> Mainloop::build(ImplicitLocOpBuilder &b,
   return {ifOp.getResult(0), ifOp.getResult(1)};
 }
 
-RingState Mainloop::getKTileState(ImplicitLocOpBuilder &b, const WorkTile &tile,
-                                  Value kt) const {
-  return ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
-}
-
 void Mainloop::waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile,
                               Value kt, Value full, Value hasNext) const {
   Value needed =
@@ -406,7 +401,7 @@ void Mainloop::waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile,
     needed = arith::AndIOp::create(b, needed, hasNext);
   auto ifOp = scf::IfOp::create(b, TypeRange(), needed, false);
   ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
-  ring.waitFull(then, getKTileState(then, tile, kt));
+  ring.waitFull(then, ring.getKTileState(then, tile, kt));
 }
 
 std::pair<Value, Value>
@@ -454,7 +449,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
                               .getResult();
     Value full;
     accumulator = retire(b, first, zero, [&](ImplicitLocOpBuilder &b) {
-      full = ring.isFull(b, getKTileState(b, tile, c1));
+      full = ring.isFull(b, ring.getKTileState(b, tile, c1));
     });
     waitUnlessFull(b, tile, c1, full, hasNext);
   } else {
@@ -486,7 +481,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
     // The stage's boxes are read after the wait for it (before the wgmma
     // steps are issued where the step waits, else after: only the
     // promotion needs them).
-    RingState state = getKTileState(b, tile, kt);
+    RingState state = ring.getKTileState(b, tile, kt);
     IssuedKTile next;
     if (testsNextStage) {
       next = issueOnStage(b, state.stage, carried[1]);
@@ -503,7 +498,7 @@ Mainloop::buildPerKTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
       Value nextKt = arith::AddIOp::create(b, kt, c1);
       Value full;
       promoted = retire(b, next, carried[0], [&](ImplicitLocOpBuilder &b) {
-        full = ring.isFull(b, getKTileState(b, tile, nextKt));
+        full = ring.isFull(b, ring.getKTileState(b, tile, nextKt));
       });
       waitUnlessFull(b, tile, nextKt, full,
                      nextExists
@@ -580,9 +575,8 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
     Value kt = loop.getInductionVar();
     Value sums = loop.getRegionIterArgs()[0];
     Value partial = loop.getRegionIterArgs()[1];
-    Value iteration = arith::AddIOp::create(b, tile.firstIteration, kt);
     Value previousStage =
-        getKTileState(b, tile, arith::SubIOp::create(b, kt, c1)).stage;
+        ring.getKTileState(b, tile, arith::SubIOp::create(b, kt, c1)).stage;
     Value isPromotionPoint = arith::CmpIOp::create(
         b, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(b, kt, constant(b, promotionKTiles)),
@@ -597,12 +591,13 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
       done.fragment = partial;
       Value promoted = promote(then, done, sums);
       IssuedKTile next =
-          issue(then, ring.getState(then, iteration), done.fragment);
+          issue(then, ring.getKTileState(then, tile, kt), done.fragment);
       scf::YieldOp::create(then, ValueRange{promoted, next.fragment});
 
       ImplicitLocOpBuilder otherwise(b.getLoc(), step.getElseBodyBuilder());
-      IssuedKTile added = issue(otherwise, ring.getState(otherwise, iteration),
-                                partial, /*accumulate=*/true);
+      IssuedKTile added =
+          issue(otherwise, ring.getKTileState(otherwise, tile, kt), partial,
+                /*accumulate=*/true);
       NVVM::WgmmaWaitGroupSyncOp::create(otherwise, 1);
       releaseStage(otherwise, previousStage);
       scf::YieldOp::create(otherwise, ValueRange{sums, added.fragment});
@@ -614,8 +609,8 @@ std::pair<Value, Value> Mainloop::buildDeferred(ImplicitLocOpBuilder &b,
   // The last sums.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
   releaseStage(
-      b,
-      getKTileState(b, tile, arith::SubIOp::create(b, tile.kTiles, c1)).stage);
+      b, ring.getKTileState(b, tile, arith::SubIOp::create(b, tile.kTiles, c1))
+             .stage);
   IssuedKTile last;
   last.fragment = fragment;
   accumulator = promote(b, last, accumulator);

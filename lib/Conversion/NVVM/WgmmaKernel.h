@@ -23,7 +23,8 @@
 //   Producer        the TMA producer thread (WgmmaProducer.cpp)
 //   Mainloop        a consumer warpgroup's K tiles: wgmma groups, waits,
 //                   promotion (WgmmaKLoop.cpp)
-//   reduceStreamKPart  a split tile's reduction (WgmmaStreamK.cpp)
+//   reduceStreamKPart  a split tile's reduction (WgmmaStreamK.cpp), or in
+//                   a cluster (WgmmaClusterReduction.cpp)
 //   Epilogue        the output tile (WgmmaEpilogue.cpp)
 //
 // LowerMatmulToWgmma.cpp only wires them: the kernel's set-up, the roles,
@@ -223,6 +224,8 @@ struct RingState {
                     int64_t stages) const;
 };
 
+struct WorkTile;
+
 /// The ring's barriers: a `full` mbarrier per stage (the producer's
 /// arrival with the stage's byte count; TMA completes it) and an `empty`
 /// one (one arrival per consumer warp of each block of the cluster).
@@ -237,6 +240,11 @@ public:
   RingState getState(ImplicitLocOpBuilder &b, Value iteration) const {
     return RingState::at(b, iteration, spec.tiling().stages);
   }
+  /// The state of work item `tile`'s K tile `kt` (index): the ring's
+  /// iteration tile.firstIteration + kt, for the producer and the
+  /// consumers alike.
+  RingState getKTileState(ImplicitLocOpBuilder &b, const WorkTile &tile,
+                          Value kt) const;
   /// The producer: waits until `state`'s stage is free (its previous
   /// round released; the first round finds every stage free).
   void waitEmpty(ImplicitLocOpBuilder &b, const RingState &state) const;
@@ -607,10 +615,6 @@ private:
   /// is no such K tile (`hasNext`, i1; null where there is).
   void waitUnlessFull(ImplicitLocOpBuilder &b, const WorkTile &tile, Value kt,
                       Value full, Value hasNext) const;
-  /// The ring state of the item's K tile `kt` (the ring's iteration
-  /// tile.firstIteration + kt).
-  RingState getKTileState(ImplicitLocOpBuilder &b, const WorkTile &tile,
-                          Value kt) const;
   /// One lane per warp releases `stage` (after a wait for the groups that
   /// read it: wait_group is warp-wide).
   void releaseStage(ImplicitLocOpBuilder &b, Value stage) const;
@@ -652,6 +656,19 @@ std::pair<Value, Value> reduceStreamKPart(ImplicitLocOpBuilder &b,
                                           const ConsumerThread &thread,
                                           const WorkTile &tile,
                                           Value accumulator);
+
+/// The same end where a tile's two parts run as a cluster of two blocks
+/// (WgmmaPlan::reducesInCluster), cluster rank p computing part p:
+/// consumer c's sums meet in block c (its owner), which adds the other
+/// part's to its own and runs that consumer's epilogue; the other block
+/// sends its sums into the owner's ring with st.async once the owner's K
+/// loops are done. Returns what reduceStreamKPart does.
+std::pair<Value, Value> reduceStreamKPartInCluster(
+    ImplicitLocOpBuilder &b, const KernelSpec &spec, const SharedMemory &shared,
+    const ConsumerThread &thread, const WorkTile &tile, Value accumulator);
+/// Initializes a cluster reduction's mbarriers (one thread).
+void initializeClusterReduction(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                                const SharedMemory &shared);
 
 /// A consumer warpgroup's output tiles: scales, C, bias, activation and
 /// the rounding to D's type, or an FP8 output's quantization; staged and

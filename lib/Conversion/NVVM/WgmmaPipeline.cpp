@@ -192,6 +192,11 @@ void RingPipeline::initialize(ImplicitLocOpBuilder &b) const {
   }
 }
 
+RingState RingPipeline::getKTileState(ImplicitLocOpBuilder &b,
+                                      const WorkTile &tile, Value kt) const {
+  return getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
+}
+
 void RingPipeline::waitEmpty(ImplicitLocOpBuilder &b,
                              const RingState &state) const {
   // A stage is free once the consumers released its previous round; the

@@ -74,6 +74,12 @@ TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
   return schedule;
 }
 
+int64_t wgmma::getClusterReductionBytes(const WgmmaTiling &tiling,
+                                        const NvidiaChipInfo &chip) {
+  // One consumer's fragment: the other part's.
+  return 4 * chip.getWgmma().m * tiling.consumerColumns;
+}
+
 WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
                                          const NvidiaChipInfo &chip) {
   WgmmaSharedLayout layout;
@@ -96,6 +102,10 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
     layout.itemSlots = end + 16;
     layout.queueSlot = layout.itemSlots + 4 * tiling.stages;
     end = layout.queueSlot + 4;
+  }
+  if (tiling.reductionBarriers) {
+    layout.reductionBarriers = llvm::alignTo(end, 8);
+    end = layout.reductionBarriers + 16 * tiling.consumers;
   }
   if (tiling.stagingBytes) {
     layout.staging = llvm::alignTo(end, layout.alignment);
@@ -242,10 +252,34 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
       wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1,
       llvm::divideCeil(problem.k, chip.getWgmmaKTile()), chip,
       options.streamK, options.maxBlocks, /*dynamic=*/false);
-  bool narrow =
-      holdsBlocks(64) &&
-      (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
-       (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts));
+  // Where 128-column tiles would split into more parts than a cluster
+  // reduction's two and 64-column ones into two, the narrow tiles' pairs
+  // add their sums in shared memory (WgmmaPlan::reducesInCluster).
+  // Measured on an H200 against 128-column tiles (4-5 parts through the
+  // workspace), M = 128: per-tensor 128x4096x7168 1.30x, per-row
+  // 128x3072x8192 1.38x; with 1x128 x 128x128 scales 128x4096x4096 1.23x,
+  // 128x4096x7168 1.06x, but 128x4096x16384 0.96x (a block-scaled narrow
+  // tile's K tile costs more than half a wide one's, which a long K loop
+  // adds up).
+  bool blockScaledProblem =
+      problem.aScales.perKTile() || problem.bScales.perKTile();
+  int64_t problemKTiles = llvm::divideCeil(problem.k, chip.getWgmmaKTile());
+  auto pairsNarrowTiles = [&] {
+    if (!options.clusterReduction || rows != 2 * wgmmaM ||
+        wide.wholeUnits != 0 || wide.parts <= kReductionClusterBlocks)
+      return false;
+    TileSchedule narrow = getTileSchedule(
+        2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, problemKTiles,
+        chip, options.streamK, options.maxBlocks, /*dynamic=*/false);
+    if (narrow.wholeUnits != 0 || narrow.parts != kReductionClusterBlocks)
+      return false;
+    return !blockScaledProblem ||
+           problemKTiles <= kMaxBlockScaledPairedNarrowKTiles;
+  };
+  bool narrow = holdsBlocks(64) &&
+                (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
+                 (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts) ||
+                 pairsNarrowTiles());
   if (narrow)
     return {rows, 64};
   // The share of the rounds' tile slots that compute elements of D.
@@ -675,6 +709,18 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
                         options.maxBlocks, options.dynamicSchedule);
   }
   tiling.itemSlots = plan.schedule.dynamic;
+  // Where every block takes one Stream-K part (no whole tiles) and a tile
+  // has two, they run at once as a cluster: their sums meet in
+  // distributed shared memory, not in the global workspace (whose stores
+  // measured a quarter of such launches on an H200).
+  const TileSchedule &schedule = plan.schedule;
+  plan.reducesInCluster =
+      options.clusterReduction && schedule.isSplit() &&
+      schedule.wholeUnits == 0 && schedule.blocks == schedule.items() &&
+      schedule.parts == kReductionClusterBlocks &&
+      tiling.consumers == kReductionClusterBlocks && !plan.clustered() &&
+      !plan.runtimeRows && !plan.maskedGroups;
+  tiling.reductionBarriers = plan.reducesInCluster;
   // Block scales go through the ring: TMA copies each K tile's scales
   // into the stage with its tiles. Loaded by the consumers from global
   // memory, they arrive after L2's latency each K tile, and ptxas puts
@@ -726,6 +772,13 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       plan.kTiles >= kMinCheckedTileKTiles;
   tiling.stagingBytes = getStagingBytes(problem, tiling, chip);
   fitStages(tiling, chip);
+  // The sums a block receives lie in its ring, free once its consumers'
+  // K loops are done.
+  if (plan.reducesInCluster && getClusterReductionBytes(tiling, chip) >
+                                   tiling.stages * tiling.stageBytes()) {
+    plan.reducesInCluster = false;
+    tiling.reductionBarriers = false;
+  }
   plan.shared = getSharedLayout(tiling, chip);
   // Block scales change every K tile; the others wait for the epilogue.
   bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();

@@ -46,8 +46,7 @@ void Producer::buildItem(ImplicitLocOpBuilder &b,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  RingState state =
-      ring.getState(b, arith::AddIOp::create(b, tile.firstIteration, kt));
+  RingState state = ring.getKTileState(b, tile, kt);
   ring.waitEmpty(b, state);
   Value stage = state.stage;
   // The stage's item, for the consumers that wait for it (they read it at

@@ -1,13 +1,15 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=4" | FileCheck %s --check-prefix=CAP4
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=4 cluster-reduction=false" | FileCheck %s --check-prefix=CAP4
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=4 stream-k=false" | FileCheck %s --check-prefix=OFF
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128" | FileCheck %s --check-prefix=SM132
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 cluster-reduction=false" | FileCheck %s --check-prefix=SM132
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=6 cluster-rows=2" | FileCheck %s --check-prefix=CLUSTER
 
 // Stream-K: the last round of tiles split along K. The expected schedules
 // are worked out by hand from the rule in Passes.td: T tiles on G blocks
 // make R = T / G whole rounds and a last round of L = T mod G tiles; it
 // is split when 0 < L <= G / 2, R <= 2 and the tiles have >= 32 K tiles
-// (K tiles of 128), into s = min(G / L, K tiles / 8) parts.
+// (K tiles of 128), into s = min(G / L, K tiles / 8) parts. The parts
+// add their sums through the global workspace here (cluster-reduction=false;
+// lower-matmul-to-wgmma-cluster-reduction.mlir has the other form).
 
 // 384 x 256 x 4096: 3 x 2 = 6 tiles of 32 K tiles. On 4 blocks: R = 1,
 // L = 2 <= 2, s = min(4 / 2, 32 / 8) = 2. Host: the counters (2 tiles x

@@ -1,5 +1,6 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=64 tile-n=64" | FileCheck %s --check-prefix=FORCED
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-reduction=false" | FileCheck %s --check-prefix=NOPAIR
 
 // The tile each matmul gets (chooseTileShape in WgmmaPlan.h; the values
 // below are worked out by hand from sm_90a's 132 multiprocessors, wgmma
@@ -148,5 +149,40 @@ func.func @wide_columns(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>
   qmm.matmul a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<4096x56xf32>) #qmm.scale<block 1x128>
              b(%b, %sb : memref<2112x7168xf8E4M3FN>, memref<17x56xf32>) #qmm.scale<block 128x128>
              outs(%d : memref<4096x2112xbf16>)
+  return
+}
+
+// -----
+
+// Pairs: 128 x 4096 x 7168 (56 K tiles) in 128-column tiles is 32 tiles,
+// split in min(132 / 32, 56 / 8) = 4 parts; in 64-column tiles 64 tiles,
+// split in min(132 / 64, 7) = 2, whose pairs reduce in clusters of 2:
+// 64 columns, 128 blocks in clusters. Without cluster reductions, 128
+// columns (4 parts are not more than kMaxWideTileParts, and 2 x 128
+// blocks exceed 132), unclustered.
+// CHECK-LABEL: func.func @pairs
+// CHECK:         gpu.launch_func  @pairs_wgmma::@matmul clusters in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) blocks in (%c128{{(_[0-9]+)?}},
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// NOPAIR-LABEL: func.func @pairs
+// NOPAIR:        gpu.launch_func  @pairs_wgmma::@matmul blocks in (%c128{{(_[0-9]+)?}},
+// NOPAIR:        nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+func.func @pairs(%a: memref<128x7168xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<4096x7168xf8E4M3FN>, %d: memref<128x4096xbf16>) {
+  qmm.matmul a(%a, %s : memref<128x7168xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %s : memref<4096x7168xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%d : memref<128x4096xbf16>)
+  return
+}
+
+// -----
+
+// Block-scaled, the pairs' narrow tiles only up to 64 K tiles: 128 x 4096
+// x 16384 (128 K tiles) keeps 128 columns in 4 parts, unclustered.
+// CHECK-LABEL: func.func @pairs_deep_block
+// CHECK:         gpu.launch_func  @pairs_deep_block_wgmma::@matmul blocks in (%c128{{(_[0-9]+)?}},
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+func.func @pairs_deep_block(%a: memref<128x16384xf8E4M3FN>, %sa: memref<128x128xf32>, %b: memref<4096x16384xf8E4M3FN>, %sb: memref<32x128xf32>, %d: memref<128x4096xbf16>) {
+  qmm.matmul a(%a, %sa : memref<128x16384xf8E4M3FN>, memref<128x128xf32>) #qmm.scale<block 1x128>
+             b(%b, %sb : memref<4096x16384xf8E4M3FN>, memref<32x128xf32>) #qmm.scale<block 128x128>
+             outs(%d : memref<128x4096xbf16>)
   return
 }

@@ -37,6 +37,9 @@ struct WgmmaOptions {
   bool dynamicSchedule = false;
   bool checkScalesAhead = true;
   bool stageScales = true;
+  /// Stream-K parts of a tile reduce in one cluster, through distributed
+  /// shared memory, where every block takes one part.
+  bool clusterReduction = true;
   /// A kernel tile's rows (64: one consumer warpgroup of wgmma M rows;
   /// 128: two; 256: two of two waves each) and columns (64, 128 or 192);
   /// 0 chooses per matmul (chooseTileShape).
@@ -144,6 +147,8 @@ struct WgmmaTiling {
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
   /// Whether the ring's tail holds a dynamic schedule's state.
   bool itemSlots = false;
+  /// Whether it holds a cluster reduction's mbarriers (two per consumer).
+  bool reductionBarriers = false;
   /// Block scales that TMA copies into each stage beside its tiles (A's
   /// and B's box, where present; the others are loaded from global memory
   /// by the consumers), and the bytes of a stage's slot for them.
@@ -171,6 +176,8 @@ struct WgmmaTiling {
 ///   dynamic schedules only:   the ticket queue's `full` and `empty`
 ///                             mbarriers, an item slot per stage (4 bytes),
 ///                             the queue's slot (4 bytes)
+///   cluster reductions only:  per consumer a `ready` and a `received`
+///                             mbarrier (the received sums reuse the ring)
 ///   staging (atom-aligned)    D's tile per consumer, in boxes of wgmma M
 ///                             rows of one swizzle row
 struct WgmmaSharedLayout {
@@ -185,6 +192,9 @@ struct WgmmaSharedLayout {
   int64_t scaleSlots = -1, scaleSlotBytes = 0;
   /// A dynamic schedule's state (-1 without one).
   int64_t queueBarriers = -1, itemSlots = -1, queueSlot = -1;
+  /// A cluster reduction's mbarriers (-1 without one): consumer c's
+  /// `ready` at 16 c, its `received` at 16 c + 8.
+  int64_t reductionBarriers = -1;
   /// D's staging buffers (-1 without), each consumer's bytes, and the
   /// bytes of one box.
   int64_t staging = -1, stagingBytesPerConsumer = 0, stagingBoxBytes = 0;
@@ -214,6 +224,21 @@ struct TileSchedule {
   int64_t items() const { return wholeUnits + splitTiles * parts; }
   bool isSplit() const { return parts > 1; }
 };
+
+/// K tiles up to which block-scaled matmuls take 64-column tiles whose
+/// Stream-K pairs reduce in clusters rather than 128-column tiles of more
+/// parts (chooseTileShape).
+constexpr int64_t kMaxBlockScaledPairedNarrowKTiles = 64;
+
+/// The blocks of a cluster whose Stream-K parts add their sums in shared
+/// memory (WgmmaPlan::reducesInCluster): tiles of 2 parts. Measured on an
+/// H200 against the global workspace: 1.05x at 128x7168x16384, 1.09x at
+/// 128x7168x7168 (1x128 x 128x128 scales). Larger clusters need a chip's
+/// GPC layout (an H200 runs 30 clusters of 4 at once: 128x4096x7168's 32
+/// tiles of 4 parts then took two rounds, 0.61x); pairs of 4 parts
+/// reduced in clusters of 2, then through the workspace, lost 2-8%, and
+/// a single consumer's tiles (one block finishing them) 4%.
+constexpr int64_t kReductionClusterBlocks = 2;
 
 /// When Stream-K splits a last round (each shape measured against itself
 /// unsplit on an H100):
@@ -375,6 +400,12 @@ getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
 llvm::Expected<WgmmaTiling> getWgmmaTiling(const WgmmaOptions &options,
                                            const NvidiaChipInfo &chip);
 
+/// The bytes of the sums a block receives in a cluster reduction
+/// (WgmmaPlan::reducesInCluster): the other part's fragment of the
+/// consumer whose half of the tile the block finishes.
+int64_t getClusterReductionBytes(const WgmmaTiling &tiling,
+                                 const NvidiaChipInfo &chip);
+
 /// The shared-memory layout of `tiling`.
 WgmmaSharedLayout getSharedLayout(const WgmmaTiling &tiling,
                                   const NvidiaChipInfo &chip);
@@ -444,7 +475,22 @@ struct WgmmaPlan {
   bool countsItemsAtRunTime() const {
     return maskedGroups || (runtimeRows && !oneTileRow);
   }
+  /// Whether the two Stream-K parts of each split tile run as a cluster
+  /// of two blocks and add their sums through distributed shared memory
+  /// (reduceStreamKPartInCluster) instead of the global workspace, each
+  /// block finishing one consumer's half of the tile: where every block
+  /// takes one part, no whole tile, a tile has 2 parts and 2 consumers,
+  /// and the sums a block receives fit in its ring (kReductionClusterBlocks
+  /// has the measurements).
+  bool reducesInCluster = false;
+  /// Whether the parts' sums go through the global workspace.
+  bool usesWorkspace() const { return schedule.isSplit() && !reducesInCluster; }
+  /// Whether clusters of blocks share B's tiles (TMA multicast).
   bool clustered() const { return tiling.clusterRows > 1; }
+  /// The blocks of a launch's cluster (1: no clusters).
+  int64_t clusterBlocks() const {
+    return reducesInCluster ? kReductionClusterBlocks : tiling.clusterRows;
+  }
   int64_t units() const { return unitRows * tileColumns; }
 };
 
