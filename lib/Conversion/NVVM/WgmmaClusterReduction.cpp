@@ -8,14 +8,14 @@
 // WgmmaStreamK.cpp (whose 64 KiB of stores per part cost a quarter of
 // such launches).
 //
-// Consumer c's sums meet in the cluster's block c, its owner. Once
-// every consumer of the owner is done with its K loop, its ring is free: the
-// owner expects the other parts' bytes on its `received` mbarrier and
-// tells each of them on their `ready` one; they send their fragments into
-// its ring with st.async, which completes the bytes on `received`. The
-// owner adds the others' sums to its own in part order, so the result does
-// not depend on the order they arrive in, and runs the consumer's
-// epilogue: each block of the cluster finishes half of the tile.
+// Consumer c's sums meet in the cluster's block c, its owner. Once every
+// consumer of the owner is done with its K loop, its ring is free: the
+// owner expects the other part's bytes on its `received` mbarrier and
+// tells the other block on its `ready` one; that block sends its fragment
+// into the owner's ring with st.async, which completes the bytes on
+// `received`. The owner adds it to its own sums (an add commutes, so the
+// result does not depend on which part finishes first) and runs the
+// consumer's epilogue: each block of the cluster finishes half of the tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +46,7 @@ void wgmma::initializeClusterReduction(ImplicitLocOpBuilder &b,
                                        const KernelSpec &spec,
                                        const SharedMemory &shared) {
   // `ready`: the owner's arrival; `received`: the owner's, which expects
-  // the other parts' bytes.
+  // the other part's bytes.
   Value one = arith::ConstantIntOp::create(b, b.getI32Type(), 1);
   for (int64_t consumer = 0; consumer < spec.tiling().consumers; ++consumer)
     for (int64_t which = 0; which < 2; ++which)
