@@ -121,6 +121,9 @@ if [ "$mode" = validate ]; then
   save skc_grouped 256x128x4096 --groups 2 --a-scale 1x128 --b-scale 128x128 --max-blocks 4
   # (128-column tiles would take 4 parts: the tile chosen is 64 columns.)
   save skc_narrow_pairs 128x256x4096 --a-scale tensor --b-scale tensor --max-blocks 8
+  # A run-time M (versions within one tile row): 1, 40, 100, 128 rows.
+  save_each_m skc_dyn_small 256x4096 1,40 --a-scale tensor --b-scale tensor --max-blocks 4
+  save_each_m skc_dyn 256x4096 100,128 --a-scale 1x128 --b-scale 128x128 --max-blocks 4
   save cluster_row_f32 200x136x384 --a-scale row --b-scale row --out-type f32 --cluster-rows 2
   save cluster_deep_k 256x256x4096 --a-scale tensor --b-scale tensor --cluster-rows 2
   save cluster_block_grid 512x384x2048 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2

@@ -712,14 +712,15 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // Where every block takes one Stream-K part (no whole tiles) and a tile
   // has two, they run at once as a cluster: their sums meet in
   // distributed shared memory, not in the global workspace (whose stores
-  // measured a quarter of such launches on an H200).
+  // measured a quarter of such launches on an H200); a run-time M's
+  // versions within one tile row too (their grid is the static one).
   const TileSchedule &schedule = plan.schedule;
-  plan.reducesInCluster =
-      options.clusterReduction && schedule.isSplit() &&
-      schedule.wholeUnits == 0 && schedule.blocks == schedule.items() &&
-      schedule.parts == kReductionClusterBlocks &&
-      tiling.consumers == kReductionClusterBlocks && !plan.clustered() &&
-      !plan.runtimeRows && !plan.maskedGroups;
+  plan.reducesInCluster = options.clusterReduction && schedule.isSplit() &&
+                          schedule.wholeUnits == 0 &&
+                          schedule.blocks == schedule.items() &&
+                          schedule.parts == kReductionClusterBlocks &&
+                          tiling.consumers == kReductionClusterBlocks &&
+                          !plan.clustered() && !plan.countsItemsAtRunTime();
   tiling.reductionBarriers = plan.reducesInCluster;
   // Block scales go through the ring: TMA copies each K tile's scales
   // into the stage with its tiles. Loaded by the consumers from global

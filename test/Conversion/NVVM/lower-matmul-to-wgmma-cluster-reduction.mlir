@@ -2,6 +2,7 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=2 cluster-reduction=false" | FileCheck %s --check-prefix=GLOBAL
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=128 tile-n=128 max-blocks=4" | FileCheck %s --check-prefix=FOUR
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=64 tile-n=64 max-blocks=2" | FileCheck %s --check-prefix=ONE
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4" | FileCheck %s --check-prefix=DYN
 
 // The Stream-K parts of a tile reduced in a cluster (cluster-reduction).
 // 128 x 128 x 4096: one tile of 32 K tiles. On 2 blocks (max-blocks=2):
@@ -98,5 +99,23 @@ func.func @one_consumer(%a: memref<64x4096xf8E4M3FN>, %sa: memref<1x1xf32>, %b: 
   qmm.matmul a(%a, %sa : memref<64x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %sb : memref<64x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              outs(%d : memref<64x64xbf16>)
+  return
+}
+
+// -----
+
+// A run-time M: each version within one tile row takes the static
+// schedule, so its tiles of 2 parts reduce in clusters too. 256 x 4096 on
+// 4 blocks: 2 tile columns of 32 K tiles, s = min(4 / 2, 4) = 2 parts; the
+// host launches the version whose bound holds M (M <= 8 the first, its
+// tile chosen per matmul), each in clusters of 2 and without a workspace.
+// DYN-LABEL: func.func @run_time_m
+// DYN-NOT:      memref.alloc
+// DYN:          arith.cmpi ule, %{{.*}}, %c8
+// DYN:          gpu.launch_func  @run_time_m_wgmma::@matmul clusters in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) blocks in (%c4,
+func.func @run_time_m(%a: memref<?x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<256x4096xf8E4M3FN>, %c: memref<?x256xbf16>) {
+  qmm.matmul a(%a, %s : memref<?x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             b(%b, %s : memref<256x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+             outs(%c : memref<?x256xbf16>)
   return
 }
