@@ -89,12 +89,7 @@ std::pair<Value, Value> wgmma::reduceStreamKPartInCluster(
   Value phaseZero = arith::ConstantIntOp::create(b, i1, 0);
   // Every consumer of the block is done with its K loop: its ring holds no
   // stage anyone still reads.
-  NVVM::BarrierOp::create(
-      b, Type(),
-      arith::ConstantIntOp::create(
-          b, i32, static_cast<int64_t>(ptx::NamedBarrier::Consumers)),
-      arith::ConstantIntOp::create(b, i32, tiling.consumers * threads),
-      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+  ConsumerThread::syncConsumers(b, spec);
   auto role = scf::IfOp::create(b, TypeRange{fragmentType}, isOwner,
                                 /*withElse=*/true);
   {

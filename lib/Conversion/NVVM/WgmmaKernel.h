@@ -510,6 +510,9 @@ struct ConsumerThread {
               const WorkTile &tile) const;
   /// The warpgroup meets at its named barrier.
   void sync(ImplicitLocOpBuilder &b, const KernelSpec &spec) const;
+  /// Every consumer warpgroup of the block meets at the consumers' named
+  /// barrier (the producer does not take part).
+  static void syncConsumers(ImplicitLocOpBuilder &b, const KernelSpec &spec);
 };
 
 /// A consumer warpgroup's K tiles of a work item.

@@ -251,3 +251,16 @@ void ConsumerThread::sync(ImplicitLocOpBuilder &b,
                                    spec.chip.getWgmma().threads),
       /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
 }
+
+void ConsumerThread::syncConsumers(ImplicitLocOpBuilder &b,
+                                   const KernelSpec &spec) {
+  NVVM::BarrierOp::create(
+      b, Type(),
+      arith::ConstantIntOp::create(
+          b, b.getI32Type(),
+          static_cast<int64_t>(ptx::NamedBarrier::Consumers)),
+      arith::ConstantIntOp::create(b, b.getI32Type(),
+                                   spec.tiling().consumers *
+                                       spec.chip.getWgmma().threads),
+      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+}

@@ -74,9 +74,11 @@ TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
   return schedule;
 }
 
-int64_t wgmma::getClusterReductionBytes(const WgmmaTiling &tiling,
+/// The bytes of the sums a block receives in a cluster reduction
+/// (WgmmaPlan::reducesInCluster): the other part's fragment of the
+/// consumer whose half of the tile the block finishes.
+static int64_t getClusterReductionBytes(const WgmmaTiling &tiling,
                                         const NvidiaChipInfo &chip) {
-  // One consumer's fragment: the other part's.
   return 4 * chip.getWgmma().m * tiling.consumerColumns;
 }
 
@@ -248,9 +250,10 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // (Empty problems, which the kernel refuses, keep the wide tile.)
   if (wideTiles == 0)
     return {rows, 128};
+  int64_t kTiles = llvm::divideCeil(problem.k, chip.getWgmmaKTile());
+  bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
   TileSchedule wide = getTileSchedule(
-      wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1,
-      llvm::divideCeil(problem.k, chip.getWgmmaKTile()), chip,
+      wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
       options.streamK, options.maxBlocks, /*dynamic=*/false);
   // Where 128-column tiles would split into more parts than a cluster
   // reduction's two and 64-column ones into two, the narrow tiles' pairs
@@ -261,20 +264,16 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // 128x4096x7168 1.06x, but 128x4096x16384 0.96x (a block-scaled narrow
   // tile's K tile costs more than half a wide one's, which a long K loop
   // adds up).
-  bool blockScaledProblem =
-      problem.aScales.perKTile() || problem.bScales.perKTile();
-  int64_t problemKTiles = llvm::divideCeil(problem.k, chip.getWgmmaKTile());
   auto pairsNarrowTiles = [&] {
     if (!options.clusterReduction || rows != 2 * wgmmaM ||
         wide.wholeUnits != 0 || wide.parts <= kReductionClusterBlocks)
       return false;
     TileSchedule narrow = getTileSchedule(
-        2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, problemKTiles,
-        chip, options.streamK, options.maxBlocks, /*dynamic=*/false);
+        2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
+        options.streamK, options.maxBlocks, /*dynamic=*/false);
     if (narrow.wholeUnits != 0 || narrow.parts != kReductionClusterBlocks)
       return false;
-    return !blockScaledProblem ||
-           problemKTiles <= kMaxBlockScaledPairedNarrowKTiles;
+    return !blockScaled || kTiles <= kMaxBlockScaledPairedNarrowKTiles;
   };
   bool narrow = holdsBlocks(64) &&
                 (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
@@ -291,8 +290,6 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
                  double(problem.n) / double(tileColumnCount * tileColumns);
     return use * double(tiles) / double(llvm::divideCeil(tiles, slots) * slots);
   };
-  int64_t kTiles = llvm::divideCeil(problem.k, chip.getWgmmaKTile());
-  bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
   // (16-bit outputs: what was measured; FP8 outputs' quantization needs
   // registers that a tile of waves' consumers do not have to spare.)
   bool plainOutput =

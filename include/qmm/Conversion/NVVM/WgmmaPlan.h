@@ -400,12 +400,6 @@ getRowVersions(const WgmmaProblem &problem, const WgmmaOptions &options,
 llvm::Expected<WgmmaTiling> getWgmmaTiling(const WgmmaOptions &options,
                                            const NvidiaChipInfo &chip);
 
-/// The bytes of the sums a block receives in a cluster reduction
-/// (WgmmaPlan::reducesInCluster): the other part's fragment of the
-/// consumer whose half of the tile the block finishes.
-int64_t getClusterReductionBytes(const WgmmaTiling &tiling,
-                                 const NvidiaChipInfo &chip);
-
 /// The shared-memory layout of `tiling`.
 WgmmaSharedLayout getSharedLayout(const WgmmaTiling &tiling,
                                   const NvidiaChipInfo &chip);
