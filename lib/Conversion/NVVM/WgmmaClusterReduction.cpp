@@ -58,8 +58,8 @@ void wgmma::initializeClusterReduction(ImplicitLocOpBuilder &b,
 std::pair<Value, Value> wgmma::reduceStreamKPartInCluster(
     ImplicitLocOpBuilder &b, const KernelSpec &spec, const SharedMemory &shared,
     const ConsumerThread &thread, const WorkTile &tile, Value accumulator) {
-  const WgmmaTiling &tiling = spec.tiling();
-  assert(tiling.waves == 1 && tiling.consumers == kReductionClusterBlocks &&
+  assert(spec.tiling().waves == 1 &&
+         spec.tiling().consumers == kReductionClusterBlocks &&
          spec.plan.schedule.parts == kReductionClusterBlocks &&
          "a cluster reduction of two parts and two consumers");
   Type i1 = b.getI1Type(), i32 = b.getI32Type();
