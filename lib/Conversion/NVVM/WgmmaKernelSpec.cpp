@@ -242,25 +242,25 @@ ConsumerThread::getPosition(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   return {rows, laneColumn};
 }
 
+/// Waits at named barrier `id` (i32) for `threads` threads.
+static void syncNamedBarrier(ImplicitLocOpBuilder &b, Value id,
+                             int64_t threads) {
+  NVVM::BarrierOp::create(
+      b, Type(), id, arith::ConstantIntOp::create(b, b.getI32Type(), threads),
+      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+}
+
 void ConsumerThread::sync(ImplicitLocOpBuilder &b,
                           const KernelSpec &spec) const {
-  Value id = ptx::getConsumerBarrierId(b, consumer);
-  NVVM::BarrierOp::create(
-      b, Type(), id,
-      arith::ConstantIntOp::create(b, b.getI32Type(),
-                                   spec.chip.getWgmma().threads),
-      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+  syncNamedBarrier(b, ptx::getConsumerBarrierId(b, consumer),
+                   spec.chip.getWgmma().threads);
 }
 
 void ConsumerThread::syncConsumers(ImplicitLocOpBuilder &b,
                                    const KernelSpec &spec) {
-  NVVM::BarrierOp::create(
-      b, Type(),
-      arith::ConstantIntOp::create(
-          b, b.getI32Type(),
-          static_cast<int64_t>(ptx::NamedBarrier::Consumers)),
-      arith::ConstantIntOp::create(b, b.getI32Type(),
-                                   spec.tiling().consumers *
-                                       spec.chip.getWgmma().threads),
-      /*reductionOp=*/nullptr, /*reductionPredicate=*/Value());
+  syncNamedBarrier(b,
+                   arith::ConstantIntOp::create(
+                       b, b.getI32Type(),
+                       static_cast<int64_t>(ptx::NamedBarrier::Consumers)),
+                   spec.tiling().consumers * spec.chip.getWgmma().threads);
 }
