@@ -208,8 +208,7 @@ private:
   const KernelSpec &spec;
   /// The allocation (i8, dynamic) and the bytes before the ring's start.
   Value shared, padding;
-  /// The ring's start as an i64 and as a 32-bit shared address.
-  Value ringAddress, ringAddress32;
+  Value ringAddress;
 };
 
 /// Where an iteration of the ring is: ring iterations count K tiles on

@@ -46,17 +46,13 @@ SharedMemory::SharedMemory(ImplicitLocOpBuilder &b, const KernelSpec &spec)
       b, arith::SubIOp::create(b, atom, arith::RemUIOp::create(b, base, atom)),
       atom);
   ringAddress = arith::AddIOp::create(b, base, padding64);
-  ringAddress32 = arith::TruncIOp::create(b, b.getI32Type(), ringAddress);
   padding = arith::IndexCastOp::create(b, b.getIndexType(), padding64);
 }
 
 Value SharedMemory::getAddress(ImplicitLocOpBuilder &b, Value offset) const {
-  // In 32 bits from the start: the offsets' index (64-bit) arithmetic
-  // truncated only after the ring's address is added stays 64-bit pairs of
-  // instructions on the consumers' path from one K tile to the next.
-  return arith::AddIOp::create(
-      b, ringAddress32,
-      arith::IndexCastUIOp::create(b, b.getI32Type(), offset));
+  Value address = arith::AddIOp::create(
+      b, ringAddress, arith::IndexCastOp::create(b, b.getI64Type(), offset));
+  return arith::TruncIOp::create(b, b.getI32Type(), address);
 }
 
 Value SharedMemory::getView(ImplicitLocOpBuilder &b, Value bytes,
@@ -110,25 +106,10 @@ Value SharedMemory::getScaleBox(ImplicitLocOpBuilder &b, Value stage,
 Value SharedMemory::getScaleAddress(ImplicitLocOpBuilder &b, Value stage,
                                     const WgmmaScaleBox &box,
                                     Value index) const {
-  // In 32 bits (see getAddress): these are the consumers' loads of every
-  // K tile.
-  const WgmmaSharedLayout &layout = spec.plan.shared;
-  Type i32 = b.getI32Type();
-  auto narrow = [&](Value value) -> Value {
-    return arith::IndexCastUIOp::create(b, i32, value);
-  };
-  auto constant32 = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(b, i32, value);
-  };
-  Value bytes = arith::AddIOp::create(
-      b,
-      arith::MulIOp::create(b, narrow(stage),
-                            constant32(layout.scaleSlotBytes)),
-      arith::MulIOp::create(b, narrow(index), constant32(4)));
-  return arith::AddIOp::create(
-      b, ringAddress32,
-      arith::AddIOp::create(b, bytes,
-                            constant32(layout.scaleSlots + box.offset)));
+  return getAddress(
+      b, arith::AddIOp::create(
+             b, getScaleBoxBytes(b, spec.plan.shared, stage, box),
+             arith::MulIOp::create(b, index, constant(b, 4))));
 }
 
 Value SharedMemory::getStagingBox(ImplicitLocOpBuilder &b, Value consumer,

@@ -27,11 +27,8 @@
 // CHECK:           %[[KMOD:.*]] = arith.remui %{{.*}}, %c4{{(_[0-9]+)?}} : index
 // CHECK:           %[[ROWOFFSET:.*]] = arith.muli %[[ROW]], %c4{{(_[0-9]+)?}} : index
 // CHECK-NEXT:      %[[ELEMENT:.*]] = arith.addi %[[KMOD]], %[[ROWOFFSET]] : index
-// The byte offset in 32 bits: element x 4 + stage x 640 + the box's start.
-// CHECK:           %[[ELEMENT32:.*]] = arith.index_castui %[[ELEMENT]] : index to i32
-// CHECK-NEXT:      arith.muli %[[ELEMENT32]], %c4_i32{{(_[0-9]+)?}} : i32
-// CHECK:           arith.muli %{{.*}}, %c640_i32{{(_[0-9]+)?}} : i32
-// CHECK:           %c164480_i32{{(_[0-9]+)?}} = arith.constant 164480 : i32
+// CHECK:           arith.muli %[[ELEMENT]], %c4{{(_[0-9]+)?}} : index
+// CHECK:           %c164480{{(_[0-9]+)?}} = arith.constant 164480 : index
 // CHECK:           llvm.load volatile
 // CHECK:           nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>
 func.func @straddling_staged(%a: memref<256x1024xf8E4M3FN>, %sa: memref<8x256xf32>, %b: memref<1152x1024xf8E4M3FN>, %sb: memref<9x8xf32>, %d: memref<256x1152xbf16>) {

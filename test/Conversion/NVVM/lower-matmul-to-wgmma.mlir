@@ -51,7 +51,6 @@
 // CHECK:         gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // The ring starts at the first 1024-byte boundary.
 // CHECK:         %[[RING:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
-// CHECK-NEXT:    %[[RING32:.*]] = arith.trunci %[[RING]] : i64 to i32
 // CHECK:         %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
 // CHECK-NOT:     nvgpu.mbarrier.create
 // CHECK:         %[[EIGHT:.*]] = arith.constant 8 : i32
@@ -59,10 +58,9 @@
 // Stage s's `empty` barrier lies after the ring: ring + 4 x 32 KiB + 8 s.
 // CHECK:         %[[STAGE8:.*]] = arith.muli %{{.*}}, %c8{{.*}} : index
 // CHECK:         %[[EOFF:.*]] = arith.addi %c131072{{.*}}, %[[STAGE8]] : index
-// Shared addresses are 32-bit from the start (no 64-bit pairs of
-// instructions): the offset narrowed, then added to the ring's start.
-// CHECK:         %[[EOFF32:.*]] = arith.index_castui %[[EOFF]] : index to i32
-// CHECK:         %[[EADDR32:.*]] = arith.addi %[[RING32]], %[[EOFF32]] : i32
+// CHECK:         %[[EOFF64:.*]] = arith.index_cast %[[EOFF]] : index to i64
+// CHECK:         %[[EADDR:.*]] = arith.addi %[[RING]], %[[EOFF64]] : i64
+// CHECK:         %[[EADDR32:.*]] = arith.trunci %[[EADDR]] : i64 to i32
 // CHECK:         %[[EPTR:.*]] = llvm.inttoptr %[[EADDR32]] : i32 to !llvm.ptr<3>
 // CHECK-NEXT:    nvvm.mbarrier.init %[[EPTR]], %[[EIGHT]]
 // CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %[[EIGHT]]
