@@ -262,10 +262,12 @@ if [ "$mode" = validate ]; then
   # staged MN-major scales, 128x128 A blocks, one operand's block scales,
   # clusters, a dynamic schedule, scales checked ahead, an f32 output with
   # a bias, an FP8 output, an odd N stored from registers.
-  save w256_block 512x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256
+  # (Their tile rows pair into clusters of 2 unless cluster-rows is given:
+  # the first and the MN-major one keep the unclustered form.)
+  save w256_block 512x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --cluster-rows 1
   save w256_partial 300x320x768 --a-scale 1x128 --b-scale 128x128 --tile-m 256
   save w256_narrow 256x384x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --tile-n 64
-  save w256_mn 512x384x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 256
+  save w256_mn 512x384x1024 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 256 --cluster-rows 1
   save w256_a128 512x256x1024 --a-scale 128x128 --b-scale 128x128 --tile-m 256
   save w256_row_block 400x256x1024 --a-scale row --b-scale 128x128 --tile-m 256
   save w256_cluster 1024x256x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --cluster-rows 2
@@ -274,11 +276,14 @@ if [ "$mode" = validate ]; then
   save w256_f32_bias 256x256x1024 --a-scale 1x128 --b-scale 128x128 --out-type f32 --bias bf16 --gelu tanh --tile-m 256
   save w256_fp8_out 512x256x512 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --tile-m 256
   save w256_odd_n 264x135x512 --a-scale 1x128 --b-scale 128x128 --tile-m 256
-  # Two waves chosen by default at short K (512 x 1024 x 512 on 8 blocks:
-  # 16 tiles of 256 rows in 2 rounds as full as 32 of 128 in 4), K-major
-  # and MN-major A scales.
+  # Two waves chosen by default, in clusters of 2: at short K (512 x 1024
+  # x 512 on 8 blocks: 16 tiles of 256 rows in 2 rounds as full as 32 of
+  # 128 in 4), K-major and MN-major A scales, and at long K (1024 x 512 x
+  # 2048 on 8 blocks: 16 tiles, 8 units in 2 rounds of 4 clusters, as full
+  # as 32 tiles of 128 rows in 4).
   save w256_chosen_short_k 512x1024x512 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save w256_chosen_mn 512x1024x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
+  save w256_chosen_long_k 1024x512x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   # Tiles of 192 columns: every other one straddles two 128-column blocks
   # of B's scales (its 64-column chunks take one scale each: from global
   # memory, or staged in a box of two row blocks with MN-major A scales);

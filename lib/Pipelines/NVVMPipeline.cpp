@@ -174,9 +174,10 @@ struct NVVMPipelineCLOptions
   Option<int64_t> clusterRows{
       *this, "cluster-rows",
       llvm::cl::desc("blocks of a wgmma kernel's cluster that share B's "
-                     "tiles through TMA multicast (1, the default: no "
+                     "tiles through TMA multicast (0, the default: chosen "
+                     "per matmul, 2 for tiles of two waves; 1: no "
                      "clusters)"),
-      llvm::cl::init(1)};
+      llvm::cl::init(0)};
   Option<bool> streamK{
       *this, "stream-k",
       llvm::cl::desc("split a wgmma kernel's last, at most half-full round "

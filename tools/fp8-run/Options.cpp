@@ -309,10 +309,10 @@ static cl::opt<bool> saveWithoutData(
              "runner draws at random (benchmark sizes; no validation)"),
     cl::cat(category));
 static cl::opt<int64_t> nvidiaClusterRows(
-    "cluster-rows", cl::init(1),
+    "cluster-rows", cl::init(0),
     cl::desc("with --chip sm_90a: blocks of a wgmma kernel's cluster that "
              "share B's tiles through TMA multicast (the pipeline's "
-             "cluster-rows; 1: no clusters)"),
+             "cluster-rows; 0: chosen per matmul; 1: no clusters)"),
     cl::cat(category));
 static cl::opt<int64_t> nvidiaStages(
     "stages", cl::init(kDefaultWgmmaStages),

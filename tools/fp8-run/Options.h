@@ -103,7 +103,7 @@ struct RunConfig {
   /// --no-data (NVIDIA chips): the runner draws the inputs.
   bool saveWithoutData = false;
   /// The NVVM pipeline's cluster-rows (checked by the pass).
-  int64_t nvidiaClusterRows = 1;
+  int64_t nvidiaClusterRows = 0;
   /// The NVVM pipeline's stages (checked by the pass).
   int64_t nvidiaStages = kDefaultWgmmaStages;
   /// The NVVM pipeline's stream-k and max-blocks (checked by the pass).

@@ -1007,11 +1007,11 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",
            "rows of tiles the persistent blocks walk together, column by "
            "column (L2 reuse)">,
-    Option<"clusterRows", "cluster-rows", "int64_t", /*default=*/"1",
+    Option<"clusterRows", "cluster-rows", "int64_t", /*default=*/"0",
            "blocks of a cluster, consecutive tiles of one column, that "
            "share B's tile: each loads a part and multicasts it to all "
-           "(a power of two up to 8; 1, the default: no clusters, measured "
-           "faster on an H100)">,
+           "(a power of two up to 8; 0, the default: 2 for tiles of two "
+           "waves, where they pay, else none; 1: no clusters)">,
     Option<"streamK", "stream-k", "bool", /*default=*/"true",
            "split a last round of tiles at most half as many as the blocks "
            "along K across the idle blocks (unclustered kernels)">,

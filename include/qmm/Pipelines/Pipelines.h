@@ -104,8 +104,8 @@ struct NVVMPipelineOptions {
   /// Stages of the wgmma kernel's shared-memory ring.
   int64_t stages = kDefaultWgmmaStages;
   /// Blocks of a wgmma kernel's cluster that share B's tiles (TMA
-  /// multicast; 1, the default: no clusters).
-  int64_t clusterRows = 1;
+  /// multicast; 0, the default: chosen per matmul; 1: no clusters).
+  int64_t clusterRows = 0;
   /// Whether a wgmma kernel splits a last, at most half-full round of
   /// tiles along K (Stream-K).
   bool streamK = true;

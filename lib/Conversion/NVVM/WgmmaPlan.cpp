@@ -222,6 +222,17 @@ static int64_t getBScaleColumns(const WgmmaScales &scales,
   return chunk % 8 == 0 && part / chunk <= kMaxBScaleChunks ? chunk : 0;
 }
 
+int64_t wgmma::getAutoClusterRows(const WgmmaOptions &options, int64_t waves) {
+  if (options.clusterRows != 0)
+    return options.clusterRows;
+  // A dynamic schedule draws tiles block by block, and a cluster needs
+  // room for its blocks.
+  bool room =
+      options.maxBlocks == 0 || options.maxBlocks >= kTwoWaveClusterRows;
+  return waves > 1 && !options.dynamicSchedule && room ? kTwoWaveClusterRows
+                                                       : 1;
+}
+
 std::pair<int64_t, int64_t>
 wgmma::chooseTileShape(const WgmmaProblem &problem,
                        const WgmmaOptions &options,
@@ -290,15 +301,6 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
                  double(problem.n) / double(tileColumnCount * tileColumns);
     return use * double(tiles) / double(llvm::divideCeil(tiles, slots) * slots);
   };
-  // (16-bit outputs: what was measured; FP8 outputs' quantization needs
-  // registers that a tile of waves' consumers do not have to spare.)
-  bool plainOutput =
-      problem.outElementBytes == 2 && problem.outScaleBlockColumns == 0;
-  if (!options.tileM && blockScaled && plainOutput && problem.groups == 0 &&
-      kTiles <= kMaxTwoWaveTileKTiles &&
-      roundsUse(4 * wgmmaM, 128) >=
-          (1 - kTwoWaveUseMargin) * roundsUse(rows, 128))
-    return {4 * wgmmaM, 128};
   // 192 columns where their rounds are about as full as 128's (their
   // wgmma steps read a sixth fewer shared-memory bytes per product, and
   // there are a third fewer epilogues), in tiles of two consumers, where
@@ -308,6 +310,9 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
   // what was measured: an f32 tile's staging buffer (96 KiB) takes a stage
   // of the ring, an FP8 tile's rows (192 bytes) are not whole swizzle rows,
   // so it would not be staged.
+  bool plainOutput =
+      problem.outElementBytes == 2 && problem.outScaleBlockColumns == 0;
+  int64_t columns = 128;
   WgmmaTiling wideTiling;
   wideTiling.tileN = wideTiling.consumerColumns = kWideTileColumns;
   if (rows == 2 * wgmmaM && wide.parts == 1 && plainOutput &&
@@ -325,9 +330,30 @@ wgmma::chooseTileShape(const WgmmaProblem &problem,
                                : 1 + kWideTileUnscaledGain;
     if (widest.parts == 1 &&
         roundsUse(rows, kWideTileColumns) >= least * roundsUse(rows, 128))
-      return {rows, kWideTileColumns};
+      columns = kWideTileColumns;
   }
-  return {rows, 128};
+  // Tiles of two waves (256 x 128) where their rounds are about as full as
+  // the 128-row tile's: at short K (a 128-row tile's loads outweigh its
+  // products), and at any K where they may run in clusters of two
+  // (getAutoClusterRows), which DeepGEMM's 256-row tiles do too (A shared
+  // there, B here), unless Stream-K splits the 128-row tiles' last round
+  // (the rounds' use does not count what a split recovers, and tiles of
+  // waves are not split). (16-bit outputs, what was measured; FP8 outputs'
+  // quantization needs registers that a tile of waves' consumers do not
+  // have to spare.)
+  int64_t waveRows = 4 * wgmmaM;
+  bool clusteredWaves =
+      options.clusterRows == 0 && wide.parts == 1 &&
+      llvm::divideCeil(problem.m, waveRows) % kTwoWaveClusterRows == 0 &&
+      getAutoClusterRows(options, /*waves=*/2) == kTwoWaveClusterRows;
+  // (At short K against 128 columns, as measured there.)
+  bool shortK = kTiles <= kMaxTwoWaveTileKTiles;
+  if (!options.tileM && blockScaled && plainOutput && problem.groups == 0 &&
+      (shortK || clusteredWaves) &&
+      roundsUse(waveRows, 128) >=
+          (1 - kTwoWaveUseMargin) * roundsUse(rows, shortK ? 128 : columns))
+    return {waveRows, 128};
+  return {rows, columns};
 }
 
 int64_t wgmma::getALoadRows(int64_t rows, int64_t tileRows,
@@ -443,10 +469,11 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
   // B's tile splits into parts of whole 8-row swizzle atoms.
   int64_t maxClusterRows =
       std::min(chip.maxPortableClusterBlocks, tiling.tileN / 8);
-  if (options.clusterRows < 1 || !llvm::isPowerOf2_64(options.clusterRows) ||
-      options.clusterRows > maxClusterRows)
-    return refuse(llvm::formatv("cluster-rows must be a power of two from 1 "
-                                "to {0}, got {1}",
+  if (options.clusterRows != 0 &&
+      (options.clusterRows < 1 || !llvm::isPowerOf2_64(options.clusterRows) ||
+       options.clusterRows > maxClusterRows))
+    return refuse(llvm::formatv("cluster-rows must be 0 (chosen per matmul) "
+                                "or a power of two from 1 to {0}, got {1}",
                                 maxClusterRows, options.clusterRows));
   if (options.maxBlocks > 0 && options.maxBlocks < options.clusterRows)
     return refuse(llvm::formatv("max-blocks ({0}) must hold a cluster of "
@@ -691,10 +718,10 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
     // Clusters of `cluster-rows` blocks where M's tile rows divide by it
     // and the cluster's tiles read the same B (not so in a grouped
     // matmul, whose next tile row may be another group's).
-    tiling.clusterRows =
-        plan.tileRows % options.clusterRows == 0 && problem.groups == 0
-            ? options.clusterRows
-            : 1;
+    int64_t clusterRows = getAutoClusterRows(options, tiling.waves);
+    tiling.clusterRows = plan.tileRows % clusterRows == 0 && problem.groups == 0
+                             ? clusterRows
+                             : 1;
     plan.unitRows = plan.tileRows / tiling.clusterRows;
     plan.rasterUnits =
         std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);

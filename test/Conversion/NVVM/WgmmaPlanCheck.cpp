@@ -129,7 +129,8 @@ void checkOptions() {
   WgmmaOptions three;
   three.clusterRows = 3;
   c.expect("cluster-rows=3", optionError(three),
-           "cluster-rows must be a power of two from 1 to 8, got 3");
+           "cluster-rows must be 0 (chosen per matmul) or a power of two from "
+           "1 to 8, got 3");
   // 7 stages: 229376 + 56 + 1024 bytes fit 232448; 8: 262144 + 64 + 1024
   // do not.
   WgmmaOptions seven;
@@ -254,20 +255,33 @@ void checkBlockScales() {
   Case c("4096x7168x16384 1x128 x 128x128");
   WgmmaPlan p = plan(c, blockwiseProblem(4096, 7168, 16384));
   c.expect("promotion K tiles", p.promotionKTiles, 1);
-  // 192-column tiles (0.933 of 128 columns' rounds): 32 x 38.
-  c.expect("units", p.units(), 32 * 38);
-  // ceil(1216 / 132) = 10 rounds: ceil(1216 / 10) = 122, rounded up to
-  // the raster's 8: 128 blocks.
+  // Tiles of two waves in clusters of 2 ("clustered waves" below): 16 x
+  // 56 tiles of 256 x 128, 448 units of 2 on 66 slots: ceil(448 / 66) = 7
+  // rounds, ceil(448 / 7) = 64 units (whole raster groups of 8 / 2 = 4),
+  // 128 blocks.
+  c.expect("tile", p.tiling.tileM * 1000 + p.tiling.tileN, 256128);
+  c.expect("cluster rows", p.tiling.clusterRows, 2);
+  c.expect("units", p.units(), 8 * 56);
   c.expect("blocks", p.schedule.blocks, 128);
+  // Without clusters: 192-column tiles (0.933 of 128 columns' rounds), 32
+  // x 38; ceil(1216 / 132) = 10 rounds: ceil(1216 / 10) = 122, rounded up
+  // to the raster's 8: 128 blocks.
+  WgmmaOptions unclustered;
+  unclustered.clusterRows = 1;
+  WgmmaPlan q = plan(c, blockwiseProblem(4096, 7168, 16384), unclustered);
+  c.expect("unclustered units", q.units(), 32 * 38);
+  c.expect("unclustered blocks", q.schedule.blocks, 128);
 }
 
 void checkScaleChecks() {
   Case c("scale checks ahead");
   WgmmaProblem blockwise = blockwiseProblem(4096, 7168, 16384);
-  // 10 tiles of 192 columns a block: checked (in global memory: shared
-  // memory as without: 4 x 40960 + 32, atom-aligned, + 128 x 192 x 2 of
-  // staging + 1024).
-  WgmmaPlan p = plan(c, blockwise);
+  // Without clusters, 10 tiles of 192 columns a block: checked (in global
+  // memory: shared memory as without: 4 x 40960 + 32, atom-aligned, + 128
+  // x 192 x 2 of staging + 1024).
+  WgmmaOptions unclustered;
+  unclustered.clusterRows = 1;
+  WgmmaPlan p = plan(c, blockwise, unclustered);
   c.expect("checked", p.scaleChecks, 1);
   c.expect("shared bytes", p.shared.bytes, 164864 + 49152 + 1024);
   // Not where the promotion tests nothing: per-row scales, or block scales
@@ -469,6 +483,7 @@ void checkWaves() {
   // through one fragment.
   WgmmaOptions options;
   options.tileM = 256;
+  options.clusterRows = 1;
   WgmmaPlan p = plan(c, blockwiseProblem(4096, 7168, 16384), options);
   const WgmmaTiling &t = p.tiling;
   c.expect("tile", t.tileM * 1000 + t.tileN, 256128);
@@ -782,9 +797,18 @@ void checkTwoWavesChosen() {
   // rounds, 0.970).
   c.expect("4096x7168x768 tile M", rows(blockwiseProblem(4096, 7168, 768)),
            256);
-  // K = 1024: 8 K tiles, more than 6.
-  c.expect("4096x16384x1024 tile M",
-           rows(blockwiseProblem(4096, 16384, 1024)), 128);
+  // K = 1024: 8 K tiles, more than 6: 128 rows without clusters; where
+  // they are left open, 16 tile rows of 256 pair into clusters, 2048 tiles
+  // in 16 rounds (0.970) against 192 columns' 32 x 86 = 2752 in 21
+  // (16384 / 16512 x 2752 / 2772 = 0.985): 0.970 >= 0.98 x 0.985 = 0.965.
+  WgmmaOptions unclustered;
+  unclustered.clusterRows = 1;
+  c.expect(
+      "4096x16384x1024 unclustered tile M",
+      plan(c, blockwiseProblem(4096, 16384, 1024), unclustered).tiling.tileM,
+      128);
+  c.expect("4096x16384x1024 tile M", rows(blockwiseProblem(4096, 16384, 1024)),
+           256);
   // 2048 x 7168 x 512: 448 tiles in 4 rounds, 448 / 528 = 0.848, against
   // 896 in 7, 896 / 924 = 0.970: 128 rows.
   c.expect("2048x7168x512 tile M", rows(blockwiseProblem(2048, 7168, 512)),
@@ -887,8 +911,12 @@ void checkWideTiles() {
   // The rule (kWideTileUseMargin = 0.07): 192 columns where their rounds'
   // use is at least 0.93 of 128 columns'. With U(c) the share of the
   // rounds' slots that compute elements of D (132 slots):
+  // (Without clusters: where they are left open, tiles of two waves come
+  // first on some of these shapes, "clustered waves" below.)
+  WgmmaOptions unclustered;
+  unclustered.clusterRows = 1;
   auto columns = [&](const WgmmaProblem &problem) {
-    return plan(c, problem).tiling.tileN;
+    return plan(c, problem, unclustered).tiling.tileN;
   };
   // 4096 x 2112 x 7168: 0.889 / 0.800 = 1.11 ("tile shapes" above).
   c.expect("4096x2112x7168", columns(blockwiseProblem(4096, 2112, 7168)), 192);
@@ -1086,6 +1114,80 @@ void checkKTilesPerTrip() {
            plan(c, problem(128, 4096, 7168), every).kTilesPerTrip, 1);
 }
 
+void checkClusteredWaves() {
+  Case c("clustered waves");
+  auto tile = [&](const WgmmaPlan &p) {
+    return p.tiling.tileM * 1000 + p.tiling.tileN;
+  };
+  // cluster-rows left open, 4096 x 4096 x 7168 (56 K tiles): 16 x 32 = 512
+  // tiles of 256 x 128 in 256 units of 2 on 66 slots, 4 rounds, 256 / 264
+  // = 0.970; 128 x 128: 1024 tiles in 8 rounds of 132, 0.970 (192
+  // columns: 32 x 22 = 704 in 6, 0.862, under 0.93 of 128's). 0.970 >=
+  // 0.98 x 0.970: two waves in clusters of 2; 256 units in 4 rounds on 64
+  // clusters, 128 blocks.
+  WgmmaPlan p = plan(c, blockwiseProblem(4096, 4096, 7168));
+  c.expect("4096x4096x7168 tile", tile(p), 256128);
+  c.expect("4096x4096x7168 waves", p.tiling.waves, 2);
+  c.expect("4096x4096x7168 cluster rows", p.tiling.clusterRows, 2);
+  c.expect("4096x4096x7168 units", p.units(), 256);
+  c.expect("4096x4096x7168 blocks", p.schedule.blocks, 128);
+  // 2048 x 7168 x 7168: 8 x 56 = 448 tiles, 224 units in 4 rounds of 66,
+  // 224 / 264 = 0.848; 128 x 192: 16 x 38 = 608 tiles in 5 rounds, 7168 /
+  // 7296 x 608 / 660 = 0.905: 0.848 < 0.98 x 0.905, 128 x 192, no
+  // clusters.
+  WgmmaPlan few = plan(c, blockwiseProblem(2048, 7168, 7168));
+  c.expect("2048x7168x7168 tile", tile(few), 128192);
+  c.expect("2048x7168x7168 cluster rows", few.tiling.clusterRows, 1);
+  // 1792 x 2432 x 8192: 7 tile rows of 256 do not pair: 128 rows.
+  c.expect("odd wave rows tile",
+           tile(plan(c, blockwiseProblem(1792, 2432, 8192))) / 1000, 128);
+  // 896 x 2432 x 8192: 4 tile rows of 256, 76 tiles in one round of 66
+  // pairs (896 / 1024 x 76 / 132 = 0.504), as full as 128 rows' 133 tiles
+  // in 2 rounds (0.504), but Stream-K splits 128 rows' last round, which
+  // the rounds' use does not count: 128 rows.
+  c.expect("split 128 rows tile",
+           tile(plan(c, blockwiseProblem(896, 2432, 8192))) / 1000, 128);
+  // Not where clusters cannot run: a dynamic schedule, max-blocks 1, or
+  // cluster-rows given as 1; nor without block scales, grouped, or with an
+  // f32 output.
+  WgmmaProblem square = blockwiseProblem(4096, 4096, 7168);
+  WgmmaOptions dynamic;
+  dynamic.dynamicSchedule = true;
+  WgmmaPlan d = plan(c, square, dynamic);
+  c.expect("dynamic tile", tile(d), 128128);
+  c.expect("dynamic cluster rows", d.tiling.clusterRows, 1);
+  WgmmaOptions one;
+  one.maxBlocks = 1;
+  c.expect("max-blocks 1 tile rows", tile(plan(c, square, one)) / 1000, 128);
+  WgmmaOptions unclustered;
+  unclustered.clusterRows = 1;
+  c.expect("cluster-rows 1 tile", tile(plan(c, square, unclustered)), 128128);
+  c.expect("per-tensor tile", tile(plan(c, problem(4096, 4096, 7168))), 128128);
+  WgmmaProblem grouped = square;
+  grouped.groups = 4;
+  c.expect("grouped cluster rows", plan(c, grouped).tiling.clusterRows, 1);
+  WgmmaProblem f32 = square;
+  f32.outElementBytes = 4;
+  c.expect("f32 output tile", tile(plan(c, f32)) / 1000, 128);
+  // tile-m=256 given, cluster-rows left open: clusters where the tile rows
+  // pair (16), none where not (3).
+  WgmmaOptions given;
+  given.tileM = 256;
+  c.expect("tile-m 256 cluster rows", plan(c, square, given).tiling.clusterRows,
+           2);
+  c.expect("tile-m 256, 3 tile rows: cluster rows",
+           plan(c, blockwiseProblem(768, 512, 512), given).tiling.clusterRows,
+           1);
+  // cluster-rows given (2) keeps 128 x 128 tiles in clusters at long K
+  // where 256 rows were not chosen by the rule above (tile-n given).
+  WgmmaOptions pairs;
+  pairs.clusterRows = 2;
+  pairs.tileN = 128;
+  WgmmaPlan q = plan(c, square, pairs);
+  c.expect("cluster-rows 2 tile", tile(q), 128128);
+  c.expect("cluster-rows 2 cluster rows", q.tiling.clusterRows, 2);
+}
+
 void checkTestsNextStage() {
   Case c("tests the next stage");
   // Blocks of several items (1024 tiles of 128 x 128 of 4096^3 on 128
@@ -1093,8 +1195,11 @@ void checkTestsNextStage() {
   WgmmaPlan square = plan(c, blockwiseProblem(4096, 4096, 4096));
   c.expect("rounds of tiles: columns", square.tiling.tileN, 128);
   c.expect("rounds of tiles", square.testsNextStage, true);
-  // 4096x7168x16384 takes tiles of 192 columns: not tested.
-  WgmmaPlan wide = plan(c, blockwiseProblem(4096, 7168, 16384));
+  // 4096x7168x16384 without clusters takes tiles of 192 columns: not
+  // tested.
+  WgmmaOptions unclustered;
+  unclustered.clusterRows = 1;
+  WgmmaPlan wide = plan(c, blockwiseProblem(4096, 7168, 16384), unclustered);
   c.expect("192 columns: columns", wide.tiling.tileN, 192);
   c.expect("192 columns", wide.testsNextStage, false);
   // One item a block (128x4096x7168 in 128 Stream-K parts): each K tile
@@ -1143,6 +1248,7 @@ int main() {
   checkAccumulatorLayout();
   checkKTilesPerTrip();
   checkTestsNextStage();
+  checkClusteredWaves();
   llvm::outs() << failures << " failing\n";
   return failures ? 1 : 0;
 }

@@ -5,7 +5,7 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=3" 2>&1 | FileCheck %s --check-prefix=CLUSTER3
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=16" 2>&1 | FileCheck %s --check-prefix=CLUSTER16
-// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=0" 2>&1 | FileCheck %s --check-prefix=CLUSTER0
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=-1" 2>&1 | FileCheck %s --check-prefix=CLUSTER-NEGATIVE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=-1" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=0" 2>&1 | FileCheck %s --check-prefix=PROMOTION0
@@ -30,9 +30,9 @@
 // CHIP: qmm-lower-matmul-to-wgmma: unknown chip 'sm_80' (expected sm_90a)
 // Clusters split B's 128-row tile into parts of whole 8-row swizzle atoms
 // for at most 8 blocks (the portable cluster size), a power of two.
-// CLUSTER3: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 3
-// CLUSTER16: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 16
-// CLUSTER0: qmm-lower-matmul-to-wgmma: cluster-rows must be a power of two from 1 to 8, got 0
+// CLUSTER3: qmm-lower-matmul-to-wgmma: cluster-rows must be 0 (chosen per matmul) or a power of two from 1 to 8, got 3
+// CLUSTER16: qmm-lower-matmul-to-wgmma: cluster-rows must be 0 (chosen per matmul) or a power of two from 1 to 8, got 16
+// CLUSTER-NEGATIVE: qmm-lower-matmul-to-wgmma: cluster-rows must be 0 (chosen per matmul) or a power of two from 1 to 8, got -1
 // The persistent grid's cap (Stream-K tests) is positive, or 0 for the
 // chip's multiprocessors, and holds a cluster.
 // MAXBLOCKS: qmm-lower-matmul-to-wgmma: max-blocks must be 0 (one block per multiprocessor) or positive, got -1

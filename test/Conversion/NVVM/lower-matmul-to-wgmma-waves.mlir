@@ -1,4 +1,4 @@
-// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=256 tile-n=128 check-scales-ahead=false" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=256 tile-n=128 cluster-rows=1 check-scales-ahead=false" | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=256 tile-n=128" --remarks-filter-missed=qmm-lower-matmul-to-wgmma --remark-format=emitRemark -verify-diagnostics -o /dev/null
 
 // tile-m=256: two consumer warpgroups of 128 rows each, which each K tile

@@ -30,7 +30,9 @@ namespace wgmma {
 struct WgmmaOptions {
   int64_t stages = kDefaultWgmmaStages;
   int64_t rasterRows = 8;
-  int64_t clusterRows = 1;
+  /// Blocks of a cluster that share B's tiles (TMA multicast); 0 chooses
+  /// per matmul (getAutoClusterRows).
+  int64_t clusterRows = 0;
   bool streamK = true;
   int64_t maxBlocks = 0;
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
@@ -281,17 +283,29 @@ constexpr int64_t kMaxBScaleChunks = 4;
 constexpr int64_t kMaxWideTileParts = 4;
 
 /// K tiles of a tile up to which block-scaled matmuls take tiles of two
-/// waves (256 rows) where their rounds keep the multiprocessors as busy:
-/// at short K a 128 x 128 tile's loads outweigh its products. Measured on
-/// an H200 (256 against 128 rows): 1.06-1.14x at K = 512 and 1.08x at
-/// K = 768 on 4096-8192 rows, but 0.94x at K = 1024 (and 0.94x at 2048 x
-/// 7168 x 512, whose 448 tiles fill 3.4 rounds).
+/// waves (256 rows) without clusters where their rounds keep the
+/// multiprocessors as busy: at short K a 128 x 128 tile's loads outweigh
+/// its products. Measured on an H200 (256 against 128 rows, no clusters):
+/// 1.06-1.14x at K = 512 and 1.08x at K = 768 on 4096-8192 rows, but 0.94x
+/// at K = 1024 (and 0.94x at 2048 x 7168 x 512, whose 448 tiles fill 3.4
+/// rounds). Beyond, only in clusters (kTwoWaveClusterRows).
 /// benchmarks/results/2026-11-30-h200-consumer-registers.md.
 constexpr int64_t kMaxTwoWaveTileKTiles = 6;
 /// How much less of the multiprocessors' rounds (the share of tile slots
 /// that compute rows of D), relatively, a tile of two waves may use than
-/// 128 rows.
+/// the tile of 128 rows chosen otherwise.
 constexpr double kTwoWaveUseMargin = 0.02;
+/// The blocks of the clusters that tiles of two waves run in where
+/// cluster-rows is left open: two consecutive 256-row tiles of a column,
+/// B's tile multicast to both. Beyond short K, tiles of two waves are
+/// chosen only so. Measured on an H200 against the tile chosen before
+/// (128 x 128 or 128 x 192), old and new plans in turn: 4096 x 7168 x 16384
+/// 1.05x, 4096 x 4096 x 7168 1.04x, 2048 x 4096 x 7168 1.03x, 4096 x 7168 x
+/// 2048 1.02x, 4096 x 32768 x 512 (256 rows already) 1.015x, 4096 x 24576 x
+/// 1536 and 4096^3 1.01x, 4096 x 16384 x 1024 1.00x, 8192^3 0.99x; without
+/// the clusters 256 rows lost up to 15% (4096^3 0.86x, 8192^3 0.85x).
+/// benchmarks/results/2026-12-03-h200-clustered-waves.md.
+constexpr int64_t kTwoWaveClusterRows = 2;
 
 /// The widest tile's columns, and how much less of the multiprocessors'
 /// rounds (the share of tile slots that compute elements of D),
@@ -343,6 +357,12 @@ constexpr int64_t kPerKTileLoopSteps = 2;
 /// benchmarks/results/2026-12-02-h200-k-tile-wait.md.
 constexpr int64_t kMaxNextStageTestColumns = 128;
 
+/// The blocks of a cluster for a tile of `waves` waves: cluster-rows where
+/// given, else kTwoWaveClusterRows for tiles of two waves (unless a
+/// dynamic schedule or max-blocks leaves no room for clusters) and 1 for
+/// the others. (The plan keeps 1 where M's tile rows do not divide.)
+int64_t getAutoClusterRows(const WgmmaOptions &options, int64_t waves);
+
 /// The tile of `problem` (rows and columns) where `options` leave it
 /// open: wgmma M rows where M fits in them (a second row of consumers
 /// would only multiply padding; two consumers then split 128 columns),
@@ -354,9 +374,11 @@ constexpr int64_t kMaxNextStageTestColumns = 128;
 /// blocks of B's scales (or an FP8 output's). Otherwise 128 columns,
 /// whose wgmma steps read the fewest shared-memory bytes per product
 /// (128 x 64 tiles measured 25-30% slower on large shapes). Block-scaled
-/// with a 16-bit output, not grouped, at most kMaxTwoWaveTileKTiles K
-/// tiles and 128 columns: 256 rows where they use the rounds within
-/// kTwoWaveUseMargin of 128 rows. Else, in tiles of 128 rows (grouped: by
+/// with a 16-bit output, not grouped: 256 x 128 tiles where they use the
+/// rounds within kTwoWaveUseMargin of the tile of 128 rows chosen
+/// otherwise, at most kMaxTwoWaveTileKTiles K tiles or, cluster-rows left
+/// open, at any K where M's 256-row tiles pair into clusters
+/// (kTwoWaveClusterRows). Else, in tiles of 128 rows (grouped: by
 /// all groups' rows) with a 16-bit output, where neither schedule splits
 /// its last round, where a tile's chunks of
 /// 64 columns lie in blocks of B's scales and an FP8 output's blocks
