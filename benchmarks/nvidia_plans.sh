@@ -280,10 +280,12 @@ if [ "$mode" = validate ]; then
   # x 512 on 8 blocks: 16 tiles of 256 rows in 2 rounds as full as 32 of
   # 128 in 4), K-major and MN-major A scales, and at long K (1024 x 512 x
   # 2048 on 8 blocks: 16 tiles, 8 units in 2 rounds of 4 clusters, as full
-  # as 32 tiles of 128 rows in 4).
+  # as 32 tiles of 128 rows in 4; MN-major A scales: 512 x 512 x 2048 on
+  # 4 blocks).
   save w256_chosen_short_k 512x1024x512 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save w256_chosen_mn 512x1024x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
   save w256_chosen_long_k 1024x512x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
+  save w256_chosen_long_k_mn 512x512x2048 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 4
   # Tiles of 192 columns: every other one straddles two 128-column blocks
   # of B's scales (its 64-column chunks take one scale each: from global
   # memory, or staged in a box of two row blocks with MN-major A scales);
