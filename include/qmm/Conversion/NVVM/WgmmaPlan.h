@@ -357,6 +357,14 @@ constexpr int64_t kPerKTileLoopSteps = 2;
 /// benchmarks/results/2026-12-02-h200-k-tile-wait.md.
 constexpr int64_t kMaxNextStageTestColumns = 128;
 
+/// The columns of a consumer's part that one of B's block scales covers in
+/// every tile (WgmmaPlan::bScaleColumns), or 0 where the part's columns
+/// are not chunks of whole 8-column groups (a thread quad's), at most
+/// kMaxBScaleChunks of them, that each lie in one block: tiles start at
+/// multiples of the part's columns, so chunks of the greatest common
+/// divisor of those and the block's rows never straddle two blocks.
+int64_t getBScaleColumns(const WgmmaScales &scales, const WgmmaTiling &tiling);
+
 /// The blocks of a cluster for a tile of `waves` waves: cluster-rows where
 /// given, else kTwoWaveClusterRows for tiles of two waves (unless a
 /// dynamic schedule or max-blocks leaves no room for clusters) and 1 for
