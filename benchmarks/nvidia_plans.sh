@@ -286,6 +286,21 @@ if [ "$mode" = validate ]; then
   save w256_chosen_mn 512x1024x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
   save w256_chosen_long_k 1024x512x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save w256_chosen_long_k_mn 512x512x2048 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 4
+  # Clusters that share A's tiles (--cluster-columns): 128 x 128 tiles in
+  # pairs along N; tiles of two waves; partial rows with staged MN-major
+  # scales; clusters of 4 over several rounds (per-tensor); a partial last
+  # column (per-row, f32 out); 32 loaded rows of A in parts of 16; 64-row
+  # tiles in clusters of 8 (parts of one swizzle atom); grouped
+  # contiguous; an FP8 output.
+  save cc_block 256x512x1024 --a-scale 1x128 --b-scale 128x128 --cluster-columns 2
+  save cc_w256 512x512x1024 --a-scale 1x128 --b-scale 128x128 --tile-m 256 --cluster-columns 2
+  save cc_w256_mn_partial 300x512x768 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 256 --cluster-columns 2
+  save cc4_tensor_rounds 256x1024x512 --a-scale tensor --b-scale tensor --cluster-columns 4 --max-blocks 4
+  save cc_row_f32_partial_n 200x500x384 --a-scale row --b-scale row --out-type f32 --cluster-columns 2
+  save cc_small_m 32x1024x1024 --a-scale 1x128 --b-scale 128x128 --cluster-columns 2
+  save cc8_rows_64 64x2048x512 --a-scale 1x128 --b-scale 128x128 --tile-m 64 --cluster-columns 8
+  save cc_grouped 512x512x512 --groups 4 --a-scale 1x128 --b-scale 128x128 --cluster-columns 2
+  save cc_fp8_out 256x512x512 --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN --cluster-columns 2
   # Tiles of 192 columns: every other one straddles two 128-column blocks
   # of B's scales (its 64-column chunks take one scale each: from global
   # memory, or staged in a box of two row blocks with MN-major A scales);

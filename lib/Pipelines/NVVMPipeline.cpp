@@ -62,9 +62,9 @@ LogicalResult qmm::buildNVVMPipeline(OpPassManager &pm,
   if (options.matmulKernels == "wgmma")
     pm.addPass(createQMMLowerMatmulToWgmma(
         {/*chip=*/"", options.stages, /*rasterRows=*/8, options.clusterRows,
-         options.streamK, options.maxBlocks, options.promotionKTiles,
-         options.dynamicSchedule, options.tileM, options.tileN,
-         options.checkScalesAhead, options.stageScales,
+         options.clusterColumns, options.streamK, options.maxBlocks,
+         options.promotionKTiles, options.dynamicSchedule, options.tileM,
+         options.tileN, options.checkScalesAhead, options.stageScales,
          options.clusterReduction}));
   // What the wgmma kernels do not take runs as the reference loops.
   pm.addPass(createQMMLowerToReference());
@@ -178,6 +178,11 @@ struct NVVMPipelineCLOptions
                      "per matmul, 2 for tiles of two waves; 1: no "
                      "clusters)"),
       llvm::cl::init(0)};
+  Option<int64_t> clusterColumns{
+      *this, "cluster-columns",
+      llvm::cl::desc("blocks of a wgmma kernel's cluster that share A's "
+                     "tiles through TMA multicast (1, the default: none)"),
+      llvm::cl::init(1)};
   Option<bool> streamK{
       *this, "stream-k",
       llvm::cl::desc("split a wgmma kernel's last, at most half-full round "
@@ -273,6 +278,7 @@ void qmm::registerNVVMPipeline() {
                                     cl.matmulKernels,
                                     cl.stages,
                                     cl.clusterRows,
+                                    cl.clusterColumns,
                                     cl.streamK,
                                     cl.maxBlocks,
                                     cl.promotionKTiles,

@@ -293,6 +293,7 @@ int GemmRunner::saveLaunchPlan() {
   options.chip = target.name.str();
   options.format = "gpu";
   options.clusterRows = config.nvidiaClusterRows;
+  options.clusterColumns = config.nvidiaClusterColumns;
   options.stages = config.nvidiaStages;
   options.streamK = config.nvidiaStreamK;
   options.maxBlocks = config.nvidiaMaxBlocks;

@@ -314,6 +314,12 @@ static cl::opt<int64_t> nvidiaClusterRows(
              "share B's tiles through TMA multicast (the pipeline's "
              "cluster-rows; 0: chosen per matmul; 1: no clusters)"),
     cl::cat(category));
+static cl::opt<int64_t> nvidiaClusterColumns(
+    "cluster-columns", cl::init(1),
+    cl::desc("with --chip sm_90a: blocks of a wgmma kernel's cluster that "
+             "share A's tiles through TMA multicast (the pipeline's "
+             "cluster-columns; 1: none)"),
+    cl::cat(category));
 static cl::opt<int64_t> nvidiaStages(
     "stages", cl::init(kDefaultWgmmaStages),
     cl::desc("with --chip sm_90a: shared-memory stages of a wgmma kernel's "
@@ -655,6 +661,9 @@ fp8run::parseCommandLine(int argc, char **argv, RunConfig &config) {
   if (nvidiaClusterRows.getNumOccurrences() && !config.target.nvidia)
     fail("--cluster-rows: applies to NVIDIA chips only (--chip sm_90a)");
   config.nvidiaClusterRows = nvidiaClusterRows;
+  if (nvidiaClusterColumns.getNumOccurrences() && !config.target.nvidia)
+    fail("--cluster-columns: applies to NVIDIA chips only (--chip sm_90a)");
+  config.nvidiaClusterColumns = nvidiaClusterColumns;
   if ((nvidiaStages.getNumOccurrences() || nvidiaStreamK.getNumOccurrences() ||
        nvidiaMaxBlocks.getNumOccurrences() ||
        nvidiaPromotionKTiles.getNumOccurrences() ||

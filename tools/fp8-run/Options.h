@@ -104,6 +104,8 @@ struct RunConfig {
   bool saveWithoutData = false;
   /// The NVVM pipeline's cluster-rows (checked by the pass).
   int64_t nvidiaClusterRows = 0;
+  /// The NVVM pipeline's cluster-columns (checked by the pass).
+  int64_t nvidiaClusterColumns = 1;
   /// The NVVM pipeline's stages (checked by the pass).
   int64_t nvidiaStages = kDefaultWgmmaStages;
   /// The NVVM pipeline's stream-k and max-blocks (checked by the pass).

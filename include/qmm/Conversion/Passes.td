@@ -985,8 +985,9 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
     last round is split along K across idle blocks (`stream-k`), whose
     parts add their sums through a global workspace or, where every block
     takes one part, in one cluster's shared memory (`cluster-reduction`);
-    clusters share B's tiles through TMA multicast (`cluster-rows`); blocks
-    may draw tiles from a counter (`dynamic-schedule`).
+    clusters share B's tiles (`cluster-rows`) or A's (`cluster-columns`)
+    through TMA multicast; blocks may draw tiles from a counter
+    (`dynamic-schedule`).
 
     Eligible: static shapes, OCP FP8, B stored [N, K], identity layouts, K
     a multiple of 16, block scales in whole kernel tiles, no auxiliary
@@ -1012,6 +1013,11 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "share B's tile: each loads a part and multicasts it to all "
            "(a power of two up to 8; 0, the default: 2 for tiles of two "
            "waves, where they pay, else none; 1: no clusters)">,
+    Option<"clusterColumns", "cluster-columns", "int64_t", /*default=*/"1",
+           "blocks of a cluster, consecutive tiles of one row, that share "
+           "A's tile: each loads a part of its rows and multicasts it to "
+           "all (a power of two up to 8; 1, the default: none; not with "
+           "cluster-rows above 1)">,
     Option<"streamK", "stream-k", "bool", /*default=*/"true",
            "split a last round of tiles at most half as many as the blocks "
            "along K across the idle blocks (unclustered kernels)">,

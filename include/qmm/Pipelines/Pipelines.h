@@ -106,6 +106,9 @@ struct NVVMPipelineOptions {
   /// Blocks of a wgmma kernel's cluster that share B's tiles (TMA
   /// multicast; 0, the default: chosen per matmul; 1: no clusters).
   int64_t clusterRows = 0;
+  /// Blocks of a wgmma kernel's cluster that share A's tiles (TMA
+  /// multicast; 1, the default: none).
+  int64_t clusterColumns = 1;
   /// Whether a wgmma kernel splits a last, at most half-full round of
   /// tiles along K (Stream-K).
   bool streamK = true;

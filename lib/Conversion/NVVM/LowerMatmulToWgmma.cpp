@@ -319,7 +319,7 @@ static KernelArguments getKernelArguments(ImplicitLocOpBuilder &b,
     return UnrealizedConversionCastOp::create(b, type, next()).getResult(0);
   };
   arguments.tensorMapA =
-      tensorMap(spec.getTensorMapType(tiling.aLoadRows, spec.aElement));
+      tensorMap(spec.getTensorMapType(spec.getAPartRows(), spec.aElement));
   arguments.tensorMapB =
       tensorMap(spec.getTensorMapType(spec.getBPartRows(), spec.bElement));
   arguments.aScales = next();
@@ -613,7 +613,7 @@ static void buildLaunch(ImplicitLocOpBuilder &b, const KernelSpec &spec,
     b2d = memref::CollapseShapeOp::create(
         b, op.b, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   SmallVector<Value> arguments = {
-      tensorMap(op.a, tiling.aLoadRows, spec.aElement),
+      tensorMap(op.a, spec.getAPartRows(), spec.aElement),
       tensorMap(b2d, spec.getBPartRows(), spec.bElement), op.aScales,
       op.bScales};
   for (Value operand : {op.bias, op.init, op.outScales, op.groupLayout})
@@ -737,6 +737,7 @@ struct QMMLowerMatmulToWgmmaPass
     options.stages = stages;
     options.rasterRows = rasterRows;
     options.clusterRows = clusterRows;
+    options.clusterColumns = clusterColumns;
     options.streamK = streamK;
     options.maxBlocks = maxBlocks;
     options.promotionKTiles = promotionKTiles;

@@ -136,7 +136,12 @@ struct KernelSpec {
   /// there (the column null where the consumers split rows only).
   Value getConsumerRow(ImplicitLocOpBuilder &b, Value consumer) const;
   Value getConsumerColumn(ImplicitLocOpBuilder &b, Value consumer) const;
-  /// The rows of B's tile one block of a cluster loads.
+  /// The rows of A's tile (its loaded rows) and of B's tile that one
+  /// block of a cluster loads (all of them where the cluster does not
+  /// share the operand).
+  int64_t getAPartRows() const {
+    return tiling().aLoadRows / tiling().clusterColumns;
+  }
   int64_t getBPartRows() const {
     return tiling().tileN / tiling().clusterRows;
   }
@@ -186,10 +191,11 @@ public:
   Value getAddress(ImplicitLocOpBuilder &b, int64_t offset) const {
     return getAddress(b, constant(b, offset));
   }
-  /// A's tile in stage `stage`, and this block's part of B's (rows of
+  /// This block's part of A's tile and of B's in stage `stage` (the whole
+  /// tile where the cluster does not share the operand; else rows of
   /// whole swizzle atoms, so the parts of a cluster's blocks make up the
   /// tile TMA would write in one copy).
-  Value getATile(ImplicitLocOpBuilder &b, Value stage) const;
+  Value getATile(ImplicitLocOpBuilder &b, Value stage, Value clusterRank) const;
   Value getBTile(ImplicitLocOpBuilder &b, Value stage,
                  Value clusterRank) const;
   /// Stage `stage`'s box of block scales `box` as a view for TMA.
@@ -204,6 +210,11 @@ public:
 
 private:
   Value getView(ImplicitLocOpBuilder &b, Value bytes, MemRefType type) const;
+  /// Cluster rank `clusterRank`'s part (`partRows` of `tileRows` rows) of
+  /// the operand tile at `tileOffset` bytes from stage `stage`'s start.
+  Value getTilePart(ImplicitLocOpBuilder &b, Value stage, int64_t tileOffset,
+                    int64_t tileRows, int64_t partRows, Type element,
+                    Value clusterRank) const;
 
   const KernelSpec &spec;
   /// The allocation (i8, dynamic) and the bytes before the ring's start.
@@ -310,8 +321,9 @@ ScaleBoxPlace getScaleBoxPlace(ImplicitLocOpBuilder &b,
                                Value kIndex);
 
 /// The persistent blocks' loop over their work items (TileSchedule):
-/// units of `clusterRows` tiles of one column, in raster groups of
-/// `raster-rows` tile rows walked column by column; a block takes its
+/// units of a cluster's tiles (`clusterRows` of one column, or
+/// `clusterColumns` of one row), in raster groups of `raster-rows` tile
+/// rows walked unit column by unit column; a block takes its
 /// rank's tile of a unit. A grouped matmul's tile takes its group from its
 /// first row (both roles read it).
 class TileScheduler {
@@ -472,6 +484,13 @@ private:
   /// scales copied into stage `stage`, where the plan has them.
   void loadScaleBoxes(ImplicitLocOpBuilder &b, const WorkTile &tile,
                       Value stage, Value kOffset) const;
+  /// This block's part `part` (getATile, getBTile) of an operand's tile
+  /// from row `firstRow` of `tensorMap` at `kOffset` into stage `stage`:
+  /// the rank's `partRows` rows, multicast to the cluster's blocks where
+  /// `sharers` (its blocks that share the tile) exceed 1.
+  void loadTilePart(ImplicitLocOpBuilder &b, Value part, Value tensorMap,
+                    Value kOffset, Value firstRow, int64_t partRows,
+                    int64_t sharers, Value stage) const;
   /// After a dynamic schedule's last item: the consumers told the end.
   void finishDynamic(ImplicitLocOpBuilder &b, Value endItem,
                      Value takenItems) const;

@@ -63,29 +63,34 @@ Value SharedMemory::getView(ImplicitLocOpBuilder &b, Value bytes,
       .getResult();
 }
 
-Value SharedMemory::getATile(ImplicitLocOpBuilder &b, Value stage) const {
-  const WgmmaSharedLayout &layout = spec.plan.shared;
-  Value bytes = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, stage, constant(b, layout.stageBytes)),
-      constant(b, layout.aOffset));
-  return getView(b, bytes,
-                 spec.getTileType(spec.tiling().aLoadRows, spec.aElement));
-}
-
-Value SharedMemory::getBTile(ImplicitLocOpBuilder &b, Value stage,
-                             Value clusterRank) const {
-  const WgmmaSharedLayout &layout = spec.plan.shared;
-  int64_t partRows = spec.getBPartRows();
-  Value offset = constant(b, layout.bOffset);
-  if (spec.plan.clustered())
+Value SharedMemory::getTilePart(ImplicitLocOpBuilder &b, Value stage,
+                                int64_t tileOffset, int64_t tileRows,
+                                int64_t partRows, Type element,
+                                Value clusterRank) const {
+  Value offset = constant(b, tileOffset);
+  if (partRows < tileRows)
     offset = arith::AddIOp::create(
         b, offset,
         arith::MulIOp::create(
             b, clusterRank, constant(b, partRows * spec.tiling().tileK)));
   Value bytes = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, stage, constant(b, layout.stageBytes)),
+      b,
+      arith::MulIOp::create(b, stage, constant(b, spec.plan.shared.stageBytes)),
       offset);
-  return getView(b, bytes, spec.getTileType(partRows, spec.bElement));
+  return getView(b, bytes, spec.getTileType(partRows, element));
+}
+
+Value SharedMemory::getATile(ImplicitLocOpBuilder &b, Value stage,
+                             Value clusterRank) const {
+  return getTilePart(b, stage, spec.plan.shared.aOffset,
+                     spec.tiling().aLoadRows, spec.getAPartRows(),
+                     spec.aElement, clusterRank);
+}
+
+Value SharedMemory::getBTile(ImplicitLocOpBuilder &b, Value stage,
+                             Value clusterRank) const {
+  return getTilePart(b, stage, spec.plan.shared.bOffset, spec.tiling().tileN,
+                     spec.getBPartRows(), spec.bElement, clusterRank);
 }
 
 /// The bytes of stage `stage`'s box `box` from the ring's start.
@@ -180,9 +185,10 @@ Value RingPipeline::getEmptyBarrierAddress(ImplicitLocOpBuilder &b,
 void RingPipeline::initialize(ImplicitLocOpBuilder &b) const {
   const WgmmaTiling &tiling = spec.tiling();
   // `empty`: one arrival per consumer warp of each block of the cluster.
-  Value emptyArrivals = arith::ConstantIntOp::create(
-      b, b.getI32Type(),
-      tiling.clusterRows * tiling.consumers * spec.chip.getWgmma().threads / 32);
+  Value emptyArrivals =
+      arith::ConstantIntOp::create(b, b.getI32Type(),
+                                   tiling.clusterBlocks() * tiling.consumers *
+                                       spec.chip.getWgmma().threads / 32);
   Value one = constant(b, 1);
   for (int64_t stage = 0; stage < tiling.stages; ++stage) {
     Value index = constant(b, stage);
@@ -242,7 +248,7 @@ void RingPipeline::releaseEmpty(ImplicitLocOpBuilder &b, Value stage) const {
   // warp's wgmma reads, complete after the wait, before TMA's writes;
   // release at cluster scope would also wait for the previous tile's
   // global stores, on every K tile.
-  for (int64_t rank = 0; rank < spec.tiling().clusterRows; ++rank)
+  for (int64_t rank = 0; rank < spec.tiling().clusterBlocks(); ++rank)
     ptx::arriveRemoteMBarrier(
         b, address, arith::ConstantIntOp::create(b, b.getI32Type(), rank));
 }

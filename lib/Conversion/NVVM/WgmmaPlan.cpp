@@ -21,23 +21,23 @@ static llvm::Error refuse(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
+TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterBlocks,
                                     int64_t rasterUnits, int64_t kTiles,
                                     const NvidiaChipInfo &chip, bool streamK,
                                     int64_t maxBlocks, bool dynamic) {
   int64_t limit = maxBlocks > 0 ? std::min(maxBlocks, chip.multiprocessors)
                                 : chip.multiprocessors;
   // The units that run at once: one per cluster of blocks.
-  int64_t slots = std::max<int64_t>(1, limit / clusterRows);
+  int64_t slots = std::max<int64_t>(1, limit / clusterBlocks);
   TileSchedule schedule;
   // Dynamic: every slot takes units as it frees up, so the blocks that
   // run faster take more and all multiprocessors work (no balancing).
   // Clustered blocks would have to draw their tickets together, and a
   // split last round is static by construction; one round has nothing
   // to hand out.
-  if (dynamic && clusterRows == 1 && units > slots &&
-      !getTileSchedule(units, clusterRows, rasterUnits, kTiles, chip,
-                       streamK, maxBlocks, /*dynamic=*/false)
+  if (dynamic && clusterBlocks == 1 && units > slots &&
+      !getTileSchedule(units, clusterBlocks, rasterUnits, kTiles, chip, streamK,
+                       maxBlocks, /*dynamic=*/false)
            .isSplit()) {
     schedule.blocks = slots;
     schedule.wholeUnits = units;
@@ -52,11 +52,11 @@ TileSchedule wgmma::getTileSchedule(int64_t units, int64_t clusterRows,
       slots, static_cast<int64_t>(llvm::alignTo(
                  llvm::divideCeil(units, llvm::divideCeil(units, slots)),
                  rasterUnits)));
-  schedule.blocks = std::min(units, balancedSlots) * clusterRows;
+  schedule.blocks = std::min(units, balancedSlots) * clusterBlocks;
   schedule.wholeUnits = units;
-  // Clustered blocks take units together (they share B's tiles), so they
-  // are not split.
-  if (!streamK || clusterRows > 1)
+  // Clustered blocks take units together (they share A's or B's tiles),
+  // so they are not split.
+  if (!streamK || clusterBlocks > 1)
     return schedule;
   int64_t rounds = units / slots, lastRound = units % slots;
   if (lastRound == 0 || 2 * lastRound > slots ||
@@ -270,6 +270,25 @@ llvm::Expected<WgmmaTiling> wgmma::getWgmmaTiling(const WgmmaOptions &options,
     return refuse(llvm::formatv("max-blocks ({0}) must hold a cluster of "
                                 "cluster-rows ({1}) blocks",
                                 options.maxBlocks, options.clusterRows));
+  // A's tile splits into parts of whole 8-row swizzle atoms: the smallest
+  // tile (wgmma M rows) into at most wgmma M / 8.
+  int64_t maxClusterColumns =
+      std::min(chip.maxPortableClusterBlocks, wgmmaM / 8);
+  if (options.clusterColumns < 1 ||
+      !llvm::isPowerOf2_64(options.clusterColumns) ||
+      options.clusterColumns > maxClusterColumns)
+    return refuse(llvm::formatv("cluster-columns must be a power of two from "
+                                "1 to {0}, got {1}",
+                                maxClusterColumns, options.clusterColumns));
+  if (options.clusterColumns > 1 && options.clusterRows > 1)
+    return refuse(llvm::formatv(
+        "cluster-rows ({0}) and cluster-columns ({1}) cannot both exceed 1: "
+        "a cluster shares B's tiles or A's, not both",
+        options.clusterRows, options.clusterColumns));
+  if (options.maxBlocks > 0 && options.maxBlocks < options.clusterColumns)
+    return refuse(llvm::formatv("max-blocks ({0}) must hold a cluster of "
+                                "cluster-columns ({1}) blocks",
+                                options.maxBlocks, options.clusterColumns));
   // The ring must fit with a dynamic schedule's state where a kernel may
   // have one (staging buffers are left out where they do not fit).
   WgmmaTiling largest = tiling;
@@ -478,6 +497,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
     plan.runtimeRows = true;
   }
   plan.tileColumns = llvm::divideCeil(problem.n, tiling.tileN);
+  plan.unitColumns = plan.tileColumns;
   plan.kTiles = llvm::divideCeil(problem.k, tiling.tileK);
   plan.aScales = problem.aScales;
   plan.bScales = problem.bScales;
@@ -490,7 +510,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
     // run-time M the host's grid takes at most one per tile) walks them;
     // no split (the last round is unknown here), no dynamic schedule, no
     // clusters.
-    tiling.clusterRows = 1;
+    tiling.clusterRows = tiling.clusterColumns = 1;
     int64_t limit = options.maxBlocks > 0
                         ? std::min(options.maxBlocks, chip.multiprocessors)
                         : chip.multiprocessors;
@@ -513,13 +533,22 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
     tiling.clusterRows = plan.tileRows % clusterRows == 0 && problem.groups == 0
                              ? clusterRows
                              : 1;
+    // Clusters of `cluster-columns` blocks, consecutive tiles of one row
+    // (of one group, where grouped), where N's tile columns divide by it
+    // and A's loaded rows split into whole 8-row swizzle atoms.
+    tiling.clusterColumns =
+        plan.tileColumns % options.clusterColumns == 0 &&
+                tiling.aLoadRows % (8 * options.clusterColumns) == 0
+            ? options.clusterColumns
+            : 1;
     plan.unitRows = plan.tileRows / tiling.clusterRows;
+    plan.unitColumns = plan.tileColumns / tiling.clusterColumns;
     plan.rasterUnits =
         std::max<int64_t>(1, tiling.rasterRows / tiling.clusterRows);
     // (Not split where a consumer has waves: reduceStreamKPart adds one
     // wave's fragment.)
     plan.schedule =
-        getTileSchedule(plan.units(), tiling.clusterRows, plan.rasterUnits,
+        getTileSchedule(plan.units(), tiling.clusterBlocks(), plan.rasterUnits,
                         plan.kTiles, chip, options.streamK && tiling.waves == 1,
                         options.maxBlocks, options.dynamicSchedule);
   }
@@ -575,7 +604,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // where the items are counted at run time: a small run-time M would pay
   // for the check alone, and a masked matmul's A scales hold every group's
   // Mmax rows, valid or not.
-  int64_t clusters = plan.schedule.blocks / tiling.clusterRows;
+  int64_t clusters = plan.schedule.blocks / tiling.clusterBlocks();
   int64_t laterKTiles =
       (llvm::divideCeil(plan.schedule.items(), std::max<int64_t>(1, clusters)) -
        1) *

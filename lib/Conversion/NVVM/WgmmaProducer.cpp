@@ -53,8 +53,8 @@ void Producer::buildItem(ImplicitLocOpBuilder &b,
   // an item's first stage; before the arrival, which releases it).
   if (queue)
     queue->publishItem(b, stage, tile.item);
-  // The stage's bytes: A's tile and all of B's, whose parts the cluster's
-  // blocks multicast, and this block's boxes of block scales.
+  // The stage's bytes: all of A's tile and B's, whose parts the cluster's
+  // blocks multicast where shared, and this block's boxes of block scales.
   ring.arriveFull(b, stage,
                   constant(b, tiling.stageBytes() +
                                   tiling.aScaleBox.bytes() +
@@ -63,29 +63,35 @@ void Producer::buildItem(ImplicitLocOpBuilder &b,
   Value kOffset = arith::MulIOp::create(
       b, arith::AddIOp::create(b, tile.kBegin, kt), constant(b, tiling.tileK));
   loadScaleBoxes(b, tile, stage, kOffset);
-  nvgpu::TmaAsyncLoadOp::create(b, shared.getATile(b, stage),
-                                ring.getFullBarriers(), arguments.tensorMapA,
-                                ValueRange{kOffset, tile.blockRow}, stage,
-                                Value(), Value());
-  // This block's part of B's tile (all of it without a cluster), written
-  // into every block of the cluster, completing on each one's `full`. A
-  // grouped matmul's group g starts at row g N of B's [G N, K] map.
+  // This block's part of each operand's tile (all of it where the cluster
+  // does not share the operand), written into every block of the cluster
+  // where shared, completing on each one's `full`. A grouped matmul's
+  // group g starts at row g N of B's [G N, K] map.
   Value bRow = tile.blockColumn;
   if (tile.group)
     bRow = arith::AddIOp::create(
         b, arith::MulIOp::create(b, tile.group, constant(b, spec.n)), bRow);
+  loadTilePart(b, shared.getATile(b, stage, clusterRank), arguments.tensorMapA,
+               kOffset, tile.blockRow, spec.getAPartRows(),
+               tiling.clusterColumns, stage);
+  loadTilePart(b, shared.getBTile(b, stage, clusterRank), arguments.tensorMapB,
+               kOffset, bRow, spec.getBPartRows(), tiling.clusterRows, stage);
+}
+
+void Producer::loadTilePart(ImplicitLocOpBuilder &b, Value part,
+                            Value tensorMap, Value kOffset, Value firstRow,
+                            int64_t partRows, int64_t sharers,
+                            Value stage) const {
   Value multicastMask;
-  if (spec.plan.clustered()) {
-    bRow = arith::AddIOp::create(
-        b, bRow,
-        arith::MulIOp::create(b, clusterRank,
-                              constant(b, spec.getBPartRows())));
-    multicastMask = arith::ConstantIntOp::create(
-        b, b.getI16Type(), (int64_t(1) << tiling.clusterRows) - 1);
+  if (sharers > 1) {
+    firstRow = arith::AddIOp::create(
+        b, firstRow,
+        arith::MulIOp::create(b, clusterRank, constant(b, partRows)));
+    multicastMask = arith::ConstantIntOp::create(b, b.getI16Type(),
+                                                 (int64_t(1) << sharers) - 1);
   }
-  nvgpu::TmaAsyncLoadOp::create(b, shared.getBTile(b, stage, clusterRank),
-                                ring.getFullBarriers(), arguments.tensorMapB,
-                                ValueRange{kOffset, bRow}, stage,
+  nvgpu::TmaAsyncLoadOp::create(b, part, ring.getFullBarriers(), tensorMap,
+                                ValueRange{kOffset, firstRow}, stage,
                                 multicastMask, Value());
 }
 

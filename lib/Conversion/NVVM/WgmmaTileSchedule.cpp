@@ -72,7 +72,7 @@ Value TileScheduler::inClusters(ImplicitLocOpBuilder &b, Value blocks) const {
   if (!spec.plan.clustered())
     return blocks;
   return arith::DivUIOp::create(b, blocks,
-                                constant(b, spec.plan.tiling.clusterRows));
+                                constant(b, spec.plan.tiling.clusterBlocks()));
 }
 
 WorkTile TileScheduler::getTile(ImplicitLocOpBuilder &b, Value item,
@@ -140,8 +140,9 @@ WorkTile TileScheduler::getNextTile(ImplicitLocOpBuilder &b,
 
 void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
                               Body body, Value itemCount) const {
-  // The loop walks units of `clusterRows` tiles of one column, one unit
-  // per cluster at a time; a block takes its rank's tile of the unit.
+  // The loop walks units of a cluster's tiles (`clusterRows` of one
+  // column or `clusterColumns` of one row), one unit per cluster at a
+  // time; a block takes its rank's tile of the unit.
   Value cluster = inClusters(b, gpu::BlockIdOp::create(b, gpu::Dimension::x));
   Value clusters = inClusters(b, gpu::GridDimOp::create(b, gpu::Dimension::x));
   if (!itemCount)
@@ -197,7 +198,7 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
   const WgmmaPlan &plan = spec.plan;
   // Grouped order: `rasterRows` rows of tiles, column by column, so that
   // the blocks running at once share A's and B's tiles in L2.
-  Value perGroup = constant(b, plan.rasterUnits * plan.tileColumns);
+  Value perGroup = constant(b, plan.rasterUnits * plan.unitColumns);
   Value group = arith::DivUIOp::create(b, unit, perGroup);
   Value groupFirstRow =
       arith::MulIOp::create(b, group, constant(b, plan.rasterUnits));
@@ -207,13 +208,18 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
   Value inGroup = arith::RemUIOp::create(b, unit, perGroup);
   Value unitRow = arith::AddIOp::create(
       b, groupFirstRow, arith::RemUIOp::create(b, inGroup, groupRows));
-  Value tileColumn = arith::DivUIOp::create(b, inGroup, groupRows);
-  Value tileRow = unitRow;
-  if (plan.clustered())
-    tileRow = arith::AddIOp::create(
-        b,
-        arith::MulIOp::create(b, unitRow, constant(b, plan.tiling.clusterRows)),
+  Value unitColumn = arith::DivUIOp::create(b, inGroup, groupRows);
+  // A block takes its rank's tile of the unit: of its column's tiles
+  // where the cluster shares B, of its row's where it shares A.
+  auto rankTile = [&](Value unitIndex, int64_t unitTiles) -> Value {
+    if (unitTiles == 1)
+      return unitIndex;
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, unitIndex, constant(b, unitTiles)),
         clusterRank);
+  };
+  Value tileRow = rankTile(unitRow, plan.tiling.clusterRows);
+  Value tileColumn = rankTile(unitColumn, plan.tiling.clusterColumns);
   tile.blockRow =
       arith::MulIOp::create(b, tileRow, constant(b, plan.tiling.tileM));
   tile.blockColumn =

@@ -30,6 +30,9 @@ int64_t wgmma::getBScaleColumns(const WgmmaScales &scales,
 int64_t wgmma::getAutoClusterRows(const WgmmaOptions &options, int64_t waves) {
   if (options.clusterRows != 0)
     return options.clusterRows;
+  // Clusters that share A's tiles instead.
+  if (options.clusterColumns > 1)
+    return 1;
   // A dynamic schedule draws tiles block by block, and a cluster needs
   // room for its blocks.
   bool room =

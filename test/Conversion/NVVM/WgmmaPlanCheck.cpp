@@ -564,6 +564,61 @@ void checkClusters() {
   c.expect("grouped blocks", g.schedule.blocks, 12);
 }
 
+void checkClusterColumns() {
+  Case c("clusters of 2 along N");
+  WgmmaOptions options;
+  options.clusterColumns = 2;
+  options.tileN = 128;
+  WgmmaPlan p = plan(c, problem(512, 512, 2048), options);
+  // 4 x 4 tiles in units of 2 columns: 4 x 2 = 8 units on 66 slots, raster
+  // groups of 8 tile rows (the units' rows); 8 units, 16 blocks, each
+  // loading half of A's 128 rows. cluster-rows left open takes none.
+  c.expect("cluster columns", p.tiling.clusterColumns, 2);
+  c.expect("cluster rows", p.tiling.clusterRows, 1);
+  c.expect("unit columns", p.unitColumns, 2);
+  c.expect("raster units", p.rasterUnits, 8);
+  c.expect("units", p.units(), 8);
+  c.expect("blocks", p.schedule.blocks, 16);
+  c.expect("launch cluster", p.clusterBlocks(), 2);
+  // 3 tile columns do not divide into clusters of 2: none.
+  WgmmaPlan odd = plan(c, problem(512, 384, 2048), options);
+  c.expect("odd tile columns", odd.tiling.clusterColumns, 1);
+  c.expect("odd units", odd.units(), 12);
+  // A grouped (contiguous) matmul's tile row is one group's: its tiles
+  // share A's rows, so clusters along N stay.
+  WgmmaProblem grouped = problem(512, 512, 2048);
+  grouped.groups = 4;
+  c.expect("grouped cluster columns",
+           plan(c, grouped, options).tiling.clusterColumns, 2);
+  // 8 loaded rows of A (M = 8) do not split into two parts of whole 8-row
+  // swizzle atoms: none; 32 rows split into 16.
+  c.expect("8 rows",
+           plan(c, problem(8, 512, 2048), options).tiling.clusterColumns, 1);
+  c.expect("32 rows",
+           plan(c, problem(32, 512, 2048), options).tiling.clusterColumns, 2);
+  // Clustered blocks are not split along K: 1 tile row of 4 tiles at K =
+  // 8192 (Stream-K would split them unclustered) runs 2 units on 4 blocks.
+  WgmmaPlan deep = plan(c, problem(128, 512, 8192), options);
+  c.expect("no split", deep.schedule.isSplit(), false);
+  c.expect("deep blocks", deep.schedule.blocks, 4);
+  // Options: a power of two up to 8, one shared operand, room in max-blocks.
+  WgmmaOptions three;
+  three.clusterColumns = 3;
+  c.expect("cluster-columns=3", optionError(three),
+           "cluster-columns must be a power of two from 1 to 8, got 3");
+  WgmmaOptions both;
+  both.clusterColumns = 2;
+  both.clusterRows = 2;
+  c.expect("both", optionError(both),
+           "cluster-rows (2) and cluster-columns (2) cannot both exceed 1: a "
+           "cluster shares B's tiles or A's, not both");
+  // cluster-rows left open with clusters along N: tiles of two waves take
+  // no clusters along M.
+  WgmmaOptions waves;
+  waves.clusterColumns = 2;
+  c.expect("auto cluster rows", getAutoClusterRows(waves, 2), 1);
+}
+
 void checkStaging() {
   Case c("staging");
   WgmmaOptions wide;
@@ -1237,6 +1292,7 @@ int main() {
   checkRowVersions();
   checkWaves();
   checkClusters();
+  checkClusterColumns();
   checkStaging();
   checkIneligible();
   checkTileShapes();

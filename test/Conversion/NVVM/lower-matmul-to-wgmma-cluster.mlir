@@ -43,12 +43,12 @@
 // CHECK:             nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c32768
 // CHECK:             nvgpu.tma.async.load %{{.*}} to %{{.*}} : <tensor = memref<128x128xf8E4M3FN
 // CHECK-NOT:           multicast_mask
-// CHECK:             %[[HALF:.*]] = arith.muli %[[RANK]], %c64
-// CHECK:             %[[BROW:.*]] = arith.addi %{{.*}}, %[[HALF]]
-// CHECK:             %[[MASK:.*]] = arith.constant 3 : i16
 // CHECK:             %[[PART:.*]] = arith.muli %[[RANK]], %c8192
 // CHECK:             arith.addi %c16384{{.*}}, %[[PART]]
 // CHECK:             %[[VIEW:.*]] = memref.view {{.*}} to memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>
+// CHECK:             %[[HALF:.*]] = arith.muli %[[RANK]], %c64
+// CHECK:             %[[BROW:.*]] = arith.addi %{{.*}}, %[[HALF]]
+// CHECK:             %[[MASK:.*]] = arith.constant 3 : i16
 // CHECK:             nvgpu.tma.async.load %{{.*}}[%{{.*}}, %[[BROW]]], %{{.*}}[%{{.*}}] to %[[VIEW]] multicast_mask = %[[MASK]]
 
 // The consumers release a stage in both blocks: mapa to each rank's copy

@@ -31,10 +31,10 @@
 // CHECK:         %[[LOW:.*]] = arith.maxsi %[[FIRST]], %[[C0]] : i32
 // CHECK:         %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %[[C3]] : i32
 // CHECK:         %[[GROUP:.*]] = arith.index_cast %[[CLAMPED]] : i32 to index
-// CHECK:         nvgpu.tma.async.load %{{.*}}[%[[K:.*]], %[[ROW]]]
 // CHECK:         %[[C384:.*]] = arith.constant 384 : index
 // CHECK:         %[[GN:.*]] = arith.muli %[[GROUP]], %[[C384]] : index
 // CHECK:         %[[BROW:.*]] = arith.addi %[[GN]], %[[COL]] : index
+// CHECK:         nvgpu.tma.async.load %{{.*}}[%[[K:.*]], %[[ROW]]]
 // CHECK:         nvgpu.tma.async.load %{{.*}}[%[[K]], %[[BROW]]]
 // The consumers: the first tile's group, and B's block scale of its K
 // tile 0 at it, loaded ahead of the tile loop; in the loop, the tile's

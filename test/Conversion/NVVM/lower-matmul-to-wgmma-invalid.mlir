@@ -8,6 +8,11 @@
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=-1" 2>&1 | FileCheck %s --check-prefix=CLUSTER-NEGATIVE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=-1" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=1 cluster-rows=2" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-CLUSTER
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-columns=3" 2>&1 | FileCheck %s --check-prefix=COLUMNS3
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-columns=16" 2>&1 | FileCheck %s --check-prefix=COLUMNS16
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-columns=0" 2>&1 | FileCheck %s --check-prefix=COLUMNS0
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-rows=2 cluster-columns=2" 2>&1 | FileCheck %s --check-prefix=ROWS-AND-COLUMNS
+// RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=2 cluster-columns=4" 2>&1 | FileCheck %s --check-prefix=MAXBLOCKS-COLUMNS
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=0" 2>&1 | FileCheck %s --check-prefix=PROMOTION0
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a promotion-k-tiles=-4" 2>&1 | FileCheck %s --check-prefix=PROMOTION-NEGATIVE
 // RUN: not fp8-opt %s --qmm-lower-matmul-to-wgmma="chip=sm_90a stages=8 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC8
@@ -37,6 +42,14 @@
 // chip's multiprocessors, and holds a cluster.
 // MAXBLOCKS: qmm-lower-matmul-to-wgmma: max-blocks must be 0 (one block per multiprocessor) or positive, got -1
 // MAXBLOCKS-CLUSTER: qmm-lower-matmul-to-wgmma: max-blocks (1) must hold a cluster of cluster-rows (2) blocks
+// Clusters that share A's tile split its rows into parts of whole 8-row
+// swizzle atoms (the smallest tile, 64 rows, into 8); a cluster shares one
+// operand's tiles, not both.
+// COLUMNS3: qmm-lower-matmul-to-wgmma: cluster-columns must be a power of two from 1 to 8, got 3
+// COLUMNS16: qmm-lower-matmul-to-wgmma: cluster-columns must be a power of two from 1 to 8, got 16
+// COLUMNS0: qmm-lower-matmul-to-wgmma: cluster-columns must be a power of two from 1 to 8, got 0
+// ROWS-AND-COLUMNS: qmm-lower-matmul-to-wgmma: cluster-rows (2) and cluster-columns (2) cannot both exceed 1: a cluster shares B's tiles or A's, not both
+// MAXBLOCKS-COLUMNS: qmm-lower-matmul-to-wgmma: max-blocks (2) must hold a cluster of cluster-columns (4) blocks
 // wgmma sums at least one K tile between promotions.
 // PROMOTION0: qmm-lower-matmul-to-wgmma: promotion-k-tiles must be at least 1, got 0
 // PROMOTION-NEGATIVE: qmm-lower-matmul-to-wgmma: promotion-k-tiles must be at least 1, got -4

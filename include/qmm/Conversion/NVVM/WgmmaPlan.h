@@ -33,6 +33,8 @@ struct WgmmaOptions {
   /// Blocks of a cluster that share B's tiles (TMA multicast); 0 chooses
   /// per matmul (getAutoClusterRows).
   int64_t clusterRows = 0;
+  /// Blocks of a cluster that share A's tiles (TMA multicast; 1: none).
+  int64_t clusterColumns = 1;
   bool streamK = true;
   int64_t maxBlocks = 0;
   int64_t promotionKTiles = kDefaultWgmmaPromotionKTiles;
@@ -142,6 +144,11 @@ struct WgmmaTiling {
   /// multicast: a power of two up to 8 (1: no clusters, and for grouped
   /// matmuls, whose neighbouring tile rows may read different B).
   int64_t clusterRows = 1;
+  /// Blocks of a cluster (along N) that share A's tiles through TMA
+  /// multicast, each loading a part of A's tile rows: a power of two up to
+  /// 8 (1: none). At most one of clusterRows and clusterColumns exceeds 1.
+  int64_t clusterColumns = 1;
+  int64_t clusterBlocks() const { return clusterRows * clusterColumns; }
   /// Bytes of the consumers' staging buffers for D's tile (0: the epilogue
   /// stores to global memory from registers).
   int64_t stagingBytes = 0;
@@ -256,12 +263,12 @@ constexpr int64_t kMinStreamKTileKTiles = 32;
 ///   so the reduction costs more than it saves.
 constexpr int64_t kMaxStreamKRounds = 2;
 
-/// `units` units of `clusterRows` tiles, with `kTiles` K tiles each, on
+/// `units` units of `clusterBlocks` tiles, with `kTiles` K tiles each, on
 /// at most `maxBlocks` blocks (one per multiprocessor if 0), which walk
 /// them in raster groups `rasterUnits` units high. `dynamic` asks for a
 /// dynamic schedule, which unclustered kernels of more than one round
 /// whose last round is not split get.
-TileSchedule getTileSchedule(int64_t units, int64_t clusterRows,
+TileSchedule getTileSchedule(int64_t units, int64_t clusterBlocks,
                              int64_t rasterUnits, int64_t kTiles,
                              const NvidiaChipInfo &chip, bool streamK,
                              int64_t maxBlocks, bool dynamic);
@@ -367,8 +374,9 @@ int64_t getBScaleColumns(const WgmmaScales &scales, const WgmmaTiling &tiling);
 
 /// The blocks of a cluster for a tile of `waves` waves: cluster-rows where
 /// given, else kTwoWaveClusterRows for tiles of two waves (unless a
-/// dynamic schedule or max-blocks leaves no room for clusters) and 1 for
-/// the others. (The plan keeps 1 where M's tile rows do not divide.)
+/// dynamic schedule or max-blocks leaves no room for clusters, or
+/// cluster-columns shares A's tiles instead) and 1 for the others. (The plan
+/// keeps 1 where M's tile rows do not divide.)
 int64_t getAutoClusterRows(const WgmmaOptions &options, int64_t waves);
 
 /// The tile of `problem` (rows and columns) where `options` leave it
@@ -440,9 +448,10 @@ struct WgmmaPlan {
   TileSchedule schedule;
   WgmmaSharedLayout shared;
   /// K tiles of a whole tile; tile rows and columns; units of tiles along
-  /// M (tile rows / clusterRows) and the units of a raster group's column.
+  /// M (tile rows / clusterRows) and N (tile columns / clusterColumns), and
+  /// the units of a raster group's column.
   int64_t kTiles = 0, tileRows = 0, tileColumns = 0, unitRows = 0,
-          rasterUnits = 0;
+          unitColumns = 0, rasterUnits = 0;
   /// K tiles wgmma sums between promotions (1 with block scales).
   int64_t promotionKTiles = 1;
   /// A's and B's scales (the problem's): those that change every K tile
@@ -509,13 +518,13 @@ struct WgmmaPlan {
   bool reducesInCluster = false;
   /// Whether the parts' sums go through the global workspace.
   bool usesWorkspace() const { return schedule.isSplit() && !reducesInCluster; }
-  /// Whether clusters of blocks share B's tiles (TMA multicast).
-  bool clustered() const { return tiling.clusterRows > 1; }
+  /// Whether clusters of blocks share A's or B's tiles (TMA multicast).
+  bool clustered() const { return tiling.clusterBlocks() > 1; }
   /// The blocks of a launch's cluster (1: no clusters).
   int64_t clusterBlocks() const {
-    return reducesInCluster ? kReductionClusterBlocks : tiling.clusterRows;
+    return reducesInCluster ? kReductionClusterBlocks : tiling.clusterBlocks();
   }
-  int64_t units() const { return unitRows * tileColumns; }
+  int64_t units() const { return unitRows * unitColumns; }
 };
 
 /// The plan of `problem`'s kernel under `tiling` (getWgmmaTiling), or why
