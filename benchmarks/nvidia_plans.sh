@@ -201,6 +201,13 @@ if [ "$mode" = validate ]; then
   save grouped_dynamic_row 768x384x512 --groups 6 --a-scale row --b-scale row --max-blocks 5 --dynamic-schedule
   save grouped_64x64_bias 768x320x640 --groups 4 --a-scale tensor --b-scale tensor --bias bf16 --tile-m 64 --tile-n 64
   save grouped_cluster_ignored 512x384x2048 --groups 4 --a-scale 1x128 --b-scale 128x128 --cluster-rows 2
+  # Tiles of padding rows skipped (static schedules): many whole padding
+  # tiles (group 1's segment of one row) among few blocks, blocks left
+  # with none, Stream-K parts of them, clusters along N over them.
+  save grouped_skip_few_blocks 2048x256x512 --groups 4 --a-scale 1x128 --b-scale 128x128 --max-blocks 3
+  save grouped_skip_many_blocks 2048x128x256 --groups 4 --a-scale tensor --b-scale tensor
+  save grouped_skip_split 1024x384x4096 --groups 4 --a-scale 1x128 --b-scale 128x128 --max-blocks 10
+  save grouped_skip_cluster_columns 2048x512x512 --groups 4 --a-scale 1x128 --b-scale 128x128 --cluster-columns 2 --max-blocks 4
   # Masked grouped matmuls (decode, issue 45): A [G, Mmax, K], each
   # group's valid rows (fp8-run: group 0 full, group G / 2 empty, the rest
   # at random) counted at run time; the blocks walk the valid rows' tiles

@@ -152,19 +152,27 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   // Every block has a tile (the grid is at most the units of tiles), so
   // the first one's K tile 0 (ring iteration 0) is issued unconditionally;
   // but where the tiles are counted at run time (a masked matmul, a
-  // run-time M).
+  // run-time M) or tiles of padding are skipped.
   Value itemCount = parts.scheduler.getItemCount(b);
+  // (Found once where tiles of padding are skipped: a walk that reads the
+  // group layout.)
+  Value firstItem;
+  if (parts.scheduler.skipsPadding())
+    firstItem = parts.scheduler.getFirstItem(b, itemCount);
   SmallVector<Value> first;
   auto issueFirst = [&](ImplicitLocOpBuilder &b) {
     Value fragment =
         mainloop.issue(b, ring.getState(b, constant(b, 0)), poison).fragment;
-    return loadAhead(b, fragment,
-                     [&] { return parts.scheduler.getFirstTile(b); });
+    return loadAhead(b, fragment, [&] {
+      return parts.scheduler.getFirstTile(b, firstItem);
+    });
   };
-  if (plan.countsItemsAtRunTime()) {
+  if (plan.countsItemsAtRunTime() || firstItem) {
     Value hasTile = arith::CmpIOp::create(
         b, arith::CmpIPredicate::ult,
-        gpu::BlockIdOp::create(b, gpu::Dimension::x), itemCount);
+        firstItem ? firstItem
+                  : gpu::BlockIdOp::create(b, gpu::Dimension::x).getResult(),
+        itemCount);
     auto ifOp = scf::IfOp::create(b, issuedTypes, hasTile,
                                   /*withElseRegion=*/true);
     ImplicitLocOpBuilder then(b.getLoc(), ifOp.getThenBodyBuilder());
@@ -295,7 +303,7 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   if (plan.schedule.dynamic)
     parts.scheduler.buildDynamicLoop(b, initial, tileBody);
   else
-    parts.scheduler.buildLoop(b, initial, tileBody, itemCount);
+    parts.scheduler.buildLoop(b, initial, tileBody, itemCount, firstItem);
   // No path leaves with a group in flight (ptxas would wait on it itself,
   // and serialize every wgmma of the kernel for that).
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);

@@ -292,6 +292,8 @@ struct WorkTile {
   /// its first row, 0 for a tile of padding rows (whose outputs are not
   /// stored); masked: the group whose valid rows it covers.
   Value group;
+  /// Contiguous grouped: whether the tile holds padding rows only (i1).
+  Value isPadding;
   /// The ring iteration of the item's first K tile.
   Value firstIteration;
   /// The item's first K tile and its count (a Stream-K part's, else 0 and
@@ -301,8 +303,8 @@ struct WorkTile {
   /// the parts (item - wholeUnits; valid in a part).
   Value isPart, partItem;
   /// Static schedules: whether the block computes another item after this
-  /// one (i1).
-  Value hasNext;
+  /// one (i1), and where the schedule skips tiles of padding, that item.
+  Value hasNext, nextItem;
 };
 
 /// Where TMA copies an operand's K tile block scales for a tile
@@ -339,10 +341,21 @@ public:
         rows(rows) {}
 
   /// A static schedule's loop: item = cluster, cluster + clusters, ...
-  /// below `itemCount` (getItemCount's where null). `body` gets the
+  /// below `itemCount` (getItemCount's where null), past the tiles of
+  /// padding rows where it skips them (skipsPadding). `body` gets the
   /// loop-carried values (`initial` at first) and returns the next ones.
+  /// `firstItem`: getFirstItem's, where already found.
   void buildLoop(ImplicitLocOpBuilder &b, ValueRange initial, Body body,
-                 Value itemCount = Value()) const;
+                 Value itemCount = Value(), Value firstItem = Value()) const;
+  /// Whether a static schedule skips the tiles whose rows are all padding
+  /// (a contiguous grouped matmul's rows of group -1, as DeepGEMM's
+  /// scheduler does): the producer loads nothing for them and the
+  /// consumers compute nothing, so the ring's iterations count the other
+  /// tiles' K tiles only. (A dynamic schedule's tickets are not skipped.)
+  bool skipsPadding() const;
+  /// The block's first item (the first after the padding it skips), which
+  /// may be past the items where a block has none.
+  Value getFirstItem(ImplicitLocOpBuilder &b, Value itemCount) const;
   /// The work items: the plan's, a masked matmul's tiles of its groups'
   /// valid rows (counted from `groupLayout`), or for a run-time M the tiles
   /// of its rows.
@@ -354,8 +367,10 @@ public:
   SmallVector<Value> buildDynamicLoop(ImplicitLocOpBuilder &b,
                                       ValueRange initial, Body body) const;
   /// The block's first item, as the loop will hand it to the body (but
-  /// hasNext), for work done ahead of the loop.
-  WorkTile getFirstTile(ImplicitLocOpBuilder &b) const;
+  /// hasNext), for work done ahead of the loop (`firstItem`:
+  /// getFirstItem's, where already found).
+  WorkTile getFirstTile(ImplicitLocOpBuilder &b,
+                        Value firstItem = Value()) const;
   /// The block's item after `tile` (but hasNext): a static schedule's next
   /// one, or for a dynamic schedule the item `nextItem` it drew.
   WorkTile getNextTile(ImplicitLocOpBuilder &b, const WorkTile &tile,
@@ -368,6 +383,26 @@ private:
   /// `blocks` (a block's index or the grid's blocks) counted in clusters:
   /// a static schedule's first item and stride.
   Value inClusters(ImplicitLocOpBuilder &b, Value blocks) const;
+  /// `item`, or where it is a tile of padding rows (skipsPadding) the
+  /// first of item + stride, item + 2 stride, ... that is not, or the
+  /// first at or past `itemCount`.
+  Value skipPaddingTiles(ImplicitLocOpBuilder &b, Value item, Value stride,
+                         Value itemCount) const;
+  /// The next item and the next carried values of an item loop's step.
+  using ItemStepResult = std::pair<Value, SmallVector<Value>>;
+  using ItemStep = llvm::function_ref<ItemStepResult(ImplicitLocOpBuilder &,
+                                                     WorkTile &, ValueRange)>;
+  /// An scf.while over a block's items from `firstItem` while below
+  /// `itemCount`, carrying the item, the items taken and `initial`: `step`
+  /// gets the item's tile and the carried values. Returns the loop's
+  /// results (the item that ended it, the items taken, the values).
+  SmallVector<Value> buildItemLoop(ImplicitLocOpBuilder &b, Value firstItem,
+                                   Value itemCount, ValueRange initial,
+                                   ItemStep step) const;
+  /// buildLoop where it skips tiles of padding (buildItemLoop).
+  void buildSkippingLoop(ImplicitLocOpBuilder &b, ValueRange initial, Body body,
+                         Value itemCount, Value clusters,
+                         Value firstItem) const;
   /// Sets `tile`'s coordinates (and group) for unit `unit` in the raster
   /// order.
   void setCoordinates(ImplicitLocOpBuilder &b, Value unit,

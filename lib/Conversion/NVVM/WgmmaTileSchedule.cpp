@@ -120,16 +120,70 @@ WorkTile TileScheduler::getTile(ImplicitLocOpBuilder &b, Value item,
   return tile;
 }
 
-WorkTile TileScheduler::getFirstTile(ImplicitLocOpBuilder &b) const {
+bool TileScheduler::skipsPadding() const {
+  return groupLayout && !spec.op.masked && !spec.plan.schedule.dynamic;
+}
+
+Value TileScheduler::skipPaddingTiles(ImplicitLocOpBuilder &b, Value item,
+                                      Value stride, Value itemCount) const {
+  if (!skipsPadding())
+    return item;
+  Type index = b.getIndexType();
+  auto loop = scf::WhileOp::create(
+      b, TypeRange{index}, ValueRange{item},
+      [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+        ImplicitLocOpBuilder before(loc, builder);
+        Value candidate = arguments[0];
+        Value inRange = arith::CmpIOp::create(before, arith::CmpIPredicate::ult,
+                                              candidate, itemCount);
+        // The layout is read only for an item in range.
+        auto padding = scf::IfOp::create(before, TypeRange{before.getI1Type()},
+                                         inRange, /*withElse=*/true);
+        {
+          ImplicitLocOpBuilder then(loc, padding.getThenBodyBuilder());
+          scf::YieldOp::create(
+              then, ValueRange{
+                        getTile(then, candidate, constant(then, 0)).isPadding});
+          ImplicitLocOpBuilder otherwise(loc, padding.getElseBodyBuilder());
+          scf::YieldOp::create(otherwise,
+                               ValueRange{arith::ConstantIntOp::create(
+                                   otherwise, otherwise.getI1Type(), 0)});
+        }
+        scf::ConditionOp::create(before, padding.getResult(0), arguments);
+      },
+      [&](OpBuilder &builder, Location loc, ValueRange arguments) {
+        ImplicitLocOpBuilder after(loc, builder);
+        scf::YieldOp::create(after, ValueRange{arith::AddIOp::create(
+                                        after, arguments[0], stride)});
+      });
+  return loop.getResult(0);
+}
+
+Value TileScheduler::getFirstItem(ImplicitLocOpBuilder &b,
+                                  Value itemCount) const {
   // (A dynamic schedule's first item is the block's index, as a static
   // one's is its cluster's: dynamic schedules have no clusters.)
-  return getTile(b, inClusters(b, gpu::BlockIdOp::create(b, gpu::Dimension::x)),
-                 constant(b, 0));
+  Value item = inClusters(b, gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  return skipPaddingTiles(
+      b, item, inClusters(b, gpu::GridDimOp::create(b, gpu::Dimension::x)),
+      itemCount);
+}
+
+WorkTile TileScheduler::getFirstTile(ImplicitLocOpBuilder &b,
+                                     Value firstItem) const {
+  if (!firstItem)
+    firstItem =
+        skipsPadding()
+            ? getFirstItem(b, getItemCount(b))
+            : inClusters(b, gpu::BlockIdOp::create(b, gpu::Dimension::x));
+  return getTile(b, firstItem, constant(b, 0));
 }
 
 WorkTile TileScheduler::getNextTile(ImplicitLocOpBuilder &b,
                                     const WorkTile &tile,
                                     Value nextItem) const {
+  if (!nextItem)
+    nextItem = tile.nextItem;
   if (!nextItem)
     nextItem = arith::AddIOp::create(
         b, tile.item,
@@ -139,7 +193,8 @@ WorkTile TileScheduler::getNextTile(ImplicitLocOpBuilder &b,
 }
 
 void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
-                              Body body, Value itemCount) const {
+                              Body body, Value itemCount,
+                              Value firstItem) const {
   // The loop walks units of a cluster's tiles (`clusterRows` of one
   // column or `clusterColumns` of one row), one unit per cluster at a
   // time; a block takes its rank's tile of the unit.
@@ -147,6 +202,10 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
   Value clusters = inClusters(b, gpu::GridDimOp::create(b, gpu::Dimension::x));
   if (!itemCount)
     itemCount = getItemCount(b);
+  if (skipsPadding())
+    return buildSkippingLoop(b, initial, body, itemCount, clusters,
+                             firstItem ? firstItem
+                                       : getFirstItem(b, itemCount));
   auto loop = scf::ForOp::create(b, cluster, itemCount, clusters, initial);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -164,12 +223,12 @@ void TileScheduler::buildLoop(ImplicitLocOpBuilder &b, ValueRange initial,
     scf::YieldOp::create(b, next);
 }
 
-SmallVector<Value> TileScheduler::buildDynamicLoop(ImplicitLocOpBuilder &b,
-                                                   ValueRange initial,
-                                                   Body body) const {
-  Value itemCount = constant(b, spec.plan.schedule.items());
-  SmallVector<Value> inits = {gpu::BlockIdOp::create(b, gpu::Dimension::x),
-                              constant(b, 0)};
+SmallVector<Value> TileScheduler::buildItemLoop(ImplicitLocOpBuilder &b,
+                                                Value firstItem,
+                                                Value itemCount,
+                                                ValueRange initial,
+                                                ItemStep step) const {
+  SmallVector<Value> inits = {firstItem, constant(b, 0)};
   llvm::append_range(inits, initial);
   auto loop = scf::WhileOp::create(
       b, ValueRange(inits).getTypes(), inits,
@@ -181,16 +240,47 @@ SmallVector<Value> TileScheduler::buildDynamicLoop(ImplicitLocOpBuilder &b,
       },
       [&](OpBuilder &builder, Location loc, ValueRange arguments) {
         ImplicitLocOpBuilder after(loc, builder);
-        // Unsplit: every item is a whole unit of K tiles.
         WorkTile tile = getTile(after, arguments[0], arguments[1]);
-        SmallVector<Value> next = body(after, tile, arguments.drop_front(2));
+        auto [nextItem, next] = step(after, tile, arguments.drop_front(2));
         SmallVector<Value> yielded = {
-            next.front(),
+            nextItem,
             arith::AddIOp::create(after, tile.taken, constant(after, 1))};
-        llvm::append_range(yielded, ArrayRef(next).drop_front());
+        llvm::append_range(yielded, next);
         scf::YieldOp::create(after, yielded);
       });
   return SmallVector<Value>(loop.getResults());
+}
+
+void TileScheduler::buildSkippingLoop(ImplicitLocOpBuilder &b,
+                                      ValueRange initial, Body body,
+                                      Value itemCount, Value clusters,
+                                      Value firstItem) const {
+  // (Tiles of padding are not taken: the ring's iterations skip them.)
+  buildItemLoop(b, firstItem, itemCount, initial,
+                [&](ImplicitLocOpBuilder &b, WorkTile &tile,
+                    ValueRange carried) -> ItemStepResult {
+                  tile.nextItem = skipPaddingTiles(
+                      b, arith::AddIOp::create(b, tile.item, clusters),
+                      clusters, itemCount);
+                  tile.hasNext = arith::CmpIOp::create(
+                      b, arith::CmpIPredicate::ult, tile.nextItem, itemCount);
+                  return {tile.nextItem, body(b, tile, carried)};
+                });
+}
+
+SmallVector<Value> TileScheduler::buildDynamicLoop(ImplicitLocOpBuilder &b,
+                                                   ValueRange initial,
+                                                   Body body) const {
+  // Unsplit: every item is a whole unit of K tiles. The body returns the
+  // item it drew first.
+  return buildItemLoop(
+      b, gpu::BlockIdOp::create(b, gpu::Dimension::x),
+      constant(b, spec.plan.schedule.items()), initial,
+      [&](ImplicitLocOpBuilder &b, WorkTile &tile,
+          ValueRange carried) -> ItemStepResult {
+        SmallVector<Value> next = body(b, tile, carried);
+        return {next.front(), SmallVector<Value>(ArrayRef(next).drop_front())};
+      });
 }
 
 void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
@@ -232,6 +322,9 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
   // op's contract excludes) reads the last group's rather than outside B.
   Value first = memref::LoadOp::create(b, groupLayout, tile.blockRow);
   Type i32 = first.getType();
+  tile.isPadding =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, first,
+                            arith::ConstantIntOp::create(b, i32, 0));
   Value clamped = arith::MinSIOp::create(
       b,
       arith::MaxSIOp::create(b, first, arith::ConstantIntOp::create(b, i32, 0)),

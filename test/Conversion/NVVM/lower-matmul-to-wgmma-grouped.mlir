@@ -22,15 +22,29 @@
 // CHECK:         gpu.launch_func @grouped_block_wgmma::@matmul blocks in (%c12, %c1, %c1) {{.*}} args({{.*}}, %{{.*}} : memref<4x384xf32>, %{{.*}} : memref<512x384xbf16>, %[[G]] : memref<512xi32>, %{{.*}} : !llvm.ptr)
 // CHECK:       gpu.module @grouped_block_wgmma
 // CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: memref<512x2xf32>, %[[SB:[^:]*]]: memref<4x3x2xf32>, %[[BIAS:[^:]*]]: memref<4x384xf32>, %{{[^:]*}}: memref<512x384xbf16>, %[[GROUPS:[^:]*]]: memref<512xi32>, %{{[^:]*}}: !llvm.ptr)
-// The producer: the tile's group, then B's row g x 384 + column.
+// The producer: its first item past the tiles of padding rows (first row's
+// entry negative: skipped, the block's cluster index plus the clusters
+// while below the 12 items), then a loop that carries the item and the
+// items taken (the ring's iterations count those only).
+// CHECK:         %[[FIRSTITEM:.*]] = scf.while (%[[CANDIDATE:.*]] = %{{.*}}) : (index) -> index
+// CHECK:           %[[INRANGE:.*]] = arith.cmpi ult, %[[CANDIDATE]], %c12
+// CHECK:           scf.if %[[INRANGE]] -> (i1)
+// CHECK:             %[[ENTRY:.*]] = memref.load %[[GROUPS]]
+// CHECK:             %[[PAD:.*]] = arith.cmpi slt, %[[ENTRY]], %{{.*}} : i32
+// CHECK:             scf.yield %[[PAD]] : i1
+// CHECK:         scf.while (%[[ITEM:.*]] = %[[FIRSTITEM]], %[[TAKEN:.*]] = %{{.*}}) : (index, index) -> (index, index)
+// CHECK:           arith.cmpi ult, %[[ITEM]], %c12
+// The tile's group, then B's row g x 384 + column.
 // CHECK:         %[[ROW:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
 // CHECK:         %[[COL:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
 // CHECK:         %[[FIRST:.*]] = memref.load %[[GROUPS]][%[[ROW]]] : memref<512xi32>
-// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : i32
-// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : i32
-// CHECK:         %[[LOW:.*]] = arith.maxsi %[[FIRST]], %[[C0]] : i32
-// CHECK:         %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %[[C3]] : i32
+// CHECK:         arith.cmpi slt, %[[FIRST]], %{{.*}} : i32
+// CHECK:         %[[LOW:.*]] = arith.maxsi %[[FIRST]], %{{.*}} : i32
+// CHECK:         %[[CLAMPED:.*]] = arith.minsi %[[LOW]], %{{.*}} : i32
 // CHECK:         %[[GROUP:.*]] = arith.index_cast %[[CLAMPED]] : i32 to index
+// The next item, past padding, found before the tile's K loop.
+// CHECK:         scf.while
+// CHECK:         scf.for
 // CHECK:         %[[C384:.*]] = arith.constant 384 : index
 // CHECK:         %[[GN:.*]] = arith.muli %[[GROUP]], %[[C384]] : index
 // CHECK:         %[[BROW:.*]] = arith.addi %[[GN]], %[[COL]] : index
@@ -39,16 +53,28 @@
 // The consumers: the first tile's group, and B's block scale of its K
 // tile 0 at it, loaded ahead of the tile loop; in the loop, the tile's
 // group again (its epilogue's), B's scales of K tiles 1, 2, ... at it.
+// The first item past padding is found once; a block without one issues
+// nothing.
 // CHECK:         nvvm.setmaxregister increase
-// CHECK:         memref.load %[[GROUPS]]
-// CHECK:         %[[FIRSTGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
-// CHECK:         memref.load %[[SB]][%[[FIRSTGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
-// CHECK:         scf.for
+// CHECK:         %[[FIRSTC:.*]] = scf.while
+// CHECK:         %[[HASTILE:.*]] = arith.cmpi ult, %[[FIRSTC]], %c12
+// CHECK:         scf.if %[[HASTILE]]
+// CHECK:           nvvm.wgmma.mma_async
+// CHECK-NOT:       scf.while
+// CHECK:           memref.load %[[GROUPS]]
+// CHECK:           %[[FIRSTGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:           memref.load %[[SB]][%[[FIRSTGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
+// In the loop (items past padding from the first): the tile's group, then
+// the next item past padding, whether there is one, the K loop.
+// CHECK:         scf.while (%{{.*}} = %[[FIRSTC]],
 // CHECK:         memref.load %[[GROUPS]]
 // CHECK:         %[[CGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK:         %[[NEXTITEM:.*]] = scf.while
+// CHECK:         %[[HASNEXT:.*]] = arith.cmpi ult, %[[NEXTITEM]], %c12
+// CHECK:         scf.for
 // CHECK:         memref.load %[[SB]][%[[CGROUP]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
 // The next tile's K tile 0 issued, then its group and B's scale there.
-// CHECK:         scf.if
+// CHECK:         scf.if %[[HASNEXT]] -> (
 // CHECK:           nvvm.wgmma.commit.group.sync.aligned
 // CHECK:           memref.load %[[GROUPS]]
 // CHECK:           %[[NEXTGROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
@@ -105,7 +131,7 @@ func.func @grouped_block(%a: memref<512x256xf8E4M3FN>, %sa: memref<512x2xf32>, %
 // CHECK:         nvvm.setmaxregister increase
 // CHECK:         memref.load %[[SA]][%{{.*}}, %{{.*}}] : memref<1x1xf32>
 // CHECK-NOT:     memref.load %[[SB]]
-// CHECK:         scf.for
+// CHECK:         scf.while (%{{[^ ]*}} = %{{[^,]*}}, %{{[^ ]*}} = %{{[^)]*}})
 // CHECK:         %[[GROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         memref.load %[[SB]][%[[GROUP]], %{{.*}}, %{{.*}}] : memref<3x1x1xf32>
 func.func @grouped_tensor(%a: memref<256x128xf8E4M3FN>, %sa: memref<1x1xf32>, %b: memref<3x200x128xf8E4M3FN>, %sb: memref<3x1x1xf32>, %g: memref<256xi32>, %c: memref<256x200xf32>) {
