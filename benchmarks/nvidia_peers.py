@@ -598,6 +598,27 @@ def summarize(record, flops=None):
                                  flops / (min(rounds) * 1e-3) / 1e12]}
 
 
+def read_floors(binary, cases, log):
+    """Microseconds of a plain streaming read of each M <= 64 case's bytes
+    (A, B and D's), by benchmarks/nvidia_read_floor.cu; {} where it fails."""
+    small = [c for c in cases if c["m"] <= 64]
+    sizes = sorted({(bytes_moved(c) + 15) // 16 * 16 for c in small})
+    if not sizes:
+        return {}
+    run = subprocess.run([binary] + [str(b) for b in sizes],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        log("read floor failed: %s" % run.stderr.strip()[:300])
+        return {}
+    floors = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
+        r"^read (\d+) bytes .*?: ([0-9.]+) us per launch", run.stdout,
+        re.M)}
+    log("read floors: %s" % ", ".join(
+        "%d B %.2f us" % (b, floors[b]) for b in sorted(floors)))
+    return {c["name"]: floors[(bytes_moved(c) + 15) // 16 * 16]
+            for c in small if (bytes_moved(c) + 15) // 16 * 16 in floors}
+
+
 def bytes_moved(record):
     m, n, k = record["m"], record["n"], record["k"]
     return m * k + n * k + 2 * m * n
@@ -615,7 +636,10 @@ def markdown(report):
              "sample is N runs (per case below) replayed from a CUDA graph "
              "or issued back to back. Ratios are of time (above 1: qmm is "
              "faster); the HBM bound (M <= 64) is A, B and D's bytes at "
-             "%.1f TB/s." % (
+             "%.1f TB/s; the read floor (M <= 64), the time of a plain "
+             "streaming read of those bytes timed the same way "
+             "(benchmarks/nvidia_read_floor.cu, the best of its kernels), "
+             "what a kernel that reads its operands once can reach." % (
                  report["date"], env["gpu"], env["driver"], env["cuda"],
                  env["torch"], env["triton"], env["deepgemm"],
                  env["qmm"], report["data"], report["rounds"],
@@ -634,9 +658,9 @@ def markdown(report):
                                       else "Back to back"), "",
                   "| case | scales | N | " + " | ".join(
                       LABELS[l] for l in libs) +
-                  " | qmm / cuBLASLt | qmm / fastest peer | qmm, share of "
-                  "the HBM bound |",
-                  "|---|---|---|" + "---|" * len(libs) + "---|---|---|"]
+                   " | qmm / cuBLASLt | qmm / fastest peer | qmm, share of "
+                  "the HBM bound | qmm, share of the read floor |",
+                  "|---|---|---|" + "---|" * len(libs) + "---|---|---|---|"]
         for record in report["cases"]:
             cells, best_peer = [], None
             for lib in libs:
@@ -673,10 +697,15 @@ def markdown(report):
                 bound_ms = bytes_moved(record) / (
                     report["hbm_tbps"] * 1e12) * 1e3
                 hbm = "%.0f%%" % (100 * bound_ms / qmm["ms"])
-            lines.append("| %s | %s | %d | %s | %s | %s | %s |" % (
+            floor = "-"
+            floor_us = report.get("read_floor_us", {}).get(record["case"])
+            if qmm and floor_us:
+                floor = "%.0f%% (%.1f us)" % (
+                    100 * floor_us * 1e-3 / qmm["ms"], floor_us)
+            lines.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
                 record["case"],
                 SCALINGS[record["scaling"]], record["runs_per_sample"],
-                " | ".join(cells), vs_default, ratio, hbm))
+                " | ".join(cells), vs_default, ratio, hbm, floor))
         lines.append("")
     lines += ["## How each library was called", ""]
     for record in report["cases"]:
@@ -797,6 +826,10 @@ def main():
     parser.add_argument("--hbm-tbps", type=float, default=4.8,
                         help="HBM bandwidth for the decode bound (H200: "
                         "4.8 TB/s)")
+    parser.add_argument("--read-floor", default="",
+                        help="benchmarks/nvidia_read_floor.cu built: the "
+                        "time of a plain read of each M <= 64 case's bytes, "
+                        "beside qmm's (nvidia_peers.sh builds it with nvcc)")
     parser.add_argument("--warm-jobs", type=int, default=8,
                         help="processes that JIT-compile DeepGEMM's and "
                         "Triton's kernels before the measurement (0: none)")
@@ -867,6 +900,8 @@ def main():
               "environment": environment(torch, modules, args.plans),
               "cases": []}
     base = results_base(args, report, "peers")
+    if args.read_floor:
+        report["read_floor_us"] = read_floors(args.read_floor, cases, log)
     for case in cases:
         started = time.time()
         record = run_case(torch, case, libs, args, modules, log)

@@ -5,7 +5,8 @@
 # PEERS/DeepGEMM, exported here as the harness's README says).
 #   benchmarks/nvidia_peers.sh PLANS PEERS [nvidia_peers.py flags...]
 # PLANS: benchmarks/nvidia_plans.sh peers' directory; PEERS: the harness
-# (.peers). Without nvcc, DeepGEMM is left out.
+# (.peers). Without nvcc, DeepGEMM and the decode cases' read floor
+# (benchmarks/nvidia_read_floor.cu) are left out.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 plans=${1:?usage: $0 PLANS PEERS [flags...]}
@@ -37,8 +38,14 @@ if [ -n "$nvcc" ]; then
     done
     export DG_JIT_NVCC_COMPILER=$nvcc CUDA_HOME=$shim
   fi
+  # The decode cases' floor: a plain read of their bytes (nvidia_peers.py
+  # --read-floor).
+  if "$nvcc" -O3 -arch=sm_90a -o /tmp/qmm-read-floor \
+      benchmarks/nvidia_read_floor.cu; then
+    set -- --read-floor /tmp/qmm-read-floor "$@"
+  fi
 else
-  echo "no nvcc: DeepGEMM left out"
+  echo "no nvcc: DeepGEMM and the read floor left out"
 fi
 # DeepGEMM's module crashes in std::regex (its JIT's include parser) unless
 # the system's libstdc++ is loaded first, before the one the interpreter's

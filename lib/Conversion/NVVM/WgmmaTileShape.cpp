@@ -92,10 +92,28 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
       return false;
     return !blockScaled || kTiles <= kMaxBlockScaledPairedNarrowKTiles;
   };
+  // One row of 64-row tiles (M <= 64: decode, small batches), which
+  // streams B: 64-column tiles where their schedule keeps as many
+  // multiprocessors busy as 128-column ones' (twice the tiles, or a
+  // split in fewer parts). Not block-scaled where A's box is one swizzle
+  // atom (M <= 8) nor block-scaled items of few K tiles, where the narrow
+  // tiles measured slower (see kMinNarrowOneRowKTiles; the first's cause
+  // is not isolated).
+  auto narrowsOneRow = [&] {
+    if (problem.groups != 0 || rows != wgmmaM || problem.m > rows)
+      return false;
+    if (blockScaled &&
+        (problem.m <= kSwizzleAtomRows || kTiles < kMinNarrowOneRowKTiles))
+      return false;
+    TileSchedule narrow = getTileSchedule(
+        2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
+        options.streamK, options.maxBlocks, /*dynamic=*/false);
+    return narrow.blocks >= wide.blocks;
+  };
   bool narrow = holdsBlocks(64) &&
                 (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
                  (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts) ||
-                 pairsNarrowTiles());
+                 pairsNarrowTiles() || narrowsOneRow());
   if (narrow)
     return {rows, 64};
   // The share of the rounds' tile slots that compute elements of D.
@@ -164,9 +182,8 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
 
 int64_t wgmma::getALoadRows(int64_t rows, int64_t tileRows,
                             const NvidiaChipInfo &chip) {
-  constexpr int64_t kAtomRows = 8;
   if (tileRows == chip.getWgmma().m && rows > 0 && rows < tileRows)
-    return llvm::alignTo(rows, kAtomRows);
+    return llvm::alignTo(rows, kSwizzleAtomRows);
   return tileRows;
 }
 

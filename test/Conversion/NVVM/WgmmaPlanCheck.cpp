@@ -204,11 +204,13 @@ void checkStreamK() {
 
 void checkSingleRow() {
   Case c("1x4096x4096 Stream-K without whole rounds");
-  WgmmaPlan p = plan(c, problem(1, 4096, 4096));
+  // 128 columns given (the default takes 64: "one row of 64-row tiles").
+  WgmmaOptions wide;
+  wide.tileN = 128;
+  WgmmaPlan p = plan(c, problem(1, 4096, 4096), wide);
   // One row: tile M 64, whose two consumers split the columns (64 each).
   // 32 tiles of 128 columns and 32 K tiles, no whole round: each split
-  // into min(132 / 32, 32 / 8) = 4 parts, one block per part (128 blocks:
-  // 128 columns stay).
+  // into min(132 / 32, 32 / 8) = 4 parts, one block per part (128 blocks).
   c.expect("tile M", p.tiling.tileM, 64);
   c.expect("tile N", p.tiling.tileN, 128);
   c.expect("consumers", p.tiling.consumers, 2);
@@ -229,6 +231,43 @@ void checkSingleRow() {
   c.expect("blocks", p.schedule.blocks, 128);
   c.expect("partial rows", p.partialRows, 1);
   c.expect("partial columns", p.partialColumns, 0);
+}
+
+void checkOneRowTiles() {
+  Case c("one row of 64-row tiles");
+  // 1x4096x4096 per-tensor: 128 columns take 128 blocks (32 tiles in 4
+  // parts, above); 64 columns as many: 64 tiles of 32 K tiles, no whole
+  // round, min(132 / 64, 32 / 8) = 2 parts, 128 blocks. So 64 columns,
+  // one consumer.
+  WgmmaPlan p = plan(c, problem(1, 4096, 4096));
+  c.expect("tile N", p.tiling.tileN, 64);
+  c.expect("consumers", p.tiling.consumers, 1);
+  c.expect("threads", p.tiling.threads, 256);
+  c.expect("split tiles", p.schedule.splitTiles, 64);
+  c.expect("parts", p.schedule.parts, 2);
+  c.expect("blocks", p.schedule.blocks, 128);
+  // 64x24576x1536 per-tensor: 192 tiles of 128 columns run on 96 blocks
+  // (two rounds: 192 / 2), 384 of 64 columns on 128 (three): 64 columns.
+  WgmmaPlan rounds = plan(c, problem(64, 24576, 1536));
+  c.expect("24576 columns: tile N", rounds.tiling.tileN, 64);
+  c.expect("24576 columns: blocks", rounds.schedule.blocks, 128);
+  // Block-scaled, M = 16, 4096x7168 (56 K tiles): 64 columns (64 tiles in
+  // 2 parts on 128 blocks, as many as 32 tiles in 4 parts).
+  c.expect("block-scaled M 16: tile N",
+           plan(c, blockwiseProblem(16, 4096, 7168)).tiling.tileN, 64);
+  // Not block-scaled with one swizzle atom of A's rows (M <= 8), nor
+  // block-scaled items of fewer than 8 K tiles (K = 512: 4).
+  c.expect("block-scaled M 1: tile N",
+           plan(c, blockwiseProblem(1, 4096, 7168)).tiling.tileN, 128);
+  c.expect("block-scaled M 8: tile N",
+           plan(c, blockwiseProblem(8, 4096, 7168)).tiling.tileN, 128);
+  c.expect("block-scaled 4 K tiles: tile N",
+           plan(c, blockwiseProblem(16, 32768, 512)).tiling.tileN, 128);
+  // 1x7168x16384 per-tensor: 56 tiles of 128 columns in 2 parts (112
+  // blocks) against 112 narrow tiles in one round (112 blocks): 64
+  // columns.
+  c.expect("7168x16384: tile N", plan(c, problem(1, 7168, 16384)).tiling.tileN,
+           64);
 }
 
 void checkDynamic() {
@@ -421,14 +460,15 @@ void checkRowVersions() {
            describe(getRowVersions(runtime, WgmmaOptions(), hopper())),
            "8:64x64 16:64x64 32:64x64 48:64x64 64:64x64 128:128x64 "
            "256:128x128 384:128x192 0:128x128 ");
-  // N = 16384 (128 wide columns): 64 rows of 128 columns up to M = 64
-  // (128 blocks; again boxes of 8 to 64 rows), then 128 x 128: one tile
-  // row up to M = 128 (a static schedule of its own), the large-M kernel
-  // beyond.
+  // N = 16384 (128 wide columns, 128 blocks): 64 rows of 128 columns for
+  // M <= 8 (one swizzle atom of A's rows, block-scaled), of 64 columns up
+  // to M = 64 (256 narrow tiles also take 128 blocks: "one row of 64-row
+  // tiles"; again boxes of 8 to 64 rows), then 128 x 128: one tile row up
+  // to M = 128 (a static schedule of its own), the large-M kernel beyond.
   WgmmaProblem wide = blockwiseProblem(0, 16384, 2048);
   wide.runtimeRows = true;
   c.expect("N 16384", describe(getRowVersions(wide, WgmmaOptions(), hopper())),
-           "8:64x128 16:64x128 32:64x128 48:64x128 64:64x128 128:128x128 "
+           "8:64x128 16:64x64 32:64x64 48:64x64 64:64x64 128:128x128 "
            "0:128x128 ");
   // The M <= 16 version's plan: A's box (and stage) holds 16 rows, as the
   // kernel compiled for M = 16 does.
@@ -1285,6 +1325,7 @@ int main() {
   checkLargeSquare();
   checkStreamK();
   checkSingleRow();
+  checkOneRowTiles();
   checkDynamic();
   checkBlockScales();
   checkScaleChecks();

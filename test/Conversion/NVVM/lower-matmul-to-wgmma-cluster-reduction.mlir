@@ -105,17 +105,22 @@ func.func @one_consumer(%a: memref<64x4096xf8E4M3FN>, %sa: memref<1x1xf32>, %b: 
 // -----
 
 // A run-time M: each version within one tile row takes the static
-// schedule, so its tiles of 2 parts reduce in clusters too. 256 x 4096 on
-// 4 blocks: 2 tile columns of 32 K tiles, s = min(4 / 2, 4) = 2 parts; the
-// host launches the version whose bound holds M (M <= 8 the first, its
-// tile chosen per matmul), each in clusters of 2 and without a workspace.
+// schedule, so its tiles of 2 parts reduce in clusters too. 256 x 4096
+// with block scales on 4 blocks: the version for M <= 8 (the first; block
+// scales and an 8-row box of A keep 128 columns) has 2 tile columns of
+// 32 K tiles, s = min(4 / 2, 4) = 2 parts, in clusters of 2 without a
+// workspace; the versions for M <= 16 .. 64 take 4 tiles of 64 columns,
+// one a block, unsplit (a single tile row takes 64 columns where they
+// keep as many blocks busy).
 // DYN-LABEL: func.func @run_time_m
 // DYN-NOT:      memref.alloc
 // DYN:          arith.cmpi ule, %{{.*}}, %c8
 // DYN:          gpu.launch_func  @run_time_m_wgmma::@matmul clusters in (%c2{{.*}}, %c1{{.*}}, %c1{{.*}}) blocks in (%c4,
-func.func @run_time_m(%a: memref<?x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<256x4096xf8E4M3FN>, %c: memref<?x256xbf16>) {
-  qmm.matmul a(%a, %s : memref<?x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
-             b(%b, %s : memref<256x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
+// DYN:          arith.cmpi ule, %{{.*}}, %c16
+// DYN:          gpu.launch_func  @run_time_m_wgmma_0::@matmul blocks in (%c4, %c1, %c1) threads in (%c256,
+func.func @run_time_m(%a: memref<?x4096xf8E4M3FN>, %sa: memref<?x32xf32>, %b: memref<256x4096xf8E4M3FN>, %sb: memref<2x32xf32>, %c: memref<?x256xbf16>) {
+  qmm.matmul a(%a, %sa : memref<?x4096xf8E4M3FN>, memref<?x32xf32>) #qmm.scale<block 1x128>
+             b(%b, %sb : memref<256x4096xf8E4M3FN>, memref<2x32xf32>) #qmm.scale<block 128x128>
              outs(%c : memref<?x256xbf16>)
   return
 }

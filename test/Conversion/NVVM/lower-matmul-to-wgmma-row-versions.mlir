@@ -62,17 +62,21 @@ func.func @versions(%a: memref<?x2048xf8E4M3FN>, %sa: memref<?x16xf32>, %b: memr
 // -----
 
 // N = 16384 (128 wide columns): 128-column tiles fill the multiprocessors
-// from one tile row of 128 on. M <= 8, 16, 32, 48 and 64 get 64 rows of
-// 128 columns (128 blocks; A's boxes of their rows); M <= 128, one tile
-// row of 128 x 128, a version of its own because its schedule is static
-// (one tile row whatever M); then the large-M kernel, whose tiles are
-// counted at run time.
+// from one tile row of 128 on. M <= 8 gets 64 rows of 128 columns (128
+// blocks; A's box of 8 rows), M <= 16, 32, 48 and 64 rows of 64 columns
+// (256 tiles also on 128 blocks: a single tile row takes 64 columns where
+// they keep as many blocks busy, block-scaled from 16 rows on; A's boxes
+// of their rows); M <= 128, one tile row of 128 x 128, a version of its
+// own because its schedule is static (one tile row whatever M); then the
+// large-M kernel, whose tiles are counted at run time.
 
 // CHECK-LABEL: func.func @wide_n
 // CHECK:         arith.cmpi ule, %{{.*}}, %c8 : index
 // CHECK:         gpu.launch_func  @wide_n_wgmma::@matmul {{.*}} threads in (%c384,
+// CHECK:         arith.cmpi ule, %{{.*}}, %c16 : index
+// CHECK:         gpu.launch_func  @wide_n_wgmma_0::@matmul {{.*}} threads in (%c256,
 // CHECK:         arith.cmpi ule, %{{.*}}, %c64 : index
-// CHECK:         gpu.launch_func  @wide_n_wgmma_3::@matmul {{.*}} threads in (%c384,
+// CHECK:         gpu.launch_func  @wide_n_wgmma_3::@matmul {{.*}} threads in (%c256,
 // CHECK:       } else {
 // CHECK:         arith.cmpi ule, %{{.*}}, %c128 : index
 // CHECK:         gpu.launch_func  @wide_n_wgmma_4::@matmul blocks in (%c128{{.*}}, {{.*}} threads in (%c384,

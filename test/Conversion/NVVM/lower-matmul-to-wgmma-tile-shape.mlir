@@ -1,54 +1,72 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a" | FileCheck %s
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-m=64 tile-n=64" | FileCheck %s --check-prefix=FORCED
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a cluster-reduction=false" | FileCheck %s --check-prefix=NOPAIR
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a tile-n=128" | FileCheck %s --check-prefix=WIDE
 
 // The tile each matmul gets (chooseTileShape in WgmmaPlan.h; the values
 // below are worked out by hand from sm_90a's 132 multiprocessors, wgmma
 // m64 and 128-byte K tiles). The ring keeps the bytes of 4 stages of
 // 128 x 128 tiles (131072) in as many smaller stages as fit.
 
-// One row: a tile of wgmma M (64) rows, whose two consumer warpgroups
-// split the columns (m64n64 each, 384 threads). 32 tiles of 128 columns
-// and 32 K tiles split in min(132 / 32, 32 / 8) = 4 parts on 128 blocks
-// (at least half the multiprocessors busy): 128 columns stay. A's one row
+// One row: a tile of wgmma M (64) rows. 32 tiles of 128 columns and 32 K
+// tiles would split in min(132 / 32, 32 / 8) = 4 parts on 128 blocks; 64
+// tiles of 64 columns split in min(132 / 64, 4) = 2 on as many blocks, so
+// 64 columns, one consumer (256 threads). A's one row is loaded as a
+// swizzle atom of 8 rows, so 131072 / ((8 + 64) x 128) = 14 stages of
+// 9216 bytes: 129024 bytes, 112 of `empty` barriers, D's staging at
+// 130048 (one 64 x 64 bf16 box, 8192 bytes), 1024 to align: 139264.
+// Workspace: 64 tiles x 2 parts x 64 x 64 f32.
+// CHECK-LABEL: func.func @one_row
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<8x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<64x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<64x64xbf16
+// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c256, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c139264_i32 {{.*}} memref<524288xf32>
+// CHECK:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c9216 : <memorySpace = #gpu.address_space<workgroup>, num_barriers = 14>
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+
+// With 128 columns given: a tile of wgmma M (64) rows, whose two consumer
+// warpgroups split the columns (m64n64 each, 384 threads). 32 tiles of
+// 128 columns and 32 K tiles split in min(132 / 32, 32 / 8) = 4 parts on
+// 128 blocks. A's one row
 // is loaded as a swizzle atom of 8 rows (A's tensor map's box), so
 // 131072 / ((8 + 128) x 128) = 7 stages of 17408 bytes: 121856 bytes, 56
 // of `empty` barriers, D's staging at 122880 (64 x 64 bf16 boxes, 16384
 // bytes), 1024 to align: 140288. Workspace: 32 tiles x 4 parts x 64 x
 // 128 f32.
-// CHECK-LABEL: func.func @one_row
-// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<8x128xf8E4M3FN
-// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
-// CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<64x64xbf16
-// CHECK:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c140288_i32 {{.*}} memref<1048576xf32>
-// CHECK:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32, qmm.tensor_map_arguments = array<i32: 0, 1, 5>}
+// WIDE-LABEL: func.func @one_row
+// WIDE:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<8x128xf8E4M3FN
+// WIDE:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// WIDE:         nvgpu.tma.create.descriptor {{.*}} : memref<*xbf16> -> <tensor = memref<64x64xbf16
+// WIDE:         gpu.launch_func  @one_row_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c140288_i32 {{.*}} memref<1048576xf32>
+// WIDE:       gpu.func @matmul({{.*}}) kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.minctasm = 1 : i32, qmm.tensor_map_arguments = array<i32: 0, 1, 5>}
 // The producer: each stage expects A's 8 rows and B's 128 (17408 bytes);
 // A's 8 x 128 box at the stage's start, B's 1024 bytes (8 rows) in.
-// CHECK:         %[[STAGEBYTES:.*]] = arith.constant 17408 : index
-// CHECK:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%[[STAGE:.*]]], %[[STAGEBYTES]]
-// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<8x128xf8E4M3FN
-// CHECK:         %[[BOFFSET:.*]] = arith.constant 1024 : index
-// CHECK:         %[[BSTAGE:.*]] = arith.muli %[[STAGE]], %c17408{{.*}} : index
-// CHECK:         arith.addi %[[BSTAGE]], %[[BOFFSET]] : index
-// CHECK:         nvgpu.tma.async.load {{.*}} -> memref<128x128xf8E4M3FN
+// WIDE:         %[[STAGEBYTES:.*]] = arith.constant 17408 : index
+// WIDE:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}[%[[STAGE:.*]]], %[[STAGEBYTES]]
+// WIDE:         nvgpu.tma.async.load {{.*}} -> memref<8x128xf8E4M3FN
+// WIDE:         %[[BOFFSET:.*]] = arith.constant 1024 : index
+// WIDE:         %[[BSTAGE:.*]] = arith.muli %[[STAGE]], %c17408{{.*}} : index
+// WIDE:         arith.addi %[[BSTAGE]], %[[BOFFSET]] : index
+// WIDE:         nvgpu.tma.async.load {{.*}} -> memref<128x128xf8E4M3FN
 // Consumer c's B rows start c x 64 x 128 bytes into the stage's B tile.
 // The consumer's index, broadcast from lane 0 (shfl.sync.idx), so that
 // ptxas keeps what is computed from it in uniform registers.
-// CHECK:         nvvm.setmaxregister  increase 232
-// CHECK:         %[[WARPGROUP:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
-// CHECK:         %[[WARPGROUP32:.*]] = arith.index_cast %[[WARPGROUP]] : index to i32
-// CHECK:         %[[LANE0:.*]] = nvvm.shfl.sync idx %c-1_i32, %[[WARPGROUP32]], %c0_i32, %c31_i32 : i32 -> i32
-// CHECK:         %[[CONSUMER:.*]] = arith.index_cast %[[LANE0]] : i32 to index
-// CHECK:         %[[PART:.*]] = arith.remui %[[CONSUMER]], %c2{{(_[0-9]+)?}} : index
-// CHECK:         arith.muli %[[PART]], %c64{{(_[0-9]+)?}} : index
-// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
-// CHECK-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// WIDE:         nvvm.setmaxregister  increase 232
+// WIDE:         %[[WARPGROUP:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// WIDE:         %[[WARPGROUP32:.*]] = arith.index_cast %[[WARPGROUP]] : index to i32
+// WIDE:         %[[LANE0:.*]] = nvvm.shfl.sync idx %c-1_i32, %[[WARPGROUP32]], %c0_i32, %c31_i32 : i32 -> i32
+// WIDE:         %[[CONSUMER:.*]] = arith.index_cast %[[LANE0]] : i32 to index
+// WIDE:         %[[PART:.*]] = arith.remui %[[CONSUMER]], %c2{{(_[0-9]+)?}} : index
+// WIDE:         arith.muli %[[PART]], %c64{{(_[0-9]+)?}} : index
+// WIDE:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
+// WIDE-NOT:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
 // A part's sums: only the threads whose first row is row 0 (< M = 1)
 // store them to the workspace and, in the last part, load them back.
-// CHECK:         %[[HASROWS:.*]] = arith.cmpi ult, %{{.*}}, %c1{{(_[0-9]+)?}} : index
-// CHECK:         scf.if %[[HASROWS]] {
-// CHECK:           llvm.inline_asm {{.*}}st.global.v4.f32
-// CHECK:         arith.select %[[HASROWS]], %{{.*}}, %{{.*}} : index
+// WIDE:         %[[HASROWS:.*]] = arith.cmpi ult, %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// WIDE:         scf.if %[[HASROWS]] {
+// WIDE:           llvm.inline_asm {{.*}}st.global.v4.f32
+// WIDE:         arith.select %[[HASROWS]], %{{.*}}, %{{.*}} : index
 func.func @one_row(%a: memref<1x4096xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref<4096x4096xf8E4M3FN>, %d: memref<1x4096xbf16>) {
   qmm.matmul a(%a, %s : memref<1x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>
              b(%b, %s : memref<4096x4096xf8E4M3FN>, memref<1x1xf32>) #qmm.scale<per_tensor>

@@ -289,6 +289,20 @@ constexpr int64_t kMaxBScaleChunks = 4;
 /// is 11% slower than 4 parts of 33 narrow tiles).
 constexpr int64_t kMaxWideTileParts = 4;
 
+/// A single row of 64-row tiles (M <= 64) takes 64-column tiles where
+/// their schedule keeps as many multiprocessors busy as 128-column ones'
+/// (chooseTileShape). Measured on an H200 over DeepSeek's N x K at M = 1,
+/// 16 and 64 (per-tensor and 1x128 x 128x128 scales,
+/// benchmarks/results/2026-12-03-h200-decode-tiles.md): 1.02-1.17x on 17
+/// of the 18 shapes that change (64x4096x7168 per-tensor 1.17x,
+/// 1x4096x4096 1.09x), 0.99x on 16x24576x1536 per-tensor; slower for
+/// block-scaled M <= kSwizzleAtomRows (0.86-0.97x) and block-scaled
+/// items of fewer than this many K tiles (16x32768x512: 0.95x).
+constexpr int64_t kMinNarrowOneRowKTiles = 8;
+/// The rows of a 128B-swizzle atom: A's box holds M's rows rounded up to
+/// them below one 64-row tile (getALoadRows).
+constexpr int64_t kSwizzleAtomRows = 8;
+
 /// K tiles of a tile up to which block-scaled matmuls take tiles of two
 /// waves (256 rows) without clusters where their rounds keep the
 /// multiprocessors as busy: at short K a 128 x 128 tile's loads outweigh
