@@ -602,7 +602,9 @@ def read_floors(binary, cases, log):
     """Microseconds of a plain streaming read of each M <= 64 case's bytes
     (A, B and D's), by benchmarks/nvidia_read_floor.cu; {} where it fails."""
     small = [c for c in cases if c["m"] <= 64]
-    sizes = sorted({(bytes_moved(c) + 15) // 16 * 16 for c in small})
+    # (The read kernel reads whole 16-byte words.)
+    rounded = {c["name"]: (bytes_moved(c) + 15) // 16 * 16 for c in small}
+    sizes = sorted(set(rounded.values()))
     if not sizes:
         return {}
     run = subprocess.run([binary] + [str(b) for b in sizes],
@@ -615,8 +617,7 @@ def read_floors(binary, cases, log):
         re.M)}
     log("read floors: %s" % ", ".join(
         "%d B %.2f us" % (b, floors[b]) for b in sorted(floors)))
-    return {c["name"]: floors[(bytes_moved(c) + 15) // 16 * 16]
-            for c in small if (bytes_moved(c) + 15) // 16 * 16 in floors}
+    return {name: floors[b] for name, b in rounded.items() if b in floors}
 
 
 def bytes_moved(record):
@@ -658,7 +659,7 @@ def markdown(report):
                                       else "Back to back"), "",
                   "| case | scales | N | " + " | ".join(
                       LABELS[l] for l in libs) +
-                   " | qmm / cuBLASLt | qmm / fastest peer | qmm, share of "
+                  " | qmm / cuBLASLt | qmm / fastest peer | qmm, share of "
                   "the HBM bound | qmm, share of the read floor |",
                   "|---|---|---|" + "---|" * len(libs) + "---|---|---|---|"]
         for record in report["cases"]:

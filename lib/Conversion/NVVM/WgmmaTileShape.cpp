@@ -81,13 +81,15 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
   // 128x4096x7168 1.06x, but 128x4096x16384 0.96x (a block-scaled narrow
   // tile's K tile costs more than half a wide one's, which a long K loop
   // adds up).
+  // The schedule of 64-column tiles (twice the wide tiles) for the rules
+  // below.
+  TileSchedule narrow = getTileSchedule(
+      2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
+      options.streamK, options.maxBlocks, /*dynamic=*/false);
   auto pairsNarrowTiles = [&] {
     if (!options.clusterReduction || rows != 2 * wgmmaM ||
         wide.wholeUnits != 0 || wide.parts <= kReductionClusterBlocks)
       return false;
-    TileSchedule narrow = getTileSchedule(
-        2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
-        options.streamK, options.maxBlocks, /*dynamic=*/false);
     if (narrow.wholeUnits != 0 || narrow.parts != kReductionClusterBlocks)
       return false;
     return !blockScaled || kTiles <= kMaxBlockScaledPairedNarrowKTiles;
@@ -105,16 +107,12 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
     if (blockScaled &&
         (problem.m <= kSwizzleAtomRows || kTiles < kMinNarrowOneRowKTiles))
       return false;
-    TileSchedule narrow = getTileSchedule(
-        2 * wideTiles, /*clusterRows=*/1, /*rasterUnits=*/1, kTiles, chip,
-        options.streamK, options.maxBlocks, /*dynamic=*/false);
     return narrow.blocks >= wide.blocks;
   };
-  bool narrow = holdsBlocks(64) &&
-                (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
-                 (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts) ||
-                 pairsNarrowTiles() || narrowsOneRow());
-  if (narrow)
+  if (holdsBlocks(64) &&
+      (!holdsBlocks(128) || 2 * wide.blocks <= slots ||
+       (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts) ||
+       pairsNarrowTiles() || narrowsOneRow()))
     return {rows, 64};
   // The share of the rounds' tile slots that compute elements of D.
   auto roundsUse = [&](int64_t tileRows, int64_t tileColumns) {
