@@ -87,7 +87,7 @@ def case_name(layout, groups, expected, n, k):
 
 # --- Here: the plans ---------------------------------------------------------
 
-def write_plans(out, fp8_run):
+def write_plans(out, fp8_run, extra_flags=(), only=()):
     if os.path.exists(out) and not os.path.exists(
             os.path.join(out, "cases.txt")):
         raise SystemExit("%s exists and holds no cases.txt: not "
@@ -103,6 +103,9 @@ def write_plans(out, fp8_run):
                 "\n")
     lines = []
     for index, (layout, groups, expected, n, k) in enumerate(CASES):
+        name = case_name(layout, groups, expected, n, k)
+        if only and not any(o in name for o in only):
+            continue
         rows = group_rows(groups, expected, seed=index)
         flags = []
         if layout == "masked":
@@ -111,7 +114,7 @@ def write_plans(out, fp8_run):
                                     else [])
         else:
             m = sum(-(-r // ALIGNMENT) * ALIGNMENT for r in rows)
-        name = case_name(layout, groups, expected, n, k)
+        flags += list(extra_flags)
         subprocess.run([fp8_run, "--chip", "sm_90a", "--gemm",
                         "%dx%dx%d" % (m, n, k), "--groups", str(groups),
                         "--a-type", "f8E4M3FN", "--b-type", "f8E4M3FN",
@@ -456,6 +459,9 @@ def main():
                         help="here: write the plans into DIR and stop")
     parser.add_argument("--fp8-run", default=os.path.join(ROOT, "build",
                                                           "bin", "fp8-run"))
+    parser.add_argument("--qmm-flags", default="",
+                        help="with --plans: more fp8-run flags for every "
+                        "plan (a variant's, e.g. '--tile-n 192')")
     parser.add_argument("--render", metavar="JSON",
                         help="write the Markdown of a results JSON next to "
                         "it and stop (no GPU)")
@@ -475,7 +481,8 @@ def main():
     parser.add_argument("--tag", default="")
     args = parser.parse_args()
     if args.plans:
-        return write_plans(args.plans, args.fp8_run)
+        return write_plans(args.plans, args.fp8_run, args.qmm_flags.split(),
+                           [o for o in args.only.split(",") if o])
     if args.render:
         with open(args.render) as f:
             report = json.load(f)

@@ -39,8 +39,8 @@ if [ -n "$nvcc" ]; then
     export DG_JIT_NVCC_COMPILER=$nvcc CUDA_HOME=$shim
   fi
   # The decode cases' floor: a plain read of their bytes (nvidia_peers.py
-  # --read-floor).
-  if "$nvcc" -O3 -arch=sm_90a -o /tmp/qmm-read-floor \
+  # --read-floor; not the grouped benchmark's).
+  if [ -z "${QMM_PEERS_SCRIPT:-}" ] && "$nvcc" -O3 -arch=sm_90a -o /tmp/qmm-read-floor \
       benchmarks/nvidia_read_floor.cu; then
     set -- --read-floor /tmp/qmm-read-floor "$@"
   fi
