@@ -285,13 +285,13 @@ if [ "$mode" = validate ]; then
   save w256_odd_n 264x135x512 --a-scale 1x128 --b-scale 128x128 --tile-m 256
   # Two waves chosen by default, in clusters of 2: at short K (512 x 1024
   # x 512 on 8 blocks: 16 tiles of 256 rows in 2 rounds as full as 32 of
-  # 128 in 4), K-major and MN-major A scales, and at long K (1024 x 512 x
-  # 2048 on 8 blocks: 16 tiles, 8 units in 2 rounds of 4 clusters, as full
-  # as 32 tiles of 128 rows in 4; MN-major A scales: 512 x 512 x 2048 on
-  # 4 blocks).
+  # 128 in 4), K-major and MN-major A scales, and at long K where A's
+  # scales are MN-major, staged by TMA (512 x 512 x 2048 on 4 blocks);
+  # K-major ones keep tiles of 128 rows there (1024 x 512 x 2048 on 8
+  # blocks).
   save w256_chosen_short_k 512x1024x512 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save w256_chosen_mn 512x1024x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 8
-  save w256_chosen_long_k 1024x512x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
+  save kmajor_chosen_long_k 1024x512x2048 --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save w256_chosen_long_k_mn 512x512x2048 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 4
   # Clusters that share A's tiles (--cluster-columns): 128 x 128 tiles in
   # pairs along N; tiles of two waves; partial rows with staged MN-major
@@ -328,6 +328,9 @@ if [ "$mode" = validate ]; then
   save w192_rows_64 64x1152x1024 --a-scale 1x128 --b-scale 128x128 --tile-n 192 --max-blocks 3
   save w192_grouped 512x576x512 --groups 4 --a-scale 1x128 --b-scale 128x128 --tile-n 192
   save w192_masked 128x576x512 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --tile-n 192
+  # A masked matmul's 192 columns chosen by N's columns alone (576 / 576
+  # of them against 576 / 640), on 8 blocks.
+  save w192_masked_chosen 256x576x512 --groups 4 --masked --a-scale 1x128 --b-scale 128x128 --max-blocks 8
   save b64_chunks 256x512x1024 --a-scale 1x128 --b-scale 64x128 --tile-n 128 --max-blocks 3
   save b64_chunks_staged 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-n 128 --max-blocks 3
   save w192_chosen 256x2112x1024 --a-scale 1x128 --b-scale 128x128 --max-blocks 11

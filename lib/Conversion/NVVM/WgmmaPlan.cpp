@@ -312,6 +312,25 @@ static int64_t getBScaleTileBlocks(const WgmmaScales &scales,
                           scales.blockRows);
 }
 
+std::optional<std::pair<WgmmaScaleBox, WgmmaScaleBox>>
+wgmma::getStagedScaleBoxes(const WgmmaProblem &problem, int64_t tileM,
+                           int64_t tileN) {
+  bool grouped = problem.groups != 0;
+  WgmmaTiling tiling;
+  tiling.tileN = tileN;
+  WgmmaScaleBox a = getScaleBox(problem.aScales, tileM, problem.m, problem.k,
+                                grouped),
+                b = getScaleBox(
+                    problem.bScales, tileN, problem.n, problem.k, grouped,
+                    problem.bScales.perKTile()
+                        ? getBScaleTileBlocks(problem.bScales, tiling)
+                        : 1);
+  if (a.present() != problem.aScales.perKTile() ||
+      b.present() != problem.bScales.perKTile())
+    return std::nullopt;
+  return std::pair{a, b};
+}
+
 /// Why the kernel does not take `problem`, or the empty string.
 static std::string getIneligibility(const WgmmaProblem &problem,
                                     const WgmmaTiling &tiling) {
@@ -575,18 +594,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // scales, so one operand's still loaded from global memory would keep
   // the wait.
   if (options.stageScales) {
-    bool grouped = problem.groups != 0;
-    WgmmaScaleBox a = getScaleBox(problem.aScales, tiling.tileM, problem.m,
-                                  problem.k, grouped),
-                  b = getScaleBox(
-                      problem.bScales, tiling.tileN, problem.n, problem.k,
-                      grouped,
-                      problem.bScales.perKTile()
-                          ? getBScaleTileBlocks(problem.bScales, tiling)
-                          : 1);
-    if (a.present() == problem.aScales.perKTile() &&
-        b.present() == problem.bScales.perKTile()) {
-      setScaleSlot(tiling, a, b);
+    if (auto boxes = getStagedScaleBoxes(problem, tiling.tileM, tiling.tileN)) {
+      setScaleSlot(tiling, boxes->first, boxes->second);
       // (Where the slots do not fit beside the ring, the consumers load
       // the scales.)
       int64_t stages = tiling.stages;

@@ -114,13 +114,17 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
        (wide.wholeUnits == 0 && wide.parts > kMaxWideTileParts) ||
        pairsNarrowTiles() || narrowsOneRow()))
     return {rows, 64};
+  // The share of the tiles' columns that are columns of D.
+  auto columnsUse = [&](int64_t tileColumns) {
+    return double(problem.n) / double(llvm::alignTo(problem.n, tileColumns));
+  };
   // The share of the rounds' tile slots that compute elements of D.
   auto roundsUse = [&](int64_t tileRows, int64_t tileColumns) {
     int64_t tileRowCount = llvm::divideCeil(problem.m, tileRows);
     int64_t tileColumnCount = llvm::divideCeil(problem.n, tileColumns);
     int64_t tiles = tileRowCount * tileColumnCount;
     double use = double(problem.m) / double(tileRowCount * tileRows) *
-                 double(problem.n) / double(tileColumnCount * tileColumns);
+                 columnsUse(tileColumns);
     return use * double(tiles) / double(llvm::divideCeil(tiles, slots) * slots);
   };
   // 192 columns where their rounds are about as full as 128's (their
@@ -128,7 +132,8 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
   // there are a third fewer epilogues), in tiles of two consumers, where
   // neither schedule splits its last round, and where a chunk of each
   // tile's columns lies in one block of B's scales. (Grouped: the rounds
-  // of all groups' rows, or of a masked matmul's bound.) 16-bit outputs,
+  // of all groups' rows. A masked matmul's tiles are counted at run time,
+  // so their rounds are unknown: by N's columns alone.) 16-bit outputs,
   // what was measured: an f32 tile's staging buffer (96 KiB) takes a stage
   // of the ring, an FP8 tile's rows (192 bytes) are not whole swizzle rows,
   // so it would not be staged.
@@ -150,8 +155,11 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
     // fuller by kWideTileUnscaledGain.)
     double least =
         blockScaled ? 1 - kWideTileUseMargin : 1 + kWideTileUnscaledGain;
-    if (widest.parts == 1 &&
-        roundsUse(rows, kWideTileColumns) >= least * roundsUse(rows, 128))
+    auto use = [&](int64_t tileColumns) {
+      return problem.masked ? columnsUse(tileColumns)
+                            : roundsUse(rows, tileColumns);
+    };
+    if (widest.parts == 1 && use(kWideTileColumns) >= least * use(128))
       columns = kWideTileColumns;
   }
   // Tiles of two waves (256 x 128) where their rounds are about as full as
@@ -162,8 +170,15 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
   // (the rounds' use does not count what a split recovers, and tiles of
   // waves are not split). (16-bit outputs, what was measured; FP8 outputs'
   // quantization needs registers that a tile of waves' consumers do not
-  // have to spare.)
+  // have to spare.) Beyond short K only where TMA copies the block scales
+  // into the ring: a consumer that loads two waves' A scales from global
+  // memory each K tile (A's 1 x 128 scales K-major) measured 0.88-0.95x
+  // the 128-row tile on the large shapes, where it was 1.02-1.07x with
+  // the same scales MN-major (kTwoWaveClusterRows); at short K it still
+  // measured 1.02x (4096 x 32768 x 512).
   int64_t waveRows = 4 * wgmmaM;
+  bool stagedScales = options.stageScales &&
+                      getStagedScaleBoxes(problem, waveRows, 128).has_value();
   bool clusteredWaves =
       options.clusterRows == 0 && wide.parts == 1 &&
       llvm::divideCeil(problem.m, waveRows) % kTwoWaveClusterRows == 0 &&
@@ -171,7 +186,7 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
   // (At short K against 128 columns, as measured there.)
   bool shortK = kTiles <= kMaxTwoWaveTileKTiles;
   if (!options.tileM && blockScaled && plainOutput && problem.groups == 0 &&
-      (shortK || clusteredWaves) &&
+      (shortK || (clusteredWaves && stagedScales)) &&
       roundsUse(waveRows, 128) >=
           (1 - kTwoWaveUseMargin) * roundsUse(rows, shortK ? 128 : columns))
     return {waveRows, 128};

@@ -292,12 +292,15 @@ void checkDynamic() {
 
 void checkBlockScales() {
   Case c("4096x7168x16384 1x128 x 128x128");
-  WgmmaPlan p = plan(c, blockwiseProblem(4096, 7168, 16384));
-  c.expect("promotion K tiles", p.promotionKTiles, 1);
-  // Tiles of two waves in clusters of 2 ("clustered waves" below): 16 x
+  // A's scales MN-major, which TMA copies into the ring: tiles of two
+  // waves in clusters of 2 ("clustered waves" below): 16 x
   // 56 tiles of 256 x 128, 448 units of 2 on 66 slots: ceil(448 / 66) = 7
   // rounds, ceil(448 / 7) = 64 units (whole raster groups of 8 / 2 = 4),
   // 128 blocks.
+  WgmmaProblem mn = blockwiseProblem(4096, 7168, 16384);
+  mn.aScales.mnMajor = true;
+  WgmmaPlan p = plan(c, mn);
+  c.expect("promotion K tiles", p.promotionKTiles, 1);
   c.expect("tile", p.tiling.tileM * 1000 + p.tiling.tileN, 256128);
   c.expect("cluster rows", p.tiling.clusterRows, 2);
   c.expect("units", p.units(), 8 * 56);
@@ -307,9 +310,18 @@ void checkBlockScales() {
   // to the raster's 8: 128 blocks.
   WgmmaOptions unclustered;
   unclustered.clusterRows = 1;
-  WgmmaPlan q = plan(c, blockwiseProblem(4096, 7168, 16384), unclustered);
+  WgmmaPlan q = plan(c, mn, unclustered);
+  c.expect("unclustered tile", q.tiling.tileM * 1000 + q.tiling.tileN, 128192);
   c.expect("unclustered units", q.units(), 32 * 38);
   c.expect("unclustered blocks", q.schedule.blocks, 128);
+  // A's scales K-major, which the consumers load from global memory: the
+  // same 192-column tiles as without clusters, not tiles of two waves.
+  WgmmaPlan k = plan(c, blockwiseProblem(4096, 7168, 16384));
+  c.expect("K-major tile", k.tiling.tileM * 1000 + k.tiling.tileN, 128192);
+  c.expect("K-major cluster rows", k.tiling.clusterRows, 1);
+  c.expect("K-major staged A scales", k.tiling.aScaleBox.present(), 0);
+  c.expect("K-major units", k.units(), 32 * 38);
+  c.expect("K-major blocks", k.schedule.blocks, 128);
 }
 
 void checkScaleChecks() {
@@ -881,6 +893,13 @@ void checkTwoWavesChosen() {
   auto rows = [&](const WgmmaProblem &problem) {
     return plan(c, problem).tiling.tileM;
   };
+  // Beyond short K, tiles of two waves only where TMA copies the block
+  // scales into the ring: A's scales MN-major.
+  auto mnBlockwiseProblem = [](int64_t m, int64_t n, int64_t k) {
+    WgmmaProblem problem = blockwiseProblem(m, n, k);
+    problem.aScales.mnMajor = true;
+    return problem;
+  };
   // 4096 x 32768 x 512, 1x128 x 128x128: 4 K tiles (<= 6). 256 rows: 16 x
   // 256 = 4096 tiles in 32 rounds of 132, 4096 / 4224 = 0.970 of the
   // slots; 128 rows: 8192 tiles in 63 rounds, 8192 / 8316 = 0.985;
@@ -888,6 +907,9 @@ void checkTwoWavesChosen() {
   WgmmaProblem shortK = blockwiseProblem(4096, 32768, 512);
   c.expect("4096x32768x512 tile M", rows(shortK), 256);
   c.expect("4096x32768x512 waves", plan(c, shortK).tiling.waves, 2);
+  // MN-major A scales: the same.
+  c.expect("4096x32768x512 MN-major tile M",
+           rows(mnBlockwiseProblem(4096, 32768, 512)), 256);
   // K = 768: 6 K tiles; 896 tiles (7 rounds, 0.970) against 1792 (14
   // rounds, 0.970).
   c.expect("4096x7168x768 tile M", rows(blockwiseProblem(4096, 7168, 768)),
@@ -902,8 +924,12 @@ void checkTwoWavesChosen() {
       "4096x16384x1024 unclustered tile M",
       plan(c, blockwiseProblem(4096, 16384, 1024), unclustered).tiling.tileM,
       128);
-  c.expect("4096x16384x1024 tile M", rows(blockwiseProblem(4096, 16384, 1024)),
-           256);
+  c.expect("4096x16384x1024 tile M",
+           rows(mnBlockwiseProblem(4096, 16384, 1024)), 256);
+  // K-major A scales, which each wave would load from global memory every
+  // K tile: 128 rows.
+  c.expect("4096x16384x1024 K-major tile M",
+           rows(blockwiseProblem(4096, 16384, 1024)), 128);
   // 2048 x 7168 x 512: 448 tiles in 4 rounds, 448 / 528 = 0.848, against
   // 896 in 7, 896 / 924 = 0.970: 128 rows.
   c.expect("2048x7168x512 tile M", rows(blockwiseProblem(2048, 7168, 512)),
@@ -1048,6 +1074,19 @@ void checkWideTiles() {
   WgmmaProblem grouped = blockwiseProblem(4096, 2112, 7168);
   grouped.groups = 4;
   c.expect("grouped", columns(grouped), 192);
+  // Masked: the tiles are counted at run time, so by N's columns alone
+  // (the rounds of one group's bound of 4096 rows would be 32 x 22 = 704
+  // tiles in 6 rounds, 0.889 of 128 columns'): 4096 / 4224 = 0.970 of
+  // 192-column tiles' columns are N's, at least 0.93: 192; 640 columns,
+  // 640 / 768 = 0.833: 128.
+  WgmmaProblem masked = blockwiseProblem(4096, 4096, 7168);
+  masked.groups = 32;
+  masked.masked = true;
+  c.expect("masked 4096 columns", columns(masked), 192);
+  WgmmaProblem maskedNarrow = blockwiseProblem(4096, 640, 7168);
+  maskedNarrow.groups = 32;
+  maskedNarrow.masked = true;
+  c.expect("masked 640 columns", columns(maskedNarrow), 128);
   // An FP8 output in 128-column blocks, an f32 output, 64 rows: 128, 128,
   // 64.
   c.expect("FP8 output tile N", columns(fp8), 128);
@@ -1214,6 +1253,13 @@ void checkClusteredWaves() {
   auto tile = [&](const WgmmaPlan &p) {
     return p.tiling.tileM * 1000 + p.tiling.tileN;
   };
+  // A's scales MN-major (staged by TMA), where tiles of two waves are
+  // chosen; K-major below.
+  auto blockwiseProblem = [](int64_t m, int64_t n, int64_t k) {
+    WgmmaProblem problem = ::blockwiseProblem(m, n, k);
+    problem.aScales.mnMajor = true;
+    return problem;
+  };
   // cluster-rows left open, 4096 x 4096 x 7168 (56 K tiles): 16 x 32 = 512
   // tiles of 256 x 128 in 256 units of 2 on 66 slots, 4 rounds, 256 / 264
   // = 0.970; 128 x 128: 1024 tiles in 8 rounds of 132, 0.970 (192
@@ -1226,6 +1272,10 @@ void checkClusteredWaves() {
   c.expect("4096x4096x7168 cluster rows", p.tiling.clusterRows, 2);
   c.expect("4096x4096x7168 units", p.units(), 256);
   c.expect("4096x4096x7168 blocks", p.schedule.blocks, 128);
+  // K-major A scales: 128 x 128, no clusters.
+  WgmmaPlan kMajor = plan(c, ::blockwiseProblem(4096, 4096, 7168));
+  c.expect("K-major 4096x4096x7168 tile", tile(kMajor), 128128);
+  c.expect("K-major 4096x4096x7168 cluster rows", kMajor.tiling.clusterRows, 1);
   // 2048 x 7168 x 7168: 8 x 56 = 448 tiles, 224 units in 4 rounds of 66,
   // 224 / 264 = 0.848; 128 x 192: 16 x 38 = 608 tiles in 5 rounds, 7168 /
   // 7296 x 608 / 660 = 0.905: 0.848 < 0.98 x 0.905, 128 x 192, no

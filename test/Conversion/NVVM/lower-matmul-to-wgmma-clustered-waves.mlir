@@ -6,7 +6,9 @@
 // 16-bit output take tiles of two waves (256 x 128) at long K too, where
 // M's 256-row tiles pair into clusters of two (B's tile multicast to both
 // blocks) and their rounds are within 2% as full as those of the 128-row
-// tile chosen otherwise.
+// tile chosen otherwise, where TMA copies the block scales into the ring
+// (A's 1 x 128 scales MN-major; K-major ones, which each wave would load
+// from global memory, keep 128 rows: @long_k_k_major).
 
 // 4096 x 4096 x 7168, 1x128 x 128x128 (56 K tiles): 16 x 32 = 512 tiles
 // of 256 x 128 in 256 units of a cluster on 132 / 2 = 66 slots, 4 rounds,
@@ -32,7 +34,25 @@
 // DYNAMIC:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
 // DYNAMIC-NOT:     clusters in
 // DYNAMIC:         gpu.launch_func  @long_k_wgmma::@matmul blocks in (%c132{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384
-func.func @long_k(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: memref<4096x7168xf8E4M3FN>, %sb: memref<32x56xf32>, %d: memref<4096x4096xbf16>) {
+func.func @long_k(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<56x4096xf32>, %b: memref<4096x7168xf8E4M3FN>, %sb: memref<32x56xf32>, %d: memref<4096x4096xbf16>) {
+  qmm.matmul a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<56x4096xf32>) #qmm.scale<block 1x128, mn_major>
+             b(%b, %sb : memref<4096x7168xf8E4M3FN>, memref<32x56xf32>) #qmm.scale<block 128x128>
+             outs(%d : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// The same matmul with A's scales K-major: the consumers load them from
+// global memory (TMA would copy a 16-byte row per row of A), so no tiles
+// of two waves: 128 x 128 tiles (128 x 192's rounds are 0.889 of 128's,
+// below 0.93), 1024 in 8 rounds on 128 blocks, no clusters.
+// CHECK-LABEL: func.func @long_k_k_major
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// CHECK-NOT:     clusters in
+// CHECK:         gpu.launch_func  @long_k_k_major_wgmma::@matmul blocks in (%c128{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384
+func.func @long_k_k_major(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: memref<4096x7168xf8E4M3FN>, %sb: memref<32x56xf32>, %d: memref<4096x4096xbf16>) {
   qmm.matmul a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<4096x56xf32>) #qmm.scale<block 1x128>
              b(%b, %sb : memref<4096x7168xf8E4M3FN>, memref<32x56xf32>) #qmm.scale<block 128x128>
              outs(%d : memref<4096x4096xbf16>)
@@ -41,6 +61,7 @@ func.func @long_k(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: 
 
 // -----
 
+// (A's scales MN-major here and below.)
 // 3840 rows: 15 tile rows of 256 do not pair into clusters, so 128 rows:
 // 128 x 192 tiles, 30 x 22 = 660 in 5 whole rounds of 132 (4096 / 4224 =
 // 0.970 of them), against 128 x 128's 960 in 8 rounds (0.909).
@@ -49,8 +70,8 @@ func.func @long_k(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: 
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c192{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<192x128xf8E4M3FN
 // CHECK-NOT:     clusters in
 // CHECK:         gpu.launch_func  @odd_wave_rows_wgmma::@matmul blocks in (%c132{{.*}}, %c1{{.*}}, %c1{{.*}})
-func.func @odd_wave_rows(%a: memref<3840x7168xf8E4M3FN>, %sa: memref<3840x56xf32>, %b: memref<4096x7168xf8E4M3FN>, %sb: memref<32x56xf32>, %d: memref<3840x4096xbf16>) {
-  qmm.matmul a(%a, %sa : memref<3840x7168xf8E4M3FN>, memref<3840x56xf32>) #qmm.scale<block 1x128>
+func.func @odd_wave_rows(%a: memref<3840x7168xf8E4M3FN>, %sa: memref<56x3840xf32>, %b: memref<4096x7168xf8E4M3FN>, %sb: memref<32x56xf32>, %d: memref<3840x4096xbf16>) {
+  qmm.matmul a(%a, %sa : memref<3840x7168xf8E4M3FN>, memref<56x3840xf32>) #qmm.scale<block 1x128, mn_major>
              b(%b, %sb : memref<4096x7168xf8E4M3FN>, memref<32x56xf32>) #qmm.scale<block 128x128>
              outs(%d : memref<3840x4096xbf16>)
   return
@@ -68,8 +89,8 @@ func.func @odd_wave_rows(%a: memref<3840x7168xf8E4M3FN>, %sa: memref<3840x56xf32
 // CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c192{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<192x128xf8E4M3FN
 // CHECK-NOT:     clusters in
 // CHECK:         gpu.launch_func  @few_columns_wgmma::@matmul blocks in (%c120{{.*}}, %c1{{.*}}, %c1{{.*}})
-func.func @few_columns(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: memref<2112x7168xf8E4M3FN>, %sb: memref<17x56xf32>, %d: memref<4096x2112xbf16>) {
-  qmm.matmul a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<4096x56xf32>) #qmm.scale<block 1x128>
+func.func @few_columns(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<56x4096xf32>, %b: memref<2112x7168xf8E4M3FN>, %sb: memref<17x56xf32>, %d: memref<4096x2112xbf16>) {
+  qmm.matmul a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<56x4096xf32>) #qmm.scale<block 1x128, mn_major>
              b(%b, %sb : memref<2112x7168xf8E4M3FN>, memref<17x56xf32>) #qmm.scale<block 128x128>
              outs(%d : memref<4096x2112xbf16>)
   return

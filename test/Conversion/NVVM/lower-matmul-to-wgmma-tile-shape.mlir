@@ -204,3 +204,19 @@ func.func @pairs_deep_block(%a: memref<128x16384xf8E4M3FN>, %sa: memref<128x128x
              outs(%d : memref<128x4096xbf16>)
   return
 }
+
+// -----
+
+// A masked grouped matmul's tiles are counted at run time (its groups'
+// counts), so the rounds of its bound say nothing: 192 columns where N's
+// use of them is within 0.93 of 128 columns' (768 / 768 = 1 here). By the
+// rounds of a group's bound of 2048 rows (16 x 4 = 64 tiles against 16 x
+// 6 = 96, one round of 132) 192 would have used two thirds of 128's and
+// not been taken.
+// CHECK-LABEL: func.func @masked_wide
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c192{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<192x128xf8E4M3FN
+func.func @masked_wide(%a: memref<4x2048x512xf8E4M3FN>, %sa: memref<4x2048x4xf32>, %b: memref<4x768x512xf8E4M3FN>, %sb: memref<4x6x4xf32>, %g: memref<4xi32>, %d: memref<4x2048x768xbf16>) {
+  qmm.grouped_matmul masked a(%a, %sa : memref<4x2048x512xf8E4M3FN>, memref<4x2048x4xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<4x768x512xf8E4M3FN>, memref<4x6x4xf32>) #qmm.scale<block 128x128> groups(%g : memref<4xi32>) outs(%d : memref<4x2048x768xbf16>)
+  return
+}

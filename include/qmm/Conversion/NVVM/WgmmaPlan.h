@@ -20,6 +20,8 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 namespace mlir {
 namespace qmm {
@@ -325,6 +327,9 @@ constexpr double kTwoWaveUseMargin = 0.02;
 /// 2048 1.02x, 4096 x 32768 x 512 (256 rows already) 1.015x, 4096 x 24576 x
 /// 1536 and 4096^3 1.01x, 4096 x 16384 x 1024 1.00x, 8192^3 0.99x; without
 /// the clusters 256 rows lost up to 15% (4096^3 0.86x, 8192^3 0.85x).
+/// Those had A's scales MN-major; K-major ones, which each wave loads from
+/// global memory, made them 0.88-0.95x (2026-12-04-h200-kmajor-waves-
+/// masked-columns.md), so long K takes them only with staged scales.
 /// benchmarks/results/2026-12-03-h200-clustered-waves.md.
 constexpr int64_t kTwoWaveClusterRows = 2;
 
@@ -386,6 +391,15 @@ constexpr int64_t kMaxNextStageTestColumns = 128;
 /// divisor of those and the block's rows never straddle two blocks.
 int64_t getBScaleColumns(const WgmmaScales &scales, const WgmmaTiling &tiling);
 
+/// The TMA boxes that copy the block scales of `problem`'s tiles of
+/// `tileM` x `tileN` into the ring (absent for an operand without block
+/// scales), or none where TMA cannot copy an operand's block scales (then
+/// the consumers load both operands' from global memory): A's 1 x 128
+/// scales K-major, for one, whose boxes would be a row of 16 bytes per row
+/// of the tile. (Whether the slots fit beside the ring is the plan's.)
+std::optional<std::pair<WgmmaScaleBox, WgmmaScaleBox>>
+getStagedScaleBoxes(const WgmmaProblem &problem, int64_t tileM, int64_t tileN);
+
 /// The blocks of a cluster for a tile of `waves` waves: cluster-rows where
 /// given, else kTwoWaveClusterRows for tiles of two waves (unless a
 /// dynamic schedule or max-blocks leaves no room for clusters, or
@@ -408,12 +422,13 @@ int64_t getAutoClusterRows(const WgmmaOptions &options, int64_t waves);
 /// rounds within kTwoWaveUseMargin of the tile of 128 rows chosen
 /// otherwise, at most kMaxTwoWaveTileKTiles K tiles or, cluster-rows left
 /// open, at any K where M's 256-row tiles pair into clusters
-/// (kTwoWaveClusterRows). Else, in tiles of 128 rows (grouped: by
-/// all groups' rows) with a 16-bit output, where neither schedule splits
-/// its last round, where a tile's chunks of
-/// 64 columns lie in blocks of B's scales and an FP8 output's blocks
-/// divide 192: 192 columns where they use the rounds within
-/// kWideTileUseMargin of 128 columns.
+/// (kTwoWaveClusterRows) and TMA copies the block scales into the ring
+/// (getStagedScaleBoxes: not A's 1 x 128 scales K-major). Else, in tiles of 128
+/// rows (grouped: by all groups' rows) with a 16-bit output, where neither
+/// schedule splits its last round, where a tile's chunks of 64 columns lie in
+/// blocks of B's scales and an FP8 output's blocks divide 192: 192 columns
+/// where they use the rounds within kWideTileUseMargin of 128 columns (a masked
+/// matmul, whose tiles are counted at run time: where N uses their columns so).
 /// benchmarks/results/2026-11-30-h200-tile-shapes.md has the measurements.
 std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
                                             const WgmmaOptions &options,
