@@ -62,6 +62,9 @@ LIBRARIES = ("qmm", "deepgemm")
 LABELS = {"qmm": "qmm", "deepgemm": "DeepGEMM"}
 MASKED_MAX_M = 4096
 DEEPSEEK_EXPERTS = ((4096, 7168), (7168, 2048))
+# A's scales MN-major ([K/128, M], masked [G, K/128, Mmax]), the layout
+# DeepGEMM's kernels read (nvidia_plans.sh peers gives dense plans the same).
+A_SCALES_MN = ["--a-scale-major", "mn"]
 # (layout, groups, expected rows per group, N, K)
 CASES = [("contiguous", g, m, n, k)
          for g, m in ((4, 8192), (8, 4096))
@@ -87,7 +90,7 @@ def case_name(layout, groups, expected, n, k):
 
 # --- Here: the plans ---------------------------------------------------------
 
-def write_plans(out, fp8_run, extra_flags=(), only=()):
+def write_plans(out, fp8_run, extra_flags=(), only=(), a_scales="mn"):
     if os.path.exists(out) and not os.path.exists(
             os.path.join(out, "cases.txt")):
         raise SystemExit("%s exists and holds no cases.txt: not "
@@ -107,11 +110,11 @@ def write_plans(out, fp8_run, extra_flags=(), only=()):
         if only and not any(o in name for o in only):
             continue
         rows = group_rows(groups, expected, seed=index)
-        flags = []
+        flags = list(A_SCALES_MN) if a_scales == "mn" else []
         if layout == "masked":
             m = MASKED_MAX_M
-            flags = ["--masked"] + (["--tile-m", "64"] if expected <= 64
-                                    else [])
+            flags = ["--masked"] + flags + (["--tile-m", "64"]
+                                            if expected <= 64 else [])
         else:
             m = sum(-(-r // ALIGNMENT) * ALIGNMENT for r in rows)
         flags += list(extra_flags)
@@ -152,9 +155,13 @@ class GroupedProblem:
     """A and B (E4M3) and their f32 scales, and the group layout.
     Contiguous: A [M, K], A's scales [M, K/128], the row groups [M] (-1 on
     padding rows). Masked: A [G, Mmax, K], its scales [G, Mmax, K/128],
-    the valid rows [G]. B [G, N, K], its scales [G, N/128, K/128]."""
+    the valid rows [G]. B [G, N, K], its scales [G, N/128, K/128]. qmm's
+    plan is given A's scales transposed where its flags say MN-major."""
 
     def __init__(self, torch, case):
+        flags = case.get("flags", [])
+        self.a_scales_mn = any(flags[i:i + 2] == A_SCALES_MN
+                               for i in range(len(flags)))
         self.torch = torch
         self.masked = case["layout"] == "masked"
         self.m, self.n, self.k = case["m"], case["n"], case["k"]
@@ -198,8 +205,9 @@ class GroupedProblem:
             if t.dtype == self.torch.float8_e4m3fn:
                 t = t.view(self.torch.uint8)
             return t.contiguous().cpu().numpy().tobytes()
+        sa = self.sa.transpose(-1, -2) if self.a_scales_mn else self.sa
         return {"fp8e4m3": [raw(self.a), raw(self.b)],
-                "scale": [raw(self.sa.reshape(-1)), raw(self.sb.reshape(-1))],
+                "scale": [raw(sa.reshape(-1)), raw(self.sb.reshape(-1))],
                 "file": [raw(self.layout)]}
 
     def relative_error(self, out):
@@ -394,7 +402,8 @@ def markdown(report):
         "Measured %s by `benchmarks/nvidia_grouped.py` (GPU time; driver %s, "
         "CUDA %s, torch %s, DeepGEMM %s, qmm %s). 1x128 x 128x128 scales, "
         "bf16 output, E4M3 data (randn x 0.5), the same bytes for both "
-        "libraries; each group's rows drawn as DeepGEMM's test generator "
+        "libraries (A's scales MN-major, as DeepGEMM's kernels read them, "
+        "unless a row says otherwise); each group's rows drawn as DeepGEMM's test generator "
         "draws them (expected x U(0.7, 1.3)), padded to 128 in the "
         "contiguous layout, in buffers of %d rows per group in the masked "
         "one. TFLOP/s count the written rows (2 x rows x N x K); ratios "
@@ -431,6 +440,9 @@ def markdown(report):
         qmm = figure("qmm")
         flags = " ".join(f for f in record.get("flags", [])
                          if f != "--masked")
+        mn = " ".join(A_SCALES_MN)
+        flags = (flags.replace(mn, "").strip() if mn in flags else
+                 ("A's scales K-major " + flags).strip())
         # (The first run's records predate the layout and expected-rows
         # keys: contiguous cases, named after their expected rows.)
         expected = record.get("expected") or int(
@@ -462,6 +474,9 @@ def main():
     parser.add_argument("--qmm-flags", default="",
                         help="with --plans: more fp8-run flags for every "
                         "plan (a variant's, e.g. '--tile-n 192')")
+    parser.add_argument("--a-scale-major", choices=("mn", "k"), default="mn",
+                        help="with --plans: the layout of A's scales in "
+                        "qmm's plans (DeepGEMM is given MN-major ones)")
     parser.add_argument("--render", metavar="JSON",
                         help="write the Markdown of a results JSON next to "
                         "it and stop (no GPU)")
@@ -482,7 +497,8 @@ def main():
     args = parser.parse_args()
     if args.plans:
         return write_plans(args.plans, args.fp8_run, args.qmm_flags.split(),
-                           [o for o in args.only.split(",") if o])
+                           [o for o in args.only.split(",") if o],
+                           args.a_scale_major)
     if args.render:
         with open(args.render) as f:
             report = json.load(f)

@@ -221,6 +221,17 @@ if [ "$mode" = validate ]; then
   save masked_fp8_out 128x256x512 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --out-type f8E4M3FN
   save masked_row_few_blocks 128x512x512 --groups 8 --masked --a-scale row --b-scale row --max-blocks 3
   save masked_64x64_bias 192x320x640 --groups 4 --masked --a-scale row --b-scale row --bias bf16 --tile-m 64 --tile-n 64
+  # A's scales MN-major in grouped matmuls (masked: [G, K/128, Mmax], read
+  # as [G K/128, Mmax]): loaded from global memory (K = 256: B's rows of
+  # scales too short for TMA), staged, groups of rows not whole tiles,
+  # 64-row tiles, per row (the epilogue's), 192 columns; contiguous staged.
+  save masked_mn_global 128x256x256 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  save masked_mn_staged 128x256x1024 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  save masked_mn_partial_rows 200x128x512 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  save masked_mn_rows_64 192x128x1024 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 64
+  save masked_mn_row 128x128x512 --groups 3 --masked --a-scale row --a-scale-major mn --b-scale row
+  save w192_masked_mn 128x384x512 --groups 2 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-n 192
+  save grouped_mn_staged 512x256x512 --groups 3 --a-scale 1x128 --a-scale-major mn --b-scale 128x128
   # A run-time M (issue 45): one kernel for every M, its grid and tensor
   # maps from each plan's M; M = 1, 16 and 20 (A boxes of 8, 16 and 32
   # rows), a partial tile, several rounds; per-row f32 with C, bias and

@@ -162,7 +162,7 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
                            bool staged) const {
   const MatmulOperands &op = spec.op;
   const WgmmaTiling &tiling = spec.tiling();
-  int64_t m = spec.m, n = spec.n;
+  int64_t n = spec.n;
   Value destination = arguments.destination;
   Value aScales = arguments.aScales, bScales = arguments.bScales,
         bias = arguments.bias;
@@ -193,8 +193,8 @@ void Epilogue::buildStores(ImplicitLocOpBuilder &b, const WorkTile &tile,
   for (Value row : rows) {
     Value scale = scaleA;
     if (aPerRow)
-      scale = loadScale(b, aScales, op.aEncoding, m, spec.k,
-                        clampRow(b, row, arguments.rows), c0);
+      scale = loadAScale(b, spec, aScales, clampRow(b, row, arguments.rows), c0,
+                         tile.group);
     rowScales.push_back(scale);
   }
   // With a B scale per tensor, each row's two factors (createScaleFactors:

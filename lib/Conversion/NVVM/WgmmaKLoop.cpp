@@ -118,8 +118,8 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
       // constant offsets: registers a tile of waves needs.)
       Value clamped =
           spec.plan.partialRows ? clampRow(b, row, arguments.rows) : row;
-      scales.a.push_back(loadScale(b, arguments.aScales, op.aEncoding,
-                                   spec.m, spec.k, clamped, kIndex));
+      scales.a.push_back(
+          loadAScale(b, spec, arguments.aScales, clamped, kIndex, tile.group));
     }
   }
 }

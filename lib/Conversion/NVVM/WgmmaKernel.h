@@ -178,6 +178,14 @@ Value loadScale(ImplicitLocOpBuilder &b, Value scales,
                 ScaleEncodingAttr encoding, int64_t rows, int64_t k,
                 Value row, Value kIndex, Value group = Value());
 
+/// A's scale (per row or per block, not per tensor) of row `row` of A as
+/// the kernel reads it and K index `kIndex`, as f32. A masked matmul's
+/// MN-major scales [G, K blocks, Mmax] are read through their collapsed
+/// [G K blocks, Mmax] view: row g Mmax + r's is at (g K blocks + K block, r)
+/// (`group`: the row's group, needed there only).
+Value loadAScale(ImplicitLocOpBuilder &b, const KernelSpec &spec, Value scales,
+                 Value row, Value kIndex, Value group);
+
 /// The block's dynamic shared memory, laid out as WgmmaSharedLayout says.
 class SharedMemory {
 public:

@@ -148,6 +148,31 @@ Value wgmma::loadScale(ImplicitLocOpBuilder &b, Value scales,
   return scale;
 }
 
+Value wgmma::loadAScale(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                        Value scales, Value row, Value kIndex, Value group) {
+  ScaleEncodingAttr encoding = spec.op.aEncoding;
+  assert(encoding.getKind() != ScaleKind::PerTensor &&
+         "a per-tensor scale has no row");
+  if (!spec.op.masked || !encoding.isMNMajor())
+    return loadScale(b, scales, encoding, spec.m, spec.k, row, kIndex);
+  assert(group && "a masked matmul's MN-major A scales need the row's group");
+  auto [blockRows, blockK] = encoding.getBlockExtent(spec.m, spec.k);
+  Value groupRow = arith::SubIOp::create(
+      b, row, arith::MulIOp::create(b, group, constant(b, spec.op.groupRows)));
+  Value kBlock = arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, group,
+                            constant(b, llvm::divideCeil(spec.k, blockK))),
+      arith::DivUIOp::create(b, kIndex, constant(b, blockK)));
+  Value scale = memref::LoadOp::create(
+      b, scales,
+      ValueRange{kBlock,
+                 arith::DivUIOp::create(b, groupRow, constant(b, blockRows))});
+  if (scale.getType() != b.getF32Type())
+    scale = arith::ExtFOp::create(b, b.getF32Type(), scale);
+  return scale;
+}
+
 ScaleBoxPlace wgmma::getScaleBoxPlace(ImplicitLocOpBuilder &b,
                                       const KernelSpec &spec,
                                       const WorkTile &tile,
@@ -165,6 +190,23 @@ ScaleBoxPlace wgmma::getScaleBoxPlace(ImplicitLocOpBuilder &b,
             constant(b, llvm::divideCeil(spec.n, scales.blockRows))),
         rowBlock);
   Value kBlock = arith::DivUIOp::create(b, kIndex, constant(b, scales.blockK));
+  // A masked matmul's MN-major A scales, [G K blocks, Mmax] (loadAScale):
+  // the row in its group, the K block in its group's.
+  if (isA && spec.op.masked && !box.kInner) {
+    rowBlock = arith::DivUIOp::create(
+        b,
+        arith::SubIOp::create(
+            b, tile.blockRow,
+            arith::MulIOp::create(b, tile.group,
+                                  constant(b, spec.op.groupRows))),
+        blockRows);
+    kBlock = arith::AddIOp::create(
+        b,
+        arith::MulIOp::create(
+            b, tile.group,
+            constant(b, llvm::divideCeil(spec.k, scales.blockK))),
+        kBlock);
+  }
   // The innermost coordinate, 16-byte aligned: a multiple of 4 where the
   // box's inner side is 4 elements (the tile's first row's is aligned in
   // an MN-major box of the tile's rows).

@@ -156,7 +156,7 @@ static void setTileShape(WgmmaTiling &tiling, int64_t rows, int64_t columns,
 /// blocks that neither are single rows nor hold whole tiles, unless K-major.
 static WgmmaScaleBox getScaleBox(const WgmmaScales &scales, int64_t tileRows,
                                  int64_t rows, int64_t k, bool grouped,
-                                 int64_t tileBlocks = 1) {
+                                 bool isA, int64_t tileBlocks = 1) {
   WgmmaScaleBox box;
   if (!scales.perKTile() || scales.elementBytes != 4 || !scales.contiguous)
     return box;
@@ -179,10 +179,11 @@ static WgmmaScaleBox getScaleBox(const WgmmaScales &scales, int64_t tileRows,
     box.kInner = true;
   } else {
     // [K blocks, row blocks]: the tile's rows (or its row block and the
-    // next three) of the K tile's block. (Grouped scales are collapsed
-    // along rows, which MN-major ones are not; a straddling tile's next
-    // row block may lie past the box.)
-    if (grouped || rows == 0 || tileBlocks != 1 ||
+    // next three) of the K tile's block. (B's grouped scales are collapsed
+    // along rows, which MN-major ones are not; a masked matmul's A scales
+    // [G, K blocks, Mmax] are read as [G K blocks, Mmax], `rows` the
+    // group's; a straddling tile's next row block may lie past the box.)
+    if ((grouped && !isA) || rows == 0 || tileBlocks != 1 ||
         llvm::divideCeil(rows, scales.blockRows) * 4 % 16 != 0)
       return box;
     box.inner = perRow ? tileRows : kMinInner;
@@ -319,9 +320,10 @@ wgmma::getStagedScaleBoxes(const WgmmaProblem &problem, int64_t tileM,
   WgmmaTiling tiling;
   tiling.tileN = tileN;
   WgmmaScaleBox a = getScaleBox(problem.aScales, tileM, problem.m, problem.k,
-                                grouped),
+                                grouped, /*isA=*/true),
                 b = getScaleBox(
                     problem.bScales, tileN, problem.n, problem.k, grouped,
+                    /*isA=*/false,
                     problem.bScales.perKTile()
                         ? getBScaleTileBlocks(problem.bScales, tiling)
                         : 1);

@@ -418,8 +418,8 @@ void checkScaleBoxes() {
                                 q.tiling.aScaleBox.inner, 1004);
   c.expect("square: slot", q.tiling.scaleSlotBytes, 256);
   // Rows of scales not 16-byte aligned (K = 384: 3 K blocks), MN-major
-  // rows of a run-time M, MN-major grouped scales, scales that are not
-  // f32, strided scales, or the option off: none.
+  // rows of a run-time M, B's MN-major grouped scales, scales that are
+  // not f32, strided scales, or the option off: none.
   WgmmaProblem odd = mn;
   odd.k = 384;
   c.expect("K blocks not x4", plan(c, odd, o).tiling.scaleSlotBytes, 0);
@@ -428,9 +428,30 @@ void checkScaleBoxes() {
   runtime.runtimeRows = true;
   c.expect("run-time M, MN-major", plan(c, runtime, o).tiling.scaleSlotBytes,
            0);
+  // A grouped matmul's MN-major A scales: a matmul's boxes, contiguous
+  // ([K blocks, M]) and masked ([G K blocks, Mmax], M the group's rows).
   WgmmaProblem grouped = mn;
   grouped.groups = 4;
-  c.expect("grouped, MN-major", plan(c, grouped, o).tiling.scaleSlotBytes, 0);
+  c.expect("grouped, MN-major A", plan(c, grouped, o).tiling.scaleSlotBytes,
+           640);
+  WgmmaProblem masked = grouped;
+  masked.masked = true;
+  WgmmaPlan maskedPlan = plan(c, masked, o);
+  c.expect("masked, MN-major A box",
+           maskedPlan.tiling.aScaleBox.outer * 1000 +
+               maskedPlan.tiling.aScaleBox.inner,
+           1128);
+  c.expect("masked, MN-major A slot", maskedPlan.tiling.scaleSlotBytes, 640);
+  // (A group's rows not a multiple of 4: its rows of scales are not
+  // 16-byte aligned.)
+  WgmmaProblem maskedOdd = masked;
+  maskedOdd.m = 4094;
+  c.expect("masked, rows not x4", plan(c, maskedOdd, o).tiling.scaleSlotBytes,
+           0);
+  WgmmaProblem groupedBothMN = grouped;
+  groupedBothMN.bScales.mnMajor = true;
+  c.expect("grouped, MN-major B",
+           plan(c, groupedBothMN, o).tiling.scaleSlotBytes, 0);
   WgmmaProblem half = mn;
   half.bScales.elementBytes = 2;
   c.expect("bf16 scales", plan(c, half, o).tiling.scaleSlotBytes, 0);
