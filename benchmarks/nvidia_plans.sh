@@ -342,6 +342,9 @@ if [ "$mode" = validate ]; then
   # A masked matmul's 192 columns chosen by N's columns alone (576 / 576
   # of them against 576 / 640), on 8 blocks.
   save w192_masked_chosen 256x576x512 --groups 4 --masked --a-scale 1x128 --b-scale 128x128 --max-blocks 8
+  # A contiguous matmul's 192 columns chosen by the staged scales' margin
+  # (A's MN-major: rounds' use 0.889 of 128 columns', on 6 blocks).
+  save w192_grouped_staged_chosen 512x640x512 --groups 3 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 6
   save b64_chunks 256x512x1024 --a-scale 1x128 --b-scale 64x128 --tile-n 128 --max-blocks 3
   save b64_chunks_staged 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-n 128 --max-blocks 3
   save w192_chosen 256x2112x1024 --a-scale 1x128 --b-scale 128x128 --max-blocks 11

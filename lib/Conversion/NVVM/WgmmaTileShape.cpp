@@ -153,8 +153,14 @@ std::pair<int64_t, int64_t> wgmma::chooseTileShape(const WgmmaProblem &problem,
     // (Without block scales a 128 x 128 tile promotes every few K tiles
     // and gains nothing from 192 columns: only where their rounds are
     // fuller by kWideTileUnscaledGain.)
-    double least =
-        blockScaled ? 1 - kWideTileUseMargin : 1 + kWideTileUnscaledGain;
+    // (A grouped matmul's staged block scales widen the margin, as
+    // measured there: kWideTileStagedUseMargin.)
+    bool staged =
+        problem.groups != 0 && options.stageScales &&
+        getStagedScaleBoxes(problem, rows, kWideTileColumns).has_value();
+    double least = !blockScaled ? 1 + kWideTileUnscaledGain
+                   : staged     ? 1 - kWideTileStagedUseMargin
+                                : 1 - kWideTileUseMargin;
     auto use = [&](int64_t tileColumns) {
       return problem.masked ? columnsUse(tileColumns)
                             : roundsUse(rows, tileColumns);

@@ -1108,6 +1108,24 @@ void checkWideTiles() {
   maskedNarrow.groups = 32;
   maskedNarrow.masked = true;
   c.expect("masked 640 columns", columns(maskedNarrow), 128);
+  // Grouped with A's scales MN-major, which TMA stages
+  // (kWideTileStagedUseMargin = 0.15): 4096 x 4096 x 7168 in 4 groups,
+  // 0.889 of 128 columns' use as 4096^3 above: 192, where K-major A scales
+  // (loaded, the 0.07 margin) and a dense matmul's MN-major ones keep 128.
+  WgmmaProblem stagedGrouped = blockwiseProblem(4096, 4096, 7168);
+  stagedGrouped.groups = 4;
+  c.expect("grouped K-major A scales, 0.889", columns(stagedGrouped), 128);
+  stagedGrouped.aScales.mnMajor = true;
+  c.expect("grouped MN-major A scales, 0.889", columns(stagedGrouped), 192);
+  WgmmaProblem stagedDense = blockwiseProblem(4096, 4096, 7168);
+  stagedDense.aScales.mnMajor = true;
+  c.expect("dense MN-major A scales, 0.889", columns(stagedDense), 128);
+  // 1024 x 4096 x 7168 in 8 groups: 8 x 22 = 176 tiles in 2 rounds, 4096 /
+  // 4224 x 176 / 264 = 0.646, against 256 in 2, 0.970: 0.667, below 0.85.
+  WgmmaProblem stagedFew = blockwiseProblem(1024, 4096, 7168);
+  stagedFew.groups = 8;
+  stagedFew.aScales.mnMajor = true;
+  c.expect("grouped MN-major A scales, 0.667", columns(stagedFew), 128);
   // An FP8 output in 128-column blocks, an f32 output, 64 rows: 128, 128,
   // 64.
   c.expect("FP8 output tile N", columns(fp8), 128);

@@ -220,3 +220,30 @@ func.func @masked_wide(%a: memref<4x2048x512xf8E4M3FN>, %sa: memref<4x2048x4xf32
   qmm.grouped_matmul masked a(%a, %sa : memref<4x2048x512xf8E4M3FN>, memref<4x2048x4xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<4x768x512xf8E4M3FN>, memref<4x6x4xf32>) #qmm.scale<block 128x128> groups(%g : memref<4xi32>) outs(%d : memref<4x2048x768xbf16>)
   return
 }
+
+// -----
+
+// A contiguous grouped matmul whose A scales are MN-major, which TMA stages
+// into the ring: 192 columns down to 0.85 of 128 columns' rounds use
+// (kWideTileStagedUseMargin). 4096 rows of 4 groups, N = 4096: 32 x 22 =
+// 704 tiles in 6 rounds of 132, 4096 / 4224 x 704 / 792 = 0.862, against
+// 32 x 32 = 1024 in 8, 1024 / 1056 = 0.970: 0.889, so 192 columns; with
+// A's scales K-major (loaded by the consumers, the 0.07 margin) 128.
+// CHECK-LABEL: func.func @grouped_staged_wide
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c192{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<192x128xf8E4M3FN
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>
+func.func @grouped_staged_wide(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<56x4096xf32>, %b: memref<4x4096x7168xf8E4M3FN>, %sb: memref<4x32x56xf32>, %layout: memref<4096xi32>, %d: memref<4096x4096xbf16>) {
+  qmm.grouped_matmul contiguous a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<56x4096xf32>) #qmm.scale<block 1x128, mn_major> b(%b, %sb : memref<4x4096x7168xf8E4M3FN>, memref<4x32x56xf32>) #qmm.scale<block 128x128> groups(%layout : memref<4096xi32>) outs(%d : memref<4096x4096xbf16>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @grouped_loaded_narrow
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// CHECK:         nvgpu.tma.create.descriptor %{{.*}} box[%c128{{.*}}, %c128{{.*}}] : memref<*xf8E4M3FN> -> <tensor = memref<128x128xf8E4M3FN
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+func.func @grouped_loaded_narrow(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: memref<4x4096x7168xf8E4M3FN>, %sb: memref<4x32x56xf32>, %layout: memref<4096xi32>, %d: memref<4096x4096xbf16>) {
+  qmm.grouped_matmul contiguous a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<4096x56xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<4x4096x7168xf8E4M3FN>, memref<4x32x56xf32>) #qmm.scale<block 128x128> groups(%layout : memref<4096xi32>) outs(%d : memref<4096x4096xbf16>)
+  return
+}

@@ -348,6 +348,13 @@ constexpr int64_t kTwoWaveClusterRows = 2;
 /// benchmarks/results/2026-12-01-h200-wide-tiles.md.
 constexpr int64_t kWideTileColumns = 192;
 constexpr double kWideTileUseMargin = 0.07;
+/// kWideTileUseMargin where TMA stages a grouped matmul's block scales
+/// (getStagedScaleBoxes: A's MN-major; dense matmuls not measured): there a
+/// 128 x 192 tile computes its elements 10-14% faster than 128 x 128
+/// (contiguous, 1.10-1.145x at 0.96-1.0 of 128's use), and 192 columns
+/// measured 1.05x and 1.08x at 0.889 of 128's use
+/// (benchmarks/results/2026-12-05-h200-grouped-staged-192.md).
+constexpr double kWideTileStagedUseMargin = 0.15;
 constexpr double kWideTileUnscaledGain = 0.05;
 
 /// K tiles of a block's items after its first from which block scales are
@@ -427,8 +434,10 @@ int64_t getAutoClusterRows(const WgmmaOptions &options, int64_t waves);
 /// rows (grouped: by all groups' rows) with a 16-bit output, where neither
 /// schedule splits its last round, where a tile's chunks of 64 columns lie in
 /// blocks of B's scales and an FP8 output's blocks divide 192: 192 columns
-/// where they use the rounds within kWideTileUseMargin of 128 columns (a masked
-/// matmul, whose tiles are counted at run time: where N uses their columns so).
+/// where they use the rounds within kWideTileUseMargin of 128 columns
+/// (kWideTileStagedUseMargin where TMA stages a grouped matmul's block
+/// scales; a masked matmul, whose tiles are counted at run time: where N uses
+/// their columns so).
 /// benchmarks/results/2026-11-30-h200-tile-shapes.md has the measurements.
 std::pair<int64_t, int64_t> chooseTileShape(const WgmmaProblem &problem,
                                             const WgmmaOptions &options,
