@@ -232,6 +232,14 @@ if [ "$mode" = validate ]; then
   save masked_mn_row 128x128x512 --groups 3 --masked --a-scale row --a-scale-major mn --b-scale row
   save w192_masked_mn 128x384x512 --groups 2 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-n 192
   save grouped_mn_staged 512x256x512 --groups 3 --a-scale 1x128 --a-scale-major mn --b-scale 128x128
+  # Masked block scales checked once per launch (several tiles a block,
+  # 16 K tiles each), only the groups' valid rows' A scales: fp8-run writes
+  # NaN into the scales past each count, which must reach no stored row.
+  # K-major, MN-major, 128-row blocks of A, 64-row tiles.
+  save masked_checked 256x384x2048 --groups 4 --masked --a-scale 1x128 --b-scale 128x128 --max-blocks 2
+  save masked_mn_checked 200x256x2048 --groups 5 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 3
+  save masked_block_rows_checked 256x256x2048 --groups 3 --masked --a-scale 128x128 --b-scale 128x128 --max-blocks 2
+  save masked_rows_64_checked 192x256x2048 --groups 6 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 64 --max-blocks 4
   # A run-time M (issue 45): one kernel for every M, its grid and tensor
   # maps from each plan's M; M = 1, 16 and 20 (A boxes of 8, 16 and 32
   # rows), a partial tile, several rounds; per-row f32 with C, bias and

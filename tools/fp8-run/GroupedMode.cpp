@@ -2,8 +2,8 @@
 //
 // The grouped mode's inputs and validation: a grouping (contiguous:
 // 128-aligned segments of unequal sizes with padding rows, an empty group
-// and a group of one row; masked: valid-row counts), A and each group's B quantized and
-// stacked; every computed row checked against the f64 reference of its
+// and a group of one row; masked: valid-row counts, A's scales past them
+// NaN), A and each group's B quantized and stacked; every computed row checked against the f64 reference of its
 // group (an FP8 output by its codes and scales), and every other row for
 // being untouched (data, aux and output scales).
 //
@@ -30,6 +30,44 @@ static HostTensor stack(llvm::ArrayRef<HostTensor> parts) {
   for (const HostTensor &part : parts)
     llvm::append_range(result.bytes, part.bytes);
   return result;
+}
+
+/// NaN in a scale type (0: none to write).
+static uint32_t getScaleNaNBits(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return 0x7FC00000u;
+  case ElementType::BF16:
+    return 0x7FC0u;
+  case ElementType::F16:
+    return 0x7E00u;
+  case ElementType::F8E8M0FNU:
+    return 0xFFu;
+  default:
+    return 0;
+  }
+}
+
+/// Writes NaN into the scales, [G, ...] of `encoding` for `rows` x `k`
+/// each, whose rows all lie at or past their group's count: a masked
+/// matmul's buffer may hold anything there, and none of it may reach a
+/// valid row (a check of every scale, a tile's amax).
+static void poisonScalesPastCounts(HostTensor &scales,
+                                   ScaleEncodingAttr encoding, int64_t rows,
+                                   int64_t k, llvm::ArrayRef<int32_t> counts) {
+  uint32_t nan = getScaleNaNBits(scales.elementType);
+  if (!nan || encoding.getKind() == ScaleKind::PerTensor)
+    return;
+  int64_t blockRows = encoding.getBlockExtent(rows, k).first;
+  llvm::SmallVector<int64_t, 2> shape = encoding.getScaleShape(rows, k);
+  int64_t perGroup = shape[0] * shape[1];
+  for (auto [g, count] : llvm::enumerate(counts))
+    for (int64_t i = 0; i < perGroup; ++i) {
+      int64_t scaleRow =
+          encoding.isMNMajor() ? i % shape[1] : i / shape[1];
+      if (scaleRow * blockRows >= count)
+        scales.setBits(int64_t(g) * perGroup + i, nan);
+    }
 }
 
 void GemmRunner::prepareGroupedInputs() {
@@ -108,6 +146,8 @@ void GemmRunner::prepareGroupedInputs() {
     };
     aData = masked ? stackParts(aParts, true) : aParts[0].quantized.data;
     aScales = masked ? stackParts(aParts, false) : aParts[0].quantized.scales;
+    if (masked)
+      poisonScalesPastCounts(aScales, spec.a.encoding, spec.m, spec.k, info);
     bData = stackParts(bParts, true);
     bScales = stackParts(bParts, false);
   }

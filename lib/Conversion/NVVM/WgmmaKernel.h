@@ -186,6 +186,11 @@ Value loadScale(ImplicitLocOpBuilder &b, Value scales,
 Value loadAScale(ImplicitLocOpBuilder &b, const KernelSpec &spec, Value scales,
                  Value row, Value kIndex, Value group);
 
+/// A masked matmul's group `group` (index): its valid rows, its count in
+/// `groupLayout` clamped into [0, Mmax] (index).
+Value loadMaskedGroupRows(ImplicitLocOpBuilder &b, const KernelSpec &spec,
+                          Value groupLayout, Value group);
+
 /// The block's dynamic shared memory, laid out as WgmmaSharedLayout says.
 class SharedMemory {
 public:
@@ -419,8 +424,8 @@ private:
   /// group, each group's tile rows first (B's tile stays in L2).
   void setMaskedCoordinates(ImplicitLocOpBuilder &b, Value item,
                             WorkTile &tile) const;
-  /// A masked matmul's group `group`: its valid rows (its count, clamped
-  /// into [0, Mmax]) and its tile rows (index values).
+  /// A masked matmul's group `group`: its valid rows (loadMaskedGroupRows)
+  /// and its tile rows (index values).
   std::pair<Value, Value> getMaskedGroupTiles(ImplicitLocOpBuilder &b,
                                               Value group) const;
 
@@ -496,10 +501,23 @@ public:
   void buildReset(ImplicitLocOpBuilder &b) const;
 
 private:
+  /// Element e (index) of a share's elements: its indices in the memref.
+  using ElementIndices = llvm::function_ref<SmallVector<Value, 3>(
+      ImplicitLocOpBuilder &, Value)>;
   /// `inRange` and whether every element of `scales` (a memref) that
   /// global checking thread `thread` of `threads` covers is in range (i1).
   Value checkShare(ImplicitLocOpBuilder &b, Value scales, Value thread,
                    Value threads, Value inRange) const;
+  /// A masked matmul's A scales of its groups' valid rows: as checkShare,
+  /// checking thread `blockThread` of block `block`'s `perBlock`.
+  Value checkValidRowShare(ImplicitLocOpBuilder &b, Value block,
+                           Value blockThread, Value perBlock,
+                           Value inRange) const;
+  /// `inRange` and whether elements `thread`, `thread` + `threads`, ...
+  /// (below `elements`) of `scales` are in range (i1).
+  Value checkElements(ImplicitLocOpBuilder &b, Value scales, Value elements,
+                      Value thread, Value threads, Value inRange,
+                      ElementIndices indicesOf) const;
   Value getCounterAddress(ImplicitLocOpBuilder &b, int64_t index) const;
 
   const KernelSpec &spec;

@@ -611,10 +611,11 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // form per K tile (Mainloop::promote), unless checked ahead (ScaleCheck),
   // which needs the counters that split and dynamic schedules use for
   // themselves, and pays where a block's items after its first hold
-  // kMinCheckedKTiles K tiles, kMinCheckedTileKTiles or more a tile. Not
-  // where the items are counted at run time: a small run-time M would pay
-  // for the check alone, and a masked matmul's A scales hold every group's
-  // Mmax rows, valid or not.
+  // kMinCheckedKTiles K tiles, kMinCheckedTileKTiles or more a tile (a
+  // masked matmul's bound: every group's Mmax rows). Not for a run-time M,
+  // whose small versions would pay for the check alone. A masked matmul's
+  // A scales are checked for the groups' valid rows only (its buffer's
+  // other rows hold anything).
   int64_t clusters = plan.schedule.blocks / tiling.clusterBlocks();
   int64_t laterKTiles =
       (llvm::divideCeil(plan.schedule.items(), std::max<int64_t>(1, clusters)) -
@@ -623,7 +624,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   plan.scaleChecks =
       options.checkScalesAhead && problem.aScales.perKTile() &&
       problem.bScales.perKTile() && !plan.schedule.isSplit() &&
-      !plan.schedule.dynamic && !plan.countsItemsAtRunTime() &&
+      !plan.schedule.dynamic && !(plan.runtimeRows && !plan.oneTileRow) &&
       laterKTiles >= kMinCheckedKTiles &&
       plan.kTiles >= kMinCheckedTileKTiles;
   tiling.stagingBytes = getStagingBytes(problem, tiling, chip);

@@ -6,15 +6,20 @@
 // a product sa x sb where it is a normal f32 or a scale is zero
 // (createScaleProductIsExact); every product is so where every scale is
 // zero or of magnitude 2^-62 .. 2^63, which is what the warps check, each
-// scale on its own. A launch whose scales pass promotes every block's
-// tiles after its first with one fused multiply-add per element and no
-// test; one whose scales do not (scales near f32's limits, or padding rows
-// holding anything) keeps the test, which is exact for every product.
+// scale on its own. A masked matmul's A scales are checked for its groups'
+// valid rows only: the rows past a group's count are computed from
+// whatever its buffer holds but never stored, and each row's promotion is
+// its own. A launch whose scales pass promotes every block's tiles after
+// its first with one fused multiply-add per element and no test; one whose
+// scales do not (scales near f32's limits, or a contiguous matmul's
+// padding rows holding anything) keeps the test, which is exact for every
+// product.
 //
 // The scales are split over the grid's checking threads in memory order
 // (neighbouring lanes on neighbouring words, 8 loads in flight per lane):
 // 4096 x 56 A scales are two trips on 132 blocks, done long before a
-// block's first tile. Counters in global memory (zero at the launch)
+// block's first tile. A masked matmul's groups go to teams of blocks, each
+// group's valid rows split over its team's threads. Counters in global memory (zero at the launch)
 // gather the result, one atomic each per block after the warps met at
 // their named barrier: the blocks that found a scale out of range, then
 // (acquire-release) the blocks done. The consumers read them (acquire) at
@@ -66,20 +71,10 @@ Value ScaleCheck::getCounterAddress(ImplicitLocOpBuilder &b,
       arith::ConstantIntOp::create(b, b.getI64Type(), 4 * index));
 }
 
-Value ScaleCheck::checkShare(ImplicitLocOpBuilder &b, Value scales,
-                             Value thread, Value threads,
-                             Value inRange) const {
-  // The memref's elements in memory order (its layout is the identity, or
-  // a view whose order is the same): element e's indices from its extents.
-  auto type = cast<MemRefType>(scales.getType());
-  SmallVector<Value, 3> extents;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    extents.push_back(type.isDynamicDim(dim)
-                          ? memref::DimOp::create(b, scales, dim).getResult()
-                          : constant(b, type.getDimSize(dim)));
-  Value elements = extents.front();
-  for (Value extent : ArrayRef<Value>(extents).drop_front())
-    elements = arith::MulIOp::create(b, elements, extent);
+Value ScaleCheck::checkElements(ImplicitLocOpBuilder &b, Value scales,
+                                Value elements, Value thread, Value threads,
+                                Value inRange,
+                                ElementIndices indicesOf) const {
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   Value lastElement = arith::SubIOp::create(b, elements, c1);
   Value perTrip =
@@ -99,13 +94,7 @@ Value ScaleCheck::checkShare(ImplicitLocOpBuilder &b, Value scales,
                               arith::MulIOp::create(b, threads,
                                                     constant(b, j))),
         lastElement);
-    SmallVector<Value, 3> indices(extents.size());
-    for (int64_t dim = extents.size() - 1; dim > 0; --dim) {
-      indices[dim] = arith::RemUIOp::create(b, element, extents[dim]);
-      element = arith::DivUIOp::create(b, element, extents[dim]);
-    }
-    indices[0] = element;
-    Value scale = memref::LoadOp::create(b, scales, indices);
+    Value scale = memref::LoadOp::create(b, scales, indicesOf(b, element));
     if (scale.getType() != b.getF32Type())
       scale = arith::ExtFOp::create(b, b.getF32Type(), scale);
     loaded.push_back(scale);
@@ -117,6 +106,90 @@ Value ScaleCheck::checkShare(ImplicitLocOpBuilder &b, Value scales,
   return loop.getResult(0);
 }
 
+Value ScaleCheck::checkShare(ImplicitLocOpBuilder &b, Value scales,
+                             Value thread, Value threads,
+                             Value inRange) const {
+  // The memref's elements in memory order (its layout is the identity, or
+  // a view whose order is the same): element e's indices from its extents.
+  auto type = cast<MemRefType>(scales.getType());
+  SmallVector<Value, 3> extents;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    extents.push_back(type.isDynamicDim(dim)
+                          ? memref::DimOp::create(b, scales, dim).getResult()
+                          : constant(b, type.getDimSize(dim)));
+  Value elements = extents.front();
+  for (Value extent : ArrayRef<Value>(extents).drop_front())
+    elements = arith::MulIOp::create(b, elements, extent);
+  return checkElements(
+      b, scales, elements, thread, threads, inRange,
+      [&](ImplicitLocOpBuilder &b, Value element) {
+        SmallVector<Value, 3> indices(extents.size());
+        for (int64_t dim = extents.size() - 1; dim > 0; --dim) {
+          indices[dim] = arith::RemUIOp::create(b, element, extents[dim]);
+          element = arith::DivUIOp::create(b, element, extents[dim]);
+        }
+        indices[0] = element;
+        return indices;
+      });
+}
+
+Value ScaleCheck::checkValidRowShare(ImplicitLocOpBuilder &b, Value block,
+                                     Value blockThread, Value perBlock,
+                                     Value inRange) const {
+  // The blocks form min(G, grid) teams, block i in team i mod teams; a
+  // team checks its groups (team, team + teams, ...) one at a time, each
+  // group's valid scale rows split over the team's threads. (Over the
+  // whole grid, 32 groups of 192 rows would be a trip of loads each.)
+  int64_t groups = spec.plan.maskedGroups;
+  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+  Value c1 = constant(b, 1);
+  Value teams = arith::MinUIOp::create(b, grid, constant(b, groups));
+  Value team = arith::RemUIOp::create(b, block, teams);
+  Value teamBlocks = arith::AddIOp::create(
+      b,
+      arith::DivUIOp::create(
+          b, arith::SubIOp::create(b, arith::SubIOp::create(b, grid, c1), team),
+          teams),
+      c1);
+  Value teamThreads = arith::MulIOp::create(b, teamBlocks, perBlock);
+  Value teamThread = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, arith::DivUIOp::create(b, block, teams),
+                               perBlock),
+      blockThread);
+  // The collapsed view (collapseMaskedOperands): K-major [G S, K blocks],
+  // MN-major [G K blocks, S], S = Mmax / block rows scale rows a group; a
+  // group's valid ones, ceil(count / block rows), in memory order.
+  ScaleEncodingAttr encoding = spec.op.aEncoding;
+  auto [blockRows, blockK] = encoding.getBlockExtent(spec.m, spec.k);
+  Value kBlocks = constant(b, llvm::divideCeil(spec.k, blockK));
+  Value groupScaleRows = constant(b, spec.op.groupRows / blockRows);
+  auto loop = scf::ForOp::create(b, team, constant(b, groups), teams,
+                                 ValueRange{inRange});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value group = loop.getInductionVar();
+  Value scaleRows = arith::CeilDivUIOp::create(
+      b, loadMaskedGroupRows(b, spec, arguments.groupLayout, group),
+      constant(b, blockRows));
+  Value elements = arith::MulIOp::create(b, scaleRows, kBlocks);
+  Value all = checkElements(
+      b, arguments.aScales, elements, teamThread, teamThreads,
+      loop.getRegionIterArgs()[0],
+      [&](ImplicitLocOpBuilder &b, Value element) -> SmallVector<Value, 3> {
+        if (encoding.isMNMajor())
+          return {arith::AddIOp::create(
+                      b, arith::MulIOp::create(b, group, kBlocks),
+                      arith::DivUIOp::create(b, element, scaleRows)),
+                  arith::RemUIOp::create(b, element, scaleRows)};
+        return {arith::AddIOp::create(
+                    b, arith::MulIOp::create(b, group, groupScaleRows),
+                    arith::DivUIOp::create(b, element, kBlocks)),
+                arith::RemUIOp::create(b, element, kBlocks)};
+      });
+  scf::YieldOp::create(b, all);
+  return loop.getResult(0);
+}
+
 void ScaleCheck::buildChecker(ImplicitLocOpBuilder &b, Value checker,
                               Value lane) const {
   int64_t warpSize = spec.chip.getWgmma().threads / 4;
@@ -124,16 +197,18 @@ void ScaleCheck::buildChecker(ImplicitLocOpBuilder &b, Value checker,
   Value perBlock = constant(b, kWarps * warpSize);
   Value threads = arith::MulIOp::create(
       b, gpu::GridDimOp::create(b, gpu::Dimension::x), perBlock);
+  Value block = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value blockThread = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, checker, constant(b, warpSize)), lane);
   Value thread = arith::AddIOp::create(
-      b,
-      arith::MulIOp::create(b, gpu::BlockIdOp::create(b, gpu::Dimension::x),
-                            perBlock),
-      arith::AddIOp::create(
-          b, arith::MulIOp::create(b, checker, constant(b, warpSize)), lane));
-  // Every scale of A and of B (a grouped matmul's with a leading G).
+      b, arith::MulIOp::create(b, block, perBlock), blockThread);
+  // Every scale of A and of B (a grouped matmul's with a leading G); a
+  // masked matmul's A scales of its groups' valid rows only.
   Value inRange = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
-  for (Value scales : {arguments.aScales, arguments.bScales})
-    inRange = checkShare(b, scales, thread, threads, inRange);
+  inRange = spec.op.masked
+                ? checkValidRowShare(b, block, blockThread, perBlock, inRange)
+                : checkShare(b, arguments.aScales, thread, threads, inRange);
+  inRange = checkShare(b, arguments.bScales, thread, threads, inRange);
   // The block's finding (the three warps meet at their named barrier),
   // then one thread counts it and (releasing it) the block's arrival: one
   // atomic per block on the shared word, not one per warp.

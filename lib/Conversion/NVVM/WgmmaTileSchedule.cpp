@@ -19,9 +19,9 @@ using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
-std::pair<Value, Value>
-TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
-                                   Value group) const {
+Value wgmma::loadMaskedGroupRows(ImplicitLocOpBuilder &b,
+                                 const KernelSpec &spec, Value groupLayout,
+                                 Value group) {
   Value count = memref::LoadOp::create(b, groupLayout, group);
   Type i32 = count.getType();
   // A count outside [0, Mmax] (which the op's contract excludes) reads as
@@ -30,7 +30,13 @@ TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
       b,
       arith::MaxSIOp::create(b, count, arith::ConstantIntOp::create(b, i32, 0)),
       arith::ConstantIntOp::create(b, i32, spec.op.groupRows));
-  Value rows = arith::IndexCastOp::create(b, b.getIndexType(), clamped);
+  return arith::IndexCastOp::create(b, b.getIndexType(), clamped);
+}
+
+std::pair<Value, Value>
+TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
+                                   Value group) const {
+  Value rows = loadMaskedGroupRows(b, spec, groupLayout, group);
   Value tileM = constant(b, spec.tiling().tileM);
   Value tiles = arith::DivUIOp::create(
       b, arith::AddIOp::create(b, rows, constant(b, spec.tiling().tileM - 1)),

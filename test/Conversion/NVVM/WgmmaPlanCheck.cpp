@@ -362,6 +362,12 @@ void checkScaleChecks() {
   runtime.m = 0;
   runtime.runtimeRows = true;
   c.expect("run-time M", plan(c, runtime).scaleChecks, 0);
+  // But where a masked matmul's bound of tiles (32 groups of 4096 rows)
+  // gives later tiles: its counts decide which A scales are checked.
+  WgmmaProblem masked = blockwiseProblem(4096, 4096, 7168);
+  masked.groups = 32;
+  masked.masked = true;
+  c.expect("masked", plan(c, masked).scaleChecks, 1);
   // Nor where a block's tiles after its first hold fewer than 64 K tiles:
   // 128x24576x1536, 192 tiles on 132 blocks, one more tile of 12 K tiles.
   WgmmaProblem wide = blockwise;

@@ -139,3 +139,102 @@ func.func @few_k_tiles(%a: memref<512x512xf8E4M3FN>, %sa: memref<512x4xf32>, %b:
   qmm.matmul a(%a, %sa : memref<512x512xf8E4M3FN>, memref<512x4xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<256x512xf8E4M3FN>, memref<2x4xf32>) #qmm.scale<block 128x128> outs(%c : memref<512x256xbf16>)
   return
 }
+
+// -----
+
+// A masked matmul (4 groups of 256 rows, N = 384, K = 2048) on one block:
+// a bound of 24 tiles of 16 K tiles. B's scales are checked whole; A's of
+// the groups' valid rows only (rows past a count hold anything). The
+// blocks form min(grid, 4) teams (block i in team i mod teams, of
+// (grid - 1 - team) / teams + 1 blocks); a team takes its groups one at a
+// time: the count clamped into [0, 256], ceil(count / 1) scale rows of 16
+// K blocks, element e at (256 g + e / 16, e % 16) of the [1024, 16] view.
+// CHECK-LABEL: func.func @masked
+// CHECK:         memref.alloc() : memref<3xi32>
+// CHECK:       gpu.func @matmul({{.*}}, %[[SA:[^:]*]]: memref<1024x16xf32>, %[[SB:[^:]*]]: memref<4x3x16xf32>, %{{[^:]*}}: memref<1024x384xbf16>, %[[COUNTS:[^:]*]]: memref<4xi32>
+// CHECK:         %[[TEAMS:.*]] = arith.minui %[[GRID:.*]], %c4 : index
+// CHECK:         %[[TEAM:.*]] = arith.remui %[[BLOCK:.*]], %[[TEAMS]] : index
+// CHECK:         %[[LASTB:.*]] = arith.subi %[[GRID]], %c1{{.*}} : index
+// CHECK:         %[[AFTER:.*]] = arith.subi %[[LASTB]], %[[TEAM]] : index
+// CHECK:         %[[MORE:.*]] = arith.divui %[[AFTER]], %[[TEAMS]] : index
+// CHECK:         %[[TBLOCKS:.*]] = arith.addi %[[MORE]], %c1{{.*}} : index
+// CHECK:         %[[TTHREADS:.*]] = arith.muli %[[TBLOCKS]], %c96 : index
+// CHECK:         %[[RANK:.*]] = arith.divui %[[BLOCK]], %[[TEAMS]] : index
+// CHECK:         %[[RANKT:.*]] = arith.muli %[[RANK]], %c96 : index
+// CHECK:         %[[TTHREAD:.*]] = arith.addi %[[RANKT]], %{{.*}} : index
+// CHECK:         scf.for %[[G:.*]] = %[[TEAM]] to %c4{{.*}} step %[[TEAMS]] iter_args(%{{.*}} = %true) -> (i1) {
+// CHECK:           %[[COUNT:.*]] = memref.load %[[COUNTS]][%[[G]]] : memref<4xi32>
+// CHECK:           %[[LOW:.*]] = arith.maxsi %[[COUNT]], %c0_i32 : i32
+// CHECK:           %[[ROWS:.*]] = arith.minsi %[[LOW]], %c256_i32 : i32
+// CHECK:           %[[ROWSI:.*]] = arith.index_cast %[[ROWS]] : i32 to index
+// CHECK:           %[[SROWS:.*]] = arith.ceildivui %[[ROWSI]], %c1{{.*}} : index
+// CHECK:           %[[ELEMENTS:.*]] = arith.muli %[[SROWS]], %c16 : index
+// CHECK:           %[[LASTE:.*]] = arith.subi %[[ELEMENTS]], %c1{{.*}} : index
+// CHECK:           %[[PERTRIP:.*]] = arith.muli %[[TTHREADS]], %c8{{.*}} : index
+// CHECK:           %[[TRIPS:.*]] = arith.ceildivui %[[ELEMENTS]], %[[PERTRIP]] : index
+// CHECK:           scf.for %[[T:.*]] = %c0{{.*}} to %[[TRIPS]] step %c1{{.*}} iter_args
+// CHECK:             %[[SKIP:.*]] = arith.muli %[[T]], %[[PERTRIP]] : index
+// CHECK:             %[[FIRST:.*]] = arith.addi %[[TTHREAD]], %[[SKIP]] : index
+// CHECK:             %[[E:.*]] = arith.minui %{{.*}}, %[[LASTE]] : index
+// CHECK:             %[[R:.*]] = arith.divui %[[E]], %c16 : index
+// CHECK:             %[[GROW:.*]] = arith.muli %[[G]], %c256 : index
+// CHECK:             %[[ROW:.*]] = arith.addi %[[GROW]], %[[R]] : index
+// CHECK:             %[[K:.*]] = arith.remui %[[E]], %c16 : index
+// CHECK:             memref.load %[[SA]][%[[ROW]], %[[K]]] : memref<1024x16xf32>
+// CHECK-COUNT-7:     memref.load %[[SA]]
+// Then every one of B's scales, split over the grid.
+// CHECK:         scf.for
+// CHECK:           memref.load %[[SB]]
+// CHECK:         bar.red.or.pred
+// OFF-LABEL: func.func @masked
+// OFF-NOT:     memref.alloc() : memref<3xi32>
+// OFF:         gpu.func @matmul
+// OFF-NOT:     bar.red.or.pred
+func.func @masked(%a: memref<4x256x2048xf8E4M3FN>, %sa: memref<4x256x16xf32>, %b: memref<4x384x2048xf8E4M3FN>, %sb: memref<4x3x16xf32>, %g: memref<4xi32>, %c: memref<4x256x384xbf16>) {
+  qmm.grouped_matmul masked a(%a, %sa : memref<4x256x2048xf8E4M3FN>, memref<4x256x16xf32>) #qmm.scale<block 1x128> b(%b, %sb : memref<4x384x2048xf8E4M3FN>, memref<4x3x16xf32>) #qmm.scale<block 128x128> groups(%g : memref<4xi32>) outs(%c : memref<4x256x384xbf16>)
+  return
+}
+
+// -----
+
+// MN-major A scales ([4, 16, 256], viewed as [64, 256]): group g's valid
+// scale rows s = ceil(count / 1) at the start of each of its 16 rows of
+// the view, element e at (16 g + e / s, e % s).
+// CHECK-LABEL: func.func @masked_mn_major
+// CHECK:       gpu.func @matmul({{.*}}, %[[SA:[^:]*]]: memref<64x256xf32>
+// CHECK:         scf.for %[[G:.*]] = %{{.*}} to %c4{{.*}} step %{{.*}} iter_args
+// CHECK:           %[[SROWS:.*]] = arith.ceildivui %{{.*}}, %c1{{.*}} : index
+// CHECK:           scf.for
+// CHECK:             %[[E:.*]] = arith.minui
+// CHECK:             %[[KB:.*]] = arith.divui %[[E]], %[[SROWS]] : index
+// CHECK:             %[[GK:.*]] = arith.muli %[[G]], %c16 : index
+// CHECK:             %[[VROW:.*]] = arith.addi %[[GK]], %[[KB]] : index
+// CHECK:             %[[R:.*]] = arith.remui %[[E]], %[[SROWS]] : index
+// CHECK:             memref.load %[[SA]][%[[VROW]], %[[R]]] : memref<64x256xf32>
+// OFF-LABEL: func.func @masked_mn_major
+func.func @masked_mn_major(%a: memref<4x256x2048xf8E4M3FN>, %sa: memref<4x16x256xf32>, %b: memref<4x384x2048xf8E4M3FN>, %sb: memref<4x3x16xf32>, %g: memref<4xi32>, %c: memref<4x256x384xbf16>) {
+  qmm.grouped_matmul masked a(%a, %sa : memref<4x256x2048xf8E4M3FN>, memref<4x16x256xf32>) #qmm.scale<block 1x128, mn_major> b(%b, %sb : memref<4x384x2048xf8E4M3FN>, memref<4x3x16xf32>) #qmm.scale<block 128x128> groups(%g : memref<4xi32>) outs(%c : memref<4x256x384xbf16>)
+  return
+}
+
+// -----
+
+// 128-row blocks of A's scales ([4, 2, 16] viewed as [8, 16]): group g's
+// valid block rows are ceil(count / 128), element e at (2 g + e / 16,
+// e % 16).
+// CHECK-LABEL: func.func @masked_block_rows
+// CHECK:       gpu.func @matmul({{.*}}, %[[SA:[^:]*]]: memref<8x16xf32>
+// CHECK:         scf.for %[[G:.*]] = %{{.*}} to %c4{{.*}} step %{{.*}} iter_args
+// CHECK:           %[[SROWS:.*]] = arith.ceildivui %{{.*}}, %c128{{.*}} : index
+// CHECK:           arith.muli %[[SROWS]], %c16 : index
+// CHECK:           scf.for
+// CHECK:             %[[E:.*]] = arith.minui
+// CHECK:             %[[R:.*]] = arith.divui %[[E]], %c16 : index
+// CHECK:             %[[GROW:.*]] = arith.muli %[[G]], %c2 : index
+// CHECK:             %[[ROW:.*]] = arith.addi %[[GROW]], %[[R]] : index
+// CHECK:             memref.load %[[SA]][%[[ROW]], %{{.*}}] : memref<8x16xf32>
+// OFF-LABEL: func.func @masked_block_rows
+func.func @masked_block_rows(%a: memref<4x256x2048xf8E4M3FN>, %sa: memref<4x2x16xf32>, %b: memref<4x384x2048xf8E4M3FN>, %sb: memref<4x3x16xf32>, %g: memref<4xi32>, %c: memref<4x256x384xbf16>) {
+  qmm.grouped_matmul masked a(%a, %sa : memref<4x256x2048xf8E4M3FN>, memref<4x2x16xf32>) #qmm.scale<block 128x128> b(%b, %sb : memref<4x384x2048xf8E4M3FN>, memref<4x3x16xf32>) #qmm.scale<block 128x128> groups(%g : memref<4xi32>) outs(%c : memref<4x256x384xbf16>)
+  return
+}
