@@ -235,11 +235,12 @@ if [ "$mode" = validate ]; then
   # Masked block scales checked once per launch (several tiles a block,
   # 16 K tiles each), only the groups' valid rows' A scales: fp8-run writes
   # NaN into the scales past each count, which must reach no stored row.
-  # K-major, MN-major, 128-row blocks of A, 64-row tiles.
+  # K-major, MN-major, 128-row blocks of A; 64-row (decode) tiles, not
+  # checked (kMinMaskedCheckedTileRows), NaN past the counts all the same.
   save masked_checked 256x256x1024 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --max-blocks 1
   save masked_mn_checked 200x256x1024 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 1
   save masked_block_rows_checked 256x256x1024 --groups 3 --masked --a-scale 128x128 --b-scale 128x128 --max-blocks 1
-  save masked_rows_64_checked 192x128x1024 --groups 4 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 64 --max-blocks 1
+  save masked_rows_64_unchecked 192x128x1024 --groups 4 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 64 --max-blocks 1
   # A run-time M (issue 45): one kernel for every M, its grid and tensor
   # maps from each plan's M; M = 1, 16 and 20 (A boxes of 8, 16 and 32
   # rows), a partial tile, several rounds; per-row f32 with C, bias and

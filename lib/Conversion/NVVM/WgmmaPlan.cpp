@@ -613,7 +613,8 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // themselves, and pays where a block's items after its first hold
   // kMinCheckedKTiles K tiles, kMinCheckedTileKTiles or more a tile (a
   // masked matmul's bound: every group's Mmax rows). Not for a run-time M,
-  // whose small versions would pay for the check alone. A masked matmul's
+  // whose small versions would pay for the check alone, nor for a masked
+  // matmul's decode tiles (kMinMaskedCheckedTileRows). A masked matmul's
   // A scales are checked for the groups' valid rows only (its buffer's
   // other rows hold anything).
   int64_t clusters = plan.schedule.blocks / tiling.clusterBlocks();
@@ -625,6 +626,7 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       options.checkScalesAhead && problem.aScales.perKTile() &&
       problem.bScales.perKTile() && !plan.schedule.isSplit() &&
       !plan.schedule.dynamic && !(plan.runtimeRows && !plan.oneTileRow) &&
+      !(plan.maskedGroups && tiling.tileM < kMinMaskedCheckedTileRows) &&
       laterKTiles >= kMinCheckedKTiles &&
       plan.kTiles >= kMinCheckedTileKTiles;
   tiling.stagingBytes = getStagingBytes(problem, tiling, chip);

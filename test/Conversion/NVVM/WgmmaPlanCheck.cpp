@@ -368,6 +368,12 @@ void checkScaleChecks() {
   masked.groups = 32;
   masked.masked = true;
   c.expect("masked", plan(c, masked).scaleChecks, 1);
+  // Not with a masked matmul's 64-row (decode) tiles.
+  WgmmaOptions decodeTiles;
+  decodeTiles.tileM = 64;
+  WgmmaPlan decode = plan(c, masked, decodeTiles);
+  c.expect("masked, 64-row tiles: rows", decode.tiling.tileM, 64);
+  c.expect("masked, 64-row tiles", decode.scaleChecks, 0);
   // Nor where a block's tiles after its first hold fewer than 64 K tiles:
   // 128x24576x1536, 192 tiles on 132 blocks, one more tile of 12 K tiles.
   WgmmaProblem wide = blockwise;

@@ -368,6 +368,12 @@ constexpr double kWideTileUnscaledGain = 0.05;
 /// tiles: 6% slower; 4096x7168x2048, 16: 5% faster).
 constexpr int64_t kMinCheckedKTiles = 64;
 constexpr int64_t kMinCheckedTileKTiles = 8;
+/// Tile rows from which a masked matmul's block scales are checked ahead.
+/// One of 64-row tiles is a decode kernel, bound by B's bytes: the test
+/// the check saves hides under them, the checkers' loads and the polls do
+/// not (on an H100, 6-32 groups of 4-20 rows: 0.93-0.96x with the check;
+/// 128-row tiles, 6 groups of ~1024 rows 1.04-1.06x, 32 of ~192 0.98-1.01x).
+constexpr int64_t kMinMaskedCheckedTileRows = 128;
 /// K tiles per trip of a block-scaled K loop, where each block has a
 /// single work item (WgmmaPlan::kTilesPerTrip; the K tiles left over run
 /// one a trip after it). Measured on an H200 by the peers benchmark's
