@@ -3,9 +3,10 @@
 // The grouped mode's inputs and validation: a grouping (contiguous:
 // 128-aligned segments of unequal sizes with padding rows, an empty group
 // and a group of one row; masked: valid-row counts, A's scales past them
-// NaN), A and each group's B quantized and stacked; every computed row checked against the f64 reference of its
-// group (an FP8 output by its codes and scales), and every other row for
-// being untouched (data, aux and output scales).
+// NaN), A and each group's B quantized and stacked; every computed row
+// checked against the f64 reference of its group (an FP8 output by its
+// codes and scales), and every other row for being untouched (data, aux
+// and output scales).
 //
 //===----------------------------------------------------------------------===//
 

@@ -19,10 +19,10 @@
 // (neighbouring lanes on neighbouring words, 8 loads in flight per lane):
 // 4096 x 56 A scales are two trips on 132 blocks, done long before a
 // block's first tile. A masked matmul's groups go to teams of blocks, each
-// group's valid rows split over its team's threads. Counters in global memory (zero at the launch)
-// gather the result, one atomic each per block after the warps met at
-// their named barrier: the blocks that found a scale out of range, then
-// (acquire-release) the blocks done. The consumers read them (acquire) at
+// group's valid rows split over its team's threads. Counters in global
+// memory (zero at the launch) gather the result, one atomic each per
+// block after the warps met at their named barrier: the blocks that found
+// a scale out of range, then (acquire-release) the blocks done. The consumers read them (acquire) at
 // each of their block's tiles after the first until all are done, agreeing
 // at their named barrier: never waiting, since a tile without the verdict
 // keeps the test. The last block to finish zeroes the counters for the
