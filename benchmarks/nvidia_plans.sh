@@ -241,6 +241,13 @@ if [ "$mode" = validate ]; then
   save masked_mn_checked 200x256x1024 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 1
   save masked_block_rows_checked 256x256x1024 --groups 3 --masked --a-scale 128x128 --b-scale 128x128 --max-blocks 1
   save masked_rows_64_unchecked 192x128x1024 --groups 4 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 64 --max-blocks 1
+  # A masked matmul's item table (an item's group by a halving search):
+  # 9 and 33 groups (the search's candidates clamped to the last group,
+  # an empty group in the middle), and 400 groups, more table entries than
+  # the block's threads (the fill's second pass), on few blocks.
+  save masked_table_9_groups 128x128x256 --groups 9 --masked --a-scale 1x128 --b-scale 128x128
+  save masked_table_33_groups 64x128x256 --groups 33 --masked --a-scale 1x128 --b-scale 128x128 --max-blocks 5
+  save masked_table_400_groups 8x64x128 --groups 400 --masked --a-scale 1x128 --b-scale 128x128 --max-blocks 7
   # A run-time M (issue 45): one kernel for every M, its grid and tensor
   # maps from each plan's M; M = 1, 16 and 20 (A boxes of 8, 16 and 32
   # rows), a partial tile, several rounds; per-row f32 with C, bias and

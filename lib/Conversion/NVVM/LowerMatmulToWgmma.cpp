@@ -123,9 +123,9 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   // Block scales the consumers load from global memory: a tile's K tile 0
   // scales are loaded after its K tile 0 is issued, so before the previous
   // tile's epilogue, whose stores hide their latency; carried after the
-  // fragment. Not for a masked matmul, whose next tile is found by a walk
-  // over the groups' counts: twice per tile, it measured 7-12% slower on
-  // decode shapes on an H200.
+  // fragment. Not for a masked matmul: when its next tile was found by a
+  // walk over the groups' counts, twice per tile measured 7-12% slower on
+  // decode shapes on an H200 (not measured again with the item table).
   int64_t aheadCount = mainloop.loadsGlobalScales() && !plan.maskedGroups
                            ? mainloop.getGlobalScaleCount()
                            : 0;
@@ -412,8 +412,9 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
   if (plan.scaleChecks)
     scaleCheck.emplace(spec, arguments);
   const ScaleCheck *scaleCheckPointer = scaleCheck ? &*scaleCheck : nullptr;
-  TileScheduler scheduler(spec, clusterRank, arguments.groupLayout,
-                          arguments.rows);
+  TileScheduler scheduler(
+      spec, clusterRank, arguments.groupLayout, arguments.rows,
+      plan.maskedGroups ? shared.getGroupTable(b) : Value());
   Value threadId = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value isFirstThread =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, threadId, c0);
@@ -422,6 +423,8 @@ static void buildKernelBody(ImplicitLocOpBuilder &b, const KernelSpec &spec,
     ImplicitLocOpBuilder inner(b.getLoc(), init.getThenBodyBuilder());
     initializeBlock(inner, spec, arguments, shared, ring, queuePointer);
   }
+  if (plan.maskedGroups)
+    scheduler.fillGroupTable(b, threadId, tiling.threads);
   // No block multicasts into another's shared memory or arrives on its
   // barriers before they are initialized.
   auto syncCluster = [&]() {

@@ -220,6 +220,9 @@ public:
   /// Consumer `consumer`'s staging box `box` as a shared-memory view.
   Value getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
                       int64_t box) const;
+  /// A masked matmul's item table (WgmmaSharedLayout::groupTable) as a
+  /// view of its i32 entries.
+  Value getGroupTable(ImplicitLocOpBuilder &b) const;
 
 private:
   Value getView(ImplicitLocOpBuilder &b, Value bytes, MemRefType type) const;
@@ -347,11 +350,20 @@ public:
       ImplicitLocOpBuilder &, const WorkTile &, ValueRange)>;
 
   /// `groupLayout`: a grouped matmul's group layout (null for a matmul);
-  /// `rows`: D's rows (KernelArguments::rows).
+  /// `rows`: D's rows (KernelArguments::rows); `groupTable`: a masked
+  /// matmul's item table (SharedMemory::getGroupTable; null otherwise).
   TileScheduler(const KernelSpec &spec, Value clusterRank, Value groupLayout,
-                Value rows)
+                Value rows, Value groupTable)
       : spec(spec), clusterRank(clusterRank), groupLayout(groupLayout),
-        rows(rows) {}
+        rows(rows), groupTable(groupTable) {}
+
+  /// A masked matmul's item table: entry g holds the items (tiles of valid
+  /// rows) of the groups before g, entry G all of them. Filled by the
+  /// block's threads (`threadId` of `threads`) before the block's barrier,
+  /// so that an item's group is a search of G + 1 entries, not a walk over
+  /// the counts per tile.
+  void fillGroupTable(ImplicitLocOpBuilder &b, Value threadId,
+                      int64_t threads) const;
 
   /// A static schedule's loop: item = cluster, cluster + clusters, ...
   /// below `itemCount` (getItemCount's where null), past the tiles of
@@ -432,8 +444,11 @@ private:
   /// Units of tiles along M: the plan's, or for a run-time M its tile rows.
   Value getUnitRows(ImplicitLocOpBuilder &b) const;
 
+  /// Entry `index` of the item table (index values in and out).
+  Value loadGroupTable(ImplicitLocOpBuilder &b, Value index) const;
+
   const KernelSpec &spec;
-  Value clusterRank, groupLayout, rows;
+  Value clusterRank, groupLayout, rows, groupTable;
 };
 
 /// A dynamic schedule's shared state (the ticket queue's two mbarriers and

@@ -130,6 +130,15 @@ Value SharedMemory::getStagingBox(ImplicitLocOpBuilder &b, Value consumer,
                                   spec.plan.stagingBoxColumns));
 }
 
+Value SharedMemory::getGroupTable(ImplicitLocOpBuilder &b) const {
+  const WgmmaSharedLayout &layout = spec.plan.shared;
+  auto type = MemRefType::get(
+      {spec.plan.tiling.groupTableEntries}, b.getI32Type(), AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  return getView(b, constant(b, layout.groupTable), type);
+}
+
 //===----------------------------------------------------------------------===//
 // RingState
 //===----------------------------------------------------------------------===//

@@ -109,6 +109,10 @@ WgmmaSharedLayout wgmma::getSharedLayout(const WgmmaTiling &tiling,
     layout.reductionBarriers = llvm::alignTo(end, 8);
     end = layout.reductionBarriers + 16 * tiling.consumers;
   }
+  if (tiling.groupTableEntries) {
+    layout.groupTable = llvm::alignTo(end, 4);
+    end = layout.groupTable + 4 * tiling.groupTableEntries;
+  }
   if (tiling.stagingBytes) {
     layout.staging = llvm::alignTo(end, layout.alignment);
     layout.stagingBytesPerConsumer = tiling.stagingBytes / tiling.consumers;
@@ -505,6 +509,10 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
   // bound's rows the same way.
   tiling.aLoadRows = getALoadRows(
       problem.runtimeRows ? problem.maxRows : problem.m, rows, chip);
+  // A masked matmul's blocks find an item's group in a table of the
+  // items before each group, counted once per launch, rather than walking
+  // the counts per tile (which cost every tile a loop over the groups).
+  tiling.groupTableEntries = problem.masked ? problem.groups + 1 : 0;
   tiling.stages = getRingStages(problem, tiling, moduleTiling, options, chip);
   std::string reason = getIneligibility(problem, tiling);
   if (!reason.empty())

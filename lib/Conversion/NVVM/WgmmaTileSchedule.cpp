@@ -58,20 +58,41 @@ Value TileScheduler::getItemCount(ImplicitLocOpBuilder &b) const {
                                  constant(b, plan.tileColumns));
   if (!plan.maskedGroups)
     return constant(b, plan.schedule.items());
-  // Each group's tile rows times the tile columns, summed.
-  auto loop = scf::ForOp::create(b, constant(b, 0),
-                                 constant(b, plan.maskedGroups),
-                                 constant(b, 1), ValueRange{constant(b, 0)});
+  return loadGroupTable(b, constant(b, plan.maskedGroups));
+}
+
+Value TileScheduler::loadGroupTable(ImplicitLocOpBuilder &b,
+                                    Value index) const {
+  return arith::IndexCastUIOp::create(
+      b, b.getIndexType(), memref::LoadOp::create(b, groupTable, index));
+}
+
+void TileScheduler::fillGroupTable(ImplicitLocOpBuilder &b, Value threadId,
+                                   int64_t threads) const {
+  // Thread t sums the items of groups 0 .. e - 1 for entries e = t,
+  // t + threads, ...: a loop over the counts once per launch, where the
+  // blocks used to walk them per tile.
+  int64_t entries = spec.plan.maskedGroups + 1;
+  Value tileColumns = constant(b, spec.plan.tileColumns);
+  auto entryLoop = scf::ForOp::create(b, threadId, constant(b, entries),
+                                      constant(b, threads));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value tiles = getMaskedGroupTiles(b, loop.getInductionVar()).second;
-  scf::YieldOp::create(
-      b, ValueRange{arith::AddIOp::create(
-             b, loop.getRegionIterArgs()[0],
-             arith::MulIOp::create(b, tiles,
-                                   constant(b, plan.tileColumns)))});
-  b.setInsertionPointAfter(loop);
-  return loop.getResult(0);
+  b.setInsertionPointToStart(entryLoop.getBody());
+  Value entry = entryLoop.getInductionVar();
+  auto sumLoop = scf::ForOp::create(b, constant(b, 0), entry, constant(b, 1),
+                                    ValueRange{constant(b, 0)});
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(sumLoop.getBody());
+    Value tiles = getMaskedGroupTiles(b, sumLoop.getInductionVar()).second;
+    scf::YieldOp::create(
+        b, ValueRange{arith::AddIOp::create(
+               b, sumLoop.getRegionIterArgs()[0],
+               arith::MulIOp::create(b, tiles, tileColumns))});
+  }
+  Value items = arith::IndexCastUIOp::create(b, b.getI32Type(),
+                                             sumLoop.getResult(0));
+  memref::StoreOp::create(b, items, groupTable, entry);
 }
 
 Value TileScheduler::inClusters(ImplicitLocOpBuilder &b, Value blocks) const {
@@ -343,41 +364,34 @@ void TileScheduler::setCoordinates(ImplicitLocOpBuilder &b, Value unit,
 void TileScheduler::setMaskedCoordinates(ImplicitLocOpBuilder &b, Value item,
                                          WorkTile &tile) const {
   const WgmmaPlan &plan = spec.plan;
-  Value tileColumns = constant(b, plan.tileColumns);
-  // The groups in order: the item's group is the first whose tiles reach
-  // past what the earlier groups' took (carried: the items left, the
-  // group, its index there and its tile rows, whether found).
-  Type i1 = b.getI1Type();
-  Value c0 = constant(b, 0);
-  Value notFound = arith::ConstantIntOp::create(b, i1, 0);
-  auto loop = scf::ForOp::create(
-      b, c0, constant(b, plan.maskedGroups), constant(b, 1),
-      ValueRange{item, c0, c0, constant(b, 1), notFound});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value group = loop.getInductionVar();
-    ValueRange carried = loop.getRegionIterArgs();
-    Value left = carried[0], found = carried[4];
-    Value tiles = getMaskedGroupTiles(b, group).second;
-    Value items = arith::MulIOp::create(b, tiles, tileColumns);
-    Value here = arith::AndIOp::create(
-        b,
-        arith::XOrIOp::create(b, found,
-                              arith::ConstantIntOp::create(b, i1, 1)),
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, left, items));
-    auto pick = [&](Value yes, Value no) -> Value {
-      return arith::SelectOp::create(b, here, yes, no);
-    };
-    Value nowFound = arith::OrIOp::create(b, found, here);
-    Value nextLeft = arith::SelectOp::create(
-        b, nowFound, left, arith::SubIOp::create(b, left, items));
-    scf::YieldOp::create(b, ValueRange{nextLeft, pick(group, carried[1]),
-                                       pick(left, carried[2]),
-                                       pick(tiles, carried[3]), nowFound});
+  int64_t groups = plan.maskedGroups;
+  // The item's group: the last whose first item is at most the item (the
+  // table does not decrease; a group without tiles shares its first item
+  // with the next), by halving steps over groups 0 .. G - 1 (an item past
+  // the last takes the last group).
+  Value group = constant(b, 0);
+  for (int64_t step = llvm::PowerOf2Ceil(groups) / 2; step > 0; step /= 2) {
+    Value candidate = arith::MinUIOp::create(
+        b, arith::AddIOp::create(b, group, constant(b, step)),
+        constant(b, groups - 1));
+    Value reached = arith::CmpIOp::create(b, arith::CmpIPredicate::ule,
+                                          loadGroupTable(b, candidate), item);
+    group = arith::SelectOp::create(b, reached, candidate, group);
   }
-  Value group = loop.getResult(1), index = loop.getResult(2),
-        tileRows = loop.getResult(3);
+  Value first = loadGroupTable(b, group);
+  Value end =
+      loadGroupTable(b, arith::AddIOp::create(b, group, constant(b, 1)));
+  // Past the last item (a next tile that does not exist): the group's
+  // first tile; a group without tiles counts one tile row.
+  Value inGroup =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, item, end);
+  Value index = arith::SelectOp::create(
+      b, inGroup, arith::SubIOp::create(b, item, first), constant(b, 0));
+  Value tileRows = arith::MaxUIOp::create(
+      b,
+      arith::DivUIOp::create(b, arith::SubIOp::create(b, end, first),
+                             constant(b, plan.tileColumns)),
+      constant(b, 1));
   // Within the group, its tile rows first (column by column).
   Value tileRow = arith::RemUIOp::create(b, index, tileRows);
   Value tileColumn = arith::DivUIOp::create(b, index, tileRows);

@@ -18,7 +18,7 @@
 // CHECK:         nvgpu.mbarrier.arrive.expect_tx %{{.*}}, %c33296
 // CHECK:         %[[K:.*]] = arith.muli %{{.*}}, %c128{{.*}} : index
 // CHECK:         %[[KB:.*]] = arith.divui %[[K]], %c128{{.*}} : index
-// CHECK:         %[[FIRST:.*]] = arith.muli %[[G:[0-9]+#1]], %c256{{.*}} : index
+// CHECK:         %[[FIRST:.*]] = arith.muli %[[G:[0-9]+]], %c256{{.*}} : index
 // CHECK:         %[[INGROUP:.*]] = arith.subi %{{.*}}, %[[FIRST]] : index
 // CHECK:         %[[AROW:.*]] = arith.divui %[[INGROUP]], %c1{{.*}} : index
 // CHECK:         %[[GKB:.*]] = arith.muli %[[G]], %c4{{.*}} : index
@@ -40,7 +40,7 @@ func.func @masked_staged(%a: memref<4x256x512xf8E4M3FN>, %sa: memref<4x4x256xf32
 // CHECK-NOT:     memref<*xf32>
 // CHECK:       gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[SA:.*]]: memref<8x256xf32>,
 // CHECK:         memref.load %{{.*}} : memref<4x3x2xf32>
-// CHECK:         %[[FIRST:.*]] = arith.muli %[[GROUP:[0-9]+#1]], %c256{{.*}} : index
+// CHECK:         %[[FIRST:.*]] = arith.muli %[[GROUP:[0-9]+]], %c256{{.*}} : index
 // CHECK:         %[[INGROUP:.*]] = arith.subi %{{.*}}, %[[FIRST]] : index
 // CHECK:         %[[KB:.*]] = arith.divui %{{.*}}, %c128{{.*}} : index
 // CHECK:         %[[GKB:.*]] = arith.muli %[[GROUP]], %c2{{.*}} : index
@@ -59,7 +59,7 @@ func.func @masked_global(%a: memref<4x256x256xf8E4M3FN>, %sa: memref<4x2x256xf32
 // CHECK-LABEL: func.func @masked_per_row
 // CHECK:       gpu.func @matmul(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[SA:.*]]: memref<3x256xf32>,
 // CHECK:         %[[CLAMPED:.*]] = arith.minui %{{.*}}, %c767 : index
-// CHECK:         %[[FIRST:.*]] = arith.muli %[[GROUP:[0-9]+#1]], %c256{{.*}} : index
+// CHECK:         %[[FIRST:.*]] = arith.muli %[[GROUP:[0-9]+]], %c256{{.*}} : index
 // CHECK:         %[[INGROUP:.*]] = arith.subi %[[CLAMPED]], %[[FIRST]] : index
 // CHECK:         %[[GKB:.*]] = arith.muli %[[GROUP]], %c1{{.*}} : index
 // CHECK:         %[[AKB:.*]] = arith.addi %[[GKB]], %{{.*}} : index

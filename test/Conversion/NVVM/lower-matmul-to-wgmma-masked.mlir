@@ -3,8 +3,9 @@
 // A masked grouped matmul as the wgmma kernel: A [G, Mmax, K], its scales,
 // D are read through [G Mmax, ...] views (B as for contiguous grouped
 // matmuls, [G N, K]); the blocks count the tiles of each group's valid rows
-// at run time and walk them group by group; rows at or past a group's
-// count keep their values.
+// at run time, once per launch into a table in shared memory, and find an
+// item's group by a search of it; rows at or past a group's count keep
+// their values.
 
 // 4 groups of 256 rows, N = 384: a bound of 4 x 2 x 3 = 24 tiles, 24
 // blocks; the counts are the kernel's argument after D.
@@ -17,30 +18,63 @@
 // CHECK:         gpu.launch_func @masked_block_wgmma::@matmul blocks in (%c24, %c1, %c1) {{.*}} args({{.*}}, %[[SA2]] : memref<1024x2xf32>, {{.*}}, %[[D2]] : memref<1024x384xbf16>, %[[G]] : memref<4xi32>, %{{.*}} : !llvm.ptr)
 // CHECK:       gpu.module @masked_block_wgmma
 // CHECK:         gpu.func @matmul({{.*}}, %[[COUNTS:[^:]*]]: memref<4xi32>, %{{[^:]*}}: !llvm.ptr)
-// The producer's loop runs to the tiles of the valid rows: per group, its
-// count clamped into [0, 256], in 128-row tiles, times 3 columns.
-// CHECK:         %[[ITEMS:.*]] = scf.for %[[GR:.*]] = %c0{{.*}} to %c4 step %c1{{.*}} iter_args(%[[SUM:.*]] = %c0{{.*}}) -> (index) {
-// CHECK:           %[[COUNT:.*]] = memref.load %[[COUNTS]][%[[GR]]] : memref<4xi32>
-// CHECK:           %[[LOW:.*]] = arith.maxsi %[[COUNT]], %{{.*}} : i32
-// CHECK:           %[[ROWS:.*]] = arith.minsi %[[LOW]], %c256_i32 : i32
-// CHECK:           arith.divui %{{.*}}, %c128{{.*}} : index
-// CHECK:           arith.muli %{{.*}}, %c3 : index
-// CHECK:           scf.yield
+// The item table: 5 i32 entries after the ring (4 stages of 32 KiB) and
+// its 4 barriers; thread t (of 384) sums the tiles of groups 0 .. t - 1,
+// per group its count clamped into [0, 256], in 128-row tiles, times 3
+// columns; then the block's barrier.
+// CHECK:         %[[TOFF:.*]] = arith.addi %{{.*}}, %c131104 : index
+// CHECK:         %[[TABLE:.*]] = memref.view %{{.*}}[%[[TOFF]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<5xi32, #gpu.address_space<workgroup>>
+// CHECK:         scf.for %[[E:.*]] = %{{.*}} to %c5 step %c384 {
+// CHECK:           %[[SUM:.*]] = scf.for %[[GR:.*]] = %c0{{.*}} to %[[E]] step %c1{{.*}} iter_args(%{{.*}} = %c0{{.*}}) -> (index) {
+// CHECK:             %[[COUNT:.*]] = memref.load %[[COUNTS]][%[[GR]]] : memref<4xi32>
+// CHECK:             %[[LOW:.*]] = arith.maxsi %[[COUNT]], %{{.*}} : i32
+// CHECK:             arith.minsi %[[LOW]], %c256_i32 : i32
+// CHECK:             arith.divui %{{.*}}, %c128{{.*}} : index
+// CHECK:             arith.muli %{{.*}}, %c3 : index
+// CHECK:             scf.yield
+// CHECK:           %[[SUM32:.*]] = arith.index_castui %[[SUM]] : index to i32
+// CHECK:           memref.store %[[SUM32]], %[[TABLE]][%[[E]]]
+// CHECK:         gpu.barrier
+// The producer's loop runs to the table's last entry.
+// CHECK:         %[[ITEMS32:.*]] = memref.load %[[TABLE]][%c4] : memref<5xi32, #gpu.address_space<workgroup>>
+// CHECK:         %[[ITEMS:.*]] = arith.index_castui %[[ITEMS32]] : i32 to index
 // CHECK:         scf.for %[[ITEM:.*]] = %{{.*}} to %[[ITEMS]] step %{{.*}} {
-// An item's group: the first whose tiles reach past what the earlier
-// groups' took (5 carried values: items left, group, index there, its tile
-// rows, found); then its tile row and column, and the row g x 256 + 128 x
-// tile row.
-// CHECK:           %[[FOUND:.*]]:5 = scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %[[ITEM]], {{.*}}) -> (index, index, index, index, i1) {
-// CHECK:           %[[TROW:.*]] = arith.remui %[[FOUND]]#2, %[[FOUND]]#3 : index
-// CHECK:           %[[TCOL:.*]] = arith.divui %[[FOUND]]#2, %[[FOUND]]#3 : index
-// CHECK:           %[[IN:.*]] = arith.muli %[[TROW]], %c128{{.*}} : index
-// CHECK:           %[[START:.*]] = arith.muli %[[FOUND]]#1, %c256 : index
-// CHECK:           %[[ROW:.*]] = arith.addi %[[START]], %[[IN]] : index
+// An item's group: the last of groups 0 .. 3 whose first item is at most
+// the item, in two halving steps (2, then 1); then its tiles' index in the
+// group, its tile rows ((end - first) / 3, at least 1), its tile row and
+// column, and the row g x 256 + 128 x tile row.
+// CHECK:           %[[C1:.*]] = arith.minui %{{.*}}, %c3{{.*}} : index
+// CHECK:           %[[T1:.*]] = memref.load %[[TABLE]][%[[C1]]]
+// CHECK:           %[[T1I:.*]] = arith.index_castui %[[T1]] : i32 to index
+// CHECK:           %[[R1:.*]] = arith.cmpi ule, %[[T1I]], %[[ITEM]] : index
+// CHECK:           %[[G1:.*]] = arith.select %[[R1]], %[[C1]], %c0{{.*}} : index
+// CHECK:           %[[N2:.*]] = arith.addi %[[G1]], %c1{{.*}} : index
+// CHECK:           %[[C2:.*]] = arith.minui %[[N2]], %c3{{.*}} : index
+// CHECK:           %[[T2:.*]] = memref.load %[[TABLE]][%[[C2]]]
+// CHECK:           %[[T2I:.*]] = arith.index_castui %[[T2]] : i32 to index
+// CHECK:           %[[R2:.*]] = arith.cmpi ule, %[[T2I]], %[[ITEM]] : index
+// CHECK:           %[[GROUP:.*]] = arith.select %[[R2]], %[[C2]], %[[G1]] : index
+// CHECK:           %[[F32:.*]] = memref.load %[[TABLE]][%[[GROUP]]]
+// CHECK:           %[[FIRST:.*]] = arith.index_castui %[[F32]] : i32 to index
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[GROUP]], %c1{{.*}} : index
+// CHECK:           %[[END32:.*]] = memref.load %[[TABLE]][%[[NEXT]]]
+// CHECK:           %[[END:.*]] = arith.index_castui %[[END32]] : i32 to index
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %[[ITEM]], %[[END]] : index
+// CHECK:           %[[OFF:.*]] = arith.subi %[[ITEM]], %[[FIRST]] : index
+// CHECK:           %[[INDEX:.*]] = arith.select %[[IN]], %[[OFF]], %c0{{.*}} : index
+// CHECK:           %[[SPAN:.*]] = arith.subi %[[END]], %[[FIRST]] : index
+// CHECK:           %[[ROWS0:.*]] = arith.divui %[[SPAN]], %c3{{.*}} : index
+// CHECK:           %[[TROWS:.*]] = arith.maxui %[[ROWS0]], %c1{{.*}} : index
+// CHECK:           %[[TROW:.*]] = arith.remui %[[INDEX]], %[[TROWS]] : index
+// CHECK:           %[[TCOL:.*]] = arith.divui %[[INDEX]], %[[TROWS]] : index
+// CHECK:           %[[INROW:.*]] = arith.muli %[[TROW]], %c128{{.*}} : index
+// CHECK:           %[[START:.*]] = arith.muli %[[GROUP]], %c256 : index
+// CHECK:           %[[ROW:.*]] = arith.addi %[[START]], %[[INROW]] : index
 // CHECK:           nvgpu.tma.async.load %{{.*}}[%{{.*}}, %[[ROW]]]
 // The consumers: the same count; a block without a tile issues nothing.
 // CHECK:         nvvm.setmaxregister increase
-// CHECK:         %[[CITEMS:.*]] = scf.for
+// CHECK:         %[[CITEMS32:.*]] = memref.load %[[TABLE]][%c4{{.*}}]
+// CHECK:         %[[CITEMS:.*]] = arith.index_castui %[[CITEMS32]] : i32 to index
 // CHECK:         %[[BLOCK:.*]] = gpu.block_id  x
 // CHECK:         %[[HAS:.*]] = arith.cmpi ult, %[[BLOCK]], %[[CITEMS]] : index
 // CHECK:         scf.if %[[HAS]] -> (!llvm.struct<
@@ -51,7 +85,7 @@
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[CITEMS]] step
 // The epilogue: a row is written below its group's count (the row minus
 // the group's first row, 256 g); the part's last row decides staging.
-// CHECK:         %[[C:.*]] = memref.load %[[COUNTS]][%[[CG:[0-9]+#1]]] : memref<4xi32>
+// CHECK:         %[[C:.*]] = memref.load %[[COUNTS]][%[[CG:[0-9]+]]] : memref<4xi32>
 // CHECK:         %[[VALID:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK:         %[[FIRST:.*]] = arith.muli %[[CG]], %c256{{.*}} : index
 // CHECK:         %[[L0:.*]] = arith.subi %{{.*}}, %[[FIRST]] : index

@@ -160,6 +160,9 @@ struct WgmmaTiling {
   bool itemSlots = false;
   /// Whether it holds a cluster reduction's mbarriers (two per consumer).
   bool reductionBarriers = false;
+  /// Entries of a masked matmul's item table (its groups + 1; 0 without):
+  /// the items before each group's tiles, counted once per launch.
+  int64_t groupTableEntries = 0;
   /// Block scales that TMA copies into each stage beside its tiles (A's
   /// and B's box, where present; the others are loaded from global memory
   /// by the consumers), and the bytes of a stage's slot for them.
@@ -206,6 +209,8 @@ struct WgmmaSharedLayout {
   /// A cluster reduction's mbarriers (-1 without one): consumer c's
   /// `ready` at 16 c, its `received` at 16 c + 8.
   int64_t reductionBarriers = -1;
+  /// A masked matmul's item table (i32 entries; -1 without one).
+  int64_t groupTable = -1;
   /// D's staging buffers (-1 without), each consumer's bytes, and the
   /// bytes of one box.
   int64_t staging = -1, stagingBytesPerConsumer = 0, stagingBoxBytes = 0;
