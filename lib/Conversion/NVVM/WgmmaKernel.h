@@ -436,10 +436,9 @@ private:
   /// group, each group's tile rows first (B's tile stays in L2).
   void setMaskedCoordinates(ImplicitLocOpBuilder &b, Value item,
                             WorkTile &tile) const;
-  /// A masked matmul's group `group`: its valid rows (loadMaskedGroupRows)
-  /// and its tile rows (index values).
-  std::pair<Value, Value> getMaskedGroupTiles(ImplicitLocOpBuilder &b,
-                                              Value group) const;
+  /// A masked matmul's group `group`: the tile rows of its valid rows
+  /// (loadMaskedGroupRows), an index value.
+  Value getMaskedGroupTileRows(ImplicitLocOpBuilder &b, Value group) const;
 
   /// Units of tiles along M: the plan's, or for a run-time M its tile rows.
   Value getUnitRows(ImplicitLocOpBuilder &b) const;

@@ -33,15 +33,13 @@ Value wgmma::loadMaskedGroupRows(ImplicitLocOpBuilder &b,
   return arith::IndexCastOp::create(b, b.getIndexType(), clamped);
 }
 
-std::pair<Value, Value>
-TileScheduler::getMaskedGroupTiles(ImplicitLocOpBuilder &b,
-                                   Value group) const {
+Value TileScheduler::getMaskedGroupTileRows(ImplicitLocOpBuilder &b,
+                                            Value group) const {
   Value rows = loadMaskedGroupRows(b, spec, groupLayout, group);
   Value tileM = constant(b, spec.tiling().tileM);
-  Value tiles = arith::DivUIOp::create(
+  return arith::DivUIOp::create(
       b, arith::AddIOp::create(b, rows, constant(b, spec.tiling().tileM - 1)),
       tileM);
-  return {rows, tiles};
 }
 
 Value TileScheduler::getUnitRows(ImplicitLocOpBuilder &b) const {
@@ -84,11 +82,11 @@ void TileScheduler::fillGroupTable(ImplicitLocOpBuilder &b, Value threadId,
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(sumLoop.getBody());
-    Value tiles = getMaskedGroupTiles(b, sumLoop.getInductionVar()).second;
+    Value tileRows = getMaskedGroupTileRows(b, sumLoop.getInductionVar());
     scf::YieldOp::create(
         b, ValueRange{arith::AddIOp::create(
                b, sumLoop.getRegionIterArgs()[0],
-               arith::MulIOp::create(b, tiles, tileColumns))});
+               arith::MulIOp::create(b, tileRows, tileColumns))});
   }
   Value items = arith::IndexCastUIOp::create(b, b.getI32Type(),
                                              sumLoop.getResult(0));
