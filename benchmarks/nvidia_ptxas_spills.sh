@@ -5,7 +5,8 @@
 # not explain, so spills are worth knowing before a plan spends device time.
 #   benchmarks/nvidia_ptxas_spills.sh DIR... (plan directories, or
 #   directories of plans such as benchmarks/nvidia_plans.sh writes)
-# Prints one Markdown row per kernel: plan, kernel, registers, stack frame,
+# Prints one Markdown row per kernel (entry function): plan, PTX file and
+# entry, registers, stack frame,
 # spill stores, spill loads (bytes per thread). Exit 1 where a directory
 # holds no plan or ptxas fails on a kernel, 2 without ptxas.
 set -uo pipefail
@@ -28,14 +29,26 @@ report() { # plan directory
       status=1
       continue
     fi
+    # A row per entry function (ptxas reports each in turn).
     echo "$info" | awk -v plan="$(basename "$plan")" \
-        -v kernel="$(basename "$ptx")" '
+        -v file="$(basename "$ptx")" '
+      function flush() {
+        if (entry != "")
+          printf "| %s | %s (%s) | %s | %s | %s | %s |\n", plan, file,
+                 entry, registers, frame, stores, loads
+        entry = ""
+      }
+      /Compiling entry function/ {
+        flush()
+        entry = $0
+        sub(/.*entry function \047/, "", entry)
+        sub(/\047.*/, "", entry)
+      }
       /bytes stack frame/ { frame = $1; stores = $5; loads = $9 }
       /Used [0-9]+ registers/ {
         for (i = 1; i <= NF; ++i) if ($i == "Used") registers = $(i + 1)
       }
-      END { printf "| %s | %s | %s | %s | %s | %s |\n", plan, kernel,
-            registers, frame, stores, loads }'
+      END { flush() }'
   done
 }
 for dir in "$@"; do
