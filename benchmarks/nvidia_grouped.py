@@ -17,7 +17,9 @@ about 1024 and 20) in buffers of 4096 rows per group, on the DeepSeek-V3
 expert shapes, and 32 groups of about 4 rows (decode). Each group's row
 count is drawn as DeepGEMM's generator draws it (expected x uniform(0.7,
 1.3), from a fixed seed); contiguous, each is padded to 128 rows and M is
-their sum, which fixes qmm's kernel (compiled here, --no-data). Masked
+their sum, which fixes qmm's kernel (compiled here, --no-data; each plan
+holds its case's row groups, so that benchmarks/nvidia_ab.sh can time two
+builds' plans of the cases on random A and B). Masked
 cases of at most 64 expected rows use qmm's 64-row tiles (--tile-m 64;
 DeepGEMM picks its block from its expected-M argument, which it is given
 as its test gives it, 1.2 x expected).
@@ -48,6 +50,7 @@ import os
 import random
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -88,6 +91,39 @@ def case_name(layout, groups, expected, n, k):
     return "%s_g%d_m%d_%dx%d" % (layout, groups, expected, n, k)
 
 
+def group_layout(layout, rows, m):
+    """The kernels' group argument for groups of `rows` valid rows: masked,
+    the counts; contiguous, each of the M rows' group, -1 on the padding
+    that ends each group's segment (segments of whole 128-row tiles)."""
+    if layout == "masked":
+        return list(rows)
+    groups = []
+    for group, valid in enumerate(rows):
+        padded = -(-valid // ALIGNMENT) * ALIGNMENT
+        groups += [group] * valid + [-1] * (padded - valid)
+    if len(groups) != m:
+        raise ValueError("the groups' segments hold %d rows, M is %d" %
+                         (len(groups), m))
+    return groups
+
+
+def write_group_layout(plan, values):
+    """Writes `values` (i32) into the plan's first file-filled buffer, the
+    row groups (fp8-run --no-data draws its own; a later one is the
+    scheduler's zeroed scratch), so that the plan alone runs the case:
+    benchmarks/nvidia_ab.sh times it on random A and B."""
+    with open(os.path.join(plan, "plan.txt")) as f:
+        files = [line.split() for line in f
+                 if line.split()[:1] == ["buffer"] and
+                 line.split()[3] == "file"]
+    if not files or int(files[0][2]) != 4 * len(values):
+        raise SystemExit("%s: expected a first file buffer of %d bytes (the "
+                         "row groups), found %s" % (plan, 4 * len(values),
+                                                    files[:1]))
+    with open(os.path.join(plan, files[0][4]), "wb") as f:
+        f.write(struct.pack("<%di" % len(values), *values))
+
+
 # --- Here: the plans ---------------------------------------------------------
 
 def write_plans(out, fp8_run, extra_flags=(), only=(), a_scales="mn"):
@@ -124,6 +160,8 @@ def write_plans(out, fp8_run, extra_flags=(), only=(), a_scales="mn"):
                         "--a-scale", "1x128", "--b-scale", "128x128",
                         "--no-data", "--save", os.path.join(out, name)] +
                        flags, check=True, stdout=subprocess.DEVNULL)
+        write_group_layout(os.path.join(out, name),
+                           group_layout(layout, rows, m))
         lines.append("%s %s %d %d %d %d %d %s %s\n" % (
             name, layout, m, n, k, groups, expected,
             ",".join(str(r) for r in rows), " ".join(flags)))
@@ -184,19 +222,17 @@ class GroupedProblem:
             self.groups, nb, kb)
         # Each group's first row and valid rows in the [rows, N] output.
         self.segments = []
+        self.layout = torch.tensor(
+            group_layout(case["layout"], self.rows, self.m),
+            dtype=torch.int32, device="cuda")
         if self.masked:
-            self.layout = torch.tensor(self.rows, dtype=torch.int32,
-                                       device="cuda")
             self.segments = [(group * self.m, rows)
                              for group, rows in enumerate(self.rows)]
         else:
-            layout = torch.full((self.m,), -1, dtype=torch.int32)
             start = 0
-            for group, rows in enumerate(self.rows):
-                layout[start:start + rows] = group
+            for rows in self.rows:
                 self.segments.append((start, rows))
                 start += -(-rows // ALIGNMENT) * ALIGNMENT
-            self.layout = layout.cuda()
         self.output_rows = self.groups * self.m if self.masked else self.m
         self.written = sum(self.rows)
 
