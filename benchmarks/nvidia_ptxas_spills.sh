@@ -6,9 +6,9 @@
 #   benchmarks/nvidia_ptxas_spills.sh DIR... (plan directories, or
 #   directories of plans such as benchmarks/nvidia_plans.sh writes)
 # Prints one Markdown row per kernel (entry function): plan, PTX file and
-# entry, registers, stack frame,
-# spill stores, spill loads (bytes per thread). Exit 1 where a directory
-# holds no plan or ptxas fails on a kernel, 2 without ptxas.
+# entry, registers, stack frame, spill stores, spill loads (bytes per
+# thread). Exit 1 where a directory holds no plan or ptxas fails on a
+# kernel, 2 without ptxas.
 set -uo pipefail
 ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 [ -x "$ptxas" ] || { echo "$0: no ptxas (set PTXAS)" >&2; exit 2; }
