@@ -123,12 +123,12 @@ static void buildConsumerRole(ImplicitLocOpBuilder &b,
   // Block scales the consumers load from global memory: a tile's K tile 0
   // scales are loaded after its K tile 0 is issued, so before the previous
   // tile's epilogue, whose stores hide their latency; carried after the
-  // fragment. Not for a masked matmul: when its next tile was found by a
-  // walk over the groups' counts, twice per tile measured 7-12% slower on
-  // decode shapes on an H200 (not measured again with the item table).
-  int64_t aheadCount = mainloop.loadsGlobalScales() && !plan.maskedGroups
-                           ? mainloop.getGlobalScaleCount()
-                           : 0;
+  // fragment. A masked matmul's tile is found by a search of the item
+  // table, cheap enough to run a second time for these loads (a walk
+  // over the groups' counts, twice per tile, had measured 7-12% slower
+  // on decode shapes on an H200).
+  int64_t aheadCount =
+      mainloop.loadsGlobalScales() ? mainloop.getGlobalScaleCount() : 0;
   SmallVector<Type> issuedTypes = {fragmentType};
   issuedTypes.append(aheadCount, b.getF32Type());
   auto loadAhead = [&](ImplicitLocOpBuilder &b, Value fragment,

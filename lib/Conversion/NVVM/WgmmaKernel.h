@@ -528,10 +528,11 @@ private:
                            Value blockThread, Value perBlock,
                            Value inRange) const;
   /// `inRange` and whether elements `thread`, `thread` + `threads`, ...
-  /// (below `elements`) of `scales` are in range (i1).
+  /// (below `elements`) of `scales` are in range (i1), `inFlight` loads a
+  /// lane before it tests them.
   Value checkElements(ImplicitLocOpBuilder &b, Value scales, Value elements,
                       Value thread, Value threads, Value inRange,
-                      ElementIndices indicesOf) const;
+                      int64_t inFlight, ElementIndices indicesOf) const;
   Value getCounterAddress(ImplicitLocOpBuilder &b, int64_t index) const;
 
   const KernelSpec &spec;

@@ -41,12 +41,17 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::qmm;
 using namespace mlir::qmm::wgmma;
 
-/// Scales a lane loads before it tests them.
+/// Scales a lane loads before it tests them. A masked matmul's producer
+/// checks in the 40 registers the consumers leave it, beside the index
+/// arithmetic of its groups' rows: 8 loads in flight spilled there.
 constexpr int64_t kScalesInFlight = 8;
+constexpr int64_t kMaskedScalesInFlight = 4;
 
 /// Whether scale `s` (f32) is zero or of magnitude 2^-62 .. below 2^63:
 /// two such scales have a zero or normal f32 product (2^-124 .. 2^126).
@@ -73,12 +78,11 @@ Value ScaleCheck::getCounterAddress(ImplicitLocOpBuilder &b,
 
 Value ScaleCheck::checkElements(ImplicitLocOpBuilder &b, Value scales,
                                 Value elements, Value thread, Value threads,
-                                Value inRange,
+                                Value inRange, int64_t inFlight,
                                 ElementIndices indicesOf) const {
   Value c0 = constant(b, 0), c1 = constant(b, 1);
   Value lastElement = arith::SubIOp::create(b, elements, c1);
-  Value perTrip =
-      arith::MulIOp::create(b, threads, constant(b, kScalesInFlight));
+  Value perTrip = arith::MulIOp::create(b, threads, constant(b, inFlight));
   Value trips = arith::CeilDivUIOp::create(b, elements, perTrip);
   auto loop = scf::ForOp::create(b, c0, trips, c1, ValueRange{inRange});
   OpBuilder::InsertionGuard guard(b);
@@ -86,7 +90,7 @@ Value ScaleCheck::checkElements(ImplicitLocOpBuilder &b, Value scales,
   Value first = arith::AddIOp::create(
       b, thread, arith::MulIOp::create(b, loop.getInductionVar(), perTrip));
   SmallVector<Value, kScalesInFlight> loaded;
-  for (int64_t j = 0; j < kScalesInFlight; ++j) {
+  for (int64_t j = 0; j < inFlight; ++j) {
     // (Past the end: the last element again.)
     Value element = arith::MinUIOp::create(
         b,
@@ -121,7 +125,7 @@ Value ScaleCheck::checkShare(ImplicitLocOpBuilder &b, Value scales,
   for (Value extent : ArrayRef<Value>(extents).drop_front())
     elements = arith::MulIOp::create(b, elements, extent);
   return checkElements(
-      b, scales, elements, thread, threads, inRange,
+      b, scales, elements, thread, threads, inRange, kScalesInFlight,
       [&](ImplicitLocOpBuilder &b, Value element) {
         SmallVector<Value, 3> indices(extents.size());
         for (int64_t dim = extents.size() - 1; dim > 0; --dim) {
@@ -172,19 +176,41 @@ Value ScaleCheck::checkValidRowShare(ImplicitLocOpBuilder &b, Value block,
       b, loadMaskedGroupRows(b, spec, arguments.groupLayout, group),
       constant(b, blockRows));
   Value elements = arith::MulIOp::create(b, scaleRows, kBlocks);
+  // An element's row and column in the group's scales: a division by a
+  // run-time divisor (MN-major: the valid scale rows), in 32 bits where
+  // a group's scales fit (a 64-bit one is a long call-like sequence).
+  int64_t groupScales = spec.op.groupRows / blockRows *
+                        llvm::divideCeil(spec.k, blockK);
+  bool narrow = groupScales <= std::numeric_limits<int32_t>::max();
+  Value divisor = encoding.isMNMajor() ? scaleRows : kBlocks;
+  Value narrowDivisor;
+  if (narrow)
+    narrowDivisor =
+        encoding.isMNMajor()
+            ? arith::IndexCastUIOp::create(b, b.getI32Type(), divisor)
+                  .getResult()
+            : createI32(b, b.getLoc(), llvm::divideCeil(spec.k, blockK));
+  auto divRem = [&](ImplicitLocOpBuilder &b,
+                    Value element) -> std::pair<Value, Value> {
+    if (!narrow)
+      return {arith::DivUIOp::create(b, element, divisor),
+              arith::RemUIOp::create(b, element, divisor)};
+    Value e = arith::IndexCastUIOp::create(b, b.getI32Type(), element);
+    auto widen = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, b.getIndexType(), v);
+    };
+    return {widen(arith::DivUIOp::create(b, e, narrowDivisor)),
+            widen(arith::RemUIOp::create(b, e, narrowDivisor))};
+  };
   Value all = checkElements(
       b, arguments.aScales, elements, teamThread, teamThreads,
-      loop.getRegionIterArgs()[0],
+      loop.getRegionIterArgs()[0], kMaskedScalesInFlight,
       [&](ImplicitLocOpBuilder &b, Value element) -> SmallVector<Value, 3> {
-        if (encoding.isMNMajor())
-          return {arith::AddIOp::create(
-                      b, arith::MulIOp::create(b, group, kBlocks),
-                      arith::DivUIOp::create(b, element, scaleRows)),
-                  arith::RemUIOp::create(b, element, scaleRows)};
-        return {arith::AddIOp::create(
-                    b, arith::MulIOp::create(b, group, groupScaleRows),
-                    arith::DivUIOp::create(b, element, kBlocks)),
-                arith::RemUIOp::create(b, element, kBlocks)};
+        auto [quotient, remainder] = divRem(b, element);
+        Value first = encoding.isMNMajor()
+                          ? arith::MulIOp::create(b, group, kBlocks)
+                          : arith::MulIOp::create(b, group, groupScaleRows);
+        return {arith::AddIOp::create(b, first, quotient), remainder};
       });
   scf::YieldOp::create(b, all);
   return loop.getResult(0);

@@ -17,7 +17,7 @@
 // CHECK-DAG:     memref.collapse_shape %[[B]] {{\[}}[0, 1], [2]] : memref<4x384x256xf8E4M3FN> into memref<1536x256xf8E4M3FN>
 // CHECK:         gpu.launch_func @masked_block_wgmma::@matmul blocks in (%c24, %c1, %c1) {{.*}} args({{.*}}, %[[SA2]] : memref<1024x2xf32>, {{.*}}, %[[D2]] : memref<1024x384xbf16>, %[[G]] : memref<4xi32>, %{{.*}} : !llvm.ptr)
 // CHECK:       gpu.module @masked_block_wgmma
-// CHECK:         gpu.func @matmul({{.*}}, %[[COUNTS:[^:]*]]: memref<4xi32>, %{{[^:]*}}: !llvm.ptr)
+// CHECK:         gpu.func @matmul(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr, %[[KSA:[^:]*]]: memref<1024x2xf32>, %[[KSB:[^:]*]]: memref<4x3x2xf32>, %{{[^:]*}}: memref<1024x384xbf16>, %[[COUNTS:[^:]*]]: memref<4xi32>, %{{[^:]*}}: !llvm.ptr)
 // The item table: 5 i32 entries after the ring (4 stages of 32 KiB) and
 // its 4 barriers; thread t (of 384) sums the tiles of groups 0 .. t - 1,
 // per group its count clamped into [0, 256], in 128-row tiles, times 3
@@ -72,13 +72,24 @@
 // CHECK:           %[[ROW:.*]] = arith.addi %[[START]], %[[INROW]] : index
 // CHECK:           nvgpu.tma.async.load %{{.*}}[%{{.*}}, %[[ROW]]]
 // The consumers: the same count; a block without a tile issues nothing.
+// A block with one issues its first K tile, then loads that tile's K tile
+// 0 scales ahead (as dense matmuls do): B's at the group the table's
+// search finds, A's two (K-major) at the tile's rows; all carried out
+// beside the fragment.
 // CHECK:         nvvm.setmaxregister increase
 // CHECK:         %[[CITEMS32:.*]] = memref.load %[[TABLE]][%c4{{.*}}]
 // CHECK:         %[[CITEMS:.*]] = arith.index_castui %[[CITEMS32]] : i32 to index
 // CHECK:         %[[BLOCK:.*]] = gpu.block_id  x
 // CHECK:         %[[HAS:.*]] = arith.cmpi ult, %[[BLOCK]], %[[CITEMS]] : index
-// CHECK:         scf.if %[[HAS]] -> (!llvm.struct<
+// CHECK:         scf.if %[[HAS]] -> (!llvm.struct<{{.*}}>, f32, f32, f32) {
 // CHECK:           nvvm.wgmma.mma_async
+// CHECK:           arith.select
+// CHECK:           %[[FG:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:      memref.load %[[TABLE]][%[[FG]]]
+// CHECK:           %[[FSB:.*]] = memref.load %[[KSB]][%[[FG]], %{{.*}}, %{{.*}}] : memref<4x3x2xf32>
+// CHECK:           %[[FSA0:.*]] = memref.load %[[KSA]][%{{.*}}, %{{.*}}] : memref<1024x2xf32>
+// CHECK:           %[[FSA1:.*]] = memref.load %[[KSA]][%{{.*}}, %{{.*}}] : memref<1024x2xf32>
+// CHECK:           scf.yield %{{.*}}, %[[FSB]], %[[FSA0]], %[[FSA1]] :
 // CHECK:         } else {
 // CHECK-NOT:       nvvm.wgmma.mma_async
 // CHECK:         }
