@@ -165,8 +165,10 @@ Value ScaleCheck::checkValidRowShare(ImplicitLocOpBuilder &b, Value block,
   // group's valid ones, ceil(count / block rows), in memory order.
   ScaleEncodingAttr encoding = spec.op.aEncoding;
   auto [blockRows, blockK] = encoding.getBlockExtent(spec.m, spec.k);
-  Value kBlocks = constant(b, llvm::divideCeil(spec.k, blockK));
-  Value groupScaleRows = constant(b, spec.op.groupRows / blockRows);
+  int64_t kBlockCount = llvm::divideCeil(spec.k, blockK);
+  int64_t groupScaleRowCount = spec.op.groupRows / blockRows;
+  Value kBlocks = constant(b, kBlockCount);
+  Value groupScaleRows = constant(b, groupScaleRowCount);
   auto loop = scf::ForOp::create(b, team, constant(b, groups), teams,
                                  ValueRange{inRange});
   OpBuilder::InsertionGuard guard(b);
@@ -179,9 +181,8 @@ Value ScaleCheck::checkValidRowShare(ImplicitLocOpBuilder &b, Value block,
   // An element's row and column in the group's scales: a division by a
   // run-time divisor (MN-major: the valid scale rows), in 32 bits where
   // a group's scales fit (a 64-bit one is a long call-like sequence).
-  int64_t groupScales = spec.op.groupRows / blockRows *
-                        llvm::divideCeil(spec.k, blockK);
-  bool narrow = groupScales <= std::numeric_limits<int32_t>::max();
+  bool narrow = groupScaleRowCount * kBlockCount <=
+                std::numeric_limits<int32_t>::max();
   Value divisor = encoding.isMNMajor() ? scaleRows : kBlocks;
   Value narrowDivisor;
   if (narrow)
@@ -189,7 +190,7 @@ Value ScaleCheck::checkValidRowShare(ImplicitLocOpBuilder &b, Value block,
         encoding.isMNMajor()
             ? arith::IndexCastUIOp::create(b, b.getI32Type(), divisor)
                   .getResult()
-            : createI32(b, b.getLoc(), llvm::divideCeil(spec.k, blockK));
+            : createI32(b, b.getLoc(), kBlockCount);
   auto divRem = [&](ImplicitLocOpBuilder &b,
                     Value element) -> std::pair<Value, Value> {
     if (!narrow)
