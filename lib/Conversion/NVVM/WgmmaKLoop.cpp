@@ -82,23 +82,68 @@ void Mainloop::loadScales(ImplicitLocOpBuilder &b, const WorkTile &tile,
     bool tileInBlock = spec.plan.bScaleBlockHoldsTile();
     Value origin = tileInBlock ? tile.blockColumn
                                : thread.getOriginColumn(b, spec, tile);
-    Value blockRows = constant(b, spec.plan.bScales.blockRows);
-    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-      Value column = arith::AddIOp::create(
-          b, origin, constant(b, chunk * spec.plan.bScaleColumns));
-      if (!tileInBlock && spec.plan.partialColumns)
-        column = arith::MinUIOp::create(b, column, constant(b, spec.n - 1));
-      if (!fromStage) {
-        scales.b.push_back(loadScale(b, arguments.bScales, op.bEncoding, spec.n,
-                                     spec.k, column, kIndex, tile.group));
-        continue;
+    int64_t blockRows = spec.plan.bScales.blockRows;
+    // The scale of the block `blocks` past the one of `column`'s (a
+    // constant past it): the box row of the block, clamped to the box's
+    // last (a block no chunk takes at this origin may lie past it).
+    auto load = [&](Value column, int64_t blocks) -> Value {
+      if (!fromStage)
+        return loadScale(b, arguments.bScales, op.bEncoding, spec.n, spec.k,
+                         column, kIndex, tile.group);
+      if (tiling.bScaleBox.outer == 1)
+        return read(tiling.bScaleBox, /*isA=*/false, Value());
+      Value tileBlock =
+          arith::DivUIOp::create(b, tile.blockColumn, constant(b, blockRows));
+      Value block = arith::DivUIOp::create(b, column, constant(b, blockRows));
+      Value boxRow = arith::SubIOp::create(b, block, tileBlock);
+      if (blocks > 0) {
+        Value past = arith::AddIOp::create(b, boxRow, constant(b, blocks));
+        boxRow = arith::MinUIOp::create(
+            b, past, constant(b, tiling.bScaleBox.outer - 1));
       }
-      Value boxRow;
-      if (tiling.bScaleBox.outer > 1)
-        boxRow = arith::SubIOp::create(
-            b, arith::DivUIOp::create(b, column, blockRows),
-            arith::DivUIOp::create(b, tile.blockColumn, blockRows));
-      scales.b.push_back(read(tiling.bScaleBox, /*isA=*/false, boxRow));
+      return read(tiling.bScaleBox, /*isA=*/false, boxRow);
+    };
+    // Chunks of whole tiles share their block's load: chunk c lies
+    // (o + c) / q blocks past chunk 0's, q = blockRows / bScaleColumns
+    // chunks a block and o = (origin % blockRows) / bScaleColumns known at
+    // run time only (128 x 128 blocks, 192 columns: 2 loads for 3 chunks).
+    // A partial tile's chunks past N take the last column's, per chunk.
+    int64_t perBlock = blockRows / spec.plan.bScaleColumns;
+    int64_t blocks = chunks > 0 ? (perBlock + chunks - 2) / perBlock + 1 : 0;
+    if (!tileInBlock && !spec.plan.partialColumns && blocks < chunks) {
+      SmallVector<Value, 2> loaded;
+      for (int64_t block = 0; block < blocks; ++block) {
+        // Global: a column of the block, within B's (for a block no chunk
+        // takes, the last column's scale, unused).
+        Value column = origin;
+        if (block > 0 && !fromStage)
+          column = arith::MinUIOp::create(
+              b, arith::AddIOp::create(b, origin, constant(b, block * blockRows)),
+              constant(b, spec.n - 1));
+        loaded.push_back(load(column, fromStage ? block : 0));
+      }
+      Value offset = arith::RemUIOp::create(b, origin, constant(b, blockRows));
+      for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        int64_t first = chunk / perBlock, within = chunk % perBlock;
+        if (within == 0) {
+          scales.b.push_back(loaded[first]);
+          continue;
+        }
+        // Past the next block where o >= q - within.
+        Value next = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::uge, offset,
+            constant(b, (perBlock - within) * spec.plan.bScaleColumns));
+        scales.b.push_back(arith::SelectOp::create(b, next, loaded[first + 1],
+                                                   loaded[first]));
+      }
+    } else {
+      for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        Value column = arith::AddIOp::create(
+            b, origin, constant(b, chunk * spec.plan.bScaleColumns));
+        if (!tileInBlock && spec.plan.partialColumns)
+          column = arith::MinUIOp::create(b, column, constant(b, spec.n - 1));
+        scales.b.push_back(load(column, 0));
+      }
     }
   }
   if (spec.plan.aScales.perKTile() &&

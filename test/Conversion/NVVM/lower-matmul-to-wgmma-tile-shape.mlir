@@ -148,21 +148,24 @@ func.func @rows_33(%a: memref<33x1024xf8E4M3FN>, %s: memref<1x1xf32>, %b: memref
 // stages of (128 + 192) x 128 = 40960 bytes and 32 of barriers, staging
 // at 164864 (128 x 192 bf16: 49152), 1024 to align: 215040. Tiles start 0
 // or 64 columns into a 128-column block of B's scales: each K tile, a
-// consumer loads 3 B scales, at its columns 0, 64 and 128 (blocks
-// column / 128), one per 64-column chunk.
+// consumer loads 2 B scales, of the blocks of its columns 0 and 128
+// (clamped to N - 1 = 2111), and its 64-column chunks take the first, the
+// second where the tile starts 64 columns into a block (origin mod 128 >=
+// 64), else the first, and the second.
 // CHECK-LABEL: func.func @wide_columns
 // CHECK:         nvgpu.tma.create.descriptor {{.*}} : memref<*xf8E4M3FN> -> <tensor = memref<192x128xf8E4M3FN
 // CHECK:         gpu.launch_func  @wide_columns_wgmma::@matmul blocks in (%c120{{.*}}, %c1{{.*}}, %c1{{.*}}) threads in (%c384, %c1{{.*}}, %c1{{.*}}) dynamic_shared_memory_size %c215040_i32
 // CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>
-// CHECK:         %[[COLUMN0:.*]] = arith.addi %[[ORIGIN:[0-9]+]], %c0{{(_[0-9]+)?}} : index
-// CHECK:         %[[BLOCK0:.*]] = arith.divui %[[COLUMN0]], %c128{{(_[0-9]+)?}} : index
-// CHECK:         memref.load %{{.*}}[%[[BLOCK0]], %{{.*}}] : memref<17x56xf32>
-// CHECK:         %[[COLUMN1:.*]] = arith.addi %[[ORIGIN]], %c64{{(_[0-9]+)?}} : index
-// CHECK:         %[[BLOCK1:.*]] = arith.divui %[[COLUMN1]], %c128{{(_[0-9]+)?}} : index
-// CHECK:         memref.load %{{.*}}[%[[BLOCK1]], %{{.*}}] : memref<17x56xf32>
-// CHECK:         %[[COLUMN2:.*]] = arith.addi %[[ORIGIN]], %c128{{(_[0-9]+)?}} : index
-// CHECK:         %[[BLOCK2:.*]] = arith.divui %[[COLUMN2]], %c128{{(_[0-9]+)?}} : index
-// CHECK:         memref.load %{{.*}}[%[[BLOCK2]], %{{.*}}] : memref<17x56xf32>
+// CHECK:         %[[BLOCK0:.*]] = arith.divui %[[ORIGIN:[0-9]+]], %c128{{(_[0-9]+)?}} : index
+// CHECK:         %[[FIRST:.*]] = memref.load %{{.*}}[%[[BLOCK0]], %{{.*}}] : memref<17x56xf32>
+// CHECK:         %[[COLUMN1:.*]] = arith.addi %[[ORIGIN]], %c128{{(_[0-9]+)?}} : index
+// CHECK:         %[[CLAMPED:.*]] = arith.minui %[[COLUMN1]], %c2111{{(_[0-9]+)?}} : index
+// CHECK:         %[[BLOCK1:.*]] = arith.divui %[[CLAMPED]], %c128{{(_[0-9]+)?}} : index
+// CHECK:         %[[SECOND:.*]] = memref.load %{{.*}}[%[[BLOCK1]], %{{.*}}] : memref<17x56xf32>
+// CHECK-NOT:     memref.load %{{.*}} : memref<17x56xf32>
+// CHECK:         %[[INTO:.*]] = arith.remui %[[ORIGIN]], %c128{{(_[0-9]+)?}} : index
+// CHECK:         %[[PAST:.*]] = arith.cmpi uge, %[[INTO]], %c64{{(_[0-9]+)?}} : index
+// CHECK:         arith.select %[[PAST]], %[[SECOND]], %[[FIRST]] : f32
 func.func @wide_columns(%a: memref<4096x7168xf8E4M3FN>, %sa: memref<4096x56xf32>, %b: memref<2112x7168xf8E4M3FN>, %sb: memref<17x56xf32>, %d: memref<4096x2112xbf16>) {
   qmm.matmul a(%a, %sa : memref<4096x7168xf8E4M3FN>, memref<4096x56xf32>) #qmm.scale<block 1x128>
              b(%b, %sb : memref<2112x7168xf8E4M3FN>, memref<17x56xf32>) #qmm.scale<block 128x128>
