@@ -361,6 +361,13 @@ if [ "$mode" = validate ]; then
   # A contiguous matmul's 192 columns chosen by the staged scales' margin
   # (A's MN-major: rounds' use 0.889 of 128 columns', on 6 blocks).
   save w192_grouped_staged_chosen 512x640x512 --groups 3 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 6
+  # Tiles that stream B (few tile rows a B tile, K >= 56 K tiles): a ring
+  # of 5 stages, beside staged scales (MN-major) or not, grouped or dense.
+  save streamed_b_dense 256x512x7168 --a-scale 1x128 --b-scale 128x128 --max-blocks 4
+  save streamed_b_dense_mn 256x512x7168 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 4
+  save streamed_b_stream_k 256x512x7168 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 16
+  save streamed_b_grouped 768x256x7168 --groups 3 --a-scale 1x128 --b-scale 128x128 --max-blocks 5
+  save streamed_b_grouped_mn 768x256x7168 --groups 3 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 5
   save b64_chunks 256x512x1024 --a-scale 1x128 --b-scale 64x128 --tile-n 128 --max-blocks 3
   save b64_chunks_staged 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-n 128 --max-blocks 3
   save w192_chosen 256x2112x1024 --a-scale 1x128 --b-scale 128x128 --max-blocks 11

@@ -1004,7 +1004,9 @@ def QMMLowerMatmulToWgmma : Pass<"qmm-lower-matmul-to-wgmma", "ModuleOp"> {
            "each); smaller tiles keep the ring's bytes in more stages "
            "(unscaled 128 x 64 tiles its products: twice the stages where "
            "they fit), tiles of two waves or of 192 columns take this many "
-           "of their own 40-48 KiB where they fit">,
+           "of their own 40-48 KiB where they fit; block-scaled 128 x 128 "
+           "tiles that stream B (few tile rows, long K) one more where it "
+           "fits">,
     Option<"rasterRows", "raster-rows", "int64_t", /*default=*/"8",
            "rows of tiles the persistent blocks walk together, column by "
            "column (L2 reuse)">,

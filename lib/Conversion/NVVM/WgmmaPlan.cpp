@@ -445,6 +445,24 @@ static int64_t getStagingBytes(const WgmmaProblem &problem,
   return staged.stagingBytes;
 }
 
+/// Whether `tiling` is a block-scaled 128 x 128 tile (wgmma M rows per
+/// consumer) whose B tiles at most kStreamedBTileRowsTimesTwo / 2 tile rows
+/// read on average, over at least kStreamedBMinKTiles K tiles: a dense M
+/// known at compile time, or a contiguous grouped matmul's rows per group
+/// (a masked matmul's rows are counted at run time only). Such a tile
+/// streams B from HBM (kStreamedBTileRowsTimesTwo says what was measured).
+static bool streamsB(const WgmmaProblem &problem, const WgmmaTiling &tiling,
+                     const NvidiaChipInfo &chip) {
+  bool blockScaled = problem.aScales.perKTile() || problem.bScales.perKTile();
+  if (!blockScaled || problem.runtimeRows || problem.masked ||
+      tiling.tileM != 2 * chip.getWgmma().m || tiling.tileN != 128 ||
+      tiling.consumers != 2 || tiling.waves != 1)
+    return false;
+  int64_t rowsPerB = problem.groups ? problem.m / problem.groups : problem.m;
+  return 2 * rowsPerB <= kStreamedBTileRowsTimesTwo * tiling.tileM &&
+         llvm::divideCeil(problem.k, tiling.tileK) >= kStreamedBMinKTiles;
+}
+
 /// The stages of `tiling`'s ring, from the module's (`moduleTiling`: stages
 /// of 128 x 128 tiles):
 /// - a smaller tile keeps the ring's bytes in more stages: small-M kernels
@@ -639,6 +657,14 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       plan.kTiles >= kMinCheckedTileKTiles;
   tiling.stagingBytes = getStagingBytes(problem, tiling, chip);
   fitStages(tiling, chip);
+  // A tile that streams B takes one stage more, only where it fits beside
+  // the staging buffer and the scale slots.
+  if (streamsB(problem, tiling, chip)) {
+    WgmmaTiling deeper = tiling;
+    ++deeper.stages;
+    if (getSharedLayout(deeper, chip).bytes <= chip.maxSharedBytesPerBlock)
+      tiling = deeper;
+  }
   // The sums a block receives lie in its ring, free once its consumers'
   // K loops are done.
   if (plan.reducesInCluster && getClusterReductionBytes(tiling, chip) >

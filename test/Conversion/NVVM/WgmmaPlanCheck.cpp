@@ -921,6 +921,58 @@ void checkDeepRing() {
            4);
 }
 
+void checkStreamedBRing() {
+  Case c("ring of tiles streaming B");
+  auto stages = [&](const WgmmaProblem &problem) {
+    return plan(c, problem).tiling.stages;
+  };
+  // Block-scaled 256 x 4096 x 7168: 128 x 128 tiles in 2 tile rows, 56 K
+  // tiles, so each B tile is read by 2 tile rows (<= 5 / 2) and the ring
+  // takes a fifth 32 KiB stage: 163840 bytes, 5 barriers (40) to 163880;
+  // 64 tiles on 132 multiprocessors split in two Stream-K parts that
+  // reduce in clusters (2 x 16 barrier bytes) to 163912; D's bf16 staging
+  // buffer (128 x 128 x 2 = 32768) from the next 1 KiB, 164864, to 197632;
+  // and the 1 KiB of alignment: 198656 <= 232448.
+  WgmmaPlan p = plan(c, blockwiseProblem(256, 4096, 7168));
+  c.expect("256x4096x7168 tile", p.tiling.tileM * 1000 + p.tiling.tileN,
+           128128);
+  c.expect("256x4096x7168 stages", p.tiling.stages, 5);
+  c.expect("256x4096x7168 staging", p.shared.staging, 164864);
+  c.expect("256x4096x7168 bytes", p.shared.bytes, 198656);
+  // 3 tile rows (M = 384), or 32 K tiles (K = 4096): the module's 4.
+  c.expect("384x4096x7168 stages", stages(blockwiseProblem(384, 4096, 7168)),
+           4);
+  c.expect("256x4096x4096 stages", stages(blockwiseProblem(256, 4096, 4096)),
+           4);
+  // Not block-scaled: the module's 4.
+  c.expect("per-tensor 256x4096x7168 stages",
+           stages(problem(256, 4096, 7168)), 4);
+  // Contiguous grouped, 2432 rows: 8 groups of 304 rows on average
+  // (<= 2.5 x 128 = 320) take 5; 4 groups of 608 keep 4.
+  WgmmaProblem grouped = blockwiseProblem(2432, 4096, 7168);
+  grouped.groups = 8;
+  c.expect("8 groups stages", stages(grouped), 5);
+  grouped.groups = 4;
+  c.expect("4 groups stages", stages(grouped), 4);
+  // Masked: the groups' rows are counted at run time; the module's 4.
+  WgmmaProblem masked = blockwiseProblem(8 * 256, 4096, 7168);
+  masked.groups = 8;
+  masked.masked = true;
+  c.expect("masked stages", stages(masked), 4);
+  // An f32 output with A's scales MN-major (staged): a fifth stage (ring
+  // and barriers to 163880, 5 scale slots from 163968, D's 65536-byte
+  // staging buffer after the next 1 KiB) would pass 232448, so the ring
+  // keeps 4 stages beside the staging buffer and the scale slots.
+  WgmmaProblem f32 = blockwiseProblem(256, 4096, 7168);
+  f32.aScales.mnMajor = true;
+  f32.outElementBytes = 4;
+  WgmmaPlan q = plan(c, f32);
+  c.expect("f32 tile", q.tiling.tileM * 1000 + q.tiling.tileN, 128128);
+  c.expect("f32 stages", q.tiling.stages, 4);
+  c.expect("f32 staged", q.shared.staging > 0, true);
+  c.expect("f32 scale slots", q.tiling.scaleSlotBytes > 0, true);
+}
+
 void checkTwoWavesChosen() {
   Case c("two waves at short K");
   auto rows = [&](const WgmmaProblem &problem) {
@@ -1439,6 +1491,7 @@ int main() {
   checkIneligible();
   checkTileShapes();
   checkDeepRing();
+  checkStreamedBRing();
   checkTwoWavesChosen();
   checkWideTiles();
   checkALoadRows();

@@ -338,6 +338,22 @@ constexpr double kTwoWaveUseMargin = 0.02;
 /// benchmarks/results/2026-12-03-h200-clustered-waves.md.
 constexpr int64_t kTwoWaveClusterRows = 2;
 
+/// Block-scaled 128 x 128 tiles whose B tiles only a few tile rows read
+/// (a dense M, or a contiguous grouped matmul's rows per group on average,
+/// of at most kStreamedBTileRowsTimesTwo / 2 tile rows) and whose K is at
+/// least kStreamedBMinKTiles K tiles take one ring stage more than the
+/// module's, where it fits beside D's staging buffer: B then comes from
+/// HBM rather than L2, and a fifth stage keeps more of its latency
+/// covered. Measured on an H100 (5 stages against 4, same run,
+/// benchmarks/results/2026-12-07-h100-streamed-b-ring.md): dense M = 256
+/// at K = 7168 1.02-1.06x, contiguous groups of ~256 rows at K = 7168
+/// 1.01-1.045x; not at short K (M = 256: K = 4096 0.955x, K = 2048 0.97x;
+/// groups of ~256 rows at K = 2048 1.016x) nor at 3 or 4 tile rows
+/// (M = 384 and 512 0.98x, groups of ~1024 rows 0.98x), where L2 serves
+/// B's repeat reads.
+constexpr int64_t kStreamedBTileRowsTimesTwo = 5;
+constexpr int64_t kStreamedBMinKTiles = 56;
+
 /// The widest tile's columns, and how much less of the multiprocessors'
 /// rounds (the share of tile slots that compute elements of D),
 /// relatively, its tiles may use than 128 columns. Measured on an H200
