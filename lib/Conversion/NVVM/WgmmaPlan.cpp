@@ -446,10 +446,11 @@ static int64_t getStagingBytes(const WgmmaProblem &problem,
 }
 
 /// Whether `tiling` is a block-scaled 128 x 128 tile (wgmma M rows per
-/// consumer) whose B tiles at most kStreamedBTileRowsTimesTwo / 2 tile rows
-/// read on average, over at least kStreamedBMinKTiles K tiles: a dense M
-/// known at compile time, or a contiguous grouped matmul's rows per group
-/// (a masked matmul's rows are counted at run time only). Such a tile
+/// consumer) whose B matrices at most kStreamedBTileRowsTimesTwo / 2 tile
+/// rows read on average, over at least kStreamedBMinKTiles K tiles: a
+/// dense M's tile rows, known at compile time, or a contiguous grouped
+/// matmul's tile rows per group (its groups' rows are padded to whole
+/// tiles; a masked matmul's are counted at run time only). Such a tile
 /// streams B from HBM (kStreamedBTileRowsTimesTwo says what was measured).
 static bool streamsB(const WgmmaProblem &problem, const WgmmaTiling &tiling,
                      const NvidiaChipInfo &chip) {
@@ -458,8 +459,9 @@ static bool streamsB(const WgmmaProblem &problem, const WgmmaTiling &tiling,
       tiling.tileM != 2 * chip.getWgmma().m || tiling.tileN != 128 ||
       tiling.consumers != 2 || tiling.waves != 1)
     return false;
-  int64_t rowsPerB = problem.groups ? problem.m / problem.groups : problem.m;
-  return 2 * rowsPerB <= kStreamedBTileRowsTimesTwo * tiling.tileM &&
+  int64_t tileRows = llvm::divideCeil(problem.m, tiling.tileM);
+  int64_t bMatrices = std::max<int64_t>(1, problem.groups);
+  return 2 * tileRows <= kStreamedBTileRowsTimesTwo * bMatrices &&
          llvm::divideCeil(problem.k, tiling.tileK) >= kStreamedBMinKTiles;
 }
 

@@ -939,16 +939,20 @@ void checkStreamedBRing() {
   c.expect("256x4096x7168 stages", p.tiling.stages, 5);
   c.expect("256x4096x7168 staging", p.shared.staging, 164864);
   c.expect("256x4096x7168 bytes", p.shared.bytes, 198656);
-  // 3 tile rows (M = 384), or 32 K tiles (K = 4096): the module's 4.
+  // 3 tile rows (M = 384, or M = 320 with a partial third), or 32 K tiles
+  // (K = 4096): the module's 4.
   c.expect("384x4096x7168 stages", stages(blockwiseProblem(384, 4096, 7168)),
+           4);
+  c.expect("320x4096x7168 stages", stages(blockwiseProblem(320, 4096, 7168)),
            4);
   c.expect("256x4096x4096 stages", stages(blockwiseProblem(256, 4096, 4096)),
            4);
   // Not block-scaled: the module's 4.
   c.expect("per-tensor 256x4096x7168 stages",
            stages(problem(256, 4096, 7168)), 4);
-  // Contiguous grouped, 2432 rows: 8 groups of 304 rows on average
-  // (<= 2.5 x 128 = 320) take 5; 4 groups of 608 keep 4.
+  // Contiguous grouped, 2432 rows (19 tile rows, each group's rows padded
+  // to whole tiles): 8 groups of 2.375 tile rows on average (<= 2.5) take
+  // 5; 4 groups of 4.75 keep 4.
   WgmmaProblem grouped = blockwiseProblem(2432, 4096, 7168);
   grouped.groups = 8;
   c.expect("8 groups stages", stages(grouped), 5);
