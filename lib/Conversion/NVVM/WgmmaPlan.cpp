@@ -659,9 +659,10 @@ wgmma::planWgmmaKernel(const WgmmaProblem &problem,
       plan.kTiles >= kMinCheckedTileKTiles;
   tiling.stagingBytes = getStagingBytes(problem, tiling, chip);
   fitStages(tiling, chip);
-  // A tile that streams B takes one stage more, only where it fits beside
-  // the staging buffer and the scale slots.
-  if (streamsB(problem, tiling, chip)) {
+  // A tile that streams B takes one stage more, up to the depth measured,
+  // only where it fits beside the staging buffer and the scale slots.
+  if (streamsB(problem, tiling, chip) &&
+      tiling.stages < kStreamedBMaxStages) {
     WgmmaTiling deeper = tiling;
     ++deeper.stages;
     if (getSharedLayout(deeper, chip).bytes <= chip.maxSharedBytesPerBlock)

@@ -939,6 +939,15 @@ void checkStreamedBRing() {
   c.expect("256x4096x7168 stages", p.tiling.stages, 5);
   c.expect("256x4096x7168 staging", p.shared.staging, 164864);
   c.expect("256x4096x7168 bytes", p.shared.bytes, 198656);
+  // One stage more than the module's up to 5, the depth measured: a module
+  // of 3 stages gives 4, one of 5 keeps 5.
+  WgmmaOptions three, five;
+  three.stages = 3;
+  five.stages = 5;
+  c.expect("stages=3 stages",
+           plan(c, blockwiseProblem(256, 4096, 7168), three).tiling.stages, 4);
+  c.expect("stages=5 stages",
+           plan(c, blockwiseProblem(256, 4096, 7168), five).tiling.stages, 5);
   // 3 tile rows (M = 384, or M = 320 with a partial third), or 32 K tiles
   // (K = 4096): the module's 4.
   c.expect("384x4096x7168 stages", stages(blockwiseProblem(384, 4096, 7168)),

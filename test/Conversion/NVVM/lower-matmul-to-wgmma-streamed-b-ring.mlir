@@ -1,9 +1,11 @@
 // RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4" | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --qmm-lower-matmul-to-wgmma="chip=sm_90a max-blocks=4 stages=5" | FileCheck %s --check-prefix=FIVE
 
 // Block-scaled 128 x 128 tiles whose B matrices few tile rows read (at
 // most 2.5 on average) over at least 56 K tiles take a fifth ring stage
 // where it fits beside D's staging buffer: B streams from HBM there
-// (WgmmaPlan.h, kStreamedBTileRowsTimesTwo).
+// (WgmmaPlan.h, kStreamedBTileRowsTimesTwo). One stage more than the
+// module's, up to 5: a module of 5 stages keeps 5 (FIVE).
 
 // M = 256: 2 tile rows, K = 7168: 56 K tiles. 5 x 32 KiB and the
 // barriers (to 1 KiB), the 32 KiB staging buffer, 1 KiB of alignment.
@@ -11,6 +13,8 @@
 // CHECK:         gpu.launch_func {{.*}} dynamic_shared_memory_size %c198656_i32
 // CHECK:       gpu.module @two_tile_rows_wgmma
 // CHECK:         arith.remui %{{.*}}, %c5_i32 : i32
+// FIVE-LABEL:  func.func @two_tile_rows
+// FIVE:          gpu.launch_func {{.*}} dynamic_shared_memory_size %c198656_i32
 func.func @two_tile_rows(%a: memref<256x7168xf8E4M3FN>, %sa: memref<256x56xf32>, %b: memref<512x7168xf8E4M3FN>, %sb: memref<4x56xf32>, %d: memref<256x512xbf16>) {
   qmm.matmul a(%a, %sa : memref<256x7168xf8E4M3FN>, memref<256x56xf32>) #qmm.scale<block 1x128>
              b(%b, %sb : memref<512x7168xf8E4M3FN>, memref<4x56xf32>) #qmm.scale<block 128x128>

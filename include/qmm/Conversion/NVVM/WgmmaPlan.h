@@ -339,21 +339,23 @@ constexpr double kTwoWaveUseMargin = 0.02;
 constexpr int64_t kTwoWaveClusterRows = 2;
 
 /// Block-scaled 128 x 128 tiles whose B matrices only a few tile rows read
-/// (a dense M's tile rows, or a contiguous grouped matmul's per group on
-/// average, at most kStreamedBTileRowsTimesTwo / 2) and whose K is at
-/// least kStreamedBMinKTiles K tiles take one ring stage more than the
-/// module's, where it fits beside D's staging buffer: B then comes from
+/// (a dense M's tile rows, or a contiguous grouped matmul's tile rows per
+/// group on average, at most kStreamedBTileRowsTimesTwo / 2) and whose K
+/// is at least kStreamedBMinKTiles K tiles take one ring stage more than
+/// the module's, up to kStreamedBMaxStages (the depth measured), where it
+/// fits beside D's staging buffer and the scale slots: B then comes from
 /// HBM rather than L2, and a fifth stage keeps more of its latency
 /// covered. Measured on an H100 (5 stages against 4, same run,
 /// benchmarks/results/2026-12-07-h100-streamed-b-ring.md): dense M = 256
 /// (2 tile rows) at K = 7168 1.02-1.11x, contiguous groups of 2.4 tile
 /// rows on average (~256 rows) at K = 7168 1.01-1.045x; not at short K
 /// (M = 256: K = 4096 0.955x, K = 2048 0.97x; the groups at K = 2048
-/// 1.016x) nor at 3 or more tile rows (M = 288 and 320 0.91-0.98x, M = 384
-/// and 512 0.98x, groups of ~1024 rows 0.98x), where L2 serves B's repeat
-/// reads.
+/// 1.016x, within noise) nor at 3 or more tile rows (M = 288 and 320
+/// 0.91-0.98x, M = 384 and 512 0.98x, groups of ~1024 rows 0.98x), where
+/// L2 serves B's repeat reads.
 constexpr int64_t kStreamedBTileRowsTimesTwo = 5;
 constexpr int64_t kStreamedBMinKTiles = 56;
+constexpr int64_t kStreamedBMaxStages = 5;
 
 /// The widest tile's columns, and how much less of the multiprocessors'
 /// rounds (the share of tile slots that compute elements of D),
