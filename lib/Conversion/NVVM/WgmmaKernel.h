@@ -21,14 +21,16 @@
 //   TicketQueue     a dynamic schedule's shared state and its ticket drawer
 //                   (WgmmaTicketDrawer.cpp)
 //   Producer        the TMA producer thread (WgmmaProducer.cpp)
+//   Consumer        a consumer warpgroup's loop over its work items
+//                   (WgmmaConsumer.cpp)
 //   Mainloop        a consumer warpgroup's K tiles: wgmma groups, waits,
 //                   promotion (WgmmaKLoop.cpp)
 //   reduceStreamKPart  a split tile's reduction (WgmmaStreamK.cpp), or in
 //                   a cluster (WgmmaClusterReduction.cpp)
 //   Epilogue        the output tile (WgmmaEpilogue.cpp)
 //
-// LowerMatmulToWgmma.cpp only wires them: the kernel's set-up, the roles,
-// the consumers' tile loop and the launch.
+// LowerMatmulToWgmma.cpp only wires them: the kernel's set-up, the roles
+// and the launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -578,6 +580,32 @@ private:
   const TileScheduler &scheduler;
   const TicketQueue *queue;
   Value clusterRank;
+};
+
+/// A consumer warpgroup's persistent loop over its block's work items
+/// (WgmmaConsumer.cpp): each item's K tiles (Mainloop), the next item's K
+/// tile 0 issued before the item's epilogue (Epilogue), a Stream-K part's
+/// reduction, and the scale check's verdict asked for.
+class Consumer {
+public:
+  /// The kernel's parts the consumers drive or read.
+  struct Parts {
+    const KernelSpec &spec;
+    const KernelArguments &arguments;
+    const SharedMemory &shared;
+    const RingPipeline &ring;
+    const TileScheduler &scheduler;
+    const TicketQueue *queue;
+    const ScaleCheck *scaleCheck;
+  };
+
+  explicit Consumer(const Parts &parts) : parts(parts) {}
+
+  /// Consumer warpgroup `consumer`'s tile loop.
+  void build(ImplicitLocOpBuilder &b, Value consumer) const;
+
+private:
+  Parts parts;
 };
 
 /// A consumer warpgroup's thread: its warpgroup's index among the
