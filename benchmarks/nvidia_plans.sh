@@ -6,17 +6,36 @@
 #   peers     the shapes of the comparison with cuBLASLt, DeepGEMM and
 #             Triton (the large shapes, DeepGEMM's DeepSeek shapes, small M)
 # usage: benchmarks/nvidia_plans.sh validate|bench|bench-clusters|peers [DIR]
-# (default DIR: .device-plans/MODE). Then, on the GPU machine,
+#          [--only REGEX]
+# (default DIR: .device-plans/MODE; --only writes the cases whose names
+# match the extended regular expression, e.g. 'streamed_b|w192_' : the
+# whole validate set is about 900 MB with its data, more than one device
+# call carries). Then, on the GPU machine,
 # scripts/run-nvidia-plans.sh DIR (validate) or
 # python3 benchmarks/nvidia_peers.py DIR (bench, peers).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-mode=${1:-}
+usage="usage: $0 validate|bench|bench-clusters|peers [DIR] [--only REGEX]"
+mode= out= only=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; only=$2; shift 2 ;;
+    -*) echo "$0: unknown flag $1" >&2; echo "$usage" >&2; exit 2 ;;
+    *) if [ -z "$mode" ]; then mode=$1; elif [ -z "$out" ]; then out=$1
+       else echo "$usage" >&2; exit 2; fi; shift ;;
+  esac
+done
 case "$mode" in
   validate|bench|bench-clusters|peers) ;;
-  *) echo "usage: $0 validate|bench|bench-clusters|peers [DIR]" >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
-out=${2:-.device-plans/$mode}
+out=${out:-.device-plans/$mode}
+# A bad pattern is an error, not a set that matches nothing.
+if [ -n "$only" ]; then
+  rc=0; echo | grep -Eq -- "$only" 2>/dev/null || rc=$?
+  [ $rc -le 1 ] || { echo "$0: --only: not an extended regular expression: $only" >&2; exit 2; }
+fi
+selected() { [ -z "$only" ] || echo "$1" | grep -Eq -- "$only"; }
 run=${FP8_RUN:-build/bin/fp8-run}
 # Only a directory this script wrote (or none) is replaced.
 if [ -e "$out" ] && [ ! -f "$out/cases.txt" ]; then
@@ -30,6 +49,7 @@ echo "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quie
 save() { # name shape flags...
   local name=$1 shape=$2
   shift 2
+  selected "$name" || return 0
   local data=()
   case "$mode" in
     bench|peers) data=(--no-data) ;;
@@ -42,6 +62,7 @@ save() { # name shape flags...
 save_each_m() { # name NxK m1,m2,... flags...: a run-time M, a plan per M
   local name=$1 nk=$2 ms=$3
   shift 3
+  selected "$name" || return 0
   "$run" --chip sm_90a --gemm "?x$nk" --m "$ms" "$@" \
     --save "$out/$name" >/dev/null
   local m
@@ -421,6 +442,11 @@ else
   save tensor_896x2432x8192 896x2432x8192 --a-scale tensor --b-scale tensor
   save row_384x7168x7168 384x7168x7168 --a-scale row --b-scale row
   save tensor_128x4096x8192 128x4096x8192 --a-scale tensor --b-scale tensor
+fi
+if [ ! -f "$out/cases.txt" ]; then
+  rm -rf "$out"
+  echo "$0: no $mode case matches --only '$only'" >&2
+  exit 2
 fi
 echo "plans in $out:"
 cat "$out/cases.txt"
