@@ -389,6 +389,12 @@ if [ "$mode" = validate ]; then
   save streamed_b_stream_k 256x512x7168 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 16
   save streamed_b_grouped 768x256x7168 --groups 3 --a-scale 1x128 --b-scale 128x128 --max-blocks 5
   save streamed_b_grouped_mn 768x256x7168 --groups 3 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --max-blocks 5
+  # A masked matmul's 128 x 128 tiles in a ring of 5 stages (the default
+  # there is 128 x 192 in 4; measured against it), K-major and staged
+  # MN-major A scales; 128 x 192 tiles in clusters sharing A's tile.
+  save masked_t128_stages5 256x512x1024 --groups 3 --masked --a-scale 1x128 --b-scale 128x128 --tile-n 128 --stages 5 --max-blocks 4
+  save masked_mn_t128_stages5 256x512x1024 --groups 3 --masked --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-n 128 --stages 5 --max-blocks 4
+  save w192_cluster_columns 256x1152x512 --a-scale 1x128 --a-scale-major mn --b-scale 128x128 --tile-m 128 --tile-n 192 --cluster-rows 1 --cluster-columns 2 --max-blocks 6
   save b64_chunks 256x512x1024 --a-scale 1x128 --b-scale 64x128 --tile-n 128 --max-blocks 3
   save b64_chunks_staged 256x512x1024 --a-scale 1x128 --a-scale-major mn --b-scale 64x128 --tile-n 128 --max-blocks 3
   save w192_chosen 256x2112x1024 --a-scale 1x128 --b-scale 128x128 --max-blocks 11
