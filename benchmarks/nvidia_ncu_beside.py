@@ -97,7 +97,7 @@ def windows(rows, first, last):
     return out
 
 
-def resident_warps(details_path):
+def read_details(details_path):
     rows = list(csv.reader(open(details_path)))
     header = rows[0]
     values = {}
@@ -108,14 +108,17 @@ def resident_warps(details_path):
 
 
 def analyze(directory, shape):
+    """Prints both kernels' summaries; False when neither was found."""
+    found = False
     for tag in ("qmm", "dg"):
         source = os.path.join(directory, f"{tag}_{shape}_source.csv")
         details = os.path.join(directory, f"{tag}_{shape}_details.csv")
         if not os.path.exists(source):
             print(f"{tag}: no {source}")
             continue
+        found = True
         rows = read_source_page(source)
-        metrics = resident_warps(details)
+        metrics = read_details(details)
         total = sum(samples(r) for r in rows)
         first, last, trips = k_loop(rows)
         loop = rows[first:last]
@@ -141,6 +144,7 @@ def analyze(directory, shape):
         print(f"   windows (samples per 1000 trips x resident warps / 8):")
         for name, value in windows(rows, first, last).items():
             print(f"     {name:14s} {value / trips * 1000 * scale:6.2f}")
+    return found
 
 
 def collect(plans, out, peers):
@@ -215,7 +219,8 @@ def main():
     elif args.analyze:
         if not args.shape:
             parser.error("--analyze needs --shape MxNxK")
-        analyze(args.analyze, args.shape)
+        if not analyze(args.analyze, args.shape):
+            sys.exit(1)
     elif args.plans:
         collect(args.plans, args.out, os.path.abspath(args.peers))
     else:
