@@ -98,13 +98,15 @@ def windows(rows, first, last):
 
 
 def read_details(details_path):
+    """The details page's metrics: {name: value} and {name: unit}."""
     rows = list(csv.reader(open(details_path)))
     header = rows[0]
-    values = {}
+    values, units = {}, {}
     for r in rows[1:]:
         d = dict(zip(header, r))
         values[d.get("Metric Name")] = number(d.get("Metric Value", "0"))
-    return values
+        units[d.get("Metric Name")] = d.get("Metric Unit", "")
+    return values, units
 
 
 def analyze(directory, shape):
@@ -118,11 +120,12 @@ def analyze(directory, shape):
             continue
         found = True
         rows = read_source_page(source)
-        metrics = read_details(details)
+        metrics, units = read_details(details)
         total = sum(samples(r) for r in rows)
         first, last, trips = k_loop(rows)
         loop = rows[first:last]
-        print(f"== {tag} {shape}: {metrics.get('Duration', 0):.2f} us, "
+        print(f"== {tag} {shape}: {metrics.get('Duration', 0):.2f} "
+              f"{units.get('Duration', '')}, "
               f"{sum(executed(r) for r in rows) / 1e6:.2f} M warp "
               f"instructions, achieved occupancy "
               f"{metrics.get('Achieved Occupancy', 0):.2f}%")
