@@ -32,6 +32,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nvidia_peers as peers_benchmark  # noqa: E402  (its runner build)
+
 
 def read_source_page(path):
     rows = list(csv.reader(open(path)))
@@ -152,13 +155,7 @@ def analyze(directory, shape):
 
 def collect(plans, out, peers):
     ncu = shutil.which("ncu") or "/opt/nvidia/nsight-compute/2025.3.1/ncu"
-    runner = os.environ.get("QMM_CUDA_RUN",
-                            "/tmp/qmm-cuda-run-build/qmm-cuda-run")
-    if not os.path.exists(runner):
-        subprocess.run("cmake -S tools/qmm-cuda-run -B "
-                       "/tmp/qmm-cuda-run-build -DCMAKE_BUILD_TYPE=Release "
-                       ">/dev/null && cmake --build /tmp/qmm-cuda-run-build "
-                       "-j >/dev/null", shell=True, check=True)
+    runner = os.environ.get("QMM_CUDA_RUN") or peers_benchmark.build_runner()
     common = [ncu, "--clock-control", "none", "--set", "full",
               "--import-source", "no", "--launch-skip", "2",
               "--launch-count", "1", "-f"]
@@ -216,7 +213,7 @@ def main():
     parser.add_argument("--shape", help="MxNxK to analyze")
     parser.add_argument("--deepgemm", nargs=3, type=int,
                         help=argparse.SUPPRESS)
-    args, _ = parser.parse_known_args()
+    args = parser.parse_args()
     if args.deepgemm:
         run_deepgemm(*args.deepgemm, args.peers)
     elif args.analyze:
